@@ -1,0 +1,188 @@
+//! Clocks: where a wheel reads the time.
+//!
+//! A [`Clock`] reads a monotonic time as a [`Duration`] since an origin of its own choosing.
+//! The wheel turns that reading into ticks; it never compares readings of two clocks.
+//!
+//! # Never early, with a coarse clock
+//!
+//! A clock whose readings are floored to a granularity (embassy's `Instant::now()` counts
+//! whole ticks) reads up to one granule behind the true time. A deadline measured from such a
+//! reading could end up to one granule early in real time. [`Clock::resolution`] states that
+//! granule and the wheel adds it to every relative deadline, so a deadline never ends early
+//! in real time either. Exact clocks ([`ManualClock`], `std::time::Instant`) report zero.
+
+use core::time::Duration;
+
+/// A monotonic time source for a [`Wheel`](crate::Wheel).
+///
+/// # Contract
+///
+/// * `now` never goes backwards.
+/// * `now` is at most [`resolution`](Clock::resolution) behind the true time of the clock.
+pub trait Clock: Sync {
+    /// The time elapsed since this clock's origin.
+    fn now(&self) -> Duration;
+
+    /// How far behind the true time a reading may be (the clock's granularity, when readings
+    /// are floored). The wheel adds it to relative deadlines so they never end early.
+    fn resolution(&self) -> Duration {
+        Duration::ZERO
+    }
+}
+
+impl<C: Clock + ?Sized> Clock for &C {
+    fn now(&self) -> Duration {
+        (**self).now()
+    }
+
+    fn resolution(&self) -> Duration {
+        (**self).resolution()
+    }
+}
+
+#[cfg(feature = "std")]
+pub use std_clock::StdClock;
+
+#[cfg(feature = "std")]
+mod std_clock {
+    use core::time::Duration;
+    use std::time::Instant;
+
+    /// `std::time::Instant`, measured from the moment the clock was made.
+    ///
+    /// ```
+    /// use punctual_core::{Clock, StdClock};
+    /// let clock = StdClock::new();
+    /// let a = clock.now();
+    /// assert!(clock.now() >= a);
+    /// ```
+    #[derive(Debug, Clone, Copy)]
+    pub struct StdClock {
+        origin: Instant,
+    }
+
+    impl StdClock {
+        /// A clock whose origin is now.
+        pub fn new() -> Self {
+            Self { origin: Instant::now() }
+        }
+
+        /// The instant this clock counts from.
+        pub fn origin(&self) -> Instant {
+            self.origin
+        }
+
+        /// The clock reading of `instant`: `Duration::ZERO` for instants before the origin.
+        pub fn reading_of(&self, instant: Instant) -> Duration {
+            instant.saturating_duration_since(self.origin)
+        }
+    }
+
+    impl Default for StdClock {
+        fn default() -> Self {
+            Self::new()
+        }
+    }
+
+    impl super::Clock for StdClock {
+        fn now(&self) -> Duration {
+            self.origin.elapsed()
+        }
+    }
+}
+
+#[cfg(any(target_has_atomic = "64", feature = "portable-atomic"))]
+pub use manual::ManualClock;
+
+#[cfg(any(target_has_atomic = "64", feature = "portable-atomic"))]
+mod manual {
+    use core::time::Duration;
+
+    #[cfg(not(feature = "portable-atomic"))]
+    use core::sync::atomic::{AtomicU64, Ordering};
+    #[cfg(feature = "portable-atomic")]
+    use portable_atomic::{AtomicU64, Ordering};
+
+    /// A clock that moves only when told to, for deterministic tests.
+    ///
+    /// Readings are exact (nanoseconds, resolution zero). Pair it with a wheel and use
+    /// [`Wheel::advance`](crate::Wheel::advance), which moves the clock and fires every
+    /// deadline that came due on the calling thread before it returns.
+    ///
+    /// The clock never goes backwards: [`set`](ManualClock::set) to an earlier time panics.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use punctual_core::{Clock, ManualClock};
+    /// let clock = ManualClock::new();
+    /// clock.advance(Duration::from_millis(5));
+    /// assert_eq!(clock.now(), Duration::from_millis(5));
+    /// ```
+    #[derive(Debug, Default)]
+    pub struct ManualClock {
+        nanos: AtomicU64,
+    }
+
+    impl ManualClock {
+        /// A clock reading zero.
+        pub const fn new() -> Self {
+            Self { nanos: AtomicU64::new(0) }
+        }
+
+        /// A clock reading `start`.
+        pub const fn starting_at(start: Duration) -> Self {
+            Self { nanos: AtomicU64::new(saturating_nanos(start)) }
+        }
+
+        /// Moves the clock forward by `by` (saturating at `u64::MAX` nanoseconds, about 584
+        /// years) and returns the new reading.
+        pub fn advance(&self, by: Duration) -> Duration {
+            let by = saturating_nanos(by);
+            let mut current = self.nanos.load(Ordering::Acquire);
+            loop {
+                let next = current.saturating_add(by);
+                match self.nanos.compare_exchange_weak(
+                    current,
+                    next,
+                    Ordering::AcqRel,
+                    Ordering::Acquire,
+                ) {
+                    Ok(_) => return Duration::from_nanos(next),
+                    Err(actual) => current = actual,
+                }
+            }
+        }
+
+        /// Moves the clock to `to`.
+        ///
+        /// # Panics
+        ///
+        /// If `to` is earlier than the current reading: a clock that went backwards could
+        /// make deadlines measured from it end early.
+        pub fn set(&self, to: Duration) {
+            let to = saturating_nanos(to);
+            let previous = self.nanos.fetch_max(to, Ordering::AcqRel);
+            assert!(
+                previous <= to,
+                "ManualClock::set: cannot move the clock backwards from {:?} to {:?}",
+                Duration::from_nanos(previous),
+                Duration::from_nanos(to),
+            );
+        }
+    }
+
+    impl super::Clock for ManualClock {
+        fn now(&self) -> Duration {
+            Duration::from_nanos(self.nanos.load(Ordering::Acquire))
+        }
+    }
+
+    const fn saturating_nanos(d: Duration) -> u64 {
+        let nanos = d.as_nanos();
+        if nanos > u64::MAX as u128 {
+            u64::MAX
+        } else {
+            nanos as u64
+        }
+    }
+}

@@ -1,0 +1,220 @@
+//! `Deadline<F>`: a future that is given up when its time runs out.
+
+use core::fmt;
+use core::future::Future;
+use core::pin::Pin;
+use core::task::{Context, Poll};
+
+use pin_project_lite::pin_project;
+
+use crate::timer::{Limit, RawWheel, Timer};
+use crate::Elapsed;
+
+pin_project! {
+    /// A future bounded by a deadline: it resolves to `Ok` with the inner future's output,
+    /// or to `Err(Elapsed)` once the deadline passes, having dropped the inner future.
+    ///
+    /// Made by `punctual::DeadlineExt` (the global wheel) or by [`Wheel::deadline`] /
+    /// [`Wheel::deadline_at`](crate::Wheel::deadline_at) (a wheel of your own).
+    ///
+    /// # Semantics
+    ///
+    /// * **Cancel, don't abandon.** When the deadline fires, the inner future is dropped
+    ///   (its destructor runs) before `Err(Elapsed)` is returned, and it is never polled
+    ///   again. Dropping the `Deadline` drops the inner future and releases the timer.
+    /// * **Never early.** `Err(Elapsed)` is never returned before the requested time has
+    ///   passed on the wheel's clock.
+    /// * **When the clock starts.** The inner future is polled first. If it is ready at its
+    ///   first poll, the result is returned and no clock is read, no timer is armed and no
+    ///   shared memory is touched. Otherwise a relative deadline starts then.
+    /// * **Decided once.** A result the inner future produced before the fire was observed
+    ///   is returned as `Ok`; after the fire is observed, the inner future is not polled.
+    /// * **Odd limits.** A deadline that has already passed when the inner future first
+    ///   returns `Pending` (`Duration::ZERO`, an instant in the past) fires at that poll,
+    ///   without arming. A deadline beyond the last tick the wheel can count (`u64::MAX`
+    ///   ticks, about 584 million years at a 1 ms tick; `Duration::MAX` is one) never
+    ///   fires and holds no entry.
+    /// * **Full wheel.** If a fixed-capacity wheel has no free entry, the deadline runs
+    ///   *degraded*: each poll checks the clock, tries to arm again, and otherwise asks to
+    ///   be polled again at once (counted in [`Wheel::degraded_polls`]). It still never
+    ///   fires early and never misses its time, at the cost of a busy task.
+    ///
+    /// # Precision
+    ///
+    /// With a driver that is not starved, the deadline fires at most two ticks of the
+    /// wheel after the requested time.
+    ///
+    /// # Cancel safety
+    ///
+    /// Dropping a `Deadline` is always safe: it drops the inner future, with whatever that
+    /// means for it, and releases the timer without an error or event. Whether work the
+    /// inner future had started is lost is up to the inner future.
+    ///
+    /// # Panics
+    ///
+    /// Polling a `Deadline` after it returned `Ready` panics.
+    ///
+    /// [`Wheel::deadline`]: crate::Wheel::deadline
+    /// [`Wheel::degraded_polls`]: crate::Wheel::degraded_polls
+    #[must_use = "futures do nothing unless you `.await` or poll them"]
+    pub struct Deadline<'w, F> {
+        #[pin]
+        future: Option<F>,
+        timer: Timer<'w>,
+    }
+}
+
+impl<'w, F: Future> Deadline<'w, F> {
+    /// Bounds `future` by `limit` on `wheel`.
+    pub const fn new(future: F, wheel: &'w dyn RawWheel, limit: Limit) -> Self {
+        Self { future: Some(future), timer: Timer::new(wheel, limit) }
+    }
+
+    /// Names the deadline: the name is carried by [`Elapsed`] and shown by its `Display`.
+    ///
+    /// ```
+    /// # use core::time::Duration;
+    /// # use punctual_core::{Fixed, ManualClock, Wheel};
+    /// # let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
+    /// # let mut cx = core::task::Context::from_waker(core::task::Waker::noop());
+    /// let mut d = core::pin::pin!(wheel.deadline(core::future::pending::<()>(), Duration::ZERO).named("pricing"));
+    /// let err = d.as_mut().poll(&mut cx);
+    /// assert_eq!(err.map(|r| r.unwrap_err().name()), core::task::Poll::Ready(Some("pricing")));
+    /// ```
+    pub fn named(mut self, name: &'static str) -> Self {
+        self.timer.set_name(name);
+        self
+    }
+
+    /// The deadline's name, if any.
+    pub fn name(&self) -> Option<&'static str> {
+        self.timer.name()
+    }
+
+    /// The inner future.
+    ///
+    /// # Panics
+    ///
+    /// If the deadline has completed (the inner future is gone).
+    pub fn get_ref(&self) -> &F {
+        self.future.as_ref().expect("`Deadline::get_ref` called after completion")
+    }
+
+    /// The inner future, mutably.
+    ///
+    /// # Panics
+    ///
+    /// If the deadline has completed (the inner future is gone).
+    pub fn get_mut(&mut self) -> &mut F {
+        self.future.as_mut().expect("`Deadline::get_mut` called after completion")
+    }
+
+    /// The inner future, pinned.
+    ///
+    /// # Panics
+    ///
+    /// If the deadline has completed (the inner future is gone).
+    pub fn get_pin_mut(self: Pin<&mut Self>) -> Pin<&mut F> {
+        self.project()
+            .future
+            .as_pin_mut()
+            .expect("`Deadline::get_pin_mut` called after completion")
+    }
+
+    /// The inner future, releasing the timer.
+    ///
+    /// # Panics
+    ///
+    /// If the deadline has completed (the inner future is gone).
+    pub fn into_inner(self) -> F {
+        let Self { future, timer } = self;
+        drop(timer);
+        future.expect("`Deadline::into_inner` called after completion")
+    }
+}
+
+impl<F: Future> Future for Deadline<'_, F> {
+    type Output = Result<F::Output, Elapsed>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut this = self.project();
+        let Some(future) = this.future.as_mut().as_pin_mut() else {
+            panic!("`Deadline` polled after completion");
+        };
+        // A fire already decided wins: the inner future is not polled after it.
+        if let Some(elapsed) = this.timer.has_fired() {
+            this.future.set(None);
+            return Poll::Ready(Err(elapsed));
+        }
+        if let Poll::Ready(output) = future.poll(cx) {
+            this.future.set(None);
+            this.timer.release();
+            return Poll::Ready(Ok(output));
+        }
+        match this.timer.poll_fired(cx) {
+            Poll::Ready(elapsed) => {
+                this.future.set(None);
+                Poll::Ready(Err(elapsed))
+            }
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+impl<F> fmt::Debug for Deadline<'_, F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Deadline")
+            .field("running", &self.future.is_some())
+            .field("timer", &self.timer)
+            .finish()
+    }
+}
+
+/// A future that completes when its time has passed: a deadline on nothing.
+///
+/// Made by `punctual::sleep` or [`Wheel::sleep`](crate::Wheel::sleep). The same rules as
+/// [`Deadline`] apply: it starts at its first poll, never completes early, completes at
+/// most two ticks late with a driver that is not starved, and releases its entry when
+/// dropped.
+///
+/// # Panics
+///
+/// Polling a `Sleep` after it returned `Ready` panics.
+#[must_use = "futures do nothing unless you `.await` or poll them"]
+pub struct Sleep<'w> {
+    timer: Timer<'w>,
+    done: bool,
+}
+
+impl<'w> Sleep<'w> {
+    /// Sleeps until `limit` on `wheel`.
+    pub const fn new(wheel: &'w dyn RawWheel, limit: Limit) -> Self {
+        Self { timer: Timer::new(wheel, limit), done: false }
+    }
+
+    /// Whether the sleep has started (been polled once).
+    pub fn is_started(&self) -> bool {
+        self.timer.is_started()
+    }
+}
+
+impl Future for Sleep<'_> {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        assert!(!self.done, "`Sleep` polled after completion");
+        match self.timer.poll_fired(cx) {
+            Poll::Ready(_) => {
+                self.done = true;
+                Poll::Ready(())
+            }
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+impl fmt::Debug for Sleep<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Sleep").field("timer", &self.timer).field("done", &self.done).finish()
+    }
+}

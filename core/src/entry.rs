@@ -1,0 +1,141 @@
+//! One deadline's slot in the wheel: its state word, its expiration tick, its waker and the
+//! links of the lists it may be on.
+//!
+//! # State field
+//!
+//! `state` is a `u32`:
+//!
+//! | bits  | name        | meaning                                                       |
+//! |-------|-------------|---------------------------------------------------------------|
+//! | 0     | `HANDLE`    | a `Deadline` (or `Sleep`) owns the entry                      |
+//! | 1     | `WHEEL`     | the wheel owns the entry: arm inbox, a slot, or being fired    |
+//! | 2     | `FIRED`     | outcome: the deadline passed                                  |
+//! | 3     | `CANCELLED` | outcome: the handle let go before the deadline passed         |
+//! | 4..32 | generation  | bumped each time the entry is freed, for debug checks         |
+//!
+//! An entry is *free* when both ownership bits are clear. Its life is:
+//!
+//! ```text
+//!   free ──arm──▶ HANDLE|WHEEL ──fire (CAS)───▶ HANDLE|WHEEL|FIRED ──┬─ handle lets go ─▶ WHEEL|FIRED ─ wheel lets go ─▶ free
+//!                      │                                               └─ wheel lets go ─▶ HANDLE|FIRED ─ handle lets go ─▶ free
+//!                      └──cancel (CAS)─▶ WHEEL|CANCELLED ──driver unlinks it──▶ free
+//! ```
+//!
+//! The outcome is decided by exactly one compare-and-swap out of `HANDLE|WHEEL`: the
+//! driver's to `FIRED` or the handle's to `CANCELLED`. Whoever clears the last ownership bit
+//! frees the entry, so the driver never touches an entry (its waker in particular) after it
+//! was reused by another deadline.
+//!
+//! # Links
+//!
+//! * `link`: the next entry on the free list while free, on the arm inbox while armed
+//!   (never both at once).
+//! * `cancel_link`: the next entry on the cancel inbox.
+//! * `slot_prev` / `slot_next`: the doubly linked slot list. Touched only by the thread
+//!   that holds the driver role; `Relaxed` atomics, so that no `unsafe` is needed.
+
+use crate::atomic_waker::AtomicWaker;
+use crate::sync::{AtomicU32, Ordering, UnsafeCell};
+
+/// An entry index. `NIL` ends a list.
+pub(crate) type Index = u32;
+pub(crate) const NIL: Index = u32::MAX;
+/// `slot_prev` of an entry that is on no slot list.
+pub(crate) const UNLINKED: Index = u32::MAX - 1;
+
+pub(crate) const HANDLE: u32 = 0b0001;
+pub(crate) const WHEEL: u32 = 0b0010;
+pub(crate) const FIRED: u32 = 0b0100;
+pub(crate) const CANCELLED: u32 = 0b1000;
+const FLAG_BITS: u32 = 4;
+const FLAGS: u32 = (1 << FLAG_BITS) - 1;
+
+/// The state word of an armed entry of generation `generation`.
+#[inline]
+pub(crate) const fn armed(generation: u32) -> u32 {
+    generation | HANDLE | WHEEL
+}
+
+/// The generation bits of a state word.
+#[inline]
+pub(crate) const fn generation(state: u32) -> u32 {
+    state & !FLAGS
+}
+
+/// A slot of the wheel's slab. Public only to name it in [`Storage`](crate::Storage)'s
+/// sealed methods; not reachable from outside the crate.
+pub struct Entry {
+    pub(crate) state: AtomicU32,
+    pub(crate) link: AtomicU32,
+    pub(crate) cancel_link: AtomicU32,
+    pub(crate) slot_prev: AtomicU32,
+    pub(crate) slot_next: AtomicU32,
+    /// The expiration tick. Written by the arming thread while it owns the entry
+    /// exclusively, read by the driver after the arm inbox hands the entry over.
+    when: UnsafeCell<u64>,
+    pub(crate) waker: AtomicWaker,
+}
+
+// SAFETY: `when` is written only by the thread that popped the entry off the free list (it
+// is exclusive then), before the Release push onto the arm inbox, and read only by the
+// driver after its Acquire swap of that inbox; every other field is atomic.
+unsafe impl Sync for Entry {}
+// SAFETY: as for `Sync`; nothing in an entry is tied to a thread.
+unsafe impl Send for Entry {}
+
+impl Entry {
+    crate::sync::const_fn! {
+        pub(crate) fn new() -> Self {
+            Self {
+                state: AtomicU32::new(0),
+                link: AtomicU32::new(NIL),
+                cancel_link: AtomicU32::new(NIL),
+                slot_prev: AtomicU32::new(UNLINKED),
+                slot_next: AtomicU32::new(NIL),
+                when: UnsafeCell::new(0),
+                waker: AtomicWaker::new(),
+            }
+        }
+    }
+
+    /// Sets the expiration tick.
+    ///
+    /// # Safety
+    ///
+    /// * The caller owns the entry exclusively: it popped it from the free list and has not
+    ///   published it on the arm inbox yet.
+    pub(crate) unsafe fn set_when(&self, tick: u64) {
+        // SAFETY: exclusive ownership, by the caller's contract.
+        self.when.with_mut(|when| unsafe { *when = tick });
+    }
+
+    /// The expiration tick.
+    ///
+    /// # Safety
+    ///
+    /// * The caller holds the driver role and received the entry through the arm inbox
+    ///   (whose Acquire swap orders this read after the arming thread's write).
+    pub(crate) unsafe fn when(&self) -> u64 {
+        // SAFETY: no writer exists while the wheel owns the entry, by the caller's contract.
+        self.when.with(|when| unsafe { *when })
+    }
+
+    /// Resets the entry for its next life; the caller owns it exclusively (both ownership
+    /// bits are clear). Drops the last deadline's waker and bumps the generation.
+    pub(crate) fn recycle(&self) {
+        drop(self.waker.take());
+        self.slot_prev.store(UNLINKED, Ordering::Relaxed);
+        self.slot_next.store(NIL, Ordering::Relaxed);
+        let state = self.state.load(Ordering::Relaxed);
+        debug_assert_eq!(state & (HANDLE | WHEEL), 0, "recycling an owned entry");
+        self.state.store(generation(state).wrapping_add(1 << FLAG_BITS), Ordering::Relaxed);
+    }
+}
+
+impl core::fmt::Debug for Entry {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Entry")
+            .field("state", &self.state.load(Ordering::Relaxed))
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,215 @@
+//! The hierarchical timing wheel proper: levels of 64 slots, each slot a list of entries.
+//!
+//! This is the structure of Varghese & Lauck, "Hashed and Hierarchical Timing Wheels"
+//! (SOSP 1987), in the layout tokio uses. It is owned by whichever thread holds the driver
+//! role (see [`Wheel`](crate::Wheel)); nothing here is shared, so nothing here is atomic
+//! except the entries' link fields, which are read with `Relaxed` by that one thread.
+//!
+//! # Levels
+//!
+//! Time is counted in ticks. Level `l` has 64 slots of `64^l` ticks each and spans
+//! `64^(l+1)` ticks:
+//!
+//! | level | slot width  | level span  | at a 1 ms tick        |
+//! |-------|-------------|-------------|-----------------------|
+//! | 0     | 1           | 64          | 1 ms slots, 64 ms     |
+//! | 1     | 64          | 4 096       | 64 ms slots, ~4 s     |
+//! | 2     | 4 096       | 262 144     | ~4 s slots, ~4 min    |
+//! | 3     | 262 144     | 2^24        | ~4 min slots, ~4.6 h  |
+//! | 4     | 2^24        | 2^30        | ~4.6 h slots, ~12 d   |
+//! | 5     | 2^30        | 2^36        | ~12 d slots, ~2.2 y   |
+//!
+//! # Slot arithmetic
+//!
+//! `elapsed` is the tick up to which the wheel has been advanced. An entry expiring at
+//! tick `when > elapsed` goes to the level of the highest 6-bit group in which `elapsed` and
+//! `when` differ, at slot `(when >> 6·level) & 63` of that level. Because every tick between
+//! `elapsed` and `when` shares the bits above that group, the entry stays at that level
+//! until its slot comes up; then its slot is taken and each entry either fires (its tick has
+//! come) or is re-inserted one or more levels lower ("cascading").
+//!
+//! An entry more than `2^36` ticks away goes to the top level as if it were within range:
+//! its slot then comes up once per rotation of the top level, and every time it is simply
+//! re-inserted, until it is within range. It never fires early, because nothing fires before
+//! its own `when` is reached.
+//!
+//! # Invariants
+//!
+//! * Every entry on a slot list has `when > elapsed`.
+//! * Bit `s` of `occupied[l]` is set exactly when slot `s` of level `l` is non-empty.
+//! * An entry on a slot list has `slot_prev` = the previous entry or `NIL` (list head);
+//!   an entry on no list has `slot_prev = UNLINKED`.
+
+use crate::entry::{Index, NIL, UNLINKED};
+use crate::storage::sealed::StorageImpl;
+use crate::sync::Ordering::Relaxed;
+
+pub(crate) const LEVELS: usize = 6;
+const SLOT_BITS: u32 = 6;
+const SLOTS: usize = 1 << SLOT_BITS;
+const SLOT_MASK: u64 = SLOTS as u64 - 1;
+/// Ticks spanned by the whole wheel.
+pub(crate) const RANGE: u64 = 1 << (SLOT_BITS as u64 * LEVELS as u64);
+
+/// The next slot to process: its level, its index, and the tick at which it starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Expiration {
+    pub(crate) level: usize,
+    pub(crate) slot: usize,
+    pub(crate) deadline: u64,
+}
+
+pub(crate) struct Levels {
+    elapsed: u64,
+    occupied: [u64; LEVELS],
+    heads: [[Index; SLOTS]; LEVELS],
+}
+
+/// The level an entry expiring at `when` belongs to, seen from `elapsed`.
+#[inline]
+fn level_for(elapsed: u64, when: u64) -> usize {
+    let mut masked = (elapsed ^ when) | SLOT_MASK;
+    if masked >= RANGE {
+        masked = RANGE - 1;
+    }
+    let significant = 63 - masked.leading_zeros();
+    (significant / SLOT_BITS) as usize
+}
+
+#[inline]
+fn slot_for(when: u64, level: usize) -> usize {
+    ((when >> (level as u32 * SLOT_BITS)) & SLOT_MASK) as usize
+}
+
+#[inline]
+const fn slot_width(level: usize) -> u64 {
+    1 << (level as u32 * SLOT_BITS)
+}
+
+impl Levels {
+    pub(crate) const fn new() -> Self {
+        Self { elapsed: 0, occupied: [0; LEVELS], heads: [[NIL; SLOTS]; LEVELS] }
+    }
+
+    /// The tick the wheel has been advanced to.
+    pub(crate) fn elapsed(&self) -> u64 {
+        self.elapsed
+    }
+
+    /// Moves `elapsed` forward (never back).
+    pub(crate) fn set_elapsed(&mut self, tick: u64) {
+        debug_assert!(tick >= self.elapsed, "elapsed moving back");
+        self.elapsed = self.elapsed.max(tick);
+    }
+
+    /// Links `index`, expiring at `when > elapsed`, into its slot.
+    pub(crate) fn insert<S: StorageImpl>(&mut self, storage: &S, index: Index, when: u64) {
+        debug_assert!(when > self.elapsed, "inserting an entry that is already due");
+        let level = level_for(self.elapsed, when);
+        let slot = slot_for(when, level);
+        let head = self.heads[level][slot];
+        let entry = storage.entry(index);
+        entry.slot_prev.store(NIL, Relaxed);
+        entry.slot_next.store(head, Relaxed);
+        if head != NIL {
+            storage.entry(head).slot_prev.store(index, Relaxed);
+        }
+        self.heads[level][slot] = index;
+        self.occupied[level] |= 1 << slot;
+    }
+
+    /// Unlinks `index` (expiring at `when`) if it is on a slot list.
+    pub(crate) fn remove<S: StorageImpl>(&mut self, storage: &S, index: Index, when: u64) {
+        let entry = storage.entry(index);
+        let prev = entry.slot_prev.load(Relaxed);
+        if prev == UNLINKED {
+            return;
+        }
+        let next = entry.slot_next.load(Relaxed);
+        if next != NIL {
+            storage.entry(next).slot_prev.store(prev, Relaxed);
+        }
+        if prev != NIL {
+            storage.entry(prev).slot_next.store(next, Relaxed);
+        } else {
+            let level = level_for(self.elapsed, when);
+            let slot = slot_for(when, level);
+            debug_assert_eq!(self.heads[level][slot], index, "entry is not where its tick says");
+            self.heads[level][slot] = next;
+            if next == NIL {
+                self.occupied[level] &= !(1 << slot);
+            }
+        }
+        entry.slot_prev.store(UNLINKED, Relaxed);
+        entry.slot_next.store(NIL, Relaxed);
+    }
+
+    /// The earliest non-empty slot, if any.
+    pub(crate) fn next_expiration(&self) -> Option<Expiration> {
+        (0..LEVELS).find_map(|level| self.next_in_level(level))
+    }
+
+    fn next_in_level(&self, level: usize) -> Option<Expiration> {
+        let occupied = self.occupied[level];
+        if occupied == 0 {
+            return None;
+        }
+        let width = slot_width(level);
+        let now_slot = (self.elapsed / width) as u32 & SLOT_MASK as u32;
+        let slot = (occupied.rotate_right(now_slot).trailing_zeros() + now_slot) as usize % SLOTS;
+        let span = width << SLOT_BITS;
+        let level_start = self.elapsed & !(span - 1);
+        let mut deadline = level_start + slot as u64 * width;
+        if deadline <= self.elapsed {
+            // Only the top level wraps: its slots also hold entries beyond the wheel's
+            // range, so a slot "behind" the current one is one rotation ahead.
+            debug_assert_eq!(level, LEVELS - 1, "a lower level wrapped");
+            deadline = deadline.saturating_add(span);
+        }
+        Some(Expiration { level, slot, deadline })
+    }
+
+    /// Empties a slot and returns its list, every entry already marked `UNLINKED`; walk it
+    /// with [`Levels::next_taken`].
+    pub(crate) fn take_slot(&mut self, expiration: &Expiration) -> Index {
+        let head = self.heads[expiration.level][expiration.slot];
+        self.heads[expiration.level][expiration.slot] = NIL;
+        self.occupied[expiration.level] &= !(1 << expiration.slot);
+        head
+    }
+
+    /// The entry after `index` in a list returned by [`Levels::take_slot`]; marks `index`
+    /// unlinked.
+    pub(crate) fn next_taken<S: StorageImpl>(storage: &S, index: Index) -> Index {
+        let entry = storage.entry(index);
+        let next = entry.slot_next.load(Relaxed);
+        entry.slot_prev.store(UNLINKED, Relaxed);
+        entry.slot_next.store(NIL, Relaxed);
+        next
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn level_for_picks_the_highest_differing_group() {
+        assert_eq!(level_for(0, 1), 0);
+        assert_eq!(level_for(0, 63), 0);
+        assert_eq!(level_for(0, 64), 1);
+        assert_eq!(level_for(63, 64), 1);
+        assert_eq!(level_for(64, 127), 0);
+        assert_eq!(level_for(0, 4096), 2);
+        assert_eq!(level_for(0, RANGE - 1), LEVELS - 1);
+        assert_eq!(level_for(0, RANGE), LEVELS - 1, "beyond range parks at the top");
+        assert_eq!(level_for(0, u64::MAX - 1), LEVELS - 1);
+    }
+
+    #[test]
+    fn slot_for_reads_the_level_group() {
+        assert_eq!(slot_for(5, 0), 5);
+        assert_eq!(slot_for(64 * 3 + 5, 1), 3);
+        assert_eq!(slot_for(64 * 64 + 5, 1), 0);
+    }
+}

@@ -1,0 +1,123 @@
+//! The `no_std` core of [punctual]: a lock-free hierarchical timer wheel and the
+//! [`Deadline`] combinator that bounds how long a future may run.
+//!
+//! Most users want the facade crate `punctual`, whose `fut.deadline(d)` needs no setup. This
+//! crate is for building drivers and for firmware: it holds the [`Wheel`], the [`Clock`]
+//! abstraction with a [`ManualClock`] for tests, [`Deadline`], [`Sleep`], [`Elapsed`], and a
+//! generic [`Driver`] future that any runtime can run by supplying a [`Sleeper`].
+//!
+//! # Guarantees
+//!
+//! On every driver and target:
+//!
+//! * **Cancel on fire.** When a deadline fires, the inner future is dropped before
+//!   `Err(Elapsed)` is returned, and never polled again.
+//! * **Never early**, on the wheel's clock, measured from the first poll.
+//! * **At most two ticks late**, with a driver that is not starved.
+//! * **No allocation per deadline**, and **lock-free** arming, cancelling and waker
+//!   updates: a bounded number of atomic operations each. (A [`Growable`] wheel allocates
+//!   a new segment when it doubles, never per deadline.)
+//! * **A ready future costs nothing**: no clock read, no entry, no shared memory.
+//!
+//! # How it works
+//!
+//! Entries live in a slab ([`Fixed`] or [`Growable`]) and never move. Arming pops an entry
+//! off a lock-free free list and pushes it onto an *arm inbox*; cancelling flips the
+//! entry's state with one compare-and-swap and pushes it onto a *cancel inbox*. Only the
+//! thread that holds the driver role touches the wheel's levels: on each turn it takes
+//! both inboxes, links new entries into their slots, unlinks cancelled ones, and fires
+//! everything due. The module docs of `wheel`, `levels`, `entry` and `lists` (in the
+//! source) explain the algorithm and its invariants.
+//!
+//! # Example
+//!
+//! A wheel on a manual clock, turned by hand:
+//!
+//! ```
+//! use core::future::pending;
+//! use core::pin::pin;
+//! use core::task::{Context, Poll, Waker};
+//! use core::time::Duration;
+//! use punctual_core::{Fixed, ManualClock, Wheel};
+//!
+//! let wheel: Wheel<ManualClock, Fixed<8>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
+//! let mut cx = Context::from_waker(Waker::noop());
+//!
+//! let mut slow = pin!(wheel.deadline(pending::<()>(), Duration::from_millis(20)));
+//! assert!(slow.as_mut().poll(&mut cx).is_pending());
+//! wheel.advance(Duration::from_millis(19));
+//! assert!(slow.as_mut().poll(&mut cx).is_pending()); // never early
+//! wheel.advance(Duration::from_millis(1));
+//! assert!(matches!(slow.as_mut().poll(&mut cx), Poll::Ready(Err(_))));
+//! assert_eq!(wheel.occupied(), 0); // the entry is back on the free list
+//! ```
+//!
+//! # Features
+//!
+//! * `std` (default): [`StdClock`], `Elapsed` into `std::io::Error`. Implies `alloc`.
+//! * `alloc`: [`Growable`] storage.
+//! * `portable-atomic`: every atomic through `portable-atomic`, for targets without
+//!   compare-and-swap (thumbv6m); the final binary provides a `critical-section`.
+//!
+//! [punctual]: https://docs.rs/punctual
+#![no_std]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
+
+#[cfg(feature = "std")]
+extern crate std;
+
+mod atomic_waker;
+mod clock;
+mod deadline;
+mod driver;
+mod entry;
+mod error;
+mod levels;
+mod lists;
+mod storage;
+mod sync;
+mod timer;
+mod wheel;
+
+pub use clock::Clock;
+#[cfg(any(target_has_atomic = "64", feature = "portable-atomic"))]
+pub use clock::ManualClock;
+#[cfg(feature = "std")]
+pub use clock::StdClock;
+pub use deadline::{Deadline, Sleep};
+pub use driver::{Driver, Sleeper};
+pub use error::Elapsed;
+#[cfg(feature = "alloc")]
+pub use storage::Growable;
+pub use storage::{Fixed, Storage};
+pub use timer::{Limit, RawWheel};
+#[cfg(feature = "alloc")]
+pub use wheel::GrowableWheel;
+pub use wheel::{FixedWheel, Wheel};
+
+use core::future::Future;
+use core::time::Duration;
+
+impl<C: Clock, S: Storage> Wheel<C, S> {
+    /// Bounds `future` by `duration` on this wheel, measured from its first pending poll.
+    /// See [`Deadline`] for the rules.
+    pub fn deadline<F: Future>(&self, future: F, duration: Duration) -> Deadline<'_, F> {
+        Deadline::new(future, self, Limit::After(duration))
+    }
+
+    /// Bounds `future` by the instant `at` on this wheel's clock (a [`Clock::now`] reading).
+    pub fn deadline_at<F: Future>(&self, future: F, at: Duration) -> Deadline<'_, F> {
+        Deadline::new(future, self, Limit::At(at))
+    }
+
+    /// A future that completes `duration` after its first poll.
+    pub fn sleep(&self, duration: Duration) -> Sleep<'_> {
+        Sleep::new(self, Limit::After(duration))
+    }
+
+    /// A future that completes when this wheel's clock reads `at`.
+    pub fn sleep_until(&self, at: Duration) -> Sleep<'_> {
+        Sleep::new(self, Limit::At(at))
+    }
+}

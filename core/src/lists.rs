@@ -1,0 +1,171 @@
+//! The lock-free lists that hand entries between threads: the free list, and the inboxes
+//! through which deadlines reach the driver.
+//!
+//! Both are Treiber stacks of entry indices, linked through a field of the entries.
+//!
+//! * [`FreeList`]: any thread pushes and pops. A pop reads the head's successor and then
+//!   swings the head past it, so a head that was popped and pushed back in between (ABA)
+//!   would let a stale successor in. The head therefore packs the index with a tag that
+//!   every successful operation increments; a compare-and-swap against a stale tag fails.
+//!
+//!   | bits (64-bit targets) | bits (32-bit targets) | field |
+//!   |-----------------------|-----------------------|-------|
+//!   | 0..32                 | 0..16                 | index (all ones: empty) |
+//!   | 32..64                | 16..32                | tag   |
+//!
+//! * [`Inbox`]: any thread pushes; only the driver takes, and it takes everything at once
+//!   with a swap. Without a pop of a single element there is no ABA to guard against, so
+//!   the head is a bare index.
+
+use crate::entry::{Entry, Index, NIL};
+use crate::storage::sealed::StorageImpl;
+use crate::sync::{AtomicU32, AtomicUsize, Ordering};
+
+const INDEX_BITS: u32 = usize::BITS / 2;
+const INDEX_MASK: usize = (1 << INDEX_BITS) - 1;
+
+#[inline]
+fn pack(index: Index, tag: usize) -> usize {
+    let index = if index == NIL { INDEX_MASK } else { index as usize };
+    debug_assert!(index <= INDEX_MASK);
+    (tag << INDEX_BITS) | index
+}
+
+#[inline]
+fn unpack(word: usize) -> (Index, usize) {
+    let index = word & INDEX_MASK;
+    let index = if index == INDEX_MASK { NIL } else { index as Index };
+    (index, word >> INDEX_BITS)
+}
+
+/// The entries nobody owns, plus a bump counter for entries never used yet.
+pub(crate) struct FreeList {
+    head: AtomicUsize,
+    /// Entries `0..fresh` have been handed out at least once; the rest are untouched.
+    fresh: AtomicU32,
+}
+
+impl FreeList {
+    crate::sync::const_fn! {
+        pub(crate) fn new() -> Self {
+            Self { head: AtomicUsize::new(INDEX_MASK), fresh: AtomicU32::new(0) }
+        }
+    }
+
+    /// Takes an entry for exclusive use, or `None` when the storage is full.
+    pub(crate) fn pop<S: StorageImpl>(&self, storage: &S) -> Option<Index> {
+        let mut head = self.head.load(Ordering::Acquire);
+        loop {
+            let (index, tag) = unpack(head);
+            if index == NIL {
+                break;
+            }
+            // A stale read (the head was popped meanwhile) is harmless: the tag has moved
+            // on, so the compare-and-swap below fails.
+            let next = storage.entry(index).link.load(Ordering::Relaxed);
+            match self.head.compare_exchange_weak(
+                head,
+                pack(next, tag.wrapping_add(1)),
+                Ordering::Acquire,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => return Some(index),
+                Err(actual) => head = actual,
+            }
+        }
+        self.pop_fresh(storage)
+    }
+
+    fn pop_fresh<S: StorageImpl>(&self, storage: &S) -> Option<Index> {
+        let mut fresh = self.fresh.load(Ordering::Relaxed);
+        loop {
+            if fresh == NIL || !storage.reserve(fresh) {
+                return None;
+            }
+            match self.fresh.compare_exchange_weak(
+                fresh,
+                fresh + 1,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return Some(fresh),
+                Err(actual) => fresh = actual,
+            }
+        }
+    }
+
+    /// Returns an entry the caller owned exclusively and has recycled.
+    pub(crate) fn push<S: StorageImpl>(&self, storage: &S, index: Index) {
+        let entry = storage.entry(index);
+        let mut head = self.head.load(Ordering::Relaxed);
+        loop {
+            let (next, tag) = unpack(head);
+            entry.link.store(next, Ordering::Relaxed);
+            // Release: the next owner must see the recycled entry and the link.
+            match self.head.compare_exchange_weak(
+                head,
+                pack(index, tag.wrapping_add(1)),
+                Ordering::Release,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return,
+                Err(actual) => head = actual,
+            }
+        }
+    }
+
+    /// How many entries were ever handed out (the high-water mark of the slab).
+    pub(crate) fn touched(&self) -> Index {
+        self.fresh.load(Ordering::Relaxed)
+    }
+}
+
+/// Which link field of an entry an [`Inbox`] threads through.
+pub(crate) type LinkOf = fn(&Entry) -> &AtomicU32;
+
+/// A multi-producer stack that its single consumer empties at once.
+pub(crate) struct Inbox {
+    head: AtomicU32,
+}
+
+impl Inbox {
+    crate::sync::const_fn! {
+        pub(crate) fn new() -> Self {
+            Self { head: AtomicU32::new(NIL) }
+        }
+    }
+
+    /// Pushes `index`; returns `true` when the inbox was empty before.
+    ///
+    /// SeqCst, because the push takes part in a store-then-load handshake with the driver
+    /// (see `Wheel` "Waking the driver").
+    pub(crate) fn push<S: StorageImpl>(&self, storage: &S, link: LinkOf, index: Index) -> bool {
+        let link = link(storage.entry(index));
+        let mut head = self.head.load(Ordering::Relaxed);
+        loop {
+            link.store(head, Ordering::Relaxed);
+            match self.head.compare_exchange_weak(
+                head,
+                index,
+                Ordering::SeqCst,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return head == NIL,
+                Err(actual) => head = actual,
+            }
+        }
+    }
+
+    /// Takes every entry pushed so far; walk the result with the same link.
+    pub(crate) fn take_all(&self) -> Index {
+        if self.head.load(Ordering::Relaxed) == NIL {
+            return NIL;
+        }
+        self.head.swap(NIL, Ordering::SeqCst)
+    }
+
+    /// Whether the inbox is empty, as part of the driver's side of the handshake.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.head.load(Ordering::SeqCst) == NIL
+    }
+}

@@ -1,0 +1,242 @@
+//! Where a wheel keeps its entries: [`Fixed`] (an inline array, `no_std`) or [`Growable`]
+//! (segments allocated on demand, with `alloc`).
+//!
+//! Entries never move once they exist: an index stays valid for the wheel's whole life,
+//! which is what lets other threads reach an entry by index without a lock.
+
+use crate::entry::{Entry, Index};
+
+pub(crate) mod sealed {
+    use crate::entry::{Entry, Index};
+
+    /// The storage operations the wheel needs. Sealed: only this crate implements them.
+    pub trait StorageImpl: Sync {
+        /// The entry at `index`.
+        ///
+        /// # Panics
+        ///
+        /// If `index` was never made usable by [`StorageImpl::reserve`] (a bug in the wheel).
+        fn entry(&self, index: Index) -> &Entry;
+
+        /// Makes `index` usable, allocating if the storage grows. `false` when the storage
+        /// cannot hold `index`. Called with increasing indices.
+        fn reserve(&self, index: Index) -> bool;
+
+        /// How many entries are usable now.
+        fn usable(&self) -> usize;
+    }
+}
+
+/// Where a [`Wheel`](crate::Wheel) keeps its entries: [`Fixed`] or [`Growable`].
+pub trait Storage: sealed::StorageImpl {}
+
+/// The largest number of entries a wheel may hold: indices are 32-bit on 64-bit targets
+/// and 16-bit on others (so that an index and its ABA tag fit one pointer-sized atomic),
+/// less the list sentinels.
+pub(crate) const MAX_ENTRIES: usize = if usize::BITS >= 64 {
+    (u32::MAX - 2) as usize
+} else {
+    (u16::MAX - 1) as usize
+};
+
+/// A fixed-capacity storage of `N` entries, inline in the wheel: no allocation ever.
+///
+/// When all `N` entries are in use, further deadlines run *degraded* (see
+/// [`Deadline`](crate::Deadline)): they never fire early and never lose a wakeup, but they
+/// poll the clock instead of waiting on the wheel.
+///
+/// # Panics
+///
+/// Constructing a wheel with `N` above 65 534 (32-bit targets) or 2<sup>32</sup> - 3
+/// (64-bit) fails at compile time.
+pub struct Fixed<const N: usize> {
+    entries: [Entry; N],
+}
+
+impl<const N: usize> Fixed<N> {
+    const CHECK: () = assert!(N <= MAX_ENTRIES, "Fixed<N>: N exceeds the largest wheel");
+
+    crate::sync::const_fn! {
+        pub(crate) fn new() -> Self {
+            #[allow(clippy::let_unit_value)]
+            let () = Self::CHECK;
+            #[cfg(not(punctual_loom))]
+            let entries = [const { Entry::new() }; N];
+            #[cfg(punctual_loom)]
+            let entries = core::array::from_fn(|_| Entry::new());
+            Self { entries }
+        }
+    }
+}
+
+impl<const N: usize> sealed::StorageImpl for Fixed<N> {
+    #[inline]
+    fn entry(&self, index: Index) -> &Entry {
+        &self.entries[index as usize]
+    }
+
+    #[inline]
+    fn reserve(&self, index: Index) -> bool {
+        (index as usize) < N
+    }
+
+    fn usable(&self) -> usize {
+        N
+    }
+}
+
+impl<const N: usize> Storage for Fixed<N> {}
+
+impl<const N: usize> core::fmt::Debug for Fixed<N> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Fixed").field("capacity", &N).finish()
+    }
+}
+
+#[cfg(feature = "alloc")]
+pub use growable::Growable;
+
+#[cfg(feature = "alloc")]
+mod growable {
+    extern crate alloc;
+
+    use alloc::boxed::Box;
+    use alloc::vec::Vec;
+    use core::ptr;
+
+    use super::{sealed, Storage, MAX_ENTRIES};
+    use crate::entry::{Entry, Index};
+    use crate::sync::{AtomicPtr, AtomicUsize, Ordering};
+
+    /// Entries in the first segment; segment `s` holds `FIRST << s`.
+    const FIRST: usize = 64;
+    /// Enough segments to address `MAX_ENTRIES`.
+    const SEGMENTS: usize = (usize::BITS - (MAX_ENTRIES / FIRST).leading_zeros()) as usize + 1;
+
+    /// Storage that grows on demand, in segments that double in size and never move.
+    ///
+    /// Segment `s` holds entries `FIRST·(2^s − 1) .. FIRST·(2^(s+1) − 1)`, `FIRST = 64`. A
+    /// segment is allocated by the first arm that needs it (one allocation per doubling,
+    /// never one per deadline) and installed with a compare-and-swap; a thread that loses
+    /// the race frees its own copy. Nothing is freed before the wheel is dropped.
+    pub struct Growable {
+        segments: [AtomicPtr<Entry>; SEGMENTS],
+        usable: AtomicUsize,
+    }
+
+    /// `(segment, offset)` of an index.
+    #[inline]
+    fn locate(index: Index) -> (usize, usize) {
+        let index = index as usize;
+        let n = index / FIRST + 1;
+        let segment = (usize::BITS - 1 - n.leading_zeros()) as usize;
+        (segment, index - FIRST * ((1 << segment) - 1))
+    }
+
+    #[inline]
+    fn segment_len(segment: usize) -> usize {
+        FIRST << segment
+    }
+
+    impl Growable {
+        crate::sync::const_fn! {
+            pub(crate) fn new() -> Self {
+                #[cfg(not(punctual_loom))]
+                let segments = [const { AtomicPtr::new(ptr::null_mut()) }; SEGMENTS];
+                #[cfg(punctual_loom)]
+                let segments = core::array::from_fn(|_| AtomicPtr::new(ptr::null_mut()));
+                Self { segments, usable: AtomicUsize::new(0) }
+            }
+        }
+    }
+
+    impl sealed::StorageImpl for Growable {
+        #[inline]
+        fn entry(&self, index: Index) -> &Entry {
+            let (segment, offset) = locate(index);
+            let base = self.segments[segment].load(Ordering::Acquire);
+            assert!(!base.is_null(), "punctual: entry {index} of an unallocated segment");
+            // SAFETY: a non-null segment pointer came from `Box::into_raw` of a slice of
+            // `segment_len(segment)` initialised entries, published with Release and read
+            // here with Acquire; `offset < segment_len(segment)` by `locate`; segments are
+            // freed only in `drop`, which has `&mut self`.
+            unsafe { &*base.add(offset) }
+        }
+
+        fn reserve(&self, index: Index) -> bool {
+            if index as usize >= MAX_ENTRIES {
+                return false;
+            }
+            let (segment, _) = locate(index);
+            if !self.segments[segment].load(Ordering::Acquire).is_null() {
+                return true;
+            }
+            let len = segment_len(segment);
+            let mut fresh = Vec::with_capacity(len);
+            fresh.resize_with(len, Entry::new);
+            let fresh = Box::into_raw(fresh.into_boxed_slice()).cast::<Entry>();
+            match self.segments[segment].compare_exchange(
+                ptr::null_mut(),
+                fresh,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => {
+                    self.usable.fetch_add(len, Ordering::Relaxed);
+                }
+                Err(_) => {
+                    // SAFETY: `fresh` came from `Box::into_raw` of a slice of `len` entries
+                    // just above and was never published.
+                    drop(unsafe { Box::from_raw(ptr::slice_from_raw_parts_mut(fresh, len)) });
+                }
+            }
+            true
+        }
+
+        fn usable(&self) -> usize {
+            self.usable.load(Ordering::Relaxed)
+        }
+    }
+
+    impl Storage for Growable {}
+
+    impl Drop for Growable {
+        fn drop(&mut self) {
+            for (segment, slot) in self.segments.iter_mut().enumerate() {
+                let base = slot.load(Ordering::Acquire);
+                if !base.is_null() {
+                    // SAFETY: published by `reserve` from `Box::into_raw` of a slice of
+                    // `segment_len(segment)` entries; `&mut self` means no one else uses it.
+                    drop(unsafe {
+                        Box::from_raw(ptr::slice_from_raw_parts_mut(base, segment_len(segment)))
+                    });
+                }
+            }
+        }
+    }
+
+    impl core::fmt::Debug for Growable {
+        fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+            f.debug_struct("Growable").field("usable", &self.usable.load(Ordering::Relaxed)).finish()
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn locate_is_contiguous() {
+            let mut expected = (0, 0);
+            for index in 0..(FIRST * 15) as Index {
+                assert_eq!(locate(index), expected, "index {index}");
+                expected.1 += 1;
+                if expected.1 == segment_len(expected.0) {
+                    expected = (expected.0 + 1, 0);
+                }
+            }
+            let (last, _) = locate((MAX_ENTRIES - 1) as Index);
+            assert!(last < SEGMENTS);
+        }
+    }
+}

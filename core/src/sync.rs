@@ -1,0 +1,67 @@
+//! The one place atomics and interior mutability come from.
+//!
+//! Every other module imports its atomics from here, so that one switch changes them all:
+//!
+//! * `cfg(punctual_loom)`: [loom]'s model-checked types, for the tests in `tests/loom.rs`.
+//!   A namespaced cfg, so that building our tests with it does not flip every dependency
+//!   that keys on a bare `cfg(loom)`.
+//! * feature `portable-atomic`: [portable-atomic]'s types, for targets without
+//!   compare-and-swap (thumbv6m), where read-modify-write operations go through the
+//!   `critical-section` implementation the final binary provides.
+//! * otherwise: `core::sync::atomic`.
+//!
+//! Only 8-, 32- and pointer-sized atomics are used, so the core is lock-free on every target
+//! with 32-bit compare-and-swap, 64-bit hosts and 32-bit microcontrollers alike.
+//!
+//! [loom]: https://docs.rs/loom
+//! [portable-atomic]: https://docs.rs/portable-atomic
+
+#[cfg(punctual_loom)]
+pub(crate) use loom::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicUsize};
+
+#[cfg(all(not(punctual_loom), feature = "portable-atomic"))]
+pub(crate) use portable_atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicUsize};
+
+#[cfg(all(not(punctual_loom), not(feature = "portable-atomic")))]
+pub(crate) use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicUsize};
+
+pub(crate) use core::sync::atomic::Ordering;
+
+#[cfg(punctual_loom)]
+pub(crate) use loom::cell::UnsafeCell;
+
+/// `core::cell::UnsafeCell` with the closure-based API of `loom::cell::UnsafeCell`, so the
+/// same code compiles against both and loom can check every access.
+#[cfg(not(punctual_loom))]
+#[derive(Debug)]
+pub(crate) struct UnsafeCell<T>(core::cell::UnsafeCell<T>);
+
+#[cfg(not(punctual_loom))]
+impl<T> UnsafeCell<T> {
+    pub(crate) const fn new(value: T) -> Self {
+        Self(core::cell::UnsafeCell::new(value))
+    }
+
+    /// Reads through a shared pointer; the caller guarantees no concurrent writer.
+    #[inline(always)]
+    pub(crate) fn with<R>(&self, f: impl FnOnce(*const T) -> R) -> R {
+        f(self.0.get())
+    }
+
+    /// Writes through a unique pointer; the caller guarantees exclusive access.
+    #[inline(always)]
+    pub(crate) fn with_mut<R>(&self, f: impl FnOnce(*mut T) -> R) -> R {
+        f(self.0.get())
+    }
+}
+
+/// Marks a function `const` except under loom, whose atomics have no const constructors.
+macro_rules! const_fn {
+    ($(#[$attr:meta])* $vis:vis fn $($rest:tt)*) => {
+        #[cfg(not(punctual_loom))]
+        $(#[$attr])* $vis const fn $($rest)*
+        #[cfg(punctual_loom)]
+        $(#[$attr])* $vis fn $($rest)*
+    };
+}
+pub(crate) use const_fn;

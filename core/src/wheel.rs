@@ -1,0 +1,517 @@
+//! The wheel: the shared side (arming, cancelling, waking the driver) and the driver side
+//! (advancing the levels and firing).
+//!
+//! # Ground rules
+//!
+//! * Any thread may arm, poll or release an entry, at any time, without a lock: each is a
+//!   bounded number of atomic operations on the entry, the free list and one inbox.
+//! * Exactly one thread at a time holds the *driver role* (`driving`), and only it touches
+//!   the [`Levels`]. A thread that finds the role taken does not wait: it leaves a request
+//!   (`advance_requested`) that the holder honours, with a fresh clock reading, before it
+//!   lets go.
+//! * New entries reach the driver through the arm inbox, released ones through the cancel
+//!   inbox. A turn takes the cancel inbox first, then the arm inbox, so that every entry it
+//!   is asked to reclaim has already come out of the arm inbox.
+//! * The driver wakes wakers only after an entry's outcome is decided, and lets go of the
+//!   entry only after it took the waker out, so it never wakes a waker of a later deadline
+//!   that reused the entry.
+//!
+//! # Waking the driver
+//!
+//! The driver publishes the tick it plans to turn at next (`next_wake`), then checks both
+//! inboxes once more. An arming thread pushes its entry, then reads `next_wake`, and wakes
+//! the driver if its deadline is earlier. Both sides use SeqCst, so at least one of them
+//! sees the other: either the driver finds the new entry, or the arming thread sees the
+//! plan it must correct. Arms later than the plan wake no one.
+//!
+//! `next_wake` holds the low 32 bits of the tick (so that 32-bit targets stay lock-free).
+//! The driver never plans more than [`MAX_SLEEP`] ticks ahead, and readers rebuild the full
+//! tick from a nearby one, which is exact while the driver is less than 2^31 ticks overdue.
+//!
+//! # Reclaiming cancelled entries
+//!
+//! A cancelled entry sits on the cancel inbox until the driver's next turn. So that this
+//! is soon, the driver plans its next turn at most one tick ahead after any turn that
+//! reclaimed entries, and a cancel that finds the inbox empty while the driver plans to
+//! sleep longer than a tick wakes it. A cancelled entry is therefore back on the free
+//! list within about one tick of being cancelled, on a driver that is not starved; a
+//! steady stream of cancels costs the driver one turn per tick, not one per cancel.
+
+use core::fmt;
+use core::task::Waker;
+use core::time::Duration;
+
+use crate::atomic_waker::AtomicWaker;
+use crate::clock::Clock;
+use crate::entry::{self, Entry, Index, CANCELLED, FIRED, HANDLE, NIL, UNLINKED, WHEEL};
+use crate::levels::Levels;
+use crate::lists::{FreeList, Inbox};
+use crate::storage::{Fixed, Storage};
+use crate::sync::{AtomicBool, AtomicU32, AtomicUsize, Ordering, UnsafeCell};
+
+/// The driver never plans a turn further than this many ticks ahead (see "Waking the
+/// driver").
+pub(crate) const MAX_SLEEP: u64 = 1 << 30;
+
+/// A hierarchical timer wheel: deadlines are armed on it, and a driver turns it.
+///
+/// * `C`: the [`Clock`] deadlines are measured on.
+/// * `S`: where entries live: [`Fixed<N>`](Fixed) (no allocation, `no_std`) or
+///   [`Growable`](crate::Growable) (with `alloc`).
+///
+/// A wheel does nothing on its own: something must turn it. With `std`, the facade crate
+/// `punctual` provides a global wheel with its own thread; the adapters turn a wheel from a
+/// tokio, smol or embassy task through [`Wheel::driver`]; tests turn a wheel on a
+/// [`ManualClock`](crate::ManualClock) with [`Wheel::advance`].
+///
+/// # Examples
+///
+/// ```
+/// use core::time::Duration;
+/// use punctual_core::{Fixed, ManualClock, Wheel};
+///
+/// let wheel: Wheel<ManualClock, Fixed<16>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
+/// let mut sleep = core::pin::pin!(wheel.sleep(Duration::from_millis(10)));
+/// let mut cx = core::task::Context::from_waker(core::task::Waker::noop());
+/// assert!(sleep.as_mut().poll(&mut cx).is_pending());
+/// wheel.advance(Duration::from_millis(10));
+/// assert!(sleep.as_mut().poll(&mut cx).is_ready());
+/// ```
+pub struct Wheel<C, S> {
+    clock: C,
+    tick_nanos: u64,
+    storage: S,
+    free: FreeList,
+    arm_inbox: Inbox,
+    cancel_inbox: Inbox,
+    /// The driver role: held by the thread that owns `levels`.
+    driving: AtomicBool,
+    /// Set by a thread that wanted to advance while the role was held.
+    advance_requested: AtomicBool,
+    /// Low 32 bits of the tick of the driver's next planned turn.
+    next_wake: AtomicU32,
+    /// Woken when an arm or a cancel needs a turn sooner than planned.
+    driver_waker: AtomicWaker,
+    /// Owned by the holder of the driver role.
+    driver: UnsafeCell<DriverState>,
+    degraded_polls: AtomicUsize,
+}
+
+struct DriverState {
+    levels: Levels,
+}
+
+/// `Wheel` with a fixed capacity of `N` entries.
+pub type FixedWheel<C, const N: usize> = Wheel<C, Fixed<N>>;
+/// `Wheel` that grows on demand.
+#[cfg(feature = "alloc")]
+pub type GrowableWheel<C> = Wheel<C, crate::Growable>;
+
+// SAFETY: `driver` is only accessed by the thread holding the driver role (`driving`,
+// acquired with Acquire and released with SeqCst), which serialises every access; all other
+// shared fields are atomics or `Sync` (`C: Sync` by `Clock`, `S: Sync` by `Storage`).
+unsafe impl<C: Clock, S: Storage> Sync for Wheel<C, S> {}
+
+const fn tick_nanos(tick: Duration) -> u64 {
+    let nanos = tick.as_nanos();
+    assert!(nanos > 0, "punctual: a wheel's tick must be at least 1 ns");
+    assert!(nanos <= u64::MAX as u128, "punctual: a wheel's tick must be below 584 years");
+    nanos as u64
+}
+
+impl<C: Clock, const N: usize> Wheel<C, Fixed<N>> {
+    crate::sync::const_fn! {
+        /// A wheel of `N` entries and the given `tick`, usable in a `static`.
+        ///
+        /// # Panics
+        ///
+        /// If `tick` is zero (at compile time in a `static`).
+        pub fn fixed(clock: C, tick: Duration) -> Self {
+            Self::with_storage(clock, tick, Fixed::new())
+        }
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl<C: Clock> Wheel<C, crate::Growable> {
+    crate::sync::const_fn! {
+        /// A wheel that grows as deadlines are armed, with the given `tick`.
+        ///
+        /// # Panics
+        ///
+        /// If `tick` is zero.
+        pub fn growable(clock: C, tick: Duration) -> Self {
+            Self::with_storage(clock, tick, crate::Growable::new())
+        }
+    }
+}
+
+impl<C: Clock, S: Storage> Wheel<C, S> {
+    crate::sync::const_fn! {
+        fn with_storage(clock: C, tick: Duration, storage: S) -> Self {
+            Self {
+                clock,
+                tick_nanos: tick_nanos(tick),
+                storage,
+                free: FreeList::new(),
+                arm_inbox: Inbox::new(),
+                cancel_inbox: Inbox::new(),
+                driving: AtomicBool::new(false),
+                advance_requested: AtomicBool::new(false),
+                next_wake: AtomicU32::new(MAX_SLEEP as u32),
+                driver_waker: AtomicWaker::new(),
+                driver: UnsafeCell::new(DriverState { levels: Levels::new() }),
+                degraded_polls: AtomicUsize::new(0),
+            }
+        }
+    }
+
+    /// The clock deadlines on this wheel are measured on.
+    pub fn clock(&self) -> &C {
+        &self.clock
+    }
+
+    /// The wheel's tick: its resolution, and the unit of the lateness bound.
+    pub fn tick(&self) -> Duration {
+        Duration::from_nanos(self.tick_nanos)
+    }
+
+    /// How many entries are in use: armed deadlines, plus fired or cancelled ones the wheel
+    /// has not reclaimed yet. Scans the slab; meant for tests and diagnostics.
+    pub fn occupied(&self) -> usize {
+        (0..self.free.touched())
+            .filter(|&i| {
+                self.storage.entry(i).state.load(Ordering::Acquire) & (HANDLE | WHEEL) != 0
+            })
+            .count()
+    }
+
+    /// How many entries the wheel can hold right now (all `N` for a fixed wheel; what has
+    /// been allocated so far for a growable one).
+    pub fn capacity(&self) -> usize {
+        self.storage.usable()
+    }
+
+    /// How many polls found the wheel full and fell back to checking the clock.
+    pub fn degraded_polls(&self) -> usize {
+        self.degraded_polls.load(Ordering::Relaxed)
+    }
+
+    /// Fires every deadline due at the clock's current time and returns the clock reading
+    /// at which the wheel wants to be turned next (see [`Wheel::advance_to`]).
+    pub fn turn(&self) -> Duration {
+        let now = self.now_tick();
+        self.ticks_to_reading(self.advance_ticks(now))
+    }
+
+    /// Fires every deadline due at clock reading `now` (clamped to the clock's current
+    /// reading, so a driver that runs ahead can never make a deadline fire early), wakes
+    /// their tasks, reclaims released entries, and returns the clock reading at which the
+    /// wheel wants to be turned next.
+    ///
+    /// Turn the wheel again when that time comes, or earlier when the waker given to
+    /// [`Wheel::register_driver`] is woken. If another thread is turning the wheel at the
+    /// moment, this returns at once and that thread does the work before it lets go.
+    pub fn advance_to(&self, now: Duration) -> Duration {
+        let now = now.min(self.clock.now());
+        self.ticks_to_reading(self.advance_ticks(self.floor_ticks(now)))
+    }
+
+    /// Registers the waker to wake when the wheel must be turned sooner than planned: a
+    /// deadline earlier than the planned turn was armed, or cancelled entries wait to be
+    /// reclaimed. Register before turning, so a wake during the turn is not lost.
+    pub fn register_driver(&self, waker: &Waker) {
+        self.driver_waker.register(waker);
+    }
+
+    /// The clock reading of the driver's next planned turn, as of its last turn.
+    pub fn next_turn(&self) -> Duration {
+        let reference = self.floor_ticks(self.clock.now());
+        self.ticks_to_reading(self.planned_turn(reference))
+    }
+
+    // ---- time conversions -------------------------------------------------------------
+
+    pub(crate) fn now_tick(&self) -> u64 {
+        self.floor_ticks(self.clock.now())
+    }
+
+    fn floor_ticks(&self, reading: Duration) -> u64 {
+        let nanos = reading.as_nanos();
+        (nanos / self.tick_nanos as u128).min(u64::MAX as u128) as u64
+    }
+
+    /// The first tick at or after `reading`; `u64::MAX` means "never".
+    pub(crate) fn ceil_ticks(&self, reading: Duration) -> u64 {
+        let nanos = reading.as_nanos();
+        nanos.div_ceil(self.tick_nanos as u128).min(u64::MAX as u128) as u64
+    }
+
+    fn ticks_to_reading(&self, tick: u64) -> Duration {
+        let nanos = tick as u128 * self.tick_nanos as u128;
+        if nanos >= u64::MAX as u128 {
+            Duration::MAX
+        } else {
+            Duration::from_nanos(nanos as u64)
+        }
+    }
+
+    /// The full tick of the driver's plan, rebuilt from its low 32 bits near `reference`.
+    fn planned_turn(&self, reference: u64) -> u64 {
+        let low = self.next_wake.load(Ordering::SeqCst);
+        let delta = low.wrapping_sub(reference as u32) as i32 as i64;
+        reference.saturating_add_signed(delta)
+    }
+
+    // ---- the deadline side ------------------------------------------------------------
+
+    /// Arms an entry expiring at tick `when`, for a deadline started at tick `start`.
+    /// `None` when the storage is full.
+    pub(crate) fn arm(&self, when: u64, start: u64, waker: &Waker) -> Option<(Index, u32)> {
+        let index = self.free.pop(&self.storage)?;
+        let entry = self.storage.entry(index);
+        // SAFETY: popped off the free list just now, so this thread owns it exclusively
+        // until the push below publishes it.
+        unsafe { entry.set_when(when) };
+        entry.waker.register(waker);
+        let generation = entry::generation(entry.state.load(Ordering::Relaxed));
+        entry.state.store(entry::armed(generation), Ordering::Relaxed);
+        self.arm_inbox.push(&self.storage, |e| &e.link, index);
+        if when < self.planned_turn(start) {
+            self.wake_driver();
+        }
+        Some((index, generation))
+    }
+
+    /// Polls an armed entry: ready once it fired. Registers `waker` to be woken by the fire.
+    pub(crate) fn poll_entry(&self, index: Index, generation: u32, waker: &Waker) -> bool {
+        let entry = self.storage.entry(index);
+        let state = entry.state.load(Ordering::Acquire);
+        debug_assert_eq!(entry::generation(state), generation, "stale deadline handle");
+        if state & FIRED != 0 {
+            return true;
+        }
+        entry.waker.register(waker);
+        entry.state.load(Ordering::Acquire) & FIRED != 0
+    }
+
+    /// Whether an armed entry has fired, without registering anything.
+    pub(crate) fn entry_fired(&self, index: Index) -> bool {
+        self.storage.entry(index).state.load(Ordering::Acquire) & FIRED != 0
+    }
+
+    /// Lets go of an armed entry: cancels it if it has not fired, and frees it if the wheel
+    /// is done with it too. Returns whether it had fired.
+    pub(crate) fn release(&self, index: Index, generation: u32, start: u64) -> bool {
+        let entry = self.storage.entry(index);
+        let armed = entry::armed(generation);
+        match entry.state.compare_exchange(
+            armed,
+            generation | WHEEL | CANCELLED,
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        ) {
+            Ok(_) => {
+                let was_empty = self.cancel_inbox.push(&self.storage, |e| &e.cancel_link, index);
+                // `start` stands in for "now" (no clock read on this path): the plan is
+                // compared against it, which can only err towards an extra wake, unless
+                // the deadline was armed more than 2^31 ticks ago; then the entry waits
+                // for the driver's planned turn instead.
+                if was_empty && self.planned_turn(start) > start.saturating_add(1) {
+                    self.wake_driver();
+                }
+                false
+            }
+            Err(actual) => {
+                debug_assert_eq!(actual & (FIRED | HANDLE), FIRED | HANDLE, "bad release");
+                let before = entry.state.fetch_and(!HANDLE, Ordering::AcqRel);
+                if before & WHEEL == 0 {
+                    self.free_entry(index);
+                }
+                true
+            }
+        }
+    }
+
+    pub(crate) fn count_degraded_poll(&self) {
+        self.degraded_polls.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn wake_driver(&self) {
+        if let Some(waker) = self.driver_waker.take() {
+            waker.wake();
+        }
+    }
+
+    fn free_entry(&self, index: Index) {
+        self.storage.entry(index).recycle();
+        self.free.push(&self.storage, index);
+    }
+
+    // ---- the driver side --------------------------------------------------------------
+
+    /// Advances to `now` ticks if the driver role is free, else leaves a request for its
+    /// holder. Returns the planned next turn.
+    fn advance_ticks(&self, mut now: u64) -> u64 {
+        loop {
+            if self
+                .driving
+                .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+                .is_err()
+            {
+                self.advance_requested.store(true, Ordering::SeqCst);
+                if self.driving.load(Ordering::SeqCst) {
+                    // The holder will see the request before it lets go.
+                    return self.planned_turn(now);
+                }
+                continue;
+            }
+            if self.advance_requested.swap(false, Ordering::SeqCst) {
+                // A request from a thread that read the clock before us, possibly later
+                // than our reading: honour it with a fresh one.
+                now = now.max(self.now_tick());
+            }
+            // SAFETY: this thread holds the driver role (the compare-and-swap above), the
+            // only licence to touch `driver`; the role is released below, after the last
+            // use of the reference.
+            let planned = self.driver.with_mut(|state| unsafe { self.turn_locked(&mut *state, now) });
+            self.driving.store(false, Ordering::SeqCst);
+            if !self.advance_requested.load(Ordering::SeqCst) {
+                return planned;
+            }
+            now = now.max(self.now_tick());
+        }
+    }
+
+    /// One turn, with the driver role held.
+    fn turn_locked(&self, state: &mut DriverState, now: u64) -> u64 {
+        let mut reclaimed = false;
+        loop {
+            reclaimed |= self.take_inboxes(state);
+            self.expire(state, now);
+            let elapsed = state.levels.elapsed();
+            // After reclaiming, more cancels are likely: look again within a tick.
+            let horizon = if reclaimed { 1 } else { MAX_SLEEP };
+            let mut planned = elapsed.saturating_add(horizon);
+            if let Some(expiration) = state.levels.next_expiration() {
+                planned = planned.min(expiration.deadline);
+            }
+            self.next_wake.store(planned as u32, Ordering::SeqCst);
+            if self.arm_inbox.is_empty() && self.cancel_inbox.is_empty() {
+                return planned;
+            }
+        }
+    }
+
+    /// Takes both inboxes: reclaims cancelled entries and links new ones into the levels.
+    /// Returns whether anything was reclaimed.
+    fn take_inboxes(&self, state: &mut DriverState) -> bool {
+        // Cancels first: an entry on this list was pushed onto the arm inbox before it was
+        // cancelled, so the arm inbox taken next holds it if no earlier turn took it.
+        let cancelled = self.cancel_inbox.take_all();
+        let mut index = self.arm_inbox.take_all();
+        let elapsed = state.levels.elapsed();
+        while index != NIL {
+            let entry = self.storage.entry(index);
+            let next = entry.link.load(Ordering::Relaxed);
+            // SAFETY: driver role held; the entry came through the arm inbox.
+            let when = unsafe { entry.when() };
+            if entry.state.load(Ordering::Acquire) & CANCELLED == 0 {
+                if when <= elapsed {
+                    self.fire(index, entry);
+                } else {
+                    state.levels.insert(&self.storage, index, when);
+                }
+            }
+            index = next;
+        }
+        let mut index = cancelled;
+        let reclaimed = index != NIL;
+        while index != NIL {
+            let entry = self.storage.entry(index);
+            let next = entry.cancel_link.load(Ordering::Relaxed);
+            // SAFETY: driver role held; the entry came through the arm inbox (taken in this
+            // turn or an earlier one, see above).
+            let when = unsafe { entry.when() };
+            state.levels.remove(&self.storage, index, when);
+            let before = entry.state.fetch_and(!WHEEL, Ordering::AcqRel);
+            debug_assert_eq!(before & (HANDLE | CANCELLED), CANCELLED, "reclaiming a live entry");
+            self.free_entry(index);
+            index = next;
+        }
+        reclaimed
+    }
+
+    /// Processes every slot that starts at or before `now`.
+    fn expire(&self, state: &mut DriverState, now: u64) {
+        while let Some(expiration) = state.levels.next_expiration() {
+            if expiration.deadline > now {
+                break;
+            }
+            state.levels.set_elapsed(expiration.deadline);
+            let mut index = state.levels.take_slot(&expiration);
+            while index != NIL {
+                let next = Levels::next_taken(&self.storage, index);
+                let entry = self.storage.entry(index);
+                // SAFETY: driver role held; the entry came through the arm inbox.
+                let when = unsafe { entry.when() };
+                if when <= now {
+                    self.fire(index, entry);
+                } else if entry.state.load(Ordering::Acquire) & CANCELLED == 0 {
+                    state.levels.insert(&self.storage, index, when);
+                }
+                index = next;
+            }
+        }
+        if now > state.levels.elapsed() {
+            state.levels.set_elapsed(now);
+        }
+    }
+
+    /// Decides `index` as fired unless it was cancelled, and wakes its task.
+    fn fire(&self, index: Index, entry: &Entry) {
+        debug_assert_eq!(entry.slot_prev.load(Ordering::Relaxed), UNLINKED);
+        let state = entry.state.load(Ordering::Acquire);
+        if state & CANCELLED != 0 {
+            return; // the cancel inbox will reclaim it
+        }
+        if entry
+            .state
+            .compare_exchange(state, state | FIRED, Ordering::AcqRel, Ordering::Acquire)
+            .is_err()
+        {
+            return; // cancelled meanwhile
+        }
+        // Take the waker while the wheel still owns the entry, then let go.
+        let waker = entry.waker.take();
+        let before = entry.state.fetch_and(!WHEEL, Ordering::AcqRel);
+        if before & HANDLE == 0 {
+            self.free_entry(index);
+        }
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    }
+}
+
+impl<C: fmt::Debug, S> fmt::Debug for Wheel<C, S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Wheel")
+            .field("clock", &self.clock)
+            .field("tick", &Duration::from_nanos(self.tick_nanos))
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(any(target_has_atomic = "64", feature = "portable-atomic"))]
+impl<S: Storage> Wheel<crate::ManualClock, S> {
+    /// Moves the manual clock forward by `by` and turns the wheel on this thread: when this
+    /// returns, every deadline due at the new time has fired and its task was woken (unless
+    /// another thread is turning the wheel at this moment; that thread then does it before
+    /// it lets go). Returns the new clock reading.
+    pub fn advance(&self, by: Duration) -> Duration {
+        let now = self.clock.advance(by);
+        self.advance_to(now);
+        now
+    }
+}

@@ -1,0 +1,87 @@
+//! A SysTick time driver for embassy-time.
+//!
+//! SysTick counts the 25 MHz core clock down from [`RELOAD`], so its exception fires once a
+//! millisecond: one embassy tick at `tick-hz-1_000`. The handler adds one to a 64-bit tick
+//! counter (which [`Driver::now`] reads) and, once the earliest registered wake-up is due,
+//! asks the timer queue to wake every waker whose time has come.
+//!
+//! The state sits behind a `critical_section::Mutex`: the target has no 64-bit atomics, and
+//! on a single core a critical section is only a masked interrupt.
+
+use core::cell::RefCell;
+use core::task::Waker;
+
+use cortex_m::peripheral::SYST;
+use cortex_m::peripheral::syst::SystClkSource;
+use cortex_m_rt::exception;
+use critical_section::Mutex;
+use embassy_time_driver::Driver;
+use embassy_time_queue_utils::Queue;
+
+/// The MPS2 AN385 system clock, which SysTick counts with `CLKSOURCE` set to the core.
+const CORE_CLOCK_HZ: u64 = 25_000_000;
+
+/// SysTick counts from `RELOAD` down to 0, so a period is `RELOAD + 1` core cycles: 1 ms.
+const RELOAD: u32 = 24_999;
+
+const _: () = assert!(
+    (RELOAD as u64 + 1) * embassy_time_driver::TICK_HZ == CORE_CLOCK_HZ,
+    "one SysTick period must be exactly one embassy tick: enable embassy-time's tick-hz-1_000"
+);
+
+struct SysTickDriver {
+    state: Mutex<RefCell<State>>,
+}
+
+struct State {
+    /// Ticks since [`init`]. Only the SysTick handler writes it.
+    ticks: u64,
+    /// The earliest wake-up in `queue`, `u64::MAX` when the queue is empty.
+    next_wake: u64,
+    queue: Queue,
+}
+
+embassy_time_driver::time_driver_impl!(static DRIVER: SysTickDriver = SysTickDriver {
+    state: Mutex::new(RefCell::new(State {
+        ticks: 0,
+        next_wake: u64::MAX,
+        queue: Queue::new(),
+    })),
+});
+
+/// Starts the 1 ms tick. Call once, before anything reads the time.
+pub fn init(mut syst: SYST) {
+    syst.set_clock_source(SystClkSource::Core);
+    syst.set_reload(RELOAD);
+    syst.clear_current();
+    syst.enable_interrupt();
+    syst.enable_counter();
+}
+
+impl Driver for SysTickDriver {
+    fn now(&self) -> u64 {
+        critical_section::with(|cs| self.state.borrow_ref(cs).ticks)
+    }
+
+    fn schedule_wake(&self, at: u64, waker: &Waker) {
+        critical_section::with(|cs| {
+            let state = &mut *self.state.borrow_ref_mut(cs);
+            if state.queue.schedule_wake(at, waker) {
+                // Recomputes the earliest wake-up, and wakes at once a waker whose time came
+                // between its caller's reading of `now` and this call.
+                state.next_wake = state.queue.next_expiration(state.ticks);
+            }
+        });
+    }
+}
+
+#[exception]
+fn SysTick() {
+    critical_section::with(|cs| {
+        let state = &mut *DRIVER.state.borrow_ref_mut(cs);
+        state.ticks += 1;
+        if state.ticks >= state.next_wake {
+            state.next_wake = state.queue.next_expiration(state.ticks);
+        }
+    });
+}

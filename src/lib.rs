@@ -1,0 +1,23 @@
+#![doc = include_str!("../README.md")]
+#![cfg_attr(not(feature = "std"), no_std)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
+
+pub use punctual_core::{
+    Clock, Driver, Elapsed, Fixed, FixedWheel, Limit, RawWheel, Sleeper, Storage, Wheel,
+};
+#[cfg(feature = "std")]
+pub use punctual_core::{Growable, GrowableWheel, ManualClock, StdClock};
+
+/// The core crate, for everything not re-exported here.
+pub use punctual_core as core;
+
+#[cfg(feature = "std")]
+mod global;
+#[cfg(feature = "std")]
+mod thread_driver;
+
+#[cfg(feature = "std")]
+pub use global::{global_wheel, sleep, sleep_until, Deadline, DeadlineExt, GlobalClock, Sleep};
+#[cfg(feature = "std")]
+pub use thread_driver::spawn_driver;

@@ -1,0 +1,69 @@
+//! Driving a wheel from a plain thread: turn, park until the next turn, repeat.
+
+use std::sync::Arc;
+use std::task::{Wake, Waker};
+use std::thread::{self, JoinHandle, Thread};
+
+use punctual_core::{Clock, Storage, Wheel};
+
+/// Unparks the driver thread: the wheel's way to say "turn sooner".
+struct Unpark(Thread);
+
+impl Wake for Unpark {
+    fn wake(self: Arc<Self>) {
+        self.0.unpark();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.0.unpark();
+    }
+}
+
+/// Turns `wheel` on the current thread, forever.
+fn run<C: Clock, S: Storage>(wheel: &Wheel<C, S>) -> ! {
+    let waker = Waker::from(Arc::new(Unpark(thread::current())));
+    loop {
+        wheel.register_driver(&waker);
+        let next = wheel.turn();
+        let now = wheel.clock().now();
+        if let Some(wait) = next.checked_sub(now).filter(|w| !w.is_zero()) {
+            // Spurious and early returns are fine: the next turn sees the true time.
+            thread::park_timeout(wait);
+        }
+    }
+}
+
+/// Starts a thread that drives `wheel` for the rest of the process: it sleeps until the
+/// next expiration and is woken when an earlier deadline is armed.
+///
+/// ```
+/// use std::time::Duration;
+/// use punctual::{DeadlineExt, Growable, StdClock, Wheel};
+///
+/// static WHEEL: std::sync::LazyLock<Wheel<StdClock, Growable>> =
+///     std::sync::LazyLock::new(|| Wheel::growable(StdClock::new(), Duration::from_micros(100)));
+/// punctual::spawn_driver(&WHEEL);
+/// # futures_executor::block_on(async {
+/// let r = std::future::pending::<()>().deadline_on(&*WHEEL, Duration::from_millis(2)).await;
+/// assert!(r.is_err());
+/// # });
+/// ```
+///
+/// # Panics
+///
+/// If the operating system refuses to start a thread.
+pub fn spawn_driver<C: Clock + 'static, S: Storage + 'static>(
+    wheel: &'static Wheel<C, S>,
+) -> JoinHandle<()> {
+    spawn_named(wheel, "punctual-driver")
+}
+
+pub(crate) fn spawn_named<C: Clock + 'static, S: Storage + 'static>(
+    wheel: &'static Wheel<C, S>,
+    name: &str,
+) -> JoinHandle<()> {
+    thread::Builder::new()
+        .name(name.into())
+        .spawn(move || run(wheel))
+        .unwrap_or_else(|err| panic!("punctual: could not start the timer thread: {err}"))
+}
