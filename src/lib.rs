@@ -18,6 +18,6 @@ mod global;
 mod thread_driver;
 
 #[cfg(feature = "std")]
-pub use global::{global_wheel, sleep, sleep_until, Deadline, DeadlineExt, GlobalClock, Sleep};
+pub use global::{Deadline, DeadlineExt, GlobalClock, Sleep, global_wheel, sleep, sleep_until};
 #[cfg(feature = "std")]
 pub use thread_driver::spawn_driver;

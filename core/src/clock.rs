@@ -64,7 +64,9 @@ mod std_clock {
     impl StdClock {
         /// A clock whose origin is now.
         pub fn new() -> Self {
-            Self { origin: Instant::now() }
+            Self {
+                origin: Instant::now(),
+            }
         }
 
         /// The instant this clock counts from.
@@ -126,12 +128,16 @@ mod manual {
     impl ManualClock {
         /// A clock reading zero.
         pub const fn new() -> Self {
-            Self { nanos: AtomicU64::new(0) }
+            Self {
+                nanos: AtomicU64::new(0),
+            }
         }
 
         /// A clock reading `start`.
         pub const fn starting_at(start: Duration) -> Self {
-            Self { nanos: AtomicU64::new(saturating_nanos(start)) }
+            Self {
+                nanos: AtomicU64::new(saturating_nanos(start)),
+            }
         }
 
         /// Moves the clock forward by `by` (saturating at `u64::MAX` nanoseconds, about 584

@@ -7,8 +7,8 @@ use core::task::{Context, Poll};
 
 use pin_project_lite::pin_project;
 
-use crate::timer::{Limit, RawWheel, Timer};
 use crate::Elapsed;
+use crate::timer::{Limit, RawWheel, Timer};
 
 pin_project! {
     /// A future bounded by a deadline: it resolves to `Ok` with the inner future's output,
@@ -67,7 +67,10 @@ pin_project! {
 impl<'w, F: Future> Deadline<'w, F> {
     /// Bounds `future` by `limit` on `wheel`.
     pub const fn new(future: F, wheel: &'w dyn RawWheel, limit: Limit) -> Self {
-        Self { future: Some(future), timer: Timer::new(wheel, limit) }
+        Self {
+            future: Some(future),
+            timer: Timer::new(wheel, limit),
+        }
     }
 
     /// Names the deadline: the name is carried by [`Elapsed`] and shown by its `Display`.
@@ -97,7 +100,9 @@ impl<'w, F: Future> Deadline<'w, F> {
     ///
     /// If the deadline has completed (the inner future is gone).
     pub fn get_ref(&self) -> &F {
-        self.future.as_ref().expect("`Deadline::get_ref` called after completion")
+        self.future
+            .as_ref()
+            .expect("`Deadline::get_ref` called after completion")
     }
 
     /// The inner future, mutably.
@@ -106,7 +111,9 @@ impl<'w, F: Future> Deadline<'w, F> {
     ///
     /// If the deadline has completed (the inner future is gone).
     pub fn get_mut(&mut self) -> &mut F {
-        self.future.as_mut().expect("`Deadline::get_mut` called after completion")
+        self.future
+            .as_mut()
+            .expect("`Deadline::get_mut` called after completion")
     }
 
     /// The inner future, pinned.
@@ -189,7 +196,10 @@ pub struct Sleep<'w> {
 impl<'w> Sleep<'w> {
     /// Sleeps until `limit` on `wheel`.
     pub const fn new(wheel: &'w dyn RawWheel, limit: Limit) -> Self {
-        Self { timer: Timer::new(wheel, limit), done: false }
+        Self {
+            timer: Timer::new(wheel, limit),
+            done: false,
+        }
     }
 
     /// Whether the sleep has started (been polled once).
@@ -215,6 +225,9 @@ impl Future for Sleep<'_> {
 
 impl fmt::Debug for Sleep<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Sleep").field("timer", &self.timer).field("done", &self.done).finish()
+        f.debug_struct("Sleep")
+            .field("timer", &self.timer)
+            .field("done", &self.done)
+            .finish()
     }
 }

@@ -55,7 +55,12 @@ pin_project! {
 impl<C: Clock, S: Storage> Wheel<C, S> {
     /// A driver future for this wheel, sleeping with `sleeper`.
     pub fn driver<T: Sleeper>(&self, sleeper: T) -> Driver<'_, C, S, T> {
-        Driver { wheel: self, sleeper, sleep: None, planned: Duration::ZERO }
+        Driver {
+            wheel: self,
+            sleeper,
+            sleep: None,
+            planned: Duration::ZERO,
+        }
     }
 }
 
@@ -73,7 +78,11 @@ impl<C: Clock, S: Storage, T: Sleeper> Future for Driver<'_, C, S, T> {
                 let sleep = this.sleeper.sleep_until(next);
                 this.sleep.set(Some(sleep));
             }
-            let sleep = this.sleep.as_mut().as_pin_mut().expect("sleep was just set");
+            let sleep = this
+                .sleep
+                .as_mut()
+                .as_pin_mut()
+                .expect("sleep was just set");
             match sleep.poll(cx) {
                 Poll::Ready(()) => this.sleep.set(None),
                 Poll::Pending => return Poll::Pending,
@@ -87,6 +96,8 @@ impl<C: Clock, S: Storage, T: Sleeper> Future for Driver<'_, C, S, T> {
 
 impl<C, S, T: Sleeper> fmt::Debug for Driver<'_, C, S, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Driver").field("planned", &self.planned).finish_non_exhaustive()
+        f.debug_struct("Driver")
+            .field("planned", &self.planned)
+            .finish_non_exhaustive()
     }
 }

@@ -128,7 +128,10 @@ impl Entry {
         self.slot_next.store(NIL, Ordering::Relaxed);
         let state = self.state.load(Ordering::Relaxed);
         debug_assert_eq!(state & (HANDLE | WHEEL), 0, "recycling an owned entry");
-        self.state.store(generation(state).wrapping_add(1 << FLAG_BITS), Ordering::Relaxed);
+        self.state.store(
+            generation(state).wrapping_add(1 << FLAG_BITS),
+            Ordering::Relaxed,
+        );
     }
 }
 

@@ -88,7 +88,11 @@ const fn slot_width(level: usize) -> u64 {
 
 impl Levels {
     pub(crate) const fn new() -> Self {
-        Self { elapsed: 0, occupied: [0; LEVELS], heads: [[NIL; SLOTS]; LEVELS] }
+        Self {
+            elapsed: 0,
+            occupied: [0; LEVELS],
+            heads: [[NIL; SLOTS]; LEVELS],
+        }
     }
 
     /// The tick the wheel has been advanced to.
@@ -104,7 +108,10 @@ impl Levels {
 
     /// Links `index`, expiring at `when > elapsed`, into its slot.
     pub(crate) fn insert<S: StorageImpl>(&mut self, storage: &S, index: Index, when: u64) {
-        debug_assert!(when > self.elapsed, "inserting an entry that is already due");
+        debug_assert!(
+            when > self.elapsed,
+            "inserting an entry that is already due"
+        );
         let level = level_for(self.elapsed, when);
         let slot = slot_for(when, level);
         let head = self.heads[level][slot];
@@ -134,7 +141,10 @@ impl Levels {
         } else {
             let level = level_for(self.elapsed, when);
             let slot = slot_for(when, level);
-            debug_assert_eq!(self.heads[level][slot], index, "entry is not where its tick says");
+            debug_assert_eq!(
+                self.heads[level][slot], index,
+                "entry is not where its tick says"
+            );
             self.heads[level][slot] = next;
             if next == NIL {
                 self.occupied[level] &= !(1 << slot);
@@ -166,7 +176,11 @@ impl Levels {
             debug_assert_eq!(level, LEVELS - 1, "a lower level wrapped");
             deadline = deadline.saturating_add(span);
         }
-        Some(Expiration { level, slot, deadline })
+        Some(Expiration {
+            level,
+            slot,
+            deadline,
+        })
     }
 
     /// Empties a slot and returns its list, every entry already marked `UNLINKED`; walk it
@@ -202,7 +216,11 @@ mod tests {
         assert_eq!(level_for(64, 127), 0);
         assert_eq!(level_for(0, 4096), 2);
         assert_eq!(level_for(0, RANGE - 1), LEVELS - 1);
-        assert_eq!(level_for(0, RANGE), LEVELS - 1, "beyond range parks at the top");
+        assert_eq!(
+            level_for(0, RANGE),
+            LEVELS - 1,
+            "beyond range parks at the top"
+        );
         assert_eq!(level_for(0, u64::MAX - 1), LEVELS - 1);
     }
 

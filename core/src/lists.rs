@@ -26,7 +26,11 @@ const INDEX_MASK: usize = (1 << INDEX_BITS) - 1;
 
 #[inline]
 fn pack(index: Index, tag: usize) -> usize {
-    let index = if index == NIL { INDEX_MASK } else { index as usize };
+    let index = if index == NIL {
+        INDEX_MASK
+    } else {
+        index as usize
+    };
     debug_assert!(index <= INDEX_MASK);
     (tag << INDEX_BITS) | index
 }
@@ -34,7 +38,11 @@ fn pack(index: Index, tag: usize) -> usize {
 #[inline]
 fn unpack(word: usize) -> (Index, usize) {
     let index = word & INDEX_MASK;
-    let index = if index == INDEX_MASK { NIL } else { index as Index };
+    let index = if index == INDEX_MASK {
+        NIL
+    } else {
+        index as Index
+    };
     (index, word >> INDEX_BITS)
 }
 
@@ -137,19 +145,18 @@ impl Inbox {
 
     /// Pushes `index`; returns `true` when the inbox was empty before.
     ///
-    /// SeqCst, because the push takes part in a store-then-load handshake with the driver
-    /// (see `Wheel` "Waking the driver").
+    /// AcqRel: the push takes part in the handshake with the driver (see `Wheel`, "Waking
+    /// the driver"): if it comes after the driver's [`Inbox::check`] in the head's
+    /// modification order, it acquires the plan the driver published before that check.
     pub(crate) fn push<S: StorageImpl>(&self, storage: &S, link: LinkOf, index: Index) -> bool {
         let link = link(storage.entry(index));
         let mut head = self.head.load(Ordering::Relaxed);
         loop {
             link.store(head, Ordering::Relaxed);
-            match self.head.compare_exchange_weak(
-                head,
-                index,
-                Ordering::SeqCst,
-                Ordering::Relaxed,
-            ) {
+            match self
+                .head
+                .compare_exchange_weak(head, index, Ordering::AcqRel, Ordering::Relaxed)
+            {
                 Ok(_) => return head == NIL,
                 Err(actual) => head = actual,
             }
@@ -161,11 +168,14 @@ impl Inbox {
         if self.head.load(Ordering::Relaxed) == NIL {
             return NIL;
         }
-        self.head.swap(NIL, Ordering::SeqCst)
+        self.head.swap(NIL, Ordering::Acquire)
     }
 
-    /// Whether the inbox is empty, as part of the driver's side of the handshake.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.head.load(Ordering::SeqCst) == NIL
+    /// Whether the inbox is empty: the driver's side of the handshake. A read-modify-write
+    /// (that changes nothing), so that it is ordered with every push in the head's
+    /// modification order: either it sees a push, or the push sees what the driver
+    /// published before calling this (Release).
+    pub(crate) fn check(&self) -> bool {
+        self.head.fetch_or(0, Ordering::AcqRel) == NIL
     }
 }

@@ -104,7 +104,7 @@ mod growable {
     use alloc::vec::Vec;
     use core::ptr;
 
-    use super::{sealed, Storage, MAX_ENTRIES};
+    use super::{MAX_ENTRIES, Storage, sealed};
     use crate::entry::{Entry, Index};
     use crate::sync::{AtomicPtr, AtomicUsize, Ordering};
 
@@ -155,7 +155,10 @@ mod growable {
         fn entry(&self, index: Index) -> &Entry {
             let (segment, offset) = locate(index);
             let base = self.segments[segment].load(Ordering::Acquire);
-            assert!(!base.is_null(), "punctual: entry {index} of an unallocated segment");
+            assert!(
+                !base.is_null(),
+                "punctual: entry {index} of an unallocated segment"
+            );
             // SAFETY: a non-null segment pointer came from `Box::into_raw` of a slice of
             // `segment_len(segment)` initialised entries, published with Release and read
             // here with Acquire; `offset < segment_len(segment)` by `locate`; segments are
@@ -217,7 +220,9 @@ mod growable {
 
     impl core::fmt::Debug for Growable {
         fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-            f.debug_struct("Growable").field("usable", &self.usable.load(Ordering::Relaxed)).finish()
+            f.debug_struct("Growable")
+                .field("usable", &self.usable.load(Ordering::Relaxed))
+                .finish()
         }
     }
 

@@ -17,13 +17,13 @@
 //! [portable-atomic]: https://docs.rs/portable-atomic
 
 #[cfg(punctual_loom)]
-pub(crate) use loom::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicUsize};
+pub(crate) use loom::sync::atomic::{AtomicPtr, AtomicU32, AtomicUsize};
 
 #[cfg(all(not(punctual_loom), feature = "portable-atomic"))]
-pub(crate) use portable_atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicUsize};
+pub(crate) use portable_atomic::{AtomicPtr, AtomicU32, AtomicUsize};
 
 #[cfg(all(not(punctual_loom), not(feature = "portable-atomic")))]
-pub(crate) use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicUsize};
+pub(crate) use core::sync::atomic::{AtomicPtr, AtomicU32, AtomicUsize};
 
 pub(crate) use core::sync::atomic::Ordering;
 

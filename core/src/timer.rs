@@ -8,11 +8,11 @@
 use core::task::{Context, Poll, Waker};
 use core::time::Duration;
 
+use crate::Elapsed;
 use crate::clock::Clock;
 use crate::entry::Index;
 use crate::storage::Storage;
 use crate::wheel::Wheel;
-use crate::Elapsed;
 
 /// What limits a deadline: a duration from its first poll, or an instant on the wheel's
 /// clock (a reading of [`Clock::now`]).
@@ -63,7 +63,10 @@ pub enum Started {
     /// Armed on the wheel.
     Armed { armed: Armed, requested: Duration },
     /// The wheel is full: the deadline checks the clock on each poll until it passes.
-    Full { target: Duration, requested: Duration },
+    Full {
+        target: Duration,
+        requested: Duration,
+    },
     /// Beyond any tick the wheel can count: it never fires.
     Never,
 }
@@ -83,7 +86,9 @@ impl<C: Clock, S: Storage> RawWheel for Wheel<C, S> {
             }
             Limit::At(at) => (Some(at), at.saturating_sub(now)),
         };
-        let Some(target) = target else { return Started::Never };
+        let Some(target) = target else {
+            return Started::Never;
+        };
         if target <= now {
             return Started::Passed { requested };
         }
@@ -93,9 +98,14 @@ impl<C: Clock, S: Storage> RawWheel for Wheel<C, S> {
         }
         let start = self.now_tick();
         match self.arm(when, start, waker) {
-            Some((index, generation)) => {
-                Started::Armed { armed: Armed { index, generation, start }, requested }
-            }
+            Some((index, generation)) => Started::Armed {
+                armed: Armed {
+                    index,
+                    generation,
+                    start,
+                },
+                requested,
+            },
             None => Started::Full { target, requested },
         }
     }
@@ -126,9 +136,15 @@ impl<C: Clock, S: Storage> RawWheel for Wheel<C, S> {
 enum State {
     /// Not polled yet: no clock read, nothing armed.
     Idle(Limit),
-    Armed { armed: Armed, requested: Duration },
+    Armed {
+        armed: Armed,
+        requested: Duration,
+    },
     /// Degraded: the wheel was full when the deadline started.
-    Full { target: Duration, requested: Duration },
+    Full {
+        target: Duration,
+        requested: Duration,
+    },
     /// Never fires.
     Never,
     /// Fired or released.
@@ -144,7 +160,11 @@ pub(crate) struct Timer<'w> {
 
 impl<'w> Timer<'w> {
     pub(crate) const fn new(wheel: &'w dyn RawWheel, limit: Limit) -> Self {
-        Self { wheel, state: State::Idle(limit), name: None }
+        Self {
+            wheel,
+            state: State::Idle(limit),
+            name: None,
+        }
     }
 
     pub(crate) fn set_name(&mut self, name: &'static str) {
@@ -203,7 +223,9 @@ impl<'w> Timer<'w> {
 
     /// Degraded mode: check the clock, try to arm again, else ask to be polled again.
     fn poll_full(&mut self, cx: &mut Context<'_>) -> Poll<Elapsed> {
-        let State::Full { target, requested } = self.state else { unreachable!() };
+        let State::Full { target, requested } = self.state else {
+            unreachable!()
+        };
         match self.wheel.start(Limit::At(target), cx.waker()) {
             Started::Passed { .. } => self.fired(requested),
             Started::Armed { armed, .. } => {
@@ -248,6 +270,9 @@ impl Drop for Timer<'_> {
 
 impl core::fmt::Debug for Timer<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Timer").field("state", &self.state).field("name", &self.name).finish()
+        f.debug_struct("Timer")
+            .field("state", &self.state)
+            .field("name", &self.name)
+            .finish()
     }
 }

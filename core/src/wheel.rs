@@ -5,10 +5,11 @@
 //!
 //! * Any thread may arm, poll or release an entry, at any time, without a lock: each is a
 //!   bounded number of atomic operations on the entry, the free list and one inbox.
-//! * Exactly one thread at a time holds the *driver role* (`driving`), and only it touches
+//! * Exactly one thread at a time holds the *driver role* (`role`), and only it touches
 //!   the [`Levels`]. A thread that finds the role taken does not wait: it leaves a request
-//!   (`advance_requested`) that the holder honours, with a fresh clock reading, before it
-//!   lets go.
+//!   (the `REQUESTED` bit) that the holder honours, with a fresh clock reading, before it
+//!   lets go. Taking, requesting and letting go are read-modify-writes of the one `role`
+//!   word, so a request is never missed: the holder's release fails if a request came in.
 //! * New entries reach the driver through the arm inbox, released ones through the cancel
 //!   inbox. A turn takes the cancel inbox first, then the arm inbox, so that every entry it
 //!   is asked to reclaim has already come out of the arm inbox.
@@ -19,10 +20,13 @@
 //! # Waking the driver
 //!
 //! The driver publishes the tick it plans to turn at next (`next_wake`), then checks both
-//! inboxes once more. An arming thread pushes its entry, then reads `next_wake`, and wakes
-//! the driver if its deadline is earlier. Both sides use SeqCst, so at least one of them
-//! sees the other: either the driver finds the new entry, or the arming thread sees the
-//! plan it must correct. Arms later than the plan wake no one.
+//! inboxes once more with a read-modify-write of their heads (Release). An arming thread
+//! pushes its entry with a read-modify-write of the same head (Acquire), then reads
+//! `next_wake`, and wakes the driver if its deadline is earlier. Read-modify-writes of one
+//! location are totally ordered, so one of them comes first: either the driver's check
+//! finds the new entry, or the push synchronises with the check and the arming thread sees
+//! the plan it must correct. Arms later than the plan wake no one. (No SeqCst fence is
+//! needed, which also keeps the handshake within what loom models exactly.)
 //!
 //! `next_wake` holds the low 32 bits of the tick (so that 32-bit targets stay lock-free).
 //! The driver never plans more than [`MAX_SLEEP`] ticks ahead, and readers rebuild the full
@@ -43,15 +47,20 @@ use core::time::Duration;
 
 use crate::atomic_waker::AtomicWaker;
 use crate::clock::Clock;
-use crate::entry::{self, Entry, Index, CANCELLED, FIRED, HANDLE, NIL, UNLINKED, WHEEL};
+use crate::entry::{self, CANCELLED, Entry, FIRED, HANDLE, Index, NIL, UNLINKED, WHEEL};
 use crate::levels::Levels;
 use crate::lists::{FreeList, Inbox};
 use crate::storage::{Fixed, Storage};
-use crate::sync::{AtomicBool, AtomicU32, AtomicUsize, Ordering, UnsafeCell};
+use crate::sync::{AtomicU32, AtomicUsize, Ordering, UnsafeCell};
 
 /// The driver never plans a turn further than this many ticks ahead (see "Waking the
 /// driver").
 pub(crate) const MAX_SLEEP: u64 = 1 << 30;
+
+/// `role`: a thread holds the driver role.
+const DRIVING: u32 = 0b01;
+/// `role`: a thread asked for a turn while the role was held.
+const REQUESTED: u32 = 0b10;
 
 /// A hierarchical timer wheel: deadlines are armed on it, and a driver turns it.
 ///
@@ -84,10 +93,9 @@ pub struct Wheel<C, S> {
     free: FreeList,
     arm_inbox: Inbox,
     cancel_inbox: Inbox,
-    /// The driver role: held by the thread that owns `levels`.
-    driving: AtomicBool,
-    /// Set by a thread that wanted to advance while the role was held.
-    advance_requested: AtomicBool,
+    /// The driver role: `DRIVING` while a thread owns `levels`, `REQUESTED` when another
+    /// thread wanted to advance meanwhile.
+    role: AtomicU32,
     /// Low 32 bits of the tick of the driver's next planned turn.
     next_wake: AtomicU32,
     /// Woken when an arm or a cancel needs a turn sooner than planned.
@@ -107,15 +115,18 @@ pub type FixedWheel<C, const N: usize> = Wheel<C, Fixed<N>>;
 #[cfg(feature = "alloc")]
 pub type GrowableWheel<C> = Wheel<C, crate::Growable>;
 
-// SAFETY: `driver` is only accessed by the thread holding the driver role (`driving`,
-// acquired with Acquire and released with SeqCst), which serialises every access; all other
+// SAFETY: `driver` is only accessed by the thread holding the driver role (`role`,
+// acquired with Acquire and released with Release), which serialises every access; all other
 // shared fields are atomics or `Sync` (`C: Sync` by `Clock`, `S: Sync` by `Storage`).
 unsafe impl<C: Clock, S: Storage> Sync for Wheel<C, S> {}
 
 const fn tick_nanos(tick: Duration) -> u64 {
     let nanos = tick.as_nanos();
     assert!(nanos > 0, "punctual: a wheel's tick must be at least 1 ns");
-    assert!(nanos <= u64::MAX as u128, "punctual: a wheel's tick must be below 584 years");
+    assert!(
+        nanos <= u64::MAX as u128,
+        "punctual: a wheel's tick must be below 584 years"
+    );
     nanos as u64
 }
 
@@ -156,8 +167,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 free: FreeList::new(),
                 arm_inbox: Inbox::new(),
                 cancel_inbox: Inbox::new(),
-                driving: AtomicBool::new(false),
-                advance_requested: AtomicBool::new(false),
+                role: AtomicU32::new(0),
                 next_wake: AtomicU32::new(MAX_SLEEP as u32),
                 driver_waker: AtomicWaker::new(),
                 driver: UnsafeCell::new(DriverState { levels: Levels::new() }),
@@ -244,7 +254,9 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// The first tick at or after `reading`; `u64::MAX` means "never".
     pub(crate) fn ceil_ticks(&self, reading: Duration) -> u64 {
         let nanos = reading.as_nanos();
-        nanos.div_ceil(self.tick_nanos as u128).min(u64::MAX as u128) as u64
+        nanos
+            .div_ceil(self.tick_nanos as u128)
+            .min(u64::MAX as u128) as u64
     }
 
     fn ticks_to_reading(&self, tick: u64) -> Duration {
@@ -258,7 +270,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
 
     /// The full tick of the driver's plan, rebuilt from its low 32 bits near `reference`.
     fn planned_turn(&self, reference: u64) -> u64 {
-        let low = self.next_wake.load(Ordering::SeqCst);
+        let low = self.next_wake.load(Ordering::Relaxed);
         let delta = low.wrapping_sub(reference as u32) as i32 as i64;
         reference.saturating_add_signed(delta)
     }
@@ -275,7 +287,9 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         unsafe { entry.set_when(when) };
         entry.waker.register(waker);
         let generation = entry::generation(entry.state.load(Ordering::Relaxed));
-        entry.state.store(entry::armed(generation), Ordering::Relaxed);
+        entry
+            .state
+            .store(entry::armed(generation), Ordering::Relaxed);
         self.arm_inbox.push(&self.storage, |e| &e.link, index);
         if when < self.planned_turn(start) {
             self.wake_driver();
@@ -287,7 +301,11 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     pub(crate) fn poll_entry(&self, index: Index, generation: u32, waker: &Waker) -> bool {
         let entry = self.storage.entry(index);
         let state = entry.state.load(Ordering::Acquire);
-        debug_assert_eq!(entry::generation(state), generation, "stale deadline handle");
+        debug_assert_eq!(
+            entry::generation(state),
+            generation,
+            "stale deadline handle"
+        );
         if state & FIRED != 0 {
             return true;
         }
@@ -312,7 +330,9 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             Ordering::Acquire,
         ) {
             Ok(_) => {
-                let was_empty = self.cancel_inbox.push(&self.storage, |e| &e.cancel_link, index);
+                let was_empty = self
+                    .cancel_inbox
+                    .push(&self.storage, |e| &e.cancel_link, index);
                 // `start` stands in for "now" (no clock read on this path): the plan is
                 // compared against it, which can only err towards an extra wake, unless
                 // the deadline was armed more than 2^31 ticks ago; then the entry waits
@@ -353,33 +373,42 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// Advances to `now` ticks if the driver role is free, else leaves a request for its
     /// holder. Returns the planned next turn.
     fn advance_ticks(&self, mut now: u64) -> u64 {
+        let mut role = self.role.load(Ordering::Relaxed);
         loop {
-            if self
-                .driving
-                .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
-                .is_err()
+            let (next, success) = if role & DRIVING == 0 {
+                (DRIVING, Ordering::Acquire)
+            } else {
+                // Release: the holder, acquiring the request, also sees our clock reading.
+                (role | REQUESTED, Ordering::Release)
+            };
+            match self
+                .role
+                .compare_exchange_weak(role, next, success, Ordering::Relaxed)
             {
-                self.advance_requested.store(true, Ordering::SeqCst);
-                if self.driving.load(Ordering::SeqCst) {
-                    // The holder will see the request before it lets go.
-                    return self.planned_turn(now);
+                Ok(_) if next == DRIVING => break,
+                Ok(_) => return self.planned_turn(now), // the holder will turn for us
+                Err(actual) => role = actual,
+            }
+        }
+        loop {
+            // SAFETY: this thread holds the driver role (the compare-and-swap above, or the
+            // failed release below), the only licence to touch `driver`; the reference
+            // does not outlive this statement.
+            let planned = self
+                .driver
+                .with_mut(|state| unsafe { self.turn_locked(&mut *state, now) });
+            match self
+                .role
+                .compare_exchange(DRIVING, 0, Ordering::Release, Ordering::Relaxed)
+            {
+                Ok(_) => return planned,
+                Err(_) => {
+                    // A request came in: keep the role, take the request, and turn again
+                    // with a reading no older than the requester's.
+                    self.role.fetch_and(!REQUESTED, Ordering::Acquire);
+                    now = now.max(self.now_tick());
                 }
-                continue;
             }
-            if self.advance_requested.swap(false, Ordering::SeqCst) {
-                // A request from a thread that read the clock before us, possibly later
-                // than our reading: honour it with a fresh one.
-                now = now.max(self.now_tick());
-            }
-            // SAFETY: this thread holds the driver role (the compare-and-swap above), the
-            // only licence to touch `driver`; the role is released below, after the last
-            // use of the reference.
-            let planned = self.driver.with_mut(|state| unsafe { self.turn_locked(&mut *state, now) });
-            self.driving.store(false, Ordering::SeqCst);
-            if !self.advance_requested.load(Ordering::SeqCst) {
-                return planned;
-            }
-            now = now.max(self.now_tick());
         }
     }
 
@@ -396,8 +425,9 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             if let Some(expiration) = state.levels.next_expiration() {
                 planned = planned.min(expiration.deadline);
             }
-            self.next_wake.store(planned as u32, Ordering::SeqCst);
-            if self.arm_inbox.is_empty() && self.cancel_inbox.is_empty() {
+            self.next_wake.store(planned as u32, Ordering::Relaxed);
+            // The driver's side of the handshake (see "Waking the driver").
+            if self.arm_inbox.check() & self.cancel_inbox.check() {
                 return planned;
             }
         }
@@ -435,7 +465,11 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             let when = unsafe { entry.when() };
             state.levels.remove(&self.storage, index, when);
             let before = entry.state.fetch_and(!WHEEL, Ordering::AcqRel);
-            debug_assert_eq!(before & (HANDLE | CANCELLED), CANCELLED, "reclaiming a live entry");
+            debug_assert_eq!(
+                before & (HANDLE | CANCELLED),
+                CANCELLED,
+                "reclaiming a live entry"
+            );
             self.free_entry(index);
             index = next;
         }

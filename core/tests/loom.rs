@@ -1,0 +1,328 @@
+//! loom models of every lock-free hand-off in the wheel.
+//!
+//! Run with `RUSTFLAGS="--cfg punctual_loom" cargo test -p punctual-core --test loom --release`
+//! (the script `ci/loom.sh` does). Under `cfg(punctual_loom)` the crate's atomics and cells
+//! are loom's (see `core/src/sync.rs`), so loom explores every interleaving of them up to
+//! the preemption bound.
+//!
+//! Each model checks a "no lost wakeup" property: whatever the interleaving, a deadline
+//! that is due either has its task woken, or the driver was woken to turn again, and one
+//! more turn then fires it; entries are never lost or freed twice.
+#![cfg(punctual_loom)]
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc as StdArc;
+use std::task::{Context, Poll, Wake, Waker};
+use std::time::Duration;
+
+use loom::sync::Arc;
+use loom::sync::atomic::{AtomicUsize, Ordering};
+use loom::thread;
+use punctual_core::{Fixed, ManualClock, Wheel};
+
+type TestWheel = Wheel<ManualClock, Fixed<4>>;
+
+const TICK: Duration = Duration::from_millis(1);
+
+fn wheel() -> Arc<TestWheel> {
+    Arc::new(Wheel::fixed(ManualClock::new(), TICK))
+}
+
+/// A waker that counts its wakes, with a loom atomic so loom sees the hand-off.
+struct Count(AtomicUsize);
+
+impl Wake for Count {
+    fn wake(self: StdArc<Self>) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+fn counter() -> (StdArc<Count>, Waker) {
+    let count = StdArc::new(Count(AtomicUsize::new(0)));
+    let waker = Waker::from(count.clone());
+    (count, waker)
+}
+
+/// Lends the wheel to spawned threads as `'static`, so a deadline can move between them.
+///
+/// loom has no scoped threads; every model below joins all its threads before the last
+/// `Arc` is dropped, which is what makes this sound.
+fn lend<W>(wheel: &Arc<W>) -> &'static W {
+    // SAFETY: the models join every thread that uses the reference before dropping the
+    // `Arc` that keeps the wheel alive.
+    unsafe { &*Arc::as_ptr(wheel) }
+}
+
+fn woken(count: &Count) -> usize {
+    count.0.load(Ordering::SeqCst)
+}
+
+fn poll<F: Future + Unpin>(f: &mut F, waker: &Waker) -> Poll<F::Output> {
+    Pin::new(f).poll(&mut Context::from_waker(waker))
+}
+
+/// Runs `f` under loom with at most `preemptions` forced switches per execution (unless
+/// `LOOM_MAX_PREEMPTIONS` says otherwise), which keeps the whole file to about a minute.
+fn model_bounded(preemptions: usize, f: impl Fn() + Sync + Send + 'static) {
+    let mut builder = loom::model::Builder::new();
+    if builder.preemption_bound.is_none() {
+        builder.preemption_bound = Some(preemptions);
+    }
+    builder.check(f);
+}
+
+fn model(f: impl Fn() + Sync + Send + 'static) {
+    model_bounded(3, f);
+}
+
+/// Arming on one thread while the driver turns on another: either the turn takes the new
+/// entry and fires it, or the arming thread sees the driver's plan and wakes the driver.
+#[test]
+fn arm_vs_fire() {
+    model(|| {
+        let wheel = wheel();
+        let (task, task_waker) = counter();
+        let (driver, driver_waker) = counter();
+        wheel.register_driver(&driver_waker);
+        wheel.turn(); // publishes the driver's plan (far away: nothing armed)
+
+        let armer = {
+            let wheel = wheel.clone();
+            thread::spawn(move || {
+                let mut sleep = wheel.sleep_until(TICK);
+                let ready = poll(&mut sleep, &task_waker).is_ready();
+                std::mem::forget(sleep); // keep the entry armed for the checks below
+                ready
+            })
+        };
+        wheel.clock().set(TICK);
+        wheel.turn();
+        let first_ready = armer.join().unwrap();
+        if !first_ready {
+            assert!(
+                woken(&task) == 1 || woken(&driver) >= 1,
+                "lost wakeup: neither the task nor the driver was woken"
+            );
+            wheel.turn(); // what the woken driver does
+            assert_eq!(woken(&task), 1, "due deadline not fired");
+        }
+    });
+}
+
+/// After any interleaving of arm and turn, one more turn fires the deadline and wakes it.
+#[test]
+fn arm_then_any_turn_fires() {
+    model(|| {
+        let wheel = wheel();
+        let (task, task_waker) = counter();
+        let (_driver, driver_waker) = counter();
+        wheel.register_driver(&driver_waker);
+        wheel.turn();
+        let armer = {
+            let wheel = wheel.clone();
+            thread::spawn(move || {
+                let mut sleep = wheel.sleep_until(TICK);
+                let first = poll(&mut sleep, &task_waker);
+                assert!(first.is_pending(), "clock is at zero when arming here");
+                // Keep the entry alive until the main thread is done turning.
+                std::mem::forget(sleep);
+            })
+        };
+        let turner = {
+            let wheel = wheel.clone();
+            thread::spawn(move || {
+                wheel.turn();
+            })
+        };
+        armer.join().unwrap();
+        turner.join().unwrap();
+        assert_eq!(woken(&task), 0, "fired before its time");
+        wheel.clock().set(TICK);
+        wheel.turn();
+        assert_eq!(
+            woken(&task),
+            1,
+            "due deadline not fired by a turn after arming"
+        );
+    });
+}
+
+/// Cancelling on one thread while the driver fires on another: the outcome is decided
+/// once, and the entry is freed exactly once, by whichever side lets go last.
+#[test]
+fn cancel_vs_fire() {
+    model(|| {
+        let wheel = wheel();
+        let (_task, task_waker) = counter();
+        let mut sleep = lend(&wheel).sleep_until(TICK);
+        assert!(poll(&mut sleep, &task_waker).is_pending());
+        wheel.turn(); // link it into its slot
+        wheel.clock().set(TICK);
+
+        let canceller = thread::spawn(move || drop(sleep));
+        let driver = {
+            let wheel = wheel.clone();
+            thread::spawn(move || {
+                wheel.turn();
+            })
+        };
+        canceller.join().unwrap();
+        driver.join().unwrap();
+        wheel.turn(); // reclaim, if the cancel won
+        assert_eq!(wheel.occupied(), 0, "entry leaked or double-counted");
+        // The free list is intact: all four entries can be armed again.
+        let sleeps: Vec<_> = (0..4)
+            .map(|_| {
+                let mut s = wheel.sleep(TICK * 5);
+                assert!(poll(&mut s, &task_waker).is_pending());
+                s
+            })
+            .collect();
+        assert_eq!(wheel.occupied(), 4);
+        drop(sleeps);
+    });
+}
+
+/// Cancelling while the driver reclaims earlier cancels and another thread arms: entries
+/// move between the free list, the inboxes and the levels without being lost or shared.
+#[test]
+fn cancel_vs_reclamation() {
+    model(|| {
+        let wheel = wheel();
+        let (task, task_waker) = counter();
+        let mut a = lend(&wheel).sleep(Duration::from_secs(30));
+        let mut b = lend(&wheel).sleep(Duration::from_secs(30));
+        assert!(poll(&mut a, &task_waker).is_pending());
+        assert!(poll(&mut b, &task_waker).is_pending());
+        wheel.turn();
+        drop(a); // on the cancel inbox
+
+        let other = {
+            let wheel = wheel.clone();
+            let task_waker = task_waker.clone();
+            thread::spawn(move || {
+                drop(b);
+                let mut c = wheel.sleep_until(TICK * 2);
+                assert!(poll(&mut c, &task_waker).is_pending());
+                std::mem::forget(c);
+            })
+        };
+        let driver = {
+            let wheel = wheel.clone();
+            thread::spawn(move || {
+                wheel.turn();
+            })
+        };
+        other.join().unwrap();
+        driver.join().unwrap();
+        wheel.turn();
+        assert_eq!(wheel.occupied(), 1, "only `c` is live");
+        wheel.clock().set(TICK * 2);
+        wheel.turn();
+        assert_eq!(woken(&task), 1, "`c` fired once, the cancelled ones never");
+    });
+}
+
+/// Re-registering a waker while the driver fires: the latest waker is woken, or the poll
+/// that registered it sees the fire itself.
+#[test]
+fn waker_update_vs_fire() {
+    model(|| {
+        let wheel = wheel();
+        let (_old, old_waker) = counter();
+        let (new, new_waker) = counter();
+        let mut sleep = lend(&wheel).sleep_until(TICK);
+        assert!(poll(&mut sleep, &old_waker).is_pending());
+        wheel.turn();
+        wheel.clock().set(TICK);
+
+        // The sleep comes back from the thread: dropping it would cancel it.
+        let poller = thread::spawn(move || {
+            let ready = poll(&mut sleep, &new_waker).is_ready();
+            (ready, sleep)
+        });
+        let driver = {
+            let wheel = wheel.clone();
+            thread::spawn(move || {
+                wheel.turn();
+            })
+        };
+        let (ready, sleep) = poller.join().unwrap();
+        driver.join().unwrap();
+        assert!(
+            ready || woken(&new) == 1,
+            "the new waker was not woken and the poll missed the fire"
+        );
+        // The old waker may be woken too: the fire can take it just before the new one is
+        // stored, and the register then wakes the new one itself. Spurious, never lost.
+        assert!(woken(&new) <= 1, "new waker woken twice");
+        drop(sleep);
+    });
+}
+
+/// Two threads turning at once: one holds the driver role, the other leaves a request
+/// that the holder honours with a fresh clock reading; the deadline fires exactly once.
+#[test]
+fn two_drivers_race() {
+    model(|| {
+        let wheel = wheel();
+        let (task, task_waker) = counter();
+        let mut sleep = wheel.sleep_until(TICK * 2);
+        assert!(poll(&mut sleep, &task_waker).is_pending());
+        wheel.turn();
+
+        let first = {
+            let wheel = wheel.clone();
+            thread::spawn(move || {
+                wheel.turn(); // sees the clock at 0, 1 or 2 ticks
+            })
+        };
+        let second = {
+            let wheel = wheel.clone();
+            thread::spawn(move || {
+                wheel.clock().set(TICK * 2);
+                wheel.turn(); // must end with the deadline fired, by itself or the holder
+            })
+        };
+        first.join().unwrap();
+        second.join().unwrap();
+        assert_eq!(
+            woken(&task),
+            1,
+            "a turn that read 2 ticks returned without firing"
+        );
+        assert!(poll(&mut sleep, &task_waker).is_ready());
+    });
+}
+
+/// Two threads arming, cancelling, reclaiming and arming again on a two-entry wheel: the
+/// free list's ABA tag keeps every entry owned by at most one deadline. A second arm may
+/// find the wheel full (the other thread's cancel not reclaimed yet) and run degraded,
+/// which the wheel counts; every deadline is either on its own entry or counted.
+#[test]
+fn free_list_aba() {
+    model_bounded(2, || {
+        let wheel: Arc<Wheel<ManualClock, Fixed<2>>> =
+            Arc::new(Wheel::fixed(ManualClock::new(), TICK));
+        let threads: Vec<_> = (0..2)
+            .map(|_| {
+                let wheel = wheel.clone();
+                thread::spawn(move || {
+                    let waker = Waker::noop();
+                    let mut s = wheel.sleep(TICK * 10);
+                    assert!(poll(&mut s, waker).is_pending());
+                    drop(s);
+                    wheel.turn(); // reclaim (or ask the current driver to)
+                    let mut s = wheel.sleep(TICK * 10);
+                    assert!(poll(&mut s, waker).is_pending());
+                    std::mem::forget(s);
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        assert_eq!(wheel.occupied() + wheel.degraded_polls(), 2);
+    });
+}

@@ -1,0 +1,1124 @@
+//! Deterministic tests, on a manual clock, of every rule of the contract's section 1
+//! (`DESIGN.md`): cancel on fire, never early, at most two ticks late, when the clock starts,
+//! decided once, bad input, the error, plus waker replacement, clock resolution, long
+//! uptimes and auto traits.
+
+use core::future::{Future, pending, ready};
+use core::pin::{Pin, pin};
+use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::SeqCst};
+use core::task::{Context, Poll, Waker};
+use core::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::task::Wake;
+
+use punctual_core::{
+    Clock, Deadline, Elapsed, Fixed, Growable, ManualClock, Sleep, Storage, Wheel,
+};
+
+const TICK: Duration = Duration::from_millis(1);
+
+fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+fn ns(n: u64) -> Duration {
+    Duration::from_nanos(n)
+}
+
+fn fixed<const N: usize>() -> Wheel<ManualClock, Fixed<N>> {
+    Wheel::fixed(ManualClock::new(), TICK)
+}
+
+fn growable() -> Wheel<ManualClock, Growable> {
+    Wheel::growable(ManualClock::new(), TICK)
+}
+
+// ---- helpers --------------------------------------------------------------------------
+
+/// A waker that counts its wakes.
+#[derive(Default)]
+struct Counter(AtomicUsize);
+
+impl Wake for Counter {
+    fn wake(self: Arc<Self>) {
+        self.0.fetch_add(1, SeqCst);
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.0.fetch_add(1, SeqCst);
+    }
+}
+
+struct CountingWaker {
+    counter: Arc<Counter>,
+    waker: Waker,
+}
+
+impl CountingWaker {
+    fn new() -> Self {
+        let counter = Arc::new(Counter::default());
+        let waker = Waker::from(counter.clone());
+        Self { counter, waker }
+    }
+
+    fn wakes(&self) -> usize {
+        self.counter.0.load(SeqCst)
+    }
+
+    fn poll<F: Future>(&self, future: Pin<&mut F>) -> Poll<F::Output> {
+        future.poll(&mut Context::from_waker(&self.waker))
+    }
+}
+
+/// An inner future that records its polls and its drop, and becomes ready on request.
+#[derive(Clone, Default)]
+struct ProbeState {
+    polls: Arc<AtomicUsize>,
+    dropped: Arc<AtomicBool>,
+    ready: Arc<AtomicBool>,
+    log: Arc<Mutex<Vec<&'static str>>>,
+}
+
+impl ProbeState {
+    fn probe(&self) -> Probe {
+        Probe(self.clone())
+    }
+
+    fn polls(&self) -> usize {
+        self.polls.load(SeqCst)
+    }
+
+    fn dropped(&self) -> bool {
+        self.dropped.load(SeqCst)
+    }
+
+    fn log(&self, event: &'static str) {
+        self.log.lock().unwrap().push(event);
+    }
+
+    fn events(&self) -> Vec<&'static str> {
+        self.log.lock().unwrap().clone()
+    }
+}
+
+struct Probe(ProbeState);
+
+impl Future for Probe {
+    type Output = u32;
+
+    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<u32> {
+        assert!(!self.0.dropped(), "polled after drop");
+        self.0.polls.fetch_add(1, SeqCst);
+        self.0.log("poll");
+        if self.0.ready.load(SeqCst) {
+            Poll::Ready(7)
+        } else {
+            Poll::Pending
+        }
+    }
+}
+
+impl Drop for Probe {
+    fn drop(&mut self) {
+        self.0.dropped.store(true, SeqCst);
+        self.0.log("drop");
+    }
+}
+
+fn is_elapsed<T: core::fmt::Debug>(poll: Poll<Result<T, Elapsed>>) -> Elapsed {
+    match poll {
+        Poll::Ready(Err(elapsed)) => elapsed,
+        other => panic!("expected Ready(Err(Elapsed)), got {other:?}"),
+    }
+}
+
+// ---- rule 1: cancel, don't abandon ----------------------------------------------------
+
+#[test]
+fn fire_drops_the_inner_future_before_returning_elapsed_and_never_polls_it_again() {
+    let wheel = fixed::<4>();
+    let probe = ProbeState::default();
+    let w = CountingWaker::new();
+    let mut d = pin!(wheel.deadline(probe.probe(), ms(10)));
+    assert!(w.poll(d.as_mut()).is_pending());
+    assert_eq!(probe.polls(), 1);
+
+    wheel.advance(ms(10));
+    assert_eq!(
+        w.wakes(),
+        1,
+        "the advancing thread fired the deadline and woke the task"
+    );
+    assert!(
+        !probe.dropped(),
+        "the inner future lives until the deadline is polled"
+    );
+
+    let result = w.poll(d.as_mut());
+    probe.log("err returned");
+    let elapsed = is_elapsed(result);
+    assert_eq!(elapsed.duration(), ms(10));
+    assert_eq!(probe.events(), ["poll", "drop", "err returned"]);
+    assert_eq!(
+        probe.polls(),
+        1,
+        "the inner future is not polled after the fire"
+    );
+    assert_eq!(wheel.occupied(), 0);
+}
+
+#[test]
+fn fire_observed_in_the_same_poll_drops_the_inner_future_after_one_poll() {
+    // Duration::ZERO: the inner future is polled (pending), then the deadline fires in
+    // the same poll; the inner future is dropped before `Err` is returned.
+    let wheel = fixed::<4>();
+    let probe = ProbeState::default();
+    let w = CountingWaker::new();
+    let mut d = pin!(wheel.deadline(probe.probe(), Duration::ZERO));
+    let result = w.poll(d.as_mut());
+    probe.log("err returned");
+    is_elapsed(result);
+    assert_eq!(probe.events(), ["poll", "drop", "err returned"]);
+}
+
+#[test]
+fn dropping_the_deadline_drops_the_inner_future_and_releases_the_entry_silently() {
+    fn check<S: Storage>(wheel: &Wheel<ManualClock, S>) {
+        let probe = ProbeState::default();
+        let w = CountingWaker::new();
+        let mut d = Box::pin(wheel.deadline(probe.probe(), ms(10)));
+        assert!(w.poll(d.as_mut()).is_pending());
+        assert_eq!(wheel.occupied(), 1);
+        wheel.advance(ms(3));
+        drop(d);
+        assert!(probe.dropped());
+        wheel.advance(Duration::ZERO);
+        assert_eq!(wheel.occupied(), 0);
+        wheel.advance(ms(100));
+        assert_eq!(w.wakes(), 0, "a dropped deadline causes no event");
+        assert_eq!(wheel.occupied(), 0);
+        assert_eq!(probe.polls(), 1);
+    }
+    check(&fixed::<1>());
+    check(&growable());
+}
+
+#[test]
+fn dropping_a_fired_but_unobserved_deadline_frees_its_entry() {
+    let wheel = fixed::<1>();
+    let probe = ProbeState::default();
+    let w = CountingWaker::new();
+    let mut d = Box::pin(wheel.deadline(probe.probe(), ms(5)));
+    assert!(w.poll(d.as_mut()).is_pending());
+    wheel.advance(ms(5));
+    assert_eq!(w.wakes(), 1);
+    drop(d);
+    assert!(probe.dropped());
+    assert_eq!(
+        wheel.occupied(),
+        0,
+        "the last owner frees the entry at once"
+    );
+    // The one entry is reusable: the next deadline arms, not degraded.
+    let mut s = pin!(wheel.sleep(ms(1)));
+    assert!(w.poll(s.as_mut()).is_pending());
+    assert_eq!(wheel.degraded_polls(), 0);
+    assert_eq!(wheel.occupied(), 1);
+}
+
+// ---- rule 2: never early --------------------------------------------------------------
+
+#[test]
+fn never_early_pending_at_requested_minus_1ns_ready_at_requested() {
+    for duration in [
+        ms(1),
+        ms(10),
+        ms(63),
+        ms(64),
+        ms(65),
+        ms(4095),
+        ms(4096),
+        ms(300_000),
+    ] {
+        let wheel = growable();
+        let w = CountingWaker::new();
+        let ws = CountingWaker::new();
+        let mut d = pin!(wheel.deadline(pending::<()>(), duration));
+        let mut s = pin!(wheel.sleep(duration));
+        assert!(w.poll(d.as_mut()).is_pending());
+        assert!(ws.poll(s.as_mut()).is_pending());
+        wheel.advance(duration - ns(1));
+        assert_eq!((w.wakes(), ws.wakes()), (0, 0), "{duration:?}: woken early");
+        assert!(
+            w.poll(d.as_mut()).is_pending(),
+            "{duration:?}: deadline early"
+        );
+        assert!(
+            ws.poll(s.as_mut()).is_pending(),
+            "{duration:?}: sleep early"
+        );
+        wheel.advance(ns(1));
+        assert_eq!(
+            (w.wakes(), ws.wakes()),
+            (1, 1),
+            "{duration:?}: not woken on time"
+        );
+        assert_eq!(is_elapsed(w.poll(d.as_mut())).duration(), duration);
+        assert!(ws.poll(s.as_mut()).is_ready());
+        assert_eq!(wheel.occupied(), 0);
+    }
+}
+
+#[test]
+fn never_early_with_sub_tick_start_and_duration() {
+    // Started 0.3 ms into a tick, for 1.5 ms: requested time 1.8 ms.
+    let wheel = fixed::<4>();
+    wheel.advance(Duration::from_micros(300));
+    let w = CountingWaker::new();
+    let mut d = pin!(wheel.deadline(pending::<()>(), Duration::from_micros(1500)));
+    assert!(w.poll(d.as_mut()).is_pending());
+    wheel.advance(Duration::from_micros(1500) - ns(1));
+    assert_eq!(w.wakes(), 0);
+    assert!(w.poll(d.as_mut()).is_pending());
+    // Step by 1 µs up to 2 ticks past the requested time: fires somewhere in there.
+    let requested = Duration::from_micros(1800);
+    let mut fired_at = None;
+    while wheel.clock().now() < requested + 2 * TICK {
+        let now = wheel.advance(Duration::from_micros(1));
+        if w.wakes() > 0 {
+            fired_at = Some(now);
+            break;
+        }
+    }
+    let fired_at = fired_at.expect("not fired within two ticks");
+    assert!(fired_at >= requested, "fired early at {fired_at:?}");
+    is_elapsed(w.poll(d.as_mut()));
+}
+
+// ---- rule 3: at most two ticks late ---------------------------------------------------
+
+#[test]
+fn at_most_two_ticks_late_across_levels_and_start_offsets() {
+    let starts = [
+        ns(0),
+        ns(1),
+        Duration::from_micros(500),
+        TICK - ns(1),
+        ms(63),
+        ms(4095),
+    ];
+    let durations = [
+        ns(1),
+        TICK - ns(1),
+        TICK,
+        TICK + ns(1),
+        ms(63),
+        ms(64),
+        ms(64) + ns(1),
+        ms(4095),
+        ms(4096),
+        ms(4097),
+        ms(262_144) + Duration::from_micros(1),
+        ms(1 << 24) + ns(3),
+        ms(1 << 30) - ns(3),
+    ];
+    for start in starts {
+        for duration in durations {
+            // Once jumping straight to the bound, once in tick-sized steps after the
+            // requested time; both must fire by requested + 2 ticks.
+            for stepped in [false, true] {
+                let wheel: Wheel<ManualClock, Fixed<2>> =
+                    Wheel::fixed(ManualClock::starting_at(start), TICK);
+                let w = CountingWaker::new();
+                let mut s = pin!(wheel.sleep(duration));
+                assert!(w.poll(s.as_mut()).is_pending());
+                let requested = start + duration;
+                let bound = requested + 2 * TICK;
+                wheel.advance_to_manual(requested - ns(1));
+                let case = format!("start {start:?} duration {duration:?} stepped {stepped}");
+                assert_eq!(w.wakes(), 0, "{case}: early");
+                assert!(w.poll(s.as_mut()).is_pending(), "{case}: early");
+                if stepped {
+                    while wheel.clock().now() < bound && w.wakes() == 0 {
+                        let next = (wheel.clock().now() + TICK).min(bound);
+                        wheel.advance_to_manual(next);
+                    }
+                } else {
+                    wheel.advance_to_manual(bound);
+                }
+                assert_eq!(w.wakes(), 1, "{case}: not fired by requested + 2 ticks");
+                assert!(w.poll(s.as_mut()).is_ready(), "{case}");
+                assert_eq!(wheel.occupied(), 0, "{case}");
+            }
+        }
+    }
+}
+
+trait AdvanceToManual {
+    /// Moves the manual clock to `to` and turns the wheel.
+    fn advance_to_manual(&self, to: Duration);
+}
+
+impl<S: Storage> AdvanceToManual for Wheel<ManualClock, S> {
+    fn advance_to_manual(&self, to: Duration) {
+        let now = self.clock().now();
+        assert!(to >= now);
+        self.advance(to - now);
+    }
+}
+
+// ---- rule 4: when the clock starts ----------------------------------------------------
+
+#[test]
+fn a_relative_deadline_starts_at_its_first_poll_not_at_creation() {
+    let wheel = fixed::<4>();
+    let w = CountingWaker::new();
+    let mut d = pin!(wheel.deadline(pending::<()>(), ms(10)));
+    let mut s = pin!(wheel.sleep(ms(10)));
+    wheel.advance(ms(100));
+    assert!(
+        w.poll(d.as_mut()).is_pending(),
+        "time before the first poll was not used up"
+    );
+    assert!(w.poll(s.as_mut()).is_pending());
+    wheel.advance(ms(10) - ns(1));
+    assert!(w.poll(d.as_mut()).is_pending());
+    assert!(w.poll(s.as_mut()).is_pending());
+    wheel.advance(ns(1));
+    assert_eq!(w.wakes(), 2);
+    assert!(w.poll(d.as_mut()).is_ready());
+    assert!(w.poll(s.as_mut()).is_ready());
+}
+
+#[test]
+fn deadline_at_is_absolute_from_creation() {
+    let wheel = fixed::<4>();
+    let w = CountingWaker::new();
+    let mut d = pin!(wheel.deadline_at(pending::<()>(), ms(150)));
+    let mut s = pin!(wheel.sleep_until(ms(150)));
+    wheel.advance(ms(100));
+    assert!(w.poll(d.as_mut()).is_pending());
+    assert!(w.poll(s.as_mut()).is_pending());
+    wheel.advance(ms(50) - ns(1));
+    assert!(w.poll(d.as_mut()).is_pending());
+    assert!(w.poll(s.as_mut()).is_pending());
+    wheel.advance(ns(1));
+    assert_eq!(w.wakes(), 2);
+    // The error carries the time from the first poll to the instant.
+    assert_eq!(is_elapsed(w.poll(d.as_mut())).duration(), ms(50));
+    assert!(w.poll(s.as_mut()).is_ready());
+}
+
+/// A manual clock that counts its reads and has a configurable resolution.
+#[derive(Default)]
+struct CountingClock {
+    nanos: AtomicU64,
+    reads: AtomicUsize,
+    resolution: Duration,
+}
+
+impl CountingClock {
+    fn with_resolution(resolution: Duration) -> Self {
+        Self {
+            resolution,
+            ..Self::default()
+        }
+    }
+
+    fn reads(&self) -> usize {
+        self.reads.load(SeqCst)
+    }
+
+    fn set(&self, to: Duration) {
+        self.nanos.store(to.as_nanos() as u64, SeqCst);
+    }
+}
+
+impl Clock for CountingClock {
+    fn now(&self) -> Duration {
+        self.reads.fetch_add(1, SeqCst);
+        Duration::from_nanos(self.nanos.load(SeqCst))
+    }
+
+    fn resolution(&self) -> Duration {
+        self.resolution
+    }
+}
+
+#[test]
+fn a_future_ready_at_first_poll_reads_no_clock_and_arms_nothing() {
+    let wheel: Wheel<CountingClock, Fixed<4>> = Wheel::fixed(CountingClock::default(), TICK);
+    let w = CountingWaker::new();
+    let probe = ProbeState::default();
+    probe.ready.store(true, SeqCst);
+
+    let mut d = pin!(wheel.deadline(ready(5), ms(10)));
+    assert_eq!(w.poll(d.as_mut()), Poll::Ready(Ok(5)));
+    let mut d = pin!(wheel.deadline_at(probe.probe(), ms(10)));
+    assert_eq!(w.poll(d.as_mut()), Poll::Ready(Ok(7)));
+    assert!(probe.dropped());
+    // Bad input does not change that: the ready future wins, with no clock read.
+    let mut d = pin!(wheel.deadline(ready(1), Duration::ZERO));
+    assert_eq!(w.poll(d.as_mut()), Poll::Ready(Ok(1)));
+    let mut d = pin!(wheel.deadline(ready(2), Duration::MAX));
+    assert_eq!(w.poll(d.as_mut()), Poll::Ready(Ok(2)));
+    let mut d = pin!(wheel.deadline_at(ready(3), Duration::ZERO));
+    assert_eq!(w.poll(d.as_mut()), Poll::Ready(Ok(3)));
+
+    assert_eq!(wheel.clock().reads(), 0, "the clock was read");
+    assert_eq!(wheel.occupied(), 0, "an entry was armed");
+    assert_eq!(w.wakes(), 0);
+    assert_eq!(wheel.degraded_polls(), 0);
+}
+
+// ---- rule 5: decided once -------------------------------------------------------------
+
+#[test]
+fn after_the_fire_the_result_is_err_even_if_the_inner_future_became_ready() {
+    let wheel = fixed::<4>();
+    let probe = ProbeState::default();
+    let w = CountingWaker::new();
+    let mut d = pin!(wheel.deadline(probe.probe(), ms(10)));
+    assert!(w.poll(d.as_mut()).is_pending());
+    wheel.advance(ms(10));
+    probe.ready.store(true, SeqCst);
+    is_elapsed(w.poll(d.as_mut()));
+    assert_eq!(
+        probe.polls(),
+        1,
+        "the inner future was polled after the fire"
+    );
+    assert!(probe.dropped());
+}
+
+#[test]
+fn a_result_produced_before_the_fire_is_observed_is_ok() {
+    let wheel = fixed::<4>();
+    let probe = ProbeState::default();
+    let w = CountingWaker::new();
+    let mut d = pin!(wheel.deadline(probe.probe(), ms(10)));
+    assert!(w.poll(d.as_mut()).is_pending());
+    wheel.advance(ms(9));
+    probe.ready.store(true, SeqCst);
+    assert_eq!(w.poll(d.as_mut()), Poll::Ready(Ok(7)));
+    assert!(probe.dropped());
+    wheel.advance(ms(5));
+    assert_eq!(w.wakes(), 0, "a completed deadline fires nothing");
+    assert_eq!(wheel.occupied(), 0);
+}
+
+#[test]
+fn a_result_produced_while_the_clock_passed_but_the_wheel_did_not_fire_is_ok() {
+    // The clock moved past the deadline, but no one turned the wheel: the fire was not
+    // decided, so the inner future's result wins, and the entry is released as cancelled.
+    let wheel = fixed::<4>();
+    let probe = ProbeState::default();
+    let w = CountingWaker::new();
+    let mut d = pin!(wheel.deadline(probe.probe(), ms(10)));
+    assert!(w.poll(d.as_mut()).is_pending());
+    wheel.clock().advance(ms(20));
+    probe.ready.store(true, SeqCst);
+    assert_eq!(w.poll(d.as_mut()), Poll::Ready(Ok(7)));
+    wheel.advance(Duration::ZERO);
+    assert_eq!(
+        w.wakes(),
+        0,
+        "a deadline decided as cancelled must not wake"
+    );
+    assert_eq!(wheel.occupied(), 0);
+}
+
+// ---- rule 6: bad input ----------------------------------------------------------------
+
+#[test]
+fn duration_zero_fires_at_the_first_pending_poll_without_an_entry() {
+    let wheel = fixed::<4>();
+    wheel.advance(ms(3));
+    let probe = ProbeState::default();
+    let w = CountingWaker::new();
+    let mut d = pin!(wheel.deadline(probe.probe(), Duration::ZERO).named("zero"));
+    let elapsed = is_elapsed(w.poll(d.as_mut()));
+    assert_eq!(elapsed, Elapsed::new(Duration::ZERO, Some("zero")));
+    assert_eq!(probe.polls(), 1);
+    assert!(probe.dropped());
+    let mut s = pin!(wheel.sleep(Duration::ZERO));
+    assert!(w.poll(s.as_mut()).is_ready());
+    assert_eq!(wheel.occupied(), 0);
+    assert_eq!(w.wakes(), 0);
+}
+
+#[test]
+fn duration_zero_loses_to_a_ready_inner_future() {
+    let wheel = fixed::<4>();
+    let w = CountingWaker::new();
+    let mut d = pin!(wheel.deadline(ready("done"), Duration::ZERO));
+    assert_eq!(w.poll(d.as_mut()), Poll::Ready(Ok("done")));
+}
+
+#[test]
+fn duration_max_never_fires_and_holds_no_entry() {
+    let wheel = fixed::<1>();
+    let w = CountingWaker::new();
+    let mut d = pin!(wheel.deadline(pending::<()>(), Duration::MAX));
+    let mut s = pin!(wheel.sleep(Duration::MAX));
+    let mut a = pin!(wheel.deadline_at(pending::<()>(), Duration::MAX));
+    let mut u = pin!(wheel.sleep_until(Duration::MAX));
+    wheel.advance(ms(5));
+    assert!(w.poll(d.as_mut()).is_pending());
+    assert!(w.poll(s.as_mut()).is_pending());
+    assert!(w.poll(a.as_mut()).is_pending());
+    assert!(w.poll(u.as_mut()).is_pending());
+    assert_eq!(wheel.occupied(), 0);
+    assert_eq!(wheel.degraded_polls(), 0);
+    // Far into the future (the manual clock saturates at u64::MAX ns): still pending.
+    for _ in 0..3 {
+        wheel.advance(Duration::from_secs(1 << 40));
+        assert!(w.poll(d.as_mut()).is_pending());
+        assert!(w.poll(s.as_mut()).is_pending());
+        assert!(w.poll(a.as_mut()).is_pending());
+        assert!(w.poll(u.as_mut()).is_pending());
+    }
+    assert_eq!(w.wakes(), 0);
+    assert_eq!(wheel.occupied(), 0);
+    // The single entry is still free for a real deadline.
+    let mut x = pin!(wheel.sleep(ms(1)));
+    assert!(w.poll(x.as_mut()).is_pending());
+    assert_eq!(wheel.occupied(), 1);
+    assert_eq!(wheel.degraded_polls(), 0);
+}
+
+#[test]
+fn beyond_the_wheels_range_is_parked_and_never_early() {
+    // 2^40 ticks: beyond the top level (2^36 ticks), but a tick the wheel can count.
+    let duration = ms(1 << 40);
+    let wheel = growable();
+    wheel.advance(Duration::from_micros(700));
+    let w = CountingWaker::new();
+    let mut d = pin!(wheel.deadline(pending::<()>(), duration));
+    assert!(w.poll(d.as_mut()).is_pending());
+    assert_eq!(wheel.occupied(), 1);
+    let requested = wheel.clock().now() + duration;
+    // Cross several rotations of the top level in uneven jumps.
+    for jump in [
+        ms(1 << 36),
+        ms((1 << 37) + 12_345),
+        ms(1 << 38),
+        ms(3 << 36),
+    ] {
+        wheel.advance(jump);
+        assert!(wheel.clock().now() < requested);
+        assert_eq!(w.wakes(), 0);
+        assert!(w.poll(d.as_mut()).is_pending());
+    }
+    wheel.advance_to_manual(requested - ns(1));
+    assert_eq!(w.wakes(), 0);
+    assert!(w.poll(d.as_mut()).is_pending());
+    wheel.advance_to_manual(requested + 2 * TICK);
+    assert_eq!(w.wakes(), 1);
+    assert_eq!(is_elapsed(w.poll(d.as_mut())).duration(), duration);
+    assert_eq!(wheel.occupied(), 0);
+}
+
+#[test]
+fn a_deadline_parked_beyond_the_range_does_not_delay_earlier_top_level_ones() {
+    // `far` is beyond the top level (2^36 ticks) and parks in the top level's slot 0, the
+    // current one; `near` (2^30 + 5 ticks, top level slot 1) is due long before it.
+    let wheel = growable();
+    let w = CountingWaker::new();
+    let mut far = pin!(wheel.sleep(ms((1 << 36) + 5)));
+    let near_at = ms((1 << 30) + 5);
+    let mut near = pin!(wheel.sleep(near_at));
+    assert!(w.poll(far.as_mut()).is_pending());
+    assert!(w.poll(near.as_mut()).is_pending());
+    wheel.advance(ms(1 << 30) - ns(1));
+    assert!(w.poll(near.as_mut()).is_pending());
+    wheel.advance_to_manual(near_at + 2 * TICK);
+    assert_eq!(
+        w.wakes(),
+        1,
+        "the 2^30-tick deadline did not fire within two ticks"
+    );
+    assert!(w.poll(near.as_mut()).is_ready());
+    assert!(w.poll(far.as_mut()).is_pending());
+}
+
+#[test]
+fn deadline_at_in_the_past_fires_at_the_first_pending_poll() {
+    let wheel = fixed::<4>();
+    wheel.advance(ms(100));
+    let w = CountingWaker::new();
+    let probe = ProbeState::default();
+    let mut d = pin!(wheel.deadline_at(probe.probe(), ms(50)));
+    let elapsed = is_elapsed(w.poll(d.as_mut()));
+    assert_eq!(
+        elapsed.duration(),
+        Duration::ZERO,
+        "the instant had already passed"
+    );
+    assert_eq!(probe.polls(), 1);
+    assert!(probe.dropped());
+    // "Now" has passed too.
+    let mut d = pin!(wheel.deadline_at(pending::<()>(), ms(100)));
+    is_elapsed(w.poll(d.as_mut()));
+    let mut s = pin!(wheel.sleep_until(Duration::ZERO));
+    assert!(w.poll(s.as_mut()).is_ready());
+    assert_eq!(wheel.occupied(), 0);
+}
+
+#[test]
+fn a_full_fixed_wheel_degrades_never_early_and_completes_after_its_time() {
+    let wheel = fixed::<2>();
+    let w = CountingWaker::new();
+    let mut a = pin!(wheel.sleep(ms(30)));
+    let mut b = pin!(wheel.sleep(ms(30)));
+    assert!(w.poll(a.as_mut()).is_pending());
+    assert!(w.poll(b.as_mut()).is_pending());
+    assert_eq!(wheel.occupied(), 2);
+
+    let probe = ProbeState::default();
+    let wd = CountingWaker::new();
+    let mut d = pin!(wheel.deadline(probe.probe(), ms(10)));
+    assert!(wd.poll(d.as_mut()).is_pending());
+    assert_eq!(wheel.degraded_polls(), 1);
+    assert_eq!(wd.wakes(), 1, "a degraded poll asks to be polled again");
+    assert_eq!(wheel.occupied(), 2);
+
+    wheel.advance(ms(5));
+    assert!(wd.poll(d.as_mut()).is_pending());
+    assert_eq!(wheel.degraded_polls(), 2);
+    assert_eq!(wd.wakes(), 2);
+
+    wheel.advance(ms(5) - ns(1));
+    assert!(
+        wd.poll(d.as_mut()).is_pending(),
+        "degraded deadline fired early"
+    );
+    assert_eq!(wheel.degraded_polls(), 3);
+    assert_eq!(wd.wakes(), 3);
+
+    wheel.advance(ns(1));
+    let elapsed = is_elapsed(wd.poll(d.as_mut()));
+    assert_eq!(elapsed.duration(), ms(10));
+    assert_eq!(
+        wheel.degraded_polls(),
+        3,
+        "the completing poll is not degraded"
+    );
+    assert!(probe.dropped());
+    assert_eq!(probe.polls(), 4);
+    assert_eq!(wheel.occupied(), 2);
+
+    // Much later than its time, a degraded sleep completes on its first poll.
+    let mut late = pin!(wheel.sleep(ms(1)));
+    assert!(wd.poll(late.as_mut()).is_pending());
+    assert_eq!(wheel.degraded_polls(), 4);
+    wheel.advance(ms(15));
+    assert!(wd.poll(late.as_mut()).is_ready());
+    assert_eq!(w.wakes(), 0, "the 30 ms sleeps are not due yet");
+    wheel.advance(ms(10));
+    assert_eq!(w.wakes(), 2);
+    assert!(w.poll(a.as_mut()).is_ready());
+    assert!(w.poll(b.as_mut()).is_ready());
+    assert_eq!(wheel.occupied(), 0);
+}
+
+#[test]
+fn a_degraded_deadline_arms_once_an_entry_is_free_and_then_fires_from_the_wheel() {
+    let wheel = fixed::<1>();
+    let w = CountingWaker::new();
+    let mut blocker = Box::pin(wheel.sleep(Duration::from_secs(30)));
+    assert!(w.poll(blocker.as_mut()).is_pending());
+
+    let wd = CountingWaker::new();
+    let mut d = pin!(wheel.deadline(pending::<()>(), ms(10)));
+    assert!(wd.poll(d.as_mut()).is_pending());
+    assert_eq!(wheel.degraded_polls(), 1);
+
+    drop(blocker);
+    wheel.advance(ms(1)); // reclaims the cancelled entry
+    assert_eq!(wheel.occupied(), 0);
+    assert!(wd.poll(d.as_mut()).is_pending());
+    assert_eq!(
+        wheel.degraded_polls(),
+        1,
+        "the entry was free: this poll armed"
+    );
+    assert_eq!(wheel.occupied(), 1);
+    let wakes = wd.wakes();
+
+    wheel.advance(ms(9) - ns(1));
+    assert_eq!(wd.wakes(), wakes, "woken early");
+    assert!(wd.poll(d.as_mut()).is_pending());
+    wheel.advance(ns(1));
+    assert_eq!(
+        wd.wakes(),
+        wakes + 1,
+        "the wheel must wake the re-armed deadline"
+    );
+    assert_eq!(is_elapsed(wd.poll(d.as_mut())).duration(), ms(10));
+    assert_eq!(wheel.occupied(), 0);
+}
+
+#[test]
+fn a_cancelled_30s_deadline_is_reclaimed_on_the_next_turn() {
+    // wheel.rs: "A cancelled entry sits on the cancel inbox until the driver's next turn";
+    // `advance(Duration::ZERO)` is such a turn.
+    fn check<S: Storage>(wheel: &Wheel<ManualClock, S>) {
+        let w = CountingWaker::new();
+        let mut d = Box::pin(wheel.deadline(pending::<()>(), Duration::from_secs(30)));
+        assert!(w.poll(d.as_mut()).is_pending());
+        assert_eq!(wheel.occupied(), 1);
+        wheel.advance(ms(1));
+        drop(d);
+        wheel.advance(Duration::ZERO);
+        assert_eq!(wheel.occupied(), 0, "not reclaimed by the next turn");
+
+        // The same through `turn()`, and within one tick.
+        let mut d = Box::pin(wheel.deadline(pending::<()>(), Duration::from_secs(30)));
+        assert!(w.poll(d.as_mut()).is_pending());
+        drop(d);
+        let _ = wheel.turn();
+        assert_eq!(wheel.occupied(), 0, "not reclaimed by turn()");
+
+        let mut d = Box::pin(wheel.sleep(Duration::from_secs(30)));
+        assert!(w.poll(d.as_mut()).is_pending());
+        drop(d);
+        wheel.advance(TICK);
+        assert_eq!(wheel.occupied(), 0, "not reclaimed within a tick");
+        assert_eq!(w.wakes(), 0);
+    }
+    check(&fixed::<1>());
+    check(&growable());
+    // On a one-entry wheel the reclaimed entry is reused without degrading.
+    let wheel = fixed::<1>();
+    check(&wheel);
+    assert_eq!(wheel.degraded_polls(), 0);
+}
+
+#[test]
+fn after_a_reclaiming_turn_the_wheel_plans_a_turn_within_a_tick() {
+    let wheel = fixed::<4>();
+    let w = CountingWaker::new();
+    let mut d = Box::pin(wheel.sleep(Duration::from_secs(30)));
+    assert!(w.poll(d.as_mut()).is_pending());
+    wheel.advance(ms(1));
+    drop(d);
+    wheel.advance(Duration::ZERO);
+    assert!(
+        wheel.next_turn() <= wheel.clock().now() + TICK,
+        "{:?}",
+        wheel.next_turn()
+    );
+}
+
+#[test]
+#[should_panic(expected = "`Deadline` polled after completion")]
+fn polling_a_deadline_after_ok_panics() {
+    let wheel = fixed::<1>();
+    let w = CountingWaker::new();
+    let mut d = pin!(wheel.deadline(ready(()), ms(1)));
+    assert!(w.poll(d.as_mut()).is_ready());
+    let _ = w.poll(d.as_mut());
+}
+
+#[test]
+#[should_panic(expected = "`Deadline` polled after completion")]
+fn polling_a_deadline_after_err_panics() {
+    let wheel = fixed::<1>();
+    let w = CountingWaker::new();
+    let mut d = pin!(wheel.deadline(pending::<()>(), ms(1)));
+    assert!(w.poll(d.as_mut()).is_pending());
+    wheel.advance(ms(1));
+    assert!(w.poll(d.as_mut()).is_ready());
+    let _ = w.poll(d.as_mut());
+}
+
+#[test]
+#[should_panic(expected = "`Sleep` polled after completion")]
+fn polling_a_sleep_after_completion_panics() {
+    let wheel = fixed::<1>();
+    let w = CountingWaker::new();
+    let mut s = pin!(wheel.sleep(ms(1)));
+    assert!(w.poll(s.as_mut()).is_pending());
+    wheel.advance(ms(1));
+    assert!(w.poll(s.as_mut()).is_ready());
+    let _ = w.poll(s.as_mut());
+}
+
+#[test]
+#[should_panic(expected = "`Sleep` polled after completion")]
+fn polling_a_zero_sleep_after_completion_panics() {
+    let wheel = fixed::<1>();
+    let w = CountingWaker::new();
+    let mut s = pin!(wheel.sleep(Duration::ZERO));
+    assert!(w.poll(s.as_mut()).is_ready());
+    let _ = w.poll(s.as_mut());
+}
+
+// ---- rule 7: the error ----------------------------------------------------------------
+
+#[test]
+fn elapsed_display_names_the_duration_and_the_name() {
+    let wheel = fixed::<4>();
+    let w = CountingWaker::new();
+    let mut named = pin!(wheel.deadline(pending::<()>(), ms(800)).named("pricing"));
+    let mut plain = pin!(wheel.deadline(pending::<()>(), Duration::from_secs(2)));
+    assert_eq!(named.name(), Some("pricing"));
+    assert_eq!(plain.name(), None);
+    assert!(w.poll(named.as_mut()).is_pending());
+    assert!(w.poll(plain.as_mut()).is_pending());
+    wheel.advance(Duration::from_secs(2));
+    let named = is_elapsed(w.poll(named.as_mut()));
+    let plain = is_elapsed(w.poll(plain.as_mut()));
+    assert_eq!(named.to_string(), "deadline 'pricing' of 800ms elapsed");
+    assert_eq!(named.name(), Some("pricing"));
+    assert_eq!(named.duration(), ms(800));
+    assert_eq!(plain.to_string(), "deadline of 2s elapsed");
+    assert_eq!(plain.name(), None);
+
+    let io: std::io::Error = named.into();
+    assert_eq!(io.kind(), std::io::ErrorKind::TimedOut);
+    assert_eq!(io.to_string(), "deadline 'pricing' of 800ms elapsed");
+    let inner = io.get_ref().and_then(|e| e.downcast_ref::<Elapsed>());
+    assert_eq!(inner, Some(&named));
+
+    fn is_error<E: core::error::Error + Send + Sync + 'static>(_: &E) {}
+    is_error(&plain);
+}
+
+// ---- waker replacement ----------------------------------------------------------------
+
+#[test]
+fn the_latest_waker_is_woken_not_an_earlier_one() {
+    let wheel = fixed::<4>();
+    let a = CountingWaker::new();
+    let b = CountingWaker::new();
+    let mut d = pin!(wheel.deadline(pending::<()>(), ms(10)));
+    let mut s = pin!(wheel.sleep(ms(10)));
+    assert!(a.poll(d.as_mut()).is_pending());
+    assert!(a.poll(s.as_mut()).is_pending());
+    wheel.advance(ms(4));
+    assert!(b.poll(d.as_mut()).is_pending());
+    assert!(b.poll(s.as_mut()).is_pending());
+    wheel.advance(ms(6));
+    assert_eq!(a.wakes(), 0, "the replaced waker was woken");
+    assert_eq!(b.wakes(), 2, "the current waker was not woken");
+    assert!(b.poll(d.as_mut()).is_ready());
+    assert!(b.poll(s.as_mut()).is_ready());
+}
+
+#[test]
+fn switching_back_to_the_first_waker_wakes_only_it() {
+    let wheel = growable();
+    let a = CountingWaker::new();
+    let b = CountingWaker::new();
+    let mut s = pin!(wheel.sleep(ms(10)));
+    assert!(a.poll(s.as_mut()).is_pending());
+    assert!(b.poll(s.as_mut()).is_pending());
+    assert!(a.poll(s.as_mut()).is_pending());
+    wheel.advance(ms(10));
+    assert_eq!((a.wakes(), b.wakes()), (1, 0));
+}
+
+// ---- clock resolution -----------------------------------------------------------------
+
+#[test]
+fn a_coarse_clock_adds_its_resolution_to_relative_deadlines() {
+    let resolution = ms(2);
+    let clock = CountingClock::with_resolution(resolution);
+    let wheel: Wheel<CountingClock, Fixed<4>> = Wheel::fixed(clock, TICK);
+    let reading = ms(5) + Duration::from_micros(250);
+    wheel.clock().set(reading);
+    let _ = wheel.turn();
+
+    let w = CountingWaker::new();
+    let ws = CountingWaker::new();
+    let mut d = pin!(wheel.deadline(pending::<()>(), ms(10)));
+    let mut s = pin!(wheel.sleep(ms(10)));
+    assert!(w.poll(d.as_mut()).is_pending());
+    assert!(ws.poll(s.as_mut()).is_pending());
+    let earliest = reading + ms(10) + resolution;
+
+    // Just short of duration + resolution after the reading: pending.
+    for at in [reading + ms(10), earliest - ns(1)] {
+        wheel.clock().set(at);
+        let _ = wheel.turn();
+        assert_eq!(
+            (w.wakes(), ws.wakes()),
+            (0, 0),
+            "fired at {at:?}, before {earliest:?}"
+        );
+        assert!(w.poll(d.as_mut()).is_pending());
+        assert!(ws.poll(s.as_mut()).is_pending());
+    }
+    wheel.clock().set(earliest + 2 * TICK);
+    let _ = wheel.turn();
+    assert_eq!((w.wakes(), ws.wakes()), (1, 1));
+    assert_eq!(is_elapsed(w.poll(d.as_mut())).duration(), ms(10));
+    assert!(ws.poll(s.as_mut()).is_ready());
+}
+
+// ---- long uptimes ---------------------------------------------------------------------
+
+/// `n` ticks of `tick`.
+fn ticks(tick: Duration, n: u64) -> Duration {
+    Duration::from_nanos(u64::try_from(tick.as_nanos() * u128::from(n)).unwrap())
+}
+
+/// Starts a wheel at `start_ticks` ticks (plus `offset`), arms sleeps of every duration in
+/// `durations` ticks, and steps the clock with `step` until all have fired, checking each
+/// is never early and at most two ticks late.
+fn run_long_uptime(tick: Duration, start: Duration, durations: &[u64], step: Duration) {
+    let wheel: Wheel<ManualClock, Growable> =
+        Wheel::growable(ManualClock::starting_at(start), tick);
+    let mut sleeps: Vec<(Pin<Box<Sleep<'_>>>, CountingWaker, Duration, bool)> = durations
+        .iter()
+        .map(|&t| {
+            let duration = ticks(tick, t);
+            let w = CountingWaker::new();
+            let mut s = Box::pin(wheel.sleep(duration));
+            assert!(w.poll(s.as_mut()).is_pending());
+            (s, w, start + duration, false)
+        })
+        .collect();
+    assert_eq!(wheel.occupied(), durations.len());
+    let last = sleeps.iter().map(|s| s.2).max().unwrap();
+    while wheel.clock().now() < last + 2 * tick {
+        let now = wheel.advance(step);
+        for (s, w, requested, done) in &mut sleeps {
+            if *done {
+                continue;
+            }
+            let case = format!("start {start:?} requested {requested:?} now {now:?}");
+            if now < *requested {
+                assert_eq!(w.wakes(), 0, "{case}: woken early");
+                assert!(w.poll(s.as_mut()).is_pending(), "{case}: early");
+            } else if w.wakes() > 0 {
+                assert!(w.poll(s.as_mut()).is_ready(), "{case}: woken but not ready");
+                *done = true;
+            } else {
+                assert!(
+                    now < *requested + 2 * tick,
+                    "{case}: lost or more than 2 ticks late"
+                );
+            }
+        }
+    }
+    assert!(sleeps.iter().all(|s| s.3), "a deadline was lost");
+    assert_eq!(wheel.occupied(), 0);
+}
+
+#[test]
+fn long_uptime_tick_counts_around_2_pow_32() {
+    let durations = [1, 2, 3, 4, 5, 6, 7, 8, 10, 63, 64, 65, 100];
+    for tick in [TICK, Duration::from_micros(1)] {
+        for below in [1u64, 3, 5, 64] {
+            let start = ticks(tick, (1 << 32) - below);
+            run_long_uptime(tick, start, &durations, tick);
+            run_long_uptime(tick, start + tick / 3, &durations, tick / 2);
+        }
+    }
+}
+
+#[test]
+fn long_uptime_tick_counts_just_below_multiples_of_2_pow_36() {
+    let durations = [1, 2, 5, 63, 64, 4095, 4096, 4097];
+    for multiple in [1u64, 2, 5] {
+        for below in [1u64, 2, 4096] {
+            let start = ticks(TICK, (multiple << 36) - below);
+            run_long_uptime(TICK, start, &durations, ms(1));
+        }
+    }
+    // Larger jumps across the top level's rotation.
+    let start = ticks(TICK, (3 << 36) - 7);
+    run_long_uptime(
+        TICK,
+        start,
+        &[10, 1 << 20, (1 << 30) + 5, (1 << 36) + 9],
+        ms(1 << 19),
+    );
+}
+
+#[test]
+fn long_uptime_near_the_manual_clocks_saturation() {
+    let end = Duration::from_nanos(u64::MAX);
+    let start = end - ms(50);
+    let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::starting_at(start), TICK);
+    let w = CountingWaker::new();
+    let wl = CountingWaker::new();
+    let mut soon = pin!(wheel.sleep(ms(20)));
+    let mut past_end = pin!(wheel.sleep(ms(100)));
+    assert!(w.poll(soon.as_mut()).is_pending());
+    assert!(wl.poll(past_end.as_mut()).is_pending());
+    wheel.advance(ms(20) - ns(1));
+    assert_eq!(w.wakes(), 0);
+    wheel.advance(2 * TICK);
+    assert_eq!(w.wakes(), 1);
+    assert!(w.poll(soon.as_mut()).is_ready());
+    // The clock saturates short of the second deadline: it never fires early.
+    assert_eq!(wheel.advance(Duration::from_secs(10)), end);
+    assert_eq!(wl.wakes(), 0);
+    assert!(wl.poll(past_end.as_mut()).is_pending());
+}
+
+// ---- auto traits ----------------------------------------------------------------------
+
+fn assert_send<T: Send>() {}
+fn assert_sync<T: Sync>() {}
+fn assert_unpin<T: Unpin>() {}
+
+/// Resolves to the blanket impl only when `T` is not `Unpin`: with an `Unpin` type, both
+/// impls apply and the call below is ambiguous, which fails to compile.
+trait AmbiguousIfUnpin<A> {
+    fn check() {}
+}
+impl<T: ?Sized> AmbiguousIfUnpin<()> for T {}
+impl<T: ?Sized + Unpin> AmbiguousIfUnpin<u8> for T {}
+
+trait AmbiguousIfSend<A> {
+    fn check() {}
+}
+impl<T: ?Sized> AmbiguousIfSend<()> for T {}
+impl<T: ?Sized + Send> AmbiguousIfSend<u8> for T {}
+
+/// A future that is neither `Unpin` nor `Send`.
+struct PinnedLocal {
+    _pin: core::marker::PhantomPinned,
+    _local: std::rc::Rc<()>,
+}
+
+impl Future for PinnedLocal {
+    type Output = ();
+    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<()> {
+        Poll::Pending
+    }
+}
+
+#[test]
+fn auto_traits_follow_the_inner_future() {
+    type Plain = core::future::Ready<u8>;
+    assert_send::<Deadline<'static, Plain>>();
+    assert_sync::<Deadline<'static, Plain>>();
+    assert_unpin::<Deadline<'static, Plain>>();
+    assert_send::<Deadline<'static, core::future::Pending<()>>>();
+    assert_unpin::<Deadline<'static, core::future::Pending<()>>>();
+    assert_send::<Sleep<'static>>();
+    assert_sync::<Sleep<'static>>();
+    assert_unpin::<Sleep<'static>>();
+    assert_send::<Elapsed>();
+    assert_sync::<Elapsed>();
+    assert_send::<Wheel<ManualClock, Fixed<4>>>();
+    assert_sync::<Wheel<ManualClock, Fixed<4>>>();
+    assert_send::<Wheel<ManualClock, Growable>>();
+    assert_sync::<Wheel<ManualClock, Growable>>();
+
+    // And they are not claimed when the inner future lacks them.
+    <Deadline<'static, PinnedLocal> as AmbiguousIfUnpin<_>>::check();
+    <Deadline<'static, PinnedLocal> as AmbiguousIfSend<_>>::check();
+
+    // A deadline borrowed from a wheel in a `static` is `'static`.
+    static WHEEL: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), TICK);
+    let d = WHEEL.deadline(ready(1u8), ms(1));
+    fn is_static_send<T: Send + 'static>(_: &T) {}
+    is_static_send(&d);
+}
