@@ -21,3 +21,15 @@ mod thread_driver;
 pub use global::{Deadline, DeadlineExt, GlobalClock, Sleep, global_wheel, sleep, sleep_until};
 #[cfg(feature = "std")]
 pub use thread_driver::spawn_driver;
+
+/// Drive a wheel from a tokio task. See [`punctual_tokio`].
+#[cfg(feature = "tokio")]
+pub use punctual_tokio as tokio;
+
+/// Drive a wheel from async-io timers on any smol executor. See [`punctual_smol`].
+#[cfg(feature = "smol")]
+pub use punctual_smol as smol;
+
+/// Drive a static wheel from an embassy task. See [`punctual_embassy`].
+#[cfg(feature = "embassy")]
+pub use punctual_embassy as embassy;

@@ -1,7 +1,8 @@
 //! Driving a wheel from a plain thread: turn, park until the next turn, repeat.
 
+use core::task::Waker;
 use std::sync::Arc;
-use std::task::{Wake, Waker};
+use std::task::Wake;
 use std::thread::{self, JoinHandle, Thread};
 
 use punctual_core::{Clock, Storage, Wheel};

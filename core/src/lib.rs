@@ -63,6 +63,7 @@
 #![no_std]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
+#![warn(clippy::std_instead_of_core, clippy::alloc_instead_of_core)]
 
 #[cfg(feature = "std")]
 extern crate std;

@@ -1,0 +1,2 @@
+//! punctual-embassy: work in progress.
+#![no_std]

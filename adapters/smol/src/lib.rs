@@ -1,0 +1,1 @@
+//! punctual-smol: work in progress.

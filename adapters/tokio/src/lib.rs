@@ -1,0 +1,1 @@
+//! punctual-tokio: work in progress.

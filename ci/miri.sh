@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# The core's tests under Miri (undefined behaviour, data races, leaks), with strict
+# provenance. The property test runs with fewer cases there; loom models do not run.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+rustup toolchain install nightly --profile minimal --component miri,rust-src
+cargo +nightly miri setup
+export MIRIFLAGS="-Zmiri-strict-provenance"
+export PROPTEST_CASES=${PROPTEST_CASES:-8}
+cargo +nightly miri test -p punctual-core --lib --test semantics --test model
+cargo +nightly miri test -p punctual-core --doc
