@@ -665,7 +665,43 @@ fn start_reading(case: &Case) -> Duration {
     }
 }
 
+std::thread_local! {
+    /// Set while a case runs: proptest reports a panic in the case (a debug assertion in
+    /// the wheel, say) as the case's failure, so printing it on every shrinking step too
+    /// would only bury the report.
+    static IN_CASE: core::cell::Cell<bool> = const { core::cell::Cell::new(false) };
+}
+
+fn quiet_panics_in_cases() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !IN_CASE.with(core::cell::Cell::get) {
+                default(info);
+            }
+        }));
+    });
+}
+
 fn run<S: Storage>(
+    wheel: &Wheel<ManualClock, S>,
+    capacity: Option<usize>,
+    case: &Case,
+) -> Result<(), TestCaseError> {
+    struct InCase;
+    impl Drop for InCase {
+        fn drop(&mut self) {
+            IN_CASE.with(|c| c.set(false));
+        }
+    }
+    quiet_panics_in_cases();
+    IN_CASE.with(|c| c.set(true));
+    let _in_case = InCase;
+    run_ops(wheel, capacity, case)
+}
+
+fn run_ops<S: Storage>(
     wheel: &Wheel<ManualClock, S>,
     capacity: Option<usize>,
     case: &Case,

@@ -1,0 +1,48 @@
+//! The conformance suite on the plain-thread driver (`punctual::spawn_driver`, what the
+//! global wheel uses) with the real clock, under `futures_executor::block_on`. Real time:
+//! only never-early, eventual firing and cancellation are checked, never lateness.
+
+#[path = "conformance/mod.rs"]
+mod conformance;
+
+use core::future::Future;
+use core::time::Duration;
+
+use punctual::{Clock, Growable, RawWheel, StdClock, Wheel};
+
+struct StdThread {
+    wheel: &'static Wheel<StdClock, Growable>,
+}
+
+impl StdThread {
+    fn new() -> Self {
+        let wheel = Box::leak(Box::new(Wheel::growable(
+            StdClock::new(),
+            Duration::from_millis(1),
+        )));
+        punctual::spawn_driver(wheel);
+        Self { wheel }
+    }
+}
+
+impl conformance::Harness for StdThread {
+    const EXACT: bool = false;
+
+    fn wheel(&self) -> &'static dyn RawWheel {
+        self.wheel
+    }
+    fn tick(&self) -> Duration {
+        self.wheel.tick()
+    }
+    fn now(&self) -> Duration {
+        self.wheel.clock().now()
+    }
+    fn occupied(&self) -> usize {
+        self.wheel.occupied()
+    }
+    fn run(&self, body: impl Future<Output = ()>) {
+        futures_executor::block_on(body);
+    }
+}
+
+conformance_suite!(StdThread::new());
