@@ -37,7 +37,7 @@ use punctual_core::{
 };
 
 /// Cases per storage kind when `PROPTEST_CASES` is not set.
-const DEFAULT_CASES: u32 = 384;
+const DEFAULT_CASES: u32 = 1024;
 /// Entries of the fixed wheel: small, so that it fills up.
 const FIXED_CAPACITY: usize = 4;
 

@@ -643,6 +643,33 @@ fn a_deadline_parked_beyond_the_range_does_not_delay_earlier_top_level_ones() {
 }
 
 #[test]
+fn cancelling_a_deadline_does_not_unlink_another_one() {
+    // `far` parks beyond the range in the top level's current slot; `e` sits on the top
+    // level (slot 1) and `l` on level 0, both due at tick 2^30 + 10. Dropping `e` must
+    // unlink `e` and nothing else: `l` must still fire.
+    let wheel = growable();
+    let w = CountingWaker::new();
+    let mut far = pin!(wheel.sleep(ms((1 << 36) + 5)));
+    assert!(w.poll(far.as_mut()).is_pending());
+    let due = (1 << 30) + 10;
+    let mut e = Box::pin(wheel.sleep(ms(due)));
+    assert!(w.poll(e.as_mut()).is_pending());
+    wheel.advance(ms((1 << 30) - 1));
+    wheel.advance(ms(8));
+    assert_eq!(wheel.clock().now(), ms(due - 3));
+    let wl = CountingWaker::new();
+    let mut l = pin!(wheel.sleep(ms(3)));
+    assert!(wl.poll(l.as_mut()).is_pending());
+    wheel.advance(Duration::ZERO);
+    drop(e);
+    wheel.advance(Duration::ZERO);
+    wheel.advance(ms(3) + 2 * TICK);
+    assert_eq!(wl.wakes(), 1, "`l` was lost");
+    assert!(wl.poll(l.as_mut()).is_ready());
+    assert_eq!(wheel.occupied(), 1);
+}
+
+#[test]
 fn deadline_at_in_the_past_fires_at_the_first_pending_poll() {
     let wheel = fixed::<4>();
     wheel.advance(ms(100));
@@ -965,9 +992,9 @@ fn ticks(tick: Duration, n: u64) -> Duration {
     Duration::from_nanos(u64::try_from(tick.as_nanos() * u128::from(n)).unwrap())
 }
 
-/// Starts a wheel at `start_ticks` ticks (plus `offset`), arms sleeps of every duration in
-/// `durations` ticks, and steps the clock with `step` until all have fired, checking each
-/// is never early and at most two ticks late.
+/// Starts a wheel's clock at `start`, arms sleeps of every duration in `durations` (in
+/// ticks), and steps the clock by `step` until all are due, checking after every step that
+/// each is never early, and fired (woken, ready) at most two ticks late.
 fn run_long_uptime(tick: Duration, start: Duration, durations: &[u64], step: Duration) {
     let wheel: Wheel<ManualClock, Growable> =
         Wheel::growable(ManualClock::starting_at(start), tick);
