@@ -166,7 +166,19 @@ impl Levels {
         }
         let width = slot_width(level);
         let now_slot = (self.elapsed / width) as u32 & SLOT_MASK as u32;
-        let slot = (occupied.rotate_right(now_slot).trailing_zeros() + now_slot) as usize % SLOTS;
+        // Slots after the current one come first. Only the top level can have occupied
+        // slots at or before the current one: entries parked beyond the wheel's range,
+        // due one rotation later at the earliest, so they are searched last.
+        let after = if now_slot as usize == SLOTS - 1 {
+            0
+        } else {
+            occupied & (u64::MAX << (now_slot + 1))
+        };
+        let slot = if after != 0 {
+            after.trailing_zeros()
+        } else {
+            occupied.trailing_zeros()
+        } as usize;
         let span = width << SLOT_BITS;
         let level_start = self.elapsed & !(span - 1);
         let mut deadline = level_start + slot as u64 * width;

@@ -416,8 +416,10 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     fn turn_locked(&self, state: &mut DriverState, now: u64) -> u64 {
         let mut reclaimed = false;
         loop {
-            reclaimed |= self.take_inboxes(state);
+            // Advance first, so new entries are placed relative to `now` (a wheel whose
+            // clock starts far from zero would otherwise park them at the top level).
             self.expire(state, now);
+            reclaimed |= self.take_inboxes(state);
             let elapsed = state.levels.elapsed();
             // After reclaiming, more cancels are likely: look again within a tick.
             let horizon = if reclaimed { 1 } else { MAX_SLEEP };
