@@ -10,7 +10,8 @@ use core::time::Duration;
 use std::sync::{Once, OnceLock};
 use std::time::Instant;
 
-use punctual_core::{Clock, Growable, Limit, RawWheel, Wheel};
+use futures_core::Stream;
+use punctual_core::{Clock, Growable, IdleTimeout, Limit, RawWheel, StreamDeadline, Wheel};
 
 /// The global wheel's tick.
 const TICK: Duration = Duration::from_millis(1);
@@ -129,3 +130,83 @@ pub fn sleep(duration: Duration) -> Sleep {
 pub fn sleep_until(at: Instant) -> Sleep {
     Sleep::new(&GLOBAL, Limit::At(GlobalClock::reading_of(at)))
 }
+
+/// A budget on the global wheel. See [`punctual_core::Budgeted`].
+pub type Budgeted<F> = punctual_core::Budgeted<'static, F>;
+
+/// Gives `future` a budget of `duration`: the whole block is bounded by it, and every
+/// deadline on the global wheel started while it runs ends no later than it.
+///
+/// The budget reaches the deadlines inside without being passed by hand, on any
+/// executor: it travels with the polling of `future` (see [`punctual_core::Budgeted`]).
+///
+/// ```
+/// use std::time::Duration;
+/// use punctual::DeadlineExt;
+///
+/// # futures_executor::block_on(async {
+/// let attempts = std::sync::atomic::AtomicU32::new(0);
+/// let outcome = punctual::budget(Duration::from_millis(30), async {
+///     loop {
+///         attempts.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+///         // Each attempt may take up to 20 ms, but never past the budget.
+///         match std::future::pending::<()>().deadline(Duration::from_millis(20)).await {
+///             Ok(()) => break,
+///             Err(e) if e.is_budget() => return Err(e),
+///             Err(_) => continue, // retry
+///         }
+///     }
+///     Ok(())
+/// })
+/// .await;
+/// // The second attempt was cut short by the budget (the block's own deadline or the
+/// // attempt's, whichever the driver saw first), and no third one started.
+/// let err = outcome.and_then(|inner| inner).unwrap_err();
+/// assert!(err.is_budget());
+/// assert_eq!(attempts.load(std::sync::atomic::Ordering::SeqCst), 2);
+/// # });
+/// ```
+///
+/// # Errors
+///
+/// The budget resolves to `Err(Elapsed)` (with `is_budget()`) when it runs out before
+/// `future` completes; `future` has been dropped by then. Deadlines inside that the budget
+/// cut short also return an `Elapsed` with `is_budget()`.
+pub fn budget<F: Future>(duration: Duration, future: F) -> Budgeted<F> {
+    Budgeted::new(future, &GLOBAL, duration)
+}
+
+/// Deadlines for any [`Stream`], on the global wheel.
+///
+/// ```
+/// use std::time::Duration;
+/// use futures_util::{StreamExt, stream};
+/// use punctual::StreamDeadlineExt;
+///
+/// # futures_executor::block_on(async {
+/// // Items that keep coming in time pass through as Ok.
+/// let items: Vec<_> = stream::iter([1, 2, 3]).idle_timeout(Duration::from_millis(50)).collect().await;
+/// assert_eq!(items, [Ok(1), Ok(2), Ok(3)]);
+///
+/// // A stream that stalls ends with one Err.
+/// let stalled = stream::iter([1]).chain(stream::pending());
+/// let items: Vec<_> = stalled.idle_timeout(Duration::from_millis(5)).collect().await;
+/// assert_eq!(items.len(), 2);
+/// assert!(items[1].is_err());
+/// # });
+/// ```
+pub trait StreamDeadlineExt: Stream + Sized {
+    /// Bounds the whole stream by `duration` from its first poll: when it passes, the
+    /// stream yields one `Err(Elapsed)` and ends. See [`StreamDeadline`].
+    fn total_deadline(self, duration: Duration) -> StreamDeadline<'static, Self> {
+        StreamDeadline::new(self, &GLOBAL, duration)
+    }
+
+    /// Bounds each gap between items by `idle`: when an item is late, the stream yields
+    /// one `Err(Elapsed)` and ends. See [`IdleTimeout`].
+    fn idle_timeout(self, idle: Duration) -> IdleTimeout<'static, Self> {
+        IdleTimeout::new(self, &GLOBAL, idle)
+    }
+}
+
+impl<S: Stream> StreamDeadlineExt for S {}

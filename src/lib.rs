@@ -4,7 +4,8 @@
 #![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
 
 pub use punctual_core::{
-    Clock, Driver, Elapsed, Fixed, FixedWheel, Limit, RawWheel, Sleeper, Storage, Wheel,
+    Budget, Clock, Driver, Elapsed, Fixed, FixedWheel, IdleTimeout, Limit, RawWheel, Sleeper,
+    Stats, Storage, StreamDeadline, Wheel, Within,
 };
 #[cfg(feature = "std")]
 pub use punctual_core::{Growable, GrowableWheel, ManualClock, StdClock};
@@ -18,7 +19,10 @@ mod global;
 mod thread_driver;
 
 #[cfg(feature = "std")]
-pub use global::{Deadline, DeadlineExt, GlobalClock, Sleep, global_wheel, sleep, sleep_until};
+pub use global::{
+    Budgeted, Deadline, DeadlineExt, GlobalClock, Sleep, StreamDeadlineExt, budget, global_wheel,
+    sleep, sleep_until,
+};
 #[cfg(feature = "std")]
 pub use thread_driver::spawn_driver;
 

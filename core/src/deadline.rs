@@ -8,6 +8,7 @@ use core::task::{Context, Poll};
 use pin_project_lite::pin_project;
 
 use crate::Elapsed;
+use crate::budget::Budget;
 use crate::timer::{Limit, RawWheel, Timer};
 
 pin_project! {
@@ -140,10 +141,14 @@ impl<'w, F: Future> Deadline<'w, F> {
     }
 }
 
-impl<F: Future> Future for Deadline<'_, F> {
-    type Output = Result<F::Output, Elapsed>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+impl<F: Future> Deadline<'_, F> {
+    /// `poll`, with the budget that bounds this deadline (explicit, or else the ambient
+    /// one with `std`).
+    pub(crate) fn poll_capped(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        budget: Option<&Budget>,
+    ) -> Poll<Result<F::Output, Elapsed>> {
         let mut this = self.project();
         let Some(future) = this.future.as_mut().as_pin_mut() else {
             panic!("`Deadline` polled after completion");
@@ -154,17 +159,36 @@ impl<F: Future> Future for Deadline<'_, F> {
             return Poll::Ready(Err(elapsed));
         }
         if let Poll::Ready(output) = future.poll(cx) {
+            #[cfg(feature = "count-ready")]
+            this.timer.count_ready_if_unstarted();
             this.future.set(None);
             this.timer.release();
             return Poll::Ready(Ok(output));
         }
-        match this.timer.poll_fired(cx) {
+        let ambient;
+        let budget = match budget {
+            Some(budget) => Some(budget),
+            None if !this.timer.is_started() => {
+                ambient = crate::budget::ambient();
+                ambient.as_ref()
+            }
+            None => None,
+        };
+        match this.timer.poll_fired(cx, budget) {
             Poll::Ready(elapsed) => {
                 this.future.set(None);
                 Poll::Ready(Err(elapsed))
             }
             Poll::Pending => Poll::Pending,
         }
+    }
+}
+
+impl<F: Future> Future for Deadline<'_, F> {
+    type Output = Result<F::Output, Elapsed>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        self.poll_capped(cx, None)
     }
 }
 
@@ -213,7 +237,7 @@ impl Future for Sleep<'_> {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         assert!(!self.done, "`Sleep` polled after completion");
-        match self.timer.poll_fired(cx) {
+        match self.timer.poll_fired(cx, None) {
             Poll::Ready(_) => {
                 self.done = true;
                 Poll::Ready(())

@@ -23,12 +23,40 @@ use core::time::Duration;
 pub struct Elapsed {
     duration: Duration,
     name: Option<&'static str>,
+    budget: bool,
 }
 
 impl Elapsed {
     /// An `Elapsed` for a deadline of `duration`, named `name`.
     pub const fn new(duration: Duration, name: Option<&'static str>) -> Self {
-        Self { duration, name }
+        Self {
+            duration,
+            name,
+            budget: false,
+        }
+    }
+
+    /// An `Elapsed` for a [budget](crate::Budgeted) of `duration`, named `name`: the budget
+    /// ran out, whether at its own edge or at a deadline it bounded.
+    ///
+    /// ```
+    /// # use core::time::Duration;
+    /// # use punctual_core::Elapsed;
+    /// let e = Elapsed::budget(Duration::from_secs(2), Some("edge"));
+    /// assert_eq!(e.to_string(), "budget 'edge' of 2s elapsed");
+    /// assert!(e.is_budget());
+    /// ```
+    pub const fn budget(duration: Duration, name: Option<&'static str>) -> Self {
+        Self {
+            duration,
+            name,
+            budget: true,
+        }
+    }
+
+    /// Whether a budget ran out (rather than the deadline's own duration).
+    pub const fn is_budget(&self) -> bool {
+        self.budget
     }
 
     /// The duration the deadline allowed.
@@ -44,9 +72,10 @@ impl Elapsed {
 
 impl fmt::Display for Elapsed {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = if self.budget { "budget" } else { "deadline" };
         match self.name {
-            Some(name) => write!(f, "deadline '{name}' of {:?} elapsed", self.duration),
-            None => write!(f, "deadline of {:?} elapsed", self.duration),
+            Some(name) => write!(f, "{what} '{name}' of {:?} elapsed", self.duration),
+            None => write!(f, "{what} of {:?} elapsed", self.duration),
         }
     }
 }
@@ -58,5 +87,19 @@ impl From<Elapsed> for std::io::Error {
     /// An error of kind [`TimedOut`](std::io::ErrorKind::TimedOut) that carries the `Elapsed`.
     fn from(elapsed: Elapsed) -> Self {
         std::io::Error::new(std::io::ErrorKind::TimedOut, elapsed)
+    }
+}
+
+#[cfg(feature = "defmt")]
+impl defmt::Format for Elapsed {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        let what = if self.budget { "budget" } else { "deadline" };
+        let micros = self.duration.as_micros() as u64;
+        match self.name {
+            Some(name) => {
+                defmt::write!(f, "{=str} '{=str}' of {=u64}us elapsed", what, name, micros)
+            }
+            None => defmt::write!(f, "{=str} of {=u64}us elapsed", what, micros),
+        }
     }
 }

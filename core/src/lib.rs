@@ -69,6 +69,7 @@
 extern crate std;
 
 mod atomic_waker;
+mod budget;
 mod clock;
 mod deadline;
 mod driver;
@@ -76,11 +77,14 @@ mod entry;
 mod error;
 mod levels;
 mod lists;
+mod stats;
 mod storage;
+mod stream;
 mod sync;
 mod timer;
 mod wheel;
 
+pub use budget::{Budget, Budgeted, Within};
 pub use clock::Clock;
 #[cfg(any(target_has_atomic = "64", feature = "portable-atomic"))]
 pub use clock::ManualClock;
@@ -89,9 +93,11 @@ pub use clock::StdClock;
 pub use deadline::{Deadline, Sleep};
 pub use driver::{Driver, Sleeper};
 pub use error::Elapsed;
+pub use stats::Stats;
 #[cfg(feature = "alloc")]
 pub use storage::Growable;
 pub use storage::{Fixed, Storage};
+pub use stream::{IdleTimeout, StreamDeadline};
 pub use timer::{Limit, RawWheel};
 #[cfg(feature = "alloc")]
 pub use wheel::GrowableWheel;
@@ -120,5 +126,30 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// A future that completes when this wheel's clock reads `at`.
     pub fn sleep_until(&self, at: Duration) -> Sleep<'_> {
         Sleep::new(self, Limit::At(at))
+    }
+
+    /// Bounds `future`, and every deadline on this wheel started inside it, by `duration`.
+    /// See [`Budgeted`].
+    pub fn budget<F: Future>(&self, future: F, duration: Duration) -> Budgeted<'_, F> {
+        Budgeted::new(future, self, duration)
+    }
+
+    /// Bounds the whole of `stream` by `duration` from its first poll. See
+    /// [`StreamDeadline`].
+    pub fn stream_deadline<St: futures_core::Stream>(
+        &self,
+        stream: St,
+        duration: Duration,
+    ) -> StreamDeadline<'_, St> {
+        StreamDeadline::new(stream, self, duration)
+    }
+
+    /// Bounds each gap between items of `stream` by `idle`. See [`IdleTimeout`].
+    pub fn idle_timeout<St: futures_core::Stream>(
+        &self,
+        stream: St,
+        idle: Duration,
+    ) -> IdleTimeout<'_, St> {
+        IdleTimeout::new(stream, self, idle)
     }
 }

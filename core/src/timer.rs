@@ -9,6 +9,7 @@ use core::task::{Context, Poll, Waker};
 use core::time::Duration;
 
 use crate::Elapsed;
+use crate::budget::Budget;
 use crate::clock::Clock;
 use crate::entry::Index;
 use crate::storage::Storage;
@@ -32,7 +33,9 @@ mod sealed {
 /// it. Implemented by every [`Wheel`]; sealed.
 pub trait RawWheel: Sync + sealed::Sealed {
     #[doc(hidden)]
-    fn start(&self, limit: Limit, waker: &Waker) -> Started;
+    fn start(&self, limit: Limit, cap: Option<Duration>, waker: &Waker) -> Started;
+    #[doc(hidden)]
+    fn target(&self, limit: Limit) -> Option<Duration>;
     #[doc(hidden)]
     fn poll_armed(&self, armed: &Armed, waker: &Waker) -> bool;
     #[doc(hidden)]
@@ -43,6 +46,9 @@ pub trait RawWheel: Sync + sealed::Sealed {
     fn now(&self) -> Duration;
     #[doc(hidden)]
     fn count_degraded_poll(&self);
+    #[doc(hidden)]
+    #[cfg(feature = "count-ready")]
+    fn count_ready(&self);
 }
 
 /// An armed entry, as a deadline holds it.
@@ -57,57 +63,79 @@ pub struct Armed {
 /// The outcome of a deadline's first pending poll.
 #[doc(hidden)]
 #[derive(Debug)]
-pub enum Started {
+pub struct Started {
+    outcome: Outcome,
+    requested: Duration,
+    /// Whether a budget's instant was earlier than the deadline's own, and is used.
+    capped: bool,
+}
+
+#[derive(Debug)]
+enum Outcome {
     /// The deadline had already passed.
-    Passed { requested: Duration },
+    Passed,
     /// Armed on the wheel.
-    Armed { armed: Armed, requested: Duration },
+    Armed(Armed),
     /// The wheel is full: the deadline checks the clock on each poll until it passes.
-    Full {
-        target: Duration,
-        requested: Duration,
-    },
+    Full(Duration),
     /// Beyond any tick the wheel can count: it never fires.
     Never,
 }
 
 impl<C: Clock, S: Storage> sealed::Sealed for Wheel<C, S> {}
 
-impl<C: Clock, S: Storage> RawWheel for Wheel<C, S> {
-    fn start(&self, limit: Limit, waker: &Waker) -> Started {
-        let now = self.clock().now();
-        let (target, requested) = match limit {
-            Limit::After(duration) => {
-                // Add the clock's granularity: `now` may lag the true time by that much.
-                let target = now
-                    .checked_add(self.clock().resolution())
-                    .and_then(|t| t.checked_add(duration));
-                (target, duration)
-            }
+impl<C: Clock, S: Storage> Wheel<C, S> {
+    /// The clock reading at which `limit` ends, seen from `now`, and the duration it
+    /// stands for. `None`: beyond any reading (never ends).
+    fn resolve(&self, limit: Limit, now: Duration) -> (Option<Duration>, Duration) {
+        match limit {
+            // Add the clock's granularity: `now` may lag the true time by that much.
+            Limit::After(duration) => (
+                now.checked_add(self.clock().resolution())
+                    .and_then(|t| t.checked_add(duration)),
+                duration,
+            ),
             Limit::At(at) => (Some(at), at.saturating_sub(now)),
-        };
-        let Some(target) = target else {
-            return Started::Never;
-        };
-        if target <= now {
-            return Started::Passed { requested };
         }
-        let when = self.ceil_ticks(target);
-        if when == u64::MAX {
-            return Started::Never;
-        }
-        let start = self.now_tick();
-        match self.arm(when, start, waker) {
-            Some((index, generation)) => Started::Armed {
-                armed: Armed {
-                    index,
-                    generation,
-                    start,
-                },
-                requested,
+    }
+}
+
+impl<C: Clock, S: Storage> RawWheel for Wheel<C, S> {
+    fn start(&self, limit: Limit, cap: Option<Duration>, waker: &Waker) -> Started {
+        let now = self.clock().now();
+        let (own, requested) = self.resolve(limit, now);
+        let (target, capped) = match (own, cap) {
+            (Some(own), Some(cap)) if cap < own => (Some(cap), true),
+            (None, Some(cap)) => (Some(cap), true),
+            (own, _) => (own, false),
+        };
+        let outcome = match target {
+            None => Outcome::Never,
+            Some(target) if target <= now => Outcome::Passed,
+            Some(target) => match self.ceil_ticks(target) {
+                u64::MAX => Outcome::Never,
+                when => {
+                    let start = self.floor_ticks(now);
+                    match self.arm(when, start, waker) {
+                        Some((index, generation)) => Outcome::Armed(Armed {
+                            index,
+                            generation,
+                            start,
+                        }),
+                        None => Outcome::Full(target),
+                    }
+                }
             },
-            None => Started::Full { target, requested },
+        };
+        Started {
+            outcome,
+            requested,
+            capped,
         }
+    }
+
+    fn target(&self, limit: Limit) -> Option<Duration> {
+        self.resolve(limit, self.clock().now()).0
     }
 
     fn poll_armed(&self, armed: &Armed, waker: &Waker) -> bool {
@@ -128,6 +156,11 @@ impl<C: Clock, S: Storage> RawWheel for Wheel<C, S> {
 
     fn count_degraded_poll(&self) {
         Wheel::count_degraded_poll(self);
+    }
+
+    #[cfg(feature = "count-ready")]
+    fn count_ready(&self) {
+        Wheel::count_ready(self);
     }
 }
 
@@ -151,11 +184,14 @@ enum State {
     Done,
 }
 
-/// The non-generic half of `Deadline` and `Sleep`.
+/// The non-generic half of `Deadline`, `Sleep`, `Budgeted` and the stream deadlines.
 pub(crate) struct Timer<'w> {
     wheel: &'w dyn RawWheel,
     state: State,
     name: Option<&'static str>,
+    /// Whether the limit in force is a budget's (then `name` and the requested duration
+    /// are the budget's, and `Elapsed` says so).
+    budget: bool,
 }
 
 impl<'w> Timer<'w> {
@@ -164,7 +200,12 @@ impl<'w> Timer<'w> {
             wheel,
             state: State::Idle(limit),
             name: None,
+            budget: false,
         }
+    }
+
+    pub(crate) fn wheel(&self) -> &'w dyn RawWheel {
+        self.wheel
     }
 
     pub(crate) fn set_name(&mut self, name: &'static str) {
@@ -175,25 +216,46 @@ impl<'w> Timer<'w> {
         self.name
     }
 
+    /// Releases the entry, if any, and starts over with `limit` at the next poll.
+    pub(crate) fn reset(&mut self, limit: Limit) {
+        self.release();
+        self.state = State::Idle(limit);
+    }
+
     /// Whether the deadline has fired; called only after the inner future returned
-    /// `Pending` (or for `Sleep`). Starts the timer on the first call.
-    pub(crate) fn poll_fired(&mut self, cx: &mut Context<'_>) -> Poll<Elapsed> {
+    /// `Pending` (or for `Sleep`). Starts the timer on the first call; `cap` is the
+    /// instant of a budget that bounds this deadline, applied if earlier.
+    pub(crate) fn poll_fired(
+        &mut self,
+        cx: &mut Context<'_>,
+        cap: Option<&Budget>,
+    ) -> Poll<Elapsed> {
         match self.state {
-            State::Idle(limit) => match self.wheel.start(limit, cx.waker()) {
-                Started::Passed { requested } => self.fired(requested),
-                Started::Armed { armed, requested } => {
-                    self.state = State::Armed { armed, requested };
-                    Poll::Pending
+            State::Idle(limit) => {
+                let cap = cap.filter(|b| b.applies_to(self.wheel));
+                let started = self.wheel.start(limit, cap.map(Budget::at), cx.waker());
+                let mut requested = started.requested;
+                if let (true, Some(budget)) = (started.capped, cap) {
+                    requested = budget.duration();
+                    self.name = budget.name();
+                    self.budget = true;
                 }
-                Started::Full { target, requested } => {
-                    self.state = State::Full { target, requested };
-                    self.poll_full(cx)
+                match started.outcome {
+                    Outcome::Passed => self.fired(requested),
+                    Outcome::Armed(armed) => {
+                        self.state = State::Armed { armed, requested };
+                        Poll::Pending
+                    }
+                    Outcome::Full(target) => {
+                        self.state = State::Full { target, requested };
+                        self.poll_full(cx)
+                    }
+                    Outcome::Never => {
+                        self.state = State::Never;
+                        Poll::Pending
+                    }
                 }
-                Started::Never => {
-                    self.state = State::Never;
-                    Poll::Pending
-                }
-            },
+            }
             State::Armed { armed, requested } => {
                 if self.wheel.poll_armed(&armed, cx.waker()) {
                     self.fired(requested)
@@ -224,20 +286,24 @@ impl<'w> Timer<'w> {
     /// Degraded mode: check the clock, try to arm again, else ask to be polled again.
     fn poll_full(&mut self, cx: &mut Context<'_>) -> Poll<Elapsed> {
         let State::Full { target, requested } = self.state else {
-            unreachable!()
+            unreachable!("poll_full outside the Full state")
         };
-        match self.wheel.start(Limit::At(target), cx.waker()) {
-            Started::Passed { .. } => self.fired(requested),
-            Started::Armed { armed, .. } => {
+        match self
+            .wheel
+            .start(Limit::At(target), None, cx.waker())
+            .outcome
+        {
+            Outcome::Passed => self.fired(requested),
+            Outcome::Armed(armed) => {
                 self.state = State::Armed { armed, requested };
                 Poll::Pending
             }
-            Started::Full { .. } => {
+            Outcome::Full(_) => {
                 self.wheel.count_degraded_poll();
                 cx.waker().wake_by_ref();
                 Poll::Pending
             }
-            Started::Never => {
+            Outcome::Never => {
                 self.state = State::Never;
                 Poll::Pending
             }
@@ -246,13 +312,34 @@ impl<'w> Timer<'w> {
 
     fn fired(&mut self, requested: Duration) -> Poll<Elapsed> {
         self.release();
-        Poll::Ready(Elapsed::new(requested, self.name))
+        let elapsed = if self.budget {
+            Elapsed::budget(requested, self.name)
+        } else {
+            Elapsed::new(requested, self.name)
+        };
+        #[cfg(feature = "tracing")]
+        tracing::debug!(
+            target: "punctual",
+            name = elapsed.name().unwrap_or(""),
+            duration = ?elapsed.duration(),
+            budget = elapsed.is_budget(),
+            "deadline elapsed"
+        );
+        Poll::Ready(elapsed)
     }
 
     /// Lets go of the entry, if armed. Idempotent.
     pub(crate) fn release(&mut self) {
         if let State::Armed { armed, .. } = core::mem::replace(&mut self.state, State::Done) {
             self.wheel.release(&armed);
+        }
+    }
+
+    /// Counts a deadline that completed without starting its timer.
+    #[cfg(feature = "count-ready")]
+    pub(crate) fn count_ready_if_unstarted(&self) {
+        if let State::Idle(_) = self.state {
+            self.wheel.count_ready();
         }
     }
 

@@ -50,8 +50,9 @@ use crate::clock::Clock;
 use crate::entry::{self, CANCELLED, Entry, FIRED, HANDLE, Index, NIL, UNLINKED, WHEEL};
 use crate::levels::Levels;
 use crate::lists::{FreeList, Inbox};
+use crate::stats::{Counters, Stats};
 use crate::storage::{Fixed, Storage};
-use crate::sync::{AtomicU32, AtomicUsize, Ordering, UnsafeCell};
+use crate::sync::{AtomicU32, Ordering, UnsafeCell};
 
 /// The driver never plans a turn further than this many ticks ahead (see "Waking the
 /// driver").
@@ -102,7 +103,7 @@ pub struct Wheel<C, S> {
     driver_waker: AtomicWaker,
     /// Owned by the holder of the driver role.
     driver: UnsafeCell<DriverState>,
-    degraded_polls: AtomicUsize,
+    counters: Counters,
 }
 
 struct DriverState {
@@ -171,7 +172,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 next_wake: AtomicU32::new(MAX_SLEEP as u32),
                 driver_waker: AtomicWaker::new(),
                 driver: UnsafeCell::new(DriverState { levels: Levels::new() }),
-                degraded_polls: AtomicUsize::new(0),
+                counters: Counters::new(),
             }
         }
     }
@@ -204,7 +205,15 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
 
     /// How many polls found the wheel full and fell back to checking the clock.
     pub fn degraded_polls(&self) -> usize {
-        self.degraded_polls.load(Ordering::Relaxed)
+        self.counters.degraded_polls.load(Ordering::Relaxed)
+    }
+
+    /// What the wheel has done so far: deadlines armed, fired, cancelled, the lateness
+    /// histogram, degraded polls, and entries in use (now and at most). Scans the slab for
+    /// `occupied`; the counters themselves cost the arm and cancel paths nothing.
+    pub fn stats(&self) -> Stats {
+        self.counters
+            .snapshot(self.free.touched() as usize, self.occupied())
     }
 
     /// Fires every deadline due at the clock's current time and returns the clock reading
@@ -246,7 +255,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         self.floor_ticks(self.clock.now())
     }
 
-    fn floor_ticks(&self, reading: Duration) -> u64 {
+    pub(crate) fn floor_ticks(&self, reading: Duration) -> u64 {
         let nanos = reading.as_nanos();
         (nanos / self.tick_nanos as u128).min(u64::MAX as u128) as u64
     }
@@ -353,8 +362,13 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         }
     }
 
+    #[cfg(feature = "count-ready")]
+    pub(crate) fn count_ready(&self) {
+        self.counters.ready();
+    }
+
     pub(crate) fn count_degraded_poll(&self) {
-        self.degraded_polls.fetch_add(1, Ordering::Relaxed);
+        self.counters.degraded_poll();
     }
 
     fn wake_driver(&self) {
@@ -419,7 +433,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             // Advance first, so new entries are placed relative to `now` (a wheel whose
             // clock starts far from zero would otherwise park them at the top level).
             self.expire(state, now);
-            reclaimed |= self.take_inboxes(state);
+            reclaimed |= self.take_inboxes(state, now);
             let elapsed = state.levels.elapsed();
             // After reclaiming, more cancels are likely: look again within a tick.
             let horizon = if reclaimed { 1 } else { MAX_SLEEP };
@@ -437,7 +451,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
 
     /// Takes both inboxes: reclaims cancelled entries and links new ones into the levels.
     /// Returns whether anything was reclaimed.
-    fn take_inboxes(&self, state: &mut DriverState) -> bool {
+    fn take_inboxes(&self, state: &mut DriverState, now: u64) -> bool {
         // Cancels first: an entry on this list was pushed onto the arm inbox before it was
         // cancelled, so the arm inbox taken next holds it if no earlier turn took it.
         let cancelled = self.cancel_inbox.take_all();
@@ -448,9 +462,10 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             let next = entry.link.load(Ordering::Relaxed);
             // SAFETY: driver role held; the entry came through the arm inbox.
             let when = unsafe { entry.when() };
+            self.counters.armed();
             if entry.state.load(Ordering::Acquire) & CANCELLED == 0 {
                 if when <= elapsed {
-                    self.fire(index, entry);
+                    self.fire(index, entry, now.saturating_sub(when));
                 } else {
                     state.levels.insert(&self.storage, index, when);
                 }
@@ -472,6 +487,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 CANCELLED,
                 "reclaiming a live entry"
             );
+            self.counters.cancelled();
             self.free_entry(index);
             index = next;
         }
@@ -492,7 +508,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 // SAFETY: driver role held; the entry came through the arm inbox.
                 let when = unsafe { entry.when() };
                 if when <= now {
-                    self.fire(index, entry);
+                    self.fire(index, entry, now - when);
                 } else if entry.state.load(Ordering::Acquire) & CANCELLED == 0 {
                     state.levels.insert(&self.storage, index, when);
                 }
@@ -505,7 +521,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     }
 
     /// Decides `index` as fired unless it was cancelled, and wakes its task.
-    fn fire(&self, index: Index, entry: &Entry) {
+    fn fire(&self, index: Index, entry: &Entry, late_ticks: u64) {
         debug_assert_eq!(entry.slot_prev.load(Ordering::Relaxed), UNLINKED);
         let state = entry.state.load(Ordering::Acquire);
         if state & CANCELLED != 0 {
@@ -518,6 +534,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         {
             return; // cancelled meanwhile
         }
+        self.counters.fired(late_ticks);
         // Take the waker while the wheel still owns the entry, then let go.
         let waker = entry.waker.take();
         let before = entry.state.fetch_and(!WHEEL, Ordering::AcqRel);

@@ -1,2 +1,177 @@
-//! punctual-embassy: work in progress.
+//! Drive a [punctual] timer wheel from an embassy task, on embassy-time's clock (`no_std`).
+//!
+//! Deadlines live on a `static` wheel whose clock is [`EmbassyClock`]
+//! (`embassy_time::Instant`). One embassy task of your firmware awaits [`run`], which turns
+//! the wheel and sleeps on a single [`embassy_time::Timer`] until the next deadline is due;
+//! any task bounds a future with [`Wheel::deadline`], which resolves to
+//! `Err(`[`Elapsed`]`)` once the time has passed, **having dropped the inner future**. No
+//! allocation, no lock, one embassy timer however many deadlines are pending.
+//!
+//! The semantics are punctual's, on every target: cancel on fire, never early (see
+//! [Precision](#precision)), at most two wheel ticks late with a driver that is not starved,
+//! the clock started at the first poll, a ready future costing nothing. See
+//! [`Deadline`](punctual_core::Deadline).
+//!
+//! # Examples
+//!
+//! A firmware picks the wheel's capacity, spawns the driver, and bounds what it awaits. (The
+//! final binary also picks embassy-time's tick rate and time driver; a library never does.)
+//!
+//! ```no_run
+//! use core::time::Duration;
+//! use embassy_executor::Spawner;
+//! use punctual_embassy::EmbassyWheel;
+//!
+//! /// At most 16 deadlines pending at once, on the recommended tick.
+//! static WHEEL: EmbassyWheel<16> = punctual_embassy::wheel();
+//!
+//! /// Turns the wheel, forever.
+//! #[embassy_executor::task]
+//! async fn punctual_driver() -> ! {
+//!     match punctual_embassy::run(&WHEEL).await {}
+//! }
+//!
+//! // In `#[embassy_executor::main] async fn main(spawner: Spawner)`, or any task:
+//! async fn app(spawner: Spawner) {
+//!     spawner.spawn(punctual_driver().unwrap());
+//!
+//!     match WHEEL.deadline(read_sensor(), Duration::from_millis(50)).await {
+//!         Ok(value) => { /* in time */ }
+//!         Err(elapsed) => { /* 50 ms passed; `read_sensor()` has been dropped */ }
+//!     }
+//! }
+//! # async fn read_sensor() -> u16 { 0 }
+//! # fn main() {}
+//! ```
+//!
+//! [`Wheel::sleep`] and [`Wheel::deadline_at`] (an instant as an [`EmbassyClock`] reading,
+//! see [`EmbassyClock::reading_of`]) work the same way.
+//!
+//! # Precision
+//!
+//! embassy-time counts whole ticks of its driver (`TICK_HZ`: 1 kHz on many boards, 32 768 Hz
+//! on RTC-driven ones, 1 MHz for the `std` and `mock-driver` drivers), and
+//! `Instant::now()` rounds the true time **down** to the tick. A timeout measured from such a
+//! reading can end early in true time: `embassy_time::with_timeout(d, fut)` started 0.9 tick
+//! into a tick ends `d - 0.9` ticks later (at `tick-hz-100`, a 50 ms timeout can end after
+//! 41 ms). This crate never does:
+//!
+//! * [`EmbassyClock`]'s [`resolution`](punctual_core::Clock::resolution) is one embassy tick
+//!   ([`RESOLUTION`]), which the wheel adds to every relative deadline: a deadline of `d`
+//!   started at reading `r` ends when the clock reads at least `r + RESOLUTION + d`, which is
+//!   after `d` of true time wherever in its tick `r` was taken.
+//! * The driver sleeps until the first embassy tick whose reading is at or after the wheel's
+//!   planned turn (`reading * TICK_HZ` rounded **up**, [`EmbassyClock::instant_at_or_after`];
+//!   `Instant::from_nanos` would round down), so a turn never comes before its time.
+//! * Readings round embassy ticks down to a whole nanosecond; when a tick is not a whole
+//!   number of nanoseconds (1 024 Hz: 976 562.5 ns) `RESOLUTION` covers that half nanosecond
+//!   too.
+//!
+//! The price is lateness, bounded: on the wheel's clock a deadline ends at most two wheel
+//! ticks after `r + d` (one for the resolution, one for rounding up to the wheel's tick), when
+//! the wheel's tick is a whole number of embassy ticks (as [`TICK`] is) and the driver's task
+//! is not starved. At `tick-hz-100` with `TICK` (10 ms), a 50 ms deadline ends after 50 to
+//! 70 ms of true time: never 41.
+//!
+//! An embassy driver whose `now()` lags the true time by more than a tick (an interrupt held
+//! off for longer) makes deadlines later, never earlier: the wheel only fires once the clock
+//! has read the deadline.
+//!
+//! # Choosing the tick
+//!
+//! [`wheel`] uses [`TICK`]: the shortest whole number of embassy ticks that is at least
+//! 1 ms (and a whole number of nanoseconds). Build a wheel with another tick with
+//! [`Wheel::fixed`]`(EmbassyClock, tick)`: a multiple of `TICK` fires fewer turns at the cost
+//! of precision; a tick shorter than 1 ms (down to [`RESOLUTION`]) is more precise and turns
+//! more often. Deadlines are never early with any tick.
+//!
+//! # Timer queue
+//!
+//! The driver registers one waker with embassy-time: the waker of the task that awaits
+//! [`run`]. An embassy task's waker works with embassy's executor-integrated timer queue (no
+//! `generic-queue-N` feature needed). Polling the driver from anything other than an embassy
+//! task (a host test's `block_on`, say) needs a `generic-queue-N` feature of embassy-time in
+//! the final binary. Tasks that await deadlines are woken by the wheel, not by embassy-time.
+//!
+//! # Compared with `embassy_time::with_timeout`
+//!
+//! | | `with_timeout` | `WHEEL.deadline` |
+//! |---|---|---|
+//! | clock starts | when the future is created | at its first pending poll |
+//! | ends early | up to one tick | never |
+//! | inner future dropped on timeout | when the outer one is dropped | before `Err` is returned |
+//! | embassy timer queue entries | one per waiting task | one for the whole wheel |
+//! | capacity | the timer queue's | the wheel's `N` (degrades, never fails, when full) |
+//!
+//! # Features
+//!
+//! * `portable-atomic`: for targets without compare-and-swap (thumbv6m): the wheel's atomics
+//!   go through `portable-atomic`, and the final binary provides a `critical-section`
+//!   implementation.
+//!
+//! [punctual]: https://docs.rs/punctual
+//! [`Elapsed`]: punctual_core::Elapsed
 #![no_std]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![warn(clippy::std_instead_of_core, clippy::alloc_instead_of_core)]
+
+mod clock;
+mod convert;
+mod sleeper;
+
+pub use clock::EmbassyClock;
+pub use convert::{RESOLUTION, TICK};
+pub use sleeper::EmbassySleeper;
+
+use punctual_core::{Driver, Fixed, FixedWheel, Storage, Wheel};
+
+/// A wheel of `N` deadlines on embassy-time's clock: what [`wheel`] makes and [`run`] drives.
+pub type EmbassyWheel<const N: usize> = FixedWheel<EmbassyClock, N>;
+
+/// The future [`run`] returns: punctual's [`Driver`] sleeping on embassy timers.
+pub type EmbassyDriver<'w, S> = Driver<'w, EmbassyClock, S, EmbassySleeper>;
+
+/// A wheel of `N` deadlines on [`EmbassyClock`] with the recommended [`TICK`], for a
+/// `static`.
+///
+/// Holds at most `N` pending deadlines at once; a deadline started while the wheel is full
+/// still never ends early nor misses its time, but polls its task busily until an entry
+/// frees (see [`Deadline`](punctual_core::Deadline)). Size `N` for the deadlines your tasks
+/// await at the same time.
+///
+/// ```
+/// use punctual_embassy::EmbassyWheel;
+///
+/// static WHEEL: EmbassyWheel<8> = punctual_embassy::wheel();
+/// assert_eq!(WHEEL.capacity(), 8);
+/// assert_eq!(WHEEL.tick(), punctual_embassy::TICK);
+/// ```
+pub const fn wheel<const N: usize>() -> EmbassyWheel<N> {
+    Wheel::<EmbassyClock, Fixed<N>>::fixed(EmbassyClock, TICK)
+}
+
+/// Drives `wheel` forever: turns it, fires every deadline that is due, and sleeps on an
+/// [`embassy_time::Timer`] until the next one (or until a task arms an earlier deadline).
+///
+/// Await it from one embassy task of your own (the firmware, never a library, spawns it),
+/// on the executor whose time driver `embassy_time` uses. Deadlines on the wheel fire only
+/// while it runs. The future never completes: its output is
+/// [`Infallible`](core::convert::Infallible), so `match run(&WHEEL).await {}` has type `!`,
+/// the return type of an embassy task that never ends:
+///
+/// ```no_run
+/// # static WHEEL: punctual_embassy::EmbassyWheel<4> = punctual_embassy::wheel();
+/// #[embassy_executor::task]
+/// async fn punctual_driver() -> ! {
+///     match punctual_embassy::run(&WHEEL).await {}
+/// }
+/// ```
+///
+/// # Cancel safety
+///
+/// Dropping the driver stops the wheel: pending deadlines fire late, once a driver runs
+/// again; none is lost and none fires early. Running two drivers on one wheel is harmless
+/// (one turns it at a time) but useless.
+pub fn run<S: Storage>(wheel: &Wheel<EmbassyClock, S>) -> EmbassyDriver<'_, S> {
+    wheel.driver(EmbassySleeper)
+}

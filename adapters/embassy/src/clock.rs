@@ -1,0 +1,74 @@
+//! `EmbassyClock`: a wheel's clock on `embassy_time::Instant`.
+
+use core::time::Duration;
+
+use embassy_time::{Instant, TICK_HZ};
+use punctual_core::Clock;
+
+use crate::convert;
+
+/// The time of embassy-time's driver: [`Instant::now`] as a reading since the driver's
+/// zero (boot, on most drivers), in nanoseconds rounded down.
+///
+/// `Instant::now()` counts whole embassy ticks, so a reading can lag the true time by up to
+/// one tick; [`resolution`](Clock::resolution) says so ([`RESOLUTION`](crate::RESOLUTION)),
+/// and the wheel adds it to every relative deadline. That is what keeps a deadline from
+/// ending early in true time at any tick rate (see the crate's `# Precision`).
+///
+/// A unit struct, usable in a `static` wheel:
+///
+/// ```
+/// use punctual_core::FixedWheel;
+/// use punctual_embassy::EmbassyClock;
+///
+/// static WHEEL: FixedWheel<EmbassyClock, 16> = FixedWheel::fixed(EmbassyClock, punctual_embassy::TICK);
+/// ```
+///
+/// Reading it needs the time driver of the final binary, like every `Instant::now()`.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct EmbassyClock;
+
+impl EmbassyClock {
+    /// The clock reading of `instant`: its ticks as a duration, rounded down to a whole
+    /// nanosecond (exact when a tick is a whole number of nanoseconds).
+    ///
+    /// ```
+    /// use embassy_time::{Instant, TICK_HZ};
+    /// use punctual_embassy::EmbassyClock;
+    ///
+    /// let one_second = Instant::from_ticks(TICK_HZ);
+    /// assert_eq!(EmbassyClock::reading_of(one_second), core::time::Duration::from_secs(1));
+    /// ```
+    pub const fn reading_of(instant: Instant) -> Duration {
+        convert::reading_of_ticks(instant.as_ticks(), TICK_HZ)
+    }
+
+    /// The first embassy instant whose reading is at or after `reading` (rounded up to a
+    /// whole tick): a timer at it never ends before the clock reads `reading`.
+    /// [`Instant::MAX`] when `reading` is beyond embassy's range.
+    ///
+    /// Unlike `Instant::from_nanos`, which rounds down, this never lands before `reading`.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use punctual_embassy::EmbassyClock;
+    ///
+    /// let reading = Duration::from_nanos(1);
+    /// let at = EmbassyClock::instant_at_or_after(reading);
+    /// assert!(EmbassyClock::reading_of(at) >= reading);
+    /// assert!(at.as_ticks() >= 1); // `Instant::from_nanos(1)` is tick 0: before `reading`
+    /// ```
+    pub const fn instant_at_or_after(reading: Duration) -> Instant {
+        Instant::from_ticks(convert::ticks_at_or_after(reading, TICK_HZ))
+    }
+}
+
+impl Clock for EmbassyClock {
+    fn now(&self) -> Duration {
+        Self::reading_of(Instant::now())
+    }
+
+    fn resolution(&self) -> Duration {
+        crate::RESOLUTION
+    }
+}

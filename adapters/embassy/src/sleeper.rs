@@ -1,0 +1,25 @@
+//! `EmbassySleeper`: the driver's sleeps on `embassy_time::Timer`.
+
+use core::time::Duration;
+
+use embassy_time::Timer;
+use punctual_core::Sleeper;
+
+use crate::EmbassyClock;
+
+/// Sleeps for the wheel's driver on [`Timer::at`], at the first embassy tick whose reading
+/// is at or after the wheel's planned turn ([`EmbassyClock::instant_at_or_after`]), so a
+/// turn never comes before the time it was planned for.
+///
+/// Used by [`run`](crate::run); name it only to build a [`Driver`](punctual_core::Driver)
+/// yourself.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct EmbassySleeper;
+
+impl Sleeper for EmbassySleeper {
+    type Sleep = Timer;
+
+    fn sleep_until(&mut self, at: Duration) -> Timer {
+        Timer::at(EmbassyClock::instant_at_or_after(at))
+    }
+}

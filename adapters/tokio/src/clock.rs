@@ -1,0 +1,137 @@
+//! `TokioClock`: a wheel clock on `tokio::time::Instant`.
+
+use core::time::Duration;
+
+use punctual_core::Clock;
+use tokio::time::Instant;
+
+/// A wheel [`Clock`] on [`tokio::time::Instant`], measured from the moment the clock was
+/// made.
+///
+/// `tokio::time::Instant` is `std::time::Instant`, except that a runtime whose time is
+/// paused ([`tokio::time::pause`], `#[tokio::test(start_paused = true)]`) reads its own
+/// virtual clock, which moves only with [`tokio::time::advance`] or auto-advance. A wheel on
+/// this clock therefore runs in the same time as tokio's own timers: under a paused
+/// runtime a deadline fires when tokio's time reaches it, never before, and no real time
+/// has to pass.
+///
+/// Readings are exact to the nanosecond ([`Clock::resolution`] is zero).
+///
+/// # Which runtime's clock
+///
+/// Like `tokio::time::Instant::now`, a reading comes from the runtime whose context the
+/// reading thread is in: any task of that runtime, its `block_on`, its blocking pool, or a
+/// thread inside [`Handle::enter`](tokio::runtime::Handle::enter). Outside every runtime it
+/// is the real clock. Without a paused runtime all of these are the same clock, and the
+/// wheel may be read from anywhere. With a paused clock, make the `TokioClock` inside the
+/// runtime and poll the wheel's deadlines on that runtime only: one wheel per runtime.
+///
+/// ```
+/// use std::time::Duration;
+/// use punctual_core::Clock;
+/// use punctual_tokio::TokioClock;
+///
+/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+/// # async fn main() {
+/// let clock = TokioClock::new();
+/// assert_eq!(clock.now(), Duration::ZERO); // the paused clock does not move by itself
+/// tokio::time::advance(Duration::from_millis(250)).await;
+/// assert_eq!(clock.now(), Duration::from_millis(250));
+/// # }
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct TokioClock {
+    origin: Instant,
+}
+
+impl TokioClock {
+    /// A clock whose origin is [`tokio::time::Instant::now`], read on this thread (see
+    /// "Which runtime's clock").
+    pub fn new() -> Self {
+        Self {
+            origin: Instant::now(),
+        }
+    }
+
+    /// A clock counting from `origin`.
+    pub const fn with_origin(origin: Instant) -> Self {
+        Self { origin }
+    }
+
+    /// The instant this clock counts from: its reading zero.
+    pub const fn origin(&self) -> Instant {
+        self.origin
+    }
+
+    /// The reading of `instant` on this clock: `Duration::ZERO` for instants before the
+    /// origin.
+    ///
+    /// Use it to give a wheel an absolute deadline as a tokio instant:
+    /// `wheel.deadline_at(fut, wheel.clock().reading_of(at))`.
+    pub fn reading_of(&self, instant: Instant) -> Duration {
+        instant.saturating_duration_since(self.origin)
+    }
+
+    /// The instant at which this clock reads `reading`, or `None` if that instant cannot
+    /// be represented. Exact: `reading_of(instant_of(r)) == r`.
+    pub fn instant_of(&self, reading: Duration) -> Option<Instant> {
+        self.origin.checked_add(reading)
+    }
+}
+
+impl Default for TokioClock {
+    /// Same as [`TokioClock::new`].
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Clock for TokioClock {
+    fn now(&self) -> Duration {
+        self.reading_of(Instant::now())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test(start_paused = true)]
+    async fn reads_tokio_paused_time() {
+        let clock = TokioClock::new();
+        assert_eq!(clock.now(), Duration::ZERO);
+        tokio::time::advance(Duration::from_nanos(1)).await;
+        assert_eq!(clock.now(), Duration::from_nanos(1));
+        tokio::time::advance(Duration::from_secs(3600)).await;
+        assert_eq!(clock.now(), Duration::from_secs(3600) + Duration::from_nanos(1));
+        assert_eq!(clock.resolution(), Duration::ZERO);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn conversions_round_trip_exactly() {
+        let clock = TokioClock::new();
+        for reading in [
+            Duration::ZERO,
+            Duration::from_nanos(1),
+            Duration::from_nanos(999_999),
+            Duration::from_millis(1),
+            Duration::from_micros(1_500),
+            Duration::from_secs(86_400 * 365),
+        ] {
+            let instant = clock.instant_of(reading).unwrap();
+            assert_eq!(clock.reading_of(instant), reading);
+        }
+        // Before the origin saturates to zero; past the representable range is `None`.
+        let before = clock.origin() - Duration::from_millis(5);
+        assert_eq!(clock.reading_of(before), Duration::ZERO);
+        assert_eq!(clock.instant_of(Duration::MAX), None);
+    }
+
+    #[test]
+    fn real_time_outside_a_runtime() {
+        let clock = TokioClock::default();
+        let a = clock.now();
+        std::thread::sleep(Duration::from_millis(2));
+        assert!(clock.now() >= a + Duration::from_millis(2));
+    }
+}

@@ -1,0 +1,351 @@
+//! Deadline budgets: one limit for a whole block of work, which every deadline inside it
+//! respects.
+//!
+//! A [`Budgeted`] future bounds its inner future like a deadline does, and in addition
+//! every deadline started inside it (on the same wheel) ends at the earlier of its own
+//! limit and the budget's. So three retries of 800 ms each inside a 2 s budget can never
+//! outlive the 2 s: the third attempt's deadline is cut to what is left, and when the budget
+//! runs out the whole block (the retry loop included) is dropped, so no further attempt
+//! starts.
+//!
+//! # How the budget reaches inner deadlines
+//!
+//! * With `std`, *ambiently*: while a `Budgeted` polls its inner future, it sets a
+//!   thread-local "current budget" (the earlier of its own and any enclosing one), and
+//!   restores the previous value afterwards, also when the inner future panics. A deadline
+//!   reads it at its first pending poll. The budget therefore travels with the polling of
+//!   the future, on any executor, across `.await`s and into nested futures, but not into
+//!   tasks spawned from inside the block (they are polled by someone else).
+//! * Without `std`, *explicitly*: make a [`Budget`] (an instant on the wheel's clock), bound
+//!   the block with [`Budgeted::with_budget`], and give each inner deadline the budget
+//!   with [`Deadline::within`](crate::Deadline::within).
+//!
+//! A budget applies only to deadlines on the wheel it was made on: instants of different
+//! clocks cannot be compared.
+//!
+//! # Errors
+//!
+//! When a budget is what ends a deadline (its instant came first), the `Elapsed` says so:
+//! [`Elapsed::is_budget`] is true, and its duration and name are the budget's.
+
+use core::fmt;
+use core::future::Future;
+use core::pin::Pin;
+use core::task::{Context, Poll};
+use core::time::Duration;
+
+use pin_project_lite::pin_project;
+
+use crate::timer::{Limit, RawWheel, Timer};
+use crate::{Deadline, Elapsed};
+
+/// A budget's limit: an instant on one wheel's clock, with the duration and name that an
+/// [`Elapsed`] reports when the budget ends a deadline.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Budget {
+    /// The wheel's address, only compared, never dereferenced.
+    wheel: usize,
+    at: Duration,
+    duration: Duration,
+    name: Option<&'static str>,
+}
+
+fn wheel_id(wheel: &dyn RawWheel) -> usize {
+    (wheel as *const dyn RawWheel).cast::<()>() as usize
+}
+
+impl Budget {
+    /// A budget ending at `at` on `wheel`'s clock, reported as a budget of `duration`.
+    pub fn new(wheel: &dyn RawWheel, at: Duration, duration: Duration) -> Self {
+        Self {
+            wheel: wheel_id(wheel),
+            at,
+            duration,
+            name: None,
+        }
+    }
+
+    /// A budget of `duration` from now on `wheel`'s clock (reads the clock).
+    /// `None` when `duration` reaches beyond any reading of the clock (no limit at all).
+    pub fn starting_now(wheel: &dyn RawWheel, duration: Duration) -> Option<Self> {
+        let at = wheel.target(Limit::After(duration))?;
+        Some(Self::new(wheel, at, duration))
+    }
+
+    /// Names the budget: the name shows in the `Elapsed` of every deadline it ends.
+    pub fn named(mut self, name: &'static str) -> Self {
+        self.name = Some(name);
+        self
+    }
+
+    /// The instant the budget ends, on its wheel's clock.
+    pub fn at(&self) -> Duration {
+        self.at
+    }
+
+    /// The duration the budget stands for.
+    pub fn duration(&self) -> Duration {
+        self.duration
+    }
+
+    /// The budget's name, if any.
+    pub fn name(&self) -> Option<&'static str> {
+        self.name
+    }
+
+    pub(crate) fn applies_to(&self, wheel: &dyn RawWheel) -> bool {
+        self.wheel == wheel_id(wheel)
+    }
+
+    /// The earlier of two budgets on the same wheel (`self` when they are on different
+    /// wheels: an enclosing budget on another clock does not apply).
+    fn earlier(self, other: Option<Budget>) -> Budget {
+        match other {
+            Some(other) if other.wheel == self.wheel && other.at < self.at => other,
+            _ => self,
+        }
+    }
+}
+
+impl fmt::Debug for Budget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Budget")
+            .field("at", &self.at)
+            .field("duration", &self.duration)
+            .field("name", &self.name)
+            .finish()
+    }
+}
+
+#[cfg(feature = "std")]
+mod ambient {
+    use core::cell::Cell;
+
+    use super::Budget;
+
+    std::thread_local! {
+        static CURRENT: Cell<Option<Budget>> = const { Cell::new(None) };
+    }
+
+    /// The budget in force on this thread, if a `Budgeted` is polling.
+    pub(crate) fn current() -> Option<Budget> {
+        CURRENT.with(Cell::get)
+    }
+
+    /// Sets the current budget until dropped, then restores the previous one (also while
+    /// unwinding).
+    pub(crate) struct Scope(Option<Budget>);
+
+    impl Scope {
+        pub(crate) fn enter(budget: Budget) -> Self {
+            Self(CURRENT.with(|c| c.replace(Some(budget))))
+        }
+    }
+
+    impl Drop for Scope {
+        fn drop(&mut self) {
+            CURRENT.with(|c| c.set(self.0));
+        }
+    }
+}
+
+#[cfg(not(feature = "std"))]
+mod ambient {
+    use super::Budget;
+
+    pub(crate) fn current() -> Option<Budget> {
+        None
+    }
+
+    pub(crate) struct Scope;
+
+    impl Scope {
+        pub(crate) fn enter(_: Budget) -> Self {
+            Self
+        }
+    }
+}
+
+/// The budget in force for a deadline started now on this thread (`std` only).
+pub(crate) fn ambient() -> Option<Budget> {
+    ambient::current()
+}
+
+pin_project! {
+    /// A future bounded by a budget: like a [`Deadline`], and every deadline started inside
+    /// it also ends no later than the budget. See the [module docs](self).
+    ///
+    /// Made by `punctual::budget`, [`Budgeted::new`] or [`Budgeted::with_budget`].
+    ///
+    /// Unlike a `Deadline`, a budget starts its clock *before* the first poll of its inner
+    /// future, since the deadlines inside need its instant.
+    ///
+    /// # Errors
+    ///
+    /// Resolves to `Err(Elapsed)` (with [`Elapsed::is_budget`]) when the budget runs out
+    /// before the inner future completes; the inner future has been dropped by then.
+    ///
+    /// # Cancel safety
+    ///
+    /// Dropping it drops the inner future, as for a `Deadline`.
+    ///
+    /// # Panics
+    ///
+    /// Polling it after it returned `Ready` panics.
+    #[must_use = "futures do nothing unless you `.await` or poll them"]
+    pub struct Budgeted<'w, F> {
+        #[pin]
+        future: Option<F>,
+        timer: Timer<'w>,
+        duration: Duration,
+        name: Option<&'static str>,
+        budget: Option<Budget>,
+    }
+}
+
+impl<'w, F: Future> Budgeted<'w, F> {
+    /// Bounds `future`, and every deadline on `wheel` inside it, by `duration` from its
+    /// first poll.
+    pub fn new(future: F, wheel: &'w dyn RawWheel, duration: Duration) -> Self {
+        Self {
+            future: Some(future),
+            timer: Timer::new(wheel, Limit::After(duration)),
+            duration,
+            name: None,
+            budget: None,
+        }
+    }
+
+    /// Bounds `future` by an explicit `budget` (the `no_std` way; see the module docs).
+    pub fn with_budget(future: F, wheel: &'w dyn RawWheel, budget: Budget) -> Self {
+        Self {
+            future: Some(future),
+            timer: Timer::new(wheel, Limit::At(budget.at)),
+            duration: budget.duration,
+            name: budget.name,
+            budget: Some(budget),
+        }
+    }
+
+    /// Names the budget.
+    pub fn named(mut self, name: &'static str) -> Self {
+        self.name = Some(name);
+        if let Some(budget) = &mut self.budget {
+            budget.name = Some(name);
+        }
+        self
+    }
+
+    /// The budget in force, once the first poll has started it.
+    pub fn budget(&self) -> Option<Budget> {
+        self.budget
+    }
+}
+
+impl<F: Future> Future for Budgeted<'_, F> {
+    type Output = Result<F::Output, Elapsed>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut this = self.project();
+        if this.future.is_none() {
+            panic!("`Budgeted` polled after completion");
+        }
+        let budget = match *this.budget {
+            Some(budget) => budget,
+            None => {
+                let wheel = this.timer.wheel();
+                let own = match wheel.target(Limit::After(*this.duration)) {
+                    Some(at) => Budget {
+                        wheel: wheel_id(wheel),
+                        at,
+                        duration: *this.duration,
+                        name: *this.name,
+                    },
+                    // Beyond any reading: no limit of its own, only an enclosing one.
+                    None => Budget {
+                        wheel: wheel_id(wheel),
+                        at: Duration::MAX,
+                        duration: *this.duration,
+                        name: *this.name,
+                    },
+                };
+                let budget = own.earlier(ambient());
+                this.timer.reset(Limit::At(budget.at));
+                *this.budget = Some(budget);
+                budget
+            }
+        };
+        if this.timer.has_fired().is_some() {
+            this.future.set(None);
+            return Poll::Ready(Err(Elapsed::budget(budget.duration, budget.name)));
+        }
+        let future = this.future.as_mut().as_pin_mut().expect("checked above");
+        let polled = {
+            let _scope = ambient::Scope::enter(budget);
+            future.poll(cx)
+        };
+        if let Poll::Ready(output) = polled {
+            this.future.set(None);
+            this.timer.release();
+            return Poll::Ready(Ok(output));
+        }
+        match this.timer.poll_fired(cx, None) {
+            Poll::Ready(_) => {
+                this.future.set(None);
+                Poll::Ready(Err(Elapsed::budget(budget.duration, budget.name)))
+            }
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+impl<F> fmt::Debug for Budgeted<'_, F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Budgeted")
+            .field("running", &self.future.is_some())
+            .field("budget", &self.budget)
+            .field("timer", &self.timer)
+            .finish()
+    }
+}
+
+pin_project! {
+    /// A [`Deadline`] bounded by an explicit [`Budget`] as well: made by
+    /// [`Deadline::within`]. It ends at the earlier of the two; when the budget's comes
+    /// first, the `Elapsed` is the budget's.
+    #[must_use = "futures do nothing unless you `.await` or poll them"]
+    pub struct Within<'w, F> {
+        #[pin]
+        deadline: Deadline<'w, F>,
+        budget: Budget,
+    }
+}
+
+impl<'w, F: Future> Deadline<'w, F> {
+    /// Bounds this deadline by `budget` too (the explicit, `no_std` way to use a budget;
+    /// with `std`, deadlines inside a [`Budgeted`] pick it up by themselves).
+    pub fn within(self, budget: Budget) -> Within<'w, F> {
+        Within {
+            deadline: self,
+            budget,
+        }
+    }
+}
+
+impl<F: Future> Future for Within<'_, F> {
+    type Output = Result<F::Output, Elapsed>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        this.deadline.poll_capped(cx, Some(this.budget))
+    }
+}
+
+impl<F> fmt::Debug for Within<'_, F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Within")
+            .field("deadline", &self.deadline)
+            .field("budget", &self.budget)
+            .finish()
+    }
+}

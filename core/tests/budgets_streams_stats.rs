@@ -1,0 +1,328 @@
+//! Budgets, stream deadlines and wheel statistics, on the manual clock.
+
+use core::future::{Future, pending};
+use core::pin::{Pin, pin};
+use core::task::{Context, Poll, Waker};
+use core::time::Duration;
+use std::cell::Cell;
+
+use futures_core::Stream;
+use punctual_core::{Budget, Budgeted, Elapsed, Fixed, Growable, ManualClock, Wheel};
+
+const TICK: Duration = Duration::from_millis(1);
+
+fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+fn wheel() -> Wheel<ManualClock, Growable> {
+    Wheel::growable(ManualClock::new(), TICK)
+}
+
+fn poll<F: Future>(f: Pin<&mut F>) -> Poll<F::Output> {
+    f.poll(&mut Context::from_waker(Waker::noop()))
+}
+
+fn poll_next<S: Stream>(s: Pin<&mut S>) -> Poll<Option<S::Item>> {
+    s.poll_next(&mut Context::from_waker(Waker::noop()))
+}
+
+/// Polls `f` and advances the clock one tick at a time until it completes; returns the
+/// output and the clock reading then.
+fn run<F: Future>(wheel: &Wheel<ManualClock, Growable>, f: F) -> (F::Output, Duration) {
+    let mut f = pin!(f);
+    for _ in 0..100_000 {
+        if let Poll::Ready(out) = poll(f.as_mut()) {
+            return (out, punctual_core::Clock::now(wheel.clock()));
+        }
+        wheel.advance(TICK);
+    }
+    panic!("did not complete within 100 s of virtual time");
+}
+
+#[test]
+fn an_inner_deadline_is_cut_to_what_is_left_of_the_budget() {
+    let wheel = wheel();
+    let block = async {
+        wheel.sleep(ms(150)).await;
+        // 100 ms of its own, but only 50 ms are left of the budget.
+        wheel
+            .deadline(pending::<()>(), ms(100))
+            .named("inner")
+            .await
+    };
+    let (out, at) = run(&wheel, wheel.budget(block, ms(200)).named("edge"));
+    // The inner deadline fired at the budget's edge (or the budget itself did, on the
+    // same tick): either way, at 200 ms, and the error names the budget.
+    assert!(at >= ms(200) && at <= ms(202), "ended at {at:?}");
+    let err: Elapsed = out.and_then(|inner| inner).unwrap_err();
+    assert!(err.is_budget());
+    assert_eq!(err.name(), Some("edge"));
+    assert_eq!(err.duration(), ms(200));
+    assert_eq!(err.to_string(), "budget 'edge' of 200ms elapsed");
+}
+
+#[test]
+fn an_inner_deadline_shorter_than_the_budget_keeps_its_own_name() {
+    let wheel = wheel();
+    let block = async {
+        wheel
+            .deadline(pending::<()>(), ms(30))
+            .named("pricing")
+            .await
+    };
+    let (out, at) = run(&wheel, wheel.budget(block, ms(200)));
+    assert!(at >= ms(30) && at <= ms(32));
+    let err = out.unwrap().unwrap_err();
+    assert!(!err.is_budget());
+    assert_eq!(err.name(), Some("pricing"));
+    assert_eq!(err.to_string(), "deadline 'pricing' of 30ms elapsed");
+}
+
+#[test]
+fn retries_stop_when_the_budget_runs_out() {
+    let wheel = wheel();
+    let attempts = Cell::new(0);
+    let retries = async {
+        loop {
+            attempts.set(attempts.get() + 1);
+            match wheel.deadline(pending::<()>(), ms(80)).await {
+                Ok(()) => return Ok(()),
+                Err(e) if e.is_budget() => return Err(e),
+                Err(_) => continue,
+            }
+        }
+    };
+    let (out, at) = run(&wheel, wheel.budget(retries, ms(200)));
+    // 80 + 80 + 40: the third attempt is cut to what is left, and no fourth starts.
+    assert!(at >= ms(200) && at <= ms(202), "ended at {at:?}");
+    assert!(out.and_then(|r| r).unwrap_err().is_budget());
+    assert_eq!(attempts.get(), 3);
+    // The retry loop was dropped: nothing is left armed.
+    wheel.advance(ms(1));
+    assert_eq!(wheel.occupied(), 0);
+}
+
+#[test]
+fn nested_budgets_take_the_earlier_edge() {
+    let wheel = wheel();
+    let inner_budget = async {
+        // The inner budget asks for 500 ms, but the outer one leaves only 100.
+        wheel
+            .budget(
+                async { wheel.deadline(pending::<()>(), ms(400)).await },
+                ms(500),
+            )
+            .named("inner")
+            .await
+    };
+    let (out, at) = run(&wheel, wheel.budget(inner_budget, ms(100)).named("outer"));
+    assert!(at >= ms(100) && at <= ms(102), "ended at {at:?}");
+    let err = match out {
+        Err(e) | Ok(Err(e)) | Ok(Ok(Err(e))) => e,
+        Ok(Ok(Ok(()))) => panic!("a pending future completed"),
+    };
+    assert!(err.is_budget());
+    assert_eq!(err.name(), Some("outer"));
+}
+
+#[test]
+fn a_budget_on_another_wheel_does_not_apply() {
+    let wheel = wheel();
+    let other = self::wheel();
+    let mut d = pin!(other.budget(wheel.deadline(pending::<()>(), ms(50)), ms(10)));
+    assert!(poll(d.as_mut()).is_pending());
+    // The deadline on `wheel` is not cut by the budget on `other`.
+    wheel.advance(ms(20));
+    assert!(poll(d.as_mut()).is_pending());
+    other.advance(ms(10));
+    assert!(
+        poll(d.as_mut()).is_ready(),
+        "the budget itself still bounds the block"
+    );
+}
+
+#[test]
+fn an_explicit_budget_bounds_deadlines_without_std_magic() {
+    let wheel: Wheel<ManualClock, Fixed<8>> = Wheel::fixed(ManualClock::new(), TICK);
+    let budget = Budget::starting_now(&wheel, ms(40)).unwrap().named("edge");
+    let mut d = pin!(wheel.deadline(pending::<()>(), ms(100)).within(budget));
+    assert!(poll(d.as_mut()).is_pending());
+    wheel.advance(ms(39));
+    assert!(poll(d.as_mut()).is_pending(), "never early");
+    wheel.advance(ms(1));
+    let err = match poll(d.as_mut()) {
+        Poll::Ready(Err(e)) => e,
+        other => panic!("expected the budget to fire, got {other:?}"),
+    };
+    assert!(err.is_budget());
+    assert_eq!(err.name(), Some("edge"));
+    // And the block as a whole, the explicit way.
+    let mut block = pin!(Budgeted::with_budget(pending::<()>(), &wheel, budget));
+    assert!(
+        poll(block.as_mut()).is_ready(),
+        "the budget has already run out"
+    );
+}
+
+/// A stream that yields an item every `every` of the manual clock, forever.
+struct Ticker<'a> {
+    wheel: &'a Wheel<ManualClock, Growable>,
+    every: Duration,
+    next: Duration,
+    count: u32,
+}
+
+impl Stream for Ticker<'_> {
+    type Item = u32;
+    fn poll_next(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Option<u32>> {
+        if punctual_core::Clock::now(self.wheel.clock()) >= self.next {
+            let every = self.every;
+            self.next += every;
+            self.count += 1;
+            Poll::Ready(Some(self.count))
+        } else {
+            Poll::Pending
+        }
+    }
+}
+
+#[test]
+fn a_whole_stream_deadline_ends_with_one_error() {
+    let wheel = wheel();
+    let ticker = Ticker {
+        wheel: &wheel,
+        every: ms(10),
+        next: ms(10),
+        count: 0,
+    };
+    let mut s = pin!(wheel.stream_deadline(ticker, ms(35)).named("feed"));
+    let mut items = Vec::new();
+    for _ in 0..100 {
+        match poll_next(s.as_mut()) {
+            Poll::Ready(Some(item)) => items.push(item),
+            Poll::Ready(None) => break,
+            Poll::Pending => {
+                wheel.advance(TICK);
+            }
+        }
+    }
+    assert_eq!(
+        items.len(),
+        4,
+        "three items in 35 ms, then the error: {items:?}"
+    );
+    assert_eq!(items[..3], [Ok(1), Ok(2), Ok(3)]);
+    let err = items[3].unwrap_err();
+    assert_eq!(err.name(), Some("feed"));
+    assert!(punctual_core::Clock::now(wheel.clock()) >= ms(35));
+    assert_eq!(poll_next(s.as_mut()), Poll::Ready(None), "ended for good");
+}
+
+#[test]
+fn an_idle_timeout_rearms_after_each_item_without_growing() {
+    let wheel = wheel();
+    let ticker = Ticker {
+        wheel: &wheel,
+        every: ms(10),
+        next: ms(10),
+        count: 0,
+    };
+    let mut s = pin!(wheel.idle_timeout(ticker, ms(15)));
+    let mut items = 0;
+    while items < 200 {
+        match poll_next(s.as_mut()) {
+            Poll::Ready(Some(Ok(_))) => items += 1,
+            other => {
+                assert!(
+                    other.is_pending(),
+                    "gaps of 10 ms under a 15 ms idle timeout: {other:?}"
+                );
+                wheel.advance(TICK);
+            }
+        }
+    }
+    // Nothing allocated per item: the gaps take turns on two entries (the one released
+    // after an item is reclaimed at the driver's next turn, so the next gap takes the
+    // other), however many items pass.
+    assert!(wheel.stats().high_water <= 2, "{}", wheel.stats());
+    assert!(wheel.stats().armed >= 199);
+}
+
+#[test]
+fn an_idle_timeout_fires_on_a_stalled_stream() {
+    let wheel = wheel();
+    let ticker = Ticker {
+        wheel: &wheel,
+        every: ms(50),
+        next: ms(5),
+        count: 0,
+    };
+    let mut s = pin!(wheel.idle_timeout(ticker, ms(20)).named("idle"));
+    let mut seen = Vec::new();
+    for _ in 0..200 {
+        match poll_next(s.as_mut()) {
+            Poll::Ready(Some(item)) => seen.push((item, punctual_core::Clock::now(wheel.clock()))),
+            Poll::Ready(None) => break,
+            Poll::Pending => {
+                wheel.advance(TICK);
+            }
+        }
+    }
+    assert_eq!(seen.len(), 2, "{seen:?}");
+    assert_eq!(seen[0].0, Ok(1));
+    assert_eq!(seen[1].0.unwrap_err().name(), Some("idle"));
+    // Idle from the first item (5 ms): fired at 25 ms, never before.
+    assert!(
+        seen[1].1 >= ms(25) && seen[1].1 <= ms(27),
+        "{:?}",
+        seen[1].1
+    );
+}
+
+#[test]
+fn stats_count_what_the_wheel_did() {
+    let wheel = wheel();
+    let mut fires: Vec<_> = (1..=3).map(|i| Box::pin(wheel.sleep(ms(i * 10)))).collect();
+    let mut cancelled = Box::pin(wheel.sleep(ms(1000)));
+    for f in &mut fires {
+        assert!(poll(f.as_mut()).is_pending());
+    }
+    assert!(poll(cancelled.as_mut()).is_pending());
+    assert_eq!(wheel.stats().occupied, 4);
+    drop(cancelled);
+    // One ready-at-first-poll deadline: arms nothing.
+    assert_eq!(
+        poll(pin!(wheel.deadline(async { 1 }, ms(5)))),
+        Poll::Ready(Ok(1))
+    );
+    for _ in 0..3 {
+        wheel.advance(ms(10)); // exactly to each edge: zero ticks late
+    }
+    for f in &mut fires {
+        assert!(poll(f.as_mut()).is_ready());
+    }
+    let stats = wheel.stats();
+    assert_eq!(stats.armed, 4);
+    assert_eq!(stats.fired, 3);
+    assert_eq!(stats.cancelled, 1);
+    assert_eq!(stats.lateness, [3, 0, 0, 0], "each fired on its own tick");
+    assert_eq!(stats.occupied, 0);
+    assert_eq!(stats.high_water, 4);
+    assert_eq!(stats.degraded_polls, 0);
+    #[cfg(feature = "count-ready")]
+    assert_eq!(stats.ready_without_arming, Some(1));
+    #[cfg(not(feature = "count-ready"))]
+    assert_eq!(stats.ready_without_arming, None);
+    assert!(stats.to_string().contains("fired 3"));
+}
+
+#[test]
+fn lateness_is_counted_in_ticks() {
+    let wheel = wheel();
+    let mut late = pin!(wheel.sleep(ms(10)));
+    assert!(poll(late.as_mut()).is_pending());
+    wheel.advance(ms(15)); // one turn, five ticks after the edge
+    assert!(poll(late.as_mut()).is_ready());
+    assert_eq!(wheel.stats().lateness, [0, 0, 0, 1]);
+}
