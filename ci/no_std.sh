@@ -8,3 +8,5 @@ rustup target add thumbv7em-none-eabihf thumbv6m-none-eabi
 cargo build -p punctual-core --no-default-features --target thumbv7em-none-eabihf
 cargo build -p punctual-core --no-default-features --features portable-atomic --target thumbv6m-none-eabi
 cargo clippy -p punctual-core --no-default-features --target thumbv7em-none-eabihf -- -D warnings
+# defmt formatting for Elapsed, as firmware uses it.
+cargo build -p punctual-core --no-default-features --features defmt --target thumbv7em-none-eabihf

@@ -114,7 +114,9 @@ impl Entry {
     /// # Safety
     ///
     /// * The caller holds the driver role and received the entry through the arm inbox
-    ///   (whose Acquire swap orders this read after the arming thread's write).
+    ///   (whose Acquire swap orders this read after the arming thread's write), or owns
+    ///   the entry as its deadline (which armed it, or was moved here with
+    ///   synchronisation after arming).
     pub(crate) unsafe fn when(&self) -> u64 {
         // SAFETY: no writer exists while the wheel owns the entry, by the caller's contract.
         self.when.with(|when| unsafe { *when })

@@ -47,6 +47,9 @@ pub trait RawWheel: Sync + sealed::Sealed {
     #[doc(hidden)]
     fn count_degraded_poll(&self);
     #[doc(hidden)]
+    #[cfg(feature = "tracing")]
+    fn late_by(&self, armed: &Armed) -> Duration;
+    #[doc(hidden)]
     #[cfg(feature = "count-ready")]
     fn count_ready(&self);
 }
@@ -156,6 +159,13 @@ impl<C: Clock, S: Storage> RawWheel for Wheel<C, S> {
 
     fn count_degraded_poll(&self) {
         Wheel::count_degraded_poll(self);
+    }
+
+    #[cfg(feature = "tracing")]
+    fn late_by(&self, armed: &Armed) -> Duration {
+        self.clock()
+            .now()
+            .saturating_sub(self.entry_deadline(armed.index))
     }
 
     #[cfg(feature = "count-ready")]
@@ -311,6 +321,11 @@ impl<'w> Timer<'w> {
     }
 
     fn fired(&mut self, requested: Duration) -> Poll<Elapsed> {
+        #[cfg(feature = "tracing")]
+        let late = match &self.state {
+            State::Armed { armed, .. } => self.wheel.late_by(armed),
+            _ => Duration::ZERO,
+        };
         self.release();
         let elapsed = if self.budget {
             Elapsed::budget(requested, self.name)
@@ -323,6 +338,7 @@ impl<'w> Timer<'w> {
             name = elapsed.name().unwrap_or(""),
             duration = ?elapsed.duration(),
             budget = elapsed.is_budget(),
+            late = ?late,
             "deadline elapsed"
         );
         Poll::Ready(elapsed)

@@ -322,6 +322,17 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         entry.state.load(Ordering::Acquire) & FIRED != 0
     }
 
+    /// The clock reading of an armed entry's expiration tick; for the entry's owner.
+    #[cfg(feature = "tracing")]
+    pub(crate) fn entry_deadline(&self, index: Index) -> Duration {
+        // SAFETY: the caller owns the entry (its HANDLE bit is set), so it is not free
+        // and `when` has no writer: it is written only while the entry is exclusively
+        // owned, before it is published; this thread armed it or received the deadline
+        // through a synchronising move.
+        let when = unsafe { self.storage.entry(index).when() };
+        self.ticks_to_reading(when)
+    }
+
     /// Whether an armed entry has fired, without registering anything.
     pub(crate) fn entry_fired(&self, index: Index) -> bool {
         self.storage.entry(index).state.load(Ordering::Acquire) & FIRED != 0

@@ -72,11 +72,14 @@ const _: () = assert!(
     "punctual-embassy: embassy's tick rate is above 18 GHz"
 );
 
-/// One embassy tick, `1 / TICK_HZ` seconds, rounded up to a whole nanosecond (plus one when
-/// a tick is not a whole number of nanoseconds): the [`resolution`] of [`EmbassyClock`].
+/// One embassy tick, `1 / TICK_HZ` seconds, in whole nanoseconds: the
+/// [`resolution`] of [`EmbassyClock`], how far its reading can lag the true time.
 ///
-/// At the common rates it is exact: 1 ms at `tick-hz-1_000`, 1 µs at `tick-hz-1_000_000`
-/// (the rate of embassy-time's `std` and `mock-driver`); 30 519 ns at `tick-hz-32_768`.
+/// Exact when a tick is a whole number of nanoseconds: 1 ms at `tick-hz-1_000`, 1 µs at
+/// `tick-hz-1_000_000` (the rate of embassy-time's `std` and `mock-driver`). Otherwise it
+/// also covers the fraction of a nanosecond a reading loses to rounding down, rounded up:
+/// 976 563 ns at `tick-hz-1_024` (976 562.5 ns a tick), 30 519 ns at `tick-hz-32_768`
+/// (30 517.578125 ns).
 ///
 /// [`resolution`]: punctual_core::Clock::resolution
 /// [`EmbassyClock`]: crate::EmbassyClock
@@ -216,8 +219,10 @@ mod tests {
     fn saturates_instead_of_overflowing() {
         for &hz in RATES {
             assert_eq!(ticks_at_or_after(Duration::MAX, hz), u64::MAX);
-            let beyond = reading_of_ticks(u64::MAX, hz) + Duration::from_secs(1);
-            assert_eq!(ticks_at_or_after(beyond, hz), u64::MAX);
+            if let Some(beyond) = reading_of_ticks(u64::MAX, hz).checked_add(Duration::from_secs(1))
+            {
+                assert_eq!(ticks_at_or_after(beyond, hz), u64::MAX);
+            }
         }
         assert_eq!(ticks_at_or_after(Duration::ZERO, 1_000), 0);
         assert_eq!(ticks_at_or_after(Duration::from_nanos(1), 1_000), 1);
@@ -248,7 +253,7 @@ mod tests {
     }
 
     #[test]
-    fn resolution_is_one_tick_when_a_tick_is_whole_nanoseconds() {
+    fn resolution_is_one_tick_when_a_tick_is_whole_nanoseconds_else_a_little_more() {
         assert_eq!(resolution_nanos(1_000), 1_000_000);
         assert_eq!(resolution_nanos(1_000_000), 1_000);
         assert_eq!(resolution_nanos(100), 10_000_000);
@@ -257,8 +262,8 @@ mod tests {
         assert_eq!(resolution_nanos(1_024), 976_563);
         // 30_517.578125 ns, and a reading can lose up to 63/64 ns to the rounding.
         assert_eq!(resolution_nanos(32_768), 30_519);
-        // Faster than a nanosecond.
-        assert_eq!(resolution_nanos(5_242_880_000), 1);
+        // Faster than a nanosecond: a fifth of a tick, plus up to a nanosecond of rounding.
+        assert_eq!(resolution_nanos(5_242_880_000), 2);
     }
 
     #[test]

@@ -103,7 +103,10 @@ mod tests {
         tokio::time::advance(Duration::from_nanos(1)).await;
         assert_eq!(clock.now(), Duration::from_nanos(1));
         tokio::time::advance(Duration::from_secs(3600)).await;
-        assert_eq!(clock.now(), Duration::from_secs(3600) + Duration::from_nanos(1));
+        assert_eq!(
+            clock.now(),
+            Duration::from_secs(3600) + Duration::from_nanos(1)
+        );
         assert_eq!(clock.resolution(), Duration::ZERO);
     }
 

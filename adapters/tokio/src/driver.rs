@@ -1,0 +1,162 @@
+//! Making a wheel for a runtime and running its driver as a tokio task.
+
+use core::time::Duration;
+
+use punctual_core::{Driver, Growable, Storage, Wheel};
+use tokio::runtime::Handle;
+use tokio::task::JoinHandle;
+
+use crate::{TokioClock, TokioSleeper};
+
+/// The tick of the wheel made by [`start`]: tokio's own timer resolution.
+pub const DEFAULT_TICK: Duration = Duration::from_millis(1);
+
+/// A growable wheel on a [`TokioClock`]: what [`start`] makes.
+pub type TokioWheel = Wheel<TokioClock, Growable>;
+
+/// The driver future of a wheel on a [`TokioClock`], sleeping with a [`TokioSleeper`].
+pub type TokioDriver<'w, S = Growable> = Driver<'w, TokioClock, S, TokioSleeper>;
+
+/// Makes a wheel on the current runtime's clock with a 1 ms tick ([`DEFAULT_TICK`]),
+/// spawns its driver as a task on the current runtime, and returns the wheel.
+///
+/// Call it once per runtime, from inside it (in `main`, or at the top of a test), and
+/// hand the `&'static` wheel to whatever makes deadlines. The wheel is leaked: it lives
+/// for the rest of the process, a few hundred bytes plus the entries it grew to hold.
+///
+/// ```
+/// use std::time::Duration;
+///
+/// #[tokio::main(flavor = "current_thread")]
+/// async fn main() {
+///     let wheel = punctual_tokio::start();
+///     let slow = wheel.deadline(std::future::pending::<()>(), Duration::from_millis(5)).await;
+///     assert!(slow.is_err());
+///     let fast = wheel.deadline(async { 42 }, Duration::from_secs(1)).await;
+///     assert_eq!(fast, Ok(42));
+/// }
+/// ```
+///
+/// # Panics
+///
+/// Outside a tokio runtime, or on a runtime built without
+/// [`enable_time`](tokio::runtime::Builder::enable_time).
+#[track_caller]
+pub fn start() -> &'static TokioWheel {
+    start_with_tick(DEFAULT_TICK)
+}
+
+/// [`start`] with a tick of your choosing: the wheel's resolution and the unit of its
+/// lateness bound. A tick below 1 ms buys nothing on tokio, whose timer counts whole
+/// milliseconds.
+///
+/// # Panics
+///
+/// Outside a tokio runtime, on a runtime built without
+/// [`enable_time`](tokio::runtime::Builder::enable_time), or if `tick` is zero.
+#[track_caller]
+pub fn start_with_tick(tick: Duration) -> &'static TokioWheel {
+    let handle = current_handle("punctual_tokio::start");
+    check_time_enabled(&handle);
+    // Inside the runtime's context, so that a paused runtime's clock is the one read.
+    let clock = {
+        let _context = handle.enter();
+        TokioClock::new()
+    };
+    let wheel: &'static TokioWheel = Box::leak(Box::new(Wheel::growable(clock, tick)));
+    spawn_driver_on(&handle, wheel);
+    wheel
+}
+
+/// Spawns the driver of `wheel` as a task on the current runtime. It runs until the task
+/// is aborted (through the returned handle) or the runtime shuts down. Dropping the handle
+/// detaches the task; it keeps running.
+///
+/// Use it for a wheel you made yourself (another tick, or a [`Fixed`](punctual_core::Fixed)
+/// capacity). Several drivers may run on one wheel; only one turns it at a time.
+///
+/// ```
+/// use std::sync::LazyLock;
+/// use std::time::Duration;
+/// use punctual_core::{Fixed, Wheel};
+/// use punctual_tokio::TokioClock;
+///
+/// static WHEEL: LazyLock<Wheel<TokioClock, Fixed<1024>>> =
+///     LazyLock::new(|| Wheel::fixed(TokioClock::new(), Duration::from_millis(5)));
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let driver = punctual_tokio::spawn_driver(&WHEEL);
+/// let r = WHEEL.deadline(std::future::pending::<()>(), Duration::from_millis(10)).await;
+/// assert!(r.is_err());
+/// driver.abort(); // armed deadlines stop firing until another driver turns the wheel
+/// # }
+/// ```
+///
+/// # Panics
+///
+/// Outside a tokio runtime, or on a runtime built without
+/// [`enable_time`](tokio::runtime::Builder::enable_time).
+#[track_caller]
+pub fn spawn_driver<S: Storage + 'static>(wheel: &'static Wheel<TokioClock, S>) -> JoinHandle<()> {
+    spawn_driver_on(&current_handle("punctual_tokio::spawn_driver"), wheel)
+}
+
+/// [`spawn_driver`] on the runtime of `handle`, from anywhere.
+///
+/// The wheel's [`TokioClock`] should have been made in that runtime's context (it matters
+/// only for a paused runtime; see [`TokioClock`]).
+///
+/// # Panics
+///
+/// If the runtime was built without [`enable_time`](tokio::runtime::Builder::enable_time).
+#[track_caller]
+pub fn spawn_driver_on<S: Storage + 'static>(
+    handle: &Handle,
+    wheel: &'static Wheel<TokioClock, S>,
+) -> JoinHandle<()> {
+    check_time_enabled(handle);
+    handle.spawn(async move { match driver(wheel).await {} })
+}
+
+/// The driver future of `wheel`, for running it yourself: in a `LocalSet`, joined with
+/// your own future, or over a wheel that is not `'static`. It never completes; poll it on
+/// a tokio runtime with time enabled (it panics elsewhere, see [`TokioSleeper`]).
+///
+/// ```
+/// use std::time::Duration;
+/// use punctual_core::{Fixed, Wheel};
+/// use punctual_tokio::TokioClock;
+///
+/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+/// # async fn main() {
+/// let wheel: Wheel<TokioClock, Fixed<16>> = Wheel::fixed(TokioClock::new(), Duration::from_millis(1));
+/// let work = wheel.deadline(std::future::pending::<()>(), Duration::from_secs(60));
+/// tokio::select! {
+///     r = work => assert!(r.is_err()),
+///     never = punctual_tokio::driver(&wheel) => match never {},
+/// }
+/// # }
+/// ```
+///
+/// # Cancel safety
+///
+/// Dropping the driver stops the wheel: armed deadlines no longer fire until another
+/// driver turns it. Nothing is lost; they fire late, once one does.
+pub fn driver<S: Storage>(wheel: &Wheel<TokioClock, S>) -> TokioDriver<'_, S> {
+    wheel.driver(TokioSleeper::new(wheel.clock()))
+}
+
+#[track_caller]
+fn current_handle(what: &str) -> Handle {
+    Handle::try_current().unwrap_or_else(|err| panic!("{what} needs a tokio runtime: {err}"))
+}
+
+/// Panics, with tokio's message, if `handle`'s runtime has no time driver: better at the
+/// call site than later inside the driver task, where the panic would only stop the task
+/// and leave every deadline silently unfired.
+#[track_caller]
+fn check_time_enabled(handle: &Handle) {
+    let _context = handle.enter();
+    drop(tokio::time::sleep(Duration::ZERO));
+}
