@@ -37,3 +37,8 @@ pub use punctual_smol as smol;
 /// Drive a static wheel from an embassy task. See [`punctual_embassy`].
 #[cfg(feature = "embassy")]
 pub use punctual_embassy as embassy;
+
+/// The guide to choosing deadlines (`docs/guide.md`), here so its examples are tested.
+#[cfg(feature = "std")]
+#[doc = include_str!("../docs/guide.md")]
+pub mod guide {}
