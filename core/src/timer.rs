@@ -92,6 +92,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// stands for. `None`: beyond any reading (never ends).
     fn resolve(&self, limit: Limit, now: Duration) -> (Option<Duration>, Duration) {
         match limit {
+            // A zero-length deadline has passed at any moment at or after its start.
+            Limit::After(Duration::ZERO) => (Some(now), Duration::ZERO),
             // Add the clock's granularity: `now` may lag the true time by that much.
             Limit::After(duration) => (
                 now.checked_add(self.clock().resolution())

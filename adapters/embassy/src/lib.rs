@@ -67,11 +67,14 @@
 //!   number of nanoseconds (1 024 Hz: 976 562.5 ns) `RESOLUTION` covers that half nanosecond
 //!   too.
 //!
-//! The price is lateness, bounded: on the wheel's clock a deadline ends at most two wheel
-//! ticks after `r + d` (one for the resolution, one for rounding up to the wheel's tick), when
-//! the wheel's tick is a whole number of embassy ticks (as [`TICK`] is) and the driver's task
-//! is not starved. At `tick-hz-100` with `TICK` (10 ms), a 50 ms deadline ends after 50 to
-//! 70 ms of true time: never 41.
+//! The price is lateness, bounded: a deadline ends at most two wheel ticks after `r + d`
+//! (one for the resolution, one for rounding up to the wheel's tick), when the wheel's tick
+//! is a whole number of embassy ticks (as [`TICK`] is) and the driver's task is not starved;
+//! in true time too, since the driver's sleeps then end on wheel tick boundaries. At
+//! `tick-hz-100` with `TICK` (10 ms), a 50 ms deadline ends after more than 50 and at most
+//! 60 ms of true time (51 ms when started 9 ms into a tick): never 41. The host tests in
+//! `adapters/embassy/host-tests/coarse` check exactly this, against `with_timeout`, from every
+//! point in a tick.
 //!
 //! An embassy driver whose `now()` lags the true time by more than a tick (an interrupt held
 //! off for longer) makes deadlines later, never earlier: the wheel only fires once the clock
@@ -82,8 +85,11 @@
 //! [`wheel`] uses [`TICK`]: the shortest whole number of embassy ticks that is at least
 //! 1 ms (and a whole number of nanoseconds). Build a wheel with another tick with
 //! [`Wheel::fixed`]`(EmbassyClock, tick)`: a multiple of `TICK` fires fewer turns at the cost
-//! of precision; a tick shorter than 1 ms (down to [`RESOLUTION`]) is more precise and turns
-//! more often. Deadlines are never early with any tick.
+//! of precision; a whole number of embassy ticks shorter than 1 ms is more precise and turns
+//! more often. A tick shorter than [`RESOLUTION`] buys nothing: readings are no finer than an
+//! embassy tick, and the resolution added to every deadline is then several wheel ticks, so
+//! the two-tick bound no longer holds in wheel ticks. Deadlines are never early with any
+//! tick.
 //!
 //! # Timer queue
 //!
@@ -99,9 +105,10 @@
 //! |---|---|---|
 //! | clock starts | when the future is created | at its first pending poll |
 //! | ends early | up to one tick | never |
-//! | inner future dropped on timeout | when the outer one is dropped | before `Err` is returned |
+//! | inner future dropped on timeout | with the outer future (at once under `.await`) | before `Err` is returned |
 //! | embassy timer queue entries | one per waiting task | one for the whole wheel |
-//! | capacity | the timer queue's | the wheel's `N` (degrades, never fails, when full) |
+//! | limit on pending timeouts | none, or a generic queue's `N` | the wheel's `N` (then degrades: busy, never early) |
+//! | cost of a future ready at its first poll | a clock read | nothing |
 //!
 //! # Features
 //!

@@ -39,6 +39,9 @@ use tokio::time::Instant;
 /// assert_eq!(clock.now(), Duration::from_millis(250));
 /// # }
 /// ```
+///
+/// [`tokio::time::pause`]: https://docs.rs/tokio/1/tokio/time/fn.pause.html
+/// [`tokio::time::advance`]: https://docs.rs/tokio/1/tokio/time/fn.advance.html
 #[derive(Debug, Clone, Copy)]
 pub struct TokioClock {
     origin: Instant,

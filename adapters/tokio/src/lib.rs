@@ -57,8 +57,11 @@
 //!
 //! * a deadline fires when tokio's time is advanced to it ([`tokio::time::advance`]) or
 //!   auto-advanced to it (the runtime has nothing else to do), never before;
-//! * it fires at most one tick late in virtual time (two with a clock moved off tokio's
-//!   millisecond grid by sub-millisecond `advance` calls), and no real time passes.
+//! * it fires less than one tick late in virtual time, and no real time passes. (That
+//!   holds with a tick of whole milliseconds, tokio's timer resolution, while tokio's
+//!   clock moves by whole milliseconds, as `start_paused` and auto-advance keep it;
+//!   `advance` by a fraction of a millisecond after the wheel was made, or a tick that is
+//!   not whole milliseconds, lets tokio's rounding add up to 2 ms more.)
 //!
 //! ```
 //! use std::time::Duration;
@@ -75,12 +78,21 @@
 //! # }
 //! ```
 //!
-//! The driver keeps one tokio timer pending at all times, for the wheel's next turn (when
-//! no deadline is armed, about 12 days ahead at a 1 ms tick). Under a paused runtime that
-//! waits on I/O or another thread with no other timer pending, auto-advance therefore
-//! jumps to that turn instead of waiting, as it would for any long tokio `sleep`. Keep such
-//! waits inside [`spawn_blocking`](tokio::task::spawn_blocking) (which holds auto-advance
-//! back), or leave the clock unpaused for that test.
+//! **Waiting on something other than time, with a paused clock.** The driver keeps one
+//! tokio timer pending at all times, for the wheel's next turn; with no deadline armed,
+//! that turn is the wheel's longest plan, about 12 days ahead at a 1 ms tick. tokio
+//! auto-advances a paused clock to the next pending timer whenever the runtime is idle,
+//! I/O and other threads notwithstanding, so a paused runtime that waits on a socket, a
+//! channel fed by another thread, or a child process, with no other timer pending, jumps
+//! 12 days, turns, jumps again, and so on for as long as the wait lasts: tokio's virtual
+//! clock runs far ahead (centuries within a fraction of a second), until it reaches the
+//! end of the wheel's range (about 584 years), where the driver then keeps its worker
+//! busy. Deadlines stay correct (they are measured on the same clock), but anything else
+//! that reads tokio's time sees the jump. (A long tokio `sleep` pending in such a test
+//! makes tokio jump once, too; the driver's re-planning makes it jump again and again.)
+//! Keep such waits inside
+//! [`spawn_blocking`](tokio::task::spawn_blocking), which holds auto-advance back while it
+//! runs, or leave the clock unpaused in that test.
 //!
 //! # Cooperative scheduling
 //!
@@ -132,6 +144,7 @@
 //! below 1 ms do not make deadlines more precise on tokio.
 //!
 //! [punctual]: https://docs.rs/punctual
+//! [`tokio::time::advance`]: https://docs.rs/tokio/1/tokio/time/fn.advance.html
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
 

@@ -7,12 +7,16 @@
 //!
 //! The state sits behind a `critical_section::Mutex`: the target has no 64-bit atomics, and
 //! on a single core a critical section is only a masked interrupt.
+//!
+//! [`true_now_cycles`] reads the time between ticks too, from SysTick's counter: the true
+//! time that embassy's `Instant::now()` rounds down to a millisecond. The scenarios time
+//! deadlines with it.
 
 use core::cell::RefCell;
 use core::task::Waker;
 
-use cortex_m::peripheral::SYST;
 use cortex_m::peripheral::syst::SystClkSource;
+use cortex_m::peripheral::{SCB, SYST};
 use cortex_m_rt::exception;
 use critical_section::Mutex;
 use embassy_time_driver::Driver;
@@ -23,6 +27,9 @@ const CORE_CLOCK_HZ: u64 = 25_000_000;
 
 /// SysTick counts from `RELOAD` down to 0, so a period is `RELOAD + 1` core cycles: 1 ms.
 const RELOAD: u32 = 24_999;
+
+/// Core cycles in a microsecond.
+pub const CYCLES_PER_US: u64 = CORE_CLOCK_HZ / 1_000_000;
 
 const _: () = assert!(
     (RELOAD as u64 + 1) * embassy_time_driver::TICK_HZ == CORE_CLOCK_HZ,
@@ -56,6 +63,31 @@ pub fn init(mut syst: SYST) {
     syst.clear_current();
     syst.enable_interrupt();
     syst.enable_counter();
+}
+
+/// The true time since [`init`], in core cycles: whole ticks from the tick counter, plus
+/// how far SysTick has counted into the current one.
+pub fn true_now_cycles() -> u64 {
+    critical_section::with(|cs| {
+        let ticks = DRIVER.state.borrow_ref(cs).ticks;
+        let current = SYST::get_current();
+        // Interrupts are masked: a wrap the SysTick handler has not counted yet shows as a
+        // pending exception. If the counter read came after that wrap (it is still high),
+        // the tick is not in `ticks`; if it came before (it is low), it must not be added.
+        let uncounted = SCB::is_pendst_pending() && current > RELOAD / 2;
+        let ticks = ticks + u64::from(uncounted);
+        ticks * u64::from(RELOAD + 1) + u64::from(RELOAD - current)
+    })
+}
+
+/// Spins until the true time is between `from_us` and `to_us` microseconds into a tick.
+pub fn spin_until_into_tick(from_us: u32, to_us: u32) {
+    let period = u64::from(RELOAD + 1);
+    let (from, to) = (
+        u64::from(from_us) * CYCLES_PER_US,
+        u64::from(to_us) * CYCLES_PER_US,
+    );
+    while !(from..to).contains(&(true_now_cycles() % period)) {}
 }
 
 impl Driver for SysTickDriver {

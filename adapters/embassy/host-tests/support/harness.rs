@@ -88,12 +88,13 @@ pub fn run_driven<T: VirtualTime, R>(
         let mut idle = true;
         if driver_flag.0.swap(false, Ordering::SeqCst) {
             idle = false;
-            let Poll::Pending = driver.as_mut().poll(&mut Context::from_waker(&driver_waker));
+            let Poll::Pending = driver
+                .as_mut()
+                .poll(&mut Context::from_waker(&driver_waker));
         }
         if body_flag.0.swap(false, Ordering::SeqCst) {
             idle = false;
-            if let Poll::Ready(output) = body.as_mut().poll(&mut Context::from_waker(&body_waker))
-            {
+            if let Poll::Ready(output) = body.as_mut().poll(&mut Context::from_waker(&body_waker)) {
                 return output;
             }
         }

@@ -1,0 +1,142 @@
+//! Making a wheel for smol and running its driver on an executor.
+
+use core::future::Future;
+use core::pin::Pin;
+use core::task::{Context, Poll};
+use core::time::Duration;
+
+use pin_project_lite::pin_project;
+use punctual_core::{Driver, Growable, StdClock, Storage, Wheel};
+
+use crate::AsyncIoSleeper;
+
+/// The tick of a wheel made by [`leak_wheel`] with no other wish: 1 ms.
+pub const DEFAULT_TICK: Duration = Duration::from_millis(1);
+
+/// A growable wheel on a [`StdClock`] (`std::time::Instant`, the clock async-io's timers
+/// use): what [`leak_wheel`] makes.
+pub type SmolWheel = Wheel<StdClock, Growable>;
+
+/// The driver future of a wheel on a [`StdClock`], sleeping on async-io timers.
+pub type SmolDriver<'w, S = Growable> = Driver<'w, StdClock, S, AsyncIoSleeper>;
+
+/// Makes a growable wheel on a fresh [`StdClock`] with the given tick and leaks it, so
+/// that its deadlines are `'static` and can be spawned. Drive it with [`driver`].
+///
+/// The wheel lives for the rest of the process (a few hundred bytes plus the entries it
+/// grew to hold): make one per program, not one per request.
+///
+/// ```
+/// use std::time::Duration;
+///
+/// let wheel = punctual_smol::leak_wheel(punctual_smol::DEFAULT_TICK);
+/// smol::spawn(punctual_smol::driver(wheel)).detach();
+///
+/// smol::block_on(async {
+///     let task = smol::spawn(wheel.deadline(std::future::pending::<()>(), Duration::from_millis(5)));
+///     assert!(task.await.is_err());
+/// });
+/// ```
+///
+/// # Panics
+///
+/// If `tick` is zero.
+pub fn leak_wheel(tick: Duration) -> &'static SmolWheel {
+    Box::leak(Box::new(Wheel::growable(StdClock::new(), tick)))
+}
+
+/// The driver future of `wheel`: spawn it on any executor (`smol::spawn(..).detach()`,
+/// an `async_executor::Executor`), or run it alongside your own future with
+/// [`with_driver`]. It never completes.
+///
+/// It sleeps on [`async_io::Timer`]s, so it needs no runtime context: async-io's reactor
+/// runs inside `smol::block_on` / `async_io::block_on`, or on async-io's own thread.
+///
+/// ```
+/// use std::time::Duration;
+/// use punctual_core::{Fixed, StdClock, Wheel};
+///
+/// // A borrowed wheel: it must outlive the executor that drives it.
+/// let wheel: Wheel<StdClock, Fixed<64>> = Wheel::fixed(StdClock::new(), Duration::from_millis(1));
+/// let ex = smol::Executor::new();
+/// ex.spawn(punctual_smol::driver(&wheel)).detach();
+///
+/// smol::block_on(ex.run(async {
+///     let r = wheel.deadline(std::future::pending::<()>(), Duration::from_millis(3)).await;
+///     assert!(r.is_err());
+/// }));
+/// ```
+///
+/// # Cancel safety
+///
+/// Dropping the driver (or the task or executor running it) stops the wheel: armed
+/// deadlines no longer fire until another driver turns it. Nothing is lost; they fire
+/// late, once one does.
+pub fn driver<S: Storage>(wheel: &Wheel<StdClock, S>) -> SmolDriver<'_, S> {
+    wheel.driver(AsyncIoSleeper::new(wheel.clock()))
+}
+
+/// Runs `future` with the driver of `wheel` alongside it, in the same task: no spawn and
+/// no extra thread. Completes with `future`'s output.
+///
+/// The wheel turns only while this future is polled (it turns each time it is, and
+/// sleeps on an async-io timer in between), so deadlines elsewhere on the same wheel stop
+/// firing once it completes; for a wheel shared by many tasks, spawn [`driver`] instead.
+///
+/// ```
+/// use std::time::Duration;
+///
+/// let wheel = punctual_smol::leak_wheel(Duration::from_millis(1));
+/// let out = smol::block_on(punctual_smol::with_driver(wheel, async {
+///     let slow = wheel.deadline(std::future::pending::<()>(), Duration::from_millis(5)).await;
+///     let fast = wheel.deadline(async { 7 }, Duration::from_secs(1)).await;
+///     (slow.is_err(), fast)
+/// }));
+/// assert_eq!(out, (true, Ok(7)));
+/// ```
+///
+/// # Cancel safety
+///
+/// Dropping it drops `future` and stops this driver; see [`driver`].
+pub fn with_driver<S: Storage, F: Future>(
+    wheel: &Wheel<StdClock, S>,
+    future: F,
+) -> WithDriver<'_, S, F> {
+    WithDriver {
+        future,
+        driver: driver(wheel),
+    }
+}
+
+pin_project! {
+    /// A future run together with a wheel's driver. Made by [`with_driver`].
+    #[must_use = "futures do nothing unless you `.await` or poll them"]
+    pub struct WithDriver<'w, S: Storage, F> {
+        #[pin]
+        future: F,
+        #[pin]
+        driver: SmolDriver<'w, S>,
+    }
+}
+
+impl<S: Storage, F: Future> Future for WithDriver<'_, S, F> {
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let this = self.project();
+        // The driver first: a deadline inside `future` that came due is then seen at once.
+        match this.driver.poll(cx) {
+            Poll::Ready(never) => match never {},
+            Poll::Pending => {}
+        }
+        this.future.poll(cx)
+    }
+}
+
+impl<S: Storage, F> core::fmt::Debug for WithDriver<'_, S, F> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("WithDriver")
+            .field("driver", &self.driver)
+            .finish_non_exhaustive()
+    }
+}

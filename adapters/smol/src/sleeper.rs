@@ -1,0 +1,151 @@
+//! `AsyncIoSleeper`: the driver's sleeps, on `async_io::Timer::at`.
+
+use core::future::Future;
+use core::pin::Pin;
+use core::task::{Context, Poll};
+use core::time::Duration;
+use std::time::Instant;
+
+use async_io::Timer;
+use punctual_core::{Sleeper, StdClock};
+
+/// The [`Sleeper`] of a wheel on a [`StdClock`]: an [`async_io::Timer`] at the instant at
+/// which the clock reads the wheel's next turn.
+///
+/// Made by [`driver`](crate::driver) for you; build one yourself only to assemble a
+/// [`Driver`](punctual_core::Driver) by hand with
+/// [`Wheel::driver`](punctual_core::Wheel::driver).
+///
+/// # Precision
+///
+/// A sleep never completes before the wheel's clock reads the requested time: the reading
+/// is turned back into the exact `std::time::Instant` it came from, and an async-io timer
+/// does not complete before its instant. How late it may be is up to async-io's reactor
+/// and the operating system (typically well under a millisecond on an idle machine).
+///
+/// Usable from any executor: async-io's reactor runs inside `async_io::block_on` (and so
+/// `smol::block_on` and smol's executors), or else on its own `async-io` thread.
+#[derive(Debug, Clone, Copy)]
+pub struct AsyncIoSleeper {
+    origin: Instant,
+}
+
+impl AsyncIoSleeper {
+    /// A sleeper for a wheel on `clock`.
+    pub fn new(clock: &StdClock) -> Self {
+        Self {
+            origin: clock.origin(),
+        }
+    }
+
+    /// The instant at which the clock reads `at`, or `None` if that instant cannot be
+    /// represented (the sleep then never completes by itself).
+    pub fn instant_of(&self, at: Duration) -> Option<Instant> {
+        self.origin.checked_add(at)
+    }
+}
+
+impl Sleeper for AsyncIoSleeper {
+    type Sleep = TimerSleep;
+
+    fn sleep_until(&mut self, at: Duration) -> TimerSleep {
+        let timer = match self.instant_of(at) {
+            Some(instant) => Timer::at(instant),
+            None => Timer::never(),
+        };
+        TimerSleep { timer }
+    }
+}
+
+/// The sleep of an [`AsyncIoSleeper`]: an [`async_io::Timer`] that completes with `()`.
+#[derive(Debug)]
+#[must_use = "futures do nothing unless you `.await` or poll them"]
+pub struct TimerSleep {
+    timer: Timer,
+}
+
+impl TimerSleep {
+    /// The timer underneath.
+    pub fn timer(&self) -> &Timer {
+        &self.timer
+    }
+}
+
+impl Future for TimerSleep {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        Pin::new(&mut self.timer).poll(cx).map(drop)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use core::task::Waker;
+
+    use punctual_core::Clock;
+
+    use super::*;
+
+    const READINGS: [Duration; 7] = [
+        Duration::ZERO,
+        Duration::from_nanos(1),
+        Duration::from_micros(300),
+        Duration::from_nanos(999_999),
+        Duration::from_millis(1),
+        Duration::from_nanos(1_000_001),
+        Duration::from_micros(2_500),
+    ];
+
+    #[test]
+    fn conversions_are_exact() {
+        let clock = StdClock::new();
+        let sleeper = AsyncIoSleeper::new(&clock);
+        for reading in READINGS {
+            let instant = sleeper.instant_of(reading).unwrap();
+            assert_eq!(clock.reading_of(instant), reading);
+        }
+        assert_eq!(sleeper.instant_of(Duration::MAX), None);
+    }
+
+    #[test]
+    fn never_early() {
+        let clock = StdClock::new();
+        let mut sleeper = AsyncIoSleeper::new(&clock);
+        smol::block_on(async {
+            for _ in 0..3 {
+                let base = clock.now();
+                for reading in READINGS {
+                    let at = base + reading;
+                    sleeper.sleep_until(at).await;
+                    let now = clock.now();
+                    assert!(now >= at, "woke early: {now:?} < {at:?}");
+                }
+            }
+        });
+    }
+
+    #[test]
+    fn never_early_on_the_async_io_thread() {
+        // Without `async_io::block_on`, the reactor runs on async-io's own thread.
+        let clock = StdClock::new();
+        let mut sleeper = AsyncIoSleeper::new(&clock);
+        let at = clock.now() + Duration::from_micros(1_500);
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                smol::future::block_on(sleeper.sleep_until(at));
+            });
+        });
+        assert!(clock.now() >= at);
+    }
+
+    #[test]
+    fn unrepresentable_never_completes() {
+        let clock = StdClock::new();
+        let mut sleeper = AsyncIoSleeper::new(&clock);
+        let mut sleep = sleeper.sleep_until(Duration::MAX);
+        assert!(!sleep.timer().will_fire());
+        let mut cx = Context::from_waker(Waker::noop());
+        assert!(Pin::new(&mut sleep).poll(&mut cx).is_pending());
+    }
+}

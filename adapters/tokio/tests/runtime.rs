@@ -1,0 +1,396 @@
+//! punctual-tokio on real runtimes: paused time, both flavors, tokio's cooperative budget,
+//! and what happens to armed deadlines when the runtime shuts down.
+
+use core::future::Future;
+use core::pin::{Pin, pin};
+use core::sync::atomic::{AtomicBool, Ordering};
+use core::task::{Context, Poll, Waker};
+use std::sync::Arc;
+use std::time::Duration;
+
+use punctual_core::{Clock, Growable, Wheel};
+use punctual_tokio::{TokioClock, TokioWheel};
+use tokio::runtime::{Builder, Runtime};
+use tokio::time::Instant;
+
+/// A future that never completes and sets its flag when dropped.
+struct NeverWithDropFlag(Arc<AtomicBool>);
+
+impl Future for NeverWithDropFlag {
+    type Output = ();
+    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<()> {
+        Poll::Pending
+    }
+}
+
+impl Drop for NeverWithDropFlag {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
+fn flag() -> Arc<AtomicBool> {
+    Arc::new(AtomicBool::new(false))
+}
+
+async fn settle() {
+    for _ in 0..16 {
+        tokio::task::yield_now().await;
+    }
+}
+
+// ---- paused time ----------------------------------------------------------------------
+
+#[tokio::test(start_paused = true)]
+async fn paused_fires_when_advanced_never_before() {
+    let wheel = punctual_tokio::start();
+    let requested = Duration::from_millis(10);
+    let start = Instant::now();
+    let task = tokio::spawn(wheel.deadline(std::future::pending::<()>(), requested));
+    settle().await; // the deadline is armed at `start`
+
+    tokio::time::advance(requested - Duration::from_nanos(1)).await;
+    settle().await;
+    assert!(!task.is_finished(), "fired before tokio's time reached it");
+
+    tokio::time::advance(Duration::from_nanos(1)).await;
+    let result = task.await.unwrap();
+    assert_eq!(result.unwrap_err().duration(), requested);
+    let elapsed = start.elapsed();
+    assert!(elapsed >= requested, "early: {elapsed:?}");
+    assert!(elapsed <= requested + 2 * wheel.tick(), "late: {elapsed:?}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn paused_auto_advance_is_exact_to_the_tick() {
+    let wheel = punctual_tokio::start();
+    for requested in [
+        Duration::from_micros(1),
+        Duration::from_micros(1_500),
+        Duration::from_secs(1),
+        Duration::from_secs(3600),
+        Duration::from_secs(86_400 * 10),
+    ] {
+        let start = Instant::now();
+        let r = wheel
+            .deadline(std::future::pending::<()>(), requested)
+            .await;
+        assert!(r.is_err());
+        let elapsed = start.elapsed();
+        assert!(elapsed >= requested, "{requested:?}: early: {elapsed:?}");
+        assert!(
+            elapsed <= requested + wheel.tick(),
+            "{requested:?}: late: {elapsed:?}"
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn paused_deadline_at_a_tokio_instant() {
+    let wheel = punctual_tokio::start();
+    let at = Instant::now() + Duration::from_millis(250);
+    let r = wheel
+        .deadline_at(std::future::pending::<()>(), wheel.clock().reading_of(at))
+        .await;
+    assert!(r.is_err());
+    assert_eq!(Instant::now(), at);
+}
+
+#[tokio::test(start_paused = true)]
+async fn paused_inner_that_finishes_in_time_wins() {
+    let wheel = punctual_tokio::start();
+    let inner = async {
+        tokio::time::sleep(Duration::from_millis(99)).await;
+        "done"
+    };
+    assert_eq!(
+        wheel.deadline(inner, Duration::from_millis(100)).await,
+        Ok("done")
+    );
+}
+
+// ---- both flavors, real time ----------------------------------------------------------
+
+fn many_deadlines_fire_and_none_early(rt: &Runtime) {
+    rt.block_on(async {
+        let wheel = punctual_tokio::start();
+        let tasks: Vec<_> = (0..64u32)
+            .map(|i| {
+                tokio::spawn(async move {
+                    let requested = Duration::from_millis(u64::from(1 + i % 20));
+                    let start = std::time::Instant::now();
+                    let dropped = flag();
+                    let r = wheel
+                        .deadline(NeverWithDropFlag(dropped.clone()), requested)
+                        .await;
+                    assert!(r.is_err());
+                    assert!(dropped.load(Ordering::SeqCst), "inner alive after Err");
+                    assert!(start.elapsed() >= requested, "fired early");
+                })
+            })
+            .collect();
+        for task in tasks {
+            task.await.unwrap();
+        }
+        // Met deadlines give the output.
+        let met = tokio::spawn(wheel.deadline(async { 5 }, Duration::from_secs(10)));
+        assert_eq!(met.await.unwrap(), Ok(5));
+    });
+}
+
+#[test]
+fn current_thread_real_time() {
+    let rt = Builder::new_current_thread().enable_time().build().unwrap();
+    many_deadlines_fire_and_none_early(&rt);
+}
+
+#[test]
+fn multi_thread_real_time() {
+    let rt = Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_time()
+        .build()
+        .unwrap();
+    many_deadlines_fire_and_none_early(&rt);
+}
+
+#[test]
+fn wheel_of_your_own_with_a_fixed_capacity() {
+    let rt = Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_time()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let wheel: &'static Wheel<TokioClock, punctual_core::Fixed<8>> = Box::leak(Box::new(
+            Wheel::fixed(TokioClock::new(), Duration::from_millis(2)),
+        ));
+        let driver = punctual_tokio::spawn_driver(wheel);
+        let r = wheel
+            .deadline(std::future::pending::<()>(), Duration::from_millis(4))
+            .await;
+        assert!(r.is_err());
+        driver.abort();
+        assert!(driver.await.unwrap_err().is_cancelled());
+    });
+}
+
+// ---- cooperative budget ---------------------------------------------------------------
+
+/// An inner future that spends its task's whole budget on every poll (through a tokio
+/// channel that is always ready) and so keeps returning `Pending`: the deadline still
+/// cuts it off, because the fire is decided by the driver task.
+#[test]
+fn budget_exhausting_inner_is_still_cut_off() {
+    let rt = Builder::new_current_thread().enable_time().build().unwrap();
+    rt.block_on(async {
+        let wheel = punctual_tokio::start();
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<()>();
+        let spin = async move {
+            loop {
+                tx.send(()).unwrap();
+                rx.recv().await.unwrap();
+            }
+        };
+        let start = std::time::Instant::now();
+        let task = tokio::spawn(wheel.deadline(spin, Duration::from_millis(20)));
+        let r = task.await.unwrap();
+        assert!(r.is_err());
+        assert!(start.elapsed() >= Duration::from_millis(20));
+    });
+}
+
+// ---- runtime shutdown -----------------------------------------------------------------
+
+struct Armed {
+    wheel: &'static TokioWheel,
+    driver: tokio::task::JoinHandle<()>,
+    tasks: Vec<tokio::task::JoinHandle<()>>,
+    flags: Vec<Arc<AtomicBool>>,
+}
+
+/// Starts a wheel and its driver on `rt`, and spawns tasks that await hour-long deadlines
+/// (and a sleep); returns once all of them are armed.
+fn arm_on(rt: &Runtime) -> Armed {
+    rt.block_on(async {
+        let clock = TokioClock::new();
+        let wheel: &'static TokioWheel = Box::leak(Box::new(Wheel::<_, Growable>::growable(
+            clock,
+            Duration::from_millis(1),
+        )));
+        let driver = punctual_tokio::spawn_driver(wheel);
+        let flags: Vec<_> = (0..4).map(|_| flag()).collect();
+        let mut tasks: Vec<_> = flags
+            .iter()
+            .map(|dropped| {
+                let inner = NeverWithDropFlag(dropped.clone());
+                tokio::spawn(async move {
+                    let _ = wheel.deadline(inner, Duration::from_secs(3600)).await;
+                    unreachable!("an hour-long deadline completed");
+                })
+            })
+            .collect();
+        tasks.push(tokio::spawn(async move {
+            wheel.sleep(Duration::from_secs(3600)).await;
+            unreachable!("an hour-long sleep completed");
+        }));
+        // Wait (bounded) until all five entries are armed.
+        let waited = std::time::Instant::now();
+        while wheel.occupied() < 5 {
+            assert!(waited.elapsed() < Duration::from_secs(10), "not armed");
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        Armed {
+            wheel,
+            driver,
+            tasks,
+            flags,
+        }
+    })
+}
+
+/// After the runtime is gone: every task was dropped (not hung), its inner futures with
+/// it; the driver task is gone; a deadline still alive elsewhere never fires but drops
+/// cleanly; turning the wheel by hand still works.
+fn check_after_shutdown(armed: Armed) {
+    for dropped in &armed.flags {
+        assert!(dropped.load(Ordering::SeqCst), "inner future not dropped");
+    }
+    for task in armed.tasks {
+        let err = futures_executor::block_on(task).unwrap_err();
+        assert!(err.is_cancelled(), "{err}");
+    }
+    let err = futures_executor::block_on(armed.driver).unwrap_err();
+    assert!(err.is_cancelled(), "{err}");
+
+    // A deadline armed now, outside any runtime: nothing drives the wheel, so it never
+    // fires (polled for a while), and dropping it is fine.
+    let wheel = armed.wheel;
+    let mut cx = Context::from_waker(Waker::noop());
+    let dropped = flag();
+    let mut orphan =
+        pin!(wheel.deadline(NeverWithDropFlag(dropped.clone()), Duration::from_millis(1)));
+    assert!(orphan.as_mut().poll(&mut cx).is_pending());
+    std::thread::sleep(Duration::from_millis(20));
+    assert!(
+        orphan.as_mut().poll(&mut cx).is_pending(),
+        "fired without a driver"
+    );
+    assert!(!dropped.load(Ordering::SeqCst));
+
+    // Turning the wheel by hand (or spawning a new driver) picks it up again.
+    wheel.turn();
+    match orphan.as_mut().poll(&mut cx) {
+        Poll::Ready(Err(_)) => {}
+        other => panic!("expected the deadline to fire after a turn, got {other:?}"),
+    }
+    assert!(dropped.load(Ordering::SeqCst));
+
+    // Another one, just dropped while armed: its release wakes the dead driver's waker.
+    let mut abandoned = pin!(wheel.sleep(Duration::from_secs(60)));
+    assert!(abandoned.as_mut().poll(&mut cx).is_pending());
+}
+
+#[test]
+fn current_thread_dropped_with_armed_deadlines() {
+    let rt = Builder::new_current_thread().enable_time().build().unwrap();
+    let armed = arm_on(&rt);
+    drop(rt);
+    check_after_shutdown(armed);
+}
+
+#[test]
+fn multi_thread_dropped_with_armed_deadlines() {
+    let rt = Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_time()
+        .build()
+        .unwrap();
+    let armed = arm_on(&rt);
+    drop(rt);
+    check_after_shutdown(armed);
+}
+
+#[test]
+fn multi_thread_shutdown_timeout_with_armed_deadlines() {
+    let rt = Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_time()
+        .build()
+        .unwrap();
+    let armed = arm_on(&rt);
+    let start = std::time::Instant::now();
+    rt.shutdown_timeout(Duration::from_secs(10));
+    // Nothing blocks shutdown: the timeout is not waited out.
+    assert!(start.elapsed() < Duration::from_secs(5));
+    check_after_shutdown(armed);
+}
+
+#[test]
+fn shutdown_background_with_armed_deadlines() {
+    let rt = Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_time()
+        .build()
+        .unwrap();
+    let armed = arm_on(&rt);
+    rt.shutdown_background();
+    // Background shutdown drops the tasks on the workers, soon: wait for it, bounded.
+    let start = std::time::Instant::now();
+    while !armed.flags.iter().all(|f| f.load(Ordering::SeqCst)) {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "tasks not dropped"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    check_after_shutdown(armed);
+}
+
+#[test]
+fn paused_runtime_dropped_with_armed_deadlines() {
+    let rt = Builder::new_current_thread()
+        .enable_time()
+        .start_paused(true)
+        .build()
+        .unwrap();
+    let armed = arm_on(&rt);
+    drop(rt);
+    for dropped in &armed.flags {
+        assert!(dropped.load(Ordering::SeqCst), "inner future not dropped");
+    }
+    for task in armed.tasks {
+        assert!(futures_executor::block_on(task).unwrap_err().is_cancelled());
+    }
+}
+
+// ---- misuse ---------------------------------------------------------------------------
+
+#[test]
+#[should_panic(expected = "punctual_tokio::start needs a tokio runtime")]
+fn start_outside_a_runtime_panics() {
+    let _ = punctual_tokio::start();
+}
+
+#[test]
+#[should_panic(expected = "timers are disabled")]
+fn start_without_time_panics_at_the_call_site() {
+    let rt = Builder::new_current_thread().build().unwrap();
+    rt.block_on(async {
+        let _ = punctual_tokio::start();
+    });
+}
+
+#[test]
+fn clock_reads_the_runtime_it_runs_in() {
+    let rt = Builder::new_current_thread()
+        .enable_time()
+        .start_paused(true)
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let clock = TokioClock::new();
+        tokio::time::advance(Duration::from_secs(5)).await;
+        assert_eq!(clock.now(), Duration::from_secs(5));
+    });
+}

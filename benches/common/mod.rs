@@ -1,0 +1,702 @@
+//! What the benches share: the implementations measured side by side ("peers"), and each
+//! scenario written once, generic over the peer.
+//!
+//! Every peer bounds the same inner future the way its users would write it:
+//!
+//! | peer            | a deadline of `d` around `f`                                           |
+//! |-----------------|------------------------------------------------------------------------|
+//! | `punctual`      | `f.deadline(d)`: the global wheel (1 ms tick) and its thread           |
+//! | `punctual-100us`| `f.deadline_on(&WHEEL, d)`: a 100 µs wheel driven by `spawn_driver`   |
+//! | `tokio`         | `tokio::time::timeout(d, f)`, always inside `tokio::task::unconstrained` |
+//! | `async-io`      | `f` raced against `async_io::Timer::after(d)` (made when `f` is pending, as `f.or(async { Timer::after(d).await; .. })` does) |
+//! | `futures-timer` | `f` raced against `futures_timer::Delay::new(d)` (made when `f` is pending) |
+//! | `futures-time`  | `f.timeout(d)` (`futures_time::future::FutureExt`, async-io underneath) |
+//! | `embassy-time`  | `embassy_time::with_timeout(d, f)`: the `std` driver, generic queue of 128 |
+//!
+//! Micro benches poll by hand with a no-op waker, so that only the deadline is measured.
+//! Tokio's part of every scenario runs inside `tokio::task::unconstrained` (its cooperative
+//! budget would otherwise make its timers stop registering after 128 polls in one task);
+//! the fire scenario also has a row with the budget on.
+
+#![allow(dead_code)] // each bench binary uses a part of this module
+
+use std::future::{Future, pending};
+use std::hint::black_box;
+use std::pin::{Pin, pin};
+use std::sync::{Arc, LazyLock, Once};
+use std::task::{Context, Poll, Wake, Waker};
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt;
+use futures_util::stream::FuturesUnordered;
+use punctual::{DeadlineExt, Growable, StdClock, Wheel};
+
+/// The deadline of the micro benches: far enough never to fire while measured.
+pub(crate) const LONG: Duration = Duration::from_secs(2);
+
+/// The peers, in the order tables show them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum Peer {
+    /// The inner future alone (the `ready` baseline).
+    Bare,
+    Punctual,
+    Punctual100us,
+    Tokio,
+    AsyncIo,
+    FuturesTimer,
+    FuturesTime,
+    Embassy,
+}
+
+impl Peer {
+    /// Every peer that bounds a future, punctual first.
+    pub(crate) const TIMERS: [Peer; 6] = [
+        Peer::Punctual,
+        Peer::Tokio,
+        Peer::AsyncIo,
+        Peer::FuturesTimer,
+        Peer::FuturesTime,
+        Peer::Embassy,
+    ];
+
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Peer::Bare => "bare future",
+            Peer::Punctual => "punctual",
+            Peer::Punctual100us => "punctual-100us",
+            Peer::Tokio => "tokio",
+            Peer::AsyncIo => "async-io",
+            Peer::FuturesTimer => "futures-timer",
+            Peer::FuturesTime => "futures-time",
+            Peer::Embassy => "embassy-time",
+        }
+    }
+}
+
+/// Runs `$body` with `$t` bound to the [`Timeouts`] type of `$peer`.
+macro_rules! with_peer {
+    ($peer:expr, $t:ident => $body:expr) => {{
+        use $crate::common::*;
+        match $peer {
+            Peer::Bare => {
+                type $t = BareFuture;
+                $body
+            }
+            Peer::Punctual => {
+                type $t = PunctualGlobal;
+                $body
+            }
+            Peer::Punctual100us => {
+                type $t = Punctual100us;
+                $body
+            }
+            Peer::Tokio => {
+                type $t = TokioTimeout;
+                $body
+            }
+            Peer::AsyncIo => {
+                type $t = AsyncIoRace;
+                $body
+            }
+            Peer::FuturesTimer => {
+                type $t = FuturesTimerRace;
+                $body
+            }
+            Peer::FuturesTime => {
+                type $t = FuturesTimeTimeout;
+                $body
+            }
+            Peer::Embassy => {
+                type $t = EmbassyTimeout;
+                $body
+            }
+        }
+    }};
+}
+
+/// One way of bounding a future by a deadline.
+pub(crate) trait Timeouts: 'static {
+    /// The peer's own deadline future around `f`, as its users write it.
+    fn bound<F: Future + Unpin + Send + 'static>(f: F, d: Duration)
+    -> impl Future + Send + 'static;
+
+    /// The same, resolving to whether the deadline fired.
+    fn timed_out<F: Future + Unpin + Send + 'static>(
+        f: F,
+        d: Duration,
+    ) -> impl Future<Output = bool> + Send + 'static;
+
+    /// Runs `f` where the peer's deadlines can be made and polled (tokio: inside its runtime
+    /// and `unconstrained`).
+    fn context<R>(f: impl FnOnce() -> R) -> R {
+        f()
+    }
+
+    /// Runs `fut` to completion on the executor the peer's users would use.
+    fn block_on<R>(fut: impl Future<Output = R>) -> R {
+        futures_executor::block_on(fut)
+    }
+
+    /// `threads` threads each do `iters` arm + cancel; the wall time until all are done.
+    fn contention(threads: usize, iters: u64) -> Duration
+    where
+        Self: Sized,
+    {
+        let start = Instant::now();
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                s.spawn(|| Self::context(|| arm_cancel_loop::<Self>(iters)));
+            }
+        });
+        start.elapsed()
+    }
+}
+
+/// The inner future with no deadline at all.
+pub(crate) struct BareFuture;
+
+impl Timeouts for BareFuture {
+    fn bound<F: Future + Unpin + Send + 'static>(
+        f: F,
+        _: Duration,
+    ) -> impl Future + Send + 'static {
+        f
+    }
+
+    fn timed_out<F: Future + Unpin + Send + 'static>(
+        f: F,
+        _: Duration,
+    ) -> impl Future<Output = bool> + Send + 'static {
+        async move {
+            f.await;
+            false
+        }
+    }
+}
+
+/// `punctual`'s global wheel: a 1 ms tick, driven by its own thread.
+pub(crate) struct PunctualGlobal;
+
+impl Timeouts for PunctualGlobal {
+    fn bound<F: Future + Unpin + Send + 'static>(
+        f: F,
+        d: Duration,
+    ) -> impl Future + Send + 'static {
+        f.deadline(d)
+    }
+
+    fn timed_out<F: Future + Unpin + Send + 'static>(
+        f: F,
+        d: Duration,
+    ) -> impl Future<Output = bool> + Send + 'static {
+        async move { f.deadline(d).await.is_err() }
+    }
+}
+
+/// A wheel with a 100 µs tick, driven by `punctual::spawn_driver`.
+pub(crate) fn wheel_100us() -> &'static Wheel<StdClock, Growable> {
+    static WHEEL: LazyLock<Wheel<StdClock, Growable>> =
+        LazyLock::new(|| Wheel::growable(StdClock::new(), Duration::from_micros(100)));
+    static DRIVER: Once = Once::new();
+    DRIVER.call_once(|| {
+        punctual::spawn_driver(&WHEEL);
+    });
+    &WHEEL
+}
+
+/// `punctual` on a wheel of 100 µs ticks.
+pub(crate) struct Punctual100us;
+
+impl Timeouts for Punctual100us {
+    fn bound<F: Future + Unpin + Send + 'static>(
+        f: F,
+        d: Duration,
+    ) -> impl Future + Send + 'static {
+        f.deadline_on(wheel_100us(), d)
+    }
+
+    fn timed_out<F: Future + Unpin + Send + 'static>(
+        f: F,
+        d: Duration,
+    ) -> impl Future<Output = bool> + Send + 'static {
+        async move { f.deadline_on(wheel_100us(), d).await.is_err() }
+    }
+}
+
+/// A current-thread tokio runtime (timers enabled): where tokio's single-thread scenarios run.
+pub(crate) fn tokio_current() -> &'static tokio::runtime::Runtime {
+    static RT: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .expect("tokio runtime")
+    });
+    &RT
+}
+
+/// A multi-thread tokio runtime with one worker per core (2 here): the contention scenario.
+pub(crate) fn tokio_multi() -> &'static tokio::runtime::Runtime {
+    static RT: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_time()
+            .build()
+            .expect("tokio runtime")
+    });
+    &RT
+}
+
+/// `tokio::time::timeout`.
+pub(crate) struct TokioTimeout;
+
+impl Timeouts for TokioTimeout {
+    fn bound<F: Future + Unpin + Send + 'static>(
+        f: F,
+        d: Duration,
+    ) -> impl Future + Send + 'static {
+        tokio::time::timeout(d, f)
+    }
+
+    fn timed_out<F: Future + Unpin + Send + 'static>(
+        f: F,
+        d: Duration,
+    ) -> impl Future<Output = bool> + Send + 'static {
+        async move { tokio::time::timeout(d, f).await.is_err() }
+    }
+
+    fn context<R>(f: impl FnOnce() -> R) -> R {
+        tokio_current().block_on(tokio::task::unconstrained(async move { f() }))
+    }
+
+    fn block_on<R>(fut: impl Future<Output = R>) -> R {
+        tokio_current().block_on(tokio::task::unconstrained(fut))
+    }
+
+    /// Tasks on the 2-worker runtime instead of threads.
+    fn contention(threads: usize, iters: u64) -> Duration {
+        tokio_multi().block_on(async move {
+            let start = Instant::now();
+            let tasks: Vec<_> = (0..threads)
+                .map(|_| {
+                    tokio::spawn(tokio::task::unconstrained(async move {
+                        arm_cancel_loop::<Self>(iters)
+                    }))
+                })
+                .collect();
+            for task in tasks {
+                task.await.expect("contention task");
+            }
+            start.elapsed()
+        })
+    }
+}
+
+/// `f` raced against a timer that is made only once `f` is pending (what
+/// `futures_lite::FutureExt::or` with an `async { Timer::after(d).await; .. }` block does).
+pub(crate) struct Race<F, T, M> {
+    future: F,
+    make: Option<M>,
+    timer: Option<T>,
+}
+
+impl<F, T, M> Race<F, T, M> {
+    pub(crate) fn new(future: F, make: M) -> Self {
+        Self {
+            future,
+            make: Some(make),
+            timer: None,
+        }
+    }
+}
+
+impl<F, T, M> Future for Race<F, T, M>
+where
+    F: Future + Unpin,
+    T: Future + Unpin,
+    M: FnOnce() -> T + Unpin,
+{
+    type Output = Result<F::Output, ()>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.get_mut();
+        if let Poll::Ready(output) = Pin::new(&mut this.future).poll(cx) {
+            return Poll::Ready(Ok(output));
+        }
+        let timer = match &mut this.timer {
+            Some(timer) => timer,
+            None => {
+                let make = this.make.take().expect("Race polled after completion");
+                this.timer.insert(make())
+            }
+        };
+        Pin::new(timer).poll(cx).map(|_| Err(()))
+    }
+}
+
+/// An `async_io::Timer` race.
+pub(crate) struct AsyncIoRace;
+
+impl Timeouts for AsyncIoRace {
+    fn bound<F: Future + Unpin + Send + 'static>(
+        f: F,
+        d: Duration,
+    ) -> impl Future + Send + 'static {
+        Race::new(f, move || async_io::Timer::after(d))
+    }
+
+    fn timed_out<F: Future + Unpin + Send + 'static>(
+        f: F,
+        d: Duration,
+    ) -> impl Future<Output = bool> + Send + 'static {
+        async move {
+            Race::new(f, move || async_io::Timer::after(d))
+                .await
+                .is_err()
+        }
+    }
+
+    fn block_on<R>(fut: impl Future<Output = R>) -> R {
+        async_io::block_on(fut)
+    }
+}
+
+/// A `futures_timer::Delay` race.
+pub(crate) struct FuturesTimerRace;
+
+impl Timeouts for FuturesTimerRace {
+    fn bound<F: Future + Unpin + Send + 'static>(
+        f: F,
+        d: Duration,
+    ) -> impl Future + Send + 'static {
+        Race::new(f, move || futures_timer::Delay::new(d))
+    }
+
+    fn timed_out<F: Future + Unpin + Send + 'static>(
+        f: F,
+        d: Duration,
+    ) -> impl Future<Output = bool> + Send + 'static {
+        async move {
+            Race::new(f, move || futures_timer::Delay::new(d))
+                .await
+                .is_err()
+        }
+    }
+}
+
+/// `futures_time::future::FutureExt::timeout`.
+pub(crate) struct FuturesTimeTimeout;
+
+impl Timeouts for FuturesTimeTimeout {
+    fn bound<F: Future + Unpin + Send + 'static>(
+        f: F,
+        d: Duration,
+    ) -> impl Future + Send + 'static {
+        futures_time::future::FutureExt::timeout(f, futures_time::time::Duration::from(d))
+    }
+
+    fn timed_out<F: Future + Unpin + Send + 'static>(
+        f: F,
+        d: Duration,
+    ) -> impl Future<Output = bool> + Send + 'static {
+        async move {
+            futures_time::future::FutureExt::timeout(f, futures_time::time::Duration::from(d))
+                .await
+                .is_err()
+        }
+    }
+
+    fn block_on<R>(fut: impl Future<Output = R>) -> R {
+        async_io::block_on(fut)
+    }
+}
+
+/// `embassy_time::with_timeout` on the `std` driver (1 MHz) with a generic queue.
+pub(crate) struct EmbassyTimeout;
+
+fn embassy_duration(d: Duration) -> embassy_time::Duration {
+    embassy_time::Duration::from_micros(d.as_micros() as u64)
+}
+
+impl Timeouts for EmbassyTimeout {
+    fn bound<F: Future + Unpin + Send + 'static>(
+        f: F,
+        d: Duration,
+    ) -> impl Future + Send + 'static {
+        embassy_time::with_timeout(embassy_duration(d), f)
+    }
+
+    fn timed_out<F: Future + Unpin + Send + 'static>(
+        f: F,
+        d: Duration,
+    ) -> impl Future<Output = bool> + Send + 'static {
+        async move {
+            embassy_time::with_timeout(embassy_duration(d), f)
+                .await
+                .is_err()
+        }
+    }
+}
+
+// ---- helpers ---------------------------------------------------------------------------
+
+/// A waker that does nothing, with an identity of its own (unlike `Waker::noop()`, which
+/// every timer queue keyed by waker would merge into one).
+struct Distinct;
+
+impl Wake for Distinct {
+    fn wake(self: Arc<Self>) {}
+}
+
+pub(crate) fn distinct_waker() -> Waker {
+    Waker::from(Arc::new(Distinct))
+}
+
+/// The time (user + system) this process has run on any CPU, its threads included.
+pub(crate) fn process_cpu() -> Duration {
+    // SAFETY: `getrusage` fills the `rusage` we pass; all-zero bytes are a valid `rusage`.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        let rc = libc::getrusage(libc::RUSAGE_SELF, &mut usage);
+        assert_eq!(rc, 0, "getrusage failed");
+        usage
+    };
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    tv(usage.ru_utime) + tv(usage.ru_stime)
+}
+
+/// Load average over the last minute (from `/proc/loadavg`), if readable.
+pub(crate) fn load_average() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// A small deterministic generator (xorshift64*), so runs are comparable.
+pub(crate) struct Rng(u64);
+
+impl Rng {
+    pub(crate) fn new(seed: u64) -> Self {
+        Self(seed.max(1))
+    }
+
+    pub(crate) fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// Uniform in `lo..hi`, to the nanosecond.
+    pub(crate) fn duration(&mut self, lo: Duration, hi: Duration) -> Duration {
+        let span = (hi - lo).as_nanos() as u64;
+        lo + Duration::from_nanos(self.next() % span)
+    }
+}
+
+// ---- scenarios -------------------------------------------------------------------------
+
+/// `iters` times: a deadline around a future that is ready at its first poll, polled once.
+pub(crate) fn ready<T: Timeouts>(iters: u64) -> Duration {
+    T::context(|| {
+        let mut cx = Context::from_waker(Waker::noop());
+        let start = Instant::now();
+        for i in 0..iters {
+            let fut = pin!(T::bound(std::future::ready(black_box(i)), LONG));
+            black_box(fut.poll(&mut cx).is_ready());
+        }
+        start.elapsed()
+    })
+}
+
+/// `iters` times: a deadline around a pending future, polled once (so it arms), dropped.
+pub(crate) fn arm_cancel<T: Timeouts>(iters: u64) -> Duration {
+    T::context(|| arm_cancel_loop::<T>(iters))
+}
+
+pub(crate) fn arm_cancel_loop<T: Timeouts>(iters: u64) -> Duration {
+    let mut cx = Context::from_waker(Waker::noop());
+    let start = Instant::now();
+    for _ in 0..iters {
+        let fut = pin!(T::bound(pending::<()>(), LONG));
+        black_box(fut.poll(&mut cx).is_pending());
+    }
+    start.elapsed()
+}
+
+/// Deadlines kept armed while another scenario runs: each polled once with a waker of its
+/// own (as if each belonged to a task), none due within the run.
+pub(crate) struct Armed {
+    futures: Vec<Pin<Box<dyn Future<Output = ()> + Send>>>,
+}
+
+/// Arms `n` deadlines of 60 to 120 s, to hold while measuring.
+pub(crate) fn prearm<T: Timeouts>(n: usize) -> Armed {
+    T::context(|| {
+        let mut rng = Rng::new(n as u64);
+        let futures = (0..n)
+            .map(|_| {
+                let d = rng.duration(Duration::from_secs(60), Duration::from_secs(120));
+                let mut fut: Pin<Box<dyn Future<Output = ()> + Send>> = Box::pin(async move {
+                    T::bound(pending::<()>(), d).await;
+                });
+                let waker = distinct_waker();
+                let _ = fut.as_mut().poll(&mut Context::from_waker(&waker));
+                fut
+            })
+            .collect();
+        Armed { futures }
+    })
+}
+
+impl Armed {
+    pub(crate) fn len(&self) -> usize {
+        self.futures.len()
+    }
+}
+
+/// `threads` threads (tokio: tasks on its 2-worker runtime) each do `iters` arm + cancel;
+/// returns the wall time until all are done.
+pub(crate) fn contention<T: Timeouts>(threads: usize, iters: u64) -> Duration {
+    T::contention(threads, iters)
+}
+
+/// The durations of the fire scenario: `n` deadlines spread evenly over 1 to 100 ms, in a
+/// scattered order.
+pub(crate) fn fire_durations(n: usize) -> Vec<Duration> {
+    let lo = Duration::from_millis(1);
+    let span = Duration::from_millis(99);
+    (0..n)
+        .map(|i| {
+            let k = (i * 7919) % n;
+            lo + span.mul_f64(k as f64 / n as f64)
+        })
+        .collect()
+}
+
+/// What one fire run cost.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FireCost {
+    pub(crate) wall: Duration,
+    pub(crate) cpu: Duration,
+}
+
+async fn fire_all<T: Timeouts>(durations: &[Duration], give_up: Instant) -> usize {
+    let mut set: FuturesUnordered<_> = durations
+        .iter()
+        .map(|&d| T::timed_out(pending::<()>(), d))
+        .collect();
+    let mut fired = 0;
+    while let Some(timed_out) = set.next().await {
+        assert!(
+            timed_out,
+            "a deadline around a pending future ended without firing"
+        );
+        fired += 1;
+        if fired % 1024 == 0 && Instant::now() > give_up {
+            break;
+        }
+    }
+    fired
+}
+
+/// `n` deadlines over 1 to 100 ms in one `FuturesUnordered`, until all fired and were seen.
+/// `None` if they had not after `give_up`.
+pub(crate) fn fire<T: Timeouts>(n: usize, give_up: Duration) -> Option<FireCost> {
+    let durations = fire_durations(n);
+    let cpu = process_cpu();
+    let start = Instant::now();
+    let fired = T::block_on(fire_all::<T>(&durations, start + give_up));
+    let cost = FireCost {
+        wall: start.elapsed(),
+        cpu: process_cpu() - cpu,
+    };
+    (fired == n).then_some(cost)
+}
+
+/// The fire scenario inside a tokio task with its cooperative budget on (no
+/// `unconstrained`), on the current-thread runtime.
+pub(crate) fn fire_budget_on<T: Timeouts>(n: usize, give_up: Duration) -> Option<FireCost> {
+    let durations = fire_durations(n);
+    let cpu = process_cpu();
+    let start = Instant::now();
+    let fired = tokio_current().block_on(fire_all::<T>(&durations, start + give_up));
+    let cost = FireCost {
+        wall: start.elapsed(),
+        cpu: process_cpu() - cpu,
+    };
+    (fired == n).then_some(cost)
+}
+
+/// On the real clock: `n` deadlines of 1 to 50 ms (to the nanosecond) started together;
+/// for each, when its `Err` was seen minus when it was asked for, in nanoseconds
+/// (negative: early). Measured from just before the deadline is made and first polled.
+pub(crate) fn lateness<T: Timeouts>(n: usize, seed: u64) -> Vec<i64> {
+    lateness_traced::<T>(n, seed)
+        .into_iter()
+        .map(|(_, _, late)| late)
+        .collect()
+}
+
+/// [`lateness`], with each deadline's start (since the run began) and duration.
+pub(crate) fn lateness_traced<T: Timeouts>(n: usize, seed: u64) -> Vec<(Duration, Duration, i64)> {
+    let mut rng = Rng::new(seed);
+    let durations: Vec<Duration> = (0..n)
+        .map(|_| rng.duration(Duration::from_millis(1), Duration::from_millis(50)))
+        .collect();
+    let origin = Instant::now();
+    T::block_on(async {
+        let mut set: FuturesUnordered<_> = durations
+            .iter()
+            .map(|&d| async move {
+                let start = Instant::now();
+                let timed_out = T::timed_out(pending::<()>(), d).await;
+                let took = start.elapsed();
+                assert!(
+                    timed_out,
+                    "a deadline around a pending future ended without firing"
+                );
+                (
+                    start - origin,
+                    d,
+                    took.as_nanos() as i64 - d.as_nanos() as i64,
+                )
+            })
+            .collect();
+        let mut out = Vec::with_capacity(n);
+        while let Some(late) = set.next().await {
+            out.push(late);
+        }
+        out
+    })
+}
+
+/// Early count, median, p99 and max of a lateness sample.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LatenessSummary {
+    pub(crate) early: usize,
+    pub(crate) min: i64,
+    pub(crate) median: i64,
+    pub(crate) p99: i64,
+    pub(crate) max: i64,
+}
+
+pub(crate) fn summarize(mut sample: Vec<i64>) -> LatenessSummary {
+    sample.sort_unstable();
+    let at = |q: f64| sample[((sample.len() - 1) as f64 * q).round() as usize];
+    LatenessSummary {
+        early: sample.iter().filter(|&&x| x < 0).count(),
+        min: sample[0],
+        median: at(0.5),
+        p99: at(0.99),
+        max: *sample.last().expect("empty sample"),
+    }
+}
+
+/// The median of some durations.
+pub(crate) fn median(mut xs: Vec<Duration>) -> Duration {
+    xs.sort_unstable();
+    xs[xs.len() / 2]
+}

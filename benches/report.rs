@@ -1,0 +1,1056 @@
+//! The short benchmark suite, written up: runs every scenario of `common` for every peer
+//! (a few samples each, interleaved so that a change in the machine's load touches every
+//! peer alike), then writes `docs/benchmarks.md` (medians, ratios, the machine and the
+//! versions), `docs/benchmarks.svg` (cost per operation, fire, lateness) and the README's
+//! `## Benchmarks` section.
+//!
+//! Run it with `bash ci/bench_report.sh`, which first measures memory in a process of its
+//! own (`benches/memory.rs`, with a counting allocator) and hands the result over with
+//! `--memory PATH`. Run without `--bench` (as `cargo test --benches` does), it does nothing.
+
+#[macro_use]
+mod common;
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use common::{FireCost, LatenessSummary, Peer};
+
+/// Samples per micro bench (the median is reported).
+const SAMPLES: usize = 11;
+/// Fire runs per peer.
+const FIRE_RUNS: usize = 3;
+const FIRE_N: usize = 100_000;
+const FIRE_GIVE_UP: Duration = Duration::from_secs(10);
+/// Lateness: deadlines per run, and runs per peer.
+const LATE_N: usize = 1_000;
+const LATE_RUNS: u64 = 3;
+/// Contention: each sample runs about this long on one thread.
+const CONTENTION_TARGET: Duration = Duration::from_millis(30);
+const CONTENTION_SAMPLES: usize = 7;
+/// Deadlines already armed in the second arm + cancel group.
+const ARMED: usize = 10_000;
+
+/// The peers of the lateness table, with the tick each is said to have.
+const LATENESS_PEERS: [(Peer, &str); 7] = [
+    (Peer::Punctual, "1 ms"),
+    (Peer::Punctual100us, "100 µs"),
+    (Peer::Tokio, "1 ms"),
+    (Peer::AsyncIo, "none (epoll)"),
+    (Peer::FuturesTimer, "none (park)"),
+    (Peer::FuturesTime, "none (async-io)"),
+    (Peer::Embassy, "1 µs"),
+];
+
+#[derive(Default)]
+struct Results {
+    ready: BTreeMap<Peer, f64>,
+    arm_cancel: BTreeMap<Peer, f64>,
+    arm_cancel_armed: BTreeMap<Peer, f64>,
+    /// Operations per second on 1 and on 2 threads.
+    contention: BTreeMap<Peer, (f64, f64)>,
+    fire: BTreeMap<Peer, Option<FireCost>>,
+    fire_budget_on: BTreeMap<Peer, Option<FireCost>>,
+    lateness: BTreeMap<Peer, (LatenessSummary, usize)>,
+    memory: BTreeMap<Peer, Memory>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Memory {
+    future: f64,
+    heap: f64,
+}
+
+impl Memory {
+    fn total(self) -> f64 {
+        self.future + self.heap
+    }
+}
+
+fn ns_per_op(d: Duration, iters: u64) -> f64 {
+    d.as_nanos() as f64 / iters as f64
+}
+
+fn median_f64(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
+}
+
+fn progress(what: &str) {
+    eprintln!("report: {what}");
+}
+
+fn measure(results: &mut Results) {
+    // ---- ready: interleaved samples -------------------------------------------------
+    progress("ready");
+    let peers: Vec<Peer> = [Peer::Bare].into_iter().chain(Peer::TIMERS).collect();
+    let iters = 200_000;
+    let mut samples: BTreeMap<Peer, Vec<f64>> = BTreeMap::new();
+    for round in 0..=SAMPLES {
+        for &peer in &peers {
+            let d = with_peer!(peer, T => common::ready::<T>(iters));
+            if round > 0 {
+                samples.entry(peer).or_default().push(ns_per_op(d, iters));
+            }
+        }
+    }
+    results.ready = samples
+        .into_iter()
+        .map(|(p, s)| (p, median_f64(s)))
+        .collect();
+
+    // ---- arm + cancel ----------------------------------------------------------------
+    progress("arm + cancel");
+    let iters = 20_000;
+    let mut samples: BTreeMap<Peer, Vec<f64>> = BTreeMap::new();
+    for round in 0..=SAMPLES {
+        for peer in Peer::TIMERS {
+            let d = with_peer!(peer, T => common::arm_cancel::<T>(iters));
+            if round > 0 {
+                samples.entry(peer).or_default().push(ns_per_op(d, iters));
+            }
+        }
+    }
+    results.arm_cancel = samples
+        .into_iter()
+        .map(|(p, s)| (p, median_f64(s)))
+        .collect();
+
+    progress("arm + cancel with 10 000 armed");
+    for peer in Peer::TIMERS {
+        let ns = with_peer!(peer, T => {
+            let held = common::prearm::<T>(ARMED);
+            let _ = common::arm_cancel::<T>(iters);
+            let s: Vec<f64> = (0..SAMPLES)
+                .map(|_| ns_per_op(common::arm_cancel::<T>(iters), iters))
+                .collect();
+            drop(held);
+            median_f64(s)
+        });
+        results.arm_cancel_armed.insert(peer, ns);
+    }
+
+    // ---- contention ------------------------------------------------------------------
+    progress("contention");
+    for peer in Peer::TIMERS {
+        let per_op = results.arm_cancel[&peer];
+        let iters = ((CONTENTION_TARGET.as_nanos() as f64 / per_op) as u64).clamp(1_000, 2_000_000);
+        let (mut one, mut two) = (Vec::new(), Vec::new());
+        with_peer!(peer, T => {
+            let _ = common::contention::<T>(2, iters / 4);
+            for _ in 0..CONTENTION_SAMPLES {
+                one.push(iters as f64 / common::contention::<T>(1, iters).as_secs_f64());
+                two.push(2.0 * iters as f64 / common::contention::<T>(2, iters).as_secs_f64());
+            }
+        });
+        results
+            .contention
+            .insert(peer, (median_f64(one), median_f64(two)));
+    }
+
+    // ---- fire --------------------------------------------------------------------------
+    progress("fire");
+    let mut runs: BTreeMap<Peer, Vec<Option<FireCost>>> = BTreeMap::new();
+    for _ in 0..FIRE_RUNS {
+        for peer in Peer::TIMERS {
+            let cost = with_peer!(peer, T => common::fire::<T>(FIRE_N, FIRE_GIVE_UP));
+            runs.entry(peer).or_default().push(cost);
+        }
+    }
+    results.fire = runs
+        .into_iter()
+        .map(|(peer, costs)| {
+            let done: Vec<FireCost> = costs.iter().flatten().copied().collect();
+            let cost = (done.len() == costs.len()).then(|| FireCost {
+                wall: common::median(done.iter().map(|c| c.wall).collect()),
+                cpu: common::median(done.iter().map(|c| c.cpu).collect()),
+            });
+            (peer, cost)
+        })
+        .collect();
+    progress("fire with tokio's budget on");
+    for peer in [Peer::Punctual, Peer::Tokio] {
+        let cost = with_peer!(peer, T => common::fire_budget_on::<T>(FIRE_N, FIRE_GIVE_UP));
+        results.fire_budget_on.insert(peer, cost);
+    }
+
+    // ---- lateness ----------------------------------------------------------------------
+    progress("lateness");
+    let mut samples: BTreeMap<Peer, Vec<i64>> = BTreeMap::new();
+    for run in 0..LATE_RUNS {
+        for (peer, _) in LATENESS_PEERS {
+            let s = with_peer!(peer, T => common::lateness::<T>(LATE_N, 1 + run));
+            samples.entry(peer).or_default().extend(s);
+        }
+    }
+    results.lateness = samples
+        .into_iter()
+        .map(|(p, s)| {
+            let n = s.len();
+            (p, (common::summarize(s), n))
+        })
+        .collect();
+}
+
+// ---- the machine and the versions ------------------------------------------------------
+
+struct Machine {
+    cpu: String,
+    cores: usize,
+    rustc: String,
+    date: String,
+    load_before: Option<f64>,
+    load_after: Option<f64>,
+    versions: Vec<(String, String)>,
+}
+
+fn command_output(program: &str, args: &[&str]) -> Option<String> {
+    let out = Command::new(program).args(args).output().ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+fn machine(root: &Path) -> Machine {
+    let cpu = command_output("lscpu", &[])
+        .and_then(|text| {
+            text.lines()
+                .find(|l| l.starts_with("Model name:"))
+                .map(|l| l["Model name:".len()..].trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let rustc = command_output("rustc", &["--version"]).unwrap_or_else(|| "rustc ?".into());
+    let date = command_output("date", &["-u", "+%Y-%m-%d %H:%M UTC"]).unwrap_or_default();
+    let lock = std::fs::read_to_string(root.join("Cargo.lock")).unwrap_or_default();
+    let mut versions = vec![(
+        "punctual".to_string(),
+        env!("CARGO_PKG_VERSION").to_string(),
+    )];
+    for name in [
+        "tokio",
+        "async-io",
+        "futures-timer",
+        "futures-time",
+        "embassy-time",
+        "criterion",
+    ] {
+        let needle = format!("name = \"{name}\"\nversion = \"");
+        if let Some(at) = lock.find(&needle) {
+            let rest = &lock[at + needle.len()..];
+            let version = rest.split('"').next().unwrap_or("?");
+            versions.push((name.to_string(), version.to_string()));
+        }
+    }
+    Machine {
+        cpu,
+        cores,
+        rustc,
+        date,
+        load_before: None,
+        load_after: None,
+        versions,
+    }
+}
+
+fn read_memory(path: &Path, results: &mut Results) {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        eprintln!("report: no memory results at {}", path.display());
+        return;
+    };
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let cols: Vec<&str> = line.split('\t').collect();
+        if cols.len() < 3 {
+            continue;
+        }
+        let Some(peer) = Peer::TIMERS.into_iter().find(|p| p.name() == cols[0]) else {
+            continue;
+        };
+        let (Ok(future), Ok(heap)) = (cols[1].parse(), cols[2].parse()) else {
+            continue;
+        };
+        results.memory.insert(peer, Memory { future, heap });
+    }
+}
+
+// ---- writing -----------------------------------------------------------------------------
+
+fn fmt_ns(ns: f64) -> String {
+    if ns < 10.0 {
+        format!("{ns:.1}")
+    } else {
+        format!("{ns:.0}")
+    }
+}
+
+fn fmt_us(ns: i64) -> String {
+    let us = ns as f64 / 1000.0;
+    if us.abs() < 10.0 {
+        format!("{us:.1}")
+    } else {
+        format!("{us:.0}")
+    }
+}
+
+fn fmt_ms(d: Duration) -> String {
+    format!("{:.0}", d.as_secs_f64() * 1000.0)
+}
+
+fn fmt_ratio(x: f64) -> String {
+    if x >= 10.0 {
+        format!("{x:.0}×")
+    } else {
+        format!("{x:.1}×")
+    }
+}
+
+fn mark(ok: bool) -> &'static str {
+    if ok { "met" } else { "**missed**" }
+}
+
+/// `(target, measured, met)` rows for the issue's bar.
+fn targets(r: &Results) -> Vec<(String, String, bool)> {
+    let mut rows = Vec::new();
+    let p = Peer::Punctual;
+    if let (Some(&bare), Some(&ours)) = (r.ready.get(&Peer::Bare), r.ready.get(&p)) {
+        rows.push((
+            "ready: within 1 ns of the bare future".into(),
+            format!(
+                "+{:.2} ns ({} vs {} ns)",
+                ours - bare,
+                fmt_ns(ours),
+                fmt_ns(bare)
+            ),
+            ours - bare <= 1.0,
+        ));
+    }
+    if let (Some(&ours), Some(&tokio)) = (r.arm_cancel.get(&p), r.arm_cancel.get(&Peer::Tokio)) {
+        rows.push((
+            "arm + cancel, one thread: ≤ 1/3 of tokio's time".into(),
+            format!(
+                "{} vs {} ns: {:.2} of tokio's",
+                fmt_ns(ours),
+                fmt_ns(tokio),
+                ours / tokio
+            ),
+            ours * 3.0 <= tokio,
+        ));
+    }
+    if let Some(&(one, two)) = r.contention.get(&p) {
+        rows.push((
+            "contention: 2 threads ≥ 1.6× the operations of one".into(),
+            format!("{:.2}×", two / one),
+            two / one >= 1.6,
+        ));
+    }
+    if let Some(m) = r.memory.get(&p) {
+        rows.push((
+            "memory: ≤ 56 bytes per armed deadline (x86-64)".into(),
+            format!(
+                "{:.0} B ({:.0} future overhead + {:.0} wheel entry)",
+                m.total(),
+                m.future,
+                m.heap
+            ),
+            m.total() <= 56.0,
+        ));
+    }
+    if let (Some(Some(ours)), Some(Some(tokio))) = (r.fire.get(&p), r.fire.get(&Peer::Tokio)) {
+        rows.push((
+            "fire: process CPU ≤ half of tokio's".into(),
+            format!(
+                "{} vs {} ms: {:.2} of tokio's",
+                fmt_ms(ours.cpu),
+                fmt_ms(tokio.cpu),
+                ours.cpu.as_secs_f64() / tokio.cpu.as_secs_f64()
+            ),
+            ours.cpu * 2 <= tokio.cpu,
+        ));
+    }
+    if let (Some(budget), Some(Some(free))) = (r.fire_budget_on.get(&p), r.fire.get(&p)) {
+        let (text, ok) = match budget {
+            Some(b) => (
+                format!(
+                    "{} ms wall with the budget on, {} ms without",
+                    fmt_ms(b.wall),
+                    fmt_ms(free.wall)
+                ),
+                b.wall.as_secs_f64() <= 1.5 * free.wall.as_secs_f64(),
+            ),
+            None => (format!("not done after {FIRE_GIVE_UP:?}"), false),
+        };
+        rows.push(("fire: no collapse with tokio's budget on".into(), text, ok));
+    }
+    let early: usize = [Peer::Punctual, Peer::Punctual100us]
+        .iter()
+        .filter_map(|q| r.lateness.get(q))
+        .map(|(s, _)| s.early)
+        .sum();
+    if r.lateness.contains_key(&p) {
+        rows.push((
+            "lateness: zero early fires".into(),
+            format!("{early} early"),
+            early == 0,
+        ));
+    }
+    for (peer, tick) in [(Peer::Punctual, 1_000_000), (Peer::Punctual100us, 100_000)] {
+        if let Some((s, _)) = r.lateness.get(&peer) {
+            rows.push((
+                format!("lateness: p99 within 2 ticks ({})", peer.name()),
+                format!("p99 {} µs, 2 ticks = {} µs", fmt_us(s.p99), tick * 2 / 1000),
+                s.p99 <= 2 * tick,
+            ));
+        }
+    }
+    if let (Some((ours, _)), Some((aio, _))) = (
+        r.lateness.get(&Peer::Punctual100us),
+        r.lateness.get(&Peer::AsyncIo),
+    ) {
+        rows.push((
+            "lateness: at a 100 µs tick, median no worse than async-io's".into(),
+            format!("{} vs {} µs", fmt_us(ours.median), fmt_us(aio.median)),
+            ours.median <= aio.median,
+        ));
+    }
+    rows
+}
+
+fn markdown(r: &Results, m: &Machine) -> String {
+    let mut s = String::new();
+    let load = |l: Option<f64>| l.map_or("?".into(), |l| format!("{l:.2}"));
+    let versions: Vec<String> = m.versions.iter().map(|(n, v)| format!("{n} {v}")).collect();
+    let _ = writeln!(s, "# Benchmarks\n");
+    let _ = writeln!(
+        s,
+        "Written by `bash ci/bench_report.sh` (the short suite: medians of {SAMPLES} interleaved \
+         samples, {FIRE_RUNS} fire runs, {LATE_RUNS}×{LATE_N} lateness samples per peer). The \
+         full criterion suites are `cargo bench --bench timers` and `cargo bench --bench fire`; \
+         `cargo bench --bench lateness` and `cargo bench --bench memory` print their tables.\n"
+    );
+    let _ = writeln!(
+        s,
+        "- **Date**: {}\n- **Machine**: {}, {} cores; load average {} before the run, {} after \
+         (a shared machine: other work was running)\n- **Toolchain**: {}\n- **Crates**: {}\n",
+        m.date,
+        m.cpu,
+        m.cores,
+        load(m.load_before),
+        load(m.load_after),
+        m.rustc,
+        versions.join(", ")
+    );
+    let _ = writeln!(
+        s,
+        "![cost per operation, fire and lateness](benchmarks.svg)\n"
+    );
+
+    let _ = writeln!(s, "## Targets (issue 4)\n");
+    let _ = writeln!(s, "| target | measured | |\n|---|---|---|");
+    for (target, measured, ok) in targets(r) {
+        let _ = writeln!(s, "| {target} | {measured} | {} |", mark(ok));
+    }
+
+    let _ = writeln!(s, "\n## Cost per operation\n");
+    let _ = writeln!(
+        s,
+        "Nanoseconds per operation, polled by hand with a no-op waker (so only the deadline is \
+         measured). *ready*: a deadline around a future ready at its first poll. *arm + cancel*: \
+         a 2 s deadline around a pending future, polled once (it arms) and dropped. × punctual: \
+         the peer's time over punctual's.\n"
+    );
+    let _ = writeln!(
+        s,
+        "| | ready | overhead | arm + cancel | × punctual | arm + cancel, {ARMED} armed | × punctual |\n\
+         |---|---:|---:|---:|---:|---:|---:|"
+    );
+    let bare = r.ready.get(&Peer::Bare).copied().unwrap_or(0.0);
+    let _ = writeln!(s, "| bare future | {} | | | | | |", fmt_ns(bare));
+    let ours_ac = r
+        .arm_cancel
+        .get(&Peer::Punctual)
+        .copied()
+        .unwrap_or(f64::NAN);
+    let ours_aca = r
+        .arm_cancel_armed
+        .get(&Peer::Punctual)
+        .copied()
+        .unwrap_or(f64::NAN);
+    for peer in Peer::TIMERS {
+        let ready = r.ready.get(&peer).copied().unwrap_or(f64::NAN);
+        let ac = r.arm_cancel.get(&peer).copied().unwrap_or(f64::NAN);
+        let aca = r.arm_cancel_armed.get(&peer).copied().unwrap_or(f64::NAN);
+        let _ = writeln!(
+            s,
+            "| {} | {} | +{} | {} | {} | {} | {} |",
+            peer.name(),
+            fmt_ns(ready),
+            fmt_ns(ready - bare),
+            fmt_ns(ac),
+            fmt_ratio(ac / ours_ac),
+            fmt_ns(aca),
+            fmt_ratio(aca / ours_aca)
+        );
+    }
+
+    let _ = writeln!(s, "\n## Contention\n");
+    let _ = writeln!(
+        s,
+        "Arm + cancel on 1 and on 2 threads at once (tokio: tasks on its 2-worker runtime), in \
+         million operations per second, all threads together.\n"
+    );
+    let _ = writeln!(
+        s,
+        "| | 1 thread | 2 threads | 2 / 1 |\n|---|---:|---:|---:|"
+    );
+    for peer in Peer::TIMERS {
+        if let Some(&(one, two)) = r.contention.get(&peer) {
+            let _ = writeln!(
+                s,
+                "| {} | {:.2} | {:.2} | {:.2}× |",
+                peer.name(),
+                one / 1e6,
+                two / 1e6,
+                two / one
+            );
+        }
+    }
+
+    let _ = writeln!(s, "\n## Fire\n");
+    let _ = writeln!(
+        s,
+        "{FIRE_N} deadlines spread over 1 to 100 ms in one `FuturesUnordered`, until all have \
+         fired and been seen. CPU: user + system time of the whole process (`getrusage`), the \
+         drivers' threads included. Each peer on the executor its users would use: \
+         `futures::executor::block_on` for punctual, futures-timer and embassy-time, tokio's \
+         current-thread runtime (inside `unconstrained`), `async_io::block_on` for async-io and \
+         futures-time. Median of {FIRE_RUNS} runs.\n"
+    );
+    let _ = writeln!(
+        s,
+        "| | wall (ms) | CPU (ms) | CPU × punctual |\n|---|---:|---:|---:|"
+    );
+    let ours_cpu = r
+        .fire
+        .get(&Peer::Punctual)
+        .copied()
+        .flatten()
+        .map(|c| c.cpu.as_secs_f64());
+    for peer in Peer::TIMERS {
+        match r.fire.get(&peer).copied().flatten() {
+            Some(c) => {
+                let ratio = ours_cpu.map_or("".into(), |o| fmt_ratio(c.cpu.as_secs_f64() / o));
+                let _ = writeln!(
+                    s,
+                    "| {} | {} | {} | {} |",
+                    peer.name(),
+                    fmt_ms(c.wall),
+                    fmt_ms(c.cpu),
+                    ratio
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    s,
+                    "| {} | not done after {} s | | |",
+                    peer.name(),
+                    FIRE_GIVE_UP.as_secs()
+                );
+            }
+        }
+    }
+    let _ = writeln!(
+        s,
+        "\nWith tokio's cooperative budget **on** (the same run as a plain tokio task, without \
+         `unconstrained`, on the current-thread runtime):\n"
+    );
+    let _ = writeln!(s, "| | wall (ms) | CPU (ms) |\n|---|---:|---:|");
+    for (peer, cost) in &r.fire_budget_on {
+        match cost {
+            Some(c) => {
+                let _ = writeln!(
+                    s,
+                    "| {} (budget on) | {} | {} |",
+                    peer.name(),
+                    fmt_ms(c.wall),
+                    fmt_ms(c.cpu)
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    s,
+                    "| {} (budget on) | not done after {} s | |",
+                    peer.name(),
+                    FIRE_GIVE_UP.as_secs()
+                );
+            }
+        }
+    }
+
+    let _ = writeln!(s, "\n## Memory\n");
+    let _ = writeln!(
+        s,
+        "Bytes per armed deadline: the deadline future's size beyond its inner future's \
+         (`size_of`), plus the heap its driver holds per armed timer (net bytes live after \
+         arming 16 320 deadlines with a counting allocator, `benches/memory.rs`; 16 320 fills a \
+         growable punctual wheel's segments exactly, so its figure is the slab entry's size).\n"
+    );
+    let _ = writeln!(
+        s,
+        "| | future overhead | heap per timer | total |\n|---|---:|---:|---:|"
+    );
+    for peer in Peer::TIMERS {
+        if let Some(mem) = r.memory.get(&peer) {
+            let _ = writeln!(
+                s,
+                "| {} | {:.0} | {:.0} | {:.0} |",
+                peer.name(),
+                mem.future,
+                mem.heap,
+                mem.total()
+            );
+        }
+    }
+    let _ = writeln!(
+        s,
+        "\nembassy-time's generic queue is static (128 slots of 24 bytes, one per waker, not \
+         per timer); beyond 128 wakers it wakes tasks early so that they re-register."
+    );
+
+    let _ = writeln!(s, "\n## Lateness\n");
+    let _ = writeln!(
+        s,
+        "On the real clock: {LATE_N} deadlines of 1 to 50 ms (random to the nanosecond) started \
+         together, {LATE_RUNS} runs; for each, when its `Err` was seen minus when it was asked \
+         for (microseconds; negative is early). Measured from just before the deadline is made \
+         and first polled, to when the awaiting task saw it fire: the driver's and the \
+         executor's wake-up are included.\n"
+    );
+    let _ = writeln!(
+        s,
+        "| | tick | early | median (µs) | p99 (µs) | max (µs) |\n|---|---|---:|---:|---:|---:|"
+    );
+    for (peer, tick) in LATENESS_PEERS {
+        if let Some((l, n)) = r.lateness.get(&peer) {
+            let _ = writeln!(
+                s,
+                "| {} | {tick} | {} of {n} | {} | {} | {} |",
+                peer.name(),
+                l.early,
+                fmt_us(l.median),
+                fmt_us(l.p99),
+                fmt_us(l.max)
+            );
+        }
+    }
+
+    let _ = writeln!(s, "\n## How each peer is measured\n");
+    let _ = writeln!(
+        s,
+        "- **punctual**: `f.deadline(d)` on the global wheel (1 ms tick, its own driver \
+         thread); **punctual-100us**: `f.deadline_on(&wheel, d)` on a growable wheel of 100 µs \
+         ticks driven by `punctual::spawn_driver`.\n\
+         - **tokio**: `tokio::time::timeout(d, f)`, always inside `tokio::task::unconstrained` \
+         (its cooperative budget would otherwise stop its timers from registering after 128 \
+         polls in one task), except in the budget-on row. Note that the workspace's \
+         dev-dependencies enable tokio's `test-util` feature (for the adapter's paused-clock \
+         tests), under which tokio's `Instant::now()` checks for a paused clock.\n\
+         - **async-io**: `f` raced against `async_io::Timer::after(d)`, the timer made once `f` \
+         is pending (as `f.or(async {{ Timer::after(d).await; .. }})` does).\n\
+         - **futures-timer**: `f` raced against `futures_timer::Delay::new(d)`, made once `f` is \
+         pending.\n\
+         - **futures-time**: `f.timeout(d)` (`futures_time::future::FutureExt`; async-io \
+         underneath).\n\
+         - **embassy-time**: `embassy_time::with_timeout(d, f)` on its `std` driver (1 MHz \
+         ticks) with `generic-queue-128`. Its timers do not leave the queue when dropped.\n"
+    );
+    s
+}
+
+// ---- the chart -----------------------------------------------------------------------------
+
+const PUNCTUAL_COLOR: &str = "#d9480f";
+const PEER_COLOR: &str = "#5c7cfa";
+const BARE_COLOR: &str = "#adb5bd";
+
+fn color(peer: Peer) -> &'static str {
+    match peer {
+        Peer::Punctual | Peer::Punctual100us => PUNCTUAL_COLOR,
+        Peer::Bare => BARE_COLOR,
+        _ => PEER_COLOR,
+    }
+}
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// A panel of horizontal bars, one per peer, on a linear scale from zero.
+#[allow(clippy::too_many_arguments)]
+fn bars(
+    svg: &mut String,
+    x: f64,
+    y: f64,
+    width: f64,
+    title: &str,
+    unit: &str,
+    rows: &[(Peer, f64)],
+    label_width: f64,
+) -> f64 {
+    let row_h = 18.0;
+    let _ = writeln!(
+        svg,
+        r#"<text x="{x}" y="{}" class="h">{}</text>"#,
+        y + 12.0,
+        escape(title)
+    );
+    let top = y + 22.0;
+    let max = rows.iter().map(|r| r.1).fold(0.0_f64, f64::max).max(1e-9);
+    let bar_w = width - label_width - 60.0;
+    for (i, &(peer, value)) in rows.iter().enumerate() {
+        let yy = top + i as f64 * row_h;
+        let w = (value / max * bar_w).max(1.0);
+        let _ = writeln!(
+            svg,
+            r#"<text x="{}" y="{}" class="l" text-anchor="end">{}</text>"#,
+            x + label_width - 6.0,
+            yy + 12.0,
+            peer.name()
+        );
+        let _ = writeln!(
+            svg,
+            r#"<rect x="{}" y="{yy}" width="{w:.1}" height="{}" fill="{}"/>"#,
+            x + label_width,
+            row_h - 4.0,
+            color(peer)
+        );
+        let _ = writeln!(
+            svg,
+            r#"<text x="{:.1}" y="{}" class="v">{} {unit}</text>"#,
+            x + label_width + w + 4.0,
+            yy + 12.0,
+            fmt_ns(value)
+        );
+    }
+    top + rows.len() as f64 * row_h
+}
+
+fn chart(r: &Results, m: &Machine) -> String {
+    let width = 960.0;
+    let mut body = String::new();
+    let mut y = 40.0;
+
+    // Row 1: three cost panels.
+    let panel_w = width / 3.0 - 10.0;
+    let mut ready: Vec<(Peer, f64)> = vec![];
+    if let Some(&b) = r.ready.get(&Peer::Bare) {
+        ready.push((Peer::Bare, b));
+    }
+    ready.extend(
+        Peer::TIMERS
+            .iter()
+            .filter_map(|p| r.ready.get(p).map(|&v| (*p, v))),
+    );
+    let ac: Vec<(Peer, f64)> = Peer::TIMERS
+        .iter()
+        .filter_map(|p| r.arm_cancel.get(p).map(|&v| (*p, v)))
+        .collect();
+    let aca: Vec<(Peer, f64)> = Peer::TIMERS
+        .iter()
+        .filter_map(|p| r.arm_cancel_armed.get(p).map(|&v| (*p, v)))
+        .collect();
+    let y1 = bars(
+        &mut body,
+        10.0,
+        y,
+        panel_w,
+        "ready (ns per op)",
+        "ns",
+        &ready,
+        100.0,
+    );
+    let y2 = bars(
+        &mut body,
+        10.0 + width / 3.0,
+        y,
+        panel_w,
+        "arm + cancel (ns per op)",
+        "ns",
+        &ac,
+        100.0,
+    );
+    let y3 = bars(
+        &mut body,
+        10.0 + 2.0 * width / 3.0,
+        y,
+        panel_w,
+        &format!("arm + cancel, {ARMED} armed (ns)"),
+        "ns",
+        &aca,
+        100.0,
+    );
+    y = y1.max(y2).max(y3) + 24.0;
+
+    // Row 2: fire CPU and memory.
+    let fire: Vec<(Peer, f64)> = Peer::TIMERS
+        .iter()
+        .filter_map(|p| {
+            r.fire
+                .get(p)
+                .copied()
+                .flatten()
+                .map(|c| (*p, c.cpu.as_secs_f64() * 1000.0))
+        })
+        .collect();
+    let mem: Vec<(Peer, f64)> = Peer::TIMERS
+        .iter()
+        .filter_map(|p| r.memory.get(p).map(|m| (*p, m.total())))
+        .collect();
+    let half = width / 2.0 - 10.0;
+    let y4 = bars(
+        &mut body,
+        10.0,
+        y,
+        half,
+        &format!("fire {FIRE_N} deadlines: process CPU (ms)"),
+        "ms",
+        &fire,
+        100.0,
+    );
+    let y5 = bars(
+        &mut body,
+        10.0 + width / 2.0,
+        y,
+        half,
+        "bytes per armed deadline",
+        "B",
+        &mem,
+        100.0,
+    );
+    y = y4.max(y5) + 24.0;
+
+    // Row 3: lateness on a log scale of microseconds.
+    let _ = writeln!(
+        body,
+        r#"<text x="10" y="{}" class="h">lateness on the real clock (µs, log scale): min–max line, box from median to p99, dot at the median</text>"#,
+        y + 12.0
+    );
+    let top = y + 24.0;
+    let label_w = 110.0;
+    let plot_x = 10.0 + label_w;
+    let plot_w = width - plot_x - 150.0;
+    let (lo, hi) = (1.0_f64, 100_000.0_f64); // 1 µs .. 100 ms
+    let scale = |ns: i64| {
+        let us = (ns as f64 / 1000.0).clamp(lo, hi);
+        plot_x + (us.log10() - lo.log10()) / (hi.log10() - lo.log10()) * plot_w
+    };
+    let row_h = 22.0;
+    let rows: Vec<_> = LATENESS_PEERS
+        .iter()
+        .filter_map(|(p, tick)| r.lateness.get(p).map(|l| (*p, *tick, l.0)))
+        .collect();
+    let bottom = top + rows.len() as f64 * row_h;
+    for decade in 0..=5 {
+        let us = 10f64.powi(decade);
+        let xx = scale((us * 1000.0) as i64);
+        let label = match decade {
+            0 => "1 µs".to_string(),
+            1 => "10 µs".to_string(),
+            2 => "100 µs".to_string(),
+            3 => "1 ms".to_string(),
+            4 => "10 ms".to_string(),
+            _ => "100 ms".to_string(),
+        };
+        let _ = writeln!(
+            body,
+            r##"<line x1="{xx:.1}" y1="{}" x2="{xx:.1}" y2="{bottom}" stroke="#dee2e6"/><text x="{xx:.1}" y="{}" class="v" text-anchor="middle">{label}</text>"##,
+            top - 4.0,
+            bottom + 12.0
+        );
+    }
+    for (i, (peer, tick, l)) in rows.iter().enumerate() {
+        let yy = top + i as f64 * row_h;
+        let mid = yy + row_h / 2.0 - 2.0;
+        let c = color(*peer);
+        let _ = writeln!(
+            body,
+            r#"<text x="{}" y="{}" class="l" text-anchor="end">{}</text>"#,
+            plot_x - 6.0,
+            mid + 4.0,
+            peer.name()
+        );
+        let _ = writeln!(
+            body,
+            r#"<line x1="{:.1}" y1="{mid}" x2="{:.1}" y2="{mid}" stroke="{c}"/>"#,
+            scale(l.min),
+            scale(l.max)
+        );
+        let (bx, bw) = (scale(l.median), (scale(l.p99) - scale(l.median)).max(1.5));
+        let _ = writeln!(
+            body,
+            r#"<rect x="{bx:.1}" y="{}" width="{bw:.1}" height="10" fill="{c}" fill-opacity="0.5" stroke="{c}"/>"#,
+            mid - 5.0
+        );
+        let _ = writeln!(
+            body,
+            r#"<circle cx="{bx:.1}" cy="{mid}" r="3.5" fill="{c}"/>"#
+        );
+        let early = if l.early > 0 {
+            format!(", {} EARLY", l.early)
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            body,
+            r#"<text x="{}" y="{}" class="v">tick {tick}: median {}, p99 {}{early}</text>"#,
+            plot_x + plot_w + 8.0,
+            mid + 4.0,
+            fmt_us(l.median),
+            fmt_us(l.p99)
+        );
+    }
+    y = bottom + 30.0;
+    let _ = writeln!(
+        body,
+        r#"<text x="10" y="{y}" class="v">{} · {}, {} cores · {} · lower is better everywhere</text>"#,
+        escape(&m.date),
+        escape(&m.cpu),
+        m.cores,
+        escape(&m.rustc)
+    );
+    let height = y + 12.0;
+    format!(
+        r##"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif">
+<style>.h{{font-size:13px;font-weight:bold;fill:#212529}} .l{{font-size:11px;fill:#212529}} .v{{font-size:10px;fill:#495057}}</style>
+<rect width="100%" height="100%" fill="white"/>
+<text x="10" y="22" class="h" style="font-size:16px">punctual beside tokio, async-io, futures-timer, futures-time and embassy-time</text>
+{body}</svg>
+"##
+    )
+}
+
+/// Replaces the README's `## Benchmarks` section (up to the next `## ` heading), or appends it.
+fn readme_section(r: &Results, m: &Machine) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "## Benchmarks\n");
+    let load = m.load_before.map_or("?".into(), |l| format!("{l:.2}"));
+    let _ = writeln!(
+        s,
+        "Measured on {} on {} ({} cores, load average {load}: a shared machine), {}; tokio \
+         inside `tokio::task::unconstrained`. Regenerate with `bash ci/bench_report.sh` (a few \
+         minutes); the whole write-up, with how each peer is measured, is \
+         [docs/benchmarks.md](docs/benchmarks.md).\n",
+        m.date, m.cpu, m.cores, m.rustc
+    );
+    let _ = writeln!(s, "![benchmarks](docs/benchmarks.svg)\n");
+    let _ = write!(s, "| |");
+    for peer in Peer::TIMERS {
+        let _ = write!(s, " {} |", peer.name());
+    }
+    let _ = write!(s, "\n|---|");
+    for _ in Peer::TIMERS {
+        let _ = write!(s, "---:|");
+    }
+    let _ = writeln!(s);
+    let bare = r.ready.get(&Peer::Bare).copied().unwrap_or(0.0);
+    let row = |s: &mut String, name: &str, f: &dyn Fn(Peer) -> Option<String>| {
+        let _ = write!(s, "| {name} |");
+        for peer in Peer::TIMERS {
+            let _ = write!(s, " {} |", f(peer).unwrap_or_default());
+        }
+        let _ = writeln!(s);
+    };
+    row(&mut s, "ready: overhead (ns)", &|p| {
+        r.ready.get(&p).map(|v| format!("+{}", fmt_ns(v - bare)))
+    });
+    row(&mut s, "arm + cancel (ns)", &|p| {
+        r.arm_cancel.get(&p).map(|&v| fmt_ns(v))
+    });
+    row(&mut s, &format!("… with {ARMED} armed (ns)"), &|p| {
+        r.arm_cancel_armed.get(&p).map(|&v| fmt_ns(v))
+    });
+    row(&mut s, "2 threads / 1 thread", &|p| {
+        r.contention.get(&p).map(|(a, b)| format!("{:.2}×", b / a))
+    });
+    row(&mut s, &format!("fire {FIRE_N}: CPU (ms)"), &|p| {
+        r.fire
+            .get(&p)
+            .map(|c| c.map_or("—".into(), |c| fmt_ms(c.cpu)))
+    });
+    row(&mut s, "bytes per armed deadline", &|p| {
+        r.memory.get(&p).map(|m| format!("{:.0}", m.total()))
+    });
+    row(&mut s, "lateness median / p99 (µs)", &|p| {
+        r.lateness
+            .get(&p)
+            .map(|(l, _)| format!("{} / {}", fmt_us(l.median), fmt_us(l.p99)))
+    });
+    if let Some((l, _)) = r.lateness.get(&Peer::Punctual100us) {
+        let _ = writeln!(
+            s,
+            "\nAt a 100 µs tick punctual's lateness is {} µs median, {} µs p99. Early fires \
+             seen: {}.",
+            fmt_us(l.median),
+            fmt_us(l.p99),
+            r.lateness.values().map(|(l, _)| l.early).sum::<usize>()
+        );
+    }
+    s
+}
+
+fn update_readme(path: &Path, section: &str) {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return;
+    };
+    let heading = "\n## Benchmarks\n";
+    let new = match text.find(heading) {
+        Some(at) => {
+            let rest = &text[at + heading.len()..];
+            let end = rest
+                .find("\n## ")
+                .map_or(text.len(), |e| at + heading.len() + e + 1);
+            format!("{}\n{}{}", &text[..at], section, &text[end..])
+        }
+        None => format!(
+            "{}\n{}",
+            text.trim_end_matches('\n').to_string() + "\n",
+            section
+        ),
+    };
+    std::fs::write(path, new).expect("write README.md");
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if !args.iter().any(|a| a == "--bench") {
+        println!("report: not run without --bench (use `bash ci/bench_report.sh`)");
+        return;
+    }
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut results = Results::default();
+    if let Some(i) = args.iter().position(|a| a == "--memory") {
+        read_memory(Path::new(&args[i + 1]), &mut results);
+    }
+    let mut m = machine(&root);
+    m.load_before = common::load_average();
+    let start = Instant::now();
+    measure(&mut results);
+    m.load_after = common::load_average();
+    progress(&format!("measured in {:.0?}", start.elapsed()));
+
+    let md = markdown(&results, &m);
+    let svg = chart(&results, &m);
+    if args.iter().any(|a| a == "--no-write") {
+        println!("{md}");
+        return;
+    }
+    std::fs::create_dir_all(root.join("docs")).expect("docs/");
+    std::fs::write(root.join("docs/benchmarks.md"), &md).expect("write docs/benchmarks.md");
+    std::fs::write(root.join("docs/benchmarks.svg"), svg).expect("write docs/benchmarks.svg");
+    update_readme(&root.join("README.md"), &readme_section(&results, &m));
+    println!("{md}");
+}

@@ -1,0 +1,69 @@
+//! The cost of one deadline, beside the peers (see `common` for how each peer is written):
+//!
+//! * `ready`: a deadline around a future that is ready at its first poll, against the bare
+//!   future.
+//! * `arm_cancel`: a 2 s deadline around a pending future, polled once (so it arms), then
+//!   dropped; with 0 and with 10 000 deadlines already armed.
+//! * `contention`: the same on 1 and on 2 threads at once (tokio: tasks on its 2-worker
+//!   runtime); throughput in operations per second.
+//!
+//! Tokio runs inside `tokio::task::unconstrained`. Run with `cargo bench --bench timers`.
+
+#[macro_use]
+mod common;
+
+use common::Peer;
+use criterion::{BenchmarkId, Criterion, Throughput};
+
+fn ready(c: &mut Criterion) {
+    let mut group = c.benchmark_group("ready");
+    for peer in [Peer::Bare].into_iter().chain(Peer::TIMERS) {
+        group.bench_function(peer.name(), |b| {
+            b.iter_custom(|iters| with_peer!(peer, T => common::ready::<T>(iters)))
+        });
+    }
+    group.finish();
+}
+
+fn arm_cancel(c: &mut Criterion) {
+    let mut group = c.benchmark_group("arm_cancel");
+    for armed in [0, 10_000] {
+        for peer in Peer::TIMERS {
+            with_peer!(peer, T => {
+                let held = common::prearm::<T>(armed);
+                group.bench_with_input(BenchmarkId::new(peer.name(), held.len()), &armed, |b, _| {
+                    b.iter_custom(common::arm_cancel::<T>)
+                });
+                drop(held);
+            });
+        }
+    }
+    group.finish();
+}
+
+fn contention(c: &mut Criterion) {
+    let mut group = c.benchmark_group("contention");
+    for peer in Peer::TIMERS {
+        for threads in [1, 2] {
+            group.throughput(Throughput::Elements(threads as u64));
+            group.bench_with_input(
+                BenchmarkId::new(peer.name(), threads),
+                &threads,
+                |b, &threads| {
+                    b.iter_custom(
+                        |iters| with_peer!(peer, T => common::contention::<T>(threads, iters)),
+                    )
+                },
+            );
+        }
+    }
+    group.finish();
+}
+
+fn main() {
+    let mut c = Criterion::default().configure_from_args();
+    ready(&mut c);
+    arm_cancel(&mut c);
+    contention(&mut c);
+    c.final_summary();
+}

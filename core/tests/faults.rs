@@ -1,0 +1,1465 @@
+//! Faults and bad input, on the manual clock (issue 5): each test asserts the behaviour the
+//! docs promise when something goes wrong around a deadline.
+//!
+//! * **Odd limits** not covered by `semantics.rs`: durations whose end overflows the clock
+//!   (`Duration`, the tick counter, or the manual clock's `u64` nanoseconds), and instants
+//!   beyond the wheel's range seen from a clock that started late.
+//! * **Long uptime**: deadlines armed on *both sides* of the tick counter's 32-bit wrap, of
+//!   the top level's rotation (multiples of 2^36 ticks) and of the clock's end
+//!   (`u64::MAX` ns): none lost, none early, none more than two ticks late. A simulated
+//!   driver that sleeps exactly until the turn the wheel plans (as the thread and tokio
+//!   drivers do) must never oversleep a deadline, across those wraps and with arms that
+//!   come in while it sleeps (the wrap bug that stopped tokio's timers after 12 days).
+//! * **A full fixed wheel under load** from several threads: never early, never hangs,
+//!   degraded polls counted.
+//! * **An inner future that panics** while polled (or while dropped by the fire): the entry
+//!   is released, the wheel keeps working, nothing leaks.
+//! * **Moving a deadline between threads**, polled with a different waker each time: the
+//!   latest waker is woken, also while another thread turns the wheel meanwhile.
+//! * **Dropping a deadline on one thread while another thread's turn fires it**, many
+//!   times over, on a small wheel whose entries are reused all the time.
+//! * **A stopped driver**: armed deadlines wait (documented on [`Driver`]), nothing is lost,
+//!   and they fire once anything turns the wheel again.
+//! * **A manual clock moved backwards** panics with a clear message and changes nothing.
+//! * **Polling after completion** panics naming the type, for the types and paths
+//!   `semantics.rs` does not cover (`Budgeted`, `Within`, degraded deadlines, accessors).
+//!
+//! The threaded tests run under a watchdog: one that hangs fails with a report of what it
+//! was waiting for instead of hanging `cargo test`.
+
+use core::future::{Future, Pending, pending, ready};
+use core::pin::{Pin, pin};
+use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::SeqCst};
+use core::task::{Context, Poll, Waker};
+use core::time::Duration;
+use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::task::Wake;
+use std::thread;
+
+use punctual_core::{
+    Budget, Clock, Deadline, Elapsed, Fixed, Growable, ManualClock, Sleep, Sleeper, Storage, Wheel,
+};
+
+const TICK: Duration = Duration::from_millis(1);
+/// A threaded test that has not finished after this long has hung.
+const WATCHDOG: Duration = Duration::from_secs(120);
+
+fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+fn ns(n: u64) -> Duration {
+    Duration::from_nanos(n)
+}
+
+/// `n` ticks of `tick`, saturating at `Duration::MAX`.
+fn ticks(tick: Duration, n: u64) -> Duration {
+    duration_of(tick.as_nanos() * u128::from(n))
+}
+
+fn duration_of(nanos: u128) -> Duration {
+    let secs = u64::try_from(nanos / 1_000_000_000).unwrap_or(u64::MAX);
+    if secs == u64::MAX {
+        return Duration::MAX;
+    }
+    Duration::new(secs, (nanos % 1_000_000_000) as u32)
+}
+
+/// The manual clock's last reading.
+const CLOCK_END: Duration = Duration::from_nanos(u64::MAX);
+
+// ---- helpers --------------------------------------------------------------------------
+
+/// A waker that counts its wakes.
+#[derive(Default)]
+struct Counter(AtomicUsize);
+
+impl Wake for Counter {
+    fn wake(self: Arc<Self>) {
+        self.0.fetch_add(1, SeqCst);
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.0.fetch_add(1, SeqCst);
+    }
+}
+
+struct CountingWaker {
+    counter: Arc<Counter>,
+    waker: Waker,
+}
+
+impl CountingWaker {
+    fn new() -> Self {
+        let counter = Arc::new(Counter::default());
+        let waker = Waker::from(counter.clone());
+        Self { counter, waker }
+    }
+
+    fn wakes(&self) -> usize {
+        self.counter.0.load(SeqCst)
+    }
+
+    fn poll<F: Future + ?Sized>(&self, future: Pin<&mut F>) -> Poll<F::Output> {
+        future.poll(&mut Context::from_waker(&self.waker))
+    }
+}
+
+/// A small xorshift generator: random but reproducible.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// Runs `body` on its own thread; fails the test with `report()` if it has not finished
+/// within [`WATCHDOG`], and with its own message if it panicked.
+fn watchdog<T: Send + 'static>(
+    name: &str,
+    report: impl Fn() -> String,
+    body: impl FnOnce() -> T + Send + 'static,
+) -> T {
+    let (done_tx, done_rx) = mpsc::channel();
+    let handle = thread::Builder::new()
+        .name(name.into())
+        .spawn(move || {
+            let out = body();
+            let _ = done_tx.send(());
+            out
+        })
+        .unwrap();
+    match done_rx.recv_timeout(WATCHDOG) {
+        Ok(()) | Err(RecvTimeoutError::Disconnected) => match handle.join() {
+            Ok(out) => out,
+            Err(panic) => resume_unwind(panic),
+        },
+        Err(RecvTimeoutError::Timeout) => {
+            panic!("{name}: still running after {WATCHDOG:?}: {}", report())
+        }
+    }
+}
+
+/// Joins `handle`, re-raising its panic.
+fn join<T>(handle: thread::ScopedJoinHandle<'_, T>) -> T {
+    handle.join().unwrap_or_else(|panic| resume_unwind(panic))
+}
+
+fn is_elapsed<T: core::fmt::Debug>(poll: Poll<Result<T, Elapsed>>) -> Elapsed {
+    match poll {
+        Poll::Ready(Err(elapsed)) => elapsed,
+        other => panic!("expected Ready(Err(Elapsed)), got {other:?}"),
+    }
+}
+
+// ---- odd limits -----------------------------------------------------------------------
+
+#[test]
+fn durations_that_overflow_the_clock_never_fire_and_hold_no_entry() {
+    // Documented on `Deadline` ("Odd limits"): a deadline beyond the last tick the wheel
+    // can count never fires and holds no entry. Each of these ends beyond it, by
+    // overflowing `Duration` (start + duration), or the tick counter (a 1 ns tick).
+    let start = Duration::from_secs(7) + ns(3);
+    let ms_wheel: Wheel<ManualClock, Fixed<1>> =
+        Wheel::fixed(ManualClock::starting_at(start), TICK);
+    let ns_wheel: Wheel<ManualClock, Fixed<1>> =
+        Wheel::fixed(ManualClock::starting_at(start), ns(1));
+    let w = CountingWaker::new();
+    let overflow_duration = Duration::MAX - Duration::from_secs(1);
+    for wheel in [&ms_wheel, &ns_wheel] {
+        let mut a = pin!(wheel.deadline(pending::<()>(), overflow_duration));
+        let mut b = pin!(wheel.sleep(Duration::new(u64::MAX, 999_999_999)));
+        assert!(w.poll(a.as_mut()).is_pending());
+        assert!(w.poll(b.as_mut()).is_pending());
+        assert_eq!(wheel.occupied(), 0, "an uncountable deadline took an entry");
+        assert_eq!(wheel.degraded_polls(), 0);
+        // To the end of the clock: never fired, never woken.
+        assert_eq!(wheel.advance(Duration::MAX), CLOCK_END);
+        assert!(w.poll(a.as_mut()).is_pending());
+        assert!(w.poll(b.as_mut()).is_pending());
+    }
+    // At a 1 ns tick, `u64::MAX` ns after a non-zero start is past `u64::MAX` ticks.
+    let wheel: Wheel<ManualClock, Fixed<1>> = Wheel::fixed(ManualClock::starting_at(start), ns(1));
+    let mut c = pin!(wheel.sleep(CLOCK_END));
+    assert!(w.poll(c.as_mut()).is_pending());
+    assert_eq!(wheel.occupied(), 0);
+    wheel.advance(Duration::MAX);
+    assert!(w.poll(c.as_mut()).is_pending());
+    assert_eq!(w.wakes(), 0);
+    // The single entry of each wheel is still free for a real deadline.
+    let mut d = pin!(wheel.deadline(pending::<()>(), ns(0)));
+    assert!(w.poll(d.as_mut()).is_ready());
+}
+
+#[test]
+fn a_deadline_past_the_clocks_end_holds_its_entry_never_fires_and_is_released_on_drop() {
+    // At a 1 ms tick the wheel counts far beyond `u64::MAX` ns, so a deadline that ends
+    // after the manual clock's last reading is armed like any other, parked beyond the
+    // top level, and (the clock saturating short of it) never fires.
+    let start = CLOCK_END - Duration::from_secs(3600);
+    let wheel: Wheel<ManualClock, Growable> =
+        Wheel::growable(ManualClock::starting_at(start), TICK);
+    let w = CountingWaker::new();
+    let mut beyond = Box::pin(wheel.deadline(pending::<()>(), Duration::from_secs(7200)));
+    let mut at_beyond = Box::pin(wheel.sleep_until(CLOCK_END + TICK));
+    assert!(w.poll(beyond.as_mut()).is_pending());
+    assert!(w.poll(at_beyond.as_mut()).is_pending());
+    assert_eq!(wheel.occupied(), 2);
+    for _ in 0..4 {
+        wheel.advance(Duration::from_secs(1000));
+        assert!(w.poll(beyond.as_mut()).is_pending());
+        assert!(w.poll(at_beyond.as_mut()).is_pending());
+    }
+    assert_eq!(wheel.clock().now(), CLOCK_END);
+    assert_eq!(w.wakes(), 0);
+    drop((beyond, at_beyond));
+    wheel.advance(Duration::ZERO);
+    assert_eq!(wheel.occupied(), 0);
+    let stats = wheel.stats();
+    assert_eq!(
+        (stats.armed, stats.fired, stats.cancelled),
+        (2, 0, 2),
+        "{stats}"
+    );
+}
+
+#[test]
+fn instants_beyond_the_wheels_range_from_a_late_start_are_never_early_nor_lost() {
+    // `semantics.rs` parks a relative deadline beyond the range from a clock near zero;
+    // here absolute instants are, from a clock that has run for 5 rotations of the top
+    // level and a bit (so every level's current slot is mid-way).
+    let start = ticks(TICK, (5 << 36) + (37 << 30) + 12_345) + Duration::from_micros(250);
+    let wheel: Wheel<ManualClock, Growable> =
+        Wheel::growable(ManualClock::starting_at(start), TICK);
+    let mut run = Uptime::new(&wheel);
+    run.arm_at(start + ticks(TICK, (1 << 36) + 1), true);
+    run.arm_at(start + ticks(TICK, (1 << 37) + 99) + ns(1), false);
+    run.arm_at(start + ticks(TICK, 3 << 38), true);
+    run.arm_after(ticks(TICK, (1 << 36) - 1), false);
+    run.arm_after(ticks(TICK, 1 << 36), true);
+    run.arm_after(ticks(TICK, (1 << 41) + 3), true);
+    run.run_until(CLOCK_END);
+    run.finish(0);
+}
+
+// ---- long uptime ----------------------------------------------------------------------
+
+/// Something armed on the wheel, as the uptime tests track it.
+enum Item<'w> {
+    Sleep(Pin<Box<Sleep<'w>>>),
+    Deadline(Pin<Box<Deadline<'w, Pending<()>>>>),
+}
+
+struct Tracked<'w> {
+    item: Option<Item<'w>>,
+    waker: CountingWaker,
+    /// Wakes counted when it was last polled.
+    wakes_at_poll: usize,
+    /// The clock reading before which it must not complete (nanoseconds).
+    requested: u128,
+    /// The duration `Elapsed` carries.
+    duration: Duration,
+    label: String,
+}
+
+/// Arms sleeps and deadlines on a manual-clock wheel and moves the clock to every point
+/// that matters for them (1 ns before each requested time, at it, one and two ticks
+/// after), checking at each: nothing woken or completed early, everything woken and
+/// complete by two ticks late.
+struct Uptime<'w, S: Storage> {
+    wheel: &'w Wheel<ManualClock, S>,
+    tick: u128,
+    items: Vec<Tracked<'w>>,
+    armed: usize,
+}
+
+impl<'w, S: Storage> Uptime<'w, S> {
+    fn new(wheel: &'w Wheel<ManualClock, S>) -> Self {
+        Self {
+            wheel,
+            tick: wheel.tick().as_nanos(),
+            items: Vec::new(),
+            armed: 0,
+        }
+    }
+
+    fn now(&self) -> u128 {
+        self.wheel.clock().now().as_nanos()
+    }
+
+    /// A relative deadline (`deadline`) or sleep, started now.
+    fn arm_after(&mut self, duration: Duration, deadline: bool) {
+        let now = self.now();
+        let item = if deadline {
+            Item::Deadline(Box::pin(self.wheel.deadline(pending(), duration)))
+        } else {
+            Item::Sleep(Box::pin(self.wheel.sleep(duration)))
+        };
+        let label = format!("{duration:?} after {now} ns");
+        self.push(item, now + duration.as_nanos(), duration, label);
+    }
+
+    /// An absolute deadline (`deadline`) or sleep.
+    fn arm_at(&mut self, at: Duration, deadline: bool) {
+        let now = self.now();
+        let item = if deadline {
+            Item::Deadline(Box::pin(self.wheel.deadline_at(pending(), at)))
+        } else {
+            Item::Sleep(Box::pin(self.wheel.sleep_until(at)))
+        };
+        let duration = at.saturating_sub(Duration::from_nanos(now as u64));
+        let label = format!("at {at:?}, from {now} ns");
+        self.push(item, at.as_nanos(), duration, label);
+    }
+
+    fn push(&mut self, item: Item<'w>, requested: u128, duration: Duration, label: String) {
+        let mut tracked = Tracked {
+            item: Some(item),
+            waker: CountingWaker::new(),
+            wakes_at_poll: 0,
+            requested,
+            duration,
+            label,
+        };
+        let occupied = self.wheel.occupied();
+        let now = self.now();
+        if Self::poll(&mut tracked, now) {
+            // Only a limit already past completes at its first poll.
+            assert!(
+                tracked.requested <= now,
+                "{}: complete at once",
+                tracked.label
+            );
+            return;
+        }
+        if self.wheel.occupied() > occupied {
+            self.armed += 1;
+        }
+        self.items.push(tracked);
+    }
+
+    /// Polls a live item; returns whether it completed (checking that is not early).
+    fn poll(tracked: &mut Tracked<'w>, now: u128) -> bool {
+        tracked.wakes_at_poll = tracked.waker.wakes();
+        let done = match tracked.item.as_mut().expect("polled a finished item") {
+            Item::Sleep(s) => tracked.waker.poll(s.as_mut()).is_ready(),
+            Item::Deadline(d) => match tracked.waker.poll(d.as_mut()) {
+                Poll::Pending => false,
+                Poll::Ready(Ok(())) => panic!("{}: `pending()` completed", tracked.label),
+                Poll::Ready(Err(e)) => {
+                    assert_eq!(e.duration(), tracked.duration, "{}", tracked.label);
+                    true
+                }
+            },
+        };
+        if done {
+            assert!(
+                now >= tracked.requested,
+                "{}: completed early, at {now} ns",
+                tracked.label
+            );
+            tracked.item = None;
+        }
+        done
+    }
+
+    /// Drops the `n`-th live item, if there is one.
+    fn drop_live(&mut self, n: usize) {
+        if let Some(tracked) = self.items.iter_mut().filter(|t| t.item.is_some()).nth(n) {
+            tracked.item = None;
+        }
+    }
+
+    /// Moves the clock to `to`, turns the wheel, and checks everything live.
+    fn step_to(&mut self, to: u128) {
+        self.wheel.clock().set(duration_of(to));
+        let _ = self.wheel.turn();
+        let now = self.now();
+        let tick = self.tick;
+        for tracked in &mut self.items {
+            if tracked.item.is_none() {
+                continue;
+            }
+            let woken = tracked.waker.wakes() > tracked.wakes_at_poll;
+            if now < tracked.requested {
+                assert!(!woken, "{}: woken early, at {now} ns", tracked.label);
+            } else if woken {
+                assert!(
+                    Self::poll(tracked, now),
+                    "{}: woken at {now} ns but not complete",
+                    tracked.label
+                );
+            } else {
+                assert!(
+                    now < tracked.requested + 2 * tick,
+                    "{}: not fired two ticks after its time, at {now} ns",
+                    tracked.label
+                );
+            }
+        }
+    }
+
+    /// Visits every point that matters for the live items, up to `end`, then `end`.
+    fn run_until(&mut self, end: Duration) {
+        let end = end.as_nanos().min(CLOCK_END.as_nanos());
+        let mut points: Vec<u128> = self
+            .items
+            .iter()
+            .filter(|t| t.item.is_some())
+            .flat_map(|t| {
+                let r = t.requested;
+                [
+                    r.saturating_sub(1),
+                    r,
+                    r + self.tick,
+                    r + 2 * self.tick - 1,
+                    r + 2 * self.tick,
+                ]
+            })
+            .filter(|&p| p > self.now() && p <= end)
+            .collect();
+        points.sort_unstable();
+        points.dedup();
+        for point in points {
+            self.step_to(point);
+        }
+        if end > self.now() {
+            self.step_to(end);
+        }
+    }
+
+    /// Whether the clock, which ends at `u64::MAX` ns, cannot reach two ticks past the
+    /// requested time of `tracked` (so it need not fire).
+    fn unreachable(&self, tracked: &Tracked<'_>) -> bool {
+        tracked.requested + 2 * self.tick > CLOCK_END.as_nanos()
+    }
+
+    /// Checks that everything the clock reached has completed, then drops the rest and
+    /// checks that the wheel holds nothing. `never` items are expected to stay pending
+    /// (the clock ends before two ticks past their time).
+    fn finish(mut self, never: usize) {
+        let end = self.now();
+        let pending: Vec<&str> = self
+            .items
+            .iter()
+            .filter(|t| t.item.is_some())
+            .map(|t| {
+                assert!(t.requested + 2 * self.tick > end, "{}: lost", t.label);
+                t.label.as_str()
+            })
+            .collect();
+        assert_eq!(pending.len(), never, "still pending: {pending:?}");
+        for tracked in &mut self.items {
+            tracked.item = None;
+        }
+        let _ = self.wheel.turn();
+        assert_eq!(self.wheel.occupied(), 0, "{}", self.wheel.stats());
+        let stats = self.wheel.stats();
+        assert_eq!(stats.armed, self.armed, "{stats}");
+        assert_eq!(stats.armed, stats.fired + stats.cancelled, "{stats}");
+        assert_eq!(stats.lateness[3], 0, "fired 3+ ticks late: {stats}");
+    }
+}
+
+/// Deadline lengths, in ticks, that straddle every level boundary and the wheel's range.
+const SPREAD: [u64; 16] = [
+    1,
+    2,
+    3,
+    5,
+    63,
+    64,
+    65,
+    4095,
+    4097,
+    (1 << 18) + 1,
+    (1 << 24) - 1,
+    (1 << 30) + 7,
+    (1 << 32) + 1,
+    (1 << 36) - 1,
+    (1 << 36) + 3,
+    (1 << 38) + 11,
+];
+
+/// Arms deadlines and sleeps before `wrap` (a reading), crosses it, arms more on the
+/// other side (some due before the first ones), drops a few, and runs until everything
+/// that can fire has.
+fn both_sides(tick: Duration, wrap: Duration, before: Duration, seed: u64) {
+    let start = wrap.saturating_sub(before);
+    let wheel: Wheel<ManualClock, Growable> =
+        Wheel::growable(ManualClock::starting_at(start), tick);
+    let mut rng = Rng(seed);
+    let mut run = Uptime::new(&wheel);
+    let mut sub_tick = || ns(rng.below(tick.as_nanos() as u64));
+    for (i, &n) in SPREAD.iter().enumerate() {
+        run.arm_after(ticks(tick, n) + sub_tick(), i % 2 == 0);
+    }
+    run.arm_at(wrap, true);
+    run.arm_at(wrap + tick, false);
+    run.arm_at(wrap.saturating_sub(ns(1)), true);
+    // Across the wrap, one tick at a time around it.
+    let mut at = start;
+    while at < wrap.saturating_add(3 * tick).min(CLOCK_END) {
+        at = at.saturating_add(tick / 3 + ns(1));
+        run.step_to(at.as_nanos().min(CLOCK_END.as_nanos()));
+    }
+    for (i, &n) in SPREAD.iter().enumerate() {
+        run.arm_after(ticks(tick, n) + sub_tick(), i % 3 == 0);
+    }
+    run.arm_at(start + tick, true); // already past: completes at its first poll
+    run.drop_live(3);
+    run.drop_live(7);
+    run.drop_live(11);
+    run.run_until(CLOCK_END);
+    let never = run
+        .items
+        .iter()
+        .filter(|t| t.item.is_some() && run.unreachable(t))
+        .count();
+    run.finish(never);
+}
+
+#[test]
+fn long_uptime_deadlines_on_both_sides_of_the_32_bit_tick_wrap() {
+    for (tick, seed) in [(TICK, 1), (Duration::from_micros(1), 2), (ns(977), 3)] {
+        let wrap = ticks(tick, 1 << 32);
+        for before in [tick, 2 * tick + ns(1), ticks(tick, 64)] {
+            both_sides(tick, wrap, before, seed);
+        }
+    }
+}
+
+#[test]
+fn long_uptime_deadlines_on_both_sides_of_the_top_levels_rotation() {
+    for multiple in [1u64, 2, 7] {
+        let wrap = ticks(TICK, multiple << 36);
+        for before in [TICK, ticks(TICK, 4096) + ns(5)] {
+            both_sides(TICK, wrap, before, multiple);
+        }
+    }
+}
+
+#[test]
+fn long_uptime_deadlines_near_the_end_of_the_clock() {
+    // The manual clock ends at `u64::MAX` ns: deadlines due before it fire, those due after
+    // it never do. At a 1 ns tick, the tick counter ends there too.
+    for (tick, before) in [(TICK, ms(50)), (ns(1), ns(300)), (ns(977), ns(97_700))] {
+        both_sides(tick, CLOCK_END, before, 9);
+    }
+}
+
+// ---- the driver's plan across wraps -----------------------------------------------------
+
+#[test]
+fn an_arm_earlier_than_the_drivers_plan_wakes_it_across_the_32_bit_wrap() {
+    // The plan is kept as the low 32 bits of its tick and rebuilt near the arming tick.
+    // Just below 2^32 ticks, the arming tick's low bits are large and the plan's small.
+    let t = |n: u64| ticks(TICK, n);
+    let wrap = 1u64 << 32;
+    let wheel: Wheel<ManualClock, Fixed<8>> =
+        Wheel::fixed(ManualClock::starting_at(t(wrap - 2)), TICK);
+    let driver = CountingWaker::new();
+    let w = CountingWaker::new();
+    wheel.register_driver(&driver.waker);
+    let _ = wheel.turn();
+
+    // Due at 2^32 + 4: earlier than any plan of an empty wheel.
+    let mut a = pin!(wheel.sleep(t(6)));
+    assert!(w.poll(a.as_mut()).is_pending());
+    assert_eq!(driver.wakes(), 1, "the first arm did not wake the driver");
+    wheel.register_driver(&driver.waker);
+    // `a` sits on the top level (its tick differs from now in bit 32): the plan is the
+    // turn that cascades it, at 2^32, whose low 32 bits are 0.
+    assert_eq!(wheel.turn(), t(wrap));
+    assert_eq!(wheel.next_turn(), t(wrap));
+
+    // Due at 2^32 (the plan itself) and at 2^32 + 3: not earlier, no wake.
+    let mut b = pin!(wheel.sleep(t(2)));
+    let mut c = pin!(wheel.deadline(pending::<()>(), t(5)));
+    assert!(w.poll(b.as_mut()).is_pending());
+    assert!(w.poll(c.as_mut()).is_pending());
+    assert_eq!(
+        driver.wakes(),
+        1,
+        "an arm not earlier than the plan woke the driver"
+    );
+    // Due at 2^32 - 1: earlier, so it wakes the driver.
+    let mut d = pin!(wheel.sleep(t(1)));
+    assert!(w.poll(d.as_mut()).is_pending());
+    assert_eq!(
+        driver.wakes(),
+        2,
+        "an arm earlier than the plan did not wake the driver"
+    );
+    wheel.register_driver(&driver.waker);
+    assert_eq!(wheel.turn(), t(wrap - 1));
+
+    // The driver sleeps until each plan in turn, across the wrap.
+    let mut fired = Vec::new();
+    for _ in 0..6 {
+        let plan = wheel.next_turn();
+        wheel.clock().set(plan);
+        wheel.register_driver(&driver.waker);
+        let _ = wheel.turn();
+        fired.push((plan, w.wakes()));
+    }
+    assert_eq!(
+        &fired[..4],
+        [
+            (t(wrap - 1), 1),
+            (t(wrap), 2),
+            (t(wrap + 3), 3),
+            (t(wrap + 4), 4)
+        ],
+        "fired (plan, wakes so far)"
+    );
+    assert!(w.poll(a.as_mut()).is_ready());
+    assert!(w.poll(b.as_mut()).is_ready());
+    assert_eq!(is_elapsed(w.poll(c.as_mut())).duration(), t(5));
+    assert!(w.poll(d.as_mut()).is_ready());
+
+    // On the far side: the arming tick's low bits are small now.
+    let mut e = pin!(wheel.sleep(t(100)));
+    assert!(w.poll(e.as_mut()).is_pending());
+    wheel.register_driver(&driver.waker);
+    let plan = wheel.turn();
+    let wakes = driver.wakes();
+    let mut f = pin!(wheel.sleep(t(99)));
+    assert!(w.poll(f.as_mut()).is_pending());
+    let earlier = plan > wheel.clock().now() + t(99);
+    assert_eq!(
+        driver.wakes(),
+        wakes + usize::from(earlier),
+        "plan {plan:?}"
+    );
+    assert_eq!(wheel.occupied(), 2);
+}
+
+/// One simulated driver run: the driver turns, sleeps exactly until the planned turn (or
+/// until an arm wakes it), and turns again; meanwhile deadlines of random lengths are
+/// armed at random moments of its sleep. Every deadline must fire within two ticks of its
+/// time: a driver that trusts the plan never oversleeps one.
+fn sleeping_driver(tick: Duration, start: Duration, seed: u64, arms: usize) {
+    let wheel: Wheel<ManualClock, Growable> =
+        Wheel::growable(ManualClock::starting_at(start), tick);
+    let tick_ns = tick.as_nanos();
+    let driver = CountingWaker::new();
+    let mut rng = Rng(seed);
+    struct Armed<'w> {
+        sleep: Pin<Box<Sleep<'w>>>,
+        waker: CountingWaker,
+        requested: u128,
+    }
+    let mut live: Vec<Armed<'_>> = Vec::new();
+    let mut armed = 0;
+    let mut turns = 0u64;
+    let mut fired = 0;
+    wheel.register_driver(&driver.waker);
+    let mut wakes_seen = driver.wakes();
+    let mut plan = wheel.turn();
+    loop {
+        turns += 1;
+        assert!(turns < 1_000_000, "the driver is spinning");
+        let now = wheel.clock().now();
+        assert!(plan > now, "planned {plan:?} at {now:?}");
+        if let Some(earliest) = live.iter().map(|a| a.requested).min() {
+            let earliest_tick = earliest.div_ceil(tick_ns) * tick_ns;
+            assert!(
+                plan.as_nanos() <= earliest_tick,
+                "the plan {plan:?} oversleeps a deadline at {earliest} ns (now {now:?})"
+            );
+        }
+        // Arm something while the driver sleeps, now and then.
+        if armed < arms && rng.below(3) == 0 {
+            let gap = plan.saturating_sub(now).as_nanos();
+            let at = now.as_nanos() + u128::from(rng.next()) % gap.max(1);
+            wheel.clock().set(duration_of(at));
+            let n = match rng.below(4) {
+                0 => rng.below(8),
+                1 => SPREAD[rng.below(SPREAD.len() as u64) as usize],
+                2 => rng.below(1 << 33),
+                _ => rng.below(1 << 38),
+            };
+            let duration = ticks(tick, n) + ns(rng.below(tick_ns as u64));
+            let waker = CountingWaker::new();
+            let mut sleep = Box::pin(wheel.sleep(duration));
+            if waker.poll(sleep.as_mut()).is_pending() {
+                live.push(Armed {
+                    sleep,
+                    waker,
+                    requested: at + duration.as_nanos(),
+                });
+            }
+            armed += 1;
+        }
+        // Sleep until the plan, unless woken.
+        if driver.wakes() == wakes_seen {
+            if plan >= CLOCK_END {
+                break;
+            }
+            wheel.clock().set(plan);
+        }
+        wheel.register_driver(&driver.waker);
+        wakes_seen = driver.wakes();
+        plan = wheel.turn();
+        let now = wheel.clock().now().as_nanos();
+        live.retain_mut(|a| {
+            if a.waker.wakes() > 0 {
+                assert!(
+                    now >= a.requested,
+                    "woken early: {} ns at {now}",
+                    a.requested
+                );
+                assert!(a.waker.poll(a.sleep.as_mut()).is_ready());
+                fired += 1;
+                false
+            } else {
+                assert!(
+                    now < a.requested + 2 * tick_ns,
+                    "the driver overslept a deadline due at {} ns: now {now}",
+                    a.requested
+                );
+                true
+            }
+        });
+        if armed == arms && live.iter().all(|a| a.requested > CLOCK_END.as_nanos()) {
+            break;
+        }
+    }
+    assert!(fired > 0);
+    let stats = wheel.stats();
+    assert_eq!(stats.lateness[2] + stats.lateness[3], 0, "{stats}");
+}
+
+#[test]
+fn a_driver_that_sleeps_until_its_plan_never_oversleeps_across_wraps() {
+    let near_2_32 = |tick| ticks(tick, (1 << 32) - 5);
+    let cases = [
+        (TICK, Duration::ZERO),
+        (TICK, near_2_32(TICK)),
+        (TICK, ticks(TICK, (1 << 31) - 3)),
+        (TICK, ticks(TICK, (3 << 36) - 100)),
+        (
+            Duration::from_micros(1),
+            near_2_32(Duration::from_micros(1)),
+        ),
+        (ns(1), near_2_32(ns(1))),
+        (TICK, CLOCK_END - Duration::from_secs(1 << 33)),
+        (ns(1), CLOCK_END - ns(1 << 40)),
+    ];
+    for (seed, (tick, start)) in cases.into_iter().enumerate() {
+        sleeping_driver(tick, start, seed as u64 + 11, 60);
+    }
+}
+
+// ---- a full wheel under load ----------------------------------------------------------
+
+#[test]
+fn a_full_fixed_wheel_under_threads_is_never_early_never_hangs_and_counts_degraded_polls() {
+    // A 4-entry wheel and 6 threads of deadlines: the wheel is full (4 one-hour sleeps hold
+    // it) for the first part of the run, then mostly full. Inner futures are sleeps on a
+    // second wheel on the same clock, finishing just before, at, or just after their
+    // deadline. One thread turns both wheels, a tick at a time.
+    const THREADS: usize = 6;
+    let per_thread: u64 = if cfg!(debug_assertions) { 150 } else { 1500 };
+    static CLOCK: ManualClock = ManualClock::new();
+    static FULL: Wheel<&ManualClock, Fixed<4>> = Wheel::fixed(&CLOCK, TICK);
+    static INNER: Wheel<&ManualClock, Growable> = Wheel::growable(&CLOCK, TICK);
+    static DONE: [AtomicU64; THREADS] = [const { AtomicU64::new(0) }; THREADS];
+    let w = CountingWaker::new();
+    let mut blockers: Vec<_> = (0..4)
+        .map(|_| Box::pin(FULL.sleep(Duration::from_secs(3600))))
+        .collect();
+    for b in &mut blockers {
+        assert!(w.poll(b.as_mut()).is_pending());
+    }
+    assert_eq!(FULL.occupied(), 4);
+
+    let report = || {
+        let done: Vec<u64> = DONE.iter().map(|d| d.load(SeqCst)).collect();
+        format!(
+            "deadlines done per thread {done:?} of {per_thread}; clock {:?}; {}",
+            CLOCK.now(),
+            FULL.stats()
+        )
+    };
+    watchdog("full-wheel", report, move || {
+        let stop = AtomicBool::new(false);
+        let stop = &stop;
+        thread::scope(|s| {
+            let ticker = s.spawn(move || {
+                let mut blockers = Some(blockers);
+                while !stop.load(SeqCst) {
+                    CLOCK.advance(TICK / 4);
+                    let _ = FULL.turn();
+                    let _ = INNER.turn();
+                    if CLOCK.now() > ms(300) {
+                        blockers = None; // free the wheel's entries, under load
+                    }
+                    thread::yield_now();
+                }
+                drop(blockers);
+            });
+            let workers: Vec<_> = (0..THREADS)
+                .map(|t| {
+                    s.spawn(move || {
+                        let mut rng = Rng(0x9e37_79b9 + t as u64);
+                        let mut outcomes = [0u64; 2];
+                        for _ in 0..per_thread {
+                            let d = ticks(TICK, rng.below(9)) + ns(rng.below(1_000_000));
+                            let inner_d = match rng.below(4) {
+                                0 => d.saturating_sub(TICK),
+                                1 => d,
+                                2 => d + ns(1),
+                                _ => d + TICK,
+                            };
+                            let t0 = CLOCK.now();
+                            let r =
+                                futures_executor::block_on(FULL.deadline(INNER.sleep(inner_d), d));
+                            let end = CLOCK.now();
+                            match r {
+                                Ok(()) => {
+                                    assert!(end >= t0 + inner_d, "inner sleep early");
+                                    outcomes[0] += 1;
+                                }
+                                Err(e) => {
+                                    assert_eq!(e.duration(), d);
+                                    assert!(
+                                        end >= t0 + d,
+                                        "fired early: {d:?} from {t0:?} at {end:?}"
+                                    );
+                                    outcomes[1] += 1;
+                                }
+                            }
+                            DONE[t].fetch_add(1, SeqCst);
+                        }
+                        outcomes
+                    })
+                })
+                .collect();
+            let outcomes: Vec<[u64; 2]> = workers.into_iter().map(join).collect();
+            stop.store(true, SeqCst);
+            join(ticker);
+            let total: u64 = outcomes.iter().map(|o| o[0] + o[1]).sum();
+            assert_eq!(total, per_thread * THREADS as u64);
+        });
+    });
+    let _ = FULL.turn();
+    let _ = INNER.turn();
+    let stats = FULL.stats();
+    assert!(
+        stats.degraded_polls > 0,
+        "no poll found the wheel full: {stats}"
+    );
+    assert_eq!(FULL.occupied(), 0, "{stats}");
+    assert_eq!(INNER.occupied(), 0, "{}", INNER.stats());
+    assert_eq!(stats.armed, stats.fired + stats.cancelled, "{stats}");
+}
+
+// ---- an inner future that panics ------------------------------------------------------
+
+/// An inner future that is pending until told to panic (while polled, or when dropped).
+#[derive(Default)]
+struct Bomb {
+    polls: Arc<AtomicUsize>,
+    explode_on_poll: Arc<AtomicBool>,
+    explode_on_drop: Arc<AtomicBool>,
+    drops: Arc<AtomicUsize>,
+}
+
+impl Bomb {
+    fn handle(&self) -> Self {
+        Self {
+            polls: self.polls.clone(),
+            explode_on_poll: self.explode_on_poll.clone(),
+            explode_on_drop: self.explode_on_drop.clone(),
+            drops: self.drops.clone(),
+        }
+    }
+}
+
+impl Future for Bomb {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<()> {
+        self.polls.fetch_add(1, SeqCst);
+        if self.explode_on_poll.load(SeqCst) {
+            panic!("inner future exploded while polled");
+        }
+        Poll::Pending
+    }
+}
+
+impl Drop for Bomb {
+    fn drop(&mut self) {
+        self.drops.fetch_add(1, SeqCst);
+        if self.explode_on_drop.swap(false, SeqCst) && !thread::panicking() {
+            panic!("inner future exploded while dropped");
+        }
+    }
+}
+
+fn quietly<R>(f: impl FnOnce() -> R) -> thread::Result<R> {
+    catch_unwind(AssertUnwindSafe(f))
+}
+
+#[test]
+fn an_inner_future_that_panics_releases_its_entry_and_the_wheel_keeps_working() {
+    fn check<S: Storage>(wheel: &Wheel<ManualClock, S>) {
+        let w = CountingWaker::new();
+
+        // At the first poll, before anything is armed.
+        let bomb = Bomb::default();
+        bomb.explode_on_poll.store(true, SeqCst);
+        let mut d = Box::pin(wheel.deadline(bomb.handle(), ms(10)));
+        assert!(quietly(|| w.poll(d.as_mut())).is_err());
+        assert_eq!(wheel.occupied(), 0, "armed by a panicking first poll");
+        drop(d);
+        assert_eq!(bomb.drops.load(SeqCst), 1, "the inner future, once");
+
+        // At a later poll: the deadline is armed, and still owns its entry after the
+        // panic; dropping it (as an executor drops a panicked task) releases it.
+        let bomb = Bomb::default();
+        let mut d = Box::pin(wheel.deadline(bomb.handle(), ms(10)));
+        assert!(w.poll(d.as_mut()).is_pending());
+        assert_eq!(wheel.occupied(), 1);
+        bomb.explode_on_poll.store(true, SeqCst);
+        assert!(quietly(|| w.poll(d.as_mut())).is_err());
+        drop(d);
+        let _ = wheel.turn();
+        assert_eq!(wheel.occupied(), 0, "a panicked deadline's entry leaked");
+
+        // The deadline owned by the panicking frame: dropped while unwinding.
+        let bomb = Bomb::default();
+        let bomb_handle = bomb.handle();
+        assert!(
+            quietly(|| {
+                let mut d = Box::pin(wheel.deadline(bomb_handle, ms(10)));
+                assert!(w.poll(d.as_mut()).is_pending());
+                bomb.explode_on_poll.store(true, SeqCst);
+                let _ = w.poll(d.as_mut());
+            })
+            .is_err()
+        );
+        let _ = wheel.turn();
+        assert_eq!(wheel.occupied(), 0, "an entry leaked through unwinding");
+
+        // The inner future panics in its destructor, run by the fire: the entry has been
+        // released already, and the inner future is dropped once.
+        let bomb = Bomb::default();
+        let mut d = Box::pin(wheel.deadline(bomb.handle(), ms(10)));
+        assert!(w.poll(d.as_mut()).is_pending());
+        bomb.explode_on_drop.store(true, SeqCst);
+        wheel.advance(ms(10));
+        assert!(quietly(|| w.poll(d.as_mut())).is_err());
+        assert_eq!(wheel.occupied(), 0, "the fired entry leaked");
+        drop(d);
+        assert_eq!(bomb.drops.load(SeqCst), 1, "dropped twice, or never");
+
+        // The same, on a timer that fires at the first pending poll.
+        let bomb = Bomb::default();
+        bomb.explode_on_drop.store(true, SeqCst);
+        let mut d = Box::pin(wheel.deadline(bomb.handle(), Duration::ZERO));
+        assert!(quietly(|| w.poll(d.as_mut())).is_err());
+        drop(d);
+        assert_eq!(bomb.drops.load(SeqCst), 1);
+
+        // The wheel still works: a deadline fires on time, a met one is Ok.
+        let mut d = Box::pin(wheel.deadline(pending::<()>(), ms(3)));
+        let mut met = Box::pin(wheel.deadline(ready(5), ms(3)));
+        assert!(w.poll(d.as_mut()).is_pending());
+        assert_eq!(w.poll(met.as_mut()), Poll::Ready(Ok(5)));
+        wheel.advance(ms(3) - ns(1));
+        assert!(w.poll(d.as_mut()).is_pending());
+        wheel.advance(ns(1));
+        assert_eq!(is_elapsed(w.poll(d.as_mut())).duration(), ms(3));
+        assert_eq!(wheel.occupied(), 0);
+        let stats = wheel.stats();
+        assert_eq!(stats.armed, stats.fired + stats.cancelled, "{stats}");
+    }
+    check(&Wheel::<ManualClock, Fixed<2>>::fixed(
+        ManualClock::new(),
+        TICK,
+    ));
+    check(&Wheel::<ManualClock, Growable>::growable(
+        ManualClock::starting_at(ticks(TICK, (1 << 32) - 7)),
+        TICK,
+    ));
+}
+
+// ---- moving a deadline between threads ------------------------------------------------
+
+#[test]
+fn a_deadline_moved_between_threads_wakes_the_waker_of_its_last_poll() {
+    let wheel: Wheel<ManualClock, Growable> = Wheel::growable(ManualClock::new(), TICK);
+    let wakers: Vec<CountingWaker> = (0..4).map(|_| CountingWaker::new()).collect();
+    let mut d = Box::pin(wheel.deadline(pending::<()>(), ms(10)));
+    let mut s = Box::pin(wheel.sleep(ms(10)));
+    thread::scope(|scope| {
+        // Each hop polls on another thread, with that thread's waker.
+        for w in &wakers[..3] {
+            (d, s) = join(scope.spawn(move || {
+                assert!(w.poll(d.as_mut()).is_pending());
+                assert!(w.poll(s.as_mut()).is_pending());
+                (d, s)
+            }));
+        }
+        wheel.advance(ms(10));
+        assert_eq!(
+            wakers[0].wakes() + wakers[1].wakes(),
+            0,
+            "an old waker was woken"
+        );
+        assert_eq!(wakers[2].wakes(), 2, "the latest waker was not woken");
+        // And it completes on yet another thread.
+        let w = &wakers[3];
+        join(scope.spawn(move || {
+            assert_eq!(is_elapsed(w.poll(d.as_mut())).duration(), ms(10));
+            assert!(w.poll(s.as_mut()).is_ready());
+        }));
+    });
+    assert_eq!(wheel.occupied(), 0);
+}
+
+/// Sets a flag and unparks a thread when woken.
+struct Flag {
+    woken: AtomicBool,
+    thread: thread::Thread,
+}
+
+impl Wake for Flag {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.woken.store(true, SeqCst);
+        self.thread.unpark();
+    }
+}
+
+type Hopping = Pin<Box<Deadline<'static, Pending<()>>>>;
+
+/// A deadline on its way around the ring of threads.
+struct Hop {
+    id: usize,
+    deadline: Hopping,
+    hops_left: u32,
+    /// Clock reading before its first poll, and its duration.
+    t0: Duration,
+    d: Duration,
+}
+
+#[test]
+fn a_deadline_hopping_threads_while_the_wheel_turns_never_loses_its_wakeup() {
+    // Deadlines travel a ring of threads, polled on each with a fresh waker, while another
+    // thread turns the wheel. When a deadline stops travelling it waits for the waker of
+    // its last poll only: a lost wakeup leaves it waiting, and the watchdog names it.
+    const RING: usize = 3;
+    let count = if cfg!(debug_assertions) { 400 } else { 4000 };
+    static WHEEL: Wheel<ManualClock, Growable> = Wheel::growable(ManualClock::new(), TICK);
+    let waiting: Arc<Mutex<Vec<usize>>> = Arc::default();
+    let done = Arc::new(AtomicUsize::new(0));
+    let report = {
+        let (waiting, done) = (waiting.clone(), done.clone());
+        move || {
+            format!(
+                "{} of {count} done; waiting on their last waker: {:?}; clock {:?}; {}",
+                done.load(SeqCst),
+                waiting.lock().unwrap(),
+                WHEEL.clock().now(),
+                WHEEL.stats()
+            )
+        }
+    };
+    watchdog("hopping", report, move || {
+        let (senders, receivers): (Vec<_>, Vec<_>) =
+            (0..RING).map(|_| mpsc::channel::<Hop>()).unzip();
+        let stop = AtomicBool::new(false);
+        let stop = &stop;
+        thread::scope(|s| {
+            let ticker = s.spawn(move || {
+                while !stop.load(SeqCst) {
+                    WHEEL.advance(TICK / 8);
+                    thread::yield_now();
+                }
+            });
+            for (i, rx) in receivers.into_iter().enumerate() {
+                let next = senders[(i + 1) % RING].clone();
+                let (waiting, done) = (waiting.clone(), done.clone());
+                s.spawn(move || {
+                    let mut parked: Vec<(Hop, Arc<Flag>)> = Vec::new();
+                    loop {
+                        match rx.recv_timeout(Duration::from_micros(200)) {
+                            Ok(mut hop) => {
+                                let flag = Arc::new(Flag {
+                                    woken: AtomicBool::new(false),
+                                    thread: thread::current(),
+                                });
+                                let waker = Waker::from(flag.clone());
+                                let poll =
+                                    hop.deadline.as_mut().poll(&mut Context::from_waker(&waker));
+                                if let Poll::Ready(r) = poll {
+                                    let now = WHEEL.clock().now();
+                                    assert!(r.is_err());
+                                    assert!(now >= hop.t0 + hop.d, "deadline {} early", hop.id);
+                                    done.fetch_add(1, SeqCst);
+                                } else if hop.hops_left > 0 {
+                                    hop.hops_left -= 1;
+                                    next.send(hop).unwrap();
+                                } else {
+                                    waiting.lock().unwrap().push(hop.id);
+                                    parked.push((hop, flag));
+                                }
+                            }
+                            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => {
+                                if done.load(SeqCst) == count {
+                                    break;
+                                }
+                            }
+                        }
+                        // Poll the parked deadlines whose last waker was woken.
+                        let mut i = 0;
+                        while i < parked.len() {
+                            if !parked[i].1.woken.load(SeqCst) {
+                                i += 1;
+                                continue;
+                            }
+                            let (mut hop, _) = parked.swap_remove(i);
+                            let flag = Arc::new(Flag {
+                                woken: AtomicBool::new(false),
+                                thread: thread::current(),
+                            });
+                            let waker = Waker::from(flag.clone());
+                            match hop.deadline.as_mut().poll(&mut Context::from_waker(&waker)) {
+                                Poll::Ready(r) => {
+                                    assert!(r.is_err());
+                                    let now = WHEEL.clock().now();
+                                    assert!(now >= hop.t0 + hop.d, "deadline {} early", hop.id);
+                                    waiting.lock().unwrap().retain(|&id| id != hop.id);
+                                    done.fetch_add(1, SeqCst);
+                                }
+                                // A spurious wake (a register racing the fire): wait again.
+                                Poll::Pending => parked.push((hop, flag)),
+                            }
+                        }
+                    }
+                });
+            }
+            let mut rng = Rng(77);
+            for id in 0..count {
+                let d = ticks(TICK, rng.below(6)) + ns(rng.below(1_000_000));
+                let t0 = WHEEL.clock().now();
+                let hop = Hop {
+                    id,
+                    deadline: Box::pin(WHEEL.deadline(pending(), d)),
+                    hops_left: rng.below(5) as u32,
+                    t0,
+                    d,
+                };
+                senders[id % RING].send(hop).unwrap();
+                if id % 64 == 0 {
+                    thread::sleep(Duration::from_micros(100));
+                }
+            }
+            drop(senders);
+            while done.load(SeqCst) < count {
+                thread::sleep(Duration::from_millis(1));
+            }
+            stop.store(true, SeqCst);
+            join(ticker);
+        });
+    });
+    let _ = WHEEL.advance(Duration::ZERO);
+    assert_eq!(WHEEL.occupied(), 0, "{}", WHEEL.stats());
+}
+
+// ---- dropping a deadline while the driver fires it ------------------------------------
+
+#[test]
+fn deadlines_dropped_on_other_threads_while_the_driver_fires_them() {
+    // A 16-entry wheel, so entries are reused constantly (a driver touching an entry after
+    // its deadline let go would hit the next deadline's). One thread turns the wheel a
+    // tick at a time; deadlines of 0 to 2 ticks are armed on the main thread and dropped
+    // by two other threads after a random spin, some after one more poll: right around
+    // the moment the turning thread fires them. The wheel's debug assertions check every
+    // transition.
+    let rounds = if cfg!(debug_assertions) { 400 } else { 5000 };
+    const BATCH: usize = 12;
+    static WHEEL: Wheel<ManualClock, Fixed<16>> = Wheel::fixed(ManualClock::new(), TICK);
+    static ROUND: AtomicUsize = AtomicUsize::new(0);
+    let report = || {
+        format!(
+            "round {} of {rounds}; {}",
+            ROUND.load(SeqCst),
+            WHEEL.stats()
+        )
+    };
+    let outcome_counts = watchdog("drop-while-firing", report, move || {
+        let stop = AtomicBool::new(false);
+        let stop = &stop;
+        thread::scope(|s| {
+            let ticker = s.spawn(move || {
+                while !stop.load(SeqCst) {
+                    WHEEL.advance(TICK / 2);
+                }
+            });
+            type Job = (Pin<Box<Sleep<'static>>>, u64, bool);
+            let (senders, droppers): (Vec<mpsc::Sender<Job>>, Vec<_>) = (0..2)
+                .map(|_| {
+                    let (tx, rx) = mpsc::channel::<Job>();
+                    let handle = s.spawn(move || {
+                        let w = CountingWaker::new();
+                        let mut fired_seen = 0usize;
+                        for (mut sleep, spin, poll_first) in rx {
+                            for _ in 0..spin {
+                                core::hint::spin_loop();
+                            }
+                            if poll_first && w.poll(sleep.as_mut()).is_ready() {
+                                fired_seen += 1;
+                            }
+                            drop(sleep);
+                        }
+                        fired_seen
+                    });
+                    (tx, handle)
+                })
+                .unzip();
+            let mut rng = Rng(5);
+            let w = CountingWaker::new();
+            for round in 0..rounds {
+                ROUND.store(round, SeqCst);
+                for i in 0..BATCH {
+                    let d = ticks(TICK, rng.below(3)) + ns(rng.below(1_000_000));
+                    let mut sleep = Box::pin(WHEEL.sleep(d));
+                    if w.poll(sleep.as_mut()).is_ready() {
+                        continue;
+                    }
+                    let job = (sleep, rng.below(20_000), rng.below(2) == 0);
+                    senders[i % 2].send(job).unwrap();
+                }
+                // Let the droppers catch up now and then, so the wheel does not stay full.
+                while WHEEL.occupied() > 12 {
+                    thread::yield_now();
+                }
+            }
+            drop(senders);
+            let seen: usize = droppers.into_iter().map(join).sum();
+            stop.store(true, SeqCst);
+            join(ticker);
+            seen
+        })
+    });
+    let _ = WHEEL.advance(Duration::ZERO);
+    let stats = WHEEL.stats();
+    assert_eq!(WHEEL.occupied(), 0, "{stats}");
+    assert_eq!(stats.armed, stats.fired + stats.cancelled, "{stats}");
+    assert!(
+        stats.fired > 0 && stats.cancelled > 0,
+        "no race happened: {stats}"
+    );
+    assert!(stats.fired >= outcome_counts, "{stats}");
+}
+
+// ---- a stopped driver -----------------------------------------------------------------
+
+/// A runtime's sleep that never completes: the test polls the driver by hand.
+struct NeverSleeper;
+
+impl Sleeper for NeverSleeper {
+    type Sleep = Pending<()>;
+
+    fn sleep_until(&mut self, _: Duration) -> Pending<()> {
+        pending()
+    }
+}
+
+#[test]
+fn a_stopped_driver_loses_nothing_and_deadlines_fire_at_the_next_turn() {
+    // `Driver` docs: "Dropping the driver stops the wheel: armed deadlines no longer fire
+    // until another driver (or `Wheel::turn`) turns it. Nothing is lost; they fire late,
+    // once it does."
+    let wheel: Wheel<ManualClock, Fixed<8>> = Wheel::fixed(ManualClock::new(), TICK);
+    let driver_waker = CountingWaker::new();
+    let mut driver = Box::pin(wheel.driver(NeverSleeper));
+    assert!(driver_waker.poll(driver.as_mut()).is_pending());
+
+    let ws: Vec<CountingWaker> = (0..4).map(|_| CountingWaker::new()).collect();
+    let mut a = pin!(wheel.sleep(ms(10)));
+    let mut b = pin!(wheel.deadline(pending::<()>(), ms(20)));
+    let mut c = pin!(wheel.sleep(Duration::from_secs(30)));
+    let mut gone = Box::pin(wheel.sleep(ms(15)));
+    assert!(ws[0].poll(a.as_mut()).is_pending());
+    assert!(ws[1].poll(b.as_mut()).is_pending());
+    assert!(ws[2].poll(c.as_mut()).is_pending());
+    assert!(ws[3].poll(gone.as_mut()).is_pending());
+    assert!(driver_waker.wakes() > 0, "the first arm wakes the driver");
+    assert!(driver_waker.poll(driver.as_mut()).is_pending());
+    drop(driver);
+
+    // The clock moves on, nothing turns the wheel: nothing fires, nothing is woken.
+    wheel.clock().advance(ms(25));
+    drop(gone); // a cancel while stopped
+    assert!(ws[0].poll(a.as_mut()).is_pending());
+    assert!(ws[1].poll(b.as_mut()).is_pending());
+    assert_eq!(ws.iter().map(CountingWaker::wakes).sum::<usize>(), 0);
+    assert_eq!(wheel.occupied(), 4);
+
+    // A new driver turns it: the two overdue deadlines fire once each, late, and the
+    // cancelled one is reclaimed.
+    let mut driver = Box::pin(wheel.driver(NeverSleeper));
+    assert!(driver_waker.poll(driver.as_mut()).is_pending());
+    assert_eq!((ws[0].wakes(), ws[1].wakes(), ws[2].wakes()), (1, 1, 0));
+    assert!(ws[0].poll(a.as_mut()).is_ready());
+    assert_eq!(is_elapsed(ws[1].poll(b.as_mut())).duration(), ms(20));
+    assert_eq!(ws[3].wakes(), 0, "a cancelled deadline was woken");
+    assert_eq!(wheel.occupied(), 1);
+    let stats = wheel.stats();
+    assert_eq!((stats.fired, stats.cancelled), (2, 1), "{stats}");
+    assert_eq!(stats.lateness[3], 2, "both fired 5+ ticks late: {stats}");
+    drop(driver);
+
+    // Without any driver, `turn` alone does the same.
+    wheel.clock().advance(Duration::from_secs(30));
+    assert_eq!(ws[2].wakes(), 0);
+    let _ = wheel.turn();
+    assert_eq!(ws[2].wakes(), 1);
+    assert!(ws[2].poll(c.as_mut()).is_ready());
+    assert_eq!(wheel.occupied(), 0);
+}
+
+// ---- a manual clock moved backwards ---------------------------------------------------
+
+#[test]
+#[should_panic(expected = "ManualClock::set: cannot move the clock backwards from 10ms to 9ms")]
+fn setting_a_manual_clock_backwards_panics_with_a_clear_message() {
+    let clock = ManualClock::starting_at(ms(10));
+    clock.set(ms(9));
+}
+
+#[test]
+fn a_refused_backwards_set_changes_nothing_and_fires_nothing_early() {
+    let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), TICK);
+    let w = CountingWaker::new();
+    wheel.advance(ms(100));
+    let mut d = pin!(wheel.deadline(pending::<()>(), ms(10)));
+    assert!(w.poll(d.as_mut()).is_pending());
+    // Moving it to the same reading is not backwards.
+    wheel.clock().set(ms(100));
+    assert!(quietly(|| wheel.clock().set(ms(50))).is_err());
+    assert_eq!(
+        wheel.clock().now(),
+        ms(100),
+        "a refused set moved the clock"
+    );
+    // Turning to an earlier reading (a stale one) is a no-op.
+    assert_eq!(wheel.advance_to(ms(50)), ms(110));
+    assert!(w.poll(d.as_mut()).is_pending());
+    wheel.advance(ms(10) - ns(1));
+    assert_eq!(w.wakes(), 0);
+    assert!(w.poll(d.as_mut()).is_pending());
+    wheel.advance(ns(1));
+    assert_eq!(w.wakes(), 1);
+    assert!(w.poll(d.as_mut()).is_ready());
+    // A turn to a reading ahead of the clock is clamped to the clock: nothing fires early.
+    let mut e = pin!(wheel.sleep(ms(5)));
+    assert!(w.poll(e.as_mut()).is_pending());
+    let _ = wheel.advance_to(ms(200));
+    assert_eq!(w.wakes(), 1, "advance_to ran ahead of the clock");
+    assert!(w.poll(e.as_mut()).is_pending());
+}
+
+// ---- polling after completion ---------------------------------------------------------
+
+#[test]
+#[should_panic(expected = "`Budgeted` polled after completion")]
+fn polling_a_completed_budget_panics() {
+    let wheel: Wheel<ManualClock, Fixed<2>> = Wheel::fixed(ManualClock::new(), TICK);
+    let w = CountingWaker::new();
+    let mut b = pin!(wheel.budget(pending::<()>(), ms(5)));
+    assert!(w.poll(b.as_mut()).is_pending());
+    wheel.advance(ms(5));
+    assert!(w.poll(b.as_mut()).is_ready());
+    let _ = w.poll(b.as_mut());
+}
+
+#[test]
+#[should_panic(expected = "`Deadline` polled after completion")]
+fn polling_a_completed_deadline_within_a_budget_panics() {
+    let wheel: Wheel<ManualClock, Fixed<2>> = Wheel::fixed(ManualClock::new(), TICK);
+    let w = CountingWaker::new();
+    let budget = Budget::new(&wheel, ms(3), ms(3));
+    let mut d = pin!(wheel.deadline(pending::<()>(), ms(10)).within(budget));
+    assert!(w.poll(d.as_mut()).is_pending());
+    wheel.advance(ms(3));
+    assert!(is_elapsed(w.poll(d.as_mut())).is_budget());
+    let _ = w.poll(d.as_mut());
+}
+
+#[test]
+#[should_panic(expected = "`Deadline` polled after completion")]
+fn polling_a_completed_degraded_deadline_panics() {
+    let wheel: Wheel<ManualClock, Fixed<1>> = Wheel::fixed(ManualClock::new(), TICK);
+    let w = CountingWaker::new();
+    let mut blocker = pin!(wheel.sleep(ms(50)));
+    assert!(w.poll(blocker.as_mut()).is_pending());
+    let mut d = pin!(wheel.deadline(pending::<()>(), ms(2)));
+    assert!(w.poll(d.as_mut()).is_pending());
+    assert_eq!(wheel.degraded_polls(), 1);
+    wheel.advance(ms(2));
+    is_elapsed(w.poll(d.as_mut()));
+    let _ = w.poll(d.as_mut());
+}
+
+#[test]
+fn accessors_of_a_completed_deadline_panic_naming_the_type_and_method() {
+    let wheel: Wheel<ManualClock, Fixed<2>> = Wheel::fixed(ManualClock::new(), TICK);
+    let w = CountingWaker::new();
+    let message = |r: thread::Result<()>| {
+        let panic = r.expect_err("did not panic");
+        panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap()
+    };
+    let mut d = Box::pin(wheel.deadline(ready(1), ms(2)));
+    assert_eq!(w.poll(d.as_mut()), Poll::Ready(Ok(1)));
+    assert_eq!(
+        message(quietly(|| {
+            let _ = d.get_ref();
+        })),
+        "`Deadline::get_ref` called after completion"
+    );
+    assert_eq!(
+        message(quietly(|| {
+            let _ = d.as_mut().get_pin_mut();
+        })),
+        "`Deadline::get_pin_mut` called after completion"
+    );
+    let mut d = wheel.deadline(pending::<()>(), Duration::ZERO);
+    is_elapsed(w.poll(Pin::new(&mut d)));
+    assert_eq!(
+        message(quietly(|| {
+            let _ = d.get_mut();
+        })),
+        "`Deadline::get_mut` called after completion"
+    );
+    assert_eq!(
+        message(quietly(|| {
+            let _ = d.into_inner();
+        })),
+        "`Deadline::into_inner` called after completion"
+    );
+    assert_eq!(wheel.occupied(), 0);
+}
