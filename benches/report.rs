@@ -1024,10 +1024,44 @@ fn update_readme(path: &Path, section: &str) {
     std::fs::write(path, new).expect("write README.md");
 }
 
+/// `--probe SCENARIO PEER ITERS`: runs one scenario alone and prints ns per operation, for
+/// a profiler (`perf record`, `valgrind --tool=callgrind`) to look at.
+fn probe(args: &[String]) {
+    let [scenario, peer, iters, ..] = args else {
+        panic!("--probe SCENARIO PEER ITERS");
+    };
+    let peer = [Peer::Bare, Peer::Punctual, Peer::Punctual100us]
+        .into_iter()
+        .chain(Peer::TIMERS)
+        .find(|p| p.name() == peer)
+        .expect("a peer name");
+    let iters: u64 = iters.parse().expect("a number of iterations");
+    let d = match scenario.as_str() {
+        "ready" => with_peer!(peer, T => common::ready::<T>(iters)),
+        "arm_cancel" => with_peer!(peer, T => common::arm_cancel::<T>(iters)),
+        "contention" => with_peer!(peer, T => common::contention::<T>(2, iters)),
+        "fire" => {
+            let c = with_peer!(peer, T => common::fire::<T>(iters as usize, FIRE_GIVE_UP));
+            println!("{c:?}");
+            return;
+        }
+        other => panic!("unknown scenario {other}"),
+    };
+    println!(
+        "{scenario} {}: {:.2} ns per op",
+        peer.name(),
+        ns_per_op(d, iters)
+    );
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if !args.iter().any(|a| a == "--bench") {
         println!("report: not run without --bench (use `bash ci/bench_report.sh`)");
+        return;
+    }
+    if let Some(i) = args.iter().position(|a| a == "--probe") {
+        probe(&args[i + 1..]);
         return;
     }
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));

@@ -1,6 +1,7 @@
 //! Driving a wheel from a plain thread: turn, park until the next turn, repeat.
 
 use core::task::Waker;
+use core::time::Duration;
 use std::sync::Arc;
 use std::task::Wake;
 use std::thread::{self, JoinHandle, Thread};
@@ -26,6 +27,11 @@ fn run<C: Clock, S: Storage>(wheel: &Wheel<C, S>) -> ! {
     loop {
         wheel.register_driver(&waker);
         let next = wheel.turn();
+        if next == Duration::MAX {
+            // Idle: nothing armed. The next arm unparks us.
+            thread::park();
+            continue;
+        }
         let now = wheel.clock().now();
         if let Some(wait) = next.checked_sub(now).filter(|w| !w.is_zero()) {
             // Spurious and early returns are fine: the next turn sees the true time.

@@ -17,8 +17,10 @@ use crate::wheel::Wheel;
 /// What a runtime supplies to drive a wheel: a future that completes once the wheel's
 /// clock reads at least a given time.
 ///
-/// The future must not complete before the wheel's clock reads `at` (completing late only
-/// makes deadlines late; completing early only costs a spurious turn).
+/// The future should complete once the wheel's clock reads `at`: completing late makes
+/// deadlines late, completing early only costs a spurious turn (deadlines never fire
+/// early either way, since the wheel checks its own clock). The driver never asks for
+/// `Duration::MAX`: with nothing armed it waits for its waker alone.
 pub trait Sleeper {
     /// The sleep future.
     type Sleep: Future<Output = ()>;
@@ -73,6 +75,11 @@ impl<C: Clock, S: Storage, T: Sleeper> Future for Driver<'_, C, S, T> {
             // Register first: a wake during the turn then leads to another poll.
             this.wheel.register_driver(cx.waker());
             let next = this.wheel.turn();
+            if next == Duration::MAX {
+                // Idle: no timer at all; the next arm wakes us.
+                this.sleep.set(None);
+                return Poll::Pending;
+            }
             if this.sleep.is_none() || next != *this.planned {
                 *this.planned = next;
                 let sleep = this.sleeper.sleep_until(next);

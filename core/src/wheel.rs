@@ -25,7 +25,10 @@
 //! `next_wake`, and wakes the driver if its deadline is earlier. Read-modify-writes of one
 //! location are totally ordered, so one of them comes first: either the driver's check
 //! finds the new entry, or the push synchronises with the check and the arming thread sees
-//! the plan it must correct. Arms later than the plan wake no one. (No SeqCst fence is
+//! the plan it must correct. Arms later than the plan wake no one.
+//!
+//! With nothing armed the driver is *idle*: it publishes that instead of a plan, needs no
+//! timer (a runtime's virtual clock has nothing to jump to), and every arm wakes it. (No SeqCst fence is
 //! needed, which also keeps the handshake within what loom models exactly.)
 //!
 //! `next_wake` holds the low 32 bits of the tick (so that 32-bit targets stay lock-free).
@@ -99,6 +102,8 @@ pub struct Wheel<C, S> {
     role: AtomicU32,
     /// Low 32 bits of the tick of the driver's next planned turn.
     next_wake: AtomicU32,
+    /// 1 while the driver has nothing armed and plans no turn at all.
+    idle: AtomicU32,
     /// Woken when an arm or a cancel needs a turn sooner than planned.
     driver_waker: AtomicWaker,
     /// Owned by the holder of the driver role.
@@ -170,6 +175,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 cancel_inbox: Inbox::new(),
                 role: AtomicU32::new(0),
                 next_wake: AtomicU32::new(MAX_SLEEP as u32),
+                idle: AtomicU32::new(1),
                 driver_waker: AtomicWaker::new(),
                 driver: UnsafeCell::new(DriverState { levels: Levels::new() }),
                 counters: Counters::new(),
@@ -217,7 +223,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     }
 
     /// Fires every deadline due at the clock's current time and returns the clock reading
-    /// at which the wheel wants to be turned next (see [`Wheel::advance_to`]).
+    /// at which the wheel wants to be turned next, `Duration::MAX` when nothing is armed
+    /// (see [`Wheel::advance_to`]).
     pub fn turn(&self) -> Duration {
         let now = self.now_tick();
         self.ticks_to_reading(self.advance_ticks(now))
@@ -229,7 +236,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// wheel wants to be turned next.
     ///
     /// Turn the wheel again when that time comes, or earlier when the waker given to
-    /// [`Wheel::register_driver`] is woken. If another thread is turning the wheel at the
+    /// [`Wheel::register_driver`] is woken. `Duration::MAX` means nothing is armed: wait
+    /// for the waker only, with no timer (every arm wakes an idle driver). If another thread is turning the wheel at the
     /// moment, this returns at once and that thread does the work before it lets go.
     pub fn advance_to(&self, now: Duration) -> Duration {
         let now = now.min(self.clock.now());
@@ -243,7 +251,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         self.driver_waker.register(waker);
     }
 
-    /// The clock reading of the driver's next planned turn, as of its last turn.
+    /// The clock reading of the driver's next planned turn, as of its last turn
+    /// (`Duration::MAX` while it is idle).
     pub fn next_turn(&self) -> Duration {
         let reference = self.floor_ticks(self.clock.now());
         self.ticks_to_reading(self.planned_turn(reference))
@@ -277,8 +286,12 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         }
     }
 
-    /// The full tick of the driver's plan, rebuilt from its low 32 bits near `reference`.
+    /// The full tick of the driver's plan, rebuilt from its low 32 bits near `reference`;
+    /// `u64::MAX` while the driver is idle (then every arm wakes it).
     fn planned_turn(&self, reference: u64) -> u64 {
+        if self.idle.load(Ordering::Relaxed) != 0 {
+            return u64::MAX;
+        }
         let low = self.next_wake.load(Ordering::Relaxed);
         let delta = low.wrapping_sub(reference as u32) as i32 as i64;
         reference.saturating_add_signed(delta)
@@ -446,16 +459,22 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             self.expire(state, now);
             reclaimed |= self.take_inboxes(state, now);
             let elapsed = state.levels.elapsed();
+            let next = state.levels.next_expiration();
+            // Idle: nothing armed and nothing just reclaimed. The driver then needs no timer
+            // at all (a paused tokio clock would otherwise auto-advance to it), and every
+            // arm wakes it.
+            let idle = next.is_none() && !reclaimed;
             // After reclaiming, more cancels are likely: look again within a tick.
             let horizon = if reclaimed { 1 } else { MAX_SLEEP };
             let mut planned = elapsed.saturating_add(horizon);
-            if let Some(expiration) = state.levels.next_expiration() {
+            if let Some(expiration) = next {
                 planned = planned.min(expiration.deadline);
             }
             self.next_wake.store(planned as u32, Ordering::Relaxed);
+            self.idle.store(u32::from(idle), Ordering::Relaxed);
             // The driver's side of the handshake (see "Waking the driver").
             if self.arm_inbox.check() & self.cancel_inbox.check() {
-                return planned;
+                return if idle { u64::MAX } else { planned };
             }
         }
     }

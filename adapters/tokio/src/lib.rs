@@ -78,21 +78,12 @@
 //! # }
 //! ```
 //!
-//! **Waiting on something other than time, with a paused clock.** The driver keeps one
-//! tokio timer pending at all times, for the wheel's next turn; with no deadline armed,
-//! that turn is the wheel's longest plan, about 12 days ahead at a 1 ms tick. tokio
-//! auto-advances a paused clock to the next pending timer whenever the runtime is idle,
-//! I/O and other threads notwithstanding, so a paused runtime that waits on a socket, a
-//! channel fed by another thread, or a child process, with no other timer pending, jumps
-//! 12 days, turns, jumps again, and so on for as long as the wait lasts: tokio's virtual
-//! clock runs far ahead (centuries within a fraction of a second), until it reaches the
-//! end of the wheel's range (about 584 years), where the driver then keeps its worker
-//! busy. Deadlines stay correct (they are measured on the same clock), but anything else
-//! that reads tokio's time sees the jump. (A long tokio `sleep` pending in such a test
-//! makes tokio jump once, too; the driver's re-planning makes it jump again and again.)
-//! Keep such waits inside
-//! [`spawn_blocking`](tokio::task::spawn_blocking), which holds auto-advance back while it
-//! runs, or leave the clock unpaused in that test.
+//! **Waiting on something other than time, with a paused clock.** With no deadline armed
+//! the wheel is idle and its driver holds no tokio timer at all (the next arm wakes it), so
+//! a paused runtime that waits on a socket, a channel fed by another thread or a child
+//! process does not auto-advance because of punctual. While deadlines are armed, the
+//! driver keeps one tokio timer for the earliest of them, exactly like a pending
+//! `tokio::time::sleep` would: tokio may auto-advance to it when the runtime is idle.
 //!
 //! # Cooperative scheduling
 //!

@@ -41,6 +41,32 @@ async fn settle() {
 
 // ---- paused time ----------------------------------------------------------------------
 
+/// With nothing armed the driver holds no tokio timer, so a paused runtime waiting on
+/// another thread does not auto-advance because of punctual (it used to jump 12 days per
+/// turn, centuries within a fraction of a second).
+#[tokio::test(start_paused = true)]
+async fn paused_idle_wheel_holds_no_timer() {
+    let wheel = punctual_tokio::start();
+    settle().await;
+    let started = Instant::now();
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(100));
+        let _ = tx.send(());
+    });
+    rx.await.unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "tokio's paused clock ran {:?} ahead while the wheel was idle",
+        started.elapsed()
+    );
+    // And the idle driver still wakes for the next arm.
+    let r = wheel
+        .deadline(std::future::pending::<()>(), Duration::from_millis(5))
+        .await;
+    assert!(r.is_err());
+}
+
 #[tokio::test(start_paused = true)]
 async fn paused_fires_when_advanced_never_before() {
     let wheel = punctual_tokio::start();
