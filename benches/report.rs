@@ -842,7 +842,7 @@ fn chart(r: &Results, m: &Machine) -> String {
     let top = y + 24.0;
     let label_w = 110.0;
     let plot_x = 10.0 + label_w;
-    let plot_w = width - plot_x - 150.0;
+    let plot_w = width - plot_x - 270.0;
     let (lo, hi) = (1.0_f64, 100_000.0_f64); // 1 µs .. 100 ms
     let scale = |ns: i64| {
         let us = (ns as f64 / 1000.0).clamp(lo, hi);
@@ -990,13 +990,27 @@ fn readme_section(r: &Results, m: &Machine) -> String {
             .map(|(l, _)| format!("{} / {}", fmt_us(l.median), fmt_us(l.p99)))
     });
     if let Some((l, _)) = r.lateness.get(&Peer::Punctual100us) {
+        let ours: usize = [Peer::Punctual, Peer::Punctual100us]
+            .iter()
+            .filter_map(|p| r.lateness.get(p))
+            .map(|(l, _)| l.early)
+            .sum();
+        let early: Vec<String> = LATENESS_PEERS
+            .iter()
+            .filter_map(|(p, _)| r.lateness.get(p).map(|(l, n)| (p, l.early, n)))
+            .filter(|(p, early, _)| {
+                *early > 0 && !matches!(p, Peer::Punctual | Peer::Punctual100us)
+            })
+            .map(|(p, early, n)| format!("{} {early} of {n}", p.name()))
+            .collect();
         let _ = writeln!(
             s,
-            "\nAt a 100 µs tick punctual's lateness is {} µs median, {} µs p99. Early fires \
-             seen: {}.",
+            "\nAt a 100 µs tick punctual's lateness is {} µs median, {} µs p99. Early fires: \
+             punctual {ours}{}{}.",
             fmt_us(l.median),
             fmt_us(l.p99),
-            r.lateness.values().map(|(l, _)| l.early).sum::<usize>()
+            if early.is_empty() { "" } else { "; " },
+            early.join(", ")
         );
     }
     s

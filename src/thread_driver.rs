@@ -2,6 +2,7 @@
 
 use core::task::Waker;
 use core::time::Duration;
+use std::panic::{self, AssertUnwindSafe};
 use std::sync::Arc;
 use std::task::Wake;
 use std::thread::{self, JoinHandle, Thread};
@@ -26,7 +27,12 @@ fn run<C: Clock, S: Storage>(wheel: &Wheel<C, S>) -> ! {
     let waker = Waker::from(Arc::new(Unpark(thread::current())));
     loop {
         wheel.register_driver(&waker);
-        let next = wheel.turn();
+        // A waker that panics must not stop the timer thread (every deadline on the wheel
+        // depends on it): the hook has reported the panic, the wheel let go of its role and
+        // keeps the remaining wakes for the next turn.
+        let Ok(next) = panic::catch_unwind(AssertUnwindSafe(|| wheel.turn())) else {
+            continue;
+        };
         if next == Duration::MAX {
             // Idle: nothing armed. The next arm unparks us.
             thread::park();

@@ -43,7 +43,7 @@
 //! # Sizes
 //!
 //! With optimisations (`cargo test --release --test stress`, as `ci/stress.sh` runs it),
-//! each scenario runs 200 000 deadlines, 600 000 in all, in well under a minute on two
+//! each scenario runs 300 000 deadlines, 900 000 in all, in well under a minute on two
 //! cores. Unoptimised (`cargo test`), 2 000 each, in seconds. `PUNCTUAL_STRESS_SCALE`
 //! multiplies these (a decimal number); the longer soak is
 //!
@@ -59,8 +59,8 @@ use core::pin::Pin;
 use core::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering};
 use core::task::{Context, Poll, Waker};
 use core::time::Duration;
-use std::collections::{BinaryHeap, VecDeque};
 use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Condvar, LazyLock, Mutex, OnceLock};
 use std::task::Wake;
@@ -77,7 +77,7 @@ fn scenario_size() -> usize {
     let base = if cfg!(debug_assertions) {
         2_000.0
     } else {
-        200_000.0
+        300_000.0
     };
     let scale: f64 = std::env::var("PUNCTUAL_STRESS_SCALE")
         .ok()
@@ -97,7 +97,7 @@ fn watchdog_limit(total: usize) -> Duration {
 }
 
 /// Deadlines alive at once, at most.
-const IN_FLIGHT: usize = 4_000;
+const IN_FLIGHT: usize = 10_000;
 
 // ---- the plans --------------------------------------------------------------------------
 
@@ -105,9 +105,13 @@ const IN_FLIGHT: usize = 4_000;
 enum Plan {
     Fire,
     /// Complete the inner future this long after the deadline's time (negative: before).
-    Complete { offset_us: i64 },
+    Complete {
+        offset_us: i64,
+    },
     /// Drop the task this long after its spawn.
-    Cancel { after: Duration },
+    Cancel {
+        after: Duration,
+    },
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -184,7 +188,6 @@ enum Cancel {
 }
 
 struct Shared {
-    name: &'static str,
     jobs: Vec<Job>,
     /// Outcomes recorded per deadline: must end at exactly one.
     outcomes: Vec<AtomicU8>,
@@ -201,10 +204,9 @@ struct Shared {
 }
 
 impl Shared {
-    fn new(name: &'static str, total: usize, seed: u64) -> Arc<Self> {
+    fn new(total: usize, seed: u64) -> Arc<Self> {
         let each = |n: usize| (0..n).map(|_| AtomicU8::new(0)).collect::<Vec<_>>();
         Arc::new(Self {
-            name,
             jobs: jobs(total, seed),
             outcomes: each(total),
             kinds: each(total),
@@ -333,22 +335,39 @@ impl Drop for Outcome {
 
 /// The task of deadline `id`: awaits a deadline of its job's duration on `wheel` around
 /// an [`Inner`], and checks and records the outcome.
-async fn deadline_task<C: Clock, S: Storage>(
+///
+/// The outcome guard and the inner future are made before the task is, so that a task
+/// cancelled before its first poll still records its outcome.
+fn deadline_task<C: Clock, S: Storage>(
     wheel: &'static Wheel<C, S>,
     global: bool,
-    shared: Arc<Shared>,
+    shared: &Arc<Shared>,
     id: usize,
-) {
+) -> impl Future<Output = ()> + Send + 'static {
     let outcome = Outcome {
         shared: shared.clone(),
         id,
         recorded: false,
     };
-    let job = shared.jobs[id];
     let inner = Inner {
         shared: shared.clone(),
         id,
     };
+    async move {
+        let shared = outcome.shared.clone();
+        run_deadline(wheel, global, &shared, id, inner, outcome).await;
+    }
+}
+
+async fn run_deadline<C: Clock, S: Storage>(
+    wheel: &'static Wheel<C, S>,
+    global: bool,
+    shared: &Shared,
+    id: usize,
+    inner: Inner,
+    outcome: Outcome,
+) {
+    let job = shared.jobs[id];
     let t0 = wheel.clock().now();
     let result = if global {
         inner.deadline(job.duration).await // the facade's default path
@@ -374,7 +393,9 @@ async fn deadline_task<C: Clock, S: Storage>(
                 shared.violation(format!("deadline {id}: Elapsed says {elapsed}"));
             }
             if shared.flags[id].load(SEQ) & INNER_DROPPED == 0 {
-                shared.violation(format!("deadline {id}: Err before its inner future dropped"));
+                shared.violation(format!(
+                    "deadline {id}: Err before its inner future dropped"
+                ));
             }
             outcome.record(FIRED);
         }
@@ -451,7 +472,11 @@ impl Task {
         let waker = Waker::from(self.clone());
         let mut slot = self.future.lock().unwrap();
         if let Some(future) = slot.as_mut() {
-            if future.as_mut().poll(&mut Context::from_waker(&waker)).is_ready() {
+            if future
+                .as_mut()
+                .poll(&mut Context::from_waker(&waker))
+                .is_ready()
+            {
                 *slot = None;
             }
         }
@@ -533,7 +558,7 @@ fn run_scenario<C: Clock + 'static, S: Storage + 'static>(
 ) {
     const SPAWNERS: usize = 2;
     let total = scenario_size();
-    let shared = Shared::new(name, total, seed);
+    let shared = Shared::new(total, seed);
     let (complete_tx, completer) = scheduler(shared.clone(), false);
     let (cancel_tx, canceller) = scheduler(shared.clone(), true);
     let runtime = Arc::new(runtime);
@@ -550,14 +575,18 @@ fn run_scenario<C: Clock + 'static, S: Storage + 'static>(
                         let mut spins = 0;
                         while (id - shared.done.load(SEQ).min(id)) > IN_FLIGHT {
                             spins += 1;
-                            thread::sleep(Duration::from_micros(if spins < 100 { 50 } else { 500 }));
+                            thread::sleep(Duration::from_micros(if spins < 100 {
+                                50
+                            } else {
+                                500
+                            }));
                         }
                         let job = shared.jobs[id];
                         let now = Instant::now();
                         shared.spawned_at[id]
                             .store(now.duration_since(shared.start).as_nanos() as u64, SEQ);
                         shared.flag(id, SPAWNED);
-                        let future = Box::pin(deadline_task(wheel, global, shared.clone(), id));
+                        let future = Box::pin(deadline_task(wheel, global, &shared, id));
                         match &*runtime {
                             Runtime::Threads(executor) => {
                                 let task = executor.spawn(future);
@@ -638,14 +667,29 @@ fn run_scenario<C: Clock + 'static, S: Storage + 'static>(
         assert_eq!(shared.outcomes[id].load(SEQ), 1, "{name}: deadline {id}");
         counts[usize::from(shared.kinds[id].load(SEQ))] += 1;
     }
+    let mut by_plan = std::collections::BTreeMap::<String, [usize; 4]>::new();
+    for id in 0..total {
+        let key = match shared.jobs[id].plan {
+            Plan::Fire => "fire".to_string(),
+            Plan::Complete { offset_us } => format!("complete {offset_us:+} us"),
+            Plan::Cancel { .. } => "cancel".to_string(),
+        };
+        by_plan.entry(key).or_default()[usize::from(shared.kinds[id].load(SEQ))] += 1;
+    }
     let [_, fired, completed, cancelled] = counts;
     // With these plans each outcome happens plenty; none missing means a plan went unused.
-    assert!(fired > 0 && completed > 0 && cancelled > 0, "{name}: {counts:?}");
+    assert!(
+        fired > 0 && completed > 0 && cancelled > 0,
+        "{name}: {counts:?}"
+    );
     eprintln!(
         "stress {name}: {total} deadlines in {elapsed:.2?}: {fired} fired, {completed} completed, \
          {cancelled} cancelled; wheel: {}",
         wheel.stats()
     );
+    for (plan, [_, fired, completed, cancelled]) in by_plan {
+        eprintln!("    {plan:>17}: {fired} fired, {completed} completed, {cancelled} cancelled");
+    }
 }
 
 #[test]

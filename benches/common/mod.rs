@@ -18,7 +18,11 @@
 //! budget would otherwise make its timers stop registering after 128 polls in one task);
 //! the fire scenario also has a row with the budget on.
 
-#![allow(dead_code)] // each bench binary uses a part of this module
+#![allow(dead_code)]
+// each bench binary uses a part of this module
+// `-> impl Future + Send` in the trait, so that the futures can move to other threads; the
+// `async fn` that clippy suggests would drop the `Send` bound.
+#![allow(clippy::manual_async_fn)]
 
 use std::future::{Future, pending};
 use std::hint::black_box;
@@ -413,8 +417,10 @@ impl Timeouts for FuturesTimeTimeout {
 /// `embassy_time::with_timeout` on the `std` driver (1 MHz) with a generic queue.
 pub(crate) struct EmbassyTimeout;
 
+/// `d` in embassy's whole microseconds, rounded up (so that the conversion itself never
+/// shortens a deadline).
 fn embassy_duration(d: Duration) -> embassy_time::Duration {
-    embassy_time::Duration::from_micros(d.as_micros() as u64)
+    embassy_time::Duration::from_micros(d.as_nanos().div_ceil(1000) as u64)
 }
 
 impl Timeouts for EmbassyTimeout {

@@ -20,14 +20,15 @@
 
 use core::task::Waker;
 
-use crate::sync::{AtomicUsize, Ordering, UnsafeCell};
+use crate::sync::{AtomicU32, Ordering, UnsafeCell};
 
-const WAITING: usize = 0;
-const REGISTERING: usize = 0b01;
-const WAKING: usize = 0b10;
+const WAITING: u32 = 0;
+const REGISTERING: u32 = 0b01;
+const WAKING: u32 = 0b10;
 
 pub(crate) struct AtomicWaker {
-    state: AtomicUsize,
+    /// A `u32` (two bits are used), so that an entry packs it with its other 32-bit fields.
+    state: AtomicU32,
     waker: UnsafeCell<Option<Waker>>,
 }
 
@@ -41,7 +42,7 @@ unsafe impl Sync for AtomicWaker {}
 impl AtomicWaker {
     crate::sync::const_fn! {
         pub(crate) fn new() -> Self {
-            Self { state: AtomicUsize::new(WAITING), waker: UnsafeCell::new(None) }
+            Self { state: AtomicU32::new(WAITING), waker: UnsafeCell::new(None) }
         }
     }
 
@@ -95,6 +96,34 @@ impl AtomicWaker {
                 waker.wake_by_ref();
             }
         }
+    }
+
+    /// Stores `waker` without the registration protocol, for a slot nobody else can reach.
+    ///
+    /// # Safety
+    ///
+    /// * The caller owns the slot exclusively (its entry is off every list and owned by no
+    ///   one else), and the state is `WAITING`; whatever later publishes the entry to
+    ///   another thread is a Release operation.
+    pub(crate) unsafe fn set_exclusive(&self, waker: &Waker) {
+        debug_assert_eq!(self.state.load(Ordering::Relaxed), WAITING);
+        // SAFETY: exclusive access, by the caller's contract.
+        let old = self
+            .waker
+            .with_mut(|slot| unsafe { (*slot).replace(waker.clone()) });
+        drop(old);
+    }
+
+    /// Takes the waker out without the protocol, for a slot nobody else can reach.
+    ///
+    /// # Safety
+    ///
+    /// * The caller owns the slot exclusively, and every other thread's access to it
+    ///   happened before (the caller acquired what they released).
+    pub(crate) unsafe fn take_exclusive(&self) -> Option<Waker> {
+        debug_assert_eq!(self.state.load(Ordering::Relaxed), WAITING);
+        // SAFETY: exclusive access, by the caller's contract.
+        self.waker.with_mut(|slot| unsafe { (*slot).take() })
     }
 
     /// Moves the registered waker out, if any, for the caller to wake.

@@ -29,6 +29,21 @@ pub trait Sleeper {
     fn sleep_until(&mut self, at: Duration) -> Self::Sleep;
 }
 
+/// Turns the wheel. With `std`, a waker that panics during the turn does not take the
+/// driver down with it (the hook has reported the panic; the wheel let go of its role and
+/// keeps the remaining wakes for the next turn, which comes at once).
+fn turn<C: Clock, S: Storage>(wheel: &Wheel<C, S>) -> Duration {
+    #[cfg(feature = "std")]
+    {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| wheel.turn()))
+            .unwrap_or(Duration::ZERO)
+    }
+    #[cfg(not(feature = "std"))]
+    {
+        wheel.turn()
+    }
+}
+
 /// At most this many turns per poll before the driver yields to its executor.
 const TURNS_PER_POLL: usize = 16;
 
@@ -74,7 +89,7 @@ impl<C: Clock, S: Storage, T: Sleeper> Future for Driver<'_, C, S, T> {
         for _ in 0..TURNS_PER_POLL {
             // Register first: a wake during the turn then leads to another poll.
             this.wheel.register_driver(cx.waker());
-            let next = this.wheel.turn();
+            let next = turn(this.wheel);
             if next == Duration::MAX {
                 // Idle: no timer at all; the next arm wakes us.
                 this.sleep.set(None);

@@ -28,11 +28,20 @@
 //!
 //! # Links
 //!
-//! * `link`: the next entry on the free list while free, on the arm inbox while armed
-//!   (never both at once).
-//! * `cancel_link`: the next entry on the cancel inbox.
-//! * `slot_prev` / `slot_next`: the doubly linked slot list. Touched only by the thread
-//!   that holds the driver role; `Relaxed` atomics, so that no `unsafe` is needed.
+//! * `slot_next`: the next entry on whichever singly linked list the entry is on: the free
+//!   list while free, the arm inbox from arming until the driver takes it, then its slot
+//!   list. An entry is on one of them at a time, and each reader takes `slot_next` before
+//!   handing the entry on (the driver reads an inbox entry's successor before it links
+//!   the entry into a slot).
+//! * `slot_prev`: the previous entry on the slot list (`NIL` at its head), or `UNLINKED`
+//!   when the entry is on no slot list. With `slot_next`, touched on a slot list only by
+//!   the thread that holds the driver role.
+//! * `cancel_link`: the next entry on the cancel inbox (an entry may be there while it is
+//!   still on the arm inbox or a slot list).
+//!
+//! Links are `Relaxed` atomics, so that no `unsafe` is needed; the lists' heads carry the
+//! ordering. Everything fits 48 bytes on 64-bit targets (four `u32` links and state,
+//! the `u64` tick, the waker and its `u32` state).
 
 use crate::atomic_waker::AtomicWaker;
 use crate::sync::{AtomicU32, Ordering, UnsafeCell};
@@ -66,7 +75,6 @@ pub(crate) const fn generation(state: u32) -> u32 {
 /// sealed methods; not reachable from outside the crate.
 pub struct Entry {
     pub(crate) state: AtomicU32,
-    pub(crate) link: AtomicU32,
     pub(crate) cancel_link: AtomicU32,
     pub(crate) slot_prev: AtomicU32,
     pub(crate) slot_next: AtomicU32,
@@ -88,7 +96,6 @@ impl Entry {
         pub(crate) fn new() -> Self {
             Self {
                 state: AtomicU32::new(0),
-                link: AtomicU32::new(NIL),
                 cancel_link: AtomicU32::new(NIL),
                 slot_prev: AtomicU32::new(UNLINKED),
                 slot_next: AtomicU32::new(NIL),
@@ -122,10 +129,17 @@ impl Entry {
         self.when.with(|when| unsafe { *when })
     }
 
-    /// Resets the entry for its next life; the caller owns it exclusively (both ownership
-    /// bits are clear). Drops the last deadline's waker and bumps the generation.
-    pub(crate) fn recycle(&self) {
-        drop(self.waker.take());
+    /// Resets the entry for its next life. Drops the last deadline's waker and bumps the
+    /// generation.
+    ///
+    /// # Safety
+    ///
+    /// * The caller owns the entry exclusively: both ownership bits are clear, and the
+    ///   caller cleared the last one with an Acquire read-modify-write, so every access of
+    ///   the other owner happened before.
+    pub(crate) unsafe fn recycle(&self) {
+        // SAFETY: exclusive ownership, by the caller's contract.
+        drop(unsafe { self.waker.take_exclusive() });
         self.slot_prev.store(UNLINKED, Ordering::Relaxed);
         self.slot_next.store(NIL, Ordering::Relaxed);
         let state = self.state.load(Ordering::Relaxed);

@@ -1,9 +1,11 @@
 //! The lock-free lists that hand entries between threads: the free list, and the inboxes
 //! through which deadlines reach the driver.
 //!
-//! Both are Treiber stacks of entry indices, linked through a field of the entries.
+//! Both are Treiber stacks of entry indices, linked through a field of the entries
+//! (`slot_next` for the free list and the arm inbox, `cancel_link` for the cancel inbox).
 //!
-//! * [`FreeList`]: any thread pushes and pops. A pop reads the head's successor and then
+//! * [`FreeList`]: any thread pushes and pops (the driver pushes the entries one turn
+//!   reclaimed as one chain). A pop reads the head's successor and then
 //!   swings the head past it, so a head that was popped and pushed back in between (ABA)
 //!   would let a stale successor in. The head therefore packs the index with a tag that
 //!   every successful operation increments; a compare-and-swap against a stale tag fails.
@@ -70,7 +72,7 @@ impl FreeList {
             }
             // A stale read (the head was popped meanwhile) is harmless: the tag has moved
             // on, so the compare-and-swap below fails.
-            let next = storage.entry(index).link.load(Ordering::Relaxed);
+            let next = storage.entry(index).slot_next.load(Ordering::Relaxed);
             match self.head.compare_exchange_weak(
                 head,
                 pack(next, tag.wrapping_add(1)),
@@ -104,15 +106,21 @@ impl FreeList {
 
     /// Returns an entry the caller owned exclusively and has recycled.
     pub(crate) fn push<S: StorageImpl>(&self, storage: &S, index: Index) {
-        let entry = storage.entry(index);
+        self.push_chain(storage, index, index);
+    }
+
+    /// Returns a chain of entries the caller owned exclusively and has recycled, linked
+    /// from `first` to `last` through `slot_next`, with one compare-and-swap.
+    pub(crate) fn push_chain<S: StorageImpl>(&self, storage: &S, first: Index, last: Index) {
+        let entry = storage.entry(last);
         let mut head = self.head.load(Ordering::Relaxed);
         loop {
             let (next, tag) = unpack(head);
-            entry.link.store(next, Ordering::Relaxed);
+            entry.slot_next.store(next, Ordering::Relaxed);
             // Release: the next owner must see the recycled entry and the link.
             match self.head.compare_exchange_weak(
                 head,
-                pack(index, tag.wrapping_add(1)),
+                pack(first, tag.wrapping_add(1)),
                 Ordering::Release,
                 Ordering::Relaxed,
             ) {

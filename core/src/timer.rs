@@ -60,7 +60,9 @@ pub trait RawWheel: Sync + sealed::Sealed {
 pub struct Armed {
     index: Index,
     generation: u32,
-    start: u64,
+    /// The low 32 bits of the tick the deadline started at: all that releasing needs (it
+    /// compares the driver's plan, kept as low 32 bits too, against it).
+    start: u32,
 }
 
 /// The outcome of a deadline's first pending poll.
@@ -105,9 +107,59 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     }
 }
 
+/// `d` in nanoseconds, if that fits a `u64` (below about 584 years).
+#[inline]
+fn nanos_u64(d: Duration) -> Option<u64> {
+    d.as_secs()
+        .checked_mul(1_000_000_000)?
+        .checked_add(u64::from(d.subsec_nanos()))
+}
+
+impl<C: Clock, S: Storage> Wheel<C, S> {
+    /// [`RawWheel::start`] for the common case, a relative deadline with no budget, in
+    /// `u64` nanoseconds instead of `Duration` and `u128` arithmetic. `None` when a
+    /// quantity does not fit (then the general path decides). Agrees with the general path
+    /// wherever it answers.
+    #[inline]
+    fn start_after(&self, now: Duration, duration: Duration, waker: &Waker) -> Option<Outcome> {
+        if duration.is_zero() {
+            // As `resolve`: a zero-length deadline has passed at any moment after its start.
+            return Some(Outcome::Passed);
+        }
+        let now = nanos_u64(now)?;
+        let target = now
+            .checked_add(nanos_u64(self.clock().resolution())?)?
+            .checked_add(nanos_u64(duration)?)?;
+        let tick = self.tick_nanos();
+        // `target > now`, as `duration` is not zero.
+        let when = target.div_ceil(tick);
+        if when == u64::MAX {
+            return Some(Outcome::Never);
+        }
+        let start = now / tick;
+        Some(match self.arm(when, start, waker) {
+            Some((index, generation)) => Outcome::Armed(Armed {
+                index,
+                generation,
+                start: start as u32,
+            }),
+            None => Outcome::Full(Duration::from_nanos(target)),
+        })
+    }
+}
+
 impl<C: Clock, S: Storage> RawWheel for Wheel<C, S> {
     fn start(&self, limit: Limit, cap: Option<Duration>, waker: &Waker) -> Started {
         let now = self.clock().now();
+        if let (Limit::After(duration), None) = (limit, cap) {
+            if let Some(outcome) = self.start_after(now, duration, waker) {
+                return Started {
+                    outcome,
+                    requested: duration,
+                    capped: false,
+                };
+            }
+        }
         let (own, requested) = self.resolve(limit, now);
         let (target, capped) = match (own, cap) {
             (Some(own), Some(cap)) if cap < own => (Some(cap), true),
@@ -125,7 +177,7 @@ impl<C: Clock, S: Storage> RawWheel for Wheel<C, S> {
                         Some((index, generation)) => Outcome::Armed(Armed {
                             index,
                             generation,
-                            start,
+                            start: start as u32,
                         }),
                         None => Outcome::Full(target),
                     }
@@ -176,19 +228,26 @@ impl<C: Clock, S: Storage> RawWheel for Wheel<C, S> {
     }
 }
 
-/// A deadline's timer state.
-#[derive(Debug)]
+/// A deadline's timer state. 16 bytes on 64-bit targets: the durations a state needs sit
+/// in [`Timer::span`], or are split into fields that pack with the tag.
+#[derive(Debug, Clone, Copy)]
 enum State {
-    /// Not polled yet: no clock read, nothing armed.
-    Idle(Limit),
+    /// Not polled yet: no clock read, nothing armed. `span` is the limit: a duration from
+    /// the first poll, or (`at`) an instant on the wheel's clock.
+    Idle { at: bool },
+    /// Armed on the wheel; `span` is the requested duration.
     Armed {
         armed: Armed,
-        requested: Duration,
+        /// Whether the limit in force is a budget's (then the name and the requested
+        /// duration are the budget's, and `Elapsed` says so).
+        budget: bool,
     },
-    /// Degraded: the wheel was full when the deadline started.
+    /// Degraded: the wheel was full when the deadline started. `span` is the requested
+    /// duration; the target instant is `Duration::new(target_secs, target_nanos)`.
     Full {
-        target: Duration,
-        requested: Duration,
+        target_secs: u64,
+        target_nanos: u32,
+        budget: bool,
     },
     /// Never fires.
     Never,
@@ -199,20 +258,23 @@ enum State {
 /// The non-generic half of `Deadline`, `Sleep`, `Budgeted` and the stream deadlines.
 pub(crate) struct Timer<'w> {
     wheel: &'w dyn RawWheel,
-    state: State,
     name: Option<&'static str>,
-    /// Whether the limit in force is a budget's (then `name` and the requested duration
-    /// are the budget's, and `Elapsed` says so).
-    budget: bool,
+    /// The limit while idle, the requested duration once started (see [`State`]).
+    span: Duration,
+    state: State,
 }
 
 impl<'w> Timer<'w> {
     pub(crate) const fn new(wheel: &'w dyn RawWheel, limit: Limit) -> Self {
+        let (span, at) = match limit {
+            Limit::After(duration) => (duration, false),
+            Limit::At(at) => (at, true),
+        };
         Self {
             wheel,
-            state: State::Idle(limit),
             name: None,
-            budget: false,
+            span,
+            state: State::Idle { at },
         }
     }
 
@@ -231,7 +293,12 @@ impl<'w> Timer<'w> {
     /// Releases the entry, if any, and starts over with `limit` at the next poll.
     pub(crate) fn reset(&mut self, limit: Limit) {
         self.release();
-        self.state = State::Idle(limit);
+        let (span, at) = match limit {
+            Limit::After(duration) => (duration, false),
+            Limit::At(at) => (at, true),
+        };
+        self.span = span;
+        self.state = State::Idle { at };
     }
 
     /// Whether the deadline has fired; called only after the inner future returned
@@ -243,23 +310,34 @@ impl<'w> Timer<'w> {
         cap: Option<&Budget>,
     ) -> Poll<Elapsed> {
         match self.state {
-            State::Idle(limit) => {
+            State::Idle { at } => {
+                let limit = if at {
+                    Limit::At(self.span)
+                } else {
+                    Limit::After(self.span)
+                };
                 let cap = cap.filter(|b| b.applies_to(self.wheel));
                 let started = self.wheel.start(limit, cap.map(Budget::at), cx.waker());
                 let mut requested = started.requested;
-                if let (true, Some(budget)) = (started.capped, cap) {
-                    requested = budget.duration();
-                    self.name = budget.name();
-                    self.budget = true;
+                let mut budget = false;
+                if let (true, Some(b)) = (started.capped, cap) {
+                    requested = b.duration();
+                    self.name = b.name();
+                    budget = true;
                 }
+                self.span = requested;
                 match started.outcome {
-                    Outcome::Passed => self.fired(requested),
+                    Outcome::Passed => self.fired(budget),
                     Outcome::Armed(armed) => {
-                        self.state = State::Armed { armed, requested };
+                        self.state = State::Armed { armed, budget };
                         Poll::Pending
                     }
                     Outcome::Full(target) => {
-                        self.state = State::Full { target, requested };
+                        self.state = State::Full {
+                            target_secs: target.as_secs(),
+                            target_nanos: target.subsec_nanos(),
+                            budget,
+                        };
                         self.poll_full(cx)
                     }
                     Outcome::Never => {
@@ -268,9 +346,9 @@ impl<'w> Timer<'w> {
                     }
                 }
             }
-            State::Armed { armed, requested } => {
+            State::Armed { armed, budget } => {
                 if self.wheel.poll_armed(&armed, cx.waker()) {
-                    self.fired(requested)
+                    self.fired(budget)
                 } else {
                     Poll::Pending
                 }
@@ -283,10 +361,22 @@ impl<'w> Timer<'w> {
 
     /// Whether an armed timer has fired, without registering a waker. Lets a deadline
     /// refuse to poll its inner future after the fire.
+    ///
+    /// Inlined, so that a deadline that never armed pays one comparison (or nothing, when
+    /// the compiler sees it was just made).
+    #[inline]
     pub(crate) fn has_fired(&mut self) -> Option<Elapsed> {
-        if let State::Armed { armed, requested } = self.state {
+        if let State::Armed { .. } = self.state {
+            self.armed_has_fired()
+        } else {
+            None
+        }
+    }
+
+    fn armed_has_fired(&mut self) -> Option<Elapsed> {
+        if let State::Armed { armed, budget } = self.state {
             if self.wheel.has_fired(&armed) {
-                return match self.fired(requested) {
+                return match self.fired(budget) {
                     Poll::Ready(elapsed) => Some(elapsed),
                     Poll::Pending => None,
                 };
@@ -297,17 +387,23 @@ impl<'w> Timer<'w> {
 
     /// Degraded mode: check the clock, try to arm again, else ask to be polled again.
     fn poll_full(&mut self, cx: &mut Context<'_>) -> Poll<Elapsed> {
-        let State::Full { target, requested } = self.state else {
+        let State::Full {
+            target_secs,
+            target_nanos,
+            budget,
+        } = self.state
+        else {
             unreachable!("poll_full outside the Full state")
         };
+        let target = Duration::new(target_secs, target_nanos);
         match self
             .wheel
             .start(Limit::At(target), None, cx.waker())
             .outcome
         {
-            Outcome::Passed => self.fired(requested),
+            Outcome::Passed => self.fired(budget),
             Outcome::Armed(armed) => {
-                self.state = State::Armed { armed, requested };
+                self.state = State::Armed { armed, budget };
                 Poll::Pending
             }
             Outcome::Full(_) => {
@@ -322,14 +418,17 @@ impl<'w> Timer<'w> {
         }
     }
 
-    fn fired(&mut self, requested: Duration) -> Poll<Elapsed> {
+    /// Fires: lets go of the entry and reports the requested duration (`span`).
+    fn fired(&mut self, budget: bool) -> Poll<Elapsed> {
+        let requested = self.span;
         #[cfg(feature = "tracing")]
         let late = match &self.state {
             State::Armed { armed, .. } => self.wheel.late_by(armed),
             _ => Duration::ZERO,
         };
         self.release();
-        let elapsed = if self.budget {
+        self.state = State::Done;
+        let elapsed = if budget {
             Elapsed::budget(requested, self.name)
         } else {
             Elapsed::new(requested, self.name)
@@ -346,8 +445,16 @@ impl<'w> Timer<'w> {
         Poll::Ready(elapsed)
     }
 
-    /// Lets go of the entry, if armed. Idempotent.
+    /// Lets go of the entry, if armed (the timer is then done). Idempotent. Inlined, so
+    /// that a deadline that never armed pays one comparison, or nothing.
+    #[inline]
     pub(crate) fn release(&mut self) {
+        if let State::Armed { .. } = self.state {
+            self.release_armed();
+        }
+    }
+
+    fn release_armed(&mut self) {
         if let State::Armed { armed, .. } = core::mem::replace(&mut self.state, State::Done) {
             self.wheel.release(&armed);
         }
@@ -356,18 +463,20 @@ impl<'w> Timer<'w> {
     /// Counts a deadline that completed without starting its timer.
     #[cfg(feature = "count-ready")]
     pub(crate) fn count_ready_if_unstarted(&self) {
-        if let State::Idle(_) = self.state {
+        if let State::Idle { .. } = self.state {
             self.wheel.count_ready();
         }
     }
 
     /// Whether the timer has started (read the clock).
+    #[inline]
     pub(crate) fn is_started(&self) -> bool {
-        !matches!(self.state, State::Idle(_))
+        !matches!(self.state, State::Idle { .. })
     }
 }
 
 impl Drop for Timer<'_> {
+    #[inline]
     fn drop(&mut self) {
         self.release();
     }
@@ -377,7 +486,21 @@ impl core::fmt::Debug for Timer<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Timer")
             .field("state", &self.state)
+            .field("span", &self.span)
             .field("name", &self.name)
             .finish()
+    }
+}
+
+#[cfg(all(test, target_pointer_width = "64"))]
+mod tests {
+    use super::*;
+
+    /// Memory per armed deadline (issue 4): keep the layouts from growing unnoticed.
+    #[test]
+    fn layouts_stay_small() {
+        assert_eq!(core::mem::size_of::<State>(), 16);
+        assert_eq!(core::mem::size_of::<Timer<'_>>(), 64);
+        assert_eq!(core::mem::size_of::<crate::entry::Entry>(), 48);
     }
 }

@@ -15,7 +15,10 @@
 //!   is asked to reclaim has already come out of the arm inbox.
 //! * The driver wakes wakers only after an entry's outcome is decided, and lets go of the
 //!   entry only after it took the waker out, so it never wakes a waker of a later deadline
-//!   that reused the entry.
+//!   that reused the entry. Fired entries wait on a driver-owned to-wake list until then,
+//!   and wakes happen only while the levels are consistent: a waker that panics
+//!   propagates to the caller of the turn, the role is let go, and the next turn wakes the
+//!   rest.
 //!
 //! # Waking the driver
 //!
@@ -42,7 +45,18 @@
 //! reclaimed entries, and a cancel that finds the inbox empty while the driver plans to
 //! sleep longer than a tick wakes it. A cancelled entry is therefore back on the free
 //! list within about one tick of being cancelled, on a driver that is not starved; a
-//! steady stream of cancels costs the driver one turn per tick, not one per cancel.
+//! steady stream of cancels costs the driver one turn per tick, not one per cancel, and
+//! the entries one turn reclaims go back to the free list as one chain (one
+//! compare-and-swap).
+//!
+//! # Exclusive moments
+//!
+//! Between leaving the free list and the push onto the arm inbox, an entry belongs to the
+//! arming thread alone, and between the clearing of its last ownership bit and its push
+//! back onto the free list, to the thread that cleared it. In those moments its waker slot
+//! is written and emptied without the `AtomicWaker` protocol (no read-modify-write): the
+//! free list's and the inbox's Release pushes and Acquire pops order those accesses with
+//! every other thread's.
 
 use core::fmt;
 use core::task::Waker;
@@ -113,6 +127,10 @@ pub struct Wheel<C, S> {
 
 struct DriverState {
     levels: Levels,
+    /// Fired entries whose tasks are still to be woken, linked through `slot_next`. Kept
+    /// here rather than on the stack so that a waker that panics loses nothing: the next
+    /// turn wakes the rest.
+    to_wake: Index,
 }
 
 /// `Wheel` with a fixed capacity of `N` entries.
@@ -177,7 +195,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 next_wake: AtomicU32::new(MAX_SLEEP as u32),
                 idle: AtomicU32::new(1),
                 driver_waker: AtomicWaker::new(),
-                driver: UnsafeCell::new(DriverState { levels: Levels::new() }),
+                driver: UnsafeCell::new(DriverState { levels: Levels::new(), to_wake: NIL }),
                 counters: Counters::new(),
             }
         }
@@ -260,6 +278,12 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
 
     // ---- time conversions -------------------------------------------------------------
 
+    /// The tick's length in nanoseconds.
+    #[inline]
+    pub(crate) fn tick_nanos(&self) -> u64 {
+        self.tick_nanos
+    }
+
     pub(crate) fn now_tick(&self) -> u64 {
         self.floor_ticks(self.clock.now())
     }
@@ -307,12 +331,14 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         // SAFETY: popped off the free list just now, so this thread owns it exclusively
         // until the push below publishes it.
         unsafe { entry.set_when(when) };
-        entry.waker.register(waker);
+        // SAFETY: as above; a free entry's waker slot is idle and empty (`recycle`), and the
+        // Release push below publishes the waker with the entry.
+        unsafe { entry.waker.set_exclusive(waker) };
         let generation = entry::generation(entry.state.load(Ordering::Relaxed));
         entry
             .state
             .store(entry::armed(generation), Ordering::Relaxed);
-        self.arm_inbox.push(&self.storage, |e| &e.link, index);
+        self.arm_inbox.push(&self.storage, |e| &e.slot_next, index);
         if when < self.planned_turn(start) {
             self.wake_driver();
         }
@@ -353,7 +379,9 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
 
     /// Lets go of an armed entry: cancels it if it has not fired, and frees it if the wheel
     /// is done with it too. Returns whether it had fired.
-    pub(crate) fn release(&self, index: Index, generation: u32, start: u64) -> bool {
+    ///
+    /// `start` is the low 32 bits of the tick the deadline started at.
+    pub(crate) fn release(&self, index: Index, generation: u32, start: u32) -> bool {
         let entry = self.storage.entry(index);
         let armed = entry::armed(generation);
         match entry.state.compare_exchange(
@@ -370,7 +398,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 // compared against it, which can only err towards an extra wake, unless
                 // the deadline was armed more than 2^31 ticks ago; then the entry waits
                 // for the driver's planned turn instead.
-                if was_empty && self.planned_turn(start) > start.saturating_add(1) {
+                let start = u64::from(start);
+                if was_empty && self.planned_turn(start) > start + 1 {
                     self.wake_driver();
                 }
                 false
@@ -401,8 +430,12 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         }
     }
 
+    /// Frees an entry whose last ownership bit the caller just cleared.
     fn free_entry(&self, index: Index) {
-        self.storage.entry(index).recycle();
+        // SAFETY: both ownership bits are clear and the caller cleared the last one with an
+        // AcqRel read-modify-write, after every access of the other owner: it owns the
+        // entry exclusively until the push publishes it.
+        unsafe { self.storage.entry(index).recycle() };
         self.free.push(&self.storage, index);
     }
 
@@ -428,6 +461,15 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 Err(actual) => role = actual,
             }
         }
+        // Lets go of the role if a waker panics during the turn, so the wheel keeps
+        // working: its structure is consistent at every wake (see `wake_fired`).
+        struct ReleaseOnUnwind<'a>(&'a AtomicU32);
+        impl Drop for ReleaseOnUnwind<'_> {
+            fn drop(&mut self) {
+                self.0.store(0, Ordering::Release);
+            }
+        }
+        let unwind = ReleaseOnUnwind(&self.role);
         loop {
             // SAFETY: this thread holds the driver role (the compare-and-swap above, or the
             // failed release below), the only licence to touch `driver`; the reference
@@ -439,7 +481,10 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 .role
                 .compare_exchange(DRIVING, 0, Ordering::Release, Ordering::Relaxed)
             {
-                Ok(_) => return planned,
+                Ok(_) => {
+                    core::mem::forget(unwind);
+                    return planned;
+                }
                 Err(_) => {
                     // A request came in: keep the role, take the request, and turn again
                     // with a reading no older than the requester's.
@@ -458,6 +503,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             // clock starts far from zero would otherwise park them at the top level).
             self.expire(state, now);
             reclaimed |= self.take_inboxes(state, now);
+            self.wake_fired(state);
             let elapsed = state.levels.elapsed();
             let next = state.levels.next_expiration();
             // Idle: nothing armed and nothing just reclaimed. The driver then needs no timer
@@ -489,13 +535,14 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         let elapsed = state.levels.elapsed();
         while index != NIL {
             let entry = self.storage.entry(index);
-            let next = entry.link.load(Ordering::Relaxed);
+            // Before the entry is linked into a slot, which reuses `slot_next`.
+            let next = entry.slot_next.load(Ordering::Relaxed);
             // SAFETY: driver role held; the entry came through the arm inbox.
             let when = unsafe { entry.when() };
             self.counters.armed();
             if entry.state.load(Ordering::Acquire) & CANCELLED == 0 {
                 if when <= elapsed {
-                    self.fire(index, entry, now.saturating_sub(when));
+                    self.fire(state, index, entry, now.saturating_sub(when));
                 } else {
                     state.levels.insert(&self.storage, index, when);
                 }
@@ -504,6 +551,9 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         }
         let mut index = cancelled;
         let reclaimed = index != NIL;
+        // Reclaimed entries go back to the free list as one chain, with one
+        // compare-and-swap of its head.
+        let (mut freed, mut freed_last) = (NIL, NIL);
         while index != NIL {
             let entry = self.storage.entry(index);
             let next = entry.cancel_link.load(Ordering::Relaxed);
@@ -518,8 +568,19 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 "reclaiming a live entry"
             );
             self.counters.cancelled();
-            self.free_entry(index);
+            // SAFETY: the handle let go (CANCELLED, HANDLE clear) and this AcqRel
+            // read-modify-write cleared the last ownership bit after its accesses: the
+            // entry is ours alone until the chain is pushed below.
+            unsafe { entry.recycle() };
+            entry.slot_next.store(freed, Ordering::Relaxed);
+            if freed == NIL {
+                freed_last = index;
+            }
+            freed = index;
             index = next;
+        }
+        if freed != NIL {
+            self.free.push_chain(&self.storage, freed, freed_last);
         }
         reclaimed
     }
@@ -538,7 +599,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 // SAFETY: driver role held; the entry came through the arm inbox.
                 let when = unsafe { entry.when() };
                 if when <= now {
-                    self.fire(index, entry, now - when);
+                    self.fire(state, index, entry, now - when);
                 } else if entry.state.load(Ordering::Acquire) & CANCELLED == 0 {
                     state.levels.insert(&self.storage, index, when);
                 }
@@ -550,29 +611,44 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         }
     }
 
-    /// Decides `index` as fired unless it was cancelled, and wakes its task.
-    fn fire(&self, index: Index, entry: &Entry, late_ticks: u64) {
+    /// Decides `index` as fired unless it was cancelled, and queues its task to be woken.
+    fn fire(&self, state: &mut DriverState, index: Index, entry: &Entry, late_ticks: u64) {
         debug_assert_eq!(entry.slot_prev.load(Ordering::Relaxed), UNLINKED);
-        let state = entry.state.load(Ordering::Acquire);
-        if state & CANCELLED != 0 {
+        let word = entry.state.load(Ordering::Acquire);
+        if word & CANCELLED != 0 {
             return; // the cancel inbox will reclaim it
         }
         if entry
             .state
-            .compare_exchange(state, state | FIRED, Ordering::AcqRel, Ordering::Acquire)
+            .compare_exchange(word, word | FIRED, Ordering::AcqRel, Ordering::Acquire)
             .is_err()
         {
             return; // cancelled meanwhile
         }
         self.counters.fired(late_ticks);
-        // Take the waker while the wheel still owns the entry, then let go.
-        let waker = entry.waker.take();
-        let before = entry.state.fetch_and(!WHEEL, Ordering::AcqRel);
-        if before & HANDLE == 0 {
-            self.free_entry(index);
-        }
-        if let Some(waker) = waker {
-            waker.wake();
+        // The wheel keeps the entry (WHEEL) until its waker has been taken out.
+        entry.slot_next.store(state.to_wake, Ordering::Relaxed);
+        state.to_wake = index;
+    }
+
+    /// Wakes the tasks of fired entries, letting go of each entry first. The wheel's
+    /// structure is consistent throughout, so a waker that panics (the panic reaches the
+    /// caller of the turn) leaves the rest queued for the next turn.
+    fn wake_fired(&self, state: &mut DriverState) {
+        while state.to_wake != NIL {
+            let index = state.to_wake;
+            let entry = self.storage.entry(index);
+            state.to_wake = entry.slot_next.load(Ordering::Relaxed);
+            entry.slot_next.store(NIL, Ordering::Relaxed);
+            // Take the waker while the wheel still owns the entry, then let go.
+            let waker = entry.waker.take();
+            let before = entry.state.fetch_and(!WHEEL, Ordering::AcqRel);
+            if before & HANDLE == 0 {
+                self.free_entry(index);
+            }
+            if let Some(waker) = waker {
+                waker.wake();
+            }
         }
     }
 }

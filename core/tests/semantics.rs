@@ -270,6 +270,10 @@ fn never_early_pending_at_requested_minus_1ns_ready_at_requested() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "thousands of turns; the same code paths run under Miri in the smaller tests"
+)]
 fn never_early_with_sub_tick_start_and_duration() {
     // Started 0.3 ms into a tick, for 1.5 ms: requested time 1.8 ms.
     let wheel = fixed::<4>();
@@ -298,6 +302,10 @@ fn never_early_with_sub_tick_start_and_duration() {
 // ---- rule 3: at most two ticks late ---------------------------------------------------
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "thousands of turns; the same code paths run under Miri in the smaller tests"
+)]
 fn at_most_two_ticks_late_across_levels_and_start_offsets() {
     let starts = [
         ns(0),
@@ -1036,6 +1044,10 @@ fn run_long_uptime(tick: Duration, start: Duration, durations: &[u64], step: Dur
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "thousands of turns; the same code paths run under Miri in the smaller tests"
+)]
 fn long_uptime_tick_counts_around_2_pow_32() {
     let durations = [1, 2, 3, 4, 5, 6, 7, 8, 10, 63, 64, 65, 100];
     for tick in [TICK, Duration::from_micros(1)] {
@@ -1048,6 +1060,10 @@ fn long_uptime_tick_counts_around_2_pow_32() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "thousands of turns; the same code paths run under Miri in the smaller tests"
+)]
 fn long_uptime_tick_counts_just_below_multiples_of_2_pow_36() {
     let durations = [1, 2, 5, 63, 64, 4095, 4096, 4097];
     for multiple in [1u64, 2, 5] {

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# ThreadSanitizer over the concurrent tests, at a reduced size: the stress test
+# (tests/stress.rs: the thread driver, the global wheel and the tokio driver, 4 000
+# deadlines each here) and the core's threaded fault tests (core/tests/faults.rs: deadlines
+# hopping threads, dropped while fired, a full wheel under threads). Any data race fails the
+# run. The core's single-threaded tests run under Miri (ci/miri.sh).
+#
+# Nightly, `-Zsanitizer=thread` with `-Zbuild-std` (the standard library rebuilt with the
+# sanitizer, from rust-src), for x86_64-unknown-linux-gnu, in its own target directory.
+# PUNCTUAL_STRESS_SCALE changes the stress test's size (2 here; 1 is 2 000 per scenario).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+rustup toolchain install nightly --profile minimal --component rust-src
+target=x86_64-unknown-linux-gnu
+export RUSTFLAGS="-Zsanitizer=thread"
+export RUSTDOCFLAGS="-Zsanitizer=thread"
+export CARGO_TARGET_DIR=target/tsan
+export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
+export PUNCTUAL_STRESS_SCALE=${PUNCTUAL_STRESS_SCALE:-2}
+cargo +nightly test -Zbuild-std --target "$target" -p punctual --test stress -- --nocapture
+# The threaded ones of the fault tests (the others are single-threaded).
+cargo +nightly test -Zbuild-std --target "$target" -p punctual-core --test faults -- \
+    between_threads hopping_threads dropped_on_other_threads under_threads
