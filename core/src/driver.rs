@@ -35,7 +35,7 @@ pub trait Sleeper {
 fn turn<C: Clock, S: Storage>(wheel: &Wheel<C, S>) -> Duration {
     #[cfg(feature = "std")]
     {
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| wheel.turn()))
+        std::panic::catch_unwind(core::panic::AssertUnwindSafe(|| wheel.turn()))
             .unwrap_or(Duration::ZERO)
     }
     #[cfg(not(feature = "std"))]

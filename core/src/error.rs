@@ -15,7 +15,7 @@ use core::time::Duration;
 /// assert_eq!(Elapsed::new(Duration::from_secs(2), None).to_string(), "deadline of 2s elapsed");
 /// ```
 ///
-/// For [`deadline_at`](crate::Deadline::at), the duration is the time from the first poll
+/// For [`deadline_at`](crate::Wheel::deadline_at), the duration is the time from the first poll
 /// to the requested instant (zero when the instant had already passed).
 ///
 /// [named]: crate::Deadline::named
