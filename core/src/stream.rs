@@ -61,35 +61,9 @@ impl<S: Stream> Stream for StreamDeadline<'_, S> {
     type Item = Result<S::Item, Elapsed>;
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        let mut this = self.project();
-        let Some(stream) = this.stream.as_mut().as_pin_mut() else {
-            return Poll::Ready(None);
-        };
+        let this = self.project();
         // The whole-stream clock starts at the first poll, even if items are ready.
-        if !this.timer.is_started() {
-            if let Poll::Ready(elapsed) = this.timer.poll_fired(cx, None) {
-                this.stream.set(None);
-                return Poll::Ready(Some(Err(elapsed)));
-            }
-        } else if let Some(elapsed) = this.timer.has_fired() {
-            this.stream.set(None);
-            return Poll::Ready(Some(Err(elapsed)));
-        }
-        match stream.poll_next(cx) {
-            Poll::Ready(Some(item)) => Poll::Ready(Some(Ok(item))),
-            Poll::Ready(None) => {
-                this.stream.set(None);
-                this.timer.release();
-                Poll::Ready(None)
-            }
-            Poll::Pending => match this.timer.poll_fired(cx, None) {
-                Poll::Ready(elapsed) => {
-                    this.stream.set(None);
-                    Poll::Ready(Some(Err(elapsed)))
-                }
-                Poll::Pending => Poll::Pending,
-            },
-        }
+        poll_bounded(this.stream, this.timer, cx, Start::AtFirstPoll, |_| {})
     }
 }
 
@@ -143,34 +117,13 @@ impl<S: Stream> Stream for IdleTimeout<'_, S> {
     type Item = Result<S::Item, Elapsed>;
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        let mut this = self.project();
-        let Some(stream) = this.stream.as_mut().as_pin_mut() else {
-            return Poll::Ready(None);
-        };
-        if let Some(elapsed) = this.timer.has_fired() {
-            this.stream.set(None);
-            return Poll::Ready(Some(Err(elapsed)));
-        }
-        match stream.poll_next(cx) {
-            Poll::Ready(Some(item)) => {
-                // The next gap starts when the stream next goes idle; the entry goes back
-                // to the free list and the next arm takes one from there.
-                this.timer.reset(Limit::After(*this.idle));
-                Poll::Ready(Some(Ok(item)))
-            }
-            Poll::Ready(None) => {
-                this.stream.set(None);
-                this.timer.release();
-                Poll::Ready(None)
-            }
-            Poll::Pending => match this.timer.poll_fired(cx, None) {
-                Poll::Ready(elapsed) => {
-                    this.stream.set(None);
-                    Poll::Ready(Some(Err(elapsed)))
-                }
-                Poll::Pending => Poll::Pending,
-            },
-        }
+        let this = self.project();
+        let idle = *this.idle;
+        // The next gap starts when the stream next goes idle; the entry goes back to the
+        // free list and the next arm takes one from there.
+        poll_bounded(this.stream, this.timer, cx, Start::WhenPending, |timer| {
+            timer.reset(Limit::After(idle));
+        })
     }
 }
 
@@ -181,5 +134,60 @@ impl<S> fmt::Debug for IdleTimeout<'_, S> {
             .field("idle", &self.idle)
             .field("timer", &self.timer)
             .finish()
+    }
+}
+
+/// When a stream deadline's clock starts.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Start {
+    /// At the first poll, even if items are ready (a whole-stream deadline).
+    AtFirstPoll,
+    /// When the stream first returns `Pending` (each gap of an idle timeout).
+    WhenPending,
+}
+
+/// The body of both stream deadlines: polls `stream` under `timer`, yields one
+/// `Err(Elapsed)` and drops the stream when the timer fires, and calls `after_item` with the
+/// timer after each item.
+fn poll_bounded<S: Stream>(
+    mut stream: Pin<&mut Option<S>>,
+    timer: &mut Timer<'_>,
+    cx: &mut Context<'_>,
+    start: Start,
+    after_item: impl FnOnce(&mut Timer<'_>),
+) -> Poll<Option<Result<S::Item, Elapsed>>> {
+    let Some(inner) = stream.as_mut().as_pin_mut() else {
+        return Poll::Ready(None);
+    };
+    // A fire already decided wins: the stream is not polled after it.
+    let fired = if start == Start::AtFirstPoll && !timer.is_started() {
+        match timer.poll_fired(cx, None) {
+            Poll::Ready(elapsed) => Some(elapsed),
+            Poll::Pending => None,
+        }
+    } else {
+        timer.has_fired()
+    };
+    if let Some(elapsed) = fired {
+        stream.set(None);
+        return Poll::Ready(Some(Err(elapsed)));
+    }
+    match inner.poll_next(cx) {
+        Poll::Ready(Some(item)) => {
+            after_item(timer);
+            Poll::Ready(Some(Ok(item)))
+        }
+        Poll::Ready(None) => {
+            stream.set(None);
+            timer.release();
+            Poll::Ready(None)
+        }
+        Poll::Pending => match timer.poll_fired(cx, None) {
+            Poll::Ready(elapsed) => {
+                stream.set(None);
+                Poll::Ready(Some(Err(elapsed)))
+            }
+            Poll::Pending => Poll::Pending,
+        },
     }
 }
