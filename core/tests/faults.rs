@@ -29,6 +29,8 @@
 //! The threaded tests run under a watchdog: one that hangs fails with a report of what it
 //! was waiting for instead of hanging `cargo test`.
 
+mod support;
+
 use core::future::{Future, Pending, pending, ready};
 use core::pin::{Pin, pin};
 use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::SeqCst};
@@ -74,40 +76,7 @@ const CLOCK_END: Duration = Duration::from_nanos(u64::MAX);
 
 // ---- helpers --------------------------------------------------------------------------
 
-/// A waker that counts its wakes.
-#[derive(Default)]
-struct Counter(AtomicUsize);
-
-impl Wake for Counter {
-    fn wake(self: Arc<Self>) {
-        self.0.fetch_add(1, SeqCst);
-    }
-
-    fn wake_by_ref(self: &Arc<Self>) {
-        self.0.fetch_add(1, SeqCst);
-    }
-}
-
-struct CountingWaker {
-    counter: Arc<Counter>,
-    waker: Waker,
-}
-
-impl CountingWaker {
-    fn new() -> Self {
-        let counter = Arc::new(Counter::default());
-        let waker = Waker::from(counter.clone());
-        Self { counter, waker }
-    }
-
-    fn wakes(&self) -> usize {
-        self.counter.0.load(SeqCst)
-    }
-
-    fn poll<F: Future + ?Sized>(&self, future: Pin<&mut F>) -> Poll<F::Output> {
-        future.poll(&mut Context::from_waker(&self.waker))
-    }
-}
+use support::CountingWaker;
 
 /// A small xorshift generator: random but reproducible.
 struct Rng(u64);

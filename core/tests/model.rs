@@ -21,14 +21,13 @@
 //! The number of cases per storage kind defaults to [`DEFAULT_CASES`]; set
 //! `PROPTEST_CASES` to change it.
 
+mod support;
+
 use core::future::{Future, Pending, pending};
 use core::pin::Pin;
 use core::task::{Context, Poll, Waker};
 use core::time::Duration;
 use std::collections::BTreeMap;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
-use std::task::Wake;
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError};
@@ -228,36 +227,7 @@ fn case() -> impl Strategy<Value = Case> {
 
 // ---- the system under test ------------------------------------------------------------
 
-#[derive(Default)]
-struct Counter(AtomicUsize);
-
-impl Wake for Counter {
-    fn wake(self: Arc<Self>) {
-        self.0.fetch_add(1, SeqCst);
-    }
-
-    fn wake_by_ref(self: &Arc<Self>) {
-        self.0.fetch_add(1, SeqCst);
-    }
-}
-
-/// A waker that counts its wakes.
-struct CountingWaker {
-    counter: Arc<Counter>,
-    waker: Waker,
-}
-
-impl CountingWaker {
-    fn new() -> Self {
-        let counter = Arc::new(Counter::default());
-        let waker = Waker::from(counter.clone());
-        Self { counter, waker }
-    }
-
-    fn wakes(&self) -> usize {
-        self.counter.0.load(SeqCst)
-    }
-}
+use support::CountingWaker;
 
 enum Fut<'w> {
     Sleep(Pin<Box<Sleep<'w>>>),

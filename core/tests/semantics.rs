@@ -3,13 +3,14 @@
 //! decided once, bad input, the error, plus waker replacement, clock resolution, long
 //! uptimes and auto traits.
 
+mod support;
+
 use core::future::{Future, pending, ready};
 use core::pin::{Pin, pin};
 use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::SeqCst};
-use core::task::{Context, Poll, Waker};
+use core::task::{Context, Poll};
 use core::time::Duration;
 use std::sync::{Arc, Mutex};
-use std::task::Wake;
 
 use punctual_core::{
     Clock, Deadline, Elapsed, Fixed, Growable, ManualClock, Sleep, Storage, Wheel,
@@ -35,40 +36,7 @@ fn growable() -> Wheel<ManualClock, Growable> {
 
 // ---- helpers --------------------------------------------------------------------------
 
-/// A waker that counts its wakes.
-#[derive(Default)]
-struct Counter(AtomicUsize);
-
-impl Wake for Counter {
-    fn wake(self: Arc<Self>) {
-        self.0.fetch_add(1, SeqCst);
-    }
-
-    fn wake_by_ref(self: &Arc<Self>) {
-        self.0.fetch_add(1, SeqCst);
-    }
-}
-
-struct CountingWaker {
-    counter: Arc<Counter>,
-    waker: Waker,
-}
-
-impl CountingWaker {
-    fn new() -> Self {
-        let counter = Arc::new(Counter::default());
-        let waker = Waker::from(counter.clone());
-        Self { counter, waker }
-    }
-
-    fn wakes(&self) -> usize {
-        self.counter.0.load(SeqCst)
-    }
-
-    fn poll<F: Future>(&self, future: Pin<&mut F>) -> Poll<F::Output> {
-        future.poll(&mut Context::from_waker(&self.waker))
-    }
-}
+use support::CountingWaker;
 
 /// An inner future that records its polls and its drop, and becomes ready on request.
 #[derive(Clone, Default)]

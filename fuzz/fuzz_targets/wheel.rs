@@ -21,6 +21,9 @@
 //! the seed corpus in `fuzz/corpus/wheel`.
 #![no_main]
 
+#[path = "../../core/tests/support/mod.rs"]
+mod support;
+
 use core::cell::Cell;
 use core::future::Future;
 use core::pin::Pin;
@@ -28,9 +31,6 @@ use core::task::{Context, Poll, Waker};
 use core::time::Duration;
 use std::collections::BTreeMap;
 use std::rc::Rc;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
-use std::task::Wake;
 
 use libfuzzer_sys::fuzz_target;
 use punctual_core::{
@@ -324,36 +324,7 @@ impl Span {
 
 // ---- the system under test ------------------------------------------------------------
 
-#[derive(Default)]
-struct Counter(AtomicUsize);
-
-impl Wake for Counter {
-    fn wake(self: Arc<Self>) {
-        self.0.fetch_add(1, SeqCst);
-    }
-
-    fn wake_by_ref(self: &Arc<Self>) {
-        self.0.fetch_add(1, SeqCst);
-    }
-}
-
-/// A waker that counts its wakes.
-struct CountingWaker {
-    counter: Arc<Counter>,
-    waker: Waker,
-}
-
-impl CountingWaker {
-    fn new() -> Self {
-        let counter = Arc::new(Counter::default());
-        let waker = Waker::from(counter.clone());
-        Self { counter, waker }
-    }
-
-    fn wakes(&self) -> usize {
-        self.counter.0.load(SeqCst)
-    }
-}
+use support::CountingWaker;
 
 /// The inner future of a deadline: pending until its gate is opened.
 struct Gate(Rc<Cell<bool>>);
