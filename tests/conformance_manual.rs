@@ -13,7 +13,7 @@ use core::time::Duration;
 use std::sync::Arc;
 use std::task::Wake;
 
-use punctual::{Clock, Growable, ManualClock, RawWheel, Wheel};
+use punctual::{Growable, ManualClock, Wheel};
 
 struct Manual {
     wheel: &'static Wheel<ManualClock, Growable>,
@@ -39,17 +39,8 @@ impl Wake for Flag {
 impl conformance::Harness for Manual {
     const EXACT: bool = true;
 
-    fn wheel(&self) -> &'static dyn RawWheel {
+    fn wheel_view(&self) -> &'static dyn conformance::WheelView {
         self.wheel
-    }
-    fn tick(&self) -> Duration {
-        self.wheel.tick()
-    }
-    fn now(&self) -> Duration {
-        self.wheel.clock().now()
-    }
-    fn occupied(&self) -> usize {
-        self.wheel.occupied()
     }
     fn run(&self, body: impl Future<Output = ()>) {
         let flag = Arc::new(Flag(AtomicBool::new(true)));

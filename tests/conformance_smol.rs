@@ -9,9 +9,7 @@
 mod conformance;
 
 use core::future::Future;
-use core::time::Duration;
 
-use punctual::{Clock, RawWheel};
 use punctual_smol::SmolWheel;
 
 struct Smol {
@@ -44,17 +42,8 @@ impl Smol {
 impl conformance::Harness for Smol {
     const EXACT: bool = false;
 
-    fn wheel(&self) -> &'static dyn RawWheel {
+    fn wheel_view(&self) -> &'static dyn conformance::WheelView {
         self.wheel
-    }
-    fn tick(&self) -> Duration {
-        self.wheel.tick()
-    }
-    fn now(&self) -> Duration {
-        self.wheel.clock().now()
-    }
-    fn occupied(&self) -> usize {
-        self.wheel.occupied()
     }
     fn run(&self, body: impl Future<Output = ()>) {
         match &self.executor {

@@ -8,7 +8,7 @@ mod conformance;
 use core::future::Future;
 use core::time::Duration;
 
-use punctual::{Clock, Growable, RawWheel, StdClock, Wheel};
+use punctual::{Growable, StdClock, Wheel};
 
 struct StdThread {
     wheel: &'static Wheel<StdClock, Growable>,
@@ -28,17 +28,8 @@ impl StdThread {
 impl conformance::Harness for StdThread {
     const EXACT: bool = false;
 
-    fn wheel(&self) -> &'static dyn RawWheel {
+    fn wheel_view(&self) -> &'static dyn conformance::WheelView {
         self.wheel
-    }
-    fn tick(&self) -> Duration {
-        self.wheel.tick()
-    }
-    fn now(&self) -> Duration {
-        self.wheel.clock().now()
-    }
-    fn occupied(&self) -> usize {
-        self.wheel.occupied()
     }
     fn run(&self, body: impl Future<Output = ()>) {
         futures_executor::block_on(body);

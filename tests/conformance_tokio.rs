@@ -7,9 +7,7 @@
 mod conformance;
 
 use core::future::Future;
-use core::time::Duration;
 
-use punctual::{Clock, RawWheel};
 use punctual_tokio::TokioWheel;
 use tokio::runtime::{Builder, Runtime};
 
@@ -39,17 +37,8 @@ impl TokioReal {
 impl conformance::Harness for TokioReal {
     const EXACT: bool = false;
 
-    fn wheel(&self) -> &'static dyn RawWheel {
+    fn wheel_view(&self) -> &'static dyn conformance::WheelView {
         self.wheel
-    }
-    fn tick(&self) -> Duration {
-        self.wheel.tick()
-    }
-    fn now(&self) -> Duration {
-        self.wheel.clock().now()
-    }
-    fn occupied(&self) -> usize {
-        self.wheel.occupied()
     }
     fn run(&self, body: impl Future<Output = ()>) {
         self.rt.block_on(body);

@@ -16,7 +16,7 @@ mod conformance;
 use core::future::Future;
 use core::time::Duration;
 
-use punctual::{Clock, RawWheel};
+use punctual::Clock;
 use punctual_tokio::TokioWheel;
 use tokio::runtime::{Builder, Runtime};
 
@@ -40,20 +40,14 @@ impl TokioPaused {
 impl conformance::Harness for TokioPaused {
     const EXACT: bool = true;
 
-    fn wheel(&self) -> &'static dyn RawWheel {
+    fn wheel_view(&self) -> &'static dyn conformance::WheelView {
         self.wheel
-    }
-    fn tick(&self) -> Duration {
-        self.wheel.tick()
     }
     fn now(&self) -> Duration {
         // Inside the runtime's context: the paused clock, also when called from outside
         // `run`.
         let _context = self.rt.enter();
         self.wheel.clock().now()
-    }
-    fn occupied(&self) -> usize {
-        self.wheel.occupied()
     }
     fn run(&self, body: impl Future<Output = ()>) {
         self.rt.block_on(body);

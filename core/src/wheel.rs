@@ -28,11 +28,11 @@
 //! `next_wake`, and wakes the driver if its deadline is earlier. Read-modify-writes of one
 //! location are totally ordered, so one of them comes first: either the driver's check
 //! finds the new entry, or the push synchronises with the check and the arming thread sees
-//! the plan it must correct. Arms later than the plan wake no one.
+//! the plan it must correct. Arms later than the plan wake no one. (No SeqCst fence is
+//! needed, which also keeps the handshake within what loom models exactly.)
 //!
 //! With nothing armed the driver is *idle*: it publishes that instead of a plan, needs no
-//! timer (a runtime's virtual clock has nothing to jump to), and every arm wakes it. (No SeqCst fence is
-//! needed, which also keeps the handshake within what loom models exactly.)
+//! timer (a runtime's virtual clock has nothing to jump to), and every arm wakes it.
 //!
 //! `next_wake` holds the low 32 bits of the tick (so that 32-bit targets stay lock-free).
 //! The driver never plans more than [`MAX_SLEEP`] ticks ahead, and readers rebuild the full

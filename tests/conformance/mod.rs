@@ -19,7 +19,34 @@ use core::task::{Context, Poll};
 use core::time::Duration;
 use std::sync::Arc;
 
-use punctual_core::{Deadline, Elapsed, Limit, RawWheel, Sleep};
+use punctual_core::{Clock, Deadline, Elapsed, Limit, RawWheel, Sleep, Storage, Wheel};
+
+/// What the suite reads off a wheel, whatever its clock and storage.
+pub trait WheelView: Sync {
+    /// The wheel as deadlines see it.
+    fn as_raw(&self) -> &dyn RawWheel;
+    /// The wheel's tick.
+    fn tick(&self) -> Duration;
+    /// The wheel's clock reading now.
+    fn now(&self) -> Duration;
+    /// Entries in use (`Wheel::occupied`).
+    fn occupied(&self) -> usize;
+}
+
+impl<C: Clock, S: Storage> WheelView for Wheel<C, S> {
+    fn as_raw(&self) -> &dyn RawWheel {
+        self
+    }
+    fn tick(&self) -> Duration {
+        Wheel::tick(self)
+    }
+    fn now(&self) -> Duration {
+        self.clock().now()
+    }
+    fn occupied(&self) -> usize {
+        Wheel::occupied(self)
+    }
+}
 
 /// One driver under test.
 pub trait Harness {
@@ -27,16 +54,27 @@ pub trait Harness {
     const EXACT: bool;
 
     /// The wheel under test, alive for the rest of the process.
-    fn wheel(&self) -> &'static dyn RawWheel;
+    fn wheel_view(&self) -> &'static dyn WheelView;
+
+    /// The wheel under test, as deadlines see it.
+    fn wheel(&self) -> &'static dyn RawWheel {
+        self.wheel_view().as_raw()
+    }
 
     /// The wheel's tick.
-    fn tick(&self) -> Duration;
+    fn tick(&self) -> Duration {
+        self.wheel_view().tick()
+    }
 
     /// The wheel's clock reading now.
-    fn now(&self) -> Duration;
+    fn now(&self) -> Duration {
+        self.wheel_view().now()
+    }
 
     /// Entries in use on the wheel (`Wheel::occupied`).
-    fn occupied(&self) -> usize;
+    fn occupied(&self) -> usize {
+        self.wheel_view().occupied()
+    }
 
     /// Runs `body` to completion on the driver's runtime, with time passing: virtual
     /// clocks advance whenever every task is idle; real clocks just run.

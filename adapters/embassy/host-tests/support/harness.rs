@@ -26,7 +26,6 @@ use core::time::Duration;
 use std::sync::Arc;
 use std::task::Wake;
 
-use punctual_core::{Clock, RawWheel};
 use punctual_embassy::EmbassyWheel;
 
 use crate::conformance;
@@ -127,20 +126,8 @@ impl<T: VirtualTime> EmbassyHarness<T> {
 impl<T: VirtualTime> conformance::Harness for EmbassyHarness<T> {
     const EXACT: bool = true;
 
-    fn wheel(&self) -> &'static dyn RawWheel {
+    fn wheel_view(&self) -> &'static dyn conformance::WheelView {
         self.wheel
-    }
-
-    fn tick(&self) -> Duration {
-        self.wheel.tick()
-    }
-
-    fn now(&self) -> Duration {
-        self.wheel.clock().now()
-    }
-
-    fn occupied(&self) -> usize {
-        self.wheel.occupied()
     }
 
     fn run(&self, body: impl Future<Output = ()>) {
