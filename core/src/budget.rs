@@ -120,6 +120,7 @@ impl fmt::Debug for Budget {
 #[cfg(feature = "std")]
 mod ambient {
     use core::cell::Cell;
+    use core::sync::atomic::{AtomicBool, Ordering};
 
     use super::Budget;
 
@@ -127,8 +128,18 @@ mod ambient {
         static CURRENT: Cell<Option<Budget>> = const { Cell::new(None) };
     }
 
+    /// Set once any budget was entered on any thread, and never cleared: until then no
+    /// thread can have a budget in force, and a deadline's first poll skips the
+    /// thread-local (a load of a line nobody writes, instead of a thread-local access and
+    /// a copy of the budget). Only ever read as a hint: a thread sees its own store.
+    static EVER_ENTERED: AtomicBool = AtomicBool::new(false);
+
     /// The budget in force on this thread, if a `Budgeted` is polling.
+    #[inline]
     pub(crate) fn current() -> Option<Budget> {
+        if !EVER_ENTERED.load(Ordering::Relaxed) {
+            return None;
+        }
         CURRENT.with(Cell::get)
     }
 
@@ -138,6 +149,9 @@ mod ambient {
 
     impl Scope {
         pub(crate) fn enter(budget: Budget) -> Self {
+            if !EVER_ENTERED.load(Ordering::Relaxed) {
+                EVER_ENTERED.store(true, Ordering::Relaxed);
+            }
             Self(CURRENT.with(|c| c.replace(Some(budget))))
         }
     }
@@ -167,6 +181,7 @@ mod ambient {
 }
 
 /// The budget in force for a deadline started now on this thread (`std` only).
+#[inline]
 pub(crate) fn ambient() -> Option<Budget> {
     ambient::current()
 }

@@ -81,6 +81,7 @@ mod stats;
 mod storage;
 mod stream;
 mod sync;
+mod ticks;
 mod timer;
 mod wheel;
 

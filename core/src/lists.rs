@@ -15,9 +15,15 @@
 //!   | 0..32                 | 0..16                 | index (all ones: empty) |
 //!   | 32..64                | 16..32                | tag   |
 //!
-//! * [`Inbox`]: any thread pushes; only the driver takes, and it takes everything at once
-//!   with a swap. Without a pop of a single element there is no ABA to guard against, so
-//!   the head is a bare index.
+//! * [`Inbox`]: any thread pushes; the driver takes everything at once with a swap. The
+//!   one other removal is [`Inbox::unpush`]: the thread that pushed an entry may take that
+//!   entry back while it is still the head. No ABA is possible without a tag, because an
+//!   entry is pushed once per life and only by its owner, who is also the only one who
+//!   unpushes it. If the head reads `index` at the compare-and-swap, no take happened
+//!   since the push: a take empties the inbox, and `index` could become the head again
+//!   only by a second push. Pushes and unpushes of other entries above it never write its
+//!   link, so the successor it installs is the one its push wrote. The head is therefore
+//!   a bare index.
 
 use crate::entry::{Entry, Index, NIL};
 use crate::storage::sealed::StorageImpl;
@@ -169,6 +175,27 @@ impl Inbox {
                 Err(actual) => head = actual,
             }
         }
+    }
+
+    /// Takes `index` back off the inbox if it is still the head: the driver never saw it.
+    /// Returns whether it did; then the caller owns the entry as before its push.
+    ///
+    /// Only the thread that owns the entry (the one that pushed it, or its deadline moved
+    /// since) may call this, once per push (see the module docs for why no tag is needed).
+    ///
+    /// AcqRel: the compare-and-swap continues the release sequence of the pushes below
+    /// the entry, so the driver's Acquire swap still sees their entries, and it is ordered
+    /// with [`Inbox::check`] like a push.
+    pub(crate) fn unpush<S: StorageImpl>(&self, storage: &S, link: LinkOf, index: Index) -> bool {
+        if self.head.load(Ordering::Relaxed) != index {
+            return false;
+        }
+        // The entry's own link: written by its push, and unchanged since while it is on the
+        // inbox (only a push of this entry writes it).
+        let next = link(storage.entry(index)).load(Ordering::Relaxed);
+        self.head
+            .compare_exchange(index, next, Ordering::AcqRel, Ordering::Relaxed)
+            .is_ok()
     }
 
     /// Takes every entry pushed so far; walk the result with the same link.

@@ -16,11 +16,15 @@ use crate::sync::{AtomicUsize, Ordering};
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Stats {
-    /// Deadlines the driver took in from the arm inbox.
+    /// Deadlines the driver took in from the arm inbox. A deadline released before any
+    /// turn took it in (most short-lived ones) is taken back by its own thread and counted
+    /// neither here nor in `cancelled`: counting it would put a shared atomic on the arm
+    /// path.
     pub armed: usize,
     /// Deadlines that fired.
     pub fired: usize,
-    /// Deadlines released before they fired (completed or dropped), reclaimed by the driver.
+    /// Deadlines released before they fired (completed or dropped) after the driver took
+    /// them in, reclaimed by the driver.
     pub cancelled: usize,
     /// Deadlines whose inner future was ready at its first poll, so nothing was armed.
     /// Counted only with the `count-ready` feature (it would add a shared atomic to the

@@ -130,13 +130,13 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         let target = now
             .checked_add(nanos_u64(self.clock().resolution())?)?
             .checked_add(nanos_u64(duration)?)?;
-        let tick = self.tick_nanos();
+        let ticks = self.ticks();
         // `target > now`, as `duration` is not zero.
-        let when = target.div_ceil(tick);
+        let when = ticks.ceil(target);
         if when == u64::MAX {
             return Some(Outcome::Never);
         }
-        let start = now / tick;
+        let start = ticks.floor(now);
         Some(match self.arm(when, start, waker) {
             Some((index, generation)) => Outcome::Armed(Armed {
                 index,
@@ -228,31 +228,84 @@ impl<C: Clock, S: Storage> RawWheel for Wheel<C, S> {
     }
 }
 
-/// A deadline's timer state. 16 bytes on 64-bit targets: the durations a state needs sit
-/// in [`Timer::span`], or are split into fields that pack with the tag.
-#[derive(Debug, Clone, Copy)]
-enum State {
+/// What a deadline's timer is doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
     /// Not polled yet: no clock read, nothing armed. `span` is the limit: a duration from
-    /// the first poll, or (`at`) an instant on the wheel's clock.
-    Idle { at: bool },
-    /// Armed on the wheel; `span` is the requested duration.
-    Armed {
-        armed: Armed,
-        /// Whether the limit in force is a budget's (then the name and the requested
-        /// duration are the budget's, and `Elapsed` says so).
-        budget: bool,
-    },
+    /// the first poll, or (`flag`) an instant on the wheel's clock.
+    Idle,
+    /// Armed on the wheel (`words`: the [`Armed`] handle); `span` is the requested
+    /// duration.
+    Armed,
     /// Degraded: the wheel was full when the deadline started. `span` is the requested
-    /// duration; the target instant is `Duration::new(target_secs, target_nanos)`.
-    Full {
-        target_secs: u64,
-        target_nanos: u32,
-        budget: bool,
-    },
+    /// duration; `words` hold the target instant (seconds, low and high half, then
+    /// nanoseconds).
+    Full,
     /// Never fires.
     Never,
     /// Fired or released.
     Done,
+}
+
+/// A deadline's timer state: 16 bytes on 64-bit targets, plain fields rather than an
+/// enum with payloads, so that moving from one phase to the next is a few aligned stores
+/// (an enum whose payloads pack around the tag was rebuilt through the stack, with
+/// overlapping loads that stall store forwarding on the arm path).
+#[derive(Debug, Clone, Copy)]
+struct State {
+    phase: Phase,
+    /// `Idle`: the limit is an instant. Otherwise: the limit in force is a budget's (then
+    /// the name and the requested duration are the budget's, and `Elapsed` says so).
+    flag: bool,
+    words: [u32; 3],
+}
+
+impl State {
+    const fn idle(at: bool) -> Self {
+        Self::of(Phase::Idle, at)
+    }
+
+    const fn of(phase: Phase, flag: bool) -> Self {
+        Self {
+            phase,
+            flag,
+            words: [0; 3],
+        }
+    }
+
+    #[inline]
+    const fn armed(armed: Armed, budget: bool) -> Self {
+        Self {
+            phase: Phase::Armed,
+            flag: budget,
+            words: [armed.index, armed.generation, armed.start],
+        }
+    }
+
+    fn full(target: Duration, budget: bool) -> Self {
+        let secs = target.as_secs();
+        Self {
+            phase: Phase::Full,
+            flag: budget,
+            words: [secs as u32, (secs >> 32) as u32, target.subsec_nanos()],
+        }
+    }
+
+    /// The handle of an `Armed` state.
+    #[inline]
+    const fn handle(&self) -> Armed {
+        Armed {
+            index: self.words[0],
+            generation: self.words[1],
+            start: self.words[2],
+        }
+    }
+
+    /// The target of a `Full` state.
+    fn target(&self) -> Duration {
+        let secs = u64::from(self.words[0]) | (u64::from(self.words[1]) << 32);
+        Duration::new(secs, self.words[2])
+    }
 }
 
 /// The non-generic half of `Deadline`, `Sleep`, `Budgeted` and the stream deadlines.
@@ -274,7 +327,7 @@ impl<'w> Timer<'w> {
             wheel,
             name: None,
             span,
-            state: State::Idle { at },
+            state: State::idle(at),
         }
     }
 
@@ -298,7 +351,7 @@ impl<'w> Timer<'w> {
             Limit::At(at) => (at, true),
         };
         self.span = span;
-        self.state = State::Idle { at };
+        self.state = State::idle(at);
     }
 
     /// Whether the deadline has fired; called only after the inner future returned
@@ -309,9 +362,9 @@ impl<'w> Timer<'w> {
         cx: &mut Context<'_>,
         cap: Option<&Budget>,
     ) -> Poll<Elapsed> {
-        match self.state {
-            State::Idle { at } => {
-                let limit = if at {
+        match self.state.phase {
+            Phase::Idle => {
+                let limit = if self.state.flag {
                     Limit::At(self.span)
                 } else {
                     Limit::After(self.span)
@@ -329,33 +382,28 @@ impl<'w> Timer<'w> {
                 match started.outcome {
                     Outcome::Passed => self.fired(budget),
                     Outcome::Armed(armed) => {
-                        self.state = State::Armed { armed, budget };
+                        self.state = State::armed(armed, budget);
                         Poll::Pending
                     }
                     Outcome::Full(target) => {
-                        self.state = State::Full {
-                            target_secs: target.as_secs(),
-                            target_nanos: target.subsec_nanos(),
-                            budget,
-                        };
+                        self.state = State::full(target, budget);
                         self.poll_full(cx)
                     }
                     Outcome::Never => {
-                        self.state = State::Never;
+                        self.state = State::of(Phase::Never, budget);
                         Poll::Pending
                     }
                 }
             }
-            State::Armed { armed, budget } => {
-                if self.wheel.poll_armed(&armed, cx.waker()) {
-                    self.fired(budget)
+            Phase::Armed => {
+                if self.wheel.poll_armed(&self.state.handle(), cx.waker()) {
+                    self.fired(self.state.flag)
                 } else {
                     Poll::Pending
                 }
             }
-            State::Full { .. } => self.poll_full(cx),
-            State::Never => Poll::Pending,
-            State::Done => Poll::Pending,
+            Phase::Full => self.poll_full(cx),
+            Phase::Never | Phase::Done => Poll::Pending,
         }
     }
 
@@ -366,7 +414,7 @@ impl<'w> Timer<'w> {
     /// the compiler sees it was just made).
     #[inline]
     pub(crate) fn has_fired(&mut self) -> Option<Elapsed> {
-        if let State::Armed { .. } = self.state {
+        if self.state.phase == Phase::Armed {
             self.armed_has_fired()
         } else {
             None
@@ -374,28 +422,25 @@ impl<'w> Timer<'w> {
     }
 
     fn armed_has_fired(&mut self) -> Option<Elapsed> {
-        if let State::Armed { armed, budget } = self.state {
-            if self.wheel.has_fired(&armed) {
-                return match self.fired(budget) {
-                    Poll::Ready(elapsed) => Some(elapsed),
-                    Poll::Pending => None,
-                };
-            }
+        debug_assert_eq!(self.state.phase, Phase::Armed);
+        if !self.wheel.has_fired(&self.state.handle()) {
+            return None;
         }
-        None
+        match self.fired(self.state.flag) {
+            Poll::Ready(elapsed) => Some(elapsed),
+            Poll::Pending => None,
+        }
     }
 
     /// Degraded mode: check the clock, try to arm again, else ask to be polled again.
     fn poll_full(&mut self, cx: &mut Context<'_>) -> Poll<Elapsed> {
-        let State::Full {
-            target_secs,
-            target_nanos,
-            budget,
-        } = self.state
-        else {
-            unreachable!("poll_full outside the Full state")
-        };
-        let target = Duration::new(target_secs, target_nanos);
+        debug_assert_eq!(
+            self.state.phase,
+            Phase::Full,
+            "poll_full outside the Full state"
+        );
+        let budget = self.state.flag;
+        let target = self.state.target();
         match self
             .wheel
             .start(Limit::At(target), None, cx.waker())
@@ -403,7 +448,7 @@ impl<'w> Timer<'w> {
         {
             Outcome::Passed => self.fired(budget),
             Outcome::Armed(armed) => {
-                self.state = State::Armed { armed, budget };
+                self.state = State::armed(armed, budget);
                 Poll::Pending
             }
             Outcome::Full(_) => {
@@ -412,7 +457,7 @@ impl<'w> Timer<'w> {
                 Poll::Pending
             }
             Outcome::Never => {
-                self.state = State::Never;
+                self.state = State::of(Phase::Never, budget);
                 Poll::Pending
             }
         }
@@ -422,12 +467,13 @@ impl<'w> Timer<'w> {
     fn fired(&mut self, budget: bool) -> Poll<Elapsed> {
         let requested = self.span;
         #[cfg(feature = "tracing")]
-        let late = match &self.state {
-            State::Armed { armed, .. } => self.wheel.late_by(armed),
-            _ => Duration::ZERO,
+        let late = if self.state.phase == Phase::Armed {
+            self.wheel.late_by(&self.state.handle())
+        } else {
+            Duration::ZERO
         };
         self.release();
-        self.state = State::Done;
+        self.state = State::of(Phase::Done, budget);
         let elapsed = if budget {
             Elapsed::budget(requested, self.name)
         } else {
@@ -449,21 +495,21 @@ impl<'w> Timer<'w> {
     /// that a deadline that never armed pays one comparison, or nothing.
     #[inline]
     pub(crate) fn release(&mut self) {
-        if let State::Armed { .. } = self.state {
+        if self.state.phase == Phase::Armed {
             self.release_armed();
         }
     }
 
     fn release_armed(&mut self) {
-        if let State::Armed { armed, .. } = core::mem::replace(&mut self.state, State::Done) {
-            self.wheel.release(&armed);
-        }
+        let armed = self.state.handle();
+        self.state.phase = Phase::Done;
+        self.wheel.release(&armed);
     }
 
     /// Counts a deadline that completed without starting its timer.
     #[cfg(feature = "count-ready")]
     pub(crate) fn count_ready_if_unstarted(&self) {
-        if let State::Idle { .. } = self.state {
+        if self.state.phase == Phase::Idle {
             self.wheel.count_ready();
         }
     }
@@ -471,7 +517,7 @@ impl<'w> Timer<'w> {
     /// Whether the timer has started (read the clock).
     #[inline]
     pub(crate) fn is_started(&self) -> bool {
-        !matches!(self.state, State::Idle { .. })
+        self.state.phase != Phase::Idle
     }
 }
 

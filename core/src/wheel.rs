@@ -49,6 +49,20 @@
 //! the entries one turn reclaims go back to the free list as one chain (one
 //! compare-and-swap).
 //!
+//! # Taking back
+//!
+//! Most deadlines are released long before they are due, often at once (an RPC that
+//! answers in microseconds under a timeout of seconds). A release that finds its entry
+//! still at the head of the arm inbox takes it back off ([`Inbox::unpush`]) and frees it
+//! itself: the driver never sees the entry, no cancel is queued and nothing needs a
+//! turn, so an arm and a release touch only this thread's cache lines. A release that
+//! finds the entry taken, or below later arms, cancels it through the cancel inbox.
+//!
+//! Arms then often reach no turn, so an idle driver woken by an arm does not go idle
+//! again at once: it keeps a planned turn for [`LINGER`] ticks, so that arms later than
+//! that turn do not wake it again (a steady stream of arms and releases costs one wake
+//! per `LINGER` ticks, not one per arm).
+//!
 //! # Exclusive moments
 //!
 //! Between leaving the free list and the push onto the arm inbox, an entry belongs to the
@@ -70,10 +84,15 @@ use crate::lists::{FreeList, Inbox};
 use crate::stats::{Counters, Stats};
 use crate::storage::{Fixed, Storage};
 use crate::sync::{AtomicU32, Ordering, UnsafeCell};
+use crate::ticks::TickDivisor;
 
 /// The driver never plans a turn further than this many ticks ahead (see "Waking the
 /// driver").
 pub(crate) const MAX_SLEEP: u64 = 1 << 30;
+
+/// An idle driver woken by an arm plans a turn this many ticks ahead, even with nothing
+/// armed, before it goes idle again (see "Taking back").
+pub(crate) const LINGER: u64 = 16;
 
 /// `role`: a thread holds the driver role.
 const DRIVING: u32 = 0b01;
@@ -106,7 +125,8 @@ const REQUESTED: u32 = 0b10;
 /// ```
 pub struct Wheel<C, S> {
     clock: C,
-    tick_nanos: u64,
+    /// The tick, in nanoseconds, with its reciprocal.
+    tick: TickDivisor,
     storage: S,
     free: FreeList,
     arm_inbox: Inbox,
@@ -131,6 +151,8 @@ struct DriverState {
     /// here rather than on the stack so that a waker that panics loses nothing: the next
     /// turn wakes the rest.
     to_wake: Index,
+    /// The driver does not go idle before this tick (see "Taking back").
+    linger_until: u64,
 }
 
 /// `Wheel` with a fixed capacity of `N` entries.
@@ -186,7 +208,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         fn with_storage(clock: C, tick: Duration, storage: S) -> Self {
             Self {
                 clock,
-                tick_nanos: tick_nanos(tick),
+                tick: TickDivisor::new(tick_nanos(tick)),
                 storage,
                 free: FreeList::new(),
                 arm_inbox: Inbox::new(),
@@ -195,7 +217,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 next_wake: AtomicU32::new(MAX_SLEEP as u32),
                 idle: AtomicU32::new(1),
                 driver_waker: AtomicWaker::new(),
-                driver: UnsafeCell::new(DriverState { levels: Levels::new(), to_wake: NIL }),
+                driver: UnsafeCell::new(DriverState { levels: Levels::new(), to_wake: NIL, linger_until: 0 }),
                 counters: Counters::new(),
             }
         }
@@ -208,7 +230,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
 
     /// The wheel's tick: its resolution, and the unit of the lateness bound.
     pub fn tick(&self) -> Duration {
-        Duration::from_nanos(self.tick_nanos)
+        Duration::from_nanos(self.tick.tick())
     }
 
     /// How many entries are in use: armed deadlines, plus fired or cancelled ones the wheel
@@ -278,10 +300,10 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
 
     // ---- time conversions -------------------------------------------------------------
 
-    /// The tick's length in nanoseconds.
+    /// Divides nanoseconds by the tick.
     #[inline]
-    pub(crate) fn tick_nanos(&self) -> u64 {
-        self.tick_nanos
+    pub(crate) fn ticks(&self) -> &TickDivisor {
+        &self.tick
     }
 
     pub(crate) fn now_tick(&self) -> u64 {
@@ -289,20 +311,16 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     }
 
     pub(crate) fn floor_ticks(&self, reading: Duration) -> u64 {
-        let nanos = reading.as_nanos();
-        (nanos / self.tick_nanos as u128).min(u64::MAX as u128) as u64
+        self.tick.floor_u128(reading.as_nanos())
     }
 
     /// The first tick at or after `reading`; `u64::MAX` means "never".
     pub(crate) fn ceil_ticks(&self, reading: Duration) -> u64 {
-        let nanos = reading.as_nanos();
-        nanos
-            .div_ceil(self.tick_nanos as u128)
-            .min(u64::MAX as u128) as u64
+        self.tick.ceil_u128(reading.as_nanos())
     }
 
     fn ticks_to_reading(&self, tick: u64) -> Duration {
-        let nanos = tick as u128 * self.tick_nanos as u128;
+        let nanos = tick as u128 * self.tick.tick() as u128;
         if nanos >= u64::MAX as u128 {
             Duration::MAX
         } else {
@@ -383,6 +401,16 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// `start` is the low 32 bits of the tick the deadline started at.
     pub(crate) fn release(&self, index: Index, generation: u32, start: u32) -> bool {
         let entry = self.storage.entry(index);
+        // Still the head of the arm inbox: the driver never saw the entry, so nothing else
+        // can reach it, and it goes straight back to the free list (see "Taking back").
+        if self
+            .arm_inbox
+            .unpush(&self.storage, |e| &e.slot_next, index)
+        {
+            entry.state.store(generation, Ordering::Relaxed);
+            self.free_entry(index);
+            return false;
+        }
         let armed = entry::armed(generation);
         match entry.state.compare_exchange(
             armed,
@@ -498,6 +526,10 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// One turn, with the driver role held.
     fn turn_locked(&self, state: &mut DriverState, now: u64) -> u64 {
         let mut reclaimed = false;
+        if self.idle.load(Ordering::Relaxed) != 0 {
+            // Woken from idle, most likely by an arm: linger (see "Taking back").
+            state.linger_until = now.saturating_add(LINGER);
+        }
         loop {
             // Advance first, so new entries are placed relative to `now` (a wheel whose
             // clock starts far from zero would otherwise park them at the top level).
@@ -509,9 +541,16 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             // Idle: nothing armed and nothing just reclaimed. The driver then needs no timer
             // at all (a paused tokio clock would otherwise auto-advance to it), and every
             // arm wakes it.
-            let idle = next.is_none() && !reclaimed;
-            // After reclaiming, more cancels are likely: look again within a tick.
-            let horizon = if reclaimed { 1 } else { MAX_SLEEP };
+            let idle = next.is_none() && !reclaimed && now >= state.linger_until;
+            // After reclaiming, more cancels are likely: look again within a tick. While
+            // lingering, turn when the lingering ends.
+            let horizon = if reclaimed {
+                1
+            } else if next.is_none() && now < state.linger_until {
+                state.linger_until - elapsed.min(state.linger_until - 1)
+            } else {
+                MAX_SLEEP
+            };
             let mut planned = elapsed.saturating_add(horizon);
             if let Some(expiration) = next {
                 planned = planned.min(expiration.deadline);
@@ -657,7 +696,7 @@ impl<C: fmt::Debug, S> fmt::Debug for Wheel<C, S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Wheel")
             .field("clock", &self.clock)
-            .field("tick", &Duration::from_nanos(self.tick_nanos))
+            .field("tick", &Duration::from_nanos(self.tick.tick()))
             .finish_non_exhaustive()
     }
 }

@@ -436,7 +436,9 @@ impl<'w, S: Storage> Uptime<'w, S> {
         let _ = self.wheel.turn();
         assert_eq!(self.wheel.occupied(), 0, "{}", self.wheel.stats());
         let stats = self.wheel.stats();
-        assert_eq!(stats.armed, self.armed, "{stats}");
+        // Deadlines released before any turn took them in are taken back and counted
+        // nowhere.
+        assert!(stats.armed <= self.armed, "{stats}");
         assert_eq!(stats.armed, stats.fired + stats.cancelled, "{stats}");
         assert_eq!(stats.lateness[3], 0, "fired 3+ ticks late: {stats}");
     }
@@ -599,7 +601,12 @@ fn an_arm_earlier_than_the_drivers_plan_wakes_it_across_the_32_bit_wrap() {
     assert_eq!(is_elapsed(w.poll(c.as_mut())).duration(), t(5));
     assert!(w.poll(d.as_mut()).is_ready());
 
-    // Nothing armed: the driver is idle, waits for a wake only, and any arm wakes it.
+    // Nothing armed: the driver lingers until 16 ticks after the arm that woke it from
+    // idle (the first one, at 2^32 - 2), then goes idle.
+    assert_eq!(wheel.next_turn(), t(wrap + 14));
+    wheel.clock().set(t(wrap + 14));
+    assert_eq!(wheel.turn(), Duration::MAX);
+    // Idle: it waits for a wake only, and any arm wakes it.
     assert_eq!(wheel.next_turn(), Duration::MAX);
     let wakes = driver.wakes();
     let mut e = pin!(wheel.sleep(t(100)));

@@ -224,6 +224,56 @@ fn cancel_vs_reclamation() {
     });
 }
 
+/// Taking an entry back off the arm inbox (a release before any turn took it in) while the
+/// driver takes the inbox and another thread arms on top of it: every entry is taken back,
+/// reclaimed or fired exactly once, and none is lost or handed out twice.
+#[test]
+fn take_back_vs_take_and_push() {
+    model(|| {
+        let wheel = wheel();
+        let (task, task_waker) = counter();
+        let (_driver, driver_waker) = counter();
+        wheel.register_driver(&driver_waker);
+        wheel.turn();
+
+        let releaser = {
+            let wheel = wheel.clone();
+            let task_waker = task_waker.clone();
+            thread::spawn(move || {
+                let mut a = wheel.sleep(Duration::from_secs(30));
+                assert!(poll(&mut a, &task_waker).is_pending());
+                drop(a); // taken back, unless the turn took it or `c` went on top
+            })
+        };
+        let armer = {
+            let wheel = wheel.clone();
+            let task_waker = task_waker.clone();
+            thread::spawn(move || {
+                let mut c = wheel.sleep_until(TICK);
+                assert!(poll(&mut c, &task_waker).is_pending());
+                std::mem::forget(c); // keep it armed for the checks below
+            })
+        };
+        wheel.turn();
+        releaser.join().unwrap();
+        armer.join().unwrap();
+        wheel.turn(); // takes in what is left, reclaims `a` if it was cancelled
+        assert_eq!(wheel.occupied(), 1, "only `c` is live");
+        wheel.clock().set(TICK);
+        wheel.turn();
+        assert_eq!(woken(&task), 1, "`c` fired once, `a` never");
+        // Every other entry is free, once: three more fit beside `c` in a wheel of four.
+        let mut more: Vec<_> = (0..3)
+            .map(|_| lend(&wheel).sleep(Duration::from_secs(30)))
+            .collect();
+        for sleep in &mut more {
+            assert!(poll(sleep, &task_waker).is_pending());
+        }
+        assert_eq!(wheel.occupied(), 4);
+        assert_eq!(wheel.degraded_polls(), 0, "an entry went missing");
+    });
+}
+
 /// Re-registering a waker while the driver fires: the latest waker is woken, or the poll
 /// that registered it sees the fire itself.
 #[test]

@@ -296,6 +296,9 @@ struct Model<'w, S: Storage> {
     armed: usize,
     /// Cancelled entries the wheel has not reclaimed yet (until its next turn).
     unreclaimed: usize,
+    /// The arm inbox since the last turn, oldest first: a release whose entry is on top
+    /// takes it back at once (nothing to reclaim).
+    arm_inbox: Vec<u64>,
     degraded_polls: usize,
     /// Wakers that must never be woken again (cancelled, finished or replaced), with
     /// their wake count at that moment.
@@ -332,6 +335,7 @@ impl<'w, S: Storage> Model<'w, S> {
             next_id: 0,
             armed: 0,
             unreclaimed: 0,
+            arm_inbox: Vec::new(),
             degraded_polls: 0,
             retired: Vec::new(),
             step: 0,
@@ -519,6 +523,7 @@ impl<'w, S: Storage> Model<'w, S> {
                     if has_free_entry {
                         live.mode = Mode::Armed;
                         self.armed += 1;
+                        self.arm_inbox.push(id);
                     } else {
                         self.degraded_polls += 1;
                         ensure!(
@@ -542,8 +547,13 @@ impl<'w, S: Storage> Model<'w, S> {
                 self.step,
                 live.op
             );
-            // Not fired: the entry waits for the next turn to be reclaimed.
-            self.unreclaimed += 1;
+            if self.arm_inbox.last() == Some(&id) {
+                // No turn took it in, and it is on top of the arm inbox: taken back.
+                self.arm_inbox.pop();
+            } else {
+                // Not fired: the entry waits for the next turn to be reclaimed.
+                self.unreclaimed += 1;
+            }
         }
         let Live { fut, waker, op, .. } = live;
         drop(fut);
@@ -561,8 +571,9 @@ impl<'w, S: Storage> Model<'w, S> {
             "clock reads {reading:?}, expected {}",
             self.now
         );
-        // Every turn reclaims every cancel that came before it.
+        // Every turn reclaims every cancel that came before it, and takes in every arm.
         self.unreclaimed = 0;
+        self.arm_inbox.clear();
         // An executor: poll every woken deadline once, in a fixed order.
         let woken: Vec<u64> = self
             .live

@@ -418,6 +418,9 @@ struct Model<'w, S: Storage> {
     armed: usize,
     /// Released entries the wheel has not reclaimed yet (until its next turn).
     unreclaimed: usize,
+    /// The arm inbox since the last turn, oldest first: a release whose entry is on top
+    /// takes it back at once (nothing to reclaim).
+    arm_inbox: Vec<u64>,
     degraded_polls: usize,
     /// Wakers that must never be woken again, with their count then.
     retired: Vec<(CountingWaker, usize, String)>,
@@ -435,6 +438,7 @@ impl<'w, S: Storage> Model<'w, S> {
             next_id: 0,
             armed: 0,
             unreclaimed: 0,
+            arm_inbox: Vec::new(),
             degraded_polls: 0,
             retired: Vec::new(),
             step: 0,
@@ -612,6 +616,7 @@ impl<'w, S: Storage> Model<'w, S> {
                         if has_free_entry {
                             live.mode = Mode::Armed;
                             self.armed += 1;
+                            self.arm_inbox.push(id);
                         } else {
                             self.degraded_polls += 1;
                             assert_eq!(
@@ -628,8 +633,8 @@ impl<'w, S: Storage> Model<'w, S> {
                 assert!(gate_open, "{what}: Ok with its gate closed");
                 assert!(!fired, "{what}: Ok after the fire was decided");
                 if live.mode == Mode::Armed {
-                    // Released before the fire: reclaimed at the next turn.
-                    self.unreclaimed += 1;
+                    // Released before the fire: taken back, or reclaimed at the next turn.
+                    self.release_unfired(id);
                 }
             }
             Polled::Slept | Polled::Err(_) => {
@@ -669,9 +674,9 @@ impl<'w, S: Storage> Model<'w, S> {
         if live.mode == Mode::Armed {
             self.armed -= 1;
             if !live.fired {
-                // Not fired: the entry waits for the next turn to be reclaimed. (A fired
-                // one is freed by the drop itself.)
-                self.unreclaimed += 1;
+                // Not fired: taken back, or it waits for the next turn to be reclaimed.
+                // (A fired one is freed by the drop itself.)
+                self.release_unfired(id);
             }
         }
         let Live { fut, waker, op, .. } = live;
@@ -680,11 +685,22 @@ impl<'w, S: Storage> Model<'w, S> {
         self.retired.push((waker, wakes, format!("dropped {op:?}")));
     }
 
+    /// An armed entry released before it fired: taken back if no turn took it in and it
+    /// is on top of the arm inbox, else reclaimed at the next turn.
+    fn release_unfired(&mut self, id: u64) {
+        if self.arm_inbox.last() == Some(&id) {
+            self.arm_inbox.pop();
+        } else {
+            self.unreclaimed += 1;
+        }
+    }
+
     fn advance(&mut self, by: u128, poll: bool) {
         let reading = self.wheel.advance(nanos_to_duration(by));
         self.now = (self.now + by).min(MAX_NANOS);
         assert_eq!(reading.as_nanos(), self.now, "the clock's reading");
         self.unreclaimed = 0;
+        self.arm_inbox.clear();
         // Woken and fired: never early, and armed ones by two ticks late.
         for live in self.live.values_mut() {
             let Some(target) = live.target else { continue };
