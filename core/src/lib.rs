@@ -77,6 +77,7 @@ mod entry;
 mod error;
 mod levels;
 mod lists;
+mod shards;
 mod stats;
 mod storage;
 mod stream;

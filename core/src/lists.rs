@@ -4,8 +4,9 @@
 //! Both are Treiber stacks of entry indices, linked through a field of the entries
 //! (`slot_next` for the free list and the arm inbox, `cancel_link` for the cancel inbox).
 //!
-//! * [`FreeList`]: any thread pushes and pops (the driver pushes the entries one turn
-//!   reclaimed as one chain). A pop reads the head's successor and then
+//! * [`FreeList`]: one per shard (see `shards`); any thread pushes and pops (the driver
+//!   pushes the entries one turn reclaimed as one chain). Entries never used yet come
+//!   from [`Fresh`], a bump counter shared by all shards. A pop reads the head's successor and then
 //!   swings the head past it, so a head that was popped and pushed back in between (ABA)
 //!   would let a stale successor in. The head therefore packs the index with a tag that
 //!   every successful operation increments; a compare-and-swap against a stale tag fails.
@@ -54,27 +55,25 @@ fn unpack(word: usize) -> (Index, usize) {
     (index, word >> INDEX_BITS)
 }
 
-/// The entries nobody owns, plus a bump counter for entries never used yet.
+/// Entries nobody owns (one shard's).
 pub(crate) struct FreeList {
     head: AtomicUsize,
-    /// Entries `0..fresh` have been handed out at least once; the rest are untouched.
-    fresh: AtomicU32,
 }
 
 impl FreeList {
     crate::sync::const_fn! {
         pub(crate) fn new() -> Self {
-            Self { head: AtomicUsize::new(INDEX_MASK), fresh: AtomicU32::new(0) }
+            Self { head: AtomicUsize::new(INDEX_MASK) }
         }
     }
 
-    /// Takes an entry for exclusive use, or `None` when the storage is full.
+    /// Takes an entry for exclusive use, or `None` when this list is empty.
     pub(crate) fn pop<S: StorageImpl>(&self, storage: &S) -> Option<Index> {
         let mut head = self.head.load(Ordering::Acquire);
         loop {
             let (index, tag) = unpack(head);
             if index == NIL {
-                break;
+                return None;
             }
             // A stale read (the head was popped meanwhile) is harmless: the tag has moved
             // on, so the compare-and-swap below fails.
@@ -87,25 +86,6 @@ impl FreeList {
             ) {
                 Ok(_) => return Some(index),
                 Err(actual) => head = actual,
-            }
-        }
-        self.pop_fresh(storage)
-    }
-
-    fn pop_fresh<S: StorageImpl>(&self, storage: &S) -> Option<Index> {
-        let mut fresh = self.fresh.load(Ordering::Relaxed);
-        loop {
-            if fresh == NIL || !storage.reserve(fresh) {
-                return None;
-            }
-            match self.fresh.compare_exchange_weak(
-                fresh,
-                fresh + 1,
-                Ordering::Relaxed,
-                Ordering::Relaxed,
-            ) {
-                Ok(_) => return Some(fresh),
-                Err(actual) => fresh = actual,
             }
         }
     }
@@ -135,10 +115,49 @@ impl FreeList {
             }
         }
     }
+}
+
+/// A bump counter over the entries never used yet, shared by every shard: the slab is
+/// touched (and a growable one grows) only when no shard has a free entry.
+pub(crate) struct Fresh {
+    next: AtomicU32,
+}
+
+impl Fresh {
+    crate::sync::const_fn! {
+        pub(crate) fn new() -> Self {
+            Self { next: AtomicU32::new(0) }
+        }
+    }
+
+    /// Takes up to `want` consecutive untouched entries (at least one), as the first and
+    /// how many; `None` when the storage is full.
+    pub(crate) fn pop_block<S: StorageImpl>(&self, storage: &S, want: u32) -> Option<(Index, u32)> {
+        let mut fresh = self.next.load(Ordering::Relaxed);
+        loop {
+            if fresh == NIL || !storage.reserve(fresh) {
+                return None;
+            }
+            // `reserve` says no from `MAX_ENTRIES` on, far below `NIL`: no overflow.
+            let mut count = 1;
+            while count < want && storage.reserve(fresh + count) {
+                count += 1;
+            }
+            match self.next.compare_exchange_weak(
+                fresh,
+                fresh + count,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return Some((fresh, count)),
+                Err(actual) => fresh = actual,
+            }
+        }
+    }
 
     /// How many entries were ever handed out (the high-water mark of the slab).
     pub(crate) fn touched(&self) -> Index {
-        self.fresh.load(Ordering::Relaxed)
+        self.next.load(Ordering::Relaxed)
     }
 }
 

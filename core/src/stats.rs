@@ -35,7 +35,9 @@ pub struct Stats {
     pub lateness: [usize; 4],
     /// Polls that found the wheel full and fell back to checking the clock.
     pub degraded_polls: usize,
-    /// The most entries ever in use at once (the slab's high-water mark).
+    /// The slab's high-water mark: entries it has ever handed out. With `std`, each
+    /// thread's shard takes untouched entries of a growable wheel eight at a time, so this
+    /// may exceed the most entries ever in use at once by up to seven per shard.
     pub high_water: usize,
     /// Entries in use now (armed, or released and not yet reclaimed).
     pub occupied: usize,

@@ -11,6 +11,11 @@ pub(crate) mod sealed {
 
     /// The storage operations the wheel needs. Sealed: only this crate implements them.
     pub trait StorageImpl: Sync {
+        /// Untouched entries a shard takes at once (see `Wheel::take_fresh`): more than one
+        /// only where a storage that cannot grow never needs the whole block (a block in
+        /// flight to a shard's free list would read as "full" to another thread).
+        const FRESH_BLOCK: u32 = 1;
+
         /// The entry at `index`.
         ///
         /// # Panics
@@ -100,13 +105,26 @@ pub use growable::Growable;
 mod growable {
     extern crate alloc;
 
-    use alloc::boxed::Box;
-    use alloc::vec::Vec;
+    use alloc::alloc::{Layout, alloc, dealloc, handle_alloc_error};
     use core::ptr;
 
     use super::{MAX_ENTRIES, Storage, sealed};
     use crate::entry::{Entry, Index};
+    use crate::shards::SHARDS;
     use crate::sync::{AtomicPtr, AtomicUsize, Ordering};
+
+    /// Segments start on a 128-byte boundary, and a shard takes [`BLOCK`] untouched
+    /// entries at once (384 bytes of 48-byte entries: three whole 128-byte pairs of cache
+    /// lines), so that the entries two threads use do not share a line.
+    const SEGMENT_ALIGN: usize = 128;
+    const BLOCK: u32 = if SHARDS > 1 { 8 } else { 1 };
+
+    /// The layout of a segment of `len` entries.
+    fn segment_layout(len: usize) -> Layout {
+        Layout::array::<Entry>(len)
+            .and_then(|layout| layout.align_to(SEGMENT_ALIGN))
+            .expect("punctual: a segment's size overflows")
+    }
 
     /// Entries in the first segment; segment `s` holds `FIRST << s`.
     const FIRST: usize = 64;
@@ -151,6 +169,8 @@ mod growable {
     }
 
     impl sealed::StorageImpl for Growable {
+        const FRESH_BLOCK: u32 = BLOCK;
+
         #[inline]
         fn entry(&self, index: Index) -> &Entry {
             let (segment, offset) = locate(index);
@@ -159,7 +179,7 @@ mod growable {
                 !base.is_null(),
                 "punctual: entry {index} of an unallocated segment"
             );
-            // SAFETY: a non-null segment pointer came from `Box::into_raw` of a slice of
+            // SAFETY: a non-null segment pointer is an allocation of
             // `segment_len(segment)` initialised entries, published with Release and read
             // here with Acquire; `offset < segment_len(segment)` by `locate`; segments are
             // freed only in `drop`, which has `&mut self`.
@@ -175,9 +195,18 @@ mod growable {
                 return true;
             }
             let len = segment_len(segment);
-            let mut fresh = Vec::with_capacity(len);
-            fresh.resize_with(len, Entry::new);
-            let fresh = Box::into_raw(fresh.into_boxed_slice()).cast::<Entry>();
+            let layout = segment_layout(len);
+            // SAFETY: the layout has a non-zero size (`len >= FIRST` entries).
+            let fresh = unsafe { alloc(layout) }.cast::<Entry>();
+            if fresh.is_null() {
+                handle_alloc_error(layout);
+            }
+            for offset in 0..len {
+                // SAFETY: `offset < len`, within the allocation just made for `len`
+                // entries, suitably aligned (`SEGMENT_ALIGN` is a multiple of the
+                // entry's alignment, and entries are laid out as an array).
+                unsafe { fresh.add(offset).write(Entry::new()) };
+            }
             match self.segments[segment].compare_exchange(
                 ptr::null_mut(),
                 fresh,
@@ -188,9 +217,9 @@ mod growable {
                     self.usable.fetch_add(len, Ordering::Relaxed);
                 }
                 Err(_) => {
-                    // SAFETY: `fresh` came from `Box::into_raw` of a slice of `len` entries
-                    // just above and was never published.
-                    drop(unsafe { Box::from_raw(ptr::slice_from_raw_parts_mut(fresh, len)) });
+                    // SAFETY: `fresh` holds `len` entries initialised just above, allocated
+                    // with `segment_layout(len)`, and was never published.
+                    unsafe { free_segment(fresh, len) };
                 }
             }
             true
@@ -203,16 +232,30 @@ mod growable {
 
     impl Storage for Growable {}
 
+    /// Drops the `len` entries at `base` and frees their segment.
+    ///
+    /// # Safety
+    ///
+    /// * `base` was allocated by `reserve` with `segment_layout(len)`, all `len` entries
+    ///   are initialised, and nothing uses them any more.
+    unsafe fn free_segment(base: *mut Entry, len: usize) {
+        // SAFETY: by the caller's contract, `base..base + len` are initialised entries
+        // that nothing else uses, in an allocation of `segment_layout(len)`.
+        unsafe {
+            ptr::drop_in_place(ptr::slice_from_raw_parts_mut(base, len));
+            dealloc(base.cast(), segment_layout(len));
+        }
+    }
+
     impl Drop for Growable {
         fn drop(&mut self) {
             for (segment, slot) in self.segments.iter_mut().enumerate() {
                 let base = slot.load(Ordering::Acquire);
                 if !base.is_null() {
-                    // SAFETY: published by `reserve` from `Box::into_raw` of a slice of
-                    // `segment_len(segment)` entries; `&mut self` means no one else uses it.
-                    drop(unsafe {
-                        Box::from_raw(ptr::slice_from_raw_parts_mut(base, segment_len(segment)))
-                    });
+                    // SAFETY: published by `reserve`, which allocated it with
+                    // `segment_layout(segment_len(segment))` and initialised every entry;
+                    // `&mut self` means no one else uses it.
+                    unsafe { free_segment(base, segment_len(segment)) };
                 }
             }
         }

@@ -80,7 +80,8 @@ use crate::atomic_waker::AtomicWaker;
 use crate::clock::Clock;
 use crate::entry::{self, CANCELLED, Entry, FIRED, HANDLE, Index, NIL, UNLINKED, WHEEL};
 use crate::levels::Levels;
-use crate::lists::{FreeList, Inbox};
+use crate::lists::Fresh;
+use crate::shards::{self, SHARDS, Shard};
 use crate::stats::{Counters, Stats};
 use crate::storage::{Fixed, Storage};
 use crate::sync::{AtomicU32, Ordering, UnsafeCell};
@@ -128,9 +129,10 @@ pub struct Wheel<C, S> {
     /// The tick, in nanoseconds, with its reciprocal.
     tick: TickDivisor,
     storage: S,
-    free: FreeList,
-    arm_inbox: Inbox,
-    cancel_inbox: Inbox,
+    /// Free lists and inboxes, one set per shard of threads (see `shards`).
+    shards: [Shard; SHARDS],
+    /// Entries never used yet.
+    fresh: Fresh,
     /// The driver role: `DRIVING` while a thread owns `levels`, `REQUESTED` when another
     /// thread wanted to advance meanwhile.
     role: AtomicU32,
@@ -165,6 +167,16 @@ pub type GrowableWheel<C> = Wheel<C, crate::Growable>;
 // acquired with Acquire and released with Release), which serialises every access; all other
 // shared fields are atomics or `Sync` (`C: Sync` by `Clock`, `S: Sync` by `Storage`).
 unsafe impl<C: Clock, S: Storage> Sync for Wheel<C, S> {}
+
+#[cfg(not(punctual_loom))]
+const fn new_shards() -> [Shard; SHARDS] {
+    [const { Shard::new() }; SHARDS]
+}
+
+#[cfg(punctual_loom)]
+fn new_shards() -> [Shard; SHARDS] {
+    core::array::from_fn(|_| Shard::new())
+}
 
 const fn tick_nanos(tick: Duration) -> u64 {
     let nanos = tick.as_nanos();
@@ -210,9 +222,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 clock,
                 tick: TickDivisor::new(tick_nanos(tick)),
                 storage,
-                free: FreeList::new(),
-                arm_inbox: Inbox::new(),
-                cancel_inbox: Inbox::new(),
+                shards: new_shards(),
+                fresh: Fresh::new(),
                 role: AtomicU32::new(0),
                 next_wake: AtomicU32::new(MAX_SLEEP as u32),
                 idle: AtomicU32::new(1),
@@ -236,7 +247,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// How many entries are in use: armed deadlines, plus fired or cancelled ones the wheel
     /// has not reclaimed yet. Scans the slab; meant for tests and diagnostics.
     pub fn occupied(&self) -> usize {
-        (0..self.free.touched())
+        (0..self.fresh.touched())
             .filter(|&i| {
                 self.storage.entry(i).state.load(Ordering::Acquire) & (HANDLE | WHEEL) != 0
             })
@@ -259,7 +270,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// `occupied`; the counters themselves cost the arm and cancel paths nothing.
     pub fn stats(&self) -> Stats {
         self.counters
-            .snapshot(self.free.touched() as usize, self.occupied())
+            .snapshot(self.fresh.touched() as usize, self.occupied())
     }
 
     /// Fires every deadline due at the clock's current time and returns the clock reading
@@ -344,7 +355,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// Arms an entry expiring at tick `when`, for a deadline started at tick `start`.
     /// `None` when the storage is full.
     pub(crate) fn arm(&self, when: u64, start: u64, waker: &Waker) -> Option<(Index, u32)> {
-        let index = self.free.pop(&self.storage)?;
+        let shard = shards::current();
+        let index = self.take_free(shard)?;
         let entry = self.storage.entry(index);
         // SAFETY: popped off the free list just now, so this thread owns it exclusively
         // until the push below publishes it.
@@ -356,7 +368,9 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         entry
             .state
             .store(entry::armed(generation), Ordering::Relaxed);
-        self.arm_inbox.push(&self.storage, |e| &e.slot_next, index);
+        self.shards[shard]
+            .arm_inbox
+            .push(&self.storage, |e| &e.slot_next, index);
         if when < self.planned_turn(start) {
             self.wake_driver();
         }
@@ -401,9 +415,12 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// `start` is the low 32 bits of the tick the deadline started at.
     pub(crate) fn release(&self, index: Index, generation: u32, start: u32) -> bool {
         let entry = self.storage.entry(index);
+        let shard = &self.shards[shards::current()];
         // Still the head of the arm inbox: the driver never saw the entry, so nothing else
         // can reach it, and it goes straight back to the free list (see "Taking back").
-        if self
+        // (Only the inbox it was pushed onto can have it as head: this thread's, unless
+        // the deadline moved to another thread since; then it is cancelled as below.)
+        if shard
             .arm_inbox
             .unpush(&self.storage, |e| &e.slot_next, index)
         {
@@ -419,7 +436,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             Ordering::Acquire,
         ) {
             Ok(_) => {
-                let was_empty = self
+                let was_empty = shard
                     .cancel_inbox
                     .push(&self.storage, |e| &e.cancel_link, index);
                 // `start` stands in for "now" (no clock read on this path): the plan is
@@ -464,7 +481,40 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         // AcqRel read-modify-write, after every access of the other owner: it owns the
         // entry exclusively until the push publishes it.
         unsafe { self.storage.entry(index).recycle() };
-        self.free.push(&self.storage, index);
+        self.shards[shards::current()]
+            .free
+            .push(&self.storage, index);
+    }
+
+    /// A free entry for exclusive use: from this thread's shard, else from another shard,
+    /// else one never used yet. `None` when the storage is full.
+    fn take_free(&self, shard: usize) -> Option<Index> {
+        (0..SHARDS)
+            .find_map(|k| self.shards[(shard + k) % SHARDS].free.pop(&self.storage))
+            .or_else(|| self.take_fresh(shard))
+    }
+
+    /// An entry never used yet. Takes the storage's `FRESH_BLOCK` of them at once and
+    /// keeps the rest on `shard`'s free list, so that the entries of two shards do not
+    /// share cache lines.
+    #[cold]
+    fn take_fresh(&self, shard: usize) -> Option<Index> {
+        let (first, count) = self.fresh.pop_block(&self.storage, S::FRESH_BLOCK)?;
+        if count > 1 {
+            let last = first + count - 1;
+            for index in first + 1..last {
+                // Untouched entries, ours alone since the bump above; their state is that
+                // of a recycled entry.
+                self.storage
+                    .entry(index)
+                    .slot_next
+                    .store(index + 1, Ordering::Relaxed);
+            }
+            self.shards[shard]
+                .free
+                .push_chain(&self.storage, first + 1, last);
+        }
+        Some(first)
     }
 
     // ---- the driver side --------------------------------------------------------------
@@ -558,46 +608,61 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             self.next_wake.store(planned as u32, Ordering::Relaxed);
             self.idle.store(u32::from(idle), Ordering::Relaxed);
             // The driver's side of the handshake (see "Waking the driver").
-            if self.arm_inbox.check() & self.cancel_inbox.check() {
+            if self
+                .shards
+                .iter()
+                .all(|shard| shard.arm_inbox.check() & shard.cancel_inbox.check())
+            {
                 return if idle { u64::MAX } else { planned };
             }
         }
     }
 
-    /// Takes both inboxes: reclaims cancelled entries and links new ones into the levels.
-    /// Returns whether anything was reclaimed.
+    /// Takes every shard's inboxes: reclaims cancelled entries and links new ones into the
+    /// levels. Returns whether anything was reclaimed.
     fn take_inboxes(&self, state: &mut DriverState, now: u64) -> bool {
-        // Cancels first: an entry on this list was pushed onto the arm inbox before it was
-        // cancelled, so the arm inbox taken next holds it if no earlier turn took it.
-        let cancelled = self.cancel_inbox.take_all();
-        let mut index = self.arm_inbox.take_all();
+        // Cancels first, from every shard: an entry on these lists was pushed onto an arm
+        // inbox before it was cancelled, so the arm inboxes taken next hold it if no
+        // earlier turn took it.
+        let cancelled: [Index; SHARDS] =
+            core::array::from_fn(|shard| self.shards[shard].cancel_inbox.take_all());
         let elapsed = state.levels.elapsed();
-        while index != NIL {
-            let entry = self.storage.entry(index);
-            // Before the entry is linked into a slot, which reuses `slot_next`.
-            let next = entry.slot_next.load(Ordering::Relaxed);
-            // SAFETY: driver role held; the entry came through the arm inbox.
-            let when = unsafe { entry.when() };
-            self.counters.armed();
-            if entry.state.load(Ordering::Acquire) & CANCELLED == 0 {
-                if when <= elapsed {
-                    self.fire(state, index, entry, now.saturating_sub(when));
-                } else {
-                    state.levels.insert(&self.storage, index, when);
+        for shard in &self.shards {
+            let mut index = shard.arm_inbox.take_all();
+            while index != NIL {
+                let entry = self.storage.entry(index);
+                // Before the entry is linked into a slot, which reuses `slot_next`.
+                let next = entry.slot_next.load(Ordering::Relaxed);
+                // SAFETY: driver role held; the entry came through an arm inbox.
+                let when = unsafe { entry.when() };
+                self.counters.armed();
+                if entry.state.load(Ordering::Acquire) & CANCELLED == 0 {
+                    if when <= elapsed {
+                        self.fire(state, index, entry, now.saturating_sub(when));
+                    } else {
+                        state.levels.insert(&self.storage, index, when);
+                    }
                 }
+                index = next;
             }
-            index = next;
         }
-        let mut index = cancelled;
-        let reclaimed = index != NIL;
-        // Reclaimed entries go back to the free list as one chain, with one
-        // compare-and-swap of its head.
+        let mut reclaimed = false;
+        for (shard, &first) in self.shards.iter().zip(&cancelled) {
+            reclaimed |= first != NIL;
+            self.reclaim(state, shard, first);
+        }
+        reclaimed
+    }
+
+    /// Unlinks and frees the cancelled entries linked from `index` through `cancel_link`;
+    /// they go back to `shard`'s free list as one chain, with one compare-and-swap.
+    fn reclaim(&self, state: &mut DriverState, shard: &Shard, mut index: Index) {
         let (mut freed, mut freed_last) = (NIL, NIL);
         while index != NIL {
             let entry = self.storage.entry(index);
             let next = entry.cancel_link.load(Ordering::Relaxed);
-            // SAFETY: driver role held; the entry came through the arm inbox (taken in this
-            // turn or an earlier one, see above).
+            // SAFETY: driver role held; the entry came through an arm inbox (taken in this
+            // turn or an earlier one, see `take_inboxes`).
             let when = unsafe { entry.when() };
             state.levels.remove(&self.storage, index, when);
             let before = entry.state.fetch_and(!WHEEL, Ordering::AcqRel);
@@ -619,9 +684,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             index = next;
         }
         if freed != NIL {
-            self.free.push_chain(&self.storage, freed, freed_last);
+            shard.free.push_chain(&self.storage, freed, freed_last);
         }
-        reclaimed
     }
 
     /// Processes every slot that starts at or before `now`.

@@ -1,0 +1,91 @@
+//! Per-thread shards of the lists that arming and releasing touch.
+//!
+//! With one free list and one arm inbox, two threads that arm and release deadlines at
+//! the same time fight over the same cache lines (the lists' heads, and the entries that
+//! pass from one thread to the other through the free list), and together do less than
+//! one thread alone. So a wheel has [`SHARDS`] shards, each with its own free list, arm
+//! inbox and cancel inbox on a cache line of its own, and each thread works on one shard
+//! (assigned round-robin the first time the thread touches any wheel). Two threads on
+//! different shards share no line on the arm and release paths; an entry freed on a shard
+//! is reused on that shard.
+//!
+//! Correctness never depends on the assignment: any thread may use any shard, an entry
+//! may be armed through one shard and released through another (a task that moved), and
+//! the driver takes every shard's inboxes in each turn (every cancel inbox before any arm
+//! inbox, so that an entry it is asked to reclaim has come out of whichever arm inbox it
+//! was on). A thread whose shard's free list is empty takes an entry from another shard
+//! before it touches a fresh one, so shards never hold more entries than the wheel needs.
+//!
+//! Without `std` there are no threads to tell apart (and no thread-locals): one shard.
+
+use crate::lists::{FreeList, Inbox};
+
+/// Shards per wheel.
+#[cfg(all(feature = "std", not(punctual_loom)))]
+pub(crate) const SHARDS: usize = 8;
+/// Shards per wheel: two under loom, enough to model entries crossing shards.
+#[cfg(punctual_loom)]
+pub(crate) const SHARDS: usize = 2;
+/// Shards per wheel.
+#[cfg(all(not(feature = "std"), not(punctual_loom)))]
+pub(crate) const SHARDS: usize = 1;
+
+/// One shard's lists, alone on its cache lines (128 bytes: adjacent-line prefetching
+/// pairs 64-byte lines on common x86-64 parts).
+#[repr(align(128))]
+pub(crate) struct Shard {
+    pub(crate) free: FreeList,
+    pub(crate) arm_inbox: Inbox,
+    pub(crate) cancel_inbox: Inbox,
+}
+
+impl Shard {
+    crate::sync::const_fn! {
+        pub(crate) fn new() -> Self {
+            Self { free: FreeList::new(), arm_inbox: Inbox::new(), cancel_inbox: Inbox::new() }
+        }
+    }
+}
+
+/// The shard this thread works on.
+#[cfg(all(feature = "std", not(punctual_loom)))]
+#[inline]
+pub(crate) fn current() -> usize {
+    use core::cell::Cell;
+    use core::sync::atomic::{AtomicUsize, Ordering};
+
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    std::thread_local! {
+        static SHARD: Cell<usize> = const { Cell::new(usize::MAX) };
+    }
+    SHARD.with(|shard| {
+        let mut index = shard.get();
+        if index == usize::MAX {
+            index = NEXT.fetch_add(1, Ordering::Relaxed) % SHARDS;
+            shard.set(index);
+        }
+        index
+    })
+}
+
+/// The shard this thread works on: under loom, assigned round-robin per execution, so
+/// that the threads of a model use different shards.
+#[cfg(punctual_loom)]
+pub(crate) fn current() -> usize {
+    use loom::sync::atomic::{AtomicUsize, Ordering};
+
+    loom::lazy_static! {
+        static ref NEXT: AtomicUsize = AtomicUsize::new(0);
+    }
+    loom::thread_local! {
+        static SHARD: usize = NEXT.fetch_add(1, Ordering::Relaxed) % SHARDS;
+    }
+    SHARD.with(|shard| *shard)
+}
+
+/// The shard this thread works on: the only one.
+#[cfg(all(not(feature = "std"), not(punctual_loom)))]
+#[inline]
+pub(crate) fn current() -> usize {
+    0
+}
