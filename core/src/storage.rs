@@ -105,7 +105,8 @@ pub use growable::Growable;
 mod growable {
     extern crate alloc;
 
-    use alloc::alloc::{Layout, alloc, dealloc, handle_alloc_error};
+    use alloc::alloc::{alloc, dealloc, handle_alloc_error};
+    use core::alloc::Layout;
     use core::ptr;
 
     use super::{MAX_ENTRIES, Storage, sealed};
