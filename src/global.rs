@@ -11,7 +11,9 @@ use std::sync::{Once, OnceLock};
 use std::time::Instant;
 
 use futures_core::Stream;
-use punctual_core::{Clock, Growable, IdleTimeout, Limit, RawWheel, StreamDeadline, Wheel};
+use punctual_core::{
+    Clock, Growable, IdleTimeout, Limit, RawWheel, StreamDeadline, Wheel, WheelRef,
+};
 
 /// The global wheel's tick.
 const TICK: Duration = Duration::from_millis(1);
@@ -47,11 +49,26 @@ pub fn global_wheel() -> &'static Wheel<GlobalClock, Growable> {
     &GLOBAL
 }
 
+/// The global wheel as a deadline holds it: zero bytes, and calls that go straight to
+/// the wheel (no `dyn` indirection), since the wheel is a `static`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Global;
+
+// SAFETY: always the one `static` wheel.
+unsafe impl WheelRef for Global {
+    type Target = Wheel<GlobalClock, Growable>;
+
+    #[inline]
+    fn get(&self) -> &Self::Target {
+        &GLOBAL
+    }
+}
+
 /// A deadline on the global wheel. See [`punctual_core::Deadline`] for the rules.
-pub type Deadline<F> = punctual_core::Deadline<'static, F>;
+pub type Deadline<F> = punctual_core::Deadline<'static, F, Global>;
 
 /// A sleep on the global wheel. See [`punctual_core::Sleep`].
-pub type Sleep = punctual_core::Sleep<'static>;
+pub type Sleep = punctual_core::Sleep<'static, Global>;
 
 /// Bounds any future by a deadline: `.deadline(d)` and `.deadline_at(instant)` on the
 /// global wheel, `.deadline_on(&wheel, d)` on a wheel of your own.
@@ -81,7 +98,7 @@ pub trait DeadlineExt: Future + Sized {
     ///
     /// Dropping the deadline drops `self`; see [`punctual_core::Deadline`].
     fn deadline(self, duration: Duration) -> Deadline<Self> {
-        Deadline::new(self, &GLOBAL, Limit::After(duration))
+        Deadline::new(self, Global, Limit::After(duration))
     }
 
     /// Bounds `self` by the instant `at`, on the global wheel. An instant already past
@@ -94,7 +111,7 @@ pub trait DeadlineExt: Future + Sized {
     ///
     /// `Err(Elapsed)` when `at` passes before `self` completes.
     fn deadline_at(self, at: Instant) -> Deadline<Self> {
-        Deadline::new(self, &GLOBAL, Limit::At(GlobalClock::reading_of(at)))
+        Deadline::new(self, Global, Limit::At(GlobalClock::reading_of(at)))
     }
 
     /// Bounds `self` by `duration` on a wheel of your own.
@@ -123,12 +140,12 @@ impl<F: Future> DeadlineExt for F {}
 /// # });
 /// ```
 pub fn sleep(duration: Duration) -> Sleep {
-    Sleep::new(&GLOBAL, Limit::After(duration))
+    Sleep::new(Global, Limit::After(duration))
 }
 
 /// A future that completes at `at`, on the global wheel.
 pub fn sleep_until(at: Instant) -> Sleep {
-    Sleep::new(&GLOBAL, Limit::At(GlobalClock::reading_of(at)))
+    Sleep::new(Global, Limit::At(GlobalClock::reading_of(at)))
 }
 
 /// A budget on the global wheel. See [`punctual_core::Budgeted`].

@@ -36,7 +36,7 @@ use core::time::Duration;
 
 use pin_project_lite::pin_project;
 
-use crate::timer::{Limit, RawWheel, Timer};
+use crate::timer::{Limit, RawWheel, Timer, WheelRef};
 use crate::{Deadline, Elapsed};
 
 /// A budget's limit: an instant on one wheel's clock, with the duration and name that an
@@ -93,8 +93,9 @@ impl Budget {
         self.name
     }
 
-    pub(crate) fn applies_to(&self, wheel: &dyn RawWheel) -> bool {
-        self.wheel == wheel_id(wheel)
+    /// Whether the budget is on the wheel whose [`WheelRef::id`] is `wheel`.
+    pub(crate) fn applies_to(&self, wheel: usize) -> bool {
+        self.wheel == wheel
     }
 
     /// The earlier of two budgets on the same wheel (`self` when they are on different
@@ -211,7 +212,7 @@ pin_project! {
     pub struct Budgeted<'w, F> {
         #[pin]
         future: Option<F>,
-        timer: Timer<'w>,
+        timer: Timer<&'w dyn RawWheel>,
         duration: Duration,
         name: Option<&'static str>,
         budget: Option<Budget>,
@@ -271,7 +272,7 @@ impl<F: Future> Future for Budgeted<'_, F> {
                 let wheel = this.timer.wheel();
                 let own = match wheel.target(Limit::After(*this.duration)) {
                     Some(at) => Budget {
-                        wheel: wheel_id(wheel),
+                        wheel: wheel.id(),
                         at,
                         duration: *this.duration,
                         name: *this.name,
@@ -329,17 +330,17 @@ pin_project! {
     /// [`Deadline::within`]. It ends at the earlier of the two; when the budget's comes
     /// first, the `Elapsed` is the budget's.
     #[must_use = "futures do nothing unless you `.await` or poll them"]
-    pub struct Within<'w, F> {
+    pub struct Within<'w, F, W: WheelRef = &'w dyn RawWheel> {
         #[pin]
-        deadline: Deadline<'w, F>,
+        deadline: Deadline<'w, F, W>,
         budget: Budget,
     }
 }
 
-impl<'w, F: Future> Deadline<'w, F> {
+impl<'w, F: Future, W: WheelRef> Deadline<'w, F, W> {
     /// Bounds this deadline by `budget` too (the explicit, `no_std` way to use a budget;
     /// with `std`, deadlines inside a [`Budgeted`] pick it up by themselves).
-    pub fn within(self, budget: Budget) -> Within<'w, F> {
+    pub fn within(self, budget: Budget) -> Within<'w, F, W> {
         Within {
             deadline: self,
             budget,
@@ -347,7 +348,7 @@ impl<'w, F: Future> Deadline<'w, F> {
     }
 }
 
-impl<F: Future> Future for Within<'_, F> {
+impl<F: Future, W: WheelRef> Future for Within<'_, F, W> {
     type Output = Result<F::Output, Elapsed>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
@@ -356,7 +357,7 @@ impl<F: Future> Future for Within<'_, F> {
     }
 }
 
-impl<F> fmt::Debug for Within<'_, F> {
+impl<F, W: WheelRef> fmt::Debug for Within<'_, F, W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Within")
             .field("deadline", &self.deadline)

@@ -9,7 +9,9 @@ use pin_project_lite::pin_project;
 
 use crate::Elapsed;
 use crate::budget::Budget;
-use crate::timer::{Limit, RawWheel, Timer};
+use core::marker::PhantomData;
+
+use crate::timer::{Limit, RawWheel, Timer, WheelRef};
 
 pin_project! {
     /// A future bounded by a deadline: it resolves to `Ok` with the inner future's output,
@@ -58,19 +60,22 @@ pin_project! {
     /// [`Wheel::deadline`]: crate::Wheel::deadline
     /// [`Wheel::degraded_polls`]: crate::Wheel::degraded_polls
     #[must_use = "futures do nothing unless you `.await` or poll them"]
-    pub struct Deadline<'w, F> {
+    pub struct Deadline<'w, F, W: WheelRef = &'w dyn RawWheel> {
         #[pin]
         future: Option<F>,
-        timer: Timer<'w>,
+        timer: Timer<W>,
+        wheel: PhantomData<&'w ()>,
     }
 }
 
-impl<'w, F: Future> Deadline<'w, F> {
-    /// Bounds `future` by `limit` on `wheel`.
-    pub const fn new(future: F, wheel: &'w dyn RawWheel, limit: Limit) -> Self {
+impl<'w, F: Future, W: WheelRef> Deadline<'w, F, W> {
+    /// Bounds `future` by `limit` on `wheel` (a `&dyn RawWheel`, or a [`WheelRef`] of a
+    /// `static` wheel).
+    pub const fn new(future: F, wheel: W, limit: Limit) -> Self {
         Self {
             future: Some(future),
             timer: Timer::new(wheel, limit),
+            wheel: PhantomData,
         }
     }
 
@@ -135,13 +140,13 @@ impl<'w, F: Future> Deadline<'w, F> {
     ///
     /// If the deadline has completed (the inner future is gone).
     pub fn into_inner(self) -> F {
-        let Self { future, timer } = self;
+        let Self { future, timer, .. } = self;
         drop(timer);
         future.expect("`Deadline::into_inner` called after completion")
     }
 }
 
-impl<F: Future> Deadline<'_, F> {
+impl<F: Future, W: WheelRef> Deadline<'_, F, W> {
     /// `poll`, with the budget that bounds this deadline (explicit, or else the ambient
     /// one with `std`).
     pub(crate) fn poll_capped(
@@ -184,7 +189,7 @@ impl<F: Future> Deadline<'_, F> {
     }
 }
 
-impl<F: Future> Future for Deadline<'_, F> {
+impl<F: Future, W: WheelRef> Future for Deadline<'_, F, W> {
     type Output = Result<F::Output, Elapsed>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
@@ -192,7 +197,7 @@ impl<F: Future> Future for Deadline<'_, F> {
     }
 }
 
-impl<F> fmt::Debug for Deadline<'_, F> {
+impl<F, W: WheelRef> fmt::Debug for Deadline<'_, F, W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Deadline")
             .field("running", &self.future.is_some())
@@ -212,17 +217,20 @@ impl<F> fmt::Debug for Deadline<'_, F> {
 ///
 /// Polling a `Sleep` after it returned `Ready` panics.
 #[must_use = "futures do nothing unless you `.await` or poll them"]
-pub struct Sleep<'w> {
-    timer: Timer<'w>,
+pub struct Sleep<'w, W: WheelRef = &'w dyn RawWheel> {
+    timer: Timer<W>,
     done: bool,
+    wheel: PhantomData<&'w ()>,
 }
 
-impl<'w> Sleep<'w> {
-    /// Sleeps until `limit` on `wheel`.
-    pub const fn new(wheel: &'w dyn RawWheel, limit: Limit) -> Self {
+impl<'w, W: WheelRef> Sleep<'w, W> {
+    /// Sleeps until `limit` on `wheel` (a `&dyn RawWheel`, or a [`WheelRef`] of a `static`
+    /// wheel).
+    pub const fn new(wheel: W, limit: Limit) -> Self {
         Self {
             timer: Timer::new(wheel, limit),
             done: false,
+            wheel: PhantomData,
         }
     }
 
@@ -232,7 +240,7 @@ impl<'w> Sleep<'w> {
     }
 }
 
-impl Future for Sleep<'_> {
+impl<W: WheelRef> Future for Sleep<'_, W> {
     type Output = ();
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
@@ -247,7 +255,7 @@ impl Future for Sleep<'_> {
     }
 }
 
-impl fmt::Debug for Sleep<'_> {
+impl<W: WheelRef> fmt::Debug for Sleep<'_, W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Sleep")
             .field("timer", &self.timer)

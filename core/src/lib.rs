@@ -100,7 +100,7 @@ pub use stats::Stats;
 pub use storage::Growable;
 pub use storage::{Fixed, Storage};
 pub use stream::{IdleTimeout, StreamDeadline};
-pub use timer::{Limit, RawWheel};
+pub use timer::{Limit, RawWheel, WheelRef};
 #[cfg(feature = "alloc")]
 pub use wheel::GrowableWheel;
 pub use wheel::{FixedWheel, Wheel};

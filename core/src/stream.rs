@@ -37,7 +37,7 @@ pin_project! {
     pub struct StreamDeadline<'w, S> {
         #[pin]
         stream: Option<S>,
-        timer: Timer<'w>,
+        timer: Timer<&'w dyn RawWheel>,
     }
 }
 
@@ -91,7 +91,7 @@ pin_project! {
     pub struct IdleTimeout<'w, S> {
         #[pin]
         stream: Option<S>,
-        timer: Timer<'w>,
+        timer: Timer<&'w dyn RawWheel>,
         idle: Duration,
     }
 }
@@ -151,10 +151,10 @@ enum Start {
 /// timer after each item.
 fn poll_bounded<S: Stream>(
     mut stream: Pin<&mut Option<S>>,
-    timer: &mut Timer<'_>,
+    timer: &mut Timer<&dyn RawWheel>,
     cx: &mut Context<'_>,
     start: Start,
-    after_item: impl FnOnce(&mut Timer<'_>),
+    after_item: impl FnOnce(&mut Timer<&dyn RawWheel>),
 ) -> Poll<Option<Result<S::Item, Elapsed>>> {
     let Some(inner) = stream.as_mut().as_pin_mut() else {
         return Poll::Ready(None);

@@ -308,17 +308,55 @@ impl State {
     }
 }
 
-/// The non-generic half of `Deadline`, `Sleep`, `Budgeted` and the stream deadlines.
-pub(crate) struct Timer<'w> {
-    wheel: &'w dyn RawWheel,
+/// How a deadline reaches its wheel.
+///
+/// `&dyn RawWheel` reaches any wheel, with one indirect call per wheel operation and 16
+/// bytes in the deadline. A zero-sized handle to a wheel in a `static` (the global wheel
+/// of `punctual` is one) costs no bytes at all, and the compiler calls the wheel directly.
+///
+/// # Safety
+///
+/// [`WheelRef::get`] must return the same wheel every time it is called, on every copy of
+/// the handle: a deadline arms its entry on the wheel it gets at its first poll and
+/// releases that entry (by index) on the wheel it gets later, so a second wheel would have
+/// another deadline's entry released under it.
+pub unsafe trait WheelRef: Copy + Unpin {
+    /// The wheel's type: a [`Wheel`], or `dyn RawWheel`.
+    type Target: RawWheel + ?Sized;
+
+    /// The wheel.
+    fn get(&self) -> &Self::Target;
+
+    /// The wheel's address, to tell wheels apart (budgets apply to their own wheel only).
+    #[doc(hidden)]
+    #[inline]
+    fn id(&self) -> usize {
+        (self.get() as *const Self::Target).cast::<()>() as usize
+    }
+}
+
+// SAFETY: a reference always points to the same wheel.
+unsafe impl<'w> WheelRef for &'w dyn RawWheel {
+    type Target = dyn RawWheel + 'w;
+
+    #[inline]
+    fn get(&self) -> &Self::Target {
+        *self
+    }
+}
+
+/// The part of `Deadline`, `Sleep`, `Budgeted` and the stream deadlines that does not
+/// depend on the inner future (generic only over how it reaches its wheel).
+pub(crate) struct Timer<W: WheelRef> {
+    wheel: W,
     name: Option<&'static str>,
     /// The limit while idle, the requested duration once started (see [`State`]).
     span: Duration,
     state: State,
 }
 
-impl<'w> Timer<'w> {
-    pub(crate) const fn new(wheel: &'w dyn RawWheel, limit: Limit) -> Self {
+impl<W: WheelRef> Timer<W> {
+    pub(crate) const fn new(wheel: W, limit: Limit) -> Self {
         let (span, at) = match limit {
             Limit::After(duration) => (duration, false),
             Limit::At(at) => (at, true),
@@ -331,7 +369,7 @@ impl<'w> Timer<'w> {
         }
     }
 
-    pub(crate) fn wheel(&self) -> &'w dyn RawWheel {
+    pub(crate) fn wheel(&self) -> W {
         self.wheel
     }
 
@@ -369,8 +407,11 @@ impl<'w> Timer<'w> {
                 } else {
                     Limit::After(self.span)
                 };
-                let cap = cap.filter(|b| b.applies_to(self.wheel));
-                let started = self.wheel.start(limit, cap.map(Budget::at), cx.waker());
+                let cap = cap.filter(|b| b.applies_to(self.wheel.id()));
+                let started = self
+                    .wheel
+                    .get()
+                    .start(limit, cap.map(Budget::at), cx.waker());
                 let mut requested = started.requested;
                 let mut budget = false;
                 if let (true, Some(b)) = (started.capped, cap) {
@@ -396,7 +437,11 @@ impl<'w> Timer<'w> {
                 }
             }
             Phase::Armed => {
-                if self.wheel.poll_armed(&self.state.handle(), cx.waker()) {
+                if self
+                    .wheel
+                    .get()
+                    .poll_armed(&self.state.handle(), cx.waker())
+                {
                     self.fired(self.state.flag)
                 } else {
                     Poll::Pending
@@ -423,7 +468,7 @@ impl<'w> Timer<'w> {
 
     fn armed_has_fired(&mut self) -> Option<Elapsed> {
         debug_assert_eq!(self.state.phase, Phase::Armed);
-        if !self.wheel.has_fired(&self.state.handle()) {
+        if !self.wheel.get().has_fired(&self.state.handle()) {
             return None;
         }
         match self.fired(self.state.flag) {
@@ -443,6 +488,7 @@ impl<'w> Timer<'w> {
         let target = self.state.target();
         match self
             .wheel
+            .get()
             .start(Limit::At(target), None, cx.waker())
             .outcome
         {
@@ -452,7 +498,7 @@ impl<'w> Timer<'w> {
                 Poll::Pending
             }
             Outcome::Full(_) => {
-                self.wheel.count_degraded_poll();
+                self.wheel.get().count_degraded_poll();
                 cx.waker().wake_by_ref();
                 Poll::Pending
             }
@@ -468,7 +514,7 @@ impl<'w> Timer<'w> {
         let requested = self.span;
         #[cfg(feature = "tracing")]
         let late = if self.state.phase == Phase::Armed {
-            self.wheel.late_by(&self.state.handle())
+            self.wheel.get().late_by(&self.state.handle())
         } else {
             Duration::ZERO
         };
@@ -503,14 +549,14 @@ impl<'w> Timer<'w> {
     fn release_armed(&mut self) {
         let armed = self.state.handle();
         self.state.phase = Phase::Done;
-        self.wheel.release(&armed);
+        self.wheel.get().release(&armed);
     }
 
     /// Counts a deadline that completed without starting its timer.
     #[cfg(feature = "count-ready")]
     pub(crate) fn count_ready_if_unstarted(&self) {
         if self.state.phase == Phase::Idle {
-            self.wheel.count_ready();
+            self.wheel.get().count_ready();
         }
     }
 
@@ -521,14 +567,14 @@ impl<'w> Timer<'w> {
     }
 }
 
-impl Drop for Timer<'_> {
+impl<W: WheelRef> Drop for Timer<W> {
     #[inline]
     fn drop(&mut self) {
         self.release();
     }
 }
 
-impl core::fmt::Debug for Timer<'_> {
+impl<W: WheelRef> core::fmt::Debug for Timer<W> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Timer")
             .field("state", &self.state)
@@ -546,7 +592,7 @@ mod tests {
     #[test]
     fn layouts_stay_small() {
         assert_eq!(core::mem::size_of::<State>(), 16);
-        assert_eq!(core::mem::size_of::<Timer<'_>>(), 64);
+        assert_eq!(core::mem::size_of::<Timer<&dyn RawWheel>>(), 64);
         assert_eq!(core::mem::size_of::<crate::entry::Entry>(), 48);
     }
 }
