@@ -34,9 +34,10 @@ pin_project! {
     ///   is returned as `Ok`; after the fire is observed, the inner future is not polled.
     /// * **Odd limits.** A deadline that has already passed when the inner future first
     ///   returns `Pending` (`Duration::ZERO`, an instant in the past) fires at that poll,
-    ///   without arming. A deadline beyond the last tick the wheel can count (`u64::MAX`
-    ///   ticks, about 584 million years at a 1 ms tick; `Duration::MAX` is one) never
-    ///   fires and holds no entry.
+    ///   without arming. A limit of `u64::MAX` nanoseconds or more (a duration or a clock
+    ///   reading of about 584 years; `Duration::MAX` is one: a deadline keeps its limit in
+    ///   8 bytes), or beyond the last tick the wheel can count, never fires and holds no
+    ///   entry.
     /// * **Full wheel.** If a fixed-capacity wheel has no free entry, the deadline runs
     ///   *degraded*: each poll checks the clock, tries to arm again, and otherwise asks to
     ///   be polled again at once (counted in [`Wheel::degraded_polls`]). It still never

@@ -345,21 +345,46 @@ unsafe impl<'w> WheelRef for &'w dyn RawWheel {
     }
 }
 
+/// A span of `u64::MAX` nanoseconds or more: beyond any clock reading (about 584 years),
+/// so it never ends (as `Duration::MAX`).
+const BEYOND: u64 = u64::MAX;
+
+/// `d` in saturated nanoseconds (a `Duration` is 16 bytes; a deadline keeps 8).
+const fn span_of(d: Duration) -> u64 {
+    let nanos = d.as_nanos();
+    if nanos >= BEYOND as u128 {
+        BEYOND
+    } else {
+        nanos as u64
+    }
+}
+
+/// The `Duration` a span stands for.
+const fn duration_of(span: u64) -> Duration {
+    if span == BEYOND {
+        Duration::MAX
+    } else {
+        Duration::from_nanos(span)
+    }
+}
+
 /// The part of `Deadline`, `Sleep`, `Budgeted` and the stream deadlines that does not
 /// depend on the inner future (generic only over how it reaches its wheel).
 pub(crate) struct Timer<W: WheelRef> {
     wheel: W,
     name: Option<&'static str>,
     /// The limit while idle, the requested duration once started (see [`State`]).
-    span: Duration,
+    /// In nanoseconds, saturated: [`BEYOND`] stands for anything from `u64::MAX`
+    /// nanoseconds on (about 584 years), which never ends.
+    span: u64,
     state: State,
 }
 
 impl<W: WheelRef> Timer<W> {
     pub(crate) const fn new(wheel: W, limit: Limit) -> Self {
         let (span, at) = match limit {
-            Limit::After(duration) => (duration, false),
-            Limit::At(at) => (at, true),
+            Limit::After(duration) => (span_of(duration), false),
+            Limit::At(at) => (span_of(at), true),
         };
         Self {
             wheel,
@@ -385,8 +410,8 @@ impl<W: WheelRef> Timer<W> {
     pub(crate) fn reset(&mut self, limit: Limit) {
         self.release();
         let (span, at) = match limit {
-            Limit::After(duration) => (duration, false),
-            Limit::At(at) => (at, true),
+            Limit::After(duration) => (span_of(duration), false),
+            Limit::At(at) => (span_of(at), true),
         };
         self.span = span;
         self.state = State::idle(at);
@@ -403,9 +428,9 @@ impl<W: WheelRef> Timer<W> {
         match self.state.phase {
             Phase::Idle => {
                 let limit = if self.state.flag {
-                    Limit::At(self.span)
+                    Limit::At(duration_of(self.span))
                 } else {
-                    Limit::After(self.span)
+                    Limit::After(duration_of(self.span))
                 };
                 let cap = cap.filter(|b| b.applies_to(self.wheel.id()));
                 let started = self
@@ -419,7 +444,7 @@ impl<W: WheelRef> Timer<W> {
                     self.name = b.name();
                     budget = true;
                 }
-                self.span = requested;
+                self.span = span_of(requested);
                 match started.outcome {
                     Outcome::Passed => self.fired(budget),
                     Outcome::Armed(armed) => {
@@ -511,7 +536,7 @@ impl<W: WheelRef> Timer<W> {
 
     /// Fires: lets go of the entry and reports the requested duration (`span`).
     fn fired(&mut self, budget: bool) -> Poll<Elapsed> {
-        let requested = self.span;
+        let requested = duration_of(self.span);
         #[cfg(feature = "tracing")]
         let late = if self.state.phase == Phase::Armed {
             self.wheel.get().late_by(&self.state.handle())
@@ -578,7 +603,7 @@ impl<W: WheelRef> core::fmt::Debug for Timer<W> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Timer")
             .field("state", &self.state)
-            .field("span", &self.span)
+            .field("span", &duration_of(self.span))
             .field("name", &self.name)
             .finish()
     }
@@ -592,7 +617,7 @@ mod tests {
     #[test]
     fn layouts_stay_small() {
         assert_eq!(core::mem::size_of::<State>(), 16);
-        assert_eq!(core::mem::size_of::<Timer<&dyn RawWheel>>(), 64);
+        assert_eq!(core::mem::size_of::<Timer<&dyn RawWheel>>(), 56);
         assert_eq!(core::mem::size_of::<crate::entry::Entry>(), 48);
     }
 }

@@ -440,7 +440,13 @@ impl<'w, S: Storage> Model<'w, S> {
                 }))
             }
         };
-        let countable = self.countable(target);
+        // A deadline keeps its limit in `u64` nanoseconds: from `u64::MAX` on, it never
+        // ends.
+        let kept = match limit {
+            Limit::After(_) => requested.as_nanos(),
+            Limit::At { .. } => target,
+        };
+        let countable = kept < u128::from(u64::MAX) && self.countable(target);
         let id = self.next_id;
         self.next_id += 1;
         // A countable deadline starts out like a degraded one: its first poll completes it

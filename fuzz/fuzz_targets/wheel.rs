@@ -555,7 +555,14 @@ impl<'w, S: Storage> Model<'w, S> {
             }
         };
         // A limit already past completes at the first poll, countable or not.
-        let countable = self.countable(target) || target <= now;
+        // A deadline keeps its limit in `u64` nanoseconds: from `u64::MAX` on, it never
+        // ends (even an instant of exactly `u64::MAX` ns on a clock that reached it).
+        let kept = match limit {
+            Limit::After(_) => requested.as_nanos(),
+            Limit::At { .. } => target,
+        };
+        let countable =
+            kept < u128::from(u64::MAX) && (self.countable(target) || target <= now);
         let id = self.next_id;
         self.next_id += 1;
         self.live.insert(
