@@ -149,7 +149,9 @@ impl<'w, F: Future, W: WheelRef> Deadline<'w, F, W> {
 
 impl<F: Future, W: WheelRef> Deadline<'_, F, W> {
     /// `poll`, with the budget that bounds this deadline (explicit, or else the ambient
-    /// one with `std`).
+    /// one with `std`). Always inlined, with [`Future::poll`], so that a deadline whose
+    /// inner future is ready at once stays in registers.
+    #[inline(always)]
     pub(crate) fn poll_capped(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -193,6 +195,7 @@ impl<F: Future, W: WheelRef> Deadline<'_, F, W> {
 impl<F: Future, W: WheelRef> Future for Deadline<'_, F, W> {
     type Output = Result<F::Output, Elapsed>;
 
+    #[inline(always)]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         self.poll_capped(cx, None)
     }

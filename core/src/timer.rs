@@ -420,11 +420,45 @@ impl<W: WheelRef> Timer<W> {
     /// Whether the deadline has fired; called only after the inner future returned
     /// `Pending` (or for `Sleep`). Starts the timer on the first call; `cap` is the
     /// instant of a budget that bounds this deadline, applied if earlier.
+    ///
+    /// The work happens on a copy of the timer, written back after: the deadline's own
+    /// address never reaches out-of-line code, so the compiler may keep a deadline that
+    /// completes at its first poll in registers (the ready path costs nothing then).
+    #[inline]
     pub(crate) fn poll_fired(
         &mut self,
         cx: &mut Context<'_>,
         cap: Option<&Budget>,
     ) -> Poll<Elapsed> {
+        let mut copy = self.shadow();
+        let poll = copy.poll_fired_slow(cx, cap);
+        self.adopt(copy);
+        poll
+    }
+
+    /// A bitwise copy of the timer (every field is `Copy`), to work on out of line.
+    #[inline(always)]
+    fn shadow(&self) -> Self {
+        Self {
+            wheel: self.wheel,
+            name: self.name,
+            span: self.span,
+            state: self.state,
+        }
+    }
+
+    /// Takes back the state of a copy made by [`Timer::shadow`]; the copy is forgotten, so
+    /// that its `Drop` does not release the entry this timer still holds.
+    #[inline(always)]
+    fn adopt(&mut self, copy: Self) {
+        self.name = copy.name;
+        self.span = copy.span;
+        self.state = copy.state;
+        core::mem::forget(copy);
+    }
+
+    #[inline(never)]
+    fn poll_fired_slow(&mut self, cx: &mut Context<'_>, cap: Option<&Budget>) -> Poll<Elapsed> {
         match self.state.phase {
             Phase::Idle => {
                 let limit = if self.state.flag {
@@ -485,7 +519,10 @@ impl<W: WheelRef> Timer<W> {
     #[inline]
     pub(crate) fn has_fired(&mut self) -> Option<Elapsed> {
         if self.state.phase == Phase::Armed {
-            self.armed_has_fired()
+            let mut copy = self.shadow();
+            let fired = copy.armed_has_fired();
+            self.adopt(copy);
+            fired
         } else {
             None
         }
@@ -567,14 +604,9 @@ impl<W: WheelRef> Timer<W> {
     #[inline]
     pub(crate) fn release(&mut self) {
         if self.state.phase == Phase::Armed {
-            self.release_armed();
+            self.state.phase = Phase::Done;
+            release_armed(self.wheel, self.state.handle());
         }
-    }
-
-    fn release_armed(&mut self) {
-        let armed = self.state.handle();
-        self.state.phase = Phase::Done;
-        self.wheel.get().release(&armed);
     }
 
     /// Counts a deadline that completed without starting its timer.
@@ -590,6 +622,12 @@ impl<W: WheelRef> Timer<W> {
     pub(crate) fn is_started(&self) -> bool {
         self.state.phase != Phase::Idle
     }
+}
+
+/// Releases an armed entry; out of line and by value (see [`Timer::poll_fired`]).
+#[inline(never)]
+fn release_armed<W: WheelRef>(wheel: W, armed: Armed) {
+    wheel.get().release(&armed);
 }
 
 impl<W: WheelRef> Drop for Timer<W> {

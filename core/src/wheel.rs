@@ -489,9 +489,47 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// A free entry for exclusive use: from this thread's shard, else from another shard,
     /// else one never used yet. `None` when the storage is full.
     fn take_free(&self, shard: usize) -> Option<Index> {
-        (0..SHARDS)
-            .find_map(|k| self.shards[(shard + k) % SHARDS].free.pop(&self.storage))
+        self.shards[shard]
+            .free
+            .pop(&self.storage)
+            .or_else(|| self.steal(shard))
             .or_else(|| self.take_fresh(shard))
+    }
+
+    /// An entry from another shard's free list, with up to `FRESH_BLOCK - 1` more that go
+    /// to `shard`'s list: a new thread then takes over a run of another shard's entries
+    /// rather than one here and there, which another new thread would take the neighbours
+    /// of (sharing their cache lines).
+    #[cold]
+    fn steal(&self, shard: usize) -> Option<Index> {
+        for k in 1..SHARDS {
+            let victim = &self.shards[(shard + k) % SHARDS].free;
+            let Some(first) = victim.pop(&self.storage) else {
+                continue;
+            };
+            let (mut chain, mut last) = (NIL, NIL);
+            for _ in 1..S::FRESH_BLOCK {
+                let Some(index) = victim.pop(&self.storage) else {
+                    break;
+                };
+                // Popped: ours alone until the push below publishes the chain.
+                self.storage
+                    .entry(index)
+                    .slot_next
+                    .store(chain, Ordering::Relaxed);
+                if chain == NIL {
+                    last = index;
+                }
+                chain = index;
+            }
+            if chain != NIL {
+                self.shards[shard]
+                    .free
+                    .push_chain(&self.storage, chain, last);
+            }
+            return Some(first);
+        }
+        None
     }
 
     /// An entry never used yet. Takes the storage's `FRESH_BLOCK` of them at once and

@@ -81,7 +81,10 @@
 //! **Waiting on something other than time, with a paused clock.** With no deadline armed
 //! the wheel is idle and its driver holds no tokio timer at all (the next arm wakes it), so
 //! a paused runtime that waits on a socket, a channel fed by another thread or a child
-//! process does not auto-advance because of punctual. While deadlines are armed, the
+//! process does not auto-advance because of punctual. (After an arm wakes it from idle,
+//! the driver keeps one timer 16 ticks ahead before it goes idle again, so that a stream
+//! of short-lived deadlines does not wake it once each: a paused clock may advance to it
+//! once.) While deadlines are armed, the
 //! driver keeps one tokio timer for the earliest of them, exactly like a pending
 //! `tokio::time::sleep` would: tokio may auto-advance to it when the runtime is idle.
 //!
