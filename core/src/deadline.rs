@@ -5,68 +5,68 @@ use core::future::Future;
 use core::pin::Pin;
 use core::task::{Context, Poll};
 
-use pin_project_lite::pin_project;
-
 use crate::Elapsed;
 use crate::budget::Budget;
 use core::marker::PhantomData;
+use core::mem::ManuallyDrop;
 
 use crate::timer::{Limit, RawWheel, Timer, WheelRef};
 
-pin_project! {
-    /// A future bounded by a deadline: it resolves to `Ok` with the inner future's output,
-    /// or to `Err(Elapsed)` once the deadline passes, having dropped the inner future.
-    ///
-    /// Made by `punctual::DeadlineExt` (the global wheel) or by [`Wheel::deadline`] /
-    /// [`Wheel::deadline_at`](crate::Wheel::deadline_at) (a wheel of your own).
-    ///
-    /// # Semantics
-    ///
-    /// * **Cancel, don't abandon.** When the deadline fires, the inner future is dropped
-    ///   (its destructor runs) before `Err(Elapsed)` is returned, and it is never polled
-    ///   again. Dropping the `Deadline` drops the inner future and releases the timer.
-    /// * **Never early.** `Err(Elapsed)` is never returned before the requested time has
-    ///   passed on the wheel's clock.
-    /// * **When the clock starts.** The inner future is polled first. If it is ready at its
-    ///   first poll, the result is returned and no clock is read, no timer is armed and no
-    ///   shared memory is touched. Otherwise a relative deadline starts then.
-    /// * **Decided once.** A result the inner future produced before the fire was observed
-    ///   is returned as `Ok`; after the fire is observed, the inner future is not polled.
-    /// * **Odd limits.** A deadline that has already passed when the inner future first
-    ///   returns `Pending` (`Duration::ZERO`, an instant in the past) fires at that poll,
-    ///   without arming. A limit of `u64::MAX` nanoseconds or more (a duration or a clock
-    ///   reading of about 584 years; `Duration::MAX` is one: a deadline keeps its limit in
-    ///   8 bytes), or beyond the last tick the wheel can count, never fires and holds no
-    ///   entry.
-    /// * **Full wheel.** If a fixed-capacity wheel has no free entry, the deadline runs
-    ///   *degraded*: each poll checks the clock, tries to arm again, and otherwise asks to
-    ///   be polled again at once (counted in [`Wheel::degraded_polls`]). It still never
-    ///   fires early and never misses its time, at the cost of a busy task.
-    ///
-    /// # Precision
-    ///
-    /// With a driver that is not starved, the deadline fires at most two ticks of the
-    /// wheel after the requested time.
-    ///
-    /// # Cancel safety
-    ///
-    /// Dropping a `Deadline` is always safe: it drops the inner future, with whatever that
-    /// means for it, and releases the timer without an error or event. Whether work the
-    /// inner future had started is lost is up to the inner future.
-    ///
-    /// # Panics
-    ///
-    /// Polling a `Deadline` after it returned `Ready` panics.
-    ///
-    /// [`Wheel::deadline`]: crate::Wheel::deadline
-    /// [`Wheel::degraded_polls`]: crate::Wheel::degraded_polls
-    #[must_use = "futures do nothing unless you `.await` or poll them"]
-    pub struct Deadline<'w, F, W: WheelRef = &'w dyn RawWheel> {
-        #[pin]
-        future: Option<F>,
-        timer: Timer<W>,
-        wheel: PhantomData<&'w ()>,
-    }
+/// A future bounded by a deadline: it resolves to `Ok` with the inner future's output,
+/// or to `Err(Elapsed)` once the deadline passes, having dropped the inner future.
+///
+/// Made by `punctual::DeadlineExt` (the global wheel) or by [`Wheel::deadline`] /
+/// [`Wheel::deadline_at`](crate::Wheel::deadline_at) (a wheel of your own).
+///
+/// # Semantics
+///
+/// * **Cancel, don't abandon.** When the deadline fires, the inner future is dropped
+///   (its destructor runs) before `Err(Elapsed)` is returned, and it is never polled
+///   again. Dropping the `Deadline` drops the inner future and releases the timer.
+/// * **Never early.** `Err(Elapsed)` is never returned before the requested time has
+///   passed on the wheel's clock.
+/// * **When the clock starts.** The inner future is polled first. If it is ready at its
+///   first poll, the result is returned and no clock is read, no timer is armed and no
+///   shared memory is touched. Otherwise a relative deadline starts then.
+/// * **Decided once.** A result the inner future produced before the fire was observed
+///   is returned as `Ok`; after the fire is observed, the inner future is not polled.
+/// * **Odd limits.** A deadline that has already passed when the inner future first
+///   returns `Pending` (`Duration::ZERO`, an instant in the past) fires at that poll,
+///   without arming. A limit of `u64::MAX` nanoseconds or more (a duration or a clock
+///   reading of about 584 years; `Duration::MAX` is one: a deadline keeps its limit in
+///   8 bytes), or beyond the last tick the wheel can count, never fires and holds no
+///   entry.
+/// * **Full wheel.** If a fixed-capacity wheel has no free entry, the deadline runs
+///   *degraded*: each poll checks the clock, tries to arm again, and otherwise asks to
+///   be polled again at once (counted in [`Wheel::degraded_polls`]). It still never
+///   fires early and never misses its time, at the cost of a busy task.
+///
+/// # Precision
+///
+/// With a driver that is not starved, the deadline fires at most two ticks of the
+/// wheel after the requested time.
+///
+/// # Cancel safety
+///
+/// Dropping a `Deadline` is always safe: it drops the inner future, with whatever that
+/// means for it, and releases the timer without an error or event. Whether work the
+/// inner future had started is lost is up to the inner future.
+///
+/// # Panics
+///
+/// Polling a `Deadline` after it returned `Ready` panics.
+///
+/// [`Wheel::deadline`]: crate::Wheel::deadline
+/// [`Wheel::degraded_polls`]: crate::Wheel::degraded_polls
+#[must_use = "futures do nothing unless you `.await` or poll them"]
+pub struct Deadline<'w, F, W: WheelRef = &'w dyn RawWheel> {
+    // Structurally pinned: never moved while pinned, only dropped in place (or moved out
+    // by `into_inner`, which takes the deadline by value). Live until
+    // `timer.inner_gone()`: the flag sits in the timer's spare bits, which saves the word
+    // an `Option<F>` tag would take beside most futures.
+    future: ManuallyDrop<F>,
+    timer: Timer<W>,
+    wheel: PhantomData<&'w ()>,
 }
 
 impl<'w, F: Future, W: WheelRef> Deadline<'w, F, W> {
@@ -74,7 +74,7 @@ impl<'w, F: Future, W: WheelRef> Deadline<'w, F, W> {
     /// `static` wheel).
     pub const fn new(future: F, wheel: W, limit: Limit) -> Self {
         Self {
-            future: Some(future),
+            future: ManuallyDrop::new(future),
             timer: Timer::new(wheel, limit),
             wheel: PhantomData,
         }
@@ -107,9 +107,11 @@ impl<'w, F: Future, W: WheelRef> Deadline<'w, F, W> {
     ///
     /// If the deadline has completed (the inner future is gone).
     pub fn get_ref(&self) -> &F {
-        self.future
-            .as_ref()
-            .expect("`Deadline::get_ref` called after completion")
+        assert!(
+            !self.timer.inner_gone(),
+            "`Deadline::get_ref` called after completion"
+        );
+        &self.future
     }
 
     /// The inner future, mutably.
@@ -118,9 +120,11 @@ impl<'w, F: Future, W: WheelRef> Deadline<'w, F, W> {
     ///
     /// If the deadline has completed (the inner future is gone).
     pub fn get_mut(&mut self) -> &mut F {
-        self.future
-            .as_mut()
-            .expect("`Deadline::get_mut` called after completion")
+        assert!(
+            !self.timer.inner_gone(),
+            "`Deadline::get_mut` called after completion"
+        );
+        &mut self.future
     }
 
     /// The inner future, pinned.
@@ -129,10 +133,15 @@ impl<'w, F: Future, W: WheelRef> Deadline<'w, F, W> {
     ///
     /// If the deadline has completed (the inner future is gone).
     pub fn get_pin_mut(self: Pin<&mut Self>) -> Pin<&mut F> {
-        self.project()
-            .future
-            .as_pin_mut()
-            .expect("`Deadline::get_pin_mut` called after completion")
+        // SAFETY: the future is structurally pinned (see the field): the reference given
+        // out is pinned, and nothing moves the future while the deadline is pinned.
+        let this = unsafe { self.get_unchecked_mut() };
+        assert!(
+            !this.timer.inner_gone(),
+            "`Deadline::get_pin_mut` called after completion"
+        );
+        // SAFETY: as above; the future is live (not gone).
+        unsafe { Pin::new_unchecked(&mut *this.future) }
     }
 
     /// The inner future, releasing the timer.
@@ -141,9 +150,21 @@ impl<'w, F: Future, W: WheelRef> Deadline<'w, F, W> {
     ///
     /// If the deadline has completed (the inner future is gone).
     pub fn into_inner(self) -> F {
-        let Self { future, timer, .. } = self;
+        assert!(
+            !self.timer.inner_gone(),
+            "`Deadline::into_inner` called after completion"
+        );
+        let mut this = ManuallyDrop::new(self);
+        // SAFETY: `this` is never dropped, so each field is read out exactly once: the
+        // future (live, as just checked) is returned, the timer dropped here.
+        let (future, timer) = unsafe {
+            (
+                ManuallyDrop::take(&mut this.future),
+                core::ptr::read(&this.timer),
+            )
+        };
         drop(timer);
-        future.expect("`Deadline::into_inner` called after completion")
+        future
     }
 }
 
@@ -157,19 +178,23 @@ impl<F: Future, W: WheelRef> Deadline<'_, F, W> {
         cx: &mut Context<'_>,
         budget: Option<&Budget>,
     ) -> Poll<Result<F::Output, Elapsed>> {
-        let mut this = self.project();
-        let Some(future) = this.future.as_mut().as_pin_mut() else {
+        // SAFETY: the future is structurally pinned: below it is only polled through a
+        // `Pin` made in place, and dropped in place; nothing is moved out.
+        let this = unsafe { self.get_unchecked_mut() };
+        if this.timer.inner_gone() {
             panic!("`Deadline` polled after completion");
-        };
+        }
         // A fire already decided wins: the inner future is not polled after it.
         if let Some(elapsed) = this.timer.has_fired() {
-            this.future.set(None);
+            this.drop_future();
             return Poll::Ready(Err(elapsed));
         }
+        // SAFETY: pinned in place, live (checked above).
+        let future = unsafe { Pin::new_unchecked(&mut *this.future) };
         if let Poll::Ready(output) = future.poll(cx) {
             #[cfg(feature = "count-ready")]
             this.timer.count_ready_if_unstarted();
-            this.future.set(None);
+            this.drop_future();
             this.timer.release();
             return Poll::Ready(Ok(output));
         }
@@ -184,10 +209,32 @@ impl<F: Future, W: WheelRef> Deadline<'_, F, W> {
         };
         match this.timer.poll_fired(cx, budget) {
             Poll::Ready(elapsed) => {
-                this.future.set(None);
+                this.drop_future();
                 Poll::Ready(Err(elapsed))
             }
             Poll::Pending => Poll::Pending,
+        }
+    }
+
+    /// Drops the inner future in place, once: marked gone first, so that a destructor that
+    /// panics is not run twice (by `Drop for Deadline`).
+    #[inline]
+    fn drop_future(&mut self) {
+        debug_assert!(!self.timer.inner_gone());
+        self.timer.set_inner_gone();
+        // SAFETY: the future was live and is now marked gone, so it is dropped exactly
+        // once; dropping in place keeps the pinning guarantee.
+        unsafe { ManuallyDrop::drop(&mut self.future) };
+    }
+}
+
+impl<F, W: WheelRef> Drop for Deadline<'_, F, W> {
+    fn drop(&mut self) {
+        if !self.timer.inner_gone() {
+            self.timer.set_inner_gone();
+            // SAFETY: live and now marked gone: dropped exactly once, in place. The timer
+            // (a field) is dropped after this, releasing the entry.
+            unsafe { ManuallyDrop::drop(&mut self.future) };
         }
     }
 }
@@ -204,7 +251,7 @@ impl<F: Future, W: WheelRef> Future for Deadline<'_, F, W> {
 impl<F, W: WheelRef> fmt::Debug for Deadline<'_, F, W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Deadline")
-            .field("running", &self.future.is_some())
+            .field("running", &!self.timer.inner_gone())
             .field("timer", &self.timer)
             .finish()
     }

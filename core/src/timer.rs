@@ -257,6 +257,9 @@ struct State {
     /// `Idle`: the limit is an instant. Otherwise: the limit in force is a budget's (then
     /// the name and the requested duration are the budget's, and `Elapsed` says so).
     flag: bool,
+    /// For the owner's use (a `Deadline` marks its inner future dropped): set once the
+    /// timer is done, never cleared, and kept by every change of phase.
+    inner_gone: bool,
     words: [u32; 3],
 }
 
@@ -269,6 +272,7 @@ impl State {
         Self {
             phase,
             flag,
+            inner_gone: false,
             words: [0; 3],
         }
     }
@@ -278,6 +282,7 @@ impl State {
         Self {
             phase: Phase::Armed,
             flag: budget,
+            inner_gone: false,
             words: [armed.index, armed.generation, armed.start],
         }
     }
@@ -287,6 +292,7 @@ impl State {
         Self {
             phase: Phase::Full,
             flag: budget,
+            inner_gone: false,
             words: [secs as u32, (secs >> 32) as u32, target.subsec_nanos()],
         }
     }
@@ -617,6 +623,20 @@ impl<W: WheelRef> Timer<W> {
         }
     }
 
+    /// Whether the owner marked its inner future dropped ([`Timer::set_inner_gone`]).
+    #[inline]
+    pub(crate) fn inner_gone(&self) -> bool {
+        self.state.inner_gone
+    }
+
+    /// Marks the owner's inner future dropped. Only once the timer has no further phase
+    /// change to make (the deadline completed, or is being dropped): a new phase would
+    /// clear the mark.
+    #[inline]
+    pub(crate) fn set_inner_gone(&mut self) {
+        self.state.inner_gone = true;
+    }
+
     /// Whether the timer has started (read the clock).
     #[inline]
     pub(crate) fn is_started(&self) -> bool {
@@ -656,6 +676,11 @@ mod tests {
     fn layouts_stay_small() {
         assert_eq!(core::mem::size_of::<State>(), 16);
         assert_eq!(core::mem::size_of::<Timer<&dyn RawWheel>>(), 56);
+        // The inner future's "gone" mark lives in the timer: nothing beside the future.
+        assert_eq!(
+            core::mem::size_of::<crate::Deadline<'_, core::future::Pending<()>>>(),
+            56
+        );
         assert_eq!(core::mem::size_of::<crate::entry::Entry>(), 48);
     }
 }

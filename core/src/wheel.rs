@@ -4,15 +4,19 @@
 //! # Ground rules
 //!
 //! * Any thread may arm, poll or release an entry, at any time, without a lock: each is a
-//!   bounded number of atomic operations on the entry, the free list and one inbox.
+//!   bounded number of atomic operations on the entry, a free list and one inbox. Free
+//!   lists and inboxes come one set per shard of threads (see `shards`), so that threads
+//!   arming at the same time do not share their cache lines.
 //! * Exactly one thread at a time holds the *driver role* (`role`), and only it touches
 //!   the [`Levels`]. A thread that finds the role taken does not wait: it leaves a request
 //!   (the `REQUESTED` bit) that the holder honours, with a fresh clock reading, before it
 //!   lets go. Taking, requesting and letting go are read-modify-writes of the one `role`
 //!   word, so a request is never missed: the holder's release fails if a request came in.
-//! * New entries reach the driver through the arm inbox, released ones through the cancel
-//!   inbox. A turn takes the cancel inbox first, then the arm inbox, so that every entry it
-//!   is asked to reclaim has already come out of the arm inbox.
+//! * New entries reach the driver through the arm inboxes, released ones through the
+//!   cancel inboxes. A turn takes every shard's cancel inbox first, then every arm inbox,
+//!   so that every entry it is asked to reclaim has already come out of whichever arm
+//!   inbox it was on (a task may move between threads, so an entry may be armed through
+//!   one shard and cancelled through another).
 //! * The driver wakes wakers only after an entry's outcome is decided, and lets go of the
 //!   entry only after it took the waker out, so it never wakes a waker of a later deadline
 //!   that reused the entry. Fired entries wait on a driver-owned to-wake list until then,
@@ -22,8 +26,8 @@
 //!
 //! # Waking the driver
 //!
-//! The driver publishes the tick it plans to turn at next (`next_wake`), then checks both
-//! inboxes once more with a read-modify-write of their heads (Release). An arming thread
+//! The driver publishes the tick it plans to turn at next (`next_wake`), then checks every
+//! inbox once more with a read-modify-write of its head (Release). An arming thread
 //! pushes its entry with a read-modify-write of the same head (Acquire), then reads
 //! `next_wake`, and wakes the driver if its deadline is earlier. Read-modify-writes of one
 //! location are totally ordered, so one of them comes first: either the driver's check
@@ -32,7 +36,8 @@
 //! needed, which also keeps the handshake within what loom models exactly.)
 //!
 //! With nothing armed the driver is *idle*: it publishes that instead of a plan, needs no
-//! timer (a runtime's virtual clock has nothing to jump to), and every arm wakes it.
+//! timer (a runtime's virtual clock has nothing to jump to), and every arm wakes it. (It
+//! goes idle only after lingering [`LINGER`] ticks; see "Taking back".)
 //!
 //! `next_wake` holds the low 32 bits of the tick (so that 32-bit targets stay lock-free).
 //! The driver never plans more than [`MAX_SLEEP`] ticks ahead, and readers rebuild the full

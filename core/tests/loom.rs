@@ -274,6 +274,52 @@ fn take_back_vs_take_and_push() {
     });
 }
 
+/// Growable storage hands untouched entries to a shard in blocks, and a thread whose shard
+/// is empty steals a run of another shard's entries: with two threads on two shards,
+/// arming, releasing (taken back or cancelled) and stealing concurrently, no entry is
+/// lost or handed out twice.
+#[test]
+fn fresh_blocks_and_steals_across_shards() {
+    model(|| {
+        let wheel: Arc<Wheel<ManualClock, punctual_core::Growable>> =
+            Arc::new(Wheel::growable(ManualClock::new(), TICK));
+        let (task, task_waker) = counter();
+        // This thread's shard takes the first block and keeps one entry armed.
+        let mut kept = lend(&wheel).sleep_until(TICK);
+        assert!(poll(&mut kept, &task_waker).is_pending());
+        // Released after the turn took it in: back on this shard's list via the driver.
+        let mut released = lend(&wheel).sleep(Duration::from_secs(30));
+        assert!(poll(&mut released, &task_waker).is_pending());
+        wheel.turn();
+        drop(released);
+
+        let other = {
+            let wheel = wheel.clone();
+            let task_waker = task_waker.clone();
+            thread::spawn(move || {
+                // Another shard, empty: steals from this thread's shard (or takes a block).
+                let mut a = wheel.sleep(Duration::from_secs(30));
+                assert!(poll(&mut a, &task_waker).is_pending());
+                let mut b = wheel.sleep_until(TICK);
+                assert!(poll(&mut b, &task_waker).is_pending());
+                drop(a);
+                std::mem::forget(b);
+            })
+        };
+        wheel.turn();
+        let mut c = lend(&wheel).sleep(Duration::from_secs(30));
+        assert!(poll(&mut c, &task_waker).is_pending());
+        drop(c);
+        other.join().unwrap();
+        wheel.turn();
+        assert_eq!(wheel.occupied(), 2, "`kept` and `b` are live");
+        wheel.clock().set(TICK);
+        wheel.turn();
+        assert_eq!(woken(&task), 2, "`kept` and `b` fired once each");
+        std::mem::forget(kept);
+    });
+}
+
 /// Re-registering a waker while the driver fires: the latest waker is woken, or the poll
 /// that registered it sees the fire itself.
 #[test]
