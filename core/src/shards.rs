@@ -18,6 +18,8 @@
 //!
 //! Without `std` there are no threads to tell apart (and no thread-locals): one shard.
 
+use crossbeam_utils::CachePadded;
+
 use crate::lists::{FreeList, Inbox};
 
 /// Shards per wheel.
@@ -30,20 +32,24 @@ pub(crate) const SHARDS: usize = 2;
 #[cfg(all(not(feature = "std"), not(punctual_loom)))]
 pub(crate) const SHARDS: usize = 1;
 
-/// One shard's lists, alone on its cache lines (128 bytes: adjacent-line prefetching
-/// pairs 64-byte lines on common x86-64 parts).
-#[repr(align(128))]
-pub(crate) struct Shard {
+/// One shard's lists, alone on its cache lines ([`CachePadded`]: 128 bytes on x86-64,
+/// where adjacent-line prefetching pairs 64-byte lines; 32 on 32-bit Arm).
+pub(crate) type Shard = CachePadded<Lists>;
+
+/// The lists of one shard.
+pub(crate) struct Lists {
     pub(crate) free: FreeList,
     pub(crate) arm_inbox: Inbox,
     pub(crate) cancel_inbox: Inbox,
 }
 
-impl Shard {
-    crate::sync::const_fn! {
-        pub(crate) fn new() -> Self {
-            Self { free: FreeList::new(), arm_inbox: Inbox::new(), cancel_inbox: Inbox::new() }
-        }
+crate::sync::const_fn! {
+    pub(crate) fn new_shard() -> Shard {
+        CachePadded::new(Lists {
+            free: FreeList::new(),
+            arm_inbox: Inbox::new(),
+            cancel_inbox: Inbox::new(),
+        })
     }
 }
 

@@ -91,6 +91,7 @@ use crate::stats::{Counters, Stats};
 use crate::storage::{Fixed, Storage};
 use crate::sync::{AtomicU32, Ordering, UnsafeCell};
 use crate::ticks::TickDivisor;
+use crossbeam_utils::CachePadded;
 
 /// The driver never plans a turn further than this many ticks ahead (see "Waking the
 /// driver").
@@ -141,15 +142,24 @@ pub struct Wheel<C, S> {
     /// The driver role: `DRIVING` while a thread owns `levels`, `REQUESTED` when another
     /// thread wanted to advance meanwhile.
     role: AtomicU32,
+    /// Woken when an arm or a cancel needs a turn sooner than planned.
+    driver_waker: AtomicWaker,
+    /// What the driver plans; written once per turn, read by every arm and cancel, so on
+    /// lines of its own.
+    plan: CachePadded<Plan>,
+    /// Owned by the holder of the driver role; written throughout a turn, so on lines of
+    /// its own (away from what the arm path reads).
+    driver: CachePadded<UnsafeCell<DriverState>>,
+    /// Written by the driver for each deadline it fires or reclaims: lines of their own.
+    counters: CachePadded<Counters>,
+}
+
+/// The driver's plan, as arming and cancelling threads read it.
+struct Plan {
     /// Low 32 bits of the tick of the driver's next planned turn.
     next_wake: AtomicU32,
     /// 1 while the driver has nothing armed and plans no turn at all.
     idle: AtomicU32,
-    /// Woken when an arm or a cancel needs a turn sooner than planned.
-    driver_waker: AtomicWaker,
-    /// Owned by the holder of the driver role.
-    driver: UnsafeCell<DriverState>,
-    counters: Counters,
 }
 
 struct DriverState {
@@ -175,12 +185,12 @@ unsafe impl<C: Clock, S: Storage> Sync for Wheel<C, S> {}
 
 #[cfg(not(punctual_loom))]
 const fn new_shards() -> [Shard; SHARDS] {
-    [const { Shard::new() }; SHARDS]
+    [const { shards::new_shard() }; SHARDS]
 }
 
 #[cfg(punctual_loom)]
 fn new_shards() -> [Shard; SHARDS] {
-    core::array::from_fn(|_| Shard::new())
+    core::array::from_fn(|_| shards::new_shard())
 }
 
 const fn tick_nanos(tick: Duration) -> u64 {
@@ -230,11 +240,17 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 shards: new_shards(),
                 fresh: Fresh::new(),
                 role: AtomicU32::new(0),
-                next_wake: AtomicU32::new(MAX_SLEEP as u32),
-                idle: AtomicU32::new(1),
                 driver_waker: AtomicWaker::new(),
-                driver: UnsafeCell::new(DriverState { levels: Levels::new(), to_wake: NIL, linger_until: 0 }),
-                counters: Counters::new(),
+                plan: CachePadded::new(Plan {
+                    next_wake: AtomicU32::new(MAX_SLEEP as u32),
+                    idle: AtomicU32::new(1),
+                }),
+                driver: CachePadded::new(UnsafeCell::new(DriverState {
+                    levels: Levels::new(),
+                    to_wake: NIL,
+                    linger_until: 0,
+                })),
+                counters: CachePadded::new(Counters::new()),
             }
         }
     }
@@ -347,10 +363,10 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// The full tick of the driver's plan, rebuilt from its low 32 bits near `reference`;
     /// `u64::MAX` while the driver is idle (then every arm wakes it).
     fn planned_turn(&self, reference: u64) -> u64 {
-        if self.idle.load(Ordering::Relaxed) != 0 {
+        if self.plan.idle.load(Ordering::Relaxed) != 0 {
             return u64::MAX;
         }
-        let low = self.next_wake.load(Ordering::Relaxed);
+        let low = self.plan.next_wake.load(Ordering::Relaxed);
         let delta = low.wrapping_sub(reference as u32) as i32 as i64;
         reference.saturating_add_signed(delta)
     }
@@ -619,7 +635,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// One turn, with the driver role held.
     fn turn_locked(&self, state: &mut DriverState, now: u64) -> u64 {
         let mut reclaimed = false;
-        if self.idle.load(Ordering::Relaxed) != 0 {
+        if self.plan.idle.load(Ordering::Relaxed) != 0 {
             // Woken from idle, most likely by an arm: linger (see "Taking back").
             state.linger_until = now.saturating_add(LINGER);
         }
@@ -648,8 +664,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             if let Some(expiration) = next {
                 planned = planned.min(expiration.deadline);
             }
-            self.next_wake.store(planned as u32, Ordering::Relaxed);
-            self.idle.store(u32::from(idle), Ordering::Relaxed);
+            self.plan.next_wake.store(planned as u32, Ordering::Relaxed);
+            self.plan.idle.store(u32::from(idle), Ordering::Relaxed);
             // The driver's side of the handshake (see "Waking the driver").
             if self
                 .shards
