@@ -43,6 +43,8 @@ pub trait RawWheel: Sync + sealed::Sealed {
     #[doc(hidden)]
     fn release(&self, armed: &Armed) -> bool;
     #[doc(hidden)]
+    fn release_fired(&self, armed: &Armed);
+    #[doc(hidden)]
     fn now(&self) -> Duration;
     #[doc(hidden)]
     fn count_degraded_poll(&self);
@@ -205,6 +207,10 @@ impl<C: Clock, S: Storage> RawWheel for Wheel<C, S> {
 
     fn release(&self, armed: &Armed) -> bool {
         Wheel::release(self, armed.index, armed.generation, armed.start)
+    }
+
+    fn release_fired(&self, armed: &Armed) {
+        Wheel::release_fired(self, armed.index, armed.generation);
     }
 
     fn now(&self) -> Duration {
@@ -586,7 +592,11 @@ impl<W: WheelRef> Timer<W> {
         } else {
             Duration::ZERO
         };
-        self.release();
+        if self.state.phase == Phase::Armed {
+            // Seen fired: the outcome is decided, so no cancel is attempted.
+            self.state.phase = Phase::Done;
+            release_fired(self.wheel, self.state.handle());
+        }
         self.state = State::of(Phase::Done, budget);
         let elapsed = if budget {
             Elapsed::budget(requested, self.name)
@@ -648,6 +658,12 @@ impl<W: WheelRef> Timer<W> {
 #[inline(never)]
 fn release_armed<W: WheelRef>(wheel: W, armed: Armed) {
     wheel.get().release(&armed);
+}
+
+/// Releases an entry seen fired; out of line and by value (see [`Timer::poll_fired`]).
+#[inline(never)]
+fn release_fired<W: WheelRef>(wheel: W, armed: Armed) {
+    wheel.get().release_fired(&armed);
 }
 
 impl<W: WheelRef> Drop for Timer<W> {
