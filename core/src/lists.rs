@@ -84,7 +84,13 @@ impl FreeList {
                 Ordering::Acquire,
                 Ordering::Acquire,
             ) {
-                Ok(_) => return Some(index),
+                Ok(_) => {
+                    // The next pop reads the new head's link: fetch it now.
+                    if next != NIL {
+                        crate::entry::prefetch(storage.entry(next));
+                    }
+                    return Some(index);
+                }
                 Err(actual) => head = actual,
             }
         }

@@ -709,6 +709,9 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 let entry = self.storage.entry(index);
                 // Before the entry is linked into a slot, which reuses `slot_next`.
                 let next = entry.slot_next.load(Ordering::Relaxed);
+                if next != NIL {
+                    entry::prefetch(self.storage.entry(next));
+                }
                 // SAFETY: driver role held; the entry came through an arm inbox.
                 let when = unsafe { entry.when() };
                 self.counters.armed();
@@ -737,6 +740,9 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         while index != NIL {
             let entry = self.storage.entry(index);
             let next = entry.cancel_link.load(Ordering::Relaxed);
+            if next != NIL {
+                entry::prefetch(self.storage.entry(next));
+            }
             // SAFETY: driver role held; the entry came through an arm inbox (taken in this
             // turn or an earlier one, see `take_inboxes`).
             let when = unsafe { entry.when() };
@@ -774,6 +780,9 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             let mut index = state.levels.take_slot(&expiration);
             while index != NIL {
                 let next = Levels::next_taken(&self.storage, index);
+                if next != NIL {
+                    entry::prefetch(self.storage.entry(next));
+                }
                 let entry = self.storage.entry(index);
                 // SAFETY: driver role held; the entry came through the arm inbox.
                 let when = unsafe { entry.when() };
@@ -818,6 +827,9 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             let index = state.to_wake;
             let entry = self.storage.entry(index);
             state.to_wake = entry.slot_next.load(Ordering::Relaxed);
+            if state.to_wake != NIL {
+                entry::prefetch(self.storage.entry(state.to_wake));
+            }
             entry.slot_next.store(NIL, Ordering::Relaxed);
             // Take the waker while the wheel still owns the entry, then let go.
             let waker = entry.waker.take();
