@@ -41,7 +41,8 @@
 //!
 //! Links are `Relaxed` atomics, so that no `unsafe` is needed; the lists' heads carry the
 //! ordering. Everything fits 48 bytes on 64-bit targets (four `u32` links and state,
-//! the `u64` tick, the waker and its `u32` state).
+//! the `u64` tick, the waker and its `u32` state); with `std` an entry is aligned to its
+//! own 64-byte line (see [`Entry`]).
 
 use crate::atomic_waker::AtomicWaker;
 use crate::sync::{AtomicU32, Ordering, UnsafeCell};
@@ -73,6 +74,12 @@ pub(crate) const fn generation(state: u32) -> u32 {
 
 /// A slot of the wheel's slab. Public only to name it in [`Storage`](crate::Storage)'s
 /// sealed methods; not reachable from outside the crate.
+///
+/// With `std`, an entry has a 64-byte line of its own: entries are written by whichever
+/// thread arms or releases them, and two threads using neighbouring entries would
+/// otherwise share a line and pass it back and forth on every operation (two threads then
+/// did less than one). Without `std` (one core, a few entries) they stay packed.
+#[cfg_attr(all(feature = "std", not(punctual_loom)), repr(align(64)))]
 pub struct Entry {
     pub(crate) state: AtomicU32,
     pub(crate) cancel_link: AtomicU32,

@@ -115,8 +115,9 @@ mod growable {
     use crate::sync::{AtomicPtr, AtomicUsize, Ordering};
 
     /// Segments start on a 128-byte boundary, and a shard takes [`BLOCK`] untouched
-    /// entries at once (384 bytes of 48-byte entries: three whole 128-byte pairs of cache
-    /// lines), so that the entries two threads use do not share a line.
+    /// entries at once (512 bytes of 64-byte entries: four whole 128-byte pairs of cache
+    /// lines, which adjacent-line prefetching fetches together), so that the entries two
+    /// threads use are not even fetched together.
     const SEGMENT_ALIGN: usize = 128;
     const BLOCK: u32 = if SHARDS > 1 { 8 } else { 1 };
 
