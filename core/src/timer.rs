@@ -2,8 +2,15 @@
 //! polling and releasing its entry. Compiled once, not once per future type.
 //!
 //! [`RawWheel`] is the object-safe face of a [`Wheel`], so that `Deadline<'w, F>` does not
-//! carry the wheel's clock and storage types: a deadline holds a `&'w dyn RawWheel`, and
-//! each wheel operation on the pending path is one indirect call.
+//! carry the wheel's clock and storage types: by default a deadline holds a
+//! `&'w dyn RawWheel`, and each wheel operation on the pending path is one indirect call.
+//! A [`WheelRef`] of a `static` wheel (such as `punctual::Global`) takes no bytes and
+//! calls the wheel directly.
+//!
+//! A deadline that completes at its first poll must cost nothing: [`Timer::poll_fired`]
+//! works on a copy of the timer and [`Timer::release`] passes its arguments by value, so
+//! the deadline's address never reaches out-of-line code and the compiler may keep it in
+//! registers.
 
 use core::task::{Context, Poll, Waker};
 use core::time::Duration;
@@ -325,6 +332,36 @@ impl State {
 /// `&dyn RawWheel` reaches any wheel, with one indirect call per wheel operation and 16
 /// bytes in the deadline. A zero-sized handle to a wheel in a `static` (the global wheel
 /// of `punctual` is one) costs no bytes at all, and the compiler calls the wheel directly.
+///
+/// # Examples
+///
+/// A wheel of your own in a `static` (an embassy firmware's, say), reached by a handle of
+/// zero bytes:
+///
+/// ```
+/// use core::time::Duration;
+/// use punctual_core::{Deadline, Fixed, Limit, ManualClock, Wheel, WheelRef};
+///
+/// static WHEEL: Wheel<ManualClock, Fixed<8>> =
+///     Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
+///
+/// #[derive(Clone, Copy)]
+/// struct MyWheel;
+///
+/// // SAFETY: always the same `static` wheel.
+/// unsafe impl WheelRef for MyWheel {
+///     type Target = Wheel<ManualClock, Fixed<8>>;
+///     fn get(&self) -> &Self::Target {
+///         &WHEEL
+///     }
+/// }
+///
+/// let limit = Limit::After(Duration::from_millis(5));
+/// let wheel: &dyn punctual_core::RawWheel = &WHEEL;
+/// let by_ref = Deadline::new(core::future::pending::<()>(), wheel, limit);
+/// let by_handle = Deadline::new(core::future::pending::<()>(), MyWheel, limit);
+/// assert_eq!(size_of_val(&by_ref) - size_of_val(&by_handle), 16);
+/// ```
 ///
 /// # Safety
 ///
