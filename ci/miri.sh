@@ -9,4 +9,7 @@ cargo +nightly miri setup
 export MIRIFLAGS="-Zmiri-strict-provenance -Zmiri-env-forward=PROPTEST_CASES"
 export PROPTEST_CASES=${PROPTEST_CASES:-8}
 cargo +nightly miri test -p punctual-core --lib --test semantics --test model --test budgets_streams_stats
+# The inner future's destructor panicking at each place a deadline drops it (the
+# `ManuallyDrop` in `Deadline`).
+cargo +nightly miri test -p punctual-core --test faults an_inner_future_that_panics
 cargo +nightly miri test -p punctual-core --doc

@@ -206,6 +206,31 @@ fn a_deadline_past_the_clocks_end_holds_its_entry_never_fires_and_is_released_on
 }
 
 #[test]
+fn a_limit_of_u64_max_nanoseconds_or_more_never_fires_even_at_the_clocks_end() {
+    // A deadline keeps its limit in `u64` nanoseconds: from `u64::MAX` on it stands for
+    // "never", even for an instant the manual clock can reach (it ends at `u64::MAX` ns).
+    let wheel: Wheel<ManualClock, Fixed<2>> =
+        Wheel::fixed(ManualClock::starting_at(CLOCK_END - ms(5)), TICK);
+    let w = CountingWaker::new();
+    let mut at_end = pin!(wheel.sleep_until(CLOCK_END));
+    let mut after_max = pin!(wheel.sleep(Duration::from_nanos(u64::MAX)));
+    let mut just_below = pin!(wheel.sleep_until(CLOCK_END - ms(2)));
+    assert!(w.poll(at_end.as_mut()).is_pending());
+    assert!(w.poll(after_max.as_mut()).is_pending());
+    assert!(w.poll(just_below.as_mut()).is_pending());
+    assert_eq!(
+        wheel.occupied(),
+        1,
+        "only the instant below `u64::MAX` ns holds an entry"
+    );
+    wheel.advance(Duration::MAX);
+    assert_eq!(wheel.clock().now(), CLOCK_END);
+    assert!(w.poll(just_below.as_mut()).is_ready());
+    assert!(w.poll(at_end.as_mut()).is_pending());
+    assert!(w.poll(after_max.as_mut()).is_pending());
+}
+
+#[test]
 fn instants_beyond_the_wheels_range_from_a_late_start_are_never_early_nor_lost() {
     // `semantics.rs` parks a relative deadline beyond the range from a clock near zero;
     // here absolute instants are, from a clock that has run for 5 rotations of the top
@@ -880,6 +905,7 @@ fn a_full_fixed_wheel_under_threads_is_never_early_never_hangs_and_counts_degrad
 #[derive(Default)]
 struct Bomb {
     polls: Arc<AtomicUsize>,
+    ready_on_poll: Arc<AtomicBool>,
     explode_on_poll: Arc<AtomicBool>,
     explode_on_drop: Arc<AtomicBool>,
     drops: Arc<AtomicUsize>,
@@ -889,6 +915,7 @@ impl Bomb {
     fn handle(&self) -> Self {
         Self {
             polls: self.polls.clone(),
+            ready_on_poll: self.ready_on_poll.clone(),
             explode_on_poll: self.explode_on_poll.clone(),
             explode_on_drop: self.explode_on_drop.clone(),
             drops: self.drops.clone(),
@@ -903,6 +930,9 @@ impl Future for Bomb {
         self.polls.fetch_add(1, SeqCst);
         if self.explode_on_poll.load(SeqCst) {
             panic!("inner future exploded while polled");
+        }
+        if self.ready_on_poll.load(SeqCst) {
+            return Poll::Ready(());
         }
         Poll::Pending
     }
@@ -972,6 +1002,30 @@ fn an_inner_future_that_panics_releases_its_entry_and_the_wheel_keeps_working() 
         assert!(quietly(|| w.poll(d.as_mut())).is_err());
         assert_eq!(wheel.occupied(), 0, "the fired entry leaked");
         drop(d);
+        assert_eq!(bomb.drops.load(SeqCst), 1, "dropped twice, or never");
+
+        // The inner future completes, and panics in its destructor: dropped once, and the
+        // entry is released when the deadline is dropped (as the task is).
+        let bomb = Bomb::default();
+        let mut d = Box::pin(wheel.deadline(bomb.handle(), ms(10)));
+        assert!(w.poll(d.as_mut()).is_pending());
+        bomb.ready_on_poll.store(true, SeqCst);
+        bomb.explode_on_drop.store(true, SeqCst);
+        assert!(quietly(|| w.poll(d.as_mut())).is_err());
+        drop(d);
+        let _ = wheel.turn();
+        assert_eq!(wheel.occupied(), 0, "the completed deadline's entry leaked");
+        assert_eq!(bomb.drops.load(SeqCst), 1, "dropped twice, or never");
+
+        // A pending deadline dropped, whose inner future panics in its destructor: the
+        // entry is released all the same, and the inner future dropped once.
+        let bomb = Bomb::default();
+        let mut d = Box::pin(wheel.deadline(bomb.handle(), ms(10)));
+        assert!(w.poll(d.as_mut()).is_pending());
+        bomb.explode_on_drop.store(true, SeqCst);
+        assert!(quietly(move || drop(d)).is_err());
+        let _ = wheel.turn();
+        assert_eq!(wheel.occupied(), 0, "the dropped deadline's entry leaked");
         assert_eq!(bomb.drops.load(SeqCst), 1, "dropped twice, or never");
 
         // The same, on a timer that fires at the first pending poll.
