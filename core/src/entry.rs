@@ -161,8 +161,9 @@ impl Entry {
 /// Asks the CPU to bring `entry` into its cache ahead of use: a hint, with no effect on
 /// behaviour. The lists are threaded through the entries, so a walk would otherwise stall
 /// on each entry's cache miss in turn; fetching the next one while the current one is
-/// handled overlaps them. Both ends of the entry are asked for, since a 48-byte entry may
-/// straddle two lines.
+/// handled overlaps them. Both ends of the entry are asked for: without `std` a 48-byte
+/// entry may straddle two lines (with `std` it has a line of its own, and the second hint
+/// is for the same line).
 #[inline(always)]
 #[allow(unused_unsafe)] // `_mm_prefetch` is a safe call on compilers that allow it
 pub(crate) fn prefetch(entry: &Entry) {

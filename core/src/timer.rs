@@ -12,6 +12,7 @@
 //! the deadline's address never reaches out-of-line code and the compiler may keep it in
 //! registers.
 
+use core::mem::ManuallyDrop;
 use core::task::{Context, Poll, Waker};
 use core::time::Duration;
 
@@ -103,6 +104,10 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// stands for. `None`: beyond any reading (never ends).
     fn resolve(&self, limit: Limit, now: Duration) -> (Option<Duration>, Duration) {
         match limit {
+            // `Duration::MAX` stands for "never" (as does any limit a deadline keeps as
+            // `u64::MAX` ns or more), whatever the tick: on a wheel whose tick is over a
+            // second, it would otherwise be a countable tick.
+            Limit::After(Duration::MAX) | Limit::At(Duration::MAX) => (None, Duration::MAX),
             // A zero-length deadline has passed at any moment at or after its start.
             Limit::After(Duration::ZERO) => (Some(now), Duration::ZERO),
             // Add the clock's granularity: `now` may lag the true time by that much.
@@ -479,31 +484,7 @@ impl<W: WheelRef> Timer<W> {
         cx: &mut Context<'_>,
         cap: Option<&Budget>,
     ) -> Poll<Elapsed> {
-        let mut copy = self.shadow();
-        let poll = copy.poll_fired_slow(cx, cap);
-        self.adopt(copy);
-        poll
-    }
-
-    /// A bitwise copy of the timer (every field is `Copy`), to work on out of line.
-    #[inline(always)]
-    fn shadow(&self) -> Self {
-        Self {
-            wheel: self.wheel,
-            name: self.name,
-            span: self.span,
-            state: self.state,
-        }
-    }
-
-    /// Takes back the state of a copy made by [`Timer::shadow`]; the copy is forgotten, so
-    /// that its `Drop` does not release the entry this timer still holds.
-    #[inline(always)]
-    fn adopt(&mut self, copy: Self) {
-        self.name = copy.name;
-        self.span = copy.span;
-        self.state = copy.state;
-        core::mem::forget(copy);
+        Shadow::of(self).copy.poll_fired_slow(cx, cap)
     }
 
     #[inline(never)]
@@ -568,10 +549,7 @@ impl<W: WheelRef> Timer<W> {
     #[inline]
     pub(crate) fn has_fired(&mut self) -> Option<Elapsed> {
         if self.state.phase == Phase::Armed {
-            let mut copy = self.shadow();
-            let fired = copy.armed_has_fired();
-            self.adopt(copy);
-            fired
+            Shadow::of(self).copy.armed_has_fired()
         } else {
             None
         }
@@ -688,6 +666,39 @@ impl<W: WheelRef> Timer<W> {
     #[inline]
     pub(crate) fn is_started(&self) -> bool {
         self.state.phase != Phase::Idle
+    }
+}
+
+/// A copy of a timer to work on out of line (see [`Timer::poll_fired`]), written back into
+/// the original when dropped: on return, and also while unwinding, since a waker or a
+/// `tracing` subscriber called during the work may panic. The copy itself is never
+/// dropped, so only the original ever releases the entry (a copy dropped while armed would
+/// release it a second time, under a later deadline that reused it).
+struct Shadow<'t, W: WheelRef> {
+    original: &'t mut Timer<W>,
+    copy: ManuallyDrop<Timer<W>>,
+}
+
+impl<'t, W: WheelRef> Shadow<'t, W> {
+    #[inline(always)]
+    fn of(original: &'t mut Timer<W>) -> Self {
+        // A field-by-field copy: every field is `Copy`.
+        let copy = ManuallyDrop::new(Timer {
+            wheel: original.wheel,
+            name: original.name,
+            span: original.span,
+            state: original.state,
+        });
+        Self { original, copy }
+    }
+}
+
+impl<W: WheelRef> Drop for Shadow<'_, W> {
+    #[inline(always)]
+    fn drop(&mut self) {
+        self.original.name = self.copy.name;
+        self.original.span = self.copy.span;
+        self.original.state = self.copy.state;
     }
 }
 

@@ -540,8 +540,11 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// of (sharing their cache lines).
     #[cold]
     fn steal(&self, shard: usize) -> Option<Index> {
-        for k in 1..SHARDS {
-            let victim = &self.shards[(shard + k) % SHARDS].free;
+        // Every other shard once, starting after this one (none without shards). The
+        // array's length rather than `SHARDS`, whose range is empty without `std`.
+        let shards = self.shards.len();
+        for k in 1..shards {
+            let victim = &self.shards[(shard + k) % shards].free;
             let Some(first) = victim.pop(&self.storage) else {
                 continue;
             };

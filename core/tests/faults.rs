@@ -228,6 +228,17 @@ fn a_limit_of_u64_max_nanoseconds_or_more_never_fires_even_at_the_clocks_end() {
     assert!(w.poll(just_below.as_mut()).is_ready());
     assert!(w.poll(at_end.as_mut()).is_pending());
     assert!(w.poll(after_max.as_mut()).is_pending());
+
+    // Whatever the tick: with ticks of over a second, `Duration::MAX` is a countable tick,
+    // yet such a limit still holds no entry.
+    for tick in [Duration::from_secs(2), Duration::from_secs(3600)] {
+        let wheel: Wheel<ManualClock, Fixed<2>> = Wheel::fixed(ManualClock::new(), tick);
+        let mut at_max = pin!(wheel.sleep_until(Duration::MAX));
+        let mut after_max = pin!(wheel.sleep(Duration::MAX));
+        assert!(w.poll(at_max.as_mut()).is_pending());
+        assert!(w.poll(after_max.as_mut()).is_pending());
+        assert_eq!(wheel.occupied(), 0, "tick {tick:?}");
+    }
 }
 
 #[test]
@@ -1057,6 +1068,62 @@ fn an_inner_future_that_panics_releases_its_entry_and_the_wheel_keeps_working() 
         ManualClock::starting_at(ticks(TICK, (1 << 32) - 7)),
         TICK,
     ));
+}
+
+/// A waker whose destructor panics (a bug in some executor).
+struct PanicsOnDrop;
+
+impl Wake for PanicsOnDrop {
+    fn wake(self: Arc<Self>) {}
+}
+
+impl Drop for PanicsOnDrop {
+    fn drop(&mut self) {
+        if !thread::panicking() {
+            panic!("waker dropped");
+        }
+    }
+}
+
+#[test]
+fn a_waker_that_panics_when_replaced_leaves_the_entry_with_its_one_owner() {
+    // Re-polling with another waker drops the old one inside the wheel; its panic unwinds
+    // through the deadline's poll. The deadline must still own its entry exactly once:
+    // released once when dropped, never under a later deadline that reused the entry.
+    let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), TICK);
+    let w = CountingWaker::new();
+    let mut d = Box::pin(wheel.sleep(ms(50)));
+    let bomb = Waker::from(Arc::new(PanicsOnDrop));
+    assert!(
+        Pin::new(&mut d)
+            .poll(&mut Context::from_waker(&bomb))
+            .is_pending()
+    );
+    drop(bomb); // the entry holds the last clone
+    wheel.advance(Duration::ZERO); // the driver takes the entry in
+    assert!(
+        quietly(|| w.poll(d.as_mut())).is_err(),
+        "the old waker's drop panics"
+    );
+    assert_eq!(wheel.occupied(), 1, "the deadline still holds its entry");
+    wheel.advance(Duration::ZERO);
+    assert_eq!(wheel.occupied(), 1, "released by the panic");
+
+    // Another deadline, then the first one dropped: one release each.
+    let other_w = CountingWaker::new();
+    let mut other = Box::pin(wheel.sleep(ms(100)));
+    assert!(other_w.poll(other.as_mut()).is_pending());
+    wheel.advance(Duration::ZERO);
+    drop(d);
+    wheel.advance(Duration::ZERO);
+    assert_eq!(wheel.occupied(), 1, "only `other` holds an entry");
+    wheel.advance(ms(100));
+    assert_eq!(other_w.wakes(), 1, "`other` fired and was woken");
+    assert!(other_w.poll(other.as_mut()).is_ready());
+    drop(other);
+    assert_eq!(wheel.occupied(), 0);
+    let stats = wheel.stats();
+    assert_eq!(stats.armed, stats.fired + stats.cancelled, "{stats}");
 }
 
 /// A waker whose `wake` panics (a bug in some executor or adapter).

@@ -274,6 +274,55 @@ fn take_back_vs_take_and_push() {
     });
 }
 
+/// As above, with the releasing thread and an arming thread on the same shard, so that an
+/// arm can land on top of the entry being taken back while the driver takes the inbox.
+/// (Shards go round-robin in the order threads first touch a wheel, two under loom.)
+#[test]
+fn take_back_under_a_push_on_the_same_shard() {
+    model(|| {
+        let wheel = wheel();
+        let (task, task_waker) = counter();
+        let (_driver, driver_waker) = counter();
+        wheel.register_driver(&driver_waker);
+        wheel.turn();
+        let claim = |wheel: &TestWheel| {
+            let mut s = wheel.sleep(Duration::from_secs(30));
+            assert!(poll(&mut s, Waker::noop()).is_pending());
+        };
+        claim(&wheel); // this thread: shard 0
+        {
+            let wheel = wheel.clone();
+            thread::spawn(move || claim(&wheel)).join().unwrap(); // shard 1
+        }
+        let releaser = {
+            let wheel = wheel.clone();
+            let task_waker = task_waker.clone();
+            thread::spawn(move || {
+                // Shard 0, like this thread.
+                let mut a = wheel.sleep(Duration::from_secs(30));
+                assert!(poll(&mut a, &task_waker).is_pending());
+                drop(a);
+            })
+        };
+        let driver = {
+            let wheel = wheel.clone();
+            thread::spawn(move || {
+                wheel.turn();
+            })
+        };
+        let mut c = lend(&wheel).sleep_until(TICK);
+        assert!(poll(&mut c, &task_waker).is_pending());
+        releaser.join().unwrap();
+        driver.join().unwrap();
+        wheel.turn();
+        assert_eq!(wheel.occupied(), 1, "only `c` is live");
+        wheel.clock().set(TICK);
+        wheel.turn();
+        assert_eq!(woken(&task), 1, "`c` fired once, `a` never");
+        std::mem::forget(c);
+    });
+}
+
 /// Growable storage hands untouched entries to a shard in blocks, and a thread whose shard
 /// is empty steals a run of another shard's entries: with two threads on two shards,
 /// arming, releasing (taken back or cancelled) and stealing concurrently, no entry is
