@@ -12,4 +12,6 @@ cargo +nightly miri test -p punctual-core --lib --test semantics --test model --
 # The inner future's destructor panicking at each place a deadline drops it (the
 # `ManuallyDrop` in `Deadline`).
 cargo +nightly miri test -p punctual-core --test faults an_inner_future_that_panics
+# A waker that panics while the timer is worked on through its copy (`Shadow`).
+cargo +nightly miri test -p punctual-core --test faults a_waker_that_panics_when_replaced
 cargo +nightly miri test -p punctual-core --doc
