@@ -263,6 +263,11 @@ enum Phase {
     Never,
     /// Fired or released.
     Done,
+    /// A poll of the timer panicked (a waker's `clone` or `drop`, or a `tracing`
+    /// subscriber): the work happened on a copy (see [`Timer::poll_fired`]), which owned the
+    /// entry while it unwound and released it. Polling again panics, as other futures do
+    /// after a panic.
+    Poisoned,
 }
 
 /// A deadline's timer state: 16 bytes on 64-bit targets, plain fields rather than an
@@ -478,13 +483,43 @@ impl<W: WheelRef> Timer<W> {
     /// The work happens on a copy of the timer, written back after: the deadline's own
     /// address never reaches out-of-line code, so the compiler may keep a deadline that
     /// completes at its first poll in registers (the ready path costs nothing then).
+    /// While the copy works, it owns the entry and this timer is [`Phase::Poisoned`]: if
+    /// the work panics, the copy is dropped as it unwinds (releasing the entry once) and
+    /// this timer never releases it again.
     #[inline]
     pub(crate) fn poll_fired(
         &mut self,
         cx: &mut Context<'_>,
         cap: Option<&Budget>,
     ) -> Poll<Elapsed> {
-        Shadow::of(self).copy.poll_fired_slow(cx, cap)
+        let mut copy = self.lend();
+        let poll = copy.poll_fired_slow(cx, cap);
+        self.adopt(copy);
+        poll
+    }
+
+    /// Hands the timer's state to a copy to work on (see [`Timer::poll_fired`]), leaving
+    /// this one poisoned until [`Timer::adopt`] takes the copy's state back.
+    #[inline(always)]
+    fn lend(&mut self) -> Self {
+        let copy = Self {
+            wheel: self.wheel,
+            name: self.name,
+            span: self.span,
+            state: self.state,
+        };
+        self.state.phase = Phase::Poisoned;
+        copy
+    }
+
+    /// Takes back the state of a copy from [`Timer::lend`], which is forgotten: the entry
+    /// is this timer's again.
+    #[inline(always)]
+    fn adopt(&mut self, copy: Self) {
+        let copy = ManuallyDrop::new(copy);
+        self.name = copy.name;
+        self.span = copy.span;
+        self.state = copy.state;
     }
 
     #[inline(never)]
@@ -538,6 +573,7 @@ impl<W: WheelRef> Timer<W> {
             }
             Phase::Full => self.poll_full(cx),
             Phase::Never | Phase::Done => Poll::Pending,
+            Phase::Poisoned => panic!("a deadline polled again after its poll panicked"),
         }
     }
 
@@ -549,7 +585,10 @@ impl<W: WheelRef> Timer<W> {
     #[inline]
     pub(crate) fn has_fired(&mut self) -> Option<Elapsed> {
         if self.state.phase == Phase::Armed {
-            Shadow::of(self).copy.armed_has_fired()
+            let mut copy = self.lend();
+            let fired = copy.armed_has_fired();
+            self.adopt(copy);
+            fired
         } else {
             None
         }
@@ -666,39 +705,6 @@ impl<W: WheelRef> Timer<W> {
     #[inline]
     pub(crate) fn is_started(&self) -> bool {
         self.state.phase != Phase::Idle
-    }
-}
-
-/// A copy of a timer to work on out of line (see [`Timer::poll_fired`]), written back into
-/// the original when dropped: on return, and also while unwinding, since a waker or a
-/// `tracing` subscriber called during the work may panic. The copy itself is never
-/// dropped, so only the original ever releases the entry (a copy dropped while armed would
-/// release it a second time, under a later deadline that reused it).
-struct Shadow<'t, W: WheelRef> {
-    original: &'t mut Timer<W>,
-    copy: ManuallyDrop<Timer<W>>,
-}
-
-impl<'t, W: WheelRef> Shadow<'t, W> {
-    #[inline(always)]
-    fn of(original: &'t mut Timer<W>) -> Self {
-        // A field-by-field copy: every field is `Copy`.
-        let copy = ManuallyDrop::new(Timer {
-            wheel: original.wheel,
-            name: original.name,
-            span: original.span,
-            state: original.state,
-        });
-        Self { original, copy }
-    }
-}
-
-impl<W: WheelRef> Drop for Shadow<'_, W> {
-    #[inline(always)]
-    fn drop(&mut self) {
-        self.original.name = self.copy.name;
-        self.original.span = self.copy.span;
-        self.original.state = self.copy.state;
     }
 }
 

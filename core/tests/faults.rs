@@ -1088,8 +1088,9 @@ impl Drop for PanicsOnDrop {
 #[test]
 fn a_waker_that_panics_when_replaced_leaves_the_entry_with_its_one_owner() {
     // Re-polling with another waker drops the old one inside the wheel; its panic unwinds
-    // through the deadline's poll. The deadline must still own its entry exactly once:
-    // released once when dropped, never under a later deadline that reused the entry.
+    // through the deadline's poll. The entry is released exactly once (as the poll
+    // unwinds), the deadline is poisoned, and nothing releases the entry again under a
+    // later deadline that reused it.
     let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), TICK);
     let w = CountingWaker::new();
     let mut d = Box::pin(wheel.sleep(ms(50)));
@@ -1105,11 +1106,15 @@ fn a_waker_that_panics_when_replaced_leaves_the_entry_with_its_one_owner() {
         quietly(|| w.poll(d.as_mut())).is_err(),
         "the old waker's drop panics"
     );
-    assert_eq!(wheel.occupied(), 1, "the deadline still holds its entry");
     wheel.advance(Duration::ZERO);
-    assert_eq!(wheel.occupied(), 1, "released by the panic");
+    assert_eq!(wheel.occupied(), 0, "released once, as the poll unwound");
+    let again = quietly(|| w.poll(d.as_mut())).unwrap_err();
+    assert_eq!(
+        again.downcast_ref::<&str>(),
+        Some(&"a deadline polled again after its poll panicked")
+    );
 
-    // Another deadline, then the first one dropped: one release each.
+    // Another deadline on the same entry, then the first one dropped: no second release.
     let other_w = CountingWaker::new();
     let mut other = Box::pin(wheel.sleep(ms(100)));
     assert!(other_w.poll(other.as_mut()).is_pending());
