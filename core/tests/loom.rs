@@ -58,6 +58,26 @@ fn woken(count: &Count) -> usize {
     count.0.load(Ordering::SeqCst)
 }
 
+/// After a model's threads joined: one more turn takes in and reclaims what is left; then
+/// exactly `live` entries are in use, and when `at` comes each of their deadlines fires
+/// once (`task` counts them all).
+fn settle<S: punctual_core::Storage>(
+    wheel: &Wheel<ManualClock, S>,
+    task: &Count,
+    live: usize,
+    at: Duration,
+) {
+    wheel.turn();
+    assert_eq!(wheel.occupied(), live, "entries in use");
+    wheel.clock().set(at);
+    wheel.turn();
+    assert_eq!(
+        woken(task),
+        live,
+        "each live deadline fired once, the others never"
+    );
+}
+
 fn poll<F: Future + Unpin>(f: &mut F, waker: &Waker) -> Poll<F::Output> {
     Pin::new(f).poll(&mut Context::from_waker(waker))
 }
@@ -216,11 +236,7 @@ fn cancel_vs_reclamation() {
         };
         other.join().unwrap();
         driver.join().unwrap();
-        wheel.turn();
-        assert_eq!(wheel.occupied(), 1, "only `c` is live");
-        wheel.clock().set(TICK * 2);
-        wheel.turn();
-        assert_eq!(woken(&task), 1, "`c` fired once, the cancelled ones never");
+        settle(&wheel, &task, 1, TICK * 2); // `c`
     });
 }
 
@@ -257,11 +273,7 @@ fn take_back_vs_take_and_push() {
         wheel.turn();
         releaser.join().unwrap();
         armer.join().unwrap();
-        wheel.turn(); // takes in what is left, reclaims `a` if it was cancelled
-        assert_eq!(wheel.occupied(), 1, "only `c` is live");
-        wheel.clock().set(TICK);
-        wheel.turn();
-        assert_eq!(woken(&task), 1, "`c` fired once, `a` never");
+        settle(&wheel, &task, 1, TICK); // `c`
         // Every other entry is free, once: three more fit beside `c` in a wheel of four.
         let mut more: Vec<_> = (0..3)
             .map(|_| lend(&wheel).sleep(Duration::from_secs(30)))
@@ -314,11 +326,7 @@ fn take_back_under_a_push_on_the_same_shard() {
         assert!(poll(&mut c, &task_waker).is_pending());
         releaser.join().unwrap();
         driver.join().unwrap();
-        wheel.turn();
-        assert_eq!(wheel.occupied(), 1, "only `c` is live");
-        wheel.clock().set(TICK);
-        wheel.turn();
-        assert_eq!(woken(&task), 1, "`c` fired once, `a` never");
+        settle(&wheel, &task, 1, TICK); // `c`
         std::mem::forget(c);
     });
 }
@@ -360,11 +368,7 @@ fn fresh_blocks_and_steals_across_shards() {
         assert!(poll(&mut c, &task_waker).is_pending());
         drop(c);
         other.join().unwrap();
-        wheel.turn();
-        assert_eq!(wheel.occupied(), 2, "`kept` and `b` are live");
-        wheel.clock().set(TICK);
-        wheel.turn();
-        assert_eq!(woken(&task), 2, "`kept` and `b` fired once each");
+        settle(&wheel, &task, 2, TICK); // `kept` and `b`
         std::mem::forget(kept);
     });
 }
