@@ -207,7 +207,8 @@ pin_project! {
     ///
     /// # Panics
     ///
-    /// Polling it after it returned `Ready` panics.
+    /// Polling it after it returned `Ready` panics, and so does polling it again after a
+    /// poll of its timer panicked.
     #[must_use = "futures do nothing unless you `.await` or poll them"]
     pub struct Budgeted<'w, F> {
         #[pin]

@@ -54,7 +54,9 @@ use crate::timer::{Limit, RawWheel, Timer, WheelRef};
 ///
 /// # Panics
 ///
-/// Polling a `Deadline` after it returned `Ready` panics.
+/// Polling a `Deadline` after it returned `Ready` panics, and so does polling it again after
+/// a poll of it panicked (a waker or `tracing` subscriber that panics; the timer's entry
+/// was released as that poll unwound).
 ///
 /// [`Wheel::deadline`]: crate::Wheel::deadline
 /// [`Wheel::degraded_polls`]: crate::Wheel::degraded_polls
@@ -266,7 +268,8 @@ impl<F, W: WheelRef> fmt::Debug for Deadline<'_, F, W> {
 ///
 /// # Panics
 ///
-/// Polling a `Sleep` after it returned `Ready` panics.
+/// Polling a `Sleep` after it returned `Ready` panics, and so does polling it again after a
+/// poll of it panicked.
 #[must_use = "futures do nothing unless you `.await` or poll them"]
 pub struct Sleep<'w, W: WheelRef = &'w dyn RawWheel> {
     timer: Timer<W>,

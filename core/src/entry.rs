@@ -161,9 +161,8 @@ impl Entry {
 /// Asks the CPU to bring `entry` into its cache ahead of use: a hint, with no effect on
 /// behaviour. The lists are threaded through the entries, so a walk would otherwise stall
 /// on each entry's cache miss in turn; fetching the next one while the current one is
-/// handled overlaps them. Both ends of the entry are asked for: without `std` a 48-byte
-/// entry may straddle two lines (with `std` it has a line of its own, and the second hint
-/// is for the same line).
+/// handled overlaps them. Without `std` a 48-byte entry may straddle two lines, so both
+/// ends are asked for; with `std` it has a line of its own.
 #[inline(always)]
 #[allow(unused_unsafe)] // `_mm_prefetch` is a safe call on compilers that allow it
 pub(crate) fn prefetch(entry: &Entry) {
@@ -177,7 +176,11 @@ pub(crate) fn prefetch(entry: &Entry) {
         // baseline.
         unsafe {
             _mm_prefetch::<_MM_HINT_T0>(first);
-            _mm_prefetch::<_MM_HINT_T0>(last);
+            // Known at compile time: only an entry smaller than a line's alignment can
+            // straddle two.
+            if core::mem::align_of::<Entry>() < 64 {
+                _mm_prefetch::<_MM_HINT_T0>(last);
+            }
         }
     }
     #[cfg(not(all(target_arch = "x86_64", not(miri), not(punctual_loom))))]

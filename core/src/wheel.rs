@@ -548,29 +548,33 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             let Some(first) = victim.pop(&self.storage) else {
                 continue;
             };
-            let (mut chain, mut last) = (NIL, NIL);
-            for _ in 1..S::FRESH_BLOCK {
-                let Some(index) = victim.pop(&self.storage) else {
-                    break;
-                };
-                // Popped: ours alone until the push below publishes the chain.
-                self.storage
-                    .entry(index)
-                    .slot_next
-                    .store(chain, Ordering::Relaxed);
-                if chain == NIL {
-                    last = index;
-                }
-                chain = index;
-            }
-            if chain != NIL {
-                self.shards[shard]
-                    .free
-                    .push_chain(&self.storage, chain, last);
-            }
+            let more = (1..S::FRESH_BLOCK).map_while(|_| victim.pop(&self.storage));
+            self.keep(shard, more);
             return Some(first);
         }
         None
+    }
+
+    /// Puts free entries this thread owns alone (just popped, or never used) on `shard`'s
+    /// free list, linked into one chain and pushed with one compare-and-swap.
+    fn keep(&self, shard: usize, entries: impl Iterator<Item = Index>) {
+        let (mut chain, mut last) = (NIL, NIL);
+        for index in entries {
+            // Ours alone until the push below publishes the chain.
+            self.storage
+                .entry(index)
+                .slot_next
+                .store(chain, Ordering::Relaxed);
+            if chain == NIL {
+                last = index;
+            }
+            chain = index;
+        }
+        if chain != NIL {
+            self.shards[shard]
+                .free
+                .push_chain(&self.storage, chain, last);
+        }
     }
 
     /// An entry never used yet. Takes the storage's `FRESH_BLOCK` of them at once and
@@ -579,20 +583,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     #[cold]
     fn take_fresh(&self, shard: usize) -> Option<Index> {
         let (first, count) = self.fresh.pop_block(&self.storage, S::FRESH_BLOCK)?;
-        if count > 1 {
-            let last = first + count - 1;
-            for index in first + 1..last {
-                // Untouched entries, ours alone since the bump above; their state is that
-                // of a recycled entry.
-                self.storage
-                    .entry(index)
-                    .slot_next
-                    .store(index + 1, Ordering::Relaxed);
-            }
-            self.shards[shard]
-                .free
-                .push_chain(&self.storage, first + 1, last);
-        }
+        // Untouched entries, ours alone since the bump; their state is a recycled entry's.
+        self.keep(shard, first + 1..first + count);
         Some(first)
     }
 
