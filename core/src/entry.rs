@@ -1,5 +1,5 @@
-//! One deadline's slot in the wheel: its state word, its expiration tick, its waker and the
-//! links of the lists it may be on.
+//! One deadline's slot in the wheel: its state word, its deadline, its waker and the links
+//! of the lists it may be on.
 //!
 //! # State field
 //!
@@ -41,7 +41,7 @@
 //!
 //! Links are `Relaxed` atomics, so that no `unsafe` is needed; the lists' heads carry the
 //! ordering. Everything fits 48 bytes on 64-bit targets (four `u32` links and state,
-//! the `u64` tick, the waker and its `u32` state); with `std` an entry is aligned to its
+//! the `u64` deadline, the waker and its `u32` state); with `std` an entry is aligned to its
 //! own 64-byte line (see [`Entry`]).
 
 use crate::atomic_waker::AtomicWaker;
@@ -85,13 +85,14 @@ pub struct Entry {
     pub(crate) cancel_link: AtomicU32,
     pub(crate) slot_prev: AtomicU32,
     pub(crate) slot_next: AtomicU32,
-    /// The expiration tick. Written by the arming thread while it owns the entry
+    /// The deadline: the clock reading, in nanoseconds, from which it may fire (its tick
+    /// is derived from it). Written by the arming thread while it owns the entry
     /// exclusively, read by the driver after the arm inbox hands the entry over.
-    when: UnsafeCell<u64>,
+    due: UnsafeCell<u64>,
     pub(crate) waker: AtomicWaker,
 }
 
-// SAFETY: `when` is written only by the thread that popped the entry off the free list (it
+// SAFETY: `due` is written only by the thread that popped the entry off the free list (it
 // is exclusive then), before the Release push onto the arm inbox, and read only by the
 // driver after its Acquire swap of that inbox; every other field is atomic.
 unsafe impl Sync for Entry {}
@@ -106,24 +107,24 @@ impl Entry {
                 cancel_link: AtomicU32::new(NIL),
                 slot_prev: AtomicU32::new(UNLINKED),
                 slot_next: AtomicU32::new(NIL),
-                when: UnsafeCell::new(0),
+                due: UnsafeCell::new(0),
                 waker: AtomicWaker::new(),
             }
         }
     }
 
-    /// Sets the expiration tick.
+    /// Sets the deadline, in nanoseconds of the wheel's clock.
     ///
     /// # Safety
     ///
     /// * The caller owns the entry exclusively: it popped it from the free list and has not
     ///   published it on the arm inbox yet.
-    pub(crate) unsafe fn set_when(&self, tick: u64) {
+    pub(crate) unsafe fn set_due(&self, nanos: u64) {
         // SAFETY: exclusive ownership, by the caller's contract.
-        self.when.with_mut(|when| unsafe { *when = tick });
+        self.due.with_mut(|due| unsafe { *due = nanos });
     }
 
-    /// The expiration tick.
+    /// The deadline, in nanoseconds of the wheel's clock.
     ///
     /// # Safety
     ///
@@ -131,9 +132,9 @@ impl Entry {
     ///   (whose Acquire swap orders this read after the arming thread's write), or owns
     ///   the entry as its deadline (which armed it, or was moved here with
     ///   synchronisation after arming).
-    pub(crate) unsafe fn when(&self) -> u64 {
+    pub(crate) unsafe fn due(&self) -> u64 {
         // SAFETY: no writer exists while the wheel owns the entry, by the caller's contract.
-        self.when.with(|when| unsafe { *when })
+        self.due.with(|due| unsafe { *due })
     }
 
     /// Resets the entry for its next life. Drops the last deadline's waker and bumps the

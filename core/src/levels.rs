@@ -33,12 +33,26 @@
 //! re-inserted, until it is within range. It never fires early, because nothing fires before
 //! its own `when` is reached.
 //!
+//! # Sparse slots
+//!
+//! For each level-0 slot the levels also keep how many entries it holds (counted up to
+//! `u8::MAX`, then "many" until the slot empties) and a lower bound on their *offsets*:
+//! an entry of tick `T` is due at a reading in `((T − 1)·tick, T·tick]`, and its offset is
+//! how far into tick `T − 1` that is, from 1 ns to a whole tick (saturating at
+//! `u32::MAX` ns). A slot of at most [`SPARSE`] entries lets the driver fire each one at
+//! its own time rather than all at the slot's tick (see the wheel's "Sub-tick firing").
+//! Both numbers only steer when the driver looks: whether an entry may fire is always
+//! decided on its own deadline.
+//!
 //! # Invariants
 //!
 //! * Every entry on a slot list has `when > elapsed`.
 //! * Bit `s` of `occupied[l]` is set exactly when slot `s` of level `l` is non-empty.
 //! * An entry on a slot list has `slot_prev` = the previous entry or `NIL` (list head);
 //!   an entry on no list has `slot_prev = UNLINKED`.
+//! * For a level-0 slot, `counts[s]` is its number of entries (or `u8::MAX`: at least
+//!   that many since it was last empty), and `firsts[s]` is at most the offset of each of
+//!   its entries; an empty slot has `counts[s] = 0` and `firsts[s] = u32::MAX`.
 
 use crate::entry::{Index, NIL, UNLINKED};
 use crate::storage::sealed::StorageImpl;
@@ -50,6 +64,11 @@ const SLOTS: usize = 1 << SLOT_BITS;
 const SLOT_MASK: u64 = SLOTS as u64 - 1;
 /// Ticks spanned by the whole wheel.
 pub(crate) const RANGE: u64 = 1 << (SLOT_BITS as u64 * LEVELS as u64);
+
+/// A level-0 slot of at most this many entries is sparse: the driver fires its entries at
+/// their own deadlines (see "Sparse slots"). Each early look at a sparse slot walks it,
+/// so this bounds that work to `SPARSE²` entry visits per slot.
+pub(crate) const SPARSE: u8 = 8;
 
 /// The next slot to process: its level, its index, and the tick at which it starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,6 +82,10 @@ pub(crate) struct Levels {
     elapsed: u64,
     occupied: [u64; LEVELS],
     heads: [[Index; SLOTS]; LEVELS],
+    /// Entries per level-0 slot (see "Sparse slots").
+    counts: [u8; SLOTS],
+    /// A lower bound on the offsets of each level-0 slot's entries (see "Sparse slots").
+    firsts: [u32; SLOTS],
 }
 
 /// The level an entry expiring at `when` belongs to, seen from `elapsed`.
@@ -92,6 +115,8 @@ impl Levels {
             elapsed: 0,
             occupied: [0; LEVELS],
             heads: [[NIL; SLOTS]; LEVELS],
+            counts: [0; SLOTS],
+            firsts: [u32::MAX; SLOTS],
         }
     }
 
@@ -106,14 +131,25 @@ impl Levels {
         self.elapsed = self.elapsed.max(tick);
     }
 
-    /// Links `index`, expiring at `when > elapsed`, into its slot.
-    pub(crate) fn insert<S: StorageImpl>(&mut self, storage: &S, index: Index, when: u64) {
+    /// Links `index`, expiring at tick `when > elapsed` with the given `offset` into the
+    /// tick before (see "Sparse slots"), into its slot.
+    pub(crate) fn insert<S: StorageImpl>(
+        &mut self,
+        storage: &S,
+        index: Index,
+        when: u64,
+        offset: u32,
+    ) {
         debug_assert!(
             when > self.elapsed,
             "inserting an entry that is already due"
         );
         let level = level_for(self.elapsed, when);
         let slot = slot_for(when, level);
+        if level == 0 {
+            self.counts[slot] = self.counts[slot].saturating_add(1);
+            self.firsts[slot] = self.firsts[slot].min(offset);
+        }
         let head = self.heads[level][slot];
         let entry = storage.entry(index);
         entry.slot_prev.store(NIL, Relaxed);
@@ -136,11 +172,11 @@ impl Levels {
         if next != NIL {
             storage.entry(next).slot_prev.store(prev, Relaxed);
         }
+        let level = level_for(self.elapsed, when);
+        let slot = slot_for(when, level);
         if prev != NIL {
             storage.entry(prev).slot_next.store(next, Relaxed);
         } else {
-            let level = level_for(self.elapsed, when);
-            let slot = slot_for(when, level);
             debug_assert_eq!(
                 self.heads[level][slot], index,
                 "entry is not where its tick says"
@@ -148,6 +184,13 @@ impl Levels {
             self.heads[level][slot] = next;
             if next == NIL {
                 self.occupied[level] &= !(1 << slot);
+            }
+        }
+        if level == 0 {
+            if self.occupied[0] & (1 << slot) == 0 {
+                self.forget_slot(slot);
+            } else if self.counts[slot] != u8::MAX {
+                self.counts[slot] -= 1;
             }
         }
         entry.slot_prev.store(UNLINKED, Relaxed);
@@ -201,7 +244,35 @@ impl Levels {
         let head = self.heads[expiration.level][expiration.slot];
         self.heads[expiration.level][expiration.slot] = NIL;
         self.occupied[expiration.level] &= !(1 << expiration.slot);
+        if expiration.level == 0 {
+            self.forget_slot(expiration.slot);
+        }
         head
+    }
+
+    /// Resets the count and offset bound of an emptied level-0 slot.
+    fn forget_slot(&mut self, slot: usize) {
+        self.counts[slot] = 0;
+        self.firsts[slot] = u32::MAX;
+    }
+
+    /// The offset bound of a level-0 slot, if it is sparse and has one below `u32::MAX`
+    /// (see "Sparse slots").
+    pub(crate) fn sparse_first(&self, slot: usize) -> Option<u32> {
+        (self.counts[slot] <= SPARSE && self.firsts[slot] != u32::MAX).then_some(self.firsts[slot])
+    }
+
+    /// The first entry of a level-0 slot (`NIL` if empty), to walk it along `slot_next`.
+    pub(crate) fn level0_head(&self, slot: usize) -> Index {
+        self.heads[0][slot]
+    }
+
+    /// Tightens a level-0 slot's offset bound after a walk found every entry's offset
+    /// (see "Sparse slots").
+    pub(crate) fn set_first(&mut self, slot: usize, first: u32) {
+        if self.heads[0][slot] != NIL {
+            self.firsts[slot] = first;
+        }
     }
 
     /// The entry after `index` in a list returned by [`Levels::take_slot`]; marks `index`

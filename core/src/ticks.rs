@@ -70,15 +70,6 @@ impl TickDivisor {
             Err(_) => (n / self.tick as u128).min(u64::MAX as u128) as u64,
         }
     }
-
-    /// `⌈n / tick⌉` for a `u128`, saturating at `u64::MAX`.
-    #[inline]
-    pub(crate) fn ceil_u128(&self, n: u128) -> u64 {
-        match u64::try_from(n) {
-            Ok(n) => self.ceil(n),
-            Err(_) => n.div_ceil(self.tick as u128).min(u64::MAX as u128) as u64,
-        }
-    }
 }
 
 #[cfg(test)]
@@ -151,8 +142,8 @@ mod tests {
         let d = TickDivisor::new(1_000_000);
         assert_eq!(d.floor_u128(u128::MAX), u64::MAX);
         assert_eq!(
-            d.ceil_u128(u64::MAX as u128 + 1),
-            (u64::MAX as u128 + 1).div_ceil(1_000_000) as u64
+            d.floor_u128(u64::MAX as u128 + 1),
+            (u64::MAX as u128 + 1).div_euclid(1_000_000) as u64
         );
         assert_eq!(
             TickDivisor::new(1).floor_u128(u64::MAX as u128 + 5),

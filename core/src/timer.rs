@@ -151,7 +151,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             return Some(Outcome::Never);
         }
         let start = ticks.floor(now);
-        Some(match self.arm(when, start, waker) {
+        Some(match self.arm(target, when, start, waker) {
             Some((index, generation)) => Outcome::Armed(Armed {
                 index,
                 generation,
@@ -183,11 +183,13 @@ impl<C: Clock, S: Storage> RawWheel for Wheel<C, S> {
         let outcome = match target {
             None => Outcome::Never,
             Some(target) if target <= now => Outcome::Passed,
-            Some(target) => match self.ceil_ticks(target) {
-                u64::MAX => Outcome::Never,
-                when => {
+            // Readings of `u64::MAX` ns or more (about 584 years) never come.
+            Some(target) => match nanos_u64(target).filter(|&due| due != u64::MAX) {
+                None => Outcome::Never,
+                Some(due) => {
+                    let when = self.ticks().ceil(due);
                     let start = self.floor_ticks(now);
-                    match self.arm(when, start, waker) {
+                    match self.arm(due, when, start, waker) {
                         Some((index, generation)) => Outcome::Armed(Armed {
                             index,
                             generation,

@@ -68,6 +68,27 @@
 //! that turn do not wake it again (a steady stream of arms and releases costs one wake
 //! per `LINGER` ticks, not one per arm).
 //!
+//! # Sub-tick firing
+//!
+//! An entry keeps its exact deadline (a reading in nanoseconds); its tick, the first tick
+//! boundary at or after it, only places it in the levels. A turn fires every entry whose
+//! deadline has passed that it meets: the entries of the slots it processes, and new
+//! entries from the arm inboxes, even when their tick is still ahead.
+//!
+//! The tick in progress gets one more look. When the next slot is the level-0 slot of the
+//! very next tick and it is *sparse* (at most [`SPARSE`](crate::levels::SPARSE) entries),
+//! the driver plans its turn at that slot's earliest deadline instead of at the tick
+//! boundary, and such a turn walks the slot and fires the entries that are due, leaving
+//! the rest. So a deadline among few fires at its own time, as late as the driver's
+//! wake-up and not half a tick on average; a dense slot (the case where waking per entry
+//! would cost more than it saves) still fires all at once at its tick, and the walks of a
+//! sparse one are bounded by its few entries. Either way nothing fires before its
+//! deadline, and nothing later than its tick. (The first tick of each 64 is always taken
+//! at its boundary: its slot is then still on level 1.)
+//!
+//! The plan that arming threads read stays a tick: an arm into the slot of the planned
+//! tick wakes no one, and fires by that tick at the latest.
+//!
 //! # Exclusive moments
 //!
 //! Between leaving the free list and the push onto the arm inbox, an entry belongs to the
@@ -193,6 +214,21 @@ fn new_shards() -> [Shard; SHARDS] {
     core::array::from_fn(|_| shards::new_shard())
 }
 
+/// A clock reading in nanoseconds, saturating at `u64::MAX` (about 584 years).
+fn nanos_of(reading: Duration) -> u64 {
+    u64::try_from(reading.as_nanos()).unwrap_or(u64::MAX)
+}
+
+/// A reading in nanoseconds as a `Duration`; `u64::MAX` stands for `Duration::MAX`
+/// ("never", "idle").
+fn reading_of(nanos: u64) -> Duration {
+    if nanos == u64::MAX {
+        Duration::MAX
+    } else {
+        Duration::from_nanos(nanos)
+    }
+}
+
 const fn tick_nanos(tick: Duration) -> u64 {
     let nanos = tick.as_nanos();
     assert!(nanos > 0, "punctual: a wheel's tick must be at least 1 ns");
@@ -298,8 +334,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// at which the wheel wants to be turned next, `Duration::MAX` when nothing is armed
     /// (see [`Wheel::advance_to`]).
     pub fn turn(&self) -> Duration {
-        let now = self.now_tick();
-        self.ticks_to_reading(self.advance_ticks(now))
+        reading_of(self.advance_nanos(self.now_nanos()))
     }
 
     /// Fires every deadline due at clock reading `now` (clamped to the clock's current
@@ -312,8 +347,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// for the waker only, with no timer (every arm wakes an idle driver). If another thread is turning the wheel at the
     /// moment, this returns at once and that thread does the work before it lets go.
     pub fn advance_to(&self, now: Duration) -> Duration {
-        let now = now.min(self.clock.now());
-        self.ticks_to_reading(self.advance_ticks(self.floor_ticks(now)))
+        reading_of(self.advance_nanos(nanos_of(now.min(self.clock.now()))))
     }
 
     /// Registers the waker to wake when the wheel must be turned sooner than planned: a
@@ -338,26 +372,35 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         &self.tick
     }
 
-    pub(crate) fn now_tick(&self) -> u64 {
-        self.floor_ticks(self.clock.now())
+    /// The clock's reading in nanoseconds (saturating at `u64::MAX`).
+    fn now_nanos(&self) -> u64 {
+        nanos_of(self.clock.now())
     }
 
     pub(crate) fn floor_ticks(&self, reading: Duration) -> u64 {
         self.tick.floor_u128(reading.as_nanos())
     }
 
-    /// The first tick at or after `reading`; `u64::MAX` means "never".
-    pub(crate) fn ceil_ticks(&self, reading: Duration) -> u64 {
-        self.tick.ceil_u128(reading.as_nanos())
+    fn ticks_to_reading(&self, tick: u64) -> Duration {
+        reading_of(self.tick_start(tick))
     }
 
-    fn ticks_to_reading(&self, tick: u64) -> Duration {
-        let nanos = tick as u128 * self.tick.tick() as u128;
-        if nanos >= u64::MAX as u128 {
-            Duration::MAX
+    /// The reading, in nanoseconds, at which tick `tick` begins (saturating at `u64::MAX`).
+    fn tick_start(&self, tick: u64) -> u64 {
+        u64::try_from(u128::from(tick) * u128::from(self.tick.tick())).unwrap_or(u64::MAX)
+    }
+
+    /// The tick of a deadline due at reading `due` (ns), and its offset into the tick
+    /// before (see `levels`' "Sparse slots").
+    #[inline]
+    fn tick_of(&self, due: u64) -> (u64, u32) {
+        let (q, r) = self.tick.div_rem(due);
+        let (when, offset) = if r == 0 {
+            (q, self.tick.tick())
         } else {
-            Duration::from_nanos(nanos as u64)
-        }
+            (q + 1, r)
+        };
+        (when, u32::try_from(offset).unwrap_or(u32::MAX))
     }
 
     /// The full tick of the driver's plan, rebuilt from its low 32 bits near `reference`;
@@ -373,15 +416,22 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
 
     // ---- the deadline side ------------------------------------------------------------
 
-    /// Arms an entry expiring at tick `when`, for a deadline started at tick `start`.
-    /// `None` when the storage is full.
-    pub(crate) fn arm(&self, when: u64, start: u64, waker: &Waker) -> Option<(Index, u32)> {
+    /// Arms an entry due at reading `due` (ns), of tick `when` (`⌈due / tick⌉`), for a
+    /// deadline started at tick `start`. `None` when the storage is full.
+    pub(crate) fn arm(
+        &self,
+        due: u64,
+        when: u64,
+        start: u64,
+        waker: &Waker,
+    ) -> Option<(Index, u32)> {
+        debug_assert_eq!(when, self.tick_of(due).0, "tick of another deadline");
         let shard = shards::current();
         let index = self.take_free(shard)?;
         let entry = self.storage.entry(index);
         // SAFETY: popped off the free list just now, so this thread owns it exclusively
         // until the push below publishes it.
-        unsafe { entry.set_when(when) };
+        unsafe { entry.set_due(due) };
         // SAFETY: as above; a free entry's waker slot is idle and empty (`recycle`), and the
         // Release push below publishes the waker with the entry.
         unsafe { entry.waker.set_exclusive(waker) };
@@ -414,15 +464,14 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         entry.state.load(Ordering::Acquire) & FIRED != 0
     }
 
-    /// The clock reading of an armed entry's expiration tick; for the entry's owner.
+    /// The clock reading at which an armed entry is due; for the entry's owner.
     #[cfg(feature = "tracing")]
     pub(crate) fn entry_deadline(&self, index: Index) -> Duration {
         // SAFETY: the caller owns the entry (its HANDLE bit is set), so it is not free
-        // and `when` has no writer: it is written only while the entry is exclusively
+        // and `due` has no writer: it is written only while the entry is exclusively
         // owned, before it is published; this thread armed it or received the deadline
         // through a synchronising move.
-        let when = unsafe { self.storage.entry(index).when() };
-        self.ticks_to_reading(when)
+        Duration::from_nanos(unsafe { self.storage.entry(index).due() })
     }
 
     /// Whether an armed entry has fired, without registering anything.
@@ -590,9 +639,9 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
 
     // ---- the driver side --------------------------------------------------------------
 
-    /// Advances to `now` ticks if the driver role is free, else leaves a request for its
-    /// holder. Returns the planned next turn.
-    fn advance_ticks(&self, mut now: u64) -> u64 {
+    /// Advances to reading `now` (ns) if the driver role is free, else leaves a request for
+    /// its holder. Returns the reading (ns) of the planned next turn, `u64::MAX` if idle.
+    fn advance_nanos(&self, mut now: u64) -> u64 {
         let mut role = self.role.load(Ordering::Relaxed);
         loop {
             let (next, success) = if role & DRIVING == 0 {
@@ -606,7 +655,13 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 .compare_exchange_weak(role, next, success, Ordering::Relaxed)
             {
                 Ok(_) if next == DRIVING => break,
-                Ok(_) => return self.planned_turn(now), // the holder will turn for us
+                Ok(_) => {
+                    // The holder will turn for us.
+                    return match self.planned_turn(self.ticks().floor(now)) {
+                        u64::MAX => u64::MAX,
+                        tick => self.tick_start(tick),
+                    };
+                }
                 Err(actual) => role = actual,
             }
         }
@@ -638,14 +693,16 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                     // A request came in: keep the role, take the request, and turn again
                     // with a reading no older than the requester's.
                     self.role.fetch_and(!REQUESTED, Ordering::Acquire);
-                    now = now.max(self.now_tick());
+                    now = now.max(self.now_nanos());
                 }
             }
         }
     }
 
-    /// One turn, with the driver role held.
-    fn turn_locked(&self, state: &mut DriverState, now: u64) -> u64 {
+    /// One turn at reading `now` (ns), with the driver role held. Returns the reading (ns)
+    /// of the next planned turn, `u64::MAX` if idle.
+    fn turn_locked(&self, state: &mut DriverState, now_nanos: u64) -> u64 {
+        let now = self.ticks().floor(now_nanos);
         let mut reclaimed = false;
         if self.plan.idle.load(Ordering::Relaxed) != 0 {
             // Woken from idle, most likely by an arm: linger (see "Taking back").
@@ -654,8 +711,9 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         loop {
             // Advance first, so new entries are placed relative to `now` (a wheel whose
             // clock starts far from zero would otherwise park them at the top level).
-            self.expire(state, now);
-            reclaimed |= self.take_inboxes(state, now);
+            self.expire(state, now, now_nanos);
+            reclaimed |= self.take_inboxes(state, now, now_nanos);
+            self.fire_early(state, now_nanos);
             self.wake_fired(state);
             let elapsed = state.levels.elapsed();
             let next = state.levels.next_expiration();
@@ -673,8 +731,22 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 MAX_SLEEP
             };
             let mut planned = elapsed.saturating_add(horizon);
+            // The reading at which to turn: the planned tick, or earlier within the tick
+            // before it, when the entries of a sparse slot are due then ("Sub-tick
+            // firing"). Arming threads see the tick only; an arm in that same slot fires
+            // by its tick whatever the driver does, so it needs no wake.
+            let mut wake = self.tick_start(planned);
             if let Some(expiration) = next {
-                planned = planned.min(expiration.deadline);
+                if expiration.deadline <= planned {
+                    planned = expiration.deadline;
+                    wake = self.tick_start(planned);
+                    if expiration.level == 0 {
+                        if let Some(first) = state.levels.sparse_first(expiration.slot) {
+                            let early = self.tick_start(planned - 1).saturating_add(first.into());
+                            wake = wake.min(early);
+                        }
+                    }
+                }
             }
             self.plan.next_wake.store(planned as u32, Ordering::Relaxed);
             self.plan.idle.store(u32::from(idle), Ordering::Relaxed);
@@ -684,20 +756,19 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 .iter()
                 .all(|shard| shard.arm_inbox.check() & shard.cancel_inbox.check())
             {
-                return if idle { u64::MAX } else { planned };
+                return if idle { u64::MAX } else { wake };
             }
         }
     }
 
     /// Takes every shard's inboxes: reclaims cancelled entries and links new ones into the
     /// levels. Returns whether anything was reclaimed.
-    fn take_inboxes(&self, state: &mut DriverState, now: u64) -> bool {
+    fn take_inboxes(&self, state: &mut DriverState, now: u64, now_nanos: u64) -> bool {
         // Cancels first, from every shard: an entry on these lists was pushed onto an arm
         // inbox before it was cancelled, so the arm inboxes taken next hold it if no
         // earlier turn took it.
         let cancelled: [Index; SHARDS] =
             core::array::from_fn(|shard| self.shards[shard].cancel_inbox.take_all());
-        let elapsed = state.levels.elapsed();
         for shard in &self.shards {
             let mut index = shard.arm_inbox.take_all();
             while index != NIL {
@@ -708,13 +779,16 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                     entry::prefetch(self.storage.entry(next));
                 }
                 // SAFETY: driver role held; the entry came through an arm inbox.
-                let when = unsafe { entry.when() };
+                let due = unsafe { entry.due() };
+                let (when, offset) = self.tick_of(due);
                 self.counters.armed();
                 if entry.state.load(Ordering::Acquire) & CANCELLED == 0 {
-                    if when <= elapsed {
+                    // Due at `now` (its tick may be ahead: see "Sub-tick firing"); else
+                    // `when > now ≥ elapsed`, as a slot needs.
+                    if due <= now_nanos {
                         self.fire(state, index, entry, now.saturating_sub(when));
                     } else {
-                        state.levels.insert(&self.storage, index, when);
+                        state.levels.insert(&self.storage, index, when, offset);
                     }
                 }
                 index = next;
@@ -740,7 +814,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             }
             // SAFETY: driver role held; the entry came through an arm inbox (taken in this
             // turn or an earlier one, see `take_inboxes`).
-            let when = unsafe { entry.when() };
+            let (when, _) = self.tick_of(unsafe { entry.due() });
             state.levels.remove(&self.storage, index, when);
             let before = entry.state.fetch_and(!WHEEL, Ordering::AcqRel);
             debug_assert_eq!(
@@ -765,8 +839,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         }
     }
 
-    /// Processes every slot that starts at or before `now`.
-    fn expire(&self, state: &mut DriverState, now: u64) {
+    /// Processes every slot that starts at or before tick `now` (reading `now_nanos`).
+    fn expire(&self, state: &mut DriverState, now: u64, now_nanos: u64) {
         while let Some(expiration) = state.levels.next_expiration() {
             if expiration.deadline > now {
                 break;
@@ -780,11 +854,13 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 }
                 let entry = self.storage.entry(index);
                 // SAFETY: driver role held; the entry came through the arm inbox.
-                let when = unsafe { entry.when() };
-                if when <= now {
-                    self.fire(state, index, entry, now - when);
+                let due = unsafe { entry.due() };
+                let (when, offset) = self.tick_of(due);
+                if due <= now_nanos {
+                    self.fire(state, index, entry, now.saturating_sub(when));
                 } else if entry.state.load(Ordering::Acquire) & CANCELLED == 0 {
-                    state.levels.insert(&self.storage, index, when);
+                    // `when > now`: `due` is past this tick.
+                    state.levels.insert(&self.storage, index, when, offset);
                 }
                 index = next;
             }
@@ -792,6 +868,51 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         if now > state.levels.elapsed() {
             state.levels.set_elapsed(now);
         }
+    }
+
+    /// Sub-tick firing: fires the entries of the tick in progress whose own deadline has
+    /// passed, if their slot is sparse (module docs, "Sub-tick firing").
+    fn fire_early(&self, state: &mut DriverState, now_nanos: u64) {
+        let Some(expiration) = state.levels.next_expiration() else {
+            return;
+        };
+        let elapsed = state.levels.elapsed();
+        if expiration.level != 0 || expiration.deadline != elapsed + 1 {
+            return;
+        }
+        let Some(first) = state.levels.sparse_first(expiration.slot) else {
+            return;
+        };
+        // How far into tick `elapsed` the clock reads; every entry of the slot is due
+        // that far into it or later.
+        let into = now_nanos.saturating_sub(self.tick_start(elapsed));
+        if u64::from(first) > into {
+            return;
+        }
+        let mut index = state.levels.level0_head(expiration.slot);
+        let mut first = u32::MAX;
+        while index != NIL {
+            let entry = self.storage.entry(index);
+            let next = entry.slot_next.load(Ordering::Relaxed);
+            if next != NIL {
+                entry::prefetch(self.storage.entry(next));
+            }
+            // SAFETY: driver role held; the entry came through an arm inbox.
+            let due = unsafe { entry.due() };
+            if entry.state.load(Ordering::Acquire) & CANCELLED != 0 {
+                // Stays linked until the cancel inbox brings it; its deadline no longer
+                // matters.
+            } else if due <= now_nanos {
+                state
+                    .levels
+                    .remove(&self.storage, index, expiration.deadline);
+                self.fire(state, index, entry, 0);
+            } else {
+                first = first.min(self.tick_of(due).1);
+            }
+            index = next;
+        }
+        state.levels.set_first(expiration.slot, first);
     }
 
     /// Decides `index` as fired unless it was cancelled, and queues its task to be woken.

@@ -16,7 +16,7 @@
 //!   re-wakes its task on every poll (counted by `degraded_polls()`), never completes
 //!   early, completes when polled at or after its time, and arms once an entry is free.
 //! * **Odd limits**: zero durations and instants in the past complete at their first
-//!   poll; limits beyond the last countable tick never fire and hold no entry.
+//!   poll; limits ending at or past `u64::MAX` ns never fire and hold no entry.
 //!
 //! The number of cases per storage kind defaults to [`DEFAULT_CASES`]; set
 //! `PROPTEST_CASES` to change it.
@@ -347,9 +347,10 @@ impl<'w, S: Storage> Model<'w, S> {
             .is_none_or(|cap| self.armed + self.unreclaimed < cap)
     }
 
-    /// Whether the wheel can count the tick of `target` (else the deadline never fires).
+    /// Whether the wheel keeps `target` (else the deadline never fires): an entry holds its
+    /// deadline as a reading in `u64` nanoseconds, and `u64::MAX` stands for "never".
     fn countable(&self, target: u128) -> bool {
-        target <= Duration::MAX.as_nanos() && target.div_ceil(self.tick) < u128::from(u64::MAX)
+        target < u128::from(u64::MAX) && target.div_ceil(self.tick) < u128::from(u64::MAX)
     }
 
     fn pick(&self, pick: usize) -> Option<u64> {

@@ -330,6 +330,98 @@ fn at_most_two_ticks_late_across_levels_and_start_offsets() {
     }
 }
 
+// ---- sub-tick firing ------------------------------------------------------------------
+
+fn us(n: u64) -> Duration {
+    Duration::from_micros(n)
+}
+
+#[test]
+fn a_deadline_alone_in_its_slot_fires_at_its_own_time_not_at_the_tick() {
+    // Due at 2.3 ms, in the slot of tick 3: the driver plans its turn at 2.3 ms, and the
+    // deadline fires then, not at 3 ms.
+    let wheel = fixed::<4>();
+    let w = CountingWaker::new();
+    let mut d = pin!(wheel.deadline(pending::<()>(), us(2300)));
+    assert!(w.poll(d.as_mut()).is_pending());
+    assert_eq!(wheel.turn(), us(2300));
+    wheel.advance_to_manual(us(2300) - ns(1));
+    assert_eq!(wheel.turn(), us(2300));
+    assert_eq!(w.wakes(), 0, "early");
+    assert!(w.poll(d.as_mut()).is_pending(), "early");
+    wheel.advance(ns(1));
+    assert_eq!(w.wakes(), 1, "not fired at its own time");
+    assert_eq!(is_elapsed(w.poll(d.as_mut())).duration(), us(2300));
+    assert_eq!(wheel.occupied(), 0);
+    let stats = wheel.stats();
+    assert_eq!((stats.fired, stats.lateness[0]), (1, 1), "{stats}");
+}
+
+#[test]
+fn a_sparse_slot_fires_each_deadline_at_its_own_time() {
+    let wheel = fixed::<8>();
+    let wakers: Vec<CountingWaker> = (0..3).map(|_| CountingWaker::new()).collect();
+    let mut sleeps: Vec<_> = [us(2600), us(2200), us(2900)]
+        .into_iter()
+        .map(|d| Box::pin(wheel.sleep(d)))
+        .collect();
+    for (w, s) in wakers.iter().zip(&mut sleeps) {
+        assert!(w.poll(s.as_mut()).is_pending());
+    }
+    let woken = || wakers.iter().map(CountingWaker::wakes).collect::<Vec<_>>();
+    assert_eq!(wheel.turn(), us(2200));
+    wheel.advance_to_manual(us(2200));
+    assert_eq!(wheel.turn(), us(2600));
+    assert_eq!(woken(), [0, 1, 0]);
+    wheel.advance_to_manual(us(2899));
+    assert_eq!(wheel.turn(), us(2900));
+    assert_eq!(woken(), [1, 1, 0]);
+    wheel.advance_to_manual(us(2900));
+    assert_eq!(woken(), [1, 1, 1]);
+}
+
+#[test]
+fn a_cancelled_deadline_stops_steering_its_slots_turns() {
+    // Two deadlines in the slot of tick 3; the earlier one is dropped after the driver took
+    // it. The turn it would have needed comes once, finds nothing due, and plans the other.
+    let wheel = fixed::<4>();
+    let (w1, w2) = (CountingWaker::new(), CountingWaker::new());
+    let mut early = Box::pin(wheel.sleep(us(2200)));
+    let mut late = pin!(wheel.sleep(us(2700)));
+    assert!(w1.poll(early.as_mut()).is_pending());
+    assert!(w2.poll(late.as_mut()).is_pending());
+    assert_eq!(wheel.turn(), us(2200));
+    drop(early);
+    wheel.advance_to_manual(us(2200));
+    assert_eq!(wheel.turn(), us(2700));
+    assert_eq!((w1.wakes(), w2.wakes()), (0, 0));
+    wheel.advance_to_manual(us(2700));
+    assert_eq!((w1.wakes(), w2.wakes()), (0, 1));
+    assert!(w2.poll(late.as_mut()).is_ready());
+    assert_eq!(wheel.occupied(), 0);
+}
+
+#[test]
+fn a_dense_slot_fires_all_at_once_at_its_tick() {
+    // More deadlines in one slot than a sparse slot holds: the driver does not turn for
+    // each one, and all fire at the tick, none before its own time.
+    let wheel = fixed::<16>();
+    let wakers: Vec<CountingWaker> = (0..9).map(|_| CountingWaker::new()).collect();
+    let mut sleeps: Vec<_> = (0..9u64)
+        .map(|k| Box::pin(wheel.sleep(us(2100 + 100 * k))))
+        .collect();
+    for (w, s) in wakers.iter().zip(&mut sleeps) {
+        assert!(w.poll(s.as_mut()).is_pending());
+    }
+    let woken = || wakers.iter().map(CountingWaker::wakes).sum::<usize>();
+    assert_eq!(wheel.turn(), ms(3));
+    wheel.advance_to_manual(ms(3) - ns(1));
+    assert_eq!(wheel.turn(), ms(3));
+    assert_eq!(woken(), 0);
+    wheel.advance_to_manual(ms(3));
+    assert_eq!(woken(), 9);
+}
+
 trait AdvanceToManual {
     /// Moves the manual clock to `to` and turns the wheel.
     fn advance_to_manual(&self, to: Duration);
@@ -546,6 +638,14 @@ fn duration_max_never_fires_and_holds_no_entry() {
     assert!(w.poll(u.as_mut()).is_pending());
     assert_eq!(wheel.occupied(), 0);
     assert_eq!(wheel.degraded_polls(), 0);
+    // The single entry is still free for a real deadline.
+    {
+        let other = CountingWaker::new();
+        let mut x = pin!(wheel.sleep(ms(1)));
+        assert!(other.poll(x.as_mut()).is_pending());
+        assert_eq!(wheel.occupied(), 1);
+    }
+    assert_eq!(wheel.degraded_polls(), 0);
     // Far into the future (the manual clock saturates at u64::MAX ns): still pending.
     for _ in 0..3 {
         wheel.advance(Duration::from_secs(1 << 40));
@@ -556,11 +656,6 @@ fn duration_max_never_fires_and_holds_no_entry() {
     }
     assert_eq!(w.wakes(), 0);
     assert_eq!(wheel.occupied(), 0);
-    // The single entry is still free for a real deadline.
-    let mut x = pin!(wheel.sleep(ms(1)));
-    assert!(w.poll(x.as_mut()).is_pending());
-    assert_eq!(wheel.occupied(), 1);
-    assert_eq!(wheel.degraded_polls(), 0);
 }
 
 #[test]

@@ -450,8 +450,9 @@ impl<'w, S: Storage> Model<'w, S> {
             .is_none_or(|cap| self.armed + self.unreclaimed < cap)
     }
 
+    /// An entry holds its deadline as a reading in `u64` nanoseconds; `u64::MAX` is "never".
     fn countable(&self, target: u128) -> bool {
-        target <= Duration::MAX.as_nanos() && target.div_ceil(self.tick) < u128::from(u64::MAX)
+        target < u128::from(u64::MAX) && target.div_ceil(self.tick) < u128::from(u64::MAX)
     }
 
     fn pick(&self, pick: u8) -> Option<u64> {
