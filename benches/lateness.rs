@@ -21,6 +21,7 @@ fn main() {
     let peers = [
         Peer::Punctual,
         Peer::Punctual100us,
+        Peer::PunctualSmol100us,
         Peer::Tokio,
         Peer::AsyncIo,
         Peer::FuturesTimer,

@@ -34,10 +34,14 @@ const CONTENTION_SAMPLES: usize = 7;
 /// Deadlines already armed in the second arm + cancel group.
 const ARMED: usize = 10_000;
 
+/// punctual's rows of the lateness table.
+const PUNCTUAL_LATENESS: [Peer; 3] = [Peer::Punctual, Peer::Punctual100us, Peer::PunctualSmol100us];
+
 /// The peers of the lateness table, with the tick each is said to have.
-const LATENESS_PEERS: [(Peer, &str); 7] = [
+const LATENESS_PEERS: [(Peer, &str); 8] = [
     (Peer::Punctual, "1 ms"),
     (Peer::Punctual100us, "100 µs"),
+    (Peer::PunctualSmol100us, "100 µs"),
     (Peer::Tokio, "1 ms"),
     (Peer::AsyncIo, "none (epoll)"),
     (Peer::FuturesTimer, "none (park)"),
@@ -384,7 +388,7 @@ fn targets(r: &Results) -> Vec<(String, String, bool)> {
         };
         rows.push(("fire: no collapse with tokio's budget on".into(), text, ok));
     }
-    let early: usize = [Peer::Punctual, Peer::Punctual100us]
+    let early: usize = PUNCTUAL_LATENESS
         .iter()
         .filter_map(|q| r.lateness.get(q))
         .map(|(s, _)| s.early)
@@ -396,7 +400,11 @@ fn targets(r: &Results) -> Vec<(String, String, bool)> {
             early == 0,
         ));
     }
-    for (peer, tick) in [(Peer::Punctual, 1_000_000), (Peer::Punctual100us, 100_000)] {
+    for (peer, tick) in [
+        (Peer::Punctual, 1_000_000),
+        (Peer::Punctual100us, 100_000),
+        (Peer::PunctualSmol100us, 100_000),
+    ] {
         if let Some((s, _)) = r.lateness.get(&peer) {
             rows.push((
                 format!("lateness: p99 within 2 ticks ({})", peer.name()),
@@ -405,15 +413,22 @@ fn targets(r: &Results) -> Vec<(String, String, bool)> {
             ));
         }
     }
-    if let (Some((ours, _)), Some((aio, _))) = (
-        r.lateness.get(&Peer::Punctual100us),
-        r.lateness.get(&Peer::AsyncIo),
-    ) {
-        rows.push((
-            "lateness: at a 100 µs tick, median no worse than async-io's".into(),
-            format!("{} vs {} µs", fmt_us(ours.median), fmt_us(aio.median)),
-            ours.median <= aio.median,
-        ));
+    for (peer, driver) in [
+        (
+            Peer::PunctualSmol100us,
+            "driven in the executor, as async-io's timers are",
+        ),
+        (Peer::Punctual100us, "its own timer thread"),
+    ] {
+        if let (Some((ours, _)), Some((aio, _))) =
+            (r.lateness.get(&peer), r.lateness.get(&Peer::AsyncIo))
+        {
+            rows.push((
+                format!("lateness: at a 100 µs tick, median no worse than async-io's ({driver})"),
+                format!("{} vs {} µs", fmt_us(ours.median), fmt_us(aio.median)),
+                ours.median <= aio.median,
+            ));
+        }
     }
     rows
 }
@@ -651,7 +666,10 @@ fn markdown(r: &Results, m: &Machine) -> String {
         s,
         "- **punctual**: `f.deadline(d)` on the global wheel (1 ms tick, its own driver \
          thread); **punctual-100us**: `f.deadline_on(&wheel, d)` on a growable wheel of 100 µs \
-         ticks driven by `punctual::spawn_driver`.\n\
+         ticks driven by `punctual::spawn_driver`; **punctual-smol-100us**: the same on a \
+         100 µs wheel whose driver runs inside the executor's own task \
+         (`async_io::block_on(punctual_smol::with_driver(wheel, ..))`), sleeping on async-io \
+         timers in the reactor that block_on runs, as async-io's own timers do.\n\
          - **tokio**: `tokio::time::timeout(d, f)`, always inside `tokio::task::unconstrained` \
          (its cooperative budget would otherwise stop its timers from registering after 128 \
          polls in one task), except in the budget-on row. Note that the workspace's \
@@ -677,7 +695,7 @@ const BARE_COLOR: &str = "#adb5bd";
 
 fn color(peer: Peer) -> &'static str {
     match peer {
-        Peer::Punctual | Peer::Punctual100us => PUNCTUAL_COLOR,
+        Peer::Punctual | Peer::Punctual100us | Peer::PunctualSmol100us => PUNCTUAL_COLOR,
         Peer::Bare => BARE_COLOR,
         _ => PEER_COLOR,
     }
@@ -989,8 +1007,11 @@ fn readme_section(r: &Results, m: &Machine) -> String {
             .get(&p)
             .map(|(l, _)| format!("{} / {}", fmt_us(l.median), fmt_us(l.p99)))
     });
-    if let Some((l, _)) = r.lateness.get(&Peer::Punctual100us) {
-        let ours: usize = [Peer::Punctual, Peer::Punctual100us]
+    if let (Some((l, _)), Some((smol, _))) = (
+        r.lateness.get(&Peer::Punctual100us),
+        r.lateness.get(&Peer::PunctualSmol100us),
+    ) {
+        let ours: usize = PUNCTUAL_LATENESS
             .iter()
             .filter_map(|p| r.lateness.get(p))
             .map(|(l, _)| l.early)
@@ -998,17 +1019,18 @@ fn readme_section(r: &Results, m: &Machine) -> String {
         let early: Vec<String> = LATENESS_PEERS
             .iter()
             .filter_map(|(p, _)| r.lateness.get(p).map(|(l, n)| (p, l.early, n)))
-            .filter(|(p, early, _)| {
-                *early > 0 && !matches!(p, Peer::Punctual | Peer::Punctual100us)
-            })
+            .filter(|(p, early, _)| *early > 0 && !PUNCTUAL_LATENESS.contains(p))
             .map(|(p, early, n)| format!("{} {early} of {n}", p.name()))
             .collect();
         let _ = writeln!(
             s,
-            "\nAt a 100 µs tick punctual's lateness is {} µs median, {} µs p99. Early fires: \
-             punctual {ours}{}{}.",
+            "\nAt a 100 µs tick punctual's lateness is {} µs median, {} µs p99 with its timer \
+             thread, and {} µs median, {} µs p99 driven in the executor (punctual-smol). Early \
+             fires: punctual {ours}{}{}.",
             fmt_us(l.median),
             fmt_us(l.p99),
+            fmt_us(smol.median),
+            fmt_us(smol.p99),
             if early.is_empty() { "" } else { "; " },
             early.join(", ")
         );
@@ -1044,11 +1066,16 @@ fn probe(args: &[String]) {
     let [scenario, peer, iters, ..] = args else {
         panic!("--probe SCENARIO PEER ITERS");
     };
-    let peer = [Peer::Bare, Peer::Punctual, Peer::Punctual100us]
-        .into_iter()
-        .chain(Peer::TIMERS)
-        .find(|p| p.name() == peer)
-        .expect("a peer name");
+    let peer = [
+        Peer::Bare,
+        Peer::Punctual,
+        Peer::Punctual100us,
+        Peer::PunctualSmol100us,
+    ]
+    .into_iter()
+    .chain(Peer::TIMERS)
+    .find(|p| p.name() == peer)
+    .expect("a peer name");
     let iters: u64 = iters.parse().expect("a number of iterations");
     let d = match scenario.as_str() {
         "ready" => with_peer!(peer, T => common::ready::<T>(iters)),

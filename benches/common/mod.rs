@@ -7,6 +7,7 @@
 //! |-----------------|------------------------------------------------------------------------|
 //! | `punctual`      | `f.deadline(d)`: the global wheel (1 ms tick) and its thread           |
 //! | `punctual-100us`| `f.deadline_on(&WHEEL, d)`: a 100 µs wheel driven by `spawn_driver`   |
+//! | `punctual-smol-100us` | the same on a 100 µs wheel driven inside the executor by `punctual_smol::with_driver` (lateness only) |
 //! | `tokio`         | `tokio::time::timeout(d, f)`, always inside `tokio::task::unconstrained` |
 //! | `async-io`      | `f` raced against `async_io::Timer::after(d)` (made when `f` is pending, as `f.or(async { Timer::after(d).await; .. })` does) |
 //! | `futures-timer` | `f` raced against `futures_timer::Delay::new(d)` (made when `f` is pending) |
@@ -45,6 +46,7 @@ pub(crate) enum Peer {
     Bare,
     Punctual,
     Punctual100us,
+    PunctualSmol100us,
     Tokio,
     AsyncIo,
     FuturesTimer,
@@ -68,6 +70,7 @@ impl Peer {
             Peer::Bare => "bare future",
             Peer::Punctual => "punctual",
             Peer::Punctual100us => "punctual-100us",
+            Peer::PunctualSmol100us => "punctual-smol-100us",
             Peer::Tokio => "tokio",
             Peer::AsyncIo => "async-io",
             Peer::FuturesTimer => "futures-timer",
@@ -92,6 +95,10 @@ macro_rules! with_peer {
             }
             Peer::Punctual100us => {
                 type $t = Punctual100us;
+                $body
+            }
+            Peer::PunctualSmol100us => {
+                type $t = PunctualSmol100us;
                 $body
             }
             Peer::Tokio => {
@@ -224,6 +231,38 @@ impl Timeouts for Punctual100us {
         d: Duration,
     ) -> impl Future<Output = bool> + Send + 'static {
         async move { f.deadline_on(wheel_100us(), d).await.is_err() }
+    }
+}
+
+/// A wheel with a 100 µs tick, driven inside the executor by `punctual_smol::with_driver`.
+pub(crate) fn smol_wheel_100us() -> &'static punctual_smol::SmolWheel {
+    static WHEEL: LazyLock<&'static punctual_smol::SmolWheel> =
+        LazyLock::new(|| punctual_smol::leak_wheel(Duration::from_micros(100)));
+    &WHEEL
+}
+
+/// `punctual` on a wheel of 100 µs ticks whose driver runs in the executor's own task
+/// (`punctual_smol::with_driver` in `async_io::block_on`), as async-io's timers do: no
+/// timer thread.
+pub(crate) struct PunctualSmol100us;
+
+impl Timeouts for PunctualSmol100us {
+    fn bound<F: Future + Unpin + Send + 'static>(
+        f: F,
+        d: Duration,
+    ) -> impl Future + Send + 'static {
+        f.deadline_on(smol_wheel_100us(), d)
+    }
+
+    fn timed_out<F: Future + Unpin + Send + 'static>(
+        f: F,
+        d: Duration,
+    ) -> impl Future<Output = bool> + Send + 'static {
+        async move { f.deadline_on(smol_wheel_100us(), d).await.is_err() }
+    }
+
+    fn block_on<R>(fut: impl Future<Output = R>) -> R {
+        async_io::block_on(punctual_smol::with_driver(smol_wheel_100us(), fut))
     }
 }
 

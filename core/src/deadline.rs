@@ -34,8 +34,8 @@ use crate::timer::{Limit, RawWheel, Timer, WheelRef};
 ///   returns `Pending` (`Duration::ZERO`, an instant in the past) fires at that poll,
 ///   without arming. A limit of `u64::MAX` nanoseconds or more (a duration or a clock
 ///   reading of about 584 years; `Duration::MAX` is one: a deadline keeps its limit in
-///   8 bytes), or beyond the last tick the wheel can count, never fires and holds no
-///   entry.
+///   8 bytes), or one that ends at or past the clock reading of `u64::MAX` nanoseconds
+///   (the wheel keeps deadlines as such readings), never fires and holds no entry.
 /// * **Full wheel.** If a fixed-capacity wheel has no free entry, the deadline runs
 ///   *degraded*: each poll checks the clock, tries to arm again, and otherwise asks to
 ///   be polled again at once (counted in [`Wheel::degraded_polls`]). It still never
@@ -44,7 +44,9 @@ use crate::timer::{Limit, RawWheel, Timer, WheelRef};
 /// # Precision
 ///
 /// With a driver that is not starved, the deadline fires at most two ticks of the
-/// wheel after the requested time.
+/// wheel after the requested time. One of few (up to 8) due within the same tick fires
+/// at its own time, as late only as the driver's wake-up; in busier ticks, at the tick's
+/// end.
 ///
 /// # Cancel safety
 ///

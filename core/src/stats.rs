@@ -30,8 +30,9 @@ pub struct Stats {
     /// Counted only with the `count-ready` feature (it would add a shared atomic to the
     /// fast path); `None` without it.
     pub ready_without_arming: Option<usize>,
-    /// How late deadlines fired, in whole ticks after their expiration tick as the driver
-    /// saw it: `[0, 1, 2, 3 or more]`.
+    /// How late deadlines fired, in whole ticks after the tick of their deadline (the first
+    /// tick boundary at or after it) as the driver saw it: `[0, 1, 2, 3 or more]`. A
+    /// deadline fired at its own time, before that boundary, counts as 0.
     pub lateness: [usize; 4],
     /// Polls that found the wheel full and fell back to checking the clock.
     pub degraded_polls: usize,

@@ -296,7 +296,10 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         &self.clock
     }
 
-    /// The wheel's tick: its resolution, and the unit of the lateness bound.
+    /// The wheel's tick: the width of its slots, and the unit of the lateness bound. A
+    /// deadline fires at most two ticks after its time on a driver that is not starved, and
+    /// one of few in its slot fires at its own time, as late only as the driver's wake-up
+    /// (see the module docs, "Sub-tick firing").
     pub fn tick(&self) -> Duration {
         Duration::from_nanos(self.tick.tick())
     }
