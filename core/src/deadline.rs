@@ -44,9 +44,9 @@ use crate::timer::{Limit, RawWheel, Timer, WheelRef};
 /// # Precision
 ///
 /// With a driver that is not starved, the deadline fires at most two ticks of the
-/// wheel after the requested time. One of few (up to 8) due within the same tick fires
-/// at its own time, as late only as the driver's wake-up; in busier ticks, at the tick's
-/// end.
+/// wheel after the requested time. One of few (up to 8) due within the same tick usually
+/// fires at its own time, as late only as the driver's wake-up; in busier ticks, at the
+/// tick's end.
 ///
 /// # Cancel safety
 ///

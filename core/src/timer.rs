@@ -145,11 +145,12 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             .checked_add(nanos_u64(self.clock().resolution())?)?
             .checked_add(nanos_u64(duration)?)?;
         let ticks = self.ticks();
-        // `target > now`, as `duration` is not zero.
-        let when = ticks.ceil(target);
-        if when == u64::MAX {
+        // Readings of `u64::MAX` ns or more never come (as in `RawWheel::start`).
+        if target == u64::MAX {
             return Some(Outcome::Never);
         }
+        // `target > now`, as `duration` is not zero.
+        let when = ticks.ceil(target);
         let start = ticks.floor(now);
         Some(match self.arm(target, when, start, waker) {
             Some((index, generation)) => Outcome::Armed(Armed {

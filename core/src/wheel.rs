@@ -83,11 +83,22 @@
 //! wake-up and not half a tick on average; a dense slot (the case where waking per entry
 //! would cost more than it saves) still fires all at once at its tick, and the walks of a
 //! sparse one are bounded by its few entries. Either way nothing fires before its
-//! deadline, and nothing later than its tick. (The first tick of each 64 is always taken
-//! at its boundary: its slot is then still on level 1.)
+//! deadline, and nothing later than its tick.
 //!
-//! The plan that arming threads read stays a tick: an arm into the slot of the planned
-//! tick wakes no one, and fires by that tick at the latest.
+//! Where this falls back to the tick (never later than without it):
+//!
+//! * the first tick of each 64: its slot is still on level 1 until that tick comes;
+//! * an arm into the slot of the planned tick, due before the driver's planned turn: the
+//!   plan that arming threads read stays a tick, so such an arm wakes no one, and fires at
+//!   the planned turn;
+//! * offsets of more than `u32::MAX` ns (ticks over 4.29 s), which the levels do not keep;
+//! * a thread that asks the driver role's holder to turn for it is told the tick.
+//!
+//! A turn never uses a reading older than the start of the tick the wheel has reached (a
+//! second driver, or `advance_to` with an older time, may bring one): some turn read at
+//! least that much, so the reading fires nothing early, and a deadline armed from an
+//! older reading still, due before that tick, fires rather than going into a slot behind
+//! the wheel.
 //!
 //! # Exclusive moments
 //!
@@ -333,17 +344,20 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             .snapshot(self.fresh.touched() as usize, self.occupied())
     }
 
-    /// Fires every deadline due at the clock's current time and returns the clock reading
+    /// Fires every deadline whose tick has come by the clock's current time (and those of
+    /// a sparse slot whose own time has: "Sub-tick firing") and returns the clock reading
     /// at which the wheel wants to be turned next, `Duration::MAX` when nothing is armed
     /// (see [`Wheel::advance_to`]).
     pub fn turn(&self) -> Duration {
         reading_of(self.advance_nanos(self.now_nanos()))
     }
 
-    /// Fires every deadline due at clock reading `now` (clamped to the clock's current
-    /// reading, so a driver that runs ahead can never make a deadline fire early), wakes
-    /// their tasks, reclaims released entries, and returns the clock reading at which the
-    /// wheel wants to be turned next.
+    /// Fires every deadline whose tick has come at clock reading `now` (clamped to the
+    /// clock's current reading, so a driver that runs ahead can never make a deadline fire
+    /// early), and those of a sparse slot whose own time has (module docs, "Sub-tick
+    /// firing"); wakes their tasks, reclaims released entries, and returns the clock
+    /// reading at which the wheel wants to be turned next: a tick boundary, or the time of
+    /// the next sparse slot's earliest deadline.
     ///
     /// Turn the wheel again when that time comes, or earlier when the waker given to
     /// [`Wheel::register_driver`] is woken. `Duration::MAX` means nothing is armed: wait
@@ -360,8 +374,9 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         self.driver_waker.register(waker);
     }
 
-    /// The clock reading of the driver's next planned turn, as of its last turn
-    /// (`Duration::MAX` while it is idle).
+    /// The clock reading of the tick of the driver's next planned turn, as of its last turn
+    /// (`Duration::MAX` while it is idle). The driver may turn earlier within the tick
+    /// before, for a sparse slot ("Sub-tick firing"); this is the boundary it turns by.
     pub fn next_turn(&self) -> Duration {
         let reference = self.floor_ticks(self.clock.now());
         self.ticks_to_reading(self.planned_turn(reference))
@@ -705,6 +720,12 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// One turn at reading `now` (ns), with the driver role held. Returns the reading (ns)
     /// of the next planned turn, `u64::MAX` if idle.
     fn turn_locked(&self, state: &mut DriverState, now_nanos: u64) -> u64 {
+        // A reading older than one an earlier turn used (another thread turning, or
+        // `advance_to` with an older time) counts as the start of the tick already reached:
+        // some turn read at least that, so it fires nothing early, and an entry armed
+        // from an older reading still, due before that, fires rather than going into a
+        // slot behind `elapsed`.
+        let now_nanos = now_nanos.max(self.tick_start(state.levels.elapsed()));
         let now = self.ticks().floor(now_nanos);
         let mut reclaimed = false;
         if self.plan.idle.load(Ordering::Relaxed) != 0 {
@@ -975,7 +996,8 @@ impl<C: fmt::Debug, S> fmt::Debug for Wheel<C, S> {
 #[cfg(any(target_has_atomic = "64", feature = "portable-atomic"))]
 impl<S: Storage> Wheel<crate::ManualClock, S> {
     /// Moves the manual clock forward by `by` and turns the wheel on this thread: when this
-    /// returns, every deadline due at the new time has fired and its task was woken (unless
+    /// returns, every deadline whose tick has come by the new time (and each one of a
+    /// sparse slot whose own time has) has fired and its task was woken (unless
     /// another thread is turning the wheel at this moment; that thread then does it before
     /// it lets go). Returns the new clock reading.
     pub fn advance(&self, by: Duration) -> Duration {

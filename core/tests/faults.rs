@@ -215,9 +215,12 @@ fn a_limit_of_u64_max_nanoseconds_or_more_never_fires_even_at_the_clocks_end() {
     let mut at_end = pin!(wheel.sleep_until(CLOCK_END));
     let mut after_max = pin!(wheel.sleep(Duration::from_nanos(u64::MAX)));
     let mut just_below = pin!(wheel.sleep_until(CLOCK_END - ms(2)));
+    // A relative limit that ends exactly there (the fast path of arming).
+    let mut to_end = pin!(wheel.sleep(ms(5)));
     assert!(w.poll(at_end.as_mut()).is_pending());
     assert!(w.poll(after_max.as_mut()).is_pending());
     assert!(w.poll(just_below.as_mut()).is_pending());
+    assert!(w.poll(to_end.as_mut()).is_pending());
     assert_eq!(
         wheel.occupied(),
         1,
@@ -228,6 +231,7 @@ fn a_limit_of_u64_max_nanoseconds_or_more_never_fires_even_at_the_clocks_end() {
     assert!(w.poll(just_below.as_mut()).is_ready());
     assert!(w.poll(at_end.as_mut()).is_pending());
     assert!(w.poll(after_max.as_mut()).is_pending());
+    assert!(w.poll(to_end.as_mut()).is_pending());
 
     // Whatever the tick: with ticks of over a second, `Duration::MAX` is a countable tick,
     // yet such a limit still holds no entry.
@@ -1638,4 +1642,54 @@ fn accessors_of_a_completed_deadline_panic_naming_the_type_and_method() {
         "`Deadline::into_inner` called after completion"
     );
     assert_eq!(wheel.occupied(), 0);
+}
+
+/// A manual clock whose reading, on the thread that sets one, is a stale one: what a
+/// thread sees that read the clock and was then preempted before it used the reading.
+struct StaleClock(ManualClock);
+
+thread_local! {
+    static STALE: core::cell::Cell<Option<Duration>> = const { core::cell::Cell::new(None) };
+}
+
+impl Clock for StaleClock {
+    fn now(&self) -> Duration {
+        STALE.with(|s| s.get()).unwrap_or_else(|| self.0.now())
+    }
+}
+
+#[test]
+fn a_turn_on_a_stale_reading_fires_what_an_earlier_turn_made_due_and_nothing_early() {
+    // The wheel was turned at 11.2 ms (tick 11 reached). Then a deadline armed from a
+    // reading of 10.5 ms (due 10.95 ms) and a turn from a reading of 10.9 ms meet: the
+    // deadline is due before the tick already reached, so it fires (the true time is past
+    // it), rather than going into a slot behind the wheel, to fire a rotation late.
+    let wheel: Wheel<StaleClock, Fixed<4>> = Wheel::fixed(StaleClock(ManualClock::new()), TICK);
+    let w = CountingWaker::new();
+    let us = Duration::from_micros;
+    wheel.clock().0.advance(us(11_200));
+    wheel.turn();
+    STALE.with(|s| s.set(Some(us(10_500))));
+    let mut d = pin!(wheel.sleep(us(450)));
+    assert!(w.poll(d.as_mut()).is_pending());
+    // Not yet due on a reading taken in the same stale moment.
+    let mut later = pin!(wheel.sleep(us(1_000)));
+    assert!(w.poll(later.as_mut()).is_pending());
+    STALE.with(|s| s.set(Some(us(10_900))));
+    wheel.turn();
+    STALE.with(|s| s.set(None));
+    assert_eq!(
+        w.wakes(),
+        1,
+        "the deadline due before the tick reached did not fire"
+    );
+    assert!(w.poll(d.as_mut()).is_ready());
+    // Due at 11.5 ms: after the true time (11.2 ms), so it waits, and fires on time.
+    assert!(w.poll(later.as_mut()).is_pending());
+    wheel.clock().0.advance(us(299));
+    wheel.turn();
+    assert!(w.poll(later.as_mut()).is_pending());
+    wheel.clock().0.advance(us(1));
+    wheel.turn();
+    assert!(w.poll(later.as_mut()).is_ready());
 }

@@ -70,7 +70,8 @@
 //! The price is lateness, bounded: a deadline ends at most two wheel ticks after `r + d`
 //! (one for the resolution, one for rounding up to the wheel's tick), when the wheel's tick
 //! is a whole number of embassy ticks (as [`TICK`] is) and the driver's task is not starved;
-//! in true time too, since the driver's sleeps then end on wheel tick boundaries. At
+//! in true time too, since the driver's sleeps then end on wheel tick boundaries (or, for a
+//! tick with few deadlines, at a deadline's own time, which is earlier still). At
 //! `tick-hz-100` with `TICK` (10 ms), a 50 ms deadline ends after more than 50 and at most
 //! 60 ms of true time (51 ms when started 9 ms into a tick): never 41. The host tests in
 //! `adapters/embassy/host-tests/coarse` check exactly this, against `with_timeout`, from every
