@@ -7,6 +7,7 @@
 //! |-----------------|------------------------------------------------------------------------|
 //! | `punctual`      | `f.deadline(d)`: the global wheel (1 ms tick) and its thread           |
 //! | `punctual-100us`| `f.deadline_on(&WHEEL, d)`: a 100 µs wheel driven by `spawn_driver`   |
+//! | `punctual-smol` | `f.deadline_on(&wheel, d)` on a 1 ms wheel driven inside the executor by `punctual_smol::with_driver` (fire only) |
 //! | `punctual-smol-100us` | the same on a 100 µs wheel driven inside the executor by `punctual_smol::with_driver` (lateness only) |
 //! | `tokio`         | `tokio::time::timeout(d, f)`, always inside `tokio::task::unconstrained` |
 //! | `async-io`      | `f` raced against `async_io::Timer::after(d)` (made when `f` is pending, as `f.or(async { Timer::after(d).await; .. })` does) |
@@ -46,6 +47,7 @@ pub(crate) enum Peer {
     Bare,
     Punctual,
     Punctual100us,
+    PunctualSmol,
     PunctualSmol100us,
     Tokio,
     AsyncIo,
@@ -70,6 +72,7 @@ impl Peer {
             Peer::Bare => "bare future",
             Peer::Punctual => "punctual",
             Peer::Punctual100us => "punctual-100us",
+            Peer::PunctualSmol => "punctual-smol",
             Peer::PunctualSmol100us => "punctual-smol-100us",
             Peer::Tokio => "tokio",
             Peer::AsyncIo => "async-io",
@@ -95,6 +98,10 @@ macro_rules! with_peer {
             }
             Peer::Punctual100us => {
                 type $t = Punctual100us;
+                $body
+            }
+            Peer::PunctualSmol => {
+                type $t = PunctualSmol;
                 $body
             }
             Peer::PunctualSmol100us => {
@@ -239,6 +246,39 @@ pub(crate) fn smol_wheel_100us() -> &'static punctual_smol::SmolWheel {
     static WHEEL: LazyLock<&'static punctual_smol::SmolWheel> =
         LazyLock::new(|| punctual_smol::leak_wheel(Duration::from_micros(100)));
     &WHEEL
+}
+
+/// A wheel with the default 1 ms tick, driven inside the executor by
+/// `punctual_smol::with_driver`.
+pub(crate) fn smol_wheel() -> &'static punctual_smol::SmolWheel {
+    static WHEEL: LazyLock<&'static punctual_smol::SmolWheel> =
+        LazyLock::new(|| punctual_smol::leak_wheel(punctual_smol::DEFAULT_TICK));
+    &WHEEL
+}
+
+/// `punctual` on a wheel of 1 ms ticks whose driver runs in the executor's own task
+/// (`punctual_smol::with_driver` in `async_io::block_on`): no timer thread, so no deadline
+/// crosses between cores.
+pub(crate) struct PunctualSmol;
+
+impl Timeouts for PunctualSmol {
+    fn bound<F: Future + Unpin + Send + 'static>(
+        f: F,
+        d: Duration,
+    ) -> impl Future + Send + 'static {
+        f.deadline_on(smol_wheel(), d)
+    }
+
+    fn timed_out<F: Future + Unpin + Send + 'static>(
+        f: F,
+        d: Duration,
+    ) -> impl Future<Output = bool> + Send + 'static {
+        async move { f.deadline_on(smol_wheel(), d).await.is_err() }
+    }
+
+    fn block_on<R>(fut: impl Future<Output = R>) -> R {
+        async_io::block_on(punctual_smol::with_driver(smol_wheel(), fut))
+    }
 }
 
 /// `punctual` on a wheel of 100 µs ticks whose driver runs in the executor's own task
