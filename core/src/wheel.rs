@@ -404,13 +404,17 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     }
 
     /// The reading, in nanoseconds, at which tick `tick` begins (saturating at `u64::MAX`).
+    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     fn tick_start(&self, tick: u64) -> u64 {
         u64::try_from(u128::from(tick) * u128::from(self.tick.tick())).unwrap_or(u64::MAX)
     }
 
     /// The tick of a deadline due at reading `due` (ns), and its offset into the tick
     /// before (see `levels`' "Sparse slots").
-    #[inline]
+    // Inlined where a 64-bit multiply is one instruction; one copy elsewhere (on 32-bit
+    // microcontrollers, each inlined copy of the widening multiply costs flash).
+    #[cfg_attr(target_pointer_width = "64", inline)]
+    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     fn tick_of(&self, due: u64) -> (u64, u32) {
         let (q, r) = self.tick.div_rem(due);
         let (when, offset) = if r == 0 {
