@@ -380,31 +380,23 @@ fn targets(r: &Results) -> Vec<(String, String, bool)> {
             m.total() <= 56.0,
         ));
     }
-    if let (Some(Some(ours)), Some(Some(tokio))) = (r.fire.get(&p), r.fire.get(&Peer::Tokio)) {
-        rows.push((
-            "fire: process CPU ≤ half of tokio's (the global wheel, its own timer thread)".into(),
-            format!(
-                "{} vs {} ms: {:.2} of tokio's",
-                fmt_ms(ours.cpu),
-                fmt_ms(tokio.cpu),
-                ours.cpu.as_secs_f64() / tokio.cpu.as_secs_f64()
-            ),
-            ours.cpu * 2 <= tokio.cpu,
-        ));
-    }
-    if let (Some(Some(ours)), Some(Some(tokio))) =
-        (r.fire.get(&Peer::PunctualSmol), r.fire.get(&Peer::Tokio))
-    {
-        rows.push((
-            "fire: process CPU ≤ half of tokio's (driven in the executor, punctual-smol)".into(),
-            format!(
-                "{} vs {} ms: {:.2} of tokio's",
-                fmt_ms(ours.cpu),
-                fmt_ms(tokio.cpu),
-                ours.cpu.as_secs_f64() / tokio.cpu.as_secs_f64()
-            ),
-            ours.cpu * 2 <= tokio.cpu,
-        ));
+    for (peer, driver) in [
+        (p, "the global wheel, its own timer thread"),
+        (Peer::PunctualSmol, "driven in the executor, punctual-smol"),
+    ] {
+        if let (Some(Some(ours)), Some(Some(tokio))) = (r.fire.get(&peer), r.fire.get(&Peer::Tokio))
+        {
+            rows.push((
+                format!("fire: process CPU ≤ half of tokio's ({driver})"),
+                format!(
+                    "{} vs {} ms: {:.2} of tokio's",
+                    fmt_ms(ours.cpu),
+                    fmt_ms(tokio.cpu),
+                    ours.cpu.as_secs_f64() / tokio.cpu.as_secs_f64()
+                ),
+                ours.cpu * 2 <= tokio.cpu,
+            ));
+        }
     }
     if let (Some(budget), Some(Some(free))) = (r.fire_budget_on.get(&p), r.fire.get(&p)) {
         let (text, ok) = match budget {

@@ -802,10 +802,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             while index != NIL {
                 let entry = self.storage.entry(index);
                 // Before the entry is linked into a slot, which reuses `slot_next`.
-                let next = entry.slot_next.load(Ordering::Relaxed);
-                if next != NIL {
-                    entry::prefetch(self.storage.entry(next));
-                }
+                let next = self.next_ahead(&entry.slot_next);
                 // SAFETY: driver role held; the entry came through an arm inbox.
                 let due = unsafe { entry.due() };
                 let (when, offset) = self.tick_of(due);
@@ -836,10 +833,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         let (mut freed, mut freed_last) = (NIL, NIL);
         while index != NIL {
             let entry = self.storage.entry(index);
-            let next = entry.cancel_link.load(Ordering::Relaxed);
-            if next != NIL {
-                entry::prefetch(self.storage.entry(next));
-            }
+            let next = self.next_ahead(&entry.cancel_link);
             // SAFETY: driver role held; the entry came through an arm inbox (taken in this
             // turn or an earlier one, see `take_inboxes`).
             let (when, _) = self.tick_of(unsafe { entry.due() });
@@ -877,9 +871,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             let mut index = state.levels.take_slot(&expiration);
             while index != NIL {
                 let next = Levels::next_taken(&self.storage, index);
-                if next != NIL {
-                    entry::prefetch(self.storage.entry(next));
-                }
+                self.fetch_ahead(next);
                 let entry = self.storage.entry(index);
                 // SAFETY: driver role held; the entry came through the arm inbox.
                 let due = unsafe { entry.due() };
@@ -921,10 +913,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         let mut first = u32::MAX;
         while index != NIL {
             let entry = self.storage.entry(index);
-            let next = entry.slot_next.load(Ordering::Relaxed);
-            if next != NIL {
-                entry::prefetch(self.storage.entry(next));
-            }
+            let next = self.next_ahead(&entry.slot_next);
             // SAFETY: driver role held; the entry came through an arm inbox.
             let due = unsafe { entry.due() };
             if entry.state.load(Ordering::Acquire) & CANCELLED != 0 {
@@ -941,6 +930,24 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             index = next;
         }
         state.levels.set_first(expiration.slot, first);
+    }
+
+    /// The entry a list link points to, asked into the cache ahead of its use: the lists
+    /// are threaded through the entries, so a walk would otherwise stall on each entry's
+    /// miss in turn (see [`entry::prefetch`]).
+    #[inline]
+    fn next_ahead(&self, link: &AtomicU32) -> Index {
+        let next = link.load(Ordering::Relaxed);
+        self.fetch_ahead(next);
+        next
+    }
+
+    /// Asks entry `index` into the cache, unless it is `NIL`.
+    #[inline]
+    fn fetch_ahead(&self, index: Index) {
+        if index != NIL {
+            entry::prefetch(self.storage.entry(index));
+        }
     }
 
     /// Decides `index` as fired unless it was cancelled, and queues its task to be woken.
@@ -970,10 +977,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         while state.to_wake != NIL {
             let index = state.to_wake;
             let entry = self.storage.entry(index);
-            state.to_wake = entry.slot_next.load(Ordering::Relaxed);
-            if state.to_wake != NIL {
-                entry::prefetch(self.storage.entry(state.to_wake));
-            }
+            state.to_wake = self.next_ahead(&entry.slot_next);
             entry.slot_next.store(NIL, Ordering::Relaxed);
             // Take the waker while the wheel still owns the entry, then let go.
             let waker = entry.waker.take();
