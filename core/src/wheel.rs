@@ -26,10 +26,11 @@
 //!
 //! # Waking the driver
 //!
-//! The driver publishes the tick it plans to turn at next (`next_wake`), then checks every
-//! inbox once more with a read-modify-write of its head (Release). An arming thread
+//! The driver publishes the tick it plans to turn at next (`next_wake`, with how far into
+//! the tick before it the driver may turn: `offset`, see "Sub-tick firing"), then checks
+//! every inbox once more with a read-modify-write of its head (Release). An arming thread
 //! pushes its entry with a read-modify-write of the same head (Acquire), then reads
-//! `next_wake`, and wakes the driver if its deadline is earlier. Read-modify-writes of one
+//! the plan, and wakes the driver if its deadline is earlier. Read-modify-writes of one
 //! location are totally ordered, so one of them comes first: either the driver's check
 //! finds the new entry, or the push synchronises with the check and the arming thread sees
 //! the plan it must correct. Arms later than the plan wake no one. (No SeqCst fence is
@@ -85,12 +86,14 @@
 //! sparse one are bounded by its few entries. Either way nothing fires before its
 //! deadline, and nothing later than its tick.
 //!
+//! Arming threads see the planned tick and how far into the tick before it the driver
+//! plans to turn (`Plan::offset`). An arm into the planned tick that is due before that
+//! turn wakes the driver, which plans anew; an arm due after it, or into a dense slot,
+//! wakes no one.
+//!
 //! Where this falls back to the tick (never later than without it):
 //!
 //! * the first tick of each 64: its slot is still on level 1 until that tick comes;
-//! * an arm into the slot of the planned tick, due before the driver's planned turn: the
-//!   plan that arming threads read stays a tick, so such an arm wakes no one, and fires at
-//!   the planned turn;
 //! * offsets of more than `u32::MAX` ns (ticks over 4.29 s), which the levels do not keep;
 //! * a thread that asks the driver role's holder to turn for it is told the tick.
 //!
@@ -190,6 +193,11 @@ pub struct Wheel<C, S> {
 struct Plan {
     /// Low 32 bits of the tick of the driver's next planned turn.
     next_wake: AtomicU32,
+    /// How far into the tick before `next_wake` the driver plans to turn, in nanoseconds
+    /// (saturating): an arm into the planned tick that is due earlier than that wakes it
+    /// ("Sub-tick firing"). 0 when the driver turns at that tick's end whatever is armed
+    /// in it (a dense slot, or one still on a higher level).
+    offset: AtomicU32,
     /// 1 while the driver has nothing armed and plans no turn at all.
     idle: AtomicU32,
 }
@@ -290,6 +298,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 driver_waker: AtomicWaker::new(),
                 plan: CachePadded::new(Plan {
                     next_wake: AtomicU32::new(MAX_SLEEP as u32),
+                    offset: AtomicU32::new(0),
                     idle: AtomicU32::new(1),
                 }),
                 driver: CachePadded::new(UnsafeCell::new(DriverState {
@@ -464,10 +473,18 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         self.shards[shard]
             .arm_inbox
             .push(&self.storage, |e| &e.slot_next, index);
-        if when < self.planned_turn(start) {
+        let planned = self.planned_turn(start);
+        if when < planned || (when == planned && self.before_planned_offset(due)) {
             self.wake_driver();
         }
         Some((index, generation))
+    }
+
+    /// Whether a deadline due at `due`, in the tick the driver plans to turn at, is due
+    /// before the driver's turn within the tick before (see `Plan::offset`).
+    #[cold]
+    fn before_planned_offset(&self, due: u64) -> bool {
+        self.tick_of(due).1 < self.plan.offset.load(Ordering::Relaxed)
     }
 
     /// Polls an armed entry: ready once it fired. Registers `waker` to be woken by the fire.
@@ -761,22 +778,27 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             let mut planned = elapsed.saturating_add(horizon);
             // The reading at which to turn: the planned tick, or earlier within the tick
             // before it, when the entries of a sparse slot are due then ("Sub-tick
-            // firing"). Arming threads see the tick only; an arm in that same slot fires
-            // by its tick whatever the driver does, so it needs no wake.
+            // firing"); and how far into that tick before, for arming threads (see
+            // `Plan::offset`). A planned tick with no slot (the end of a horizon or of
+            // lingering) has none of its own: any arm into it is due earlier.
             let mut wake = self.tick_start(planned);
+            let mut offset = u32::MAX;
             if let Some(expiration) = next {
                 if expiration.deadline <= planned {
                     planned = expiration.deadline;
                     wake = self.tick_start(planned);
+                    offset = 0;
                     if expiration.level == 0 {
                         if let Some(first) = state.levels.sparse_first(expiration.slot) {
                             let early = self.tick_start(planned - 1).saturating_add(first.into());
                             wake = wake.min(early);
+                            offset = first;
                         }
                     }
                 }
             }
             self.plan.next_wake.store(planned as u32, Ordering::Relaxed);
+            self.plan.offset.store(offset, Ordering::Relaxed);
             self.plan.idle.store(u32::from(idle), Ordering::Relaxed);
             // The driver's side of the handshake (see "Waking the driver").
             if self

@@ -402,6 +402,46 @@ fn a_cancelled_deadline_stops_steering_its_slots_turns() {
 }
 
 #[test]
+fn an_arm_due_before_the_planned_turn_within_its_tick_wakes_the_driver() {
+    // The driver plans its turn at 2.6 ms (tick 3). An arm into tick 3 due at 2.2 ms
+    // wakes it, and fires at 2.2 ms; an arm due at 2.8 ms, after the planned turn, and an
+    // arm far ahead wake no one.
+    let wheel = fixed::<8>();
+    let driver = CountingWaker::new();
+    let (w1, w2, w3, w4) = (
+        CountingWaker::new(),
+        CountingWaker::new(),
+        CountingWaker::new(),
+        CountingWaker::new(),
+    );
+    let mut planned = pin!(wheel.sleep(us(2600)));
+    assert!(w1.poll(planned.as_mut()).is_pending());
+    wheel.register_driver(&driver.waker);
+    assert_eq!(wheel.turn(), us(2600));
+    let mut after = pin!(wheel.sleep(us(2800)));
+    let mut far = pin!(wheel.sleep(ms(50)));
+    assert!(w2.poll(after.as_mut()).is_pending());
+    assert!(w3.poll(far.as_mut()).is_pending());
+    assert_eq!(
+        driver.wakes(),
+        0,
+        "an arm after the planned turn woke the driver"
+    );
+    let mut before = pin!(wheel.sleep(us(2200)));
+    assert!(w4.poll(before.as_mut()).is_pending());
+    assert_eq!(
+        driver.wakes(),
+        1,
+        "an arm before the planned turn did not wake the driver"
+    );
+    wheel.register_driver(&driver.waker);
+    assert_eq!(wheel.turn(), us(2200));
+    wheel.advance_to_manual(us(2200));
+    assert_eq!((w1.wakes(), w2.wakes(), w4.wakes()), (0, 0, 1));
+    assert_eq!(wheel.turn(), us(2600));
+}
+
+#[test]
 fn a_dense_slot_fires_all_at_once_at_its_tick() {
     // More deadlines in one slot than a sparse slot holds: the driver does not turn for
     // each one, and all fire at the tick, none before its own time.
