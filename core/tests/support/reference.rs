@@ -1,0 +1,615 @@
+//! The reference model of the wheel, shared by the model-based property test
+//! (`core/tests/model.rs`, cases drawn by proptest) and the fuzz target
+//! (`fuzz/fuzz_targets/wheel.rs`, cases decoded from bytes); each includes this file with
+//! `#[path]`. A case is a tick, a clock start and a sequence of operations (arm, drop,
+//! complete the inner future, re-register with a new waker, advance with or without
+//! polling the woken, advance near a deadline's time); [`run`] plays it on a wheel with a
+//! [`ManualClock`] and checks after every operation, panicking at the first disagreement:
+//!
+//! * **never early**: nothing is woken or completes before the clock reaches its
+//!   requested time (start reading + duration, or the `deadline_at` instant);
+//! * **at most two ticks late**: an armed deadline has been woken (and completes when
+//!   polled) once the clock is two ticks past its time;
+//! * **decided once**: completing the inner future gives `Ok` unless the fire was already
+//!   decided (its waker woken), then `Err` with the requested duration and name;
+//!   cancelled, finished and replaced wakers are never woken again;
+//! * **occupancy**: `occupied()` equals the live deadlines holding an entry plus the
+//!   releases not reclaimed yet (a release on top of the arm inbox takes its entry back at
+//!   once), every turn reclaims those, and dropping everything leaves the wheel empty;
+//! * **full wheel**: a deadline that finds no free entry runs degraded: it re-wakes its
+//!   task on every poll (counted exactly by `degraded_polls()`), never completes early,
+//!   completes when polled at or after its time, and arms once an entry is free;
+//! * **odd limits**: zero durations and instants in the past complete at their first
+//!   poll; limits ending at or past `u64::MAX` ns never fire and hold no entry.
+#![allow(dead_code)]
+
+use core::cell::Cell;
+use core::future::Future;
+use core::pin::Pin;
+use core::task::{Context, Poll, Waker};
+use core::time::Duration;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use punctual_core::{Clock, Deadline, Elapsed, ManualClock, Sleep, Storage, Wheel};
+
+use crate::support::CountingWaker;
+
+// ---- a case ---------------------------------------------------------------------------
+
+/// A length in ticks of the case's wheel, plus a sub-tick part.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Span {
+    Ticks {
+        ticks: u64,
+        frac: u64,
+    },
+    /// `Duration::MAX`.
+    Max,
+    /// Far beyond the last tick the wheel can count.
+    Uncountable,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Kind {
+    Sleep,
+    Deadline { named: bool },
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Limit {
+    After(Span),
+    /// At `now + span`, or `now - span` with `past`.
+    At {
+        span: Span,
+        past: bool,
+    },
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Near {
+    OneNsBefore,
+    At,
+    OneNsAfter,
+    OneTickAfter,
+    TwoTicksAfterLessOneNs,
+    TwoTicksAfter,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Op {
+    /// Makes a deadline (inner future: a gate, pending until completed) or a sleep and
+    /// polls it once with a fresh waker.
+    Arm { kind: Kind, limit: Limit },
+    /// Drops a live deadline.
+    Drop { pick: u8 },
+    /// Opens a deadline's gate and polls it (a sleep is just polled).
+    Complete { pick: u8 },
+    /// Polls a live deadline with a new waker.
+    Repoll { pick: u8 },
+    /// Advances the clock and turns the wheel; with `poll`, then polls every woken
+    /// deadline, as an executor would.
+    Advance { span: Span, poll: bool },
+    /// Advances to near a live deadline's requested time (no-op if that is past).
+    AdvanceNear { pick: u8, near: Near },
+}
+
+#[derive(Debug)]
+pub(crate) struct Case {
+    pub(crate) tick: Duration,
+    /// The clock's start, in ticks plus a sub-tick part.
+    pub(crate) start: (u64, u64),
+    pub(crate) ops: Vec<Op>,
+}
+
+impl Case {
+    pub(crate) fn start_reading(&self) -> Duration {
+        Span::Ticks {
+            ticks: self.start.0,
+            frac: self.start.1,
+        }
+        .duration(self.tick.as_nanos())
+    }
+}
+
+const MAX_NANOS: u128 = u64::MAX as u128;
+
+fn nanos_to_duration(nanos: u128) -> Duration {
+    let secs = nanos / 1_000_000_000;
+    match u64::try_from(secs) {
+        Ok(secs) => Duration::new(secs, (nanos % 1_000_000_000) as u32),
+        Err(_) => Duration::MAX,
+    }
+}
+
+impl Span {
+    pub(crate) fn duration(self, tick: u128) -> Duration {
+        match self {
+            Span::Ticks { ticks, frac } => {
+                nanos_to_duration(u128::from(ticks) * tick + u128::from(frac) % tick)
+            }
+            Span::Max => Duration::MAX,
+            Span::Uncountable => Duration::from_secs(u64::MAX / 2),
+        }
+    }
+}
+
+// ---- the system under test ------------------------------------------------------------
+
+/// The inner future of a deadline: pending until its gate is opened.
+struct Gate(Rc<Cell<bool>>);
+
+impl Future for Gate {
+    type Output = u32;
+
+    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<u32> {
+        if self.0.get() {
+            Poll::Ready(7)
+        } else {
+            Poll::Pending
+        }
+    }
+}
+
+enum Fut<'w> {
+    Sleep(Pin<Box<Sleep<'w>>>),
+    Deadline(Pin<Box<Deadline<'w, Gate>>>, Rc<Cell<bool>>),
+}
+
+/// What a poll returned.
+#[derive(Debug, PartialEq)]
+enum Polled {
+    Pending,
+    /// A sleep completed.
+    Slept,
+    Ok,
+    Err(Elapsed),
+}
+
+impl Fut<'_> {
+    fn poll(&mut self, waker: &Waker) -> Polled {
+        let mut cx = Context::from_waker(waker);
+        match self {
+            Fut::Sleep(s) => match s.as_mut().poll(&mut cx) {
+                Poll::Pending => Polled::Pending,
+                Poll::Ready(()) => Polled::Slept,
+            },
+            Fut::Deadline(d, _) => match d.as_mut().poll(&mut cx) {
+                Poll::Pending => Polled::Pending,
+                Poll::Ready(Ok(7)) => Polled::Ok,
+                Poll::Ready(Ok(other)) => panic!("the gate returned {other}"),
+                Poll::Ready(Err(elapsed)) => Polled::Err(elapsed),
+            },
+        }
+    }
+}
+
+// ---- the reference --------------------------------------------------------------------
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Holds an entry of the wheel.
+    Armed,
+    /// Found the wheel full: checks the clock on each poll.
+    Degraded,
+    /// Beyond the last countable tick: never fires, holds no entry.
+    Never,
+}
+
+struct Live<'w> {
+    fut: Fut<'w>,
+    waker: CountingWaker,
+    /// Wakes counted when the last poll began: more since means "woken".
+    wakes_at_poll: usize,
+    /// Requested time, in clock nanoseconds (`None`: never).
+    target: Option<u128>,
+    requested: Duration,
+    name: Option<&'static str>,
+    mode: Mode,
+    /// An armed deadline whose waker the wheel woke: its fire is decided.
+    fired: bool,
+    op: Op,
+}
+
+impl Live<'_> {
+    fn woken(&self) -> bool {
+        self.waker.wakes() > self.wakes_at_poll
+    }
+}
+
+struct Model<'w, S: Storage> {
+    wheel: &'w Wheel<ManualClock, S>,
+    capacity: Option<usize>,
+    tick: u128,
+    now: u128,
+    live: BTreeMap<u64, Live<'w>>,
+    next_id: u64,
+    /// Live deadlines that hold an entry (fired ones not yet polled or dropped included).
+    armed: usize,
+    /// Released entries the wheel has not reclaimed yet (until its next turn).
+    unreclaimed: usize,
+    /// The arm inbox since the last turn, oldest first: a release whose entry is on top
+    /// takes it back at once (nothing to reclaim).
+    arm_inbox: Vec<u64>,
+    degraded_polls: usize,
+    /// Wakers that must never be woken again, with their count then.
+    retired: Vec<(CountingWaker, usize, String)>,
+    step: usize,
+}
+
+impl<'w, S: Storage> Model<'w, S> {
+    fn new(wheel: &'w Wheel<ManualClock, S>, capacity: Option<usize>) -> Self {
+        Self {
+            wheel,
+            capacity,
+            tick: wheel.tick().as_nanos(),
+            now: wheel.clock().now().as_nanos(),
+            live: BTreeMap::new(),
+            next_id: 0,
+            armed: 0,
+            unreclaimed: 0,
+            arm_inbox: Vec::new(),
+            degraded_polls: 0,
+            retired: Vec::new(),
+            step: 0,
+        }
+    }
+
+    fn has_free_entry(&self) -> bool {
+        self.capacity
+            .is_none_or(|cap| self.armed + self.unreclaimed < cap)
+    }
+
+    /// An entry holds its deadline as a reading in `u64` nanoseconds; `u64::MAX` is "never".
+    fn countable(&self, target: u128) -> bool {
+        target < u128::from(u64::MAX) && target.div_ceil(self.tick) < u128::from(u64::MAX)
+    }
+
+    fn pick(&self, pick: u8) -> Option<u64> {
+        if self.live.is_empty() {
+            return None;
+        }
+        self.live
+            .keys()
+            .nth(usize::from(pick) % self.live.len())
+            .copied()
+    }
+
+    fn apply(&mut self, op: Op) {
+        self.step += 1;
+        match op {
+            Op::Arm { kind, limit } => self.arm(op, kind, limit),
+            Op::Drop { pick } => {
+                if let Some(id) = self.pick(pick) {
+                    self.drop_live(id);
+                }
+            }
+            Op::Complete { pick } => {
+                if let Some(id) = self.pick(pick) {
+                    if let Fut::Deadline(_, gate) = &self.live[&id].fut {
+                        gate.set(true);
+                    }
+                    self.poll(id);
+                }
+            }
+            Op::Repoll { pick } => {
+                if let Some(id) = self.pick(pick) {
+                    let live = self.live.get_mut(&id).unwrap();
+                    let old = core::mem::replace(&mut live.waker, CountingWaker::new());
+                    let wakes = old.wakes();
+                    self.retired
+                        .push((old, wakes, format!("replaced waker of {:?}", live.op)));
+                    self.poll(id);
+                }
+            }
+            Op::Advance { span, poll } => {
+                let by = span.duration(self.tick).as_nanos();
+                self.advance(by, poll);
+            }
+            Op::AdvanceNear { pick, near } => {
+                let target = self.pick(pick).and_then(|id| self.live[&id].target);
+                let to = target.map(|t| match near {
+                    Near::OneNsBefore => t.saturating_sub(1),
+                    Near::At => t,
+                    Near::OneNsAfter => t + 1,
+                    Near::OneTickAfter => t + self.tick,
+                    Near::TwoTicksAfterLessOneNs => t + 2 * self.tick - 1,
+                    Near::TwoTicksAfter => t + 2 * self.tick,
+                });
+                let by = to.map_or(0, |to| to.saturating_sub(self.now));
+                self.advance(by, true);
+            }
+        }
+        self.check_wheel();
+    }
+
+    fn arm(&mut self, op: Op, kind: Kind, limit: Limit) {
+        let now = self.now;
+        let now_d = nanos_to_duration(now);
+        let (target, requested) = match limit {
+            Limit::After(span) => {
+                let d = span.duration(self.tick);
+                (now + d.as_nanos(), d)
+            }
+            Limit::At { span, past } => {
+                let span = span.duration(self.tick).as_nanos();
+                let at = if past {
+                    now.saturating_sub(span)
+                } else {
+                    now + span
+                };
+                let at = nanos_to_duration(at);
+                (at.as_nanos(), at.saturating_sub(now_d))
+            }
+        };
+        let name = match kind {
+            Kind::Deadline { named: true } => Some("named"),
+            _ => None,
+        };
+        let fut = match kind {
+            Kind::Sleep => Fut::Sleep(Box::pin(match limit {
+                Limit::After(_) => self.wheel.sleep(requested),
+                Limit::At { .. } => self.wheel.sleep_until(nanos_to_duration(target)),
+            })),
+            Kind::Deadline { .. } => {
+                let gate = Rc::new(Cell::new(false));
+                let inner = Gate(gate.clone());
+                let d = match limit {
+                    Limit::After(_) => self.wheel.deadline(inner, requested),
+                    Limit::At { .. } => self.wheel.deadline_at(inner, nanos_to_duration(target)),
+                };
+                let d = match name {
+                    Some(name) => d.named(name),
+                    None => d,
+                };
+                Fut::Deadline(Box::pin(d), gate)
+            }
+        };
+        // A limit already past completes at the first poll, countable or not.
+        // A deadline keeps its limit in `u64` nanoseconds: from `u64::MAX` on, it never
+        // ends (even an instant of exactly `u64::MAX` ns on a clock that reached it).
+        let kept = match limit {
+            Limit::After(_) => requested.as_nanos(),
+            Limit::At { .. } => target,
+        };
+        let countable = kept < u128::from(u64::MAX) && (self.countable(target) || target <= now);
+        let id = self.next_id;
+        self.next_id += 1;
+        self.live.insert(
+            id,
+            Live {
+                fut,
+                waker: CountingWaker::new(),
+                wakes_at_poll: 0,
+                target: countable.then_some(target),
+                requested,
+                name,
+                // A countable deadline starts like a degraded one: its first poll
+                // completes it if its time has come, else arms it or degrades it.
+                mode: if countable {
+                    Mode::Degraded
+                } else {
+                    Mode::Never
+                },
+                fired: false,
+                op,
+            },
+        );
+        self.poll(id);
+    }
+
+    /// Polls `id` once with its current waker and checks the outcome.
+    fn poll(&mut self, id: u64) {
+        let now = self.now;
+        let tick = self.tick;
+        let has_free_entry = self.has_free_entry();
+        let step = self.step;
+        let live = self.live.get_mut(&id).unwrap();
+        let fired = live.fired;
+        let gate_open = matches!(&live.fut, Fut::Deadline(_, gate) if gate.get());
+        let before = live.waker.wakes();
+        live.wakes_at_poll = before;
+        let result = live.fut.poll(&live.waker.waker);
+        let what = format!(
+            "step {step}: {:?} (mode {:?}, now {now} ns, target {:?})",
+            live.op, live.mode, live.target
+        );
+        match result {
+            Polled::Pending => {
+                assert!(!gate_open, "{what}: pending with its gate open");
+                match live.mode {
+                    Mode::Never => {}
+                    Mode::Armed => {
+                        let target = live.target.unwrap();
+                        assert!(!fired, "{what}: woken by the fire, yet pending");
+                        assert!(
+                            now < target + 2 * tick,
+                            "{what}: pending two ticks after its time"
+                        );
+                    }
+                    Mode::Degraded => {
+                        let target = live.target.unwrap();
+                        assert!(now < target, "{what}: degraded and pending after its time");
+                        if has_free_entry {
+                            live.mode = Mode::Armed;
+                            self.armed += 1;
+                            self.arm_inbox.push(id);
+                        } else {
+                            self.degraded_polls += 1;
+                            assert_eq!(
+                                live.waker.wakes(),
+                                before + 1,
+                                "{what}: a degraded poll did not re-wake its task"
+                            );
+                        }
+                    }
+                }
+                return;
+            }
+            Polled::Ok => {
+                assert!(gate_open, "{what}: Ok with its gate closed");
+                assert!(!fired, "{what}: Ok after the fire was decided");
+                if live.mode == Mode::Armed {
+                    // Released before the fire: taken back, or reclaimed at the next turn.
+                    self.release_unfired(id);
+                }
+            }
+            Polled::Slept | Polled::Err(_) => {
+                assert!(
+                    live.target.is_some_and(|t| now >= t),
+                    "{what}: completed early"
+                );
+                if let Polled::Err(elapsed) = result {
+                    assert_eq!(
+                        elapsed,
+                        Elapsed::new(live.requested, live.name),
+                        "{what}: wrong error"
+                    );
+                }
+                if gate_open && live.mode != Mode::Armed {
+                    panic!("{what}: Err with its gate open and no fire decided");
+                }
+                if gate_open {
+                    assert!(fired, "{what}: Err with its gate open, not woken by a fire");
+                }
+                if live.mode == Mode::Armed {
+                    assert!(fired, "{what}: armed and complete, never woken");
+                }
+            }
+        }
+        let live = self.live.remove(&id).unwrap();
+        if live.mode == Mode::Armed {
+            self.armed -= 1;
+        }
+        let wakes = live.waker.wakes();
+        self.retired
+            .push((live.waker, wakes, format!("finished {:?}", live.op)));
+    }
+
+    fn drop_live(&mut self, id: u64) {
+        let live = self.live.remove(&id).unwrap();
+        if live.mode == Mode::Armed {
+            self.armed -= 1;
+            if !live.fired {
+                // Not fired: taken back, or it waits for the next turn to be reclaimed.
+                // (A fired one is freed by the drop itself.)
+                self.release_unfired(id);
+            }
+        }
+        let Live { fut, waker, op, .. } = live;
+        drop(fut);
+        let wakes = waker.wakes();
+        self.retired.push((waker, wakes, format!("dropped {op:?}")));
+    }
+
+    /// An armed entry released before it fired: taken back if no turn took it in and it
+    /// is on top of the arm inbox, else reclaimed at the next turn.
+    fn release_unfired(&mut self, id: u64) {
+        if self.arm_inbox.last() == Some(&id) {
+            self.arm_inbox.pop();
+        } else {
+            self.unreclaimed += 1;
+        }
+    }
+
+    fn advance(&mut self, by: u128, poll: bool) {
+        let reading = self.wheel.advance(nanos_to_duration(by));
+        self.now = (self.now + by).min(MAX_NANOS);
+        assert_eq!(reading.as_nanos(), self.now, "the clock's reading");
+        self.unreclaimed = 0;
+        self.arm_inbox.clear();
+        // Woken and fired: never early, and armed ones by two ticks late.
+        for live in self.live.values_mut() {
+            let Some(target) = live.target else { continue };
+            if live.mode != Mode::Armed {
+                continue;
+            }
+            let what = format!("step {}: {:?} (now {} ns)", self.step, live.op, self.now);
+            if live.woken() {
+                assert!(self.now >= target, "{what}: woken before {target}");
+                live.fired = true;
+            } else if !live.fired {
+                assert!(
+                    self.now < target + 2 * self.tick,
+                    "{what}: not woken two ticks after {target}"
+                );
+            }
+        }
+        if !poll {
+            return;
+        }
+        let woken: Vec<u64> = self
+            .live
+            .iter()
+            .filter(|(_, live)| live.woken())
+            .map(|(&id, _)| id)
+            .collect();
+        for id in woken {
+            self.poll(id);
+        }
+        for live in self.live.values() {
+            if let (Some(target), Mode::Degraded) = (live.target, live.mode) {
+                assert!(
+                    self.now < target,
+                    "step {}: {:?} degraded, pending past its time {target}",
+                    self.step,
+                    live.op
+                );
+            }
+        }
+    }
+
+    fn check_wheel(&self) {
+        let step = self.step;
+        assert_eq!(
+            self.wheel.occupied(),
+            self.armed + self.unreclaimed,
+            "step {step}: occupied(), expected {} armed + {} unreclaimed",
+            self.armed,
+            self.unreclaimed
+        );
+        assert_eq!(
+            self.wheel.degraded_polls(),
+            self.degraded_polls,
+            "step {step}: degraded_polls()"
+        );
+        for (waker, wakes, what) in &self.retired {
+            assert_eq!(
+                waker.wakes(),
+                *wakes,
+                "step {step}: woken after it was retired: {what}"
+            );
+        }
+        for live in self.live.values() {
+            if live.mode == Mode::Never {
+                assert!(
+                    !live.woken(),
+                    "step {step}: a never-firing deadline was woken"
+                );
+            }
+        }
+    }
+}
+
+/// Plays `case` on `wheel` (a fixed one of `capacity` entries, or a growable one) and
+/// checks it against the model; panics at the first disagreement.
+pub(crate) fn run<S: Storage>(wheel: &Wheel<ManualClock, S>, capacity: Option<usize>, case: &Case) {
+    let mut model = Model::new(wheel, capacity);
+    for &op in &case.ops {
+        model.apply(op);
+    }
+    let ids: Vec<u64> = model.live.keys().copied().collect();
+    for id in ids {
+        model.drop_live(id);
+    }
+    model.check_wheel();
+    model.advance(0, true);
+    model.check_wheel();
+    assert_eq!(
+        wheel.occupied(),
+        0,
+        "entries left after dropping every deadline"
+    );
+    let stats = wheel.stats();
+    assert_eq!(stats.armed, stats.fired + stats.cancelled, "{stats}");
+}
