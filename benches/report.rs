@@ -692,8 +692,9 @@ fn markdown(r: &Results, m: &Machine) -> String {
         s,
         "- **punctual**: `f.deadline(d)` on the global wheel (1 ms tick, its own driver \
          thread); **punctual-100us**: `f.deadline_on(&wheel, d)` on a growable wheel of 100 µs \
-         ticks driven by `punctual::spawn_driver`; **punctual-smol-100us**: the same on a \
-         100 µs wheel whose driver runs inside the executor's own task \
+         ticks driven by `punctual::spawn_driver`; **punctual-smol** (fire only) and \
+         **punctual-smol-100us**: growable wheels of 1 ms and 100 µs ticks whose driver runs \
+         inside the executor's own task \
          (`async_io::block_on(punctual_smol::with_driver(wheel, ..))`), sleeping on async-io \
          timers in the reactor that block_on runs, as async-io's own timers do.\n\
          - **tokio**: `tokio::time::timeout(d, f)`, always inside `tokio::task::unconstrained` \

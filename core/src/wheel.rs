@@ -94,6 +94,9 @@
 //! Where this falls back to the tick (never later than without it):
 //!
 //! * the first tick of each 64: its slot is still on level 1 until that tick comes;
+//! * an arm into the tick of a planned turn that comes from no slot (the end of lingering,
+//!   or of the one-tick horizon after a reclaiming turn): it wakes no one, and fires at
+//!   that turn;
 //! * offsets of more than `u32::MAX` ns (ticks over 4.29 s), which the levels do not keep;
 //! * a thread that asks the driver role's holder to turn for it is told the tick.
 //!
@@ -196,7 +199,10 @@ struct Plan {
     /// How far into the tick before `next_wake` the driver plans to turn, in nanoseconds
     /// (saturating): an arm into the planned tick that is due earlier than that wakes it
     /// ("Sub-tick firing"). 0 when the driver turns at that tick's end whatever is armed
-    /// in it (a dense slot, or one still on a higher level).
+    /// in it: a dense slot, one still on a higher level, or a planned tick with no slot of
+    /// its own (the end of lingering or of the horizon after a reclaiming turn, where
+    /// waking for each arm would cost a turn per arm under a stream of short deadlines
+    /// released at once).
     offset: AtomicU32,
     /// 1 while the driver has nothing armed and plans no turn at all.
     idle: AtomicU32,
@@ -779,15 +785,13 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             // The reading at which to turn: the planned tick, or earlier within the tick
             // before it, when the entries of a sparse slot are due then ("Sub-tick
             // firing"); and how far into that tick before, for arming threads (see
-            // `Plan::offset`). A planned tick with no slot (the end of a horizon or of
-            // lingering) has none of its own: any arm into it is due earlier.
+            // `Plan::offset`; 0 unless the plan comes from a sparse slot).
             let mut wake = self.tick_start(planned);
-            let mut offset = u32::MAX;
+            let mut offset = 0;
             if let Some(expiration) = next {
                 if expiration.deadline <= planned {
                     planned = expiration.deadline;
                     wake = self.tick_start(planned);
-                    offset = 0;
                     if expiration.level == 0 {
                         if let Some(first) = state.levels.sparse_first(expiration.slot) {
                             let early = self.tick_start(planned - 1).saturating_add(first.into());

@@ -442,6 +442,36 @@ fn an_arm_due_before_the_planned_turn_within_its_tick_wakes_the_driver() {
 }
 
 #[test]
+fn short_deadlines_released_at_once_do_not_wake_a_reclaiming_driver() {
+    // A steady stream of cancels makes every turn reclaim and plan the next one a tick
+    // ahead, with no slot of its own. Deadlines shorter than a tick, armed into that tick
+    // and released at once, must not wake the driver each time (one turn per tick, not
+    // one per arm).
+    let wheel = growable();
+    let w = CountingWaker::new();
+    let driver = CountingWaker::new();
+    let mut long: Vec<_> = (0..40).map(|_| Box::pin(wheel.sleep(ms(10_000)))).collect();
+    for sleep in &mut long {
+        assert!(w.poll(sleep.as_mut()).is_pending());
+    }
+    wheel.turn();
+    let mut woken_by_arms = 0;
+    for _ in 0..30 {
+        // A cancel (which may wake the driver itself), then the turn that reclaims it.
+        drop(long.pop());
+        wheel.advance(ms(1));
+        wheel.register_driver(&driver.waker);
+        let before = driver.wakes();
+        let mut short = Box::pin(wheel.sleep(us(400)));
+        assert!(w.poll(short.as_mut()).is_pending());
+        drop(short);
+        woken_by_arms += driver.wakes() - before;
+    }
+    assert_eq!(woken_by_arms, 0, "short deadlines woke the driver");
+    assert_eq!(w.wakes(), 0);
+}
+
+#[test]
 fn a_dense_slot_fires_all_at_once_at_its_tick() {
     // More deadlines in one slot than a sparse slot holds: the driver does not turn for
     // each one, and all fire at the tick, none before its own time.

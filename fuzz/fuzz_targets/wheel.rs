@@ -187,7 +187,7 @@ fn span(b: &mut Bytes<'_>) -> Span {
             let n = b.u8().unwrap_or(0);
             let base = BOUNDARIES[usize::from(n) % BOUNDARIES.len()];
             Span::Ticks {
-                ticks: base.saturating_add_signed(i64::from(n >> 5 & 3) - 2),
+                ticks: base.saturating_add_signed(i64::from((n >> 5) % 5) - 2),
                 frac: 0,
             }
         }

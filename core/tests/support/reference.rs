@@ -8,8 +8,10 @@
 //!
 //! * **never early**: nothing is woken or completes before the clock reaches its
 //!   requested time (start reading + duration, or the `deadline_at` instant);
-//! * **at most two ticks late**: an armed deadline has been woken (and completes when
-//!   polled) once the clock is two ticks past its time;
+//! * **at most two ticks late**, and in fact **never later than its tick**: an armed
+//!   deadline has been woken (and completes when polled) once the clock reaches its tick,
+//!   the first tick boundary at or after its time (a manual clock turns the wheel on time;
+//!   sub-tick firing may fire it sooner, never before its time);
 //! * **decided once**: completing the inner future gives `Ok` unless the fire was already
 //!   decided (its waker woken), then `Err` with the requested duration and name;
 //!   cancelled, finished and replaced wakers are never woken again;
@@ -46,7 +48,7 @@ pub(crate) enum Span {
     },
     /// `Duration::MAX`.
     Max,
-    /// Far beyond the last tick the wheel can count.
+    /// Far beyond any reading the wheel keeps (`u64::MAX` ns and more): never fires.
     Uncountable,
 }
 
@@ -262,7 +264,7 @@ impl<'w, S: Storage> Model<'w, S> {
 
     /// An entry holds its deadline as a reading in `u64` nanoseconds; `u64::MAX` is "never".
     fn countable(&self, target: u128) -> bool {
-        target < u128::from(u64::MAX) && target.div_ceil(self.tick) < u128::from(u64::MAX)
+        target < u128::from(u64::MAX)
     }
 
     fn pick(&self, pick: u8) -> Option<u64> {
@@ -422,10 +424,7 @@ impl<'w, S: Storage> Model<'w, S> {
                     Mode::Armed => {
                         let target = live.target.unwrap();
                         assert!(!fired, "{what}: woken by the fire, yet pending");
-                        assert!(
-                            now < target + 2 * tick,
-                            "{what}: pending two ticks after its time"
-                        );
+                        assert!(now < tick_end(target, tick), "{what}: pending at its tick");
                     }
                     Mode::Degraded => {
                         let target = live.target.unwrap();
@@ -518,7 +517,7 @@ impl<'w, S: Storage> Model<'w, S> {
         assert_eq!(reading.as_nanos(), self.now, "the clock's reading");
         self.unreclaimed = 0;
         self.arm_inbox.clear();
-        // Woken and fired: never early, and armed ones by two ticks late.
+        // Woken and fired: never early, and armed ones by their tick.
         for live in self.live.values_mut() {
             let Some(target) = live.target else { continue };
             if live.mode != Mode::Armed {
@@ -530,8 +529,8 @@ impl<'w, S: Storage> Model<'w, S> {
                 live.fired = true;
             } else if !live.fired {
                 assert!(
-                    self.now < target + 2 * self.tick,
-                    "{what}: not woken two ticks after {target}"
+                    self.now < tick_end(target, self.tick),
+                    "{what}: not woken at the tick of {target}"
                 );
             }
         }
@@ -589,6 +588,12 @@ impl<'w, S: Storage> Model<'w, S> {
             }
         }
     }
+}
+
+/// The tick boundary at or after `target` (ns): the latest an armed deadline fires on a
+/// wheel turned on time.
+fn tick_end(target: u128, tick: u128) -> u128 {
+    target.div_ceil(tick) * tick
 }
 
 /// Plays `case` on `wheel` (a fixed one of `capacity` entries, or a growable one) and
