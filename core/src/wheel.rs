@@ -704,7 +704,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                     // The holder will turn for us.
                     return match self.planned_turn(self.ticks().floor(now)) {
                         u64::MAX => u64::MAX,
-                        tick => self.tick_start(tick),
+                        tick => self.tick_start(tick).min(u64::MAX - 1),
                     };
                 }
                 Err(actual) => role = actual,
@@ -810,7 +810,13 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 .iter()
                 .all(|shard| shard.arm_inbox.check() & shard.cancel_inbox.check())
             {
-                return if idle { u64::MAX } else { wake };
+                // `u64::MAX` means idle: a turn planned at or past the clock's last
+                // reading (its tick boundary saturated) is the reading just before.
+                return if idle {
+                    u64::MAX
+                } else {
+                    wake.min(u64::MAX - 1)
+                };
             }
         }
     }

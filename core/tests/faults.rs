@@ -1693,3 +1693,27 @@ fn a_turn_on_a_stale_reading_fires_what_an_earlier_turn_made_due_and_nothing_ear
     wheel.turn();
     assert!(w.poll(later.as_mut()).is_ready());
 }
+
+#[test]
+fn a_turn_planned_past_the_clocks_end_is_not_read_as_idle() {
+    // Hour-long ticks, three hours before the manual clock's last reading: a deadline due
+    // half an hour before the end has its tick boundary past `u64::MAX` ns (and its slot
+    // on level 1, so no sub-tick turn). The wheel still has it armed, so the planned turn
+    // must not read as "idle" (`Duration::MAX`, which tells a driver to wait for its waker
+    // alone): it is the clock's last reading. (The deadline fires by its tick, which this
+    // clock never reaches; a real clock would take 584 years to.)
+    let hour = Duration::from_secs(3600);
+    let wheel: Wheel<ManualClock, Fixed<2>> =
+        Wheel::fixed(ManualClock::starting_at(CLOCK_END - 3 * hour), hour);
+    let w = CountingWaker::new();
+    let mut d = pin!(wheel.sleep(hour * 5 / 2));
+    assert!(w.poll(d.as_mut()).is_pending());
+    assert_eq!(
+        wheel.turn(),
+        CLOCK_END - ns(1),
+        "an armed wheel planned no turn"
+    );
+    wheel.advance(hour * 5 / 2 - ns(1));
+    assert_eq!(w.wakes(), 0, "early");
+    assert!(w.poll(d.as_mut()).is_pending());
+}
