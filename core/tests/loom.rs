@@ -130,6 +130,45 @@ fn arm_vs_fire() {
     });
 }
 
+/// Sub-tick firing: the driver plans its turn at 2.6 ms, within tick 3; another thread arms
+/// a deadline into the same tick, due at 2.2 ms, while the driver turns. Either that turn
+/// takes the new entry in (and plans 2.2 ms), or the arming thread sees the plan and its
+/// offset and wakes the driver: the earlier deadline never waits for the later one.
+#[test]
+fn arm_into_the_planned_tick_before_its_turn() {
+    model(|| {
+        let wheel = wheel();
+        let (task, task_waker) = counter();
+        let (_other, other_waker) = counter();
+        let (driver, driver_waker) = counter();
+        let ms = |us: u64| Duration::from_micros(us);
+        let mut later = wheel.sleep_until(ms(2600));
+        assert!(poll(&mut later, &other_waker).is_pending());
+        std::mem::forget(later);
+        wheel.register_driver(&driver_waker);
+        assert_eq!(wheel.turn(), ms(2600));
+        wheel.register_driver(&driver_waker);
+
+        let armer = {
+            let wheel = wheel.clone();
+            thread::spawn(move || {
+                let mut sleep = wheel.sleep_until(ms(2200));
+                assert!(poll(&mut sleep, &task_waker).is_pending());
+                std::mem::forget(sleep);
+            })
+        };
+        let planned = wheel.turn();
+        armer.join().unwrap();
+        assert!(
+            woken(&driver) >= 1 || planned == ms(2200),
+            "lost sub-tick wake: the driver plans {planned:?} and was not woken"
+        );
+        wheel.clock().set(ms(2200));
+        wheel.turn();
+        assert_eq!(woken(&task), 1, "due deadline not fired at its time");
+    });
+}
+
 /// After any interleaving of arm and turn, one more turn fires the deadline and wakes it.
 #[test]
 fn arm_then_any_turn_fires() {
