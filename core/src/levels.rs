@@ -52,7 +52,9 @@
 //!   an entry on no list has `slot_prev = UNLINKED`.
 //! * For a level-0 slot, `counts[s]` is its number of entries (or `u8::MAX`: at least
 //!   that many since it was last empty), and `firsts[s]` is at most the offset of each of
-//!   its entries; an empty slot has `counts[s] = 0` and `firsts[s] = u32::MAX`.
+//!   its entries that is not cancelled (a walk of the slot leaves cancelled ones out: they
+//!   wait on it only to be reclaimed); an empty slot has `counts[s] = 0` and
+//!   `firsts[s] = u32::MAX`.
 
 use crate::entry::{Index, NIL, UNLINKED};
 use crate::storage::sealed::StorageImpl;
@@ -267,8 +269,8 @@ impl Levels {
         self.heads[0][slot]
     }
 
-    /// Tightens a level-0 slot's offset bound after a walk found every entry's offset
-    /// (see "Sparse slots").
+    /// Tightens a level-0 slot's offset bound after a walk found the offset of every entry
+    /// that is not cancelled (see "Sparse slots").
     pub(crate) fn set_first(&mut self, slot: usize, first: u32) {
         if self.heads[0][slot] != NIL {
             self.firsts[slot] = first;

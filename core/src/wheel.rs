@@ -929,7 +929,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             return;
         };
         let elapsed = state.levels.elapsed();
-        if expiration.level != 0 || expiration.deadline != elapsed + 1 {
+        // The slot of the very next tick (`deadline > elapsed` always, so no overflow).
+        if expiration.level != 0 || expiration.deadline - 1 != elapsed {
             return;
         }
         let Some(first) = state.levels.sparse_first(expiration.slot) else {

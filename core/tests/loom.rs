@@ -141,18 +141,18 @@ fn arm_into_the_planned_tick_before_its_turn() {
         let (task, task_waker) = counter();
         let (_other, other_waker) = counter();
         let (driver, driver_waker) = counter();
-        let ms = |us: u64| Duration::from_micros(us);
-        let mut later = wheel.sleep_until(ms(2600));
+        let us = Duration::from_micros;
+        let mut later = wheel.sleep_until(us(2600));
         assert!(poll(&mut later, &other_waker).is_pending());
         std::mem::forget(later);
         wheel.register_driver(&driver_waker);
-        assert_eq!(wheel.turn(), ms(2600));
+        assert_eq!(wheel.turn(), us(2600));
         wheel.register_driver(&driver_waker);
 
         let armer = {
             let wheel = wheel.clone();
             thread::spawn(move || {
-                let mut sleep = wheel.sleep_until(ms(2200));
+                let mut sleep = wheel.sleep_until(us(2200));
                 assert!(poll(&mut sleep, &task_waker).is_pending());
                 std::mem::forget(sleep);
             })
@@ -160,10 +160,10 @@ fn arm_into_the_planned_tick_before_its_turn() {
         let planned = wheel.turn();
         armer.join().unwrap();
         assert!(
-            woken(&driver) >= 1 || planned == ms(2200),
+            woken(&driver) >= 1 || planned == us(2200),
             "lost sub-tick wake: the driver plans {planned:?} and was not woken"
         );
-        wheel.clock().set(ms(2200));
+        wheel.clock().set(us(2200));
         wheel.turn();
         assert_eq!(woken(&task), 1, "due deadline not fired at its time");
     });
