@@ -392,9 +392,11 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// The clock reading of the tick of the driver's next planned turn, as of its last turn
     /// (`Duration::MAX` while it is idle). The driver may turn earlier within the tick
     /// before, for a sparse slot ("Sub-tick firing"); this is the boundary it turns by.
+    /// A boundary at or past the clock's last reading (`u64::MAX` ns) is given as the
+    /// reading before it, as [`Wheel::turn`] does, so that it never reads as idle.
     pub fn next_turn(&self) -> Duration {
         let reference = self.floor_ticks(self.clock.now());
-        self.ticks_to_reading(self.planned_turn(reference))
+        reading_of(self.plan_reading(self.planned_turn(reference)))
     }
 
     // ---- time conversions -------------------------------------------------------------
@@ -414,8 +416,14 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         self.tick.floor_u128(reading.as_nanos())
     }
 
-    fn ticks_to_reading(&self, tick: u64) -> Duration {
-        reading_of(self.tick_start(tick))
+    /// The reading (ns) at which a planned tick (`u64::MAX`: idle) begins: `u64::MAX` only
+    /// when idle, else below it, so that a boundary past the clock's last reading is never
+    /// taken for "idle".
+    fn plan_reading(&self, planned: u64) -> u64 {
+        match planned {
+            u64::MAX => u64::MAX,
+            tick => self.tick_start(tick).min(u64::MAX - 1),
+        }
     }
 
     /// The reading, in nanoseconds, at which tick `tick` begins (saturating at `u64::MAX`).
@@ -702,10 +710,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 Ok(_) if next == DRIVING => break,
                 Ok(_) => {
                     // The holder will turn for us.
-                    return match self.planned_turn(self.ticks().floor(now)) {
-                        u64::MAX => u64::MAX,
-                        tick => self.tick_start(tick).min(u64::MAX - 1),
-                    };
+                    return self.plan_reading(self.planned_turn(self.ticks().floor(now)));
                 }
                 Err(actual) => role = actual,
             }

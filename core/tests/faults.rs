@@ -1696,6 +1696,7 @@ fn a_turn_on_a_stale_reading_fires_what_an_earlier_turn_made_due_and_nothing_ear
 
 #[test]
 fn a_turn_planned_past_the_clocks_end_is_not_read_as_idle() {
+    // (`Wheel::turn` and `Wheel::next_turn` alike.)
     // Hour-long ticks, three hours before the manual clock's last reading: a deadline due
     // half an hour before the end has its tick boundary past `u64::MAX` ns (and its slot
     // on level 1, so no sub-tick turn). The wheel still has it armed, so the planned turn
@@ -1712,6 +1713,11 @@ fn a_turn_planned_past_the_clocks_end_is_not_read_as_idle() {
         wheel.turn(),
         CLOCK_END - ns(1),
         "an armed wheel planned no turn"
+    );
+    assert_eq!(
+        wheel.next_turn(),
+        CLOCK_END - ns(1),
+        "an armed wheel's next turn read as idle"
     );
     wheel.advance(hour * 5 / 2 - ns(1));
     assert_eq!(w.wakes(), 0, "early");
