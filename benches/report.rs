@@ -317,6 +317,23 @@ fn fmt_us(ns: i64) -> String {
     }
 }
 
+/// Two medians side by side, with as many decimals as it takes to tell them apart (up to
+/// nanoseconds), so that a verdict between two equal-looking numbers can be checked.
+fn fmt_us_pair(a: i64, b: i64) -> String {
+    let (fa, fb) = (fmt_us(a), fmt_us(b));
+    if fa != fb || a == b {
+        return format!("{fa} vs {fb} µs");
+    }
+    let (a, b) = (a as f64 / 1000.0, b as f64 / 1000.0);
+    (2..=3)
+        .map(|digits| format!("{a:.digits$} vs {b:.digits$} µs"))
+        .find(|pair| {
+            let mut halves = pair.trim_end_matches(" µs").split(" vs ");
+            halves.next() != halves.next()
+        })
+        .unwrap_or_else(|| format!("{a:.3} vs {b:.3} µs"))
+}
+
 fn fmt_ms(d: Duration) -> String {
     format!("{:.0}", d.as_secs_f64() * 1000.0)
 }
@@ -449,7 +466,7 @@ fn targets(r: &Results) -> Vec<(String, String, bool)> {
         {
             rows.push((
                 format!("lateness: at a 100 µs tick, median no worse than async-io's ({driver})"),
-                format!("{} vs {} µs", fmt_us(ours.median), fmt_us(aio.median)),
+                fmt_us_pair(ours.median, aio.median),
                 ours.median <= aio.median,
             ));
         }

@@ -241,70 +241,55 @@ impl Timeouts for Punctual100us {
     }
 }
 
-/// A wheel with a 100 µs tick, driven inside the executor by `punctual_smol::with_driver`.
-pub(crate) fn smol_wheel_100us() -> &'static punctual_smol::SmolWheel {
-    static WHEEL: LazyLock<&'static punctual_smol::SmolWheel> =
-        LazyLock::new(|| punctual_smol::leak_wheel(Duration::from_micros(100)));
-    &WHEEL
-}
-
-/// A wheel with the default 1 ms tick, driven inside the executor by
-/// `punctual_smol::with_driver`.
-pub(crate) fn smol_wheel() -> &'static punctual_smol::SmolWheel {
-    static WHEEL: LazyLock<&'static punctual_smol::SmolWheel> =
-        LazyLock::new(|| punctual_smol::leak_wheel(punctual_smol::DEFAULT_TICK));
-    &WHEEL
-}
-
-/// `punctual` on a wheel of 1 ms ticks whose driver runs in the executor's own task
-/// (`punctual_smol::with_driver` in `async_io::block_on`): no timer thread, so no deadline
-/// crosses between cores.
-pub(crate) struct PunctualSmol;
-
-impl Timeouts for PunctualSmol {
-    fn bound<F: Future + Unpin + Send + 'static>(
-        f: F,
-        d: Duration,
-    ) -> impl Future + Send + 'static {
-        f.deadline_on(smol_wheel(), d)
-    }
-
-    fn timed_out<F: Future + Unpin + Send + 'static>(
-        f: F,
-        d: Duration,
-    ) -> impl Future<Output = bool> + Send + 'static {
-        async move { f.deadline_on(smol_wheel(), d).await.is_err() }
-    }
-
-    fn block_on<R>(fut: impl Future<Output = R>) -> R {
-        async_io::block_on(punctual_smol::with_driver(smol_wheel(), fut))
-    }
-}
-
-/// `punctual` on a wheel of 100 µs ticks whose driver runs in the executor's own task
+/// A `punctual` peer on a wheel of its own whose driver runs in the executor's own task
 /// (`punctual_smol::with_driver` in `async_io::block_on`), as async-io's timers do: no
-/// timer thread.
-pub(crate) struct PunctualSmol100us;
+/// timer thread, so no deadline crosses between cores.
+macro_rules! smol_peer {
+    ($(#[$doc:meta])* $name:ident, $tick:expr) => {
+        $(#[$doc])*
+        pub(crate) struct $name;
 
-impl Timeouts for PunctualSmol100us {
-    fn bound<F: Future + Unpin + Send + 'static>(
-        f: F,
-        d: Duration,
-    ) -> impl Future + Send + 'static {
-        f.deadline_on(smol_wheel_100us(), d)
-    }
+        impl $name {
+            /// The peer's wheel (leaked: deadlines need it `'static`).
+            fn wheel() -> &'static punctual_smol::SmolWheel {
+                static WHEEL: LazyLock<&'static punctual_smol::SmolWheel> =
+                    LazyLock::new(|| punctual_smol::leak_wheel($tick));
+                &WHEEL
+            }
+        }
 
-    fn timed_out<F: Future + Unpin + Send + 'static>(
-        f: F,
-        d: Duration,
-    ) -> impl Future<Output = bool> + Send + 'static {
-        async move { f.deadline_on(smol_wheel_100us(), d).await.is_err() }
-    }
+        impl Timeouts for $name {
+            fn bound<F: Future + Unpin + Send + 'static>(
+                f: F,
+                d: Duration,
+            ) -> impl Future + Send + 'static {
+                f.deadline_on(Self::wheel(), d)
+            }
 
-    fn block_on<R>(fut: impl Future<Output = R>) -> R {
-        async_io::block_on(punctual_smol::with_driver(smol_wheel_100us(), fut))
-    }
+            fn timed_out<F: Future + Unpin + Send + 'static>(
+                f: F,
+                d: Duration,
+            ) -> impl Future<Output = bool> + Send + 'static {
+                async move { f.deadline_on(Self::wheel(), d).await.is_err() }
+            }
+
+            fn block_on<R>(fut: impl Future<Output = R>) -> R {
+                async_io::block_on(punctual_smol::with_driver(Self::wheel(), fut))
+            }
+        }
+    };
 }
+
+smol_peer!(
+    /// `punctual` on a wheel of 1 ms ticks driven in the executor (see `smol_peer!`).
+    PunctualSmol,
+    punctual_smol::DEFAULT_TICK
+);
+smol_peer!(
+    /// `punctual` on a wheel of 100 µs ticks driven in the executor (see `smol_peer!`).
+    PunctualSmol100us,
+    Duration::from_micros(100)
+);
 
 /// A current-thread tokio runtime (timers enabled): where tokio's single-thread scenarios run.
 pub(crate) fn tokio_current() -> &'static tokio::runtime::Runtime {
