@@ -38,14 +38,22 @@ fn tighten_timer_slack() {
 fn run<C: Clock, S: Storage>(wheel: &Wheel<C, S>) -> ! {
     tighten_timer_slack();
     let waker = Waker::from(Arc::new(Unpark(thread::current())));
+    // A place of its own for the waker: other drivers of the same wheel (a second thread,
+    // a runtime's task) keep theirs.
+    let mut slot = wheel.driver_slot();
     loop {
-        wheel.register_driver(&waker);
+        let woken = slot.register(&waker);
         // A waker that panics must not stop the timer thread (every deadline on the wheel
         // depends on it): the hook has reported the panic, the wheel let go of its role and
         // keeps the remaining wakes for the next turn.
-        let Ok(next) = panic::catch_unwind(AssertUnwindSafe(|| wheel.turn())) else {
+        let Ok(mut next) = panic::catch_unwind(AssertUnwindSafe(|| wheel.turn())) else {
             continue;
         };
+        if !woken {
+            // No place left for our waker (three other drivers hold theirs): nothing
+            // unparks us, so turn again within a tick, and never park without a timeout.
+            next = next.min(wheel.clock().now().saturating_add(wheel.tick()));
+        }
         if next == Duration::MAX {
             // Idle: nothing armed. The next arm unparks us.
             thread::park();

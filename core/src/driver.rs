@@ -5,7 +5,7 @@ use core::convert::Infallible;
 use core::fmt;
 use core::future::Future;
 use core::pin::Pin;
-use core::task::{Context, Poll};
+use core::task::{Context, Poll, Waker};
 use core::time::Duration;
 
 use pin_project_lite::pin_project;
@@ -47,13 +47,106 @@ fn turn<C: Clock, S: Storage>(wheel: &Wheel<C, S>) -> Duration {
 /// At most this many turns per poll before the driver yields to its executor.
 const TURNS_PER_POLL: usize = 16;
 
+/// A driver's own place for its waker on a wheel, so that several drivers may run on one
+/// wheel: each is woken when the wheel needs a turn sooner than planned. Claimed at the
+/// first [`register`](DriverSlot::register) and given back when dropped. Made by
+/// [`Wheel::driver_slot`]; every [`Driver`] holds one.
+///
+/// A wheel has places for three drivers at once (besides the one of
+/// [`Wheel::register_driver`]). A fourth finds none free: nothing wakes it, and it must
+/// turn the wheel at least once a tick until a place frees up, which
+/// [`register`](DriverSlot::register) tells it.
+///
+/// # Examples
+///
+/// A driver loop of your own, beside any other driver of the same wheel:
+///
+/// ```
+/// use core::time::Duration;
+/// use punctual_core::{Clock, Fixed, ManualClock, Wheel};
+///
+/// let wheel: Wheel<ManualClock, Fixed<8>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
+/// let waker = core::task::Waker::noop();
+/// let mut others = [wheel.driver_slot(), wheel.driver_slot(), wheel.driver_slot()];
+/// for other in &mut others {
+///     assert!(other.register(waker));
+/// }
+///
+/// let mut mine = wheel.driver_slot();
+/// // Register, then turn: a wake between the two is not lost.
+/// let woken_when_needed = mine.register(waker);
+/// let next = wheel.turn();
+/// // Three drivers hold the places: nothing will wake this one, so it turns within a tick.
+/// assert!(!woken_when_needed);
+/// let sleep_until = next.min(wheel.clock().now() + wheel.tick());
+/// assert!(sleep_until <= Duration::from_millis(1));
+///
+/// drop(others); // those drivers stop: their places are free again
+/// assert!(mine.register(waker));
+/// ```
+pub struct DriverSlot<'w, C, S> {
+    wheel: &'w Wheel<C, S>,
+    /// The claimed slot, once claimed.
+    slot: Option<usize>,
+}
+
+impl<C: Clock, S: Storage> Wheel<C, S> {
+    /// A place of its own for a driver's waker (see [`DriverSlot`]).
+    pub fn driver_slot(&self) -> DriverSlot<'_, C, S> {
+        DriverSlot {
+            wheel: self,
+            slot: None,
+        }
+    }
+}
+
+impl<C: Clock, S: Storage> DriverSlot<'_, C, S> {
+    /// Registers `waker` to be woken when the wheel must be turned sooner than planned
+    /// (an arm earlier than the plan, or cancelled entries to reclaim). Register before
+    /// each turn, so that a wake during the turn is not lost.
+    ///
+    /// Returns `false` when the wheel has no free place (three other drivers hold theirs):
+    /// then nothing will wake this driver, and it must turn the wheel again within a tick
+    /// rather than wait for its waker. A later call claims a place once one is free.
+    pub fn register(&mut self, waker: &Waker) -> bool {
+        let wakers = self.wheel.driver_wakers();
+        if self.slot.is_none() {
+            self.slot = wakers.claim();
+        }
+        match self.slot {
+            Some(slot) => {
+                wakers.register(slot, waker);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+impl<C, S> Drop for DriverSlot<'_, C, S> {
+    fn drop(&mut self) {
+        if let Some(slot) = self.slot {
+            self.wheel.driver_wakers().release(slot);
+        }
+    }
+}
+
+impl<C, S> fmt::Debug for DriverSlot<'_, C, S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DriverSlot")
+            .field("slot", &self.slot)
+            .finish_non_exhaustive()
+    }
+}
+
 pin_project! {
     /// A future that drives a wheel forever: it turns the wheel, sleeps until the next
     /// turn (or until an arm or a cancel wakes it sooner), and repeats. Spawn it on the
     /// runtime whose clock the wheel uses. Made by [`Wheel::driver`].
     ///
-    /// Several drivers may run on one wheel: only one turns it at a time, and none waits
-    /// for another.
+    /// Several drivers may run on one wheel: only one turns it at a time, none waits for
+    /// another, and each keeps a place for its waker ([`DriverSlot`]), so that when one
+    /// stops, the others go on turning the wheel.
     ///
     /// # Cancel safety
     ///
@@ -62,6 +155,7 @@ pin_project! {
     #[must_use = "a driver does nothing unless spawned or polled"]
     pub struct Driver<'w, C, S, T: Sleeper> {
         wheel: &'w Wheel<C, S>,
+        slot: DriverSlot<'w, C, S>,
         sleeper: T,
         #[pin]
         sleep: Option<T::Sleep>,
@@ -74,6 +168,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     pub fn driver<T: Sleeper>(&self, sleeper: T) -> Driver<'_, C, S, T> {
         Driver {
             wheel: self,
+            slot: self.driver_slot(),
             sleeper,
             sleep: None,
             planned: Duration::ZERO,
@@ -88,8 +183,14 @@ impl<C: Clock, S: Storage, T: Sleeper> Future for Driver<'_, C, S, T> {
         let mut this = self.project();
         for _ in 0..TURNS_PER_POLL {
             // Register first: a wake during the turn then leads to another poll.
-            this.wheel.register_driver(cx.waker());
-            let next = turn(this.wheel);
+            let woken = this.slot.register(cx.waker());
+            let mut next = turn(this.wheel);
+            if !woken {
+                // No place for our waker (three other drivers hold theirs): nothing wakes
+                // us, so turn again within a tick, and never wait idle.
+                let wheel = *this.wheel;
+                next = next.min(wheel.clock().now().saturating_add(wheel.tick()));
+            }
             if next == Duration::MAX {
                 // Idle: no timer at all; the next arm wakes us.
                 this.sleep.set(None);

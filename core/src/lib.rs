@@ -73,6 +73,7 @@ mod budget;
 mod clock;
 mod deadline;
 mod driver;
+mod driver_wakers;
 mod entry;
 mod error;
 mod levels;
@@ -93,7 +94,7 @@ pub use clock::ManualClock;
 #[cfg(feature = "std")]
 pub use clock::StdClock;
 pub use deadline::{Deadline, Sleep};
-pub use driver::{Driver, Sleeper};
+pub use driver::{Driver, DriverSlot, Sleeper};
 pub use error::Elapsed;
 pub use stats::Stats;
 #[cfg(feature = "alloc")]

@@ -12,6 +12,11 @@
 //!   (the `REQUESTED` bit) that the holder honours, with a fresh clock reading, before it
 //!   lets go. Taking, requesting and letting go are read-modify-writes of the one `role`
 //!   word, so a request is never missed: the holder's release fails if a request came in.
+//!   The requester is told to turn again by the next tick boundary at the latest: the
+//!   holder may change the plan it would otherwise sleep on.
+//! * Drivers leave their wakers in places of their own (see `driver_wakers`), and a wake
+//!   for a sooner turn wakes them all: several drivers may run on one wheel, and one that
+//!   stops takes no other's wake with it.
 //! * New entries reach the driver through the arm inboxes, released ones through the
 //!   cancel inboxes. A turn takes every shard's cancel inbox first, then every arm inbox,
 //!   so that every entry it is asked to reclaim has already come out of whichever arm
@@ -119,8 +124,8 @@ use core::fmt;
 use core::task::Waker;
 use core::time::Duration;
 
-use crate::atomic_waker::AtomicWaker;
 use crate::clock::Clock;
+use crate::driver_wakers::DriverWakers;
 use crate::entry::{self, CANCELLED, Entry, FIRED, HANDLE, Index, NIL, UNLINKED, WHEEL};
 use crate::levels::Levels;
 use crate::lists::Fresh;
@@ -180,8 +185,9 @@ pub struct Wheel<C, S> {
     /// The driver role: `DRIVING` while a thread owns `levels`, `REQUESTED` when another
     /// thread wanted to advance meanwhile.
     role: AtomicU32,
-    /// Woken when an arm or a cancel needs a turn sooner than planned.
-    driver_waker: AtomicWaker,
+    /// The drivers' wakers, woken when an arm or a cancel needs a turn sooner than
+    /// planned.
+    driver_wakers: DriverWakers,
     /// What the driver plans; written once per turn, read by every arm and cancel, so on
     /// lines of its own.
     plan: CachePadded<Plan>,
@@ -216,6 +222,14 @@ struct DriverState {
     to_wake: Index,
     /// The driver does not go idle before this tick (see "Taking back").
     linger_until: u64,
+}
+
+impl<C, S> Wheel<C, S> {
+    /// The drivers' wakers, for [`DriverSlot`](crate::DriverSlot) (whose `Drop` has no
+    /// bounds on the wheel's types).
+    pub(crate) fn driver_wakers(&self) -> &DriverWakers {
+        &self.driver_wakers
+    }
 }
 
 /// `Wheel` with a fixed capacity of `N` entries.
@@ -301,7 +315,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 shards: new_shards(),
                 fresh: Fresh::new(),
                 role: AtomicU32::new(0),
-                driver_waker: AtomicWaker::new(),
+                driver_wakers: DriverWakers::new(),
                 plan: CachePadded::new(Plan {
                     next_wake: AtomicU32::new(MAX_SLEEP as u32),
                     offset: AtomicU32::new(0),
@@ -376,8 +390,12 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     ///
     /// Turn the wheel again when that time comes, or earlier when the waker given to
     /// [`Wheel::register_driver`] is woken. `Duration::MAX` means nothing is armed: wait
-    /// for the waker only, with no timer (every arm wakes an idle driver). If another thread is turning the wheel at the
-    /// moment, this returns at once and that thread does the work before it lets go.
+    /// for the waker only, with no timer (every arm wakes an idle driver).
+    ///
+    /// If another thread is turning the wheel at the moment, this returns at once and that
+    /// thread does the work before it lets go. That thread may plan anew as it does, with
+    /// no one to tell, so the time returned then is the next tick boundary at the latest
+    /// (never `Duration::MAX`): turn again by then.
     pub fn advance_to(&self, now: Duration) -> Duration {
         reading_of(self.advance_nanos(nanos_of(now.min(self.clock.now()))))
     }
@@ -385,8 +403,13 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// Registers the waker to wake when the wheel must be turned sooner than planned: a
     /// deadline earlier than the planned turn was armed, or cancelled entries wait to be
     /// reclaimed. Register before turning, so a wake during the turn is not lost.
+    ///
+    /// This is the one place of a hand-written driver loop: one such loop per wheel (a
+    /// second one's registration would replace the first's). Drivers that may run
+    /// side by side each take a place of their own with [`Wheel::driver_slot`], as
+    /// [`Wheel::driver`]'s futures and `punctual`'s timer threads do.
     pub fn register_driver(&self, waker: &Waker) {
-        self.driver_waker.register(waker);
+        self.driver_wakers.register_shared(waker);
     }
 
     /// The clock reading of the tick of the driver's next planned turn, as of its last turn
@@ -449,14 +472,17 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     }
 
     /// The full tick of the driver's plan, rebuilt from its low 32 bits near `reference`;
-    /// `u64::MAX` while the driver is idle (then every arm wakes it).
+    /// `u64::MAX` while the driver is idle (then every arm wakes it), and below it
+    /// otherwise (a plan rebuilt past the last tick is that tick's predecessor, which
+    /// only wakes the driver for arms it would have woken it for anyway, within 1 ns of
+    /// the clock's end).
     fn planned_turn(&self, reference: u64) -> u64 {
         if self.plan.idle.load(Ordering::Relaxed) != 0 {
             return u64::MAX;
         }
         let low = self.plan.next_wake.load(Ordering::Relaxed);
         let delta = low.wrapping_sub(reference as u32) as i32 as i64;
-        reference.saturating_add_signed(delta)
+        reference.saturating_add_signed(delta).min(u64::MAX - 1)
     }
 
     // ---- the deadline side ------------------------------------------------------------
@@ -610,9 +636,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     }
 
     fn wake_driver(&self) {
-        if let Some(waker) = self.driver_waker.take() {
-            waker.wake();
-        }
+        self.driver_wakers.wake_all();
     }
 
     /// Frees an entry whose last ownership bit the caller just cleared.
@@ -709,8 +733,15 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             {
                 Ok(_) if next == DRIVING => break,
                 Ok(_) => {
-                    // The holder will turn for us.
-                    return self.plan_reading(self.planned_turn(self.ticks().floor(now)));
+                    // The holder will turn for us, and may plan anew as it does (for a
+                    // deadline armed meanwhile, say), with no one to tell: the plan read
+                    // now may be out of date by the time the caller sleeps on it. So ask
+                    // to be turned again by the next tick boundary at the latest, never
+                    // "idle".
+                    let tick = self.ticks().floor(now);
+                    let planned = self.plan_reading(self.planned_turn(tick));
+                    let next_tick = self.tick_start(tick.saturating_add(1)).min(u64::MAX - 1);
+                    return planned.min(next_tick);
                 }
                 Err(actual) => role = actual,
             }

@@ -1518,6 +1518,156 @@ fn a_stopped_driver_loses_nothing_and_deadlines_fire_at_the_next_turn() {
     assert_eq!(wheel.occupied(), 0);
 }
 
+// ---- several drivers on one wheel -----------------------------------------------------
+
+/// A runtime's sleep that never completes, and remembers the time it was asked for.
+struct RecordingSleeper(Arc<Mutex<Vec<Duration>>>);
+
+impl Sleeper for RecordingSleeper {
+    type Sleep = Pending<()>;
+
+    fn sleep_until(&mut self, at: Duration) -> Pending<()> {
+        self.0.lock().unwrap().push(at);
+        pending()
+    }
+}
+
+#[test]
+fn a_driver_is_still_woken_after_another_driver_of_its_wheel_stops() {
+    // Two drivers, idle: each registered its waker, the second last. The second stops.
+    // A deadline armed then must wake the first, which is still there to turn the wheel
+    // (with one waker for every driver, the arm woke the stopped one alone).
+    let wheel: Wheel<ManualClock, Fixed<8>> = Wheel::fixed(ManualClock::new(), TICK);
+    let (first_waker, second_waker) = (CountingWaker::new(), CountingWaker::new());
+    let mut first = Box::pin(wheel.driver(NeverSleeper));
+    let mut second = Box::pin(wheel.driver(NeverSleeper));
+    assert!(first_waker.poll(first.as_mut()).is_pending());
+    assert!(second_waker.poll(second.as_mut()).is_pending());
+    drop(second);
+
+    let w = CountingWaker::new();
+    let mut d = pin!(wheel.deadline(pending::<()>(), ms(5)));
+    assert!(w.poll(d.as_mut()).is_pending());
+    assert!(
+        first_waker.wakes() > 0,
+        "the remaining driver was not woken"
+    );
+    wheel.clock().advance(ms(5));
+    assert!(first_waker.poll(first.as_mut()).is_pending());
+    assert_eq!(w.wakes(), 1, "the remaining driver's turn fired nothing");
+    assert!(is_elapsed(w.poll(d.as_mut())).duration() == ms(5));
+}
+
+#[test]
+fn a_fourth_driver_at_once_turns_the_wheel_every_tick_until_a_place_frees_up() {
+    // Three drivers hold the wheel's places for wakers; a fourth has none, so nothing
+    // would wake it: it must never wait idle, and sleeps at most a tick at a time. Once
+    // one of the three stops, it takes that place and sleeps as the wheel plans.
+    let wheel: Wheel<ManualClock, Fixed<8>> = Wheel::fixed(ManualClock::new(), TICK);
+    let wakers: Vec<CountingWaker> = (0..4).map(|_| CountingWaker::new()).collect();
+    let mut three: Vec<_> = (0..3)
+        .map(|_| Box::pin(wheel.driver(NeverSleeper)))
+        .collect();
+    for (driver, waker) in three.iter_mut().zip(&wakers) {
+        assert!(waker.poll(driver.as_mut()).is_pending());
+    }
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let mut fourth = Box::pin(wheel.driver(RecordingSleeper(asked.clone())));
+    // Lingering over, nothing armed: the wheel goes idle.
+    let mut plan = wheel.turn();
+    while plan != Duration::MAX {
+        wheel.clock().set(plan);
+        plan = wheel.turn();
+    }
+    let now = wheel.clock().now();
+    assert!(wakers[3].poll(fourth.as_mut()).is_pending());
+    let last = *asked
+        .lock()
+        .unwrap()
+        .last()
+        .expect("the fourth driver never slept");
+    assert!(
+        last <= now + TICK,
+        "a driver nothing wakes slept until {last:?} at {now:?}"
+    );
+
+    // One of the three stops: the fourth takes its place and sleeps as the wheel plans,
+    // and is woken when the wheel needs it sooner (here, to reclaim a cancelled deadline).
+    drop(three.pop());
+    let w = CountingWaker::new();
+    let mut d = Box::pin(wheel.deadline(pending::<()>(), ms(30)));
+    assert!(w.poll(d.as_mut()).is_pending());
+    assert!(wakers[3].poll(fourth.as_mut()).is_pending());
+    let last = *asked.lock().unwrap().last().unwrap();
+    assert!(
+        last > now + TICK,
+        "the fourth driver still sleeps a tick at a time: {last:?}"
+    );
+    let before = wakers[3].wakes();
+    drop(d);
+    assert!(
+        wakers[3].wakes() > before,
+        "the fourth driver, now in a place, was not woken"
+    );
+}
+
+/// A waker that, when woken, waits for a signal before it returns: it keeps whoever
+/// turns the wheel inside the turn.
+struct BlockingWaker {
+    woken: mpsc::SyncSender<()>,
+    resume: Mutex<mpsc::Receiver<()>>,
+}
+
+impl Wake for BlockingWaker {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        let _ = self.woken.send(());
+        let _ = self.resume.lock().unwrap().recv_timeout(WATCHDOG);
+    }
+}
+
+#[test]
+fn a_turn_left_to_the_role_holder_asks_to_be_turned_again_within_a_tick() {
+    // One thread turns the wheel and is held up inside its turn (by a slow waker). A
+    // driver's turn meanwhile leaves it a request and returns at once; the holder will
+    // plan anew, and nothing tells the driver, so the plan it is given must not be a
+    // stale one far ahead (or "idle"): it must be asked to turn again within a tick.
+    static WHEEL: std::sync::LazyLock<Wheel<ManualClock, Fixed<8>>> =
+        std::sync::LazyLock::new(|| Wheel::fixed(ManualClock::new(), TICK));
+    let far = CountingWaker::new();
+    let mut later = Box::pin(WHEEL.sleep(ms(30)));
+    assert!(far.poll(later.as_mut()).is_pending());
+    let _ = WHEEL.turn(); // plans ahead: lingering, then the 30 ms deadline
+
+    let (woken_tx, woken_rx) = mpsc::sync_channel(1);
+    let (resume_tx, resume_rx) = mpsc::channel();
+    let slow = Waker::from(Arc::new(BlockingWaker {
+        woken: woken_tx,
+        resume: Mutex::new(resume_rx),
+    }));
+    let mut soon = Box::pin(WHEEL.sleep(ms(1)));
+    assert!(
+        soon.as_mut()
+            .poll(&mut Context::from_waker(&slow))
+            .is_pending()
+    );
+    WHEEL.clock().advance(ms(1));
+    let holder = thread::spawn(|| WHEEL.turn());
+    woken_rx
+        .recv_timeout(WATCHDOG)
+        .expect("the holder never fired the deadline");
+
+    // The holder is inside its turn: this one is left to it.
+    let plan = WHEEL.turn();
+    resume_tx.send(()).unwrap();
+    holder.join().unwrap();
+    assert!(plan <= ms(2), "a turn left to the holder planned {plan:?}");
+    drop(later);
+}
+
 // ---- a manual clock moved backwards ---------------------------------------------------
 
 #[test]
@@ -1692,6 +1842,24 @@ fn a_turn_on_a_stale_reading_fires_what_an_earlier_turn_made_due_and_nothing_ear
     wheel.clock().0.advance(us(1));
     wheel.turn();
     assert!(w.poll(later.as_mut()).is_ready());
+}
+
+#[test]
+fn a_lingering_plan_past_the_clocks_last_tick_is_not_read_as_idle() {
+    // 1 ns ticks, 10 ns before the manual clock's last reading: after a fire, the driver
+    // lingers 16 ticks, past the last one. `next_turn` (and a turn left to the role's
+    // holder) rebuild that plan from its low 32 bits, saturating at tick `u64::MAX`,
+    // which must not read as "idle": the wheel still plans a turn.
+    let wheel: Wheel<ManualClock, Fixed<2>> =
+        Wheel::fixed(ManualClock::starting_at(CLOCK_END - ns(10)), ns(1));
+    let w = CountingWaker::new();
+    let mut d = pin!(wheel.sleep(ns(3)));
+    assert!(w.poll(d.as_mut()).is_pending());
+    wheel.advance(ns(3));
+    assert!(w.poll(d.as_mut()).is_ready());
+    let planned = wheel.turn();
+    assert_ne!(planned, Duration::MAX, "the lingering wheel planned no turn");
+    assert_ne!(wheel.next_turn(), Duration::MAX, "next_turn read as idle");
 }
 
 #[test]

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use punctual_core::{Fixed, StdClock, Wheel};
+use smol::future::FutureExt as _;
 
 /// A future that never completes and sets its flag when dropped.
 struct NeverWithDropFlag(Arc<AtomicBool>);
@@ -143,4 +144,29 @@ fn with_driver_stops_driving_when_done() {
     assert!(d.as_mut().poll(&mut cx).is_pending());
     wheel.turn();
     assert!(matches!(d.as_mut().poll(&mut cx), Poll::Ready(Err(_))));
+}
+
+#[test]
+fn a_spawned_driver_goes_on_after_a_with_driver_beside_it_is_done() {
+    // Two drivers on one wheel: a spawned one, and `with_driver` around a block that
+    // ends. Deadlines armed afterwards are fired by the spawned driver (each driver keeps
+    // a waker of its own on the wheel, so the one that ended took nothing with it).
+    let wheel = punctual_smol::leak_wheel(Duration::from_millis(1));
+    smol::spawn(punctual_smol::driver(wheel)).detach();
+    smol::block_on(async {
+        smol::Timer::after(Duration::from_millis(5)).await;
+        // Long enough for both drivers to go idle; `with_driver`'s is polled last, when
+        // the block's timer wakes it.
+        punctual_smol::with_driver(wheel, smol::Timer::after(Duration::from_millis(40))).await;
+        let start = Instant::now();
+        let r = wheel
+            .deadline(std::future::pending::<()>(), Duration::from_millis(5))
+            .or(async {
+                smol::Timer::after(Duration::from_secs(10)).await;
+                panic!("the 5 ms deadline had not fired after 10 s");
+            })
+            .await;
+        assert!(r.is_err());
+        assert!(start.elapsed() >= Duration::from_millis(5));
+    });
 }

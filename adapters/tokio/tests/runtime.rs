@@ -123,6 +123,31 @@ async fn paused_deadline_at_a_tokio_instant() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn a_second_driver_aborted_leaves_the_first_driving() {
+    // Two drivers on one wheel; the one started last is aborted while both are idle.
+    // The first must still be woken by new deadlines (each driver keeps a waker of its
+    // own on the wheel) and fire them on time.
+    let wheel = punctual_tokio::start();
+    settle().await;
+    let second = punctual_tokio::spawn_driver(wheel);
+    settle().await;
+    second.abort();
+    settle().await;
+    let dropped = flag();
+    let start = Instant::now();
+    let r = wheel
+        .deadline(NeverWithDropFlag(dropped.clone()), Duration::from_millis(5))
+        .await;
+    assert!(r.is_err(), "the deadline did not fire");
+    assert!(dropped.load(Ordering::SeqCst));
+    let took = start.elapsed();
+    assert!(
+        took >= Duration::from_millis(5) && took <= Duration::from_millis(7),
+        "fired after {took:?}"
+    );
+}
+
+#[tokio::test(start_paused = true)]
 async fn paused_inner_that_finishes_in_time_wins() {
     let wheel = punctual_tokio::start();
     let inner = async {
