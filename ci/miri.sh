@@ -14,4 +14,6 @@ cargo +nightly miri test -p punctual-core --lib --test semantics --test model --
 cargo +nightly miri test -p punctual-core --test faults an_inner_future_that_panics
 # A waker that panics while the timer is worked on through its copy (`Shadow`).
 cargo +nightly miri test -p punctual-core --test faults a_waker_that_panics_when_replaced
+# A waker whose `clone` panics, as a deadline arms and as a waker slot registers it.
+cargo +nightly miri test -p punctual-core --test faults a_waker_whose_clone_panics
 cargo +nightly miri test -p punctual-core --doc

@@ -55,6 +55,13 @@ impl AtomicWaker {
             .unwrap_or_else(|actual| actual)
         {
             WAITING => {
+                // A `clone` that panics must not leave the slot REGISTERING for good (every
+                // later `take` would find it busy and return nothing, a lost wakeup for
+                // whoever registers next): give the slot back as it unwinds. The slot is
+                // unchanged then (the clone comes before the replace), and a `take` that
+                // came meanwhile found nothing to wake, which the panicking poll no
+                // longer needs.
+                let unwind = ReleaseOnUnwind(&self.state);
                 // SAFETY: winning WAITING -> REGISTERING gives this thread the slot: `take`
                 // only touches it after its own WAITING -> WAKING transition.
                 let old = self.waker.with_mut(|slot| unsafe {
@@ -63,6 +70,7 @@ impl AtomicWaker {
                         _ => (*slot).replace(waker.clone()),
                     }
                 });
+                core::mem::forget(unwind);
                 match self.state.compare_exchange(
                     REGISTERING,
                     WAITING,
@@ -99,18 +107,21 @@ impl AtomicWaker {
     }
 
     /// Stores `waker` without the registration protocol, for a slot nobody else can reach.
+    /// Takes it by value, so that the caller clones it before taking anything (a `clone`
+    /// that panics then leaves nothing half done).
     ///
     /// # Safety
     ///
     /// * The caller owns the slot exclusively (its entry is off every list and owned by no
-    ///   one else), and the state is `WAITING`; whatever later publishes the entry to
-    ///   another thread is a Release operation.
-    pub(crate) unsafe fn set_exclusive(&self, waker: &Waker) {
+    ///   one else), the state is `WAITING` and the slot is empty (a recycled entry's);
+    ///   whatever later publishes the entry to another thread is a Release operation.
+    pub(crate) unsafe fn set_exclusive(&self, waker: Waker) {
         debug_assert_eq!(self.state.load(Ordering::Relaxed), WAITING);
         // SAFETY: exclusive access, by the caller's contract.
         let old = self
             .waker
-            .with_mut(|slot| unsafe { (*slot).replace(waker.clone()) });
+            .with_mut(|slot| unsafe { (*slot).replace(waker) });
+        debug_assert!(old.is_none(), "a free entry held a waker");
         drop(old);
     }
 
@@ -139,6 +150,16 @@ impl AtomicWaker {
             // waker out: either way the waker is taken care of.
             _ => None,
         }
+    }
+}
+
+/// Puts the state back to `WAITING` if dropped: armed while `register` holds the slot, and
+/// forgotten once it is done with it.
+struct ReleaseOnUnwind<'a>(&'a AtomicU32);
+
+impl Drop for ReleaseOnUnwind<'_> {
+    fn drop(&mut self) {
+        self.0.swap(WAITING, Ordering::AcqRel);
     }
 }
 

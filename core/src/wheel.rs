@@ -497,6 +497,9 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         waker: &Waker,
     ) -> Option<(Index, u32)> {
         debug_assert_eq!(when, self.tick_of(due).0, "tick of another deadline");
+        // Cloned before an entry is taken: a `clone` that panics then takes nothing with it
+        // (an entry taken and never armed would be lost to the wheel for good).
+        let waker = waker.clone();
         let shard = shards::current();
         let index = self.take_free(shard)?;
         let entry = self.storage.entry(index);

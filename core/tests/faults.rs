@@ -1135,6 +1135,82 @@ fn a_waker_that_panics_when_replaced_leaves_the_entry_with_its_one_owner() {
     assert_eq!(stats.armed, stats.fired + stats.cancelled, "{stats}");
 }
 
+/// A waker whose `clone` panics (a bug in some executor), built by hand: `Wake`'s clone is
+/// an `Arc` clone, which cannot panic.
+fn clone_panics() -> Waker {
+    use core::task::{RawWaker, RawWakerVTable};
+    fn clone(_: *const ()) -> RawWaker {
+        panic!("waker clone exploded");
+    }
+    fn noop(_: *const ()) {}
+    static VTABLE: RawWakerVTable = RawWakerVTable::new(clone, noop, noop, noop);
+    // SAFETY: every function of the vtable ignores the data pointer; none touches memory.
+    unsafe { Waker::from_raw(RawWaker::new(core::ptr::null(), &VTABLE)) }
+}
+
+#[test]
+fn a_waker_whose_clone_panics_at_the_first_poll_takes_no_entry() {
+    // The clone happens as the deadline arms; its panic unwinds through the poll. The
+    // wheel's only entry must not be lost with it: the next deadline arms normally.
+    let wheel: Wheel<ManualClock, Fixed<1>> = Wheel::fixed(ManualClock::new(), TICK);
+    let mut d = Box::pin(wheel.sleep(ms(5)));
+    let bomb = clone_panics();
+    assert!(quietly(|| Pin::new(&mut d).poll(&mut Context::from_waker(&bomb))).is_err());
+    drop(d);
+    let w = CountingWaker::new();
+    let mut next = pin!(wheel.sleep(ms(5)));
+    assert!(w.poll(next.as_mut()).is_pending());
+    assert_eq!(wheel.occupied(), 1, "the only entry was lost");
+    wheel.advance(ms(5));
+    assert_eq!(w.wakes(), 1);
+    assert!(w.poll(next.as_mut()).is_ready());
+    assert_eq!(wheel.degraded_polls(), 0, "the next deadline ran degraded");
+}
+
+#[test]
+fn a_waker_whose_clone_panics_when_registered_leaves_the_entry_usable() {
+    // A deadline the driver took in is polled again with a waker whose clone panics,
+    // inside the waker slot's registration. The slot must be given back as the poll
+    // unwinds: a later deadline that reuses the entry is woken when it fires. So must the
+    // driver's slot, after a driver's registration panicked the same way.
+    let wheel: Wheel<ManualClock, Fixed<1>> = Wheel::fixed(ManualClock::new(), TICK);
+    let w = CountingWaker::new();
+    let mut d = Box::pin(wheel.sleep(ms(50)));
+    assert!(w.poll(d.as_mut()).is_pending());
+    wheel.advance(Duration::ZERO); // the driver takes the entry in
+    let bomb = clone_panics();
+    assert!(quietly(|| Pin::new(&mut d).poll(&mut Context::from_waker(&bomb))).is_err());
+    drop(d);
+    wheel.advance(Duration::ZERO); // reclaims the entry (a debug check fired here)
+    assert_eq!(wheel.occupied(), 0);
+
+    let other_w = CountingWaker::new();
+    let mut other = pin!(wheel.sleep(ms(5)));
+    assert!(other_w.poll(other.as_mut()).is_pending());
+    wheel.advance(ms(5));
+    assert_eq!(
+        other_w.wakes(),
+        1,
+        "the deadline on the reused entry was not woken"
+    );
+    assert!(other_w.poll(other.as_mut()).is_ready());
+
+    assert!(quietly(|| wheel.register_driver(&bomb)).is_err());
+    let driver = CountingWaker::new();
+    wheel.register_driver(&driver.waker);
+    let plan = wheel.turn();
+    assert!(
+        plan > wheel.clock().now() + TICK,
+        "the driver plans a turn beyond the next tick"
+    );
+    let mut early = pin!(wheel.sleep(ms(1)));
+    assert!(w.poll(early.as_mut()).is_pending());
+    assert!(
+        driver.wakes() > 0,
+        "the driver's slot stayed busy: no arm wakes it"
+    );
+}
+
 /// A waker whose `wake` panics (a bug in some executor or adapter).
 struct PanickingWaker;
 
@@ -1858,7 +1934,11 @@ fn a_lingering_plan_past_the_clocks_last_tick_is_not_read_as_idle() {
     wheel.advance(ns(3));
     assert!(w.poll(d.as_mut()).is_ready());
     let planned = wheel.turn();
-    assert_ne!(planned, Duration::MAX, "the lingering wheel planned no turn");
+    assert_ne!(
+        planned,
+        Duration::MAX,
+        "the lingering wheel planned no turn"
+    );
     assert_ne!(wheel.next_turn(), Duration::MAX, "next_turn read as idle");
 }
 

@@ -19,7 +19,7 @@ use std::time::Duration;
 use loom::sync::Arc;
 use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::thread;
-use punctual_core::{Fixed, ManualClock, Wheel};
+use punctual_core::{Clock, Fixed, ManualClock, Wheel};
 
 type TestWheel = Wheel<ManualClock, Fixed<4>>;
 
@@ -512,5 +512,39 @@ fn free_list_aba() {
             t.join().unwrap();
         }
         assert_eq!(wheel.occupied() + wheel.degraded_polls(), 2);
+    });
+}
+
+/// Two drivers, each with a place of its own for its waker; one stops (gives its place
+/// back) while another thread arms a deadline on the idle wheel. The driver that remains
+/// is woken, whatever the interleaving: a stopping driver takes no other's wake with it.
+#[test]
+fn a_driver_stops_while_a_deadline_is_armed() {
+    model(|| {
+        let wheel = wheel();
+        let (task, task_waker) = counter();
+        let (staying, staying_waker) = counter();
+        let (_leaving, leaving_waker) = counter();
+        let mut stays = wheel.driver_slot();
+        let mut leaves = wheel.driver_slot();
+        assert!(stays.register(&staying_waker));
+        assert!(leaves.register(&leaving_waker));
+        // Idle: nothing armed, lingering over.
+        while wheel.turn() != Duration::MAX {
+            let next = wheel.next_turn();
+            wheel.clock().set(next);
+        }
+
+        let w = lend(&wheel);
+        let armer = thread::spawn(move || {
+            let mut sleep = w.sleep(TICK);
+            assert!(poll(&mut sleep, &task_waker).is_pending());
+            std::mem::forget(sleep); // keep the entry armed for the checks below
+        });
+        drop(leaves);
+        armer.join().unwrap();
+        assert!(woken(&staying) >= 1, "the remaining driver was not woken");
+        settle(&wheel, &task, 1, wheel.clock().now() + TICK);
+        drop(stays);
     });
 }
