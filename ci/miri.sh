@@ -16,4 +16,6 @@ cargo +nightly miri test -p punctual-core --test faults an_inner_future_that_pan
 cargo +nightly miri test -p punctual-core --test faults a_waker_that_panics_when_replaced
 # A waker whose `clone` panics, as a deadline arms and as a waker slot registers it.
 cargo +nightly miri test -p punctual-core --test faults a_waker_whose_clone_panics
+# A waker whose drop panics, dropped with its cancelled deadline.
+cargo +nightly miri test -p punctual-core --test faults a_waker_that_panics_when_dropped_with
 cargo +nightly miri test -p punctual-core --doc

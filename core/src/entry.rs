@@ -137,17 +137,19 @@ impl Entry {
         self.due.with(|due| unsafe { *due })
     }
 
-    /// Resets the entry for its next life. Drops the last deadline's waker and bumps the
-    /// generation.
+    /// Resets the entry for its next life and bumps the generation. Returns the last
+    /// deadline's waker, if the entry still held one, for the caller to drop once the entry
+    /// is back on a free list: a waker whose drop panics then loses no entry.
     ///
     /// # Safety
     ///
     /// * The caller owns the entry exclusively: both ownership bits are clear, and the
     ///   caller cleared the last one with an Acquire read-modify-write, so every access of
     ///   the other owner happened before.
-    pub(crate) unsafe fn recycle(&self) {
+    #[must_use = "drop the old waker after the entry is published"]
+    pub(crate) unsafe fn recycle(&self) -> Option<core::task::Waker> {
         // SAFETY: exclusive ownership, by the caller's contract.
-        drop(unsafe { self.waker.take_exclusive() });
+        let old = unsafe { self.waker.take_exclusive() };
         self.slot_prev.store(UNLINKED, Ordering::Relaxed);
         self.slot_next.store(NIL, Ordering::Relaxed);
         let state = self.state.load(Ordering::Relaxed);
@@ -156,6 +158,7 @@ impl Entry {
             generation(state).wrapping_add(1 << FLAG_BITS),
             Ordering::Relaxed,
         );
+        old
     }
 }
 

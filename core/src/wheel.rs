@@ -588,6 +588,14 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             Ordering::Acquire,
         ) {
             Ok(_) => {
+                // The waker goes with the handle, dropped on this thread once the cancel
+                // is queued: not on the driver's, at the reclaim (where a drop that panics
+                // would stop the turn), and not held until then.
+                // SAFETY: after the cancel, nothing else touches the waker slot until the
+                // entry is reclaimed, which needs the push below: the driver takes a waker
+                // only after its own transition to FIRED, which now fails; this handle was
+                // the slot's one registrant, and is not registering.
+                let waker = unsafe { entry.waker.take_exclusive() };
                 let was_empty = shard
                     .cancel_inbox
                     .push(&self.storage, |e| &e.cancel_link, index);
@@ -599,6 +607,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 if was_empty && self.planned_turn(start) > start + 1 {
                     self.wake_driver();
                 }
+                drop(waker);
                 false
             }
             Err(actual) => {
@@ -642,15 +651,18 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         self.driver_wakers.wake_all();
     }
 
-    /// Frees an entry whose last ownership bit the caller just cleared.
+    /// Frees an entry whose last ownership bit the caller just cleared. The last
+    /// deadline's waker, if the entry still held one, is dropped after the entry is back
+    /// on the free list, so that a drop that panics loses no entry.
     fn free_entry(&self, index: Index) {
         // SAFETY: both ownership bits are clear and the caller cleared the last one with an
         // AcqRel read-modify-write, after every access of the other owner: it owns the
         // entry exclusively until the push publishes it.
-        unsafe { self.storage.entry(index).recycle() };
+        let old_waker = unsafe { self.storage.entry(index).recycle() };
         self.shards[shards::current()]
             .free
             .push(&self.storage, index);
+        drop(old_waker);
     }
 
     /// A free entry for exclusive use: from this thread's shard, else from another shard,
@@ -919,7 +931,10 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             // SAFETY: the handle let go (CANCELLED, HANDLE clear) and this AcqRel
             // read-modify-write cleared the last ownership bit after its accesses: the
             // entry is ours alone until the chain is pushed below.
-            unsafe { entry.recycle() };
+            let old_waker = unsafe { entry.recycle() };
+            // The cancelling handle took its waker with it.
+            debug_assert!(old_waker.is_none(), "a cancelled entry kept its waker");
+            drop(old_waker);
             entry.slot_next.store(freed, Ordering::Relaxed);
             if freed == NIL {
                 freed_last = index;

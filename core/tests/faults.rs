@@ -1135,6 +1135,45 @@ fn a_waker_that_panics_when_replaced_leaves_the_entry_with_its_one_owner() {
     assert_eq!(stats.armed, stats.fired + stats.cancelled, "{stats}");
 }
 
+#[test]
+fn a_waker_that_panics_when_dropped_with_its_cancelled_deadline_loses_no_entry() {
+    // The entry holds the last clone of a waker whose drop panics; the deadline is
+    // dropped (cancelled), once before the driver took its entry in and once after. The
+    // panic may reach whoever drops the deadline, but never a turn of the driver, and the
+    // wheel's only entry is not lost with it.
+    let wheel: Wheel<ManualClock, Fixed<1>> = Wheel::fixed(ManualClock::new(), TICK);
+    for taken_in in [false, true] {
+        let mut d = Box::pin(wheel.sleep(ms(50)));
+        let bomb = Waker::from(Arc::new(PanicsOnDrop));
+        assert!(
+            Pin::new(&mut d)
+                .poll(&mut Context::from_waker(&bomb))
+                .is_pending()
+        );
+        drop(bomb); // the entry holds the last clone
+        if taken_in {
+            wheel.advance(Duration::ZERO);
+        }
+        let _ = quietly(|| drop(d));
+        assert!(
+            quietly(|| wheel.advance(Duration::ZERO)).is_ok(),
+            "a turn panicked dropping a cancelled deadline's waker (taken in: {taken_in})"
+        );
+        assert_eq!(wheel.occupied(), 0, "taken in: {taken_in}");
+        let w = CountingWaker::new();
+        let mut next = pin!(wheel.sleep(ms(5)));
+        assert!(w.poll(next.as_mut()).is_pending());
+        assert_eq!(
+            wheel.occupied(),
+            1,
+            "the only entry was lost (taken in: {taken_in})"
+        );
+        wheel.advance(ms(5));
+        assert!(w.poll(next.as_mut()).is_ready());
+    }
+    assert_eq!(wheel.degraded_polls(), 0);
+}
+
 /// A waker whose `clone` panics (a bug in some executor), built by hand: `Wake`'s clone is
 /// an `Arc` clone, which cannot panic.
 fn clone_panics() -> Waker {
