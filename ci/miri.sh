@@ -18,4 +18,6 @@ cargo +nightly miri test -p punctual-core --test faults a_waker_that_panics_when
 cargo +nightly miri test -p punctual-core --test faults a_waker_whose_clone_panics
 # A waker whose drop panics, dropped with its cancelled deadline.
 cargo +nightly miri test -p punctual-core --test faults a_waker_that_panics_when_dropped_with
+# A driver's waker that panics when an arm wakes it.
+cargo +nightly miri test -p punctual-core --test faults a_driver_waker_that_panics
 cargo +nightly miri test -p punctual-core --doc

@@ -18,7 +18,7 @@
 //!
 //! * Bit `k` of `used` is set while slot `k` may hold a live driver's waker: from a claim
 //!   (a compare-and-swap that sets it) to the release (which takes the waker out first,
-//!   then clears it). Slot 0's bit is set by the first `register_driver` and stays set.
+//!   then clears it, and drops it last). Slot 0's bit is set by the first `register_driver` and stays set.
 //! * Only the slot's owner registers into it (one `&mut` [`DriverSlot`], or the single
 //!   hand-written loop of slot 0), so each [`AtomicWaker`] has one registrant at a time, as
 //!   it requires; any thread may take out of it.
@@ -92,10 +92,12 @@ impl DriverWakers {
         self.wakers[slot].register(waker);
     }
 
-    /// Gives back a claimed `slot`: drops the waker in it, then frees it.
+    /// Gives back a claimed `slot`: takes the waker out, frees the slot, then drops the
+    /// waker (a drop that panics then keeps no slot claimed).
     pub(crate) fn release(&self, slot: usize) {
-        drop(self.wakers[slot].take());
+        let waker = self.wakers[slot].take();
         self.used.fetch_and(!(1 << slot), Ordering::Release);
+        drop(waker);
     }
 
     /// Wakes the driver in every slot in use.

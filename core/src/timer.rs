@@ -55,6 +55,8 @@ pub trait RawWheel: Sync + sealed::Sealed {
     #[doc(hidden)]
     fn now(&self) -> Duration;
     #[doc(hidden)]
+    fn wake_drivers(&self);
+    #[doc(hidden)]
     fn count_degraded_poll(&self);
     #[doc(hidden)]
     #[cfg(feature = "tracing")]
@@ -89,8 +91,9 @@ pub struct Started {
 enum Outcome {
     /// The deadline had already passed.
     Passed,
-    /// Armed on the wheel.
-    Armed(Armed),
+    /// Armed on the wheel; `true` when the drivers must be woken, which the deadline
+    /// does once it holds the handle (see `Wheel::arm`).
+    Armed(Armed, bool),
     /// The wheel is full: the deadline checks the clock on each poll until it passes.
     Full(Duration),
     /// Beyond any tick the wheel can count: it never fires.
@@ -153,11 +156,14 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         let when = ticks.ceil(target);
         let start = ticks.floor(now);
         Some(match self.arm(target, when, start, waker) {
-            Some((index, generation)) => Outcome::Armed(Armed {
-                index,
-                generation,
-                start: start as u32,
-            }),
+            Some((index, generation, wake)) => Outcome::Armed(
+                Armed {
+                    index,
+                    generation,
+                    start: start as u32,
+                },
+                wake,
+            ),
             None => Outcome::Full(Duration::from_nanos(target)),
         })
     }
@@ -191,11 +197,14 @@ impl<C: Clock, S: Storage> RawWheel for Wheel<C, S> {
                     let when = self.ticks().ceil(due);
                     let start = self.floor_ticks(now);
                     match self.arm(due, when, start, waker) {
-                        Some((index, generation)) => Outcome::Armed(Armed {
-                            index,
-                            generation,
-                            start: start as u32,
-                        }),
+                        Some((index, generation, wake)) => Outcome::Armed(
+                            Armed {
+                                index,
+                                generation,
+                                start: start as u32,
+                            },
+                            wake,
+                        ),
                         None => Outcome::Full(target),
                     }
                 }
@@ -230,6 +239,10 @@ impl<C: Clock, S: Storage> RawWheel for Wheel<C, S> {
 
     fn now(&self) -> Duration {
         self.clock().now()
+    }
+
+    fn wake_drivers(&self) {
+        self.wake_driver();
     }
 
     fn count_degraded_poll(&self) {
@@ -549,8 +562,13 @@ impl<W: WheelRef> Timer<W> {
                 self.span = span_of(requested);
                 match started.outcome {
                     Outcome::Passed => self.fired(budget),
-                    Outcome::Armed(armed) => {
+                    Outcome::Armed(armed, wake) => {
                         self.state = State::armed(armed, budget);
+                        // After the handle is held: a driver's waker that panics then
+                        // unwinds through this copy, which releases the entry.
+                        if wake {
+                            self.wheel.get().wake_drivers();
+                        }
                         Poll::Pending
                     }
                     Outcome::Full(target) => {
@@ -624,8 +642,11 @@ impl<W: WheelRef> Timer<W> {
             .outcome
         {
             Outcome::Passed => self.fired(budget),
-            Outcome::Armed(armed) => {
+            Outcome::Armed(armed, wake) => {
                 self.state = State::armed(armed, budget);
+                if wake {
+                    self.wheel.get().wake_drivers();
+                }
                 Poll::Pending
             }
             Outcome::Full(_) => {

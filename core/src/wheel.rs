@@ -488,14 +488,17 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     // ---- the deadline side ------------------------------------------------------------
 
     /// Arms an entry due at reading `due` (ns), of tick `when` (`⌈due / tick⌉`), for a
-    /// deadline started at tick `start`. `None` when the storage is full.
+    /// deadline started at tick `start`. Returns the entry, its generation, and whether
+    /// the drivers must be woken: the caller wakes them ([`Wheel::wake_driver`]) once it
+    /// holds the entry's handle, so that a driver's waker that panics loses no entry.
+    /// `None` when the storage is full.
     pub(crate) fn arm(
         &self,
         due: u64,
         when: u64,
         start: u64,
         waker: &Waker,
-    ) -> Option<(Index, u32)> {
+    ) -> Option<(Index, u32, bool)> {
         debug_assert_eq!(when, self.tick_of(due).0, "tick of another deadline");
         // Cloned before an entry is taken: a `clone` that panics then takes nothing with it
         // (an entry taken and never armed would be lost to the wheel for good).
@@ -517,10 +520,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             .arm_inbox
             .push(&self.storage, |e| &e.slot_next, index);
         let planned = self.planned_turn(start);
-        if when < planned || (when == planned && self.before_planned_offset(due)) {
-            self.wake_driver();
-        }
-        Some((index, generation))
+        let wake = when < planned || (when == planned && self.before_planned_offset(due));
+        Some((index, generation, wake))
     }
 
     /// Whether a deadline due at `due`, in the tick the driver plans to turn at, is due
@@ -647,7 +648,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         self.counters.degraded_poll();
     }
 
-    fn wake_driver(&self) {
+    /// Wakes every driver, to turn sooner than planned.
+    pub(crate) fn wake_driver(&self) {
         self.driver_wakers.wake_all();
     }
 

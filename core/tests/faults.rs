@@ -1174,6 +1174,30 @@ fn a_waker_that_panics_when_dropped_with_its_cancelled_deadline_loses_no_entry()
     assert_eq!(wheel.degraded_polls(), 0);
 }
 
+#[test]
+fn a_driver_waker_that_panics_when_an_arm_wakes_it_loses_no_entry() {
+    // An arm earlier than the plan wakes the driver, on the arming thread; that waker's
+    // panic unwinds through the deadline's first poll. The entry must come back (the
+    // deadline already held it), and the wheel's only entry serves the next deadline.
+    let wheel: Wheel<ManualClock, Fixed<1>> = Wheel::fixed(ManualClock::new(), TICK);
+    wheel.register_driver(&Waker::from(Arc::new(PanickingWaker)));
+    assert!(wheel.turn() > TICK, "the driver plans beyond the next tick");
+    let w = CountingWaker::new();
+    let mut d = Box::pin(wheel.sleep(ms(1)));
+    assert!(
+        quietly(|| w.poll(d.as_mut())).is_err(),
+        "the driver's waker panics"
+    );
+    drop(d);
+    wheel.advance(Duration::ZERO);
+    assert_eq!(wheel.occupied(), 0, "the entry was lost with the panic");
+    let mut next = pin!(wheel.sleep(ms(5)));
+    assert!(w.poll(next.as_mut()).is_pending());
+    wheel.advance(ms(5));
+    assert!(w.poll(next.as_mut()).is_ready());
+    assert_eq!(wheel.degraded_polls(), 0);
+}
+
 /// A waker whose `clone` panics (a bug in some executor), built by hand: `Wake`'s clone is
 /// an `Arc` clone, which cannot panic.
 fn clone_panics() -> Waker {
