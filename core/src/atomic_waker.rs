@@ -16,7 +16,7 @@
 //! | `REGISTERING \| WAKING` | a `take` arrived during `register`: `register` wakes     |
 //!
 //! Ground rules: at most one thread calls `register` at a time (the owner of the deadline,
-//! through `&mut`); any number may call `take`.
+//! through `&mut`, or of a driver's slot: see `driver_wakers`); any number may call `take`.
 
 use core::task::Waker;
 

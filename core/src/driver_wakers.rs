@@ -100,15 +100,38 @@ impl DriverWakers {
         drop(waker);
     }
 
-    /// Wakes the driver in every slot in use.
+    /// Wakes the driver in every slot in use. A waker whose `wake` panics does not keep
+    /// the wake from the drivers after it: they are woken as the panic unwinds (a second
+    /// waker that panics then aborts, as any panic during unwinding does).
     pub(crate) fn wake_all(&self) {
-        let mut used = self.used.load(Ordering::Acquire);
-        while used != 0 {
-            let slot = used.trailing_zeros() as usize;
-            used &= used - 1;
+        let mut rest = WakeOnUnwind {
+            wakers: self,
+            slots: self.used.load(Ordering::Acquire),
+        };
+        self.wake_slots(&mut rest.slots);
+        core::mem::forget(rest);
+    }
+
+    /// Wakes the slots of `slots`, clearing each bit before its wake.
+    fn wake_slots(&self, slots: &mut u32) {
+        while *slots != 0 {
+            let slot = slots.trailing_zeros() as usize;
+            *slots &= *slots - 1;
             if let Some(waker) = self.wakers[slot].take() {
                 waker.wake();
             }
         }
+    }
+}
+
+/// The slots [`DriverWakers::wake_all`] has yet to wake, woken if it unwinds.
+struct WakeOnUnwind<'a> {
+    wakers: &'a DriverWakers,
+    slots: u32,
+}
+
+impl Drop for WakeOnUnwind<'_> {
+    fn drop(&mut self) {
+        self.wakers.wake_slots(&mut self.slots);
     }
 }

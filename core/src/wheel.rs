@@ -119,6 +119,12 @@
 //! is written and emptied without the `AtomicWaker` protocol (no read-modify-write): the
 //! free list's and the inbox's Release pushes and Acquire pops order those accesses with
 //! every other thread's.
+//!
+//! A third moment is the waker slot's alone: after a handle's cancel (its compare-and-swap
+//! out of `HANDLE|WHEEL`) and before its push onto the cancel inbox, the handle empties
+//! the slot the same way. The driver still reaches the entry then, but touches a waker
+//! only after its own compare-and-swap to `FIRED`, which the cancel made fail, and it
+//! reclaims the entry only after the push.
 
 use core::fmt;
 use core::task::Waker;

@@ -1750,6 +1750,28 @@ fn a_fourth_driver_at_once_turns_the_wheel_every_tick_until_a_place_frees_up() {
     );
 }
 
+#[test]
+fn a_driver_whose_waker_panics_does_not_keep_the_wake_from_the_others() {
+    // Two drivers; the first one's waker panics when woken. A wake for a sooner turn
+    // must still reach the second.
+    let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), TICK);
+    let mut broken = wheel.driver_slot();
+    let mut healthy = wheel.driver_slot();
+    assert!(broken.register(&Waker::from(Arc::new(PanickingWaker))));
+    let driver = CountingWaker::new();
+    assert!(healthy.register(&driver.waker));
+    assert!(wheel.turn() > TICK, "the drivers plan beyond the next tick");
+    let w = CountingWaker::new();
+    let mut d = Box::pin(wheel.sleep(ms(1)));
+    assert!(
+        quietly(|| w.poll(d.as_mut())).is_err(),
+        "the broken waker panics"
+    );
+    assert_eq!(driver.wakes(), 1, "the healthy driver was not woken");
+    drop(d);
+    drop((broken, healthy));
+}
+
 /// A waker that, when woken, waits for a signal before it returns: it keeps whoever
 /// turns the wheel inside the turn.
 struct BlockingWaker {
