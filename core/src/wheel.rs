@@ -395,8 +395,9 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// the next sparse slot's earliest deadline.
     ///
     /// Turn the wheel again when that time comes, or earlier when the waker given to
-    /// [`Wheel::register_driver`] is woken. `Duration::MAX` means nothing is armed: wait
-    /// for the waker only, with no timer (every arm wakes an idle driver).
+    /// [`Wheel::register_driver`] (or to a [`DriverSlot`](crate::DriverSlot)) is woken.
+    /// `Duration::MAX` means nothing is armed: wait for the waker only, with no timer
+    /// (every arm wakes an idle driver).
     ///
     /// If another thread is turning the wheel at the moment, this returns at once and that
     /// thread does the work before it lets go. That thread may plan anew as it does, with
