@@ -15,7 +15,10 @@
 //!   restores the previous value afterwards, also when the inner future panics. A deadline
 //!   reads it at its first pending poll. The budget therefore travels with the polling of
 //!   the future, on any executor, across `.await`s and into nested futures, but not into
-//!   tasks spawned from inside the block (they are polled by someone else).
+//!   tasks spawned from inside the block (they are polled by someone else). A deadline
+//!   made before the block but first polled inside it (a `select!` in the block, say)
+//!   takes the budget too, and keeps it after the block is done; poll it once before the
+//!   block if it must keep its own limit.
 //! * Without `std`, *explicitly*: make a [`Budget`] (an instant on the wheel's clock), bound
 //!   the block with [`Budgeted::with_budget`], and give each inner deadline the budget
 //!   with [`Deadline::within`](crate::Deadline::within).

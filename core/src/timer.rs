@@ -598,20 +598,49 @@ impl<W: WheelRef> Timer<W> {
         }
     }
 
-    /// Whether an armed timer has fired, without registering a waker. Lets a deadline
-    /// refuse to poll its inner future after the fire.
+    /// Whether a started timer has fired, without registering a waker. Lets a deadline
+    /// refuse to poll its inner future after the fire: an armed timer asks its entry, a
+    /// degraded one (the wheel was full) reads the clock. Panics on a poisoned timer, as
+    /// [`Timer::poll_fired`] does, so that nothing is polled after a panicked poll.
     ///
-    /// Inlined, so that a deadline that never armed pays one comparison (or nothing, when
-    /// the compiler sees it was just made).
+    /// Inlined, so that a deadline that never armed pays a comparison or two (or nothing,
+    /// when the compiler sees it was just made).
     #[inline]
     pub(crate) fn has_fired(&mut self) -> Option<Elapsed> {
-        if self.state.phase == Phase::Armed {
-            let mut copy = self.lend();
-            let fired = copy.armed_has_fired();
-            self.adopt(copy);
-            fired
-        } else {
-            None
+        match self.state.phase {
+            Phase::Armed => {
+                let mut copy = self.lend();
+                let fired = copy.armed_has_fired();
+                self.adopt(copy);
+                fired
+            }
+            Phase::Full | Phase::Poisoned => self.has_fired_cold(),
+            Phase::Idle | Phase::Never | Phase::Done => None,
+        }
+    }
+
+    /// [`Timer::has_fired`] of a degraded or poisoned timer.
+    #[cold]
+    #[inline(never)]
+    fn has_fired_cold(&mut self) -> Option<Elapsed> {
+        if self.state.phase == Phase::Poisoned {
+            panic!("a deadline polled again after its poll panicked");
+        }
+        let mut copy = self.lend();
+        let fired = copy.full_has_fired();
+        self.adopt(copy);
+        fired
+    }
+
+    /// Whether a degraded timer's target has come, by the clock.
+    fn full_has_fired(&mut self) -> Option<Elapsed> {
+        debug_assert_eq!(self.state.phase, Phase::Full);
+        if self.wheel.get().now() < self.state.target() {
+            return None;
+        }
+        match self.fired(self.state.flag) {
+            Poll::Ready(elapsed) => Some(elapsed),
+            Poll::Pending => None,
         }
     }
 

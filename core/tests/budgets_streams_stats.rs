@@ -220,6 +220,75 @@ fn a_whole_stream_deadline_ends_with_one_error() {
 }
 
 #[test]
+fn a_deadline_first_polled_inside_a_budget_keeps_it_after_the_block() {
+    // As documented (module `budget`, "How the budget reaches inner deadlines"): a
+    // deadline takes the budget at its first pending poll, wherever it was made, and keeps
+    // it. One made before the block but first polled inside it (a `select!` in the block)
+    // ends with the budget, even after the block is done; one polled once before the
+    // block keeps its own limit.
+    let wheel = wheel();
+    let mut taken = Box::pin(wheel.deadline(pending::<()>(), ms(100)));
+    let mut kept = Box::pin(wheel.deadline(pending::<()>(), ms(100)));
+    assert!(poll(kept.as_mut()).is_pending());
+    {
+        let block = core::future::poll_fn(|cx| {
+            assert!(taken.as_mut().poll(cx).is_pending());
+            assert!(kept.as_mut().poll(cx).is_pending());
+            Poll::Ready(())
+        });
+        let mut budgeted = pin!(wheel.budget(block, ms(10)));
+        assert!(matches!(poll(budgeted.as_mut()), Poll::Ready(Ok(()))));
+    }
+    wheel.advance(ms(10));
+    let err = match poll(taken.as_mut()) {
+        Poll::Ready(Err(err)) => err,
+        other => panic!("the deadline did not take the budget: {other:?}"),
+    };
+    assert!(err.is_budget());
+    assert!(
+        poll(kept.as_mut()).is_pending(),
+        "the budget reached a deadline started before it"
+    );
+    wheel.advance(ms(90));
+    assert!(matches!(poll(kept.as_mut()), Poll::Ready(Err(e)) if !e.is_budget()));
+}
+
+/// A stream that always has an item ready.
+struct Endless;
+
+impl Stream for Endless {
+    type Item = u32;
+    fn poll_next(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Option<u32>> {
+        Poll::Ready(Some(7))
+    }
+}
+
+#[test]
+fn a_whole_stream_deadline_on_a_full_wheel_ends_even_if_items_never_stop() {
+    // The wheel's only entry is taken, so the stream's deadline runs degraded (checking
+    // the clock). A stream that is never pending must still end once its time has come:
+    // the fire is checked before each item, as it is for an armed deadline.
+    let wheel: Wheel<ManualClock, Fixed<1>> = Wheel::fixed(ManualClock::new(), TICK);
+    let mut taken = pin!(wheel.sleep(ms(500)));
+    assert!(poll(taken.as_mut()).is_pending());
+    let mut s = pin!(wheel.stream_deadline(Endless, ms(5)));
+    assert_eq!(poll_next(s.as_mut()), Poll::Ready(Some(Ok(7))));
+    wheel.advance(ms(5) - Duration::from_nanos(1));
+    assert_eq!(
+        poll_next(s.as_mut()),
+        Poll::Ready(Some(Ok(7))),
+        "ended early"
+    );
+    wheel.advance(Duration::from_nanos(1));
+    let ended = poll_next(s.as_mut());
+    assert!(
+        matches!(ended, Poll::Ready(Some(Err(_)))),
+        "5 ms past its start, the stream went on: {ended:?}"
+    );
+    assert_eq!(poll_next(s.as_mut()), Poll::Ready(None));
+}
+
+#[test]
 fn an_idle_timeout_rearms_after_each_item_without_growing() {
     let wheel = wheel();
     let ticker = Ticker {

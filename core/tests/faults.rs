@@ -1231,6 +1231,34 @@ fn a_waker_whose_clone_panics_at_the_first_poll_takes_no_entry() {
 }
 
 #[test]
+fn a_deadline_polled_again_after_its_poll_panicked_panics_without_polling_its_future() {
+    // The first poll panics in the waker's `clone` as the deadline arms. Polled again once
+    // its inner future is ready (and past its time), it must panic as documented, not
+    // poll the future and hand out its `Ok`.
+    let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), TICK);
+    let ready_now = Arc::new(AtomicBool::new(false));
+    let flag = ready_now.clone();
+    let inner = core::future::poll_fn(move |_| {
+        if flag.load(SeqCst) {
+            Poll::Ready(7)
+        } else {
+            Poll::Pending
+        }
+    });
+    let mut d = Box::pin(wheel.deadline(inner, ms(5)));
+    let bomb = clone_panics();
+    assert!(quietly(|| Pin::new(&mut d).poll(&mut Context::from_waker(&bomb))).is_err());
+    ready_now.store(true, SeqCst);
+    wheel.advance(ms(50));
+    let w = CountingWaker::new();
+    let again = quietly(|| w.poll(d.as_mut())).expect_err("polled again after a panic");
+    assert_eq!(
+        again.downcast_ref::<&str>(),
+        Some(&"a deadline polled again after its poll panicked")
+    );
+}
+
+#[test]
 fn a_waker_whose_clone_panics_when_registered_leaves_the_entry_usable() {
     // A deadline the driver took in is polled again with a waker whose clone panics,
     // inside the waker slot's registration. The slot must be given back as the poll
