@@ -619,21 +619,15 @@ impl<W: WheelRef> Timer<W> {
         }
     }
 
-    /// [`Timer::has_fired`] of a degraded or poisoned timer.
+    /// [`Timer::has_fired`] of a degraded or poisoned timer. A degraded timer holds no
+    /// entry, so it needs no copy to work on (see [`Timer::poll_fired`]): a panic here
+    /// (a `tracing` subscriber's) leaves nothing to release.
     #[cold]
     #[inline(never)]
     fn has_fired_cold(&mut self) -> Option<Elapsed> {
         if self.state.phase == Phase::Poisoned {
             panic!("a deadline polled again after its poll panicked");
         }
-        let mut copy = self.lend();
-        let fired = copy.full_has_fired();
-        self.adopt(copy);
-        fired
-    }
-
-    /// Whether a degraded timer's target has come, by the clock.
-    fn full_has_fired(&mut self) -> Option<Elapsed> {
         debug_assert_eq!(self.state.phase, Phase::Full);
         if self.wheel.get().now() < self.state.target() {
             return None;
