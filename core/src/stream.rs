@@ -166,7 +166,7 @@ fn poll_bounded<S: Stream>(
             Poll::Pending => None,
         }
     } else {
-        timer.has_fired()
+        timer.has_passed()
     };
     if let Some(elapsed) = fired {
         stream.set(None);

@@ -443,6 +443,14 @@ const fn duration_of(span: u64) -> Duration {
     }
 }
 
+/// A poll of a timer whose earlier poll panicked.
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn poisoned() -> ! {
+    panic!("a deadline polled again after its poll panicked")
+}
+
 /// The part of `Deadline`, `Sleep`, `Budgeted` and the stream deadlines that does not
 /// depend on the inner future (generic only over how it reaches its wheel).
 pub(crate) struct Timer<W: WheelRef> {
@@ -594,14 +602,17 @@ impl<W: WheelRef> Timer<W> {
             }
             Phase::Full => self.poll_full(cx),
             Phase::Never | Phase::Done => Poll::Pending,
-            Phase::Poisoned => panic!("a deadline polled again after its poll panicked"),
+            Phase::Poisoned => poisoned(),
         }
     }
 
-    /// Whether a started timer has fired, without registering a waker. Lets a deadline
-    /// refuse to poll its inner future after the fire: an armed timer asks its entry, a
-    /// degraded one (the wheel was full) reads the clock. Panics on a poisoned timer, as
+    /// Whether an armed timer has fired, without registering a waker. Lets a deadline
+    /// refuse to poll its inner future after the fire. Panics on a poisoned timer, as
     /// [`Timer::poll_fired`] does, so that nothing is polled after a panicked poll.
+    ///
+    /// A degraded timer (the wheel was full) answers `None`: its fire is decided at a
+    /// pending poll ([`Timer::poll_fired`]), as the model of the semantics has it (see
+    /// [`Timer::has_passed`] for streams).
     ///
     /// Inlined, so that a deadline that never armed pays a comparison or two (or nothing,
     /// when the compiler sees it was just made).
@@ -614,20 +625,27 @@ impl<W: WheelRef> Timer<W> {
                 self.adopt(copy);
                 fired
             }
-            Phase::Full | Phase::Poisoned => self.has_fired_cold(),
-            Phase::Idle | Phase::Never | Phase::Done => None,
+            Phase::Poisoned => poisoned(),
+            Phase::Idle | Phase::Full | Phase::Never | Phase::Done => None,
         }
     }
 
-    /// [`Timer::has_fired`] of a degraded or poisoned timer. A degraded timer holds no
-    /// entry, so it needs no copy to work on (see [`Timer::poll_fired`]): a panic here
-    /// (a `tracing` subscriber's) leaves nothing to release.
-    #[cold]
-    #[inline(never)]
-    fn has_fired_cold(&mut self) -> Option<Elapsed> {
-        if self.state.phase == Phase::Poisoned {
-            panic!("a deadline polled again after its poll panicked");
+    /// [`Timer::has_fired`], and for a degraded timer whether its time has come by the
+    /// clock. For stream deadlines: a stream that always has an item ready is never polled
+    /// while pending, so a degraded deadline would otherwise never end.
+    pub(crate) fn has_passed(&mut self) -> Option<Elapsed> {
+        if self.state.phase == Phase::Full {
+            self.full_has_passed()
+        } else {
+            self.has_fired()
         }
+    }
+
+    /// Whether a degraded timer's target has come, by the clock. A degraded timer holds no
+    /// entry, so it needs no copy to work on (see [`Timer::poll_fired`]): a panic here (a
+    /// `tracing` subscriber's) leaves nothing to release.
+    #[cold]
+    fn full_has_passed(&mut self) -> Option<Elapsed> {
         debug_assert_eq!(self.state.phase, Phase::Full);
         if self.wheel.get().now() < self.state.target() {
             return None;
