@@ -155,7 +155,22 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         // `target > now`, as `duration` is not zero.
         let when = ticks.ceil(target);
         let start = ticks.floor(now);
-        Some(match self.arm(target, when, start, waker) {
+        Some(self.arm_outcome(target, when, start, waker, Duration::from_nanos(target)))
+    }
+
+    /// Arms a deadline due at `due` (ns), of tick `when`, started at tick `start`: armed
+    /// (with whether the drivers must be woken), or degraded until `target` if the wheel
+    /// is full.
+    #[inline]
+    fn arm_outcome(
+        &self,
+        due: u64,
+        when: u64,
+        start: u64,
+        waker: &Waker,
+        target: Duration,
+    ) -> Outcome {
+        match self.arm(due, when, start, waker) {
             Some((index, generation, wake)) => Outcome::Armed(
                 Armed {
                     index,
@@ -164,8 +179,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 },
                 wake,
             ),
-            None => Outcome::Full(Duration::from_nanos(target)),
-        })
+            None => Outcome::Full(target),
+        }
     }
 }
 
@@ -195,18 +210,7 @@ impl<C: Clock, S: Storage> RawWheel for Wheel<C, S> {
                 None => Outcome::Never,
                 Some(due) => {
                     let when = self.ticks().ceil(due);
-                    let start = self.floor_ticks(now);
-                    match self.arm(due, when, start, waker) {
-                        Some((index, generation, wake)) => Outcome::Armed(
-                            Armed {
-                                index,
-                                generation,
-                                start: start as u32,
-                            },
-                            wake,
-                        ),
-                        None => Outcome::Full(target),
-                    }
+                    self.arm_outcome(due, when, self.floor_ticks(now), waker, target)
                 }
             },
         };

@@ -1089,6 +1089,14 @@ impl Drop for PanicsOnDrop {
     }
 }
 
+/// Polls `d` once (it arms) with a waker whose drop panics, and lets go of that waker:
+/// the entry holds its last clone, so dropping that one panics.
+fn poll_leaving_a_bomb<F: Future>(d: Pin<&mut F>) {
+    let bomb = Waker::from(Arc::new(PanicsOnDrop));
+    assert!(d.poll(&mut Context::from_waker(&bomb)).is_pending());
+    drop(bomb);
+}
+
 #[test]
 fn a_waker_that_panics_when_replaced_leaves_the_entry_with_its_one_owner() {
     // Re-polling with another waker drops the old one inside the wheel; its panic unwinds
@@ -1098,13 +1106,7 @@ fn a_waker_that_panics_when_replaced_leaves_the_entry_with_its_one_owner() {
     let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), TICK);
     let w = CountingWaker::new();
     let mut d = Box::pin(wheel.sleep(ms(50)));
-    let bomb = Waker::from(Arc::new(PanicsOnDrop));
-    assert!(
-        Pin::new(&mut d)
-            .poll(&mut Context::from_waker(&bomb))
-            .is_pending()
-    );
-    drop(bomb); // the entry holds the last clone
+    poll_leaving_a_bomb(d.as_mut());
     wheel.advance(Duration::ZERO); // the driver takes the entry in
     assert!(
         quietly(|| w.poll(d.as_mut())).is_err(),
@@ -1144,13 +1146,7 @@ fn a_waker_that_panics_when_dropped_with_its_cancelled_deadline_loses_no_entry()
     let wheel: Wheel<ManualClock, Fixed<1>> = Wheel::fixed(ManualClock::new(), TICK);
     for taken_in in [false, true] {
         let mut d = Box::pin(wheel.sleep(ms(50)));
-        let bomb = Waker::from(Arc::new(PanicsOnDrop));
-        assert!(
-            Pin::new(&mut d)
-                .poll(&mut Context::from_waker(&bomb))
-                .is_pending()
-        );
-        drop(bomb); // the entry holds the last clone
+        poll_leaving_a_bomb(d.as_mut());
         if taken_in {
             wheel.advance(Duration::ZERO);
         }
