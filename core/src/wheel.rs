@@ -511,8 +511,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         // (an entry taken and never armed would be lost to the wheel for good).
         let waker = waker.clone();
         let shard = shards::current();
-        let index = self.take_free(shard)?;
-        let entry = self.storage.entry(index);
+        let (index, entry) = self.take_free(shard)?;
         // SAFETY: popped off the free list just now, so this thread owns it exclusively
         // until the push below publishes it.
         unsafe { entry.set_due(due) };
@@ -523,9 +522,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         entry
             .state
             .store(entry::armed(generation), Ordering::Relaxed);
-        self.shards[shard]
-            .arm_inbox
-            .push(&self.storage, |e| &e.slot_next, index);
+        self.shards[shard].arm_inbox.push(&entry.slot_next, index);
         let planned = self.planned_turn(start);
         let wake = when < planned || (when == planned && self.before_planned_offset(due));
         Some((index, generation, wake))
@@ -580,12 +577,11 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         // can reach it, and it goes straight back to the free list (see "Taking back").
         // (Only the inbox it was pushed onto can have it as head: this thread's, unless
         // the deadline moved to another thread since; then it is cancelled as below.)
-        if shard
-            .arm_inbox
-            .unpush(&self.storage, |e| &e.slot_next, index)
-        {
+        if shard.arm_inbox.unpush(&entry.slot_next, index) {
             entry.state.store(generation, Ordering::Relaxed);
-            self.free_entry(index);
+            // SAFETY: taken back off the inbox, so the driver never saw it, and this
+            // deadline's handle is its only owner.
+            unsafe { Self::free_to(shard, index, entry) };
             return false;
         }
         let armed = entry::armed(generation);
@@ -604,9 +600,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 // only after its own transition to FIRED, which now fails; this handle was
                 // the slot's one registrant, and is not registering.
                 let waker = unsafe { entry.waker.take_exclusive() };
-                let was_empty = shard
-                    .cancel_inbox
-                    .push(&self.storage, |e| &e.cancel_link, index);
+                let was_empty = shard.cancel_inbox.push(&entry.cancel_link, index);
                 // `start` stands in for "now" (no clock read on this path): the plan is
                 // compared against it, which can only err towards an extra wake, unless
                 // the deadline was armed more than 2^31 ticks ago; then the entry waits
@@ -622,7 +616,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 debug_assert_eq!(actual & (FIRED | HANDLE), FIRED | HANDLE, "bad release");
                 let before = entry.state.fetch_and(!HANDLE, Ordering::AcqRel);
                 if before & WHEEL == 0 {
-                    self.free_entry(index);
+                    self.free_entry(index, entry);
                 }
                 true
             }
@@ -642,7 +636,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             "stale deadline handle"
         );
         if before & WHEEL == 0 {
-            self.free_entry(index);
+            self.free_entry(index, entry);
         }
     }
 
@@ -660,23 +654,35 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         self.driver_wakers.wake_all();
     }
 
-    /// Frees an entry whose last ownership bit the caller just cleared. The last
-    /// deadline's waker, if the entry still held one, is dropped after the entry is back
-    /// on the free list, so that a drop that panics loses no entry.
-    fn free_entry(&self, index: Index) {
+    /// Frees `entry` (at `index`), whose last ownership bit the caller just cleared, onto
+    /// this thread's shard.
+    #[cfg_attr(target_pointer_width = "64", inline(always))]
+    fn free_entry(&self, index: Index, entry: &Entry) {
         // SAFETY: both ownership bits are clear and the caller cleared the last one with an
         // AcqRel read-modify-write, after every access of the other owner: it owns the
         // entry exclusively until the push publishes it.
-        let old_waker = unsafe { self.storage.entry(index).recycle() };
-        self.shards[shards::current()]
-            .free
-            .push(&self.storage, index);
+        unsafe { Self::free_to(&self.shards[shards::current()], index, entry) };
+    }
+
+    /// Recycles `entry` (at `index`) onto `shard`'s free list. The last deadline's waker,
+    /// if the entry still held one, is dropped after the entry is back on the free list,
+    /// so that a drop that panics loses no entry.
+    ///
+    /// # Safety
+    ///
+    /// * The caller owns the entry exclusively (as [`Entry::recycle`] requires).
+    #[cfg_attr(target_pointer_width = "64", inline(always))]
+    unsafe fn free_to(shard: &Shard, index: Index, entry: &Entry) {
+        // SAFETY: exclusive ownership, by the caller's contract, until the push publishes it.
+        let old_waker = unsafe { entry.recycle() };
+        shard.free.push(index, entry);
         drop(old_waker);
     }
 
-    /// A free entry for exclusive use: from this thread's shard, else from another shard,
-    /// else one never used yet. `None` when the storage is full.
-    fn take_free(&self, shard: usize) -> Option<Index> {
+    /// A free entry for exclusive use, with its index: from this thread's shard, else from
+    /// another shard, else one never used yet. `None` when the storage is full.
+    #[cfg_attr(target_pointer_width = "64", inline(always))]
+    fn take_free(&self, shard: usize) -> Option<(Index, &Entry)> {
         self.shards[shard]
             .free
             .pop(&self.storage)
@@ -689,7 +695,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// rather than one here and there, which another new thread would take the neighbours
     /// of (sharing their cache lines).
     #[cold]
-    fn steal(&self, shard: usize) -> Option<Index> {
+    fn steal(&self, shard: usize) -> Option<(Index, &Entry)> {
         // Every other shard once, starting after this one (none without shards). The
         // array's length rather than `SHARDS`, whose range is empty without `std`.
         let shards = self.shards.len();
@@ -698,7 +704,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             let Some(first) = victim.pop(&self.storage) else {
                 continue;
             };
-            let more = (1..S::FRESH_BLOCK).map_while(|_| victim.pop(&self.storage));
+            let more = (1..S::FRESH_BLOCK).map_while(|_| victim.pop(&self.storage).map(|(i, _)| i));
             self.keep(shard, more);
             return Some(first);
         }
@@ -708,22 +714,16 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// Puts free entries this thread owns alone (just popped, or never used) on `shard`'s
     /// free list, linked into one chain and pushed with one compare-and-swap.
     fn keep(&self, shard: usize, entries: impl Iterator<Item = Index>) {
-        let (mut chain, mut last) = (NIL, NIL);
+        let (mut chain, mut last) = (NIL, None);
         for index in entries {
+            let entry = self.storage.entry(index);
             // Ours alone until the push below publishes the chain.
-            self.storage
-                .entry(index)
-                .slot_next
-                .store(chain, Ordering::Relaxed);
-            if chain == NIL {
-                last = index;
-            }
+            entry.slot_next.store(chain, Ordering::Relaxed);
+            last.get_or_insert(entry);
             chain = index;
         }
-        if chain != NIL {
-            self.shards[shard]
-                .free
-                .push_chain(&self.storage, chain, last);
+        if let Some(last) = last {
+            self.shards[shard].free.push_chain(chain, last);
         }
     }
 
@@ -731,11 +731,11 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// keeps the rest on `shard`'s free list, so that the entries of two shards do not
     /// share cache lines.
     #[cold]
-    fn take_fresh(&self, shard: usize) -> Option<Index> {
+    fn take_fresh(&self, shard: usize) -> Option<(Index, &Entry)> {
         let (first, count) = self.fresh.pop_block(&self.storage, S::FRESH_BLOCK)?;
         // Untouched entries, ours alone since the bump; their state is a recycled entry's.
         self.keep(shard, first + 1..first + count);
-        Some(first)
+        Some((first, self.storage.entry(first)))
     }
 
     // ---- the driver side --------------------------------------------------------------
@@ -952,7 +952,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             index = next;
         }
         if freed != NIL {
-            shard.free.push_chain(&self.storage, freed, freed_last);
+            shard.free.push_chain(freed, self.storage.entry(freed_last));
         }
     }
 
@@ -1079,7 +1079,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             let waker = entry.waker.take();
             let before = entry.state.fetch_and(!WHEEL, Ordering::AcqRel);
             if before & HANDLE == 0 {
-                self.free_entry(index);
+                self.free_entry(index, entry);
             }
             if let Some(waker) = waker {
                 waker.wake();
