@@ -18,7 +18,8 @@
 //!
 //! * Bit `k` of `used` is set while slot `k` may hold a live driver's waker: from a claim
 //!   (a compare-and-swap that sets it) to the release (which takes the waker out first,
-//!   then clears it, and drops it last). Slot 0's bit is set by the first `register_driver` and stays set.
+//!   then clears it, and drops it last). Slot 0's bit is set by the first
+//!   `register_driver` and stays set.
 //! * Only the slot's owner registers into it (one `&mut` [`DriverSlot`], or the single
 //!   hand-written loop of slot 0), so each [`AtomicWaker`] has one registrant at a time, as
 //!   it requires; any thread may take out of it.

@@ -284,9 +284,9 @@ enum Phase {
     /// Fired or released.
     Done,
     /// A poll of the timer panicked (a waker's `clone` or `drop`, a driver's waker that
-    /// the arm woke, or a `tracing` subscriber): the work happened on a copy (see [`Timer::poll_fired`]), which owned the
-    /// entry while it unwound and released it. Polling again panics, as other futures do
-    /// after a panic.
+    /// the arm woke, or a `tracing` subscriber): the work happened on a copy (see
+    /// [`Timer::poll_fired`]), which owned the entry while it unwound and released it.
+    /// Polling again panics, as other futures do after a panic.
     Poisoned,
 }
 

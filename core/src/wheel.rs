@@ -922,7 +922,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// Unlinks and frees the cancelled entries linked from `index` through `cancel_link`;
     /// they go back to `shard`'s free list as one chain, with one compare-and-swap.
     fn reclaim(&self, state: &mut DriverState, shard: &Shard, mut index: Index) {
-        let (mut freed, mut freed_last) = (NIL, NIL);
+        let (mut freed, mut freed_last) = (NIL, None);
         while index != NIL {
             let entry = self.storage.entry(index);
             let next = self.next_ahead(&entry.cancel_link);
@@ -945,14 +945,12 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             debug_assert!(old_waker.is_none(), "a cancelled entry kept its waker");
             drop(old_waker);
             entry.slot_next.store(freed, Ordering::Relaxed);
-            if freed == NIL {
-                freed_last = index;
-            }
+            freed_last.get_or_insert(entry);
             freed = index;
             index = next;
         }
-        if freed != NIL {
-            shard.free.push_chain(freed, self.storage.entry(freed_last));
+        if let Some(last) = freed_last {
+            shard.free.push_chain(freed, last);
         }
     }
 

@@ -548,3 +548,39 @@ fn a_driver_stops_while_a_deadline_is_armed() {
         drop(stays);
     });
 }
+
+/// A driver takes its place, registers and turns on one thread while another arms a
+/// deadline on the idle wheel: either the turn takes the entry in (and plans a turn by its
+/// tick), or the arm sees the driver's place and wakes it. An arm before the claim finds
+/// no driver to wake, and the turn, which comes after, takes the entry in.
+#[test]
+fn a_driver_takes_its_place_while_a_deadline_is_armed() {
+    model(|| {
+        let wheel = wheel();
+        let (task, task_waker) = counter();
+        let (driver, driver_waker) = counter();
+        while wheel.turn() != Duration::MAX {
+            let next = wheel.next_turn();
+            wheel.clock().set(next);
+        }
+        let due = wheel.clock().now() + TICK;
+
+        let w = lend(&wheel);
+        let driving = thread::spawn(move || {
+            let mut slot = w.driver_slot();
+            assert!(slot.register(&driver_waker));
+            let planned = w.turn();
+            (slot, planned)
+        });
+        let mut sleep = wheel.sleep(TICK);
+        assert!(poll(&mut sleep, &task_waker).is_pending());
+        std::mem::forget(sleep); // keep the entry armed for the checks below
+        let (slot, planned) = driving.join().unwrap();
+        assert!(
+            woken(&driver) >= 1 || planned <= due,
+            "lost wakeup: the driver planned {planned:?} for a deadline due at {due:?} and was not woken"
+        );
+        settle(&wheel, &task, 1, due);
+        drop(slot);
+    });
+}
