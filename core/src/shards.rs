@@ -17,6 +17,31 @@
 //! before it touches a fresh one, so shards never hold more entries than the wheel needs.
 //!
 //! Without `std` there are no threads to tell apart (and no thread-locals): one shard.
+//!
+//! # Shards in use
+//!
+//! The driver's handshake at the end of each turn (see `Wheel`, "Waking the driver")
+//! checks the inboxes of the shards in use on its wheel, not of all [`SHARDS`]: each
+//! check is a read-modify-write, and with all eight shards, sixteen of them were most of
+//! the time a turn of a lightly loaded wheel took (most programs arm from one or two
+//! threads). The shards pushed onto are bits of the word that also says whether the
+//! driver is idle (the plan word, [`in_use`]), set at a shard's first push and never
+//! cleared:
+//!
+//! * A thread that pushes reads the plan word (Acquire) after its push, as it reads the
+//!   plan anyway to decide whether to wake the driver; if its shard's bit is clear, it
+//!   sets it with a `fetch_or` (AcqRel) before reading the rest of the plan. (A cancel
+//!   reads the plan only when its push found the cancel inbox empty; a later push onto
+//!   the same inbox relies on that first one, as for the wake.)
+//! * The driver publishes whether it is idle with a read-modify-write of the same word
+//!   (Release), after the rest of its plan, and checks the inboxes of the shards that
+//!   word names. A mark after that read-modify-write acquires the plan (so does a thread
+//!   whose Acquire load finds a bit set after it, through the release sequence), so its
+//!   thread sees the plan it must correct; a mark before it is found, and the shard's
+//!   inboxes are checked, which the push is ordered with as before.
+//!
+//! Taking the inboxes needs no marks: a turn reads every shard's heads with plain loads
+//! and swaps only those that are not empty.
 
 use crossbeam_utils::CachePadded;
 
@@ -50,6 +75,42 @@ crate::sync::const_fn! {
             arm_inbox: Inbox::new(),
             cancel_inbox: Inbox::new(),
         })
+    }
+}
+
+const _: () = assert!(
+    SHARDS <= 31,
+    "one bit per shard beside the plan word's idle bit"
+);
+
+/// The plan word's bit that marks `shard` in use (see "Shards in use"). Bit 0 is the
+/// wheel's; with one shard there is nothing to mark, and this is 0.
+#[inline]
+pub(crate) const fn in_use_bit(shard: usize) -> u32 {
+    if SHARDS > 1 { 2 << shard } else { 0 }
+}
+
+/// The shards a plan word marks in use: with one shard, always that one.
+#[inline]
+pub(crate) const fn in_use(word: u32) -> Shards {
+    Shards(if SHARDS > 1 { word >> 1 } else { 1 })
+}
+
+/// A set of shards, iterated in increasing order.
+#[derive(Clone, Copy)]
+pub(crate) struct Shards(u32);
+
+impl Iterator for Shards {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        if self.0 == 0 {
+            return None;
+        }
+        let shard = self.0.trailing_zeros() as usize;
+        self.0 &= self.0 - 1;
+        Some(shard)
     }
 }
 

@@ -33,14 +33,21 @@
 //!
 //! The driver publishes the tick it plans to turn at next (`next_wake`, with how far into
 //! the tick before it the driver may turn: `offset`, see "Sub-tick firing"), then checks
-//! every inbox once more with a read-modify-write of its head (Release). An arming thread
-//! pushes its entry with a read-modify-write of the same head (Acquire), then reads
+//! the inboxes once more with a read-modify-write of each head (Release). An arming
+//! thread pushes its entry with a read-modify-write of the same head (Acquire), then reads
 //! the plan, and wakes the driver if its deadline is earlier. Read-modify-writes of one
 //! location are totally ordered, so one of them comes first: either the driver's check
 //! finds the new entry, or the push synchronises with the check and the arming thread sees
 //! the plan it must correct. Arms later than the plan wake no one. (No SeqCst fence is
 //! needed, which also keeps the handshake within what loom models exactly.)
 //!
+//! The driver checks only the inboxes of the shards in use. It learns which from the
+//! plan word, whose idle bit it publishes last with a read-modify-write; a thread that
+//! finds its shard unmarked when it reads the plan after its push marks it there with a
+//! read-modify-write of its own. Again one of the two comes first: either the driver's
+//! finds the mark and checks the shard, or the mark acquires the plan (see `shards`,
+//! "Shards in use").
+
 //! With nothing armed the driver is *idle*: it publishes that instead of a plan, needs no
 //! timer (a runtime's virtual clock has nothing to jump to), and every arm wakes it. (It
 //! goes idle only after lingering [`LINGER`] ticks; see "Taking back".)
@@ -216,9 +223,15 @@ struct Plan {
     /// waking for each arm would cost a turn per arm under a stream of short deadlines
     /// released at once).
     offset: AtomicU32,
-    /// 1 while the driver has nothing armed and plans no turn at all.
-    idle: AtomicU32,
+    /// [`IDLE`] while the driver has nothing armed and plans no turn at all; above it,
+    /// the shards in use, whose inboxes the driver's handshake checks (see `shards`,
+    /// "Shards in use"). Published by the driver with a read-modify-write, which is
+    /// its side of the handshake for the shards' first pushes.
+    word: AtomicU32,
 }
+
+/// `Plan::word`: the driver is idle.
+const IDLE: u32 = 1;
 
 struct DriverState {
     levels: Levels,
@@ -325,7 +338,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 plan: CachePadded::new(Plan {
                     next_wake: AtomicU32::new(MAX_SLEEP as u32),
                     offset: AtomicU32::new(0),
-                    idle: AtomicU32::new(1),
+                    word: AtomicU32::new(IDLE),
                 }),
                 driver: CachePadded::new(UnsafeCell::new(DriverState {
                     levels: Levels::new(),
@@ -484,7 +497,32 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// only wakes the driver for arms it would have woken it for anyway, within 1 ns of
     /// the clock's end).
     fn planned_turn(&self, reference: u64) -> u64 {
-        if self.plan.idle.load(Ordering::Relaxed) != 0 {
+        self.plan_of(self.plan.word.load(Ordering::Relaxed), reference)
+    }
+
+    /// [`planned_turn`](Self::planned_turn), for a thread that just pushed onto an inbox
+    /// of `shard`: marks the shard in use first if it is not yet (see `shards`, "Shards in
+    /// use"), so that the plan read is one the driver's handshake covers.
+    #[cfg_attr(target_pointer_width = "64", inline(always))]
+    fn planned_turn_after_push(&self, reference: u64, shard: usize) -> u64 {
+        let mut word = self.plan.word.load(Ordering::Acquire);
+        let bit = shards::in_use_bit(shard);
+        if word & bit != bit {
+            word = self.mark_in_use(bit);
+        }
+        self.plan_of(word, reference)
+    }
+
+    /// Sets a shard's bit in the plan word; returns the word with it.
+    #[cold]
+    fn mark_in_use(&self, bit: u32) -> u32 {
+        self.plan.word.fetch_or(bit, Ordering::AcqRel) | bit
+    }
+
+    /// The plan, given the plan word read just before (see `planned_turn`).
+    #[inline]
+    fn plan_of(&self, word: u32, reference: u64) -> u64 {
+        if word & IDLE != 0 {
             return u64::MAX;
         }
         let low = self.plan.next_wake.load(Ordering::Relaxed);
@@ -523,7 +561,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             .state
             .store(entry::armed(generation), Ordering::Relaxed);
         self.shards[shard].arm_inbox.push(&entry.slot_next, index);
-        let planned = self.planned_turn(start);
+        let planned = self.planned_turn_after_push(start, shard);
         let wake = when < planned || (when == planned && self.before_planned_offset(due));
         Some((index, generation, wake))
     }
@@ -572,7 +610,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// `start` is the low 32 bits of the tick the deadline started at.
     pub(crate) fn release(&self, index: Index, generation: u32, start: u32) -> bool {
         let entry = self.storage.entry(index);
-        let shard = &self.shards[shards::current()];
+        let shard_index = shards::current();
+        let shard = &self.shards[shard_index];
         // Still the head of the arm inbox: the driver never saw the entry, so nothing else
         // can reach it, and it goes straight back to the free list (see "Taking back").
         // (Only the inbox it was pushed onto can have it as head: this thread's, unless
@@ -606,7 +645,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 // the deadline was armed more than 2^31 ticks ago; then the entry waits
                 // for the driver's planned turn instead.
                 let start = u64::from(start);
-                if was_empty && self.planned_turn(start) > start + 1 {
+                if was_empty && self.planned_turn_after_push(start, shard_index) > start + 1 {
                     self.wake_driver();
                 }
                 drop(waker);
@@ -815,7 +854,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         let now_nanos = now_nanos.max(self.tick_start(state.levels.elapsed()));
         let now = self.ticks().floor(now_nanos);
         let mut reclaimed = false;
-        if self.plan.idle.load(Ordering::Relaxed) != 0 {
+        if self.plan.word.load(Ordering::Relaxed) & IDLE != 0 {
             // Woken from idle, most likely by an arm: linger (see "Taking back").
             state.linger_until = now.saturating_add(LINGER);
         }
@@ -863,13 +902,17 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             }
             self.plan.next_wake.store(planned as u32, Ordering::Relaxed);
             self.plan.offset.store(offset, Ordering::Relaxed);
-            self.plan.idle.store(u32::from(idle), Ordering::Relaxed);
-            // The driver's side of the handshake (see "Waking the driver").
-            if self
-                .shards
-                .iter()
-                .all(|shard| shard.arm_inbox.check() & shard.cancel_inbox.check())
-            {
+            // The driver's side of the handshake (see "Waking the driver"): the plan word
+            // last, with a read-modify-write that also tells which shards are in use.
+            let word = if idle {
+                self.plan.word.fetch_or(IDLE, Ordering::AcqRel)
+            } else {
+                self.plan.word.fetch_and(!IDLE, Ordering::AcqRel)
+            };
+            if shards::in_use(word).all(|shard| {
+                let shard = &self.shards[shard];
+                shard.arm_inbox.check() & shard.cancel_inbox.check()
+            }) {
                 // `u64::MAX` means idle: a turn planned at or past the clock's last
                 // reading (its tick boundary saturated) is the reading just before.
                 return if idle {
@@ -887,6 +930,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         // Cancels first, from every shard: an entry on these lists was pushed onto an arm
         // inbox before it was cancelled, so the arm inboxes taken next hold it if no
         // earlier turn took it.
+        // Every shard, with a plain load of each head first (no read-modify-write for an
+        // empty inbox); only the handshake below skips the shards not in use.
         let cancelled: [Index; SHARDS] =
             core::array::from_fn(|shard| self.shards[shard].cancel_inbox.take_all());
         for shard in &self.shards {

@@ -584,3 +584,42 @@ fn a_driver_takes_its_place_while_a_deadline_is_armed() {
         drop(slot);
     });
 }
+
+/// The first arm through a shard (which marks it in use) while a turn moves the plan
+/// later: the driver planned tick 2 for an earlier deadline, and another thread, on a
+/// shard not in use yet, arms one due at tick 3, which needs no wake while the plan is
+/// tick 2. The turn at tick 2 fires the first and plans later: either it takes the new
+/// entry in (and plans tick 3), or the arming thread sees the later plan and wakes the
+/// driver. The driver's handshake checks only the shards in use; a mark it does not see
+/// must bring the new plan to the arming thread.
+#[test]
+fn a_first_arm_on_a_shard_while_the_plan_moves_later() {
+    model(|| {
+        let wheel = wheel();
+        let (task, task_waker) = counter();
+        let (driver, driver_waker) = counter();
+        // This thread's shard in use, with a deadline at tick 2 planned.
+        let mut first = lend(&wheel).sleep_until(TICK * 2);
+        assert!(poll(&mut first, &task_waker).is_pending());
+        wheel.register_driver(&driver_waker);
+        assert_eq!(wheel.turn(), TICK * 2);
+        wheel.register_driver(&driver_waker);
+
+        let w = lend(&wheel);
+        let armer = thread::spawn(move || {
+            let mut sleep = w.sleep_until(TICK * 3);
+            assert!(poll(&mut sleep, Waker::noop()).is_pending());
+            std::mem::forget(sleep); // keep the entry armed for the checks below
+        });
+        wheel.clock().set(TICK * 2);
+        let planned = wheel.turn();
+        armer.join().unwrap();
+        assert_eq!(woken(&task), 1, "the first deadline did not fire");
+        assert!(
+            woken(&driver) >= 1 || planned <= TICK * 3,
+            "lost wakeup: the driver planned {planned:?} for a deadline due at {:?} and was not woken",
+            TICK * 3
+        );
+        drop(first);
+    });
+}
