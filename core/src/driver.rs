@@ -140,6 +140,7 @@ impl<C, S> fmt::Debug for DriverSlot<'_, C, S> {
 }
 
 pin_project! {
+    #[project = DriverProj]
     /// A future that drives a wheel forever: it turns the wheel, sleeps until the next
     /// turn (or until an arm or a cancel wakes it sooner), and repeats. Spawn it on the
     /// runtime whose clock the wheel uses. Made by [`Wheel::driver`].
@@ -176,39 +177,122 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     }
 }
 
+impl<C: Clock, S: Storage, T: Sleeper> Driver<'_, C, S, T> {
+    /// Polls `future` with this driver, both in the caller's task, in the order that lets
+    /// `future` see its deadlines fire soonest: the wheel turns, `future` is polled (a
+    /// deadline the turn fired is seen in this very poll), and only then does the driver
+    /// set its sleep for the next turn. Setting a sleep can cost a system call (an
+    /// async-io timer notifies its reactor), which would otherwise come between the fire
+    /// and the task that awaits it.
+    ///
+    /// This is what `punctual_smol::with_driver` does; use it to run a driver in the same
+    /// task as the future whose deadlines it fires, on another runtime. The wheel turns
+    /// only while this is polled.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use core::future::Future;
+    /// use core::pin::pin;
+    /// use core::task::{Context, Poll};
+    /// use core::time::Duration;
+    /// use punctual_core::{Fixed, ManualClock, Sleeper, Wheel};
+    ///
+    /// /// Sleeps that never end: this example turns the manual clock by hand.
+    /// struct Never;
+    /// impl Sleeper for Never {
+    ///     type Sleep = core::future::Pending<()>;
+    ///     fn sleep_until(&mut self, _: Duration) -> Self::Sleep {
+    ///         core::future::pending()
+    ///     }
+    /// }
+    ///
+    /// let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
+    /// let mut driver = pin!(wheel.driver(Never));
+    /// let mut work = pin!(wheel.deadline(core::future::pending::<()>(), Duration::from_millis(3)));
+    /// let mut cx = Context::from_waker(core::task::Waker::noop());
+    ///
+    /// assert!(driver.as_mut().poll_with(work.as_mut(), &mut cx).is_pending());
+    /// wheel.clock().advance(Duration::from_millis(3));
+    /// // One poll turns the wheel, which fires the deadline, and then polls the future.
+    /// assert!(matches!(driver.as_mut().poll_with(work.as_mut(), &mut cx), Poll::Ready(Err(_))));
+    /// ```
+    pub fn poll_with<F: Future>(
+        self: Pin<&mut Self>,
+        future: Pin<&mut F>,
+        cx: &mut Context<'_>,
+    ) -> Poll<F::Output> {
+        let mut this = self.project();
+        let next = turn_once(this.wheel, this.slot, cx);
+        if let Poll::Ready(output) = future.poll(cx) {
+            return Poll::Ready(output);
+        }
+        if sleep_until(&mut this, next, cx).is_ready() {
+            // The next turn is due already (the future's poll took that long): come back
+            // at once, for the turn and then the future.
+            cx.waker().wake_by_ref();
+        }
+        Poll::Pending
+    }
+}
+
+/// Registers the driver's waker, then turns the wheel. Returns the reading at which to
+/// turn next (`Duration::MAX`: idle, wait for the waker).
+fn turn_once<C: Clock, S: Storage>(
+    wheel: &Wheel<C, S>,
+    slot: &mut DriverSlot<'_, C, S>,
+    cx: &Context<'_>,
+) -> Duration {
+    // Register first: a wake during the turn then leads to another poll.
+    let woken = slot.register(cx.waker());
+    let next = turn(wheel);
+    if woken {
+        next
+    } else {
+        // No place for our waker (three other drivers hold theirs): nothing wakes us, so
+        // turn again within a tick, and never wait idle.
+        next.min(wheel.clock().now().saturating_add(wheel.tick()))
+    }
+}
+
+/// Sleeps until reading `next` (re-arming the sleep if the plan changed): `Ready` once it
+/// has come, `Pending` with the task woken when it does (or, while idle, by the next arm).
+fn sleep_until<C, S, T: Sleeper>(
+    this: &mut DriverProj<'_, '_, C, S, T>,
+    next: Duration,
+    cx: &mut Context<'_>,
+) -> Poll<()> {
+    if next == Duration::MAX {
+        // Idle: no timer at all; the next arm wakes us.
+        this.sleep.set(None);
+        return Poll::Pending;
+    }
+    if this.sleep.is_none() || next != *this.planned {
+        *this.planned = next;
+        let sleep = this.sleeper.sleep_until(next);
+        this.sleep.set(Some(sleep));
+    }
+    let sleep = this
+        .sleep
+        .as_mut()
+        .as_pin_mut()
+        .expect("sleep was just set");
+    let done = sleep.poll(cx);
+    if done.is_ready() {
+        this.sleep.set(None);
+    }
+    done
+}
+
 impl<C: Clock, S: Storage, T: Sleeper> Future for Driver<'_, C, S, T> {
     type Output = Infallible;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Infallible> {
         let mut this = self.project();
         for _ in 0..TURNS_PER_POLL {
-            // Register first: a wake during the turn then leads to another poll.
-            let woken = this.slot.register(cx.waker());
-            let mut next = turn(this.wheel);
-            if !woken {
-                // No place for our waker (three other drivers hold theirs): nothing wakes
-                // us, so turn again within a tick, and never wait idle.
-                let wheel = *this.wheel;
-                next = next.min(wheel.clock().now().saturating_add(wheel.tick()));
-            }
-            if next == Duration::MAX {
-                // Idle: no timer at all; the next arm wakes us.
-                this.sleep.set(None);
+            let next = turn_once(this.wheel, this.slot, cx);
+            if sleep_until(&mut this, next, cx).is_pending() {
                 return Poll::Pending;
-            }
-            if this.sleep.is_none() || next != *this.planned {
-                *this.planned = next;
-                let sleep = this.sleeper.sleep_until(next);
-                this.sleep.set(Some(sleep));
-            }
-            let sleep = this
-                .sleep
-                .as_mut()
-                .as_pin_mut()
-                .expect("sleep was just set");
-            match sleep.poll(cx) {
-                Poll::Ready(()) => this.sleep.set(None),
-                Poll::Pending => return Poll::Pending,
             }
         }
         // The runtime's sleeps keep completing at once: yield, then go on.

@@ -83,6 +83,12 @@ pub fn driver<S: Storage>(wheel: &Wheel<StdClock, S>) -> SmolDriver<'_, S> {
 /// sleeps on an async-io timer in between), so deadlines elsewhere on the same wheel stop
 /// firing once it completes; for a wheel shared by many tasks, spawn [`driver`] instead.
 ///
+/// Each poll turns the wheel, then polls `future`, then sets the driver's timer
+/// ([`Driver::poll_with`](punctual_core::Driver::poll_with)): a deadline the turn fired is
+/// seen by `future` in the same poll, before the timer's registration (an async-io timer
+/// notifies its reactor, a system call) rather than after it. This is why a deadline
+/// driven this way is seen as soon as an `async_io::Timer` of the same instant would be.
+///
 /// ```
 /// use std::time::Duration;
 ///
@@ -124,12 +130,9 @@ impl<S: Storage, F: Future> Future for WithDriver<'_, S, F> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
         let this = self.project();
-        // The driver first: a deadline inside `future` that came due is then seen at once.
-        match this.driver.poll(cx) {
-            Poll::Ready(never) => match never {},
-            Poll::Pending => {}
-        }
-        this.future.poll(cx)
+        // The wheel turns first, so that a deadline inside `future` that came due is seen
+        // at once, and the driver's timer is set after `future` was polled.
+        this.driver.poll_with(this.future, cx)
     }
 }
 

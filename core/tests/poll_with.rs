@@ -1,0 +1,251 @@
+//! `Driver::poll_with`: a driver and the future whose deadlines it fires, in one task. The
+//! order within a poll is the point: the wheel turns, then the future is polled (so a
+//! deadline that came due is seen in the same poll), and only then does the driver set its
+//! sleep, which on async-io costs a system call that would otherwise delay the future.
+
+mod support;
+
+use core::future::{Future, Pending, Ready, pending, ready};
+use core::pin::{Pin, pin};
+use core::task::{Context, Poll};
+use core::time::Duration;
+use std::sync::{Arc, Mutex};
+
+use punctual_core::{Fixed, ManualClock, Sleeper, Wheel};
+use support::CountingWaker;
+
+const TICK: Duration = Duration::from_millis(1);
+
+type TestWheel = Wheel<ManualClock, Fixed<8>>;
+
+fn wheel() -> TestWheel {
+    Wheel::fixed(ManualClock::new(), TICK)
+}
+
+/// What happened, in order.
+type Log = Arc<Mutex<Vec<String>>>;
+
+/// A sleeper whose sleeps never complete by themselves (the tests move the clock), and
+/// which logs each sleep it is asked for.
+struct LoggingSleeper(Log);
+
+impl Sleeper for LoggingSleeper {
+    type Sleep = Pending<()>;
+
+    fn sleep_until(&mut self, at: Duration) -> Pending<()> {
+        self.0.lock().unwrap().push(format!("sleep until {at:?}"));
+        pending()
+    }
+}
+
+/// A sleeper whose sleeps have always come already.
+struct ElapsedSleeper;
+
+impl Sleeper for ElapsedSleeper {
+    type Sleep = Ready<()>;
+
+    fn sleep_until(&mut self, _: Duration) -> Ready<()> {
+        ready(())
+    }
+}
+
+/// Logs each poll of the future it wraps, with what the poll returned.
+struct Logged<F> {
+    inner: F,
+    log: Log,
+}
+
+impl<F: Future + Unpin> Future for Logged<F>
+where
+    F::Output: core::fmt::Debug,
+{
+    type Output = F::Output;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let polled = Pin::new(&mut self.inner).poll(cx);
+        self.log.lock().unwrap().push(format!("future {polled:?}"));
+        polled
+    }
+}
+
+/// Two deadlines: the far one polled first, the near one from the second poll on; ready
+/// with whether each fired once both are done.
+struct Both<A, B> {
+    far: Pin<Box<A>>,
+    near: Pin<Box<B>>,
+    near_polled: bool,
+    fired: (Option<bool>, Option<bool>),
+}
+
+impl<A, B, T, U, E> Future for Both<A, B>
+where
+    A: Future<Output = Result<T, E>>,
+    B: Future<Output = Result<U, E>>,
+{
+    type Output = (bool, bool);
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<(bool, bool)> {
+        let this = &mut *self;
+        if this.fired.0.is_none() {
+            if let Poll::Ready(r) = this.far.as_mut().poll(cx) {
+                this.fired.0 = Some(r.is_err());
+            }
+        }
+        if this.near_polled && this.fired.1.is_none() {
+            if let Poll::Ready(r) = this.near.as_mut().poll(cx) {
+                this.fired.1 = Some(r.is_err());
+            }
+        }
+        this.near_polled = true;
+        match this.fired {
+            (Some(a), Some(b)) => Poll::Ready((a, b)),
+            _ => Poll::Pending,
+        }
+    }
+}
+
+fn take(log: &Log) -> Vec<String> {
+    std::mem::take(&mut *log.lock().unwrap())
+}
+
+#[test]
+fn a_poll_turns_the_wheel_then_polls_the_future_then_sets_the_sleep() {
+    let wheel = wheel();
+    let log = Log::default();
+    let mut driver = pin!(wheel.driver(LoggingSleeper(log.clone())));
+    let deadline = Box::pin(wheel.deadline(pending::<()>(), 3 * TICK));
+    let mut work = pin!(Logged {
+        inner: deadline,
+        log: log.clone()
+    });
+    let task = CountingWaker::new();
+    let mut cx = Context::from_waker(&task.waker);
+
+    // A new wheel's first turn plans to linger 16 ticks; the arm in the future's poll,
+    // earlier than that, wakes the task, and the next poll's turn plans its turn.
+    assert!(
+        driver
+            .as_mut()
+            .poll_with(work.as_mut(), &mut cx)
+            .is_pending()
+    );
+    assert_eq!(take(&log), ["future Pending", "sleep until 16ms"]);
+    assert_eq!(task.wakes(), 1, "the arm did not wake the driver's task");
+    assert!(
+        driver
+            .as_mut()
+            .poll_with(work.as_mut(), &mut cx)
+            .is_pending()
+    );
+    assert_eq!(take(&log), ["future Pending", "sleep until 3ms"]);
+
+    // Its time comes: one poll fires it and the future sees it, before any sleep is set.
+    wheel.clock().set(3 * TICK);
+    let polled = driver.as_mut().poll_with(work.as_mut(), &mut cx);
+    assert!(
+        matches!(polled, Poll::Ready(Err(_))),
+        "the deadline that came due was not seen in the poll that fired it: {polled:?}"
+    );
+    let log = take(&log);
+    assert_eq!(
+        log.len(),
+        1,
+        "a sleep was set before the future was polled: {log:?}"
+    );
+    assert!(log[0].starts_with("future Ready(Err("), "{log:?}");
+}
+
+#[test]
+fn a_nearer_deadline_armed_by_the_future_brings_a_nearer_sleep() {
+    let wheel = wheel();
+    let log = Log::default();
+    let mut driver = pin!(wheel.driver(LoggingSleeper(log.clone())));
+    let task = CountingWaker::new();
+    let mut cx = Context::from_waker(&task.waker);
+    let mut both = pin!(Both {
+        far: Box::pin(wheel.deadline(pending::<()>(), 50 * TICK)),
+        near: Box::pin(wheel.deadline(pending::<()>(), 2 * TICK)),
+        near_polled: false,
+        fired: (None, None),
+    });
+
+    // The far one first, later than the new wheel's planned turn (16 ms): no wake. Then
+    // the turn plans 50 ms and the near one is armed after it: its arm wakes the task,
+    // and the next poll sleeps until 2 ms.
+    assert!(
+        driver
+            .as_mut()
+            .poll_with(both.as_mut(), &mut cx)
+            .is_pending()
+    );
+    assert_eq!(task.wakes(), 0);
+    assert!(
+        driver
+            .as_mut()
+            .poll_with(both.as_mut(), &mut cx)
+            .is_pending()
+    );
+    assert_eq!(
+        task.wakes(),
+        1,
+        "the nearer arm did not wake the driver's task"
+    );
+    assert!(
+        driver
+            .as_mut()
+            .poll_with(both.as_mut(), &mut cx)
+            .is_pending()
+    );
+    assert_eq!(
+        take(&log),
+        ["sleep until 16ms", "sleep until 50ms", "sleep until 2ms"]
+    );
+    wheel.clock().set(2 * TICK);
+    assert!(
+        driver
+            .as_mut()
+            .poll_with(both.as_mut(), &mut cx)
+            .is_pending()
+    );
+    wheel.clock().set(50 * TICK);
+    assert_eq!(
+        driver.as_mut().poll_with(both.as_mut(), &mut cx),
+        Poll::Ready((true, true))
+    );
+}
+
+#[test]
+fn a_sleep_that_has_come_already_brings_the_task_back_at_once() {
+    let wheel = wheel();
+    let mut driver = pin!(wheel.driver(ElapsedSleeper));
+    let task = CountingWaker::new();
+    let mut cx = Context::from_waker(&task.waker);
+    let mut work = pin!(wheel.deadline(pending::<()>(), 3 * TICK));
+
+    assert!(
+        driver
+            .as_mut()
+            .poll_with(work.as_mut(), &mut cx)
+            .is_pending()
+    );
+    let woken = task.wakes();
+    assert!(
+        woken >= 1,
+        "a sleep that completed at once must bring the task back for the next turn"
+    );
+    // Without the clock moving, each poll turns and comes back, and nothing fires early.
+    for _ in 0..3 {
+        assert!(
+            driver
+                .as_mut()
+                .poll_with(work.as_mut(), &mut cx)
+                .is_pending()
+        );
+    }
+    assert!(task.wakes() > woken);
+    wheel.clock().set(3 * TICK);
+    assert!(matches!(
+        driver.as_mut().poll_with(work.as_mut(), &mut cx),
+        Poll::Ready(Err(_))
+    ));
+}
