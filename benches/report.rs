@@ -34,8 +34,9 @@ const CONTENTION_SAMPLES: usize = 7;
 /// Deadlines already armed in the second arm + cancel group.
 const ARMED: usize = 10_000;
 
-/// The peers of the fire table: every timer, and punctual driven in the executor too.
-const FIRE_PEERS: [Peer; 7] = [
+/// The peers of the fire table: every timer, punctual driven in the executor too, and the
+/// harness with no timer at all (the floor under every timer's cost).
+const FIRE_PEERS: [Peer; 8] = [
     Peer::Punctual,
     Peer::PunctualSmol,
     Peer::Tokio,
@@ -43,6 +44,7 @@ const FIRE_PEERS: [Peer; 7] = [
     Peer::FuturesTimer,
     Peer::FuturesTime,
     Peer::Embassy,
+    Peer::NoTimer,
 ];
 
 /// punctual's rows of the lateness table.
@@ -403,10 +405,20 @@ fn targets(r: &Results) -> Vec<(String, String, bool)> {
     ] {
         if let (Some(Some(ours)), Some(Some(tokio))) = (r.fire.get(&peer), r.fire.get(&Peer::Tokio))
         {
+            // The harness with no timer at all: when half of tokio's time is below it, no
+            // timer can meet the target in this scenario.
+            let floor = match r.fire.get(&Peer::NoTimer) {
+                Some(Some(floor)) => format!(
+                    "; half of tokio's is {} ms, the harness alone with no timer takes {} ms",
+                    fmt_ms(tokio.cpu / 2),
+                    fmt_ms(floor.cpu)
+                ),
+                _ => String::new(),
+            };
             rows.push((
                 format!("fire: process CPU ≤ half of tokio's ({driver})"),
                 format!(
-                    "{} vs {} ms: {:.2} of tokio's",
+                    "{} vs {} ms: {:.2} of tokio's{floor}",
                     fmt_ms(ours.cpu),
                     fmt_ms(tokio.cpu),
                     ours.cpu.as_secs_f64() / tokio.cpu.as_secs_f64()
@@ -742,7 +754,7 @@ fn color(peer: Peer) -> &'static str {
         Peer::Punctual | Peer::Punctual100us | Peer::PunctualSmol | Peer::PunctualSmol100us => {
             PUNCTUAL_COLOR
         }
-        Peer::Bare => BARE_COLOR,
+        Peer::Bare | Peer::NoTimer => BARE_COLOR,
         _ => PEER_COLOR,
     }
 }
@@ -1118,6 +1130,7 @@ fn probe(args: &[String]) {
         Peer::Punctual100us,
         Peer::PunctualSmol,
         Peer::PunctualSmol100us,
+        Peer::NoTimer,
     ]
     .into_iter()
     .chain(Peer::TIMERS)

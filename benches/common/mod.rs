@@ -14,6 +14,7 @@
 //! | `futures-timer` | `f` raced against `futures_timer::Delay::new(d)` (made when `f` is pending) |
 //! | `futures-time`  | `f.timeout(d)` (`futures_time::future::FutureExt`, async-io underneath) |
 //! | `embassy-time`  | `embassy_time::with_timeout(d, f)`: the `std` driver, generic queue of 128 |
+//! | `no timer`      | no deadline at all: `f` and a future woken once, at once, by a bare loop (fire only: the harness's own cost, below any timer's) |
 //!
 //! Micro benches poll by hand with a no-op waker, so that only the deadline is measured.
 //! Tokio's part of every scenario runs inside `tokio::task::unconstrained` (its cooperative
@@ -54,6 +55,8 @@ pub(crate) enum Peer {
     FuturesTimer,
     FuturesTime,
     Embassy,
+    /// No timer: the fire harness alone (see [`NoTimer`]).
+    NoTimer,
 }
 
 impl Peer {
@@ -79,6 +82,7 @@ impl Peer {
             Peer::FuturesTimer => "futures-timer",
             Peer::FuturesTime => "futures-time",
             Peer::Embassy => "embassy-time",
+            Peer::NoTimer => "no timer",
         }
     }
 }
@@ -126,6 +130,10 @@ macro_rules! with_peer {
             }
             Peer::Embassy => {
                 type $t = EmbassyTimeout;
+                $body
+            }
+            Peer::NoTimer => {
+                type $t = NoTimer;
                 $body
             }
         }
@@ -188,6 +196,100 @@ impl Timeouts for BareFuture {
         async move {
             f.await;
             false
+        }
+    }
+}
+
+/// No timer at all: what the fire scenario costs besides the timers, a floor no timer
+/// can go below. Each "deadline" polls `f` and, at its first poll, leaves its waker and
+/// duration on a thread-local list and is pending; [`NoTimer::block_on`] is a bare loop
+/// that polls the whole future, sorts the wakers left into one bucket per millisecond of
+/// duration, and wakes them bucket by bucket, polling the future after each (as a 1 ms
+/// wheel would, but with no clock, no sleep and no other thread). So each future is made,
+/// pushed into the `FuturesUnordered`, polled twice and woken once, in the order of its
+/// deadline, as with any timer: any timer adds its own work to this.
+pub(crate) struct NoTimer;
+
+std::thread_local! {
+    static LEFT_WAKERS: std::cell::RefCell<Vec<(Duration, Waker)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The future of [`NoTimer`]: pending at its first poll (its waker left to be woken), done
+/// at the next.
+struct WokenOnce<F> {
+    inner: F,
+    duration: Duration,
+    polled: bool,
+}
+
+impl<F: Future + Unpin> Future for WokenOnce<F> {
+    type Output = bool;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<bool> {
+        if Pin::new(&mut self.inner).poll(cx).is_ready() {
+            return Poll::Ready(false);
+        }
+        if self.polled {
+            return Poll::Ready(true);
+        }
+        self.polled = true;
+        let left = (self.duration, cx.waker().clone());
+        LEFT_WAKERS.with(|wakers| wakers.borrow_mut().push(left));
+        Poll::Pending
+    }
+}
+
+impl Timeouts for NoTimer {
+    fn bound<F: Future + Unpin + Send + 'static>(
+        f: F,
+        d: Duration,
+    ) -> impl Future + Send + 'static {
+        Self::timed_out(f, d)
+    }
+
+    fn timed_out<F: Future + Unpin + Send + 'static>(
+        f: F,
+        d: Duration,
+    ) -> impl Future<Output = bool> + Send + 'static {
+        WokenOnce {
+            inner: f,
+            duration: d,
+            polled: false,
+        }
+    }
+
+    fn block_on<R>(fut: impl Future<Output = R>) -> R {
+        let mut fut = pin!(fut);
+        let mut cx = Context::from_waker(Waker::noop());
+        loop {
+            if let Poll::Ready(out) = fut.as_mut().poll(&mut cx) {
+                return out;
+            }
+            let left = LEFT_WAKERS.with(|left| std::mem::take(&mut *left.borrow_mut()));
+            assert!(
+                !left.is_empty(),
+                "no timer: pending with nothing left to wake"
+            );
+            let mut buckets: Vec<Vec<Waker>> = Vec::new();
+            for (d, waker) in left {
+                let ms = d.as_millis() as usize;
+                if buckets.len() <= ms {
+                    buckets.resize_with(ms + 1, Vec::new);
+                }
+                buckets[ms].push(waker);
+            }
+            for bucket in buckets {
+                if bucket.is_empty() {
+                    continue;
+                }
+                for waker in bucket {
+                    waker.wake();
+                }
+                if let Poll::Ready(out) = fut.as_mut().poll(&mut cx) {
+                    return out;
+                }
+            }
         }
     }
 }
