@@ -25,8 +25,11 @@
 //!   it requires; any thread may take out of it.
 //! * The wake needs no more ordering than the inbox handshake gives (wheel docs, "Waking
 //!   the driver"): a driver claims and registers before it turns, and its turn ends with
-//!   a read-modify-write of every inbox head; an arm whose push comes after that in the
-//!   head's order synchronises with it, so it sees the bit and the waker.
+//!   a read-modify-write of the plan word and then of the inbox heads of every shard in
+//!   use. An arm whose push comes after that check in the head's order synchronises with
+//!   it; an arm on a shard the word did not name reads the word after the driver's
+//!   read-modify-write in its order, and synchronises with that. Either way it sees the
+//!   bit and the waker.
 
 use core::task::Waker;
 

@@ -34,11 +34,13 @@
 //!   reads the plan only when its push found the cancel inbox empty; a later push onto
 //!   the same inbox relies on that first one, as for the wake.)
 //! * The driver publishes whether it is idle with a read-modify-write of the same word
-//!   (Release), after the rest of its plan, and checks the inboxes of the shards that
-//!   word names. A mark after that read-modify-write acquires the plan (so does a thread
-//!   whose Acquire load finds a bit set after it, through the release sequence), so its
-//!   thread sees the plan it must correct; a mark before it is found, and the shard's
-//!   inboxes are checked, which the push is ordered with as before.
+//!   (AcqRel; Release is what the handshake needs), after the rest of its plan, and
+//!   checks the inboxes of the shards that word names. A mark after that
+//!   read-modify-write acquires the plan (so does a thread whose Acquire load finds a bit
+//!   set after it, through the release sequence), so its thread sees the plan it must
+//!   correct; a mark before it is found, and the shard's inboxes are checked, which the
+//!   push is ordered with as before. The Acquire of that load matters: a second thread
+//!   on a shard another thread just marked would otherwise read an old plan.
 //!
 //! Taking the inboxes needs no marks: a turn reads every shard's heads with plain loads
 //! and swaps only those that are not empty.

@@ -45,9 +45,9 @@
 //! plan word, whose idle bit it publishes last with a read-modify-write; a thread that
 //! finds its shard unmarked when it reads the plan after its push marks it there with a
 //! read-modify-write of its own. Again one of the two comes first: either the driver's
-//! finds the mark and checks the shard, or the mark acquires the plan (see `shards`,
-//! "Shards in use").
-
+//! read-modify-write finds the mark and checks the shard, or the mark acquires the plan
+//! (see `shards`, "Shards in use").
+//!
 //! With nothing armed the driver is *idle*: it publishes that instead of a plan, needs no
 //! timer (a runtime's virtual clock has nothing to jump to), and every arm wakes it. (It
 //! goes idle only after lingering [`LINGER`] ticks; see "Taking back".)
@@ -931,7 +931,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         // inbox before it was cancelled, so the arm inboxes taken next hold it if no
         // earlier turn took it.
         // Every shard, with a plain load of each head first (no read-modify-write for an
-        // empty inbox); only the handshake below skips the shards not in use.
+        // empty inbox); only the handshake at the end of `turn_locked` skips the shards
+        // not in use.
         let cancelled: [Index; SHARDS] =
             core::array::from_fn(|shard| self.shards[shard].cancel_inbox.take_all());
         for shard in &self.shards {

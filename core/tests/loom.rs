@@ -623,3 +623,58 @@ fn a_first_arm_on_a_shard_while_the_plan_moves_later() {
         drop(first);
     });
 }
+
+/// Two threads on one shard not in use yet, while a turn moves the plan later: one arms
+/// far ahead (it marks the shard, and needs no wake), the other arms between the old plan
+/// and the new one and finds the shard marked already. The Acquire read of the plan word
+/// that finds the mark must bring it the driver's new plan, or the turn must take its
+/// entry in. (Threads get shards round-robin as they first touch a wheel: this thread 0,
+/// then, when they start in this order, `a` 1, `b` 0 and `c` 1. `a` and `b` first touch
+/// it by dropping a deadline that fired, which pushes onto no inbox.)
+#[test]
+fn a_second_arm_on_a_new_shard_sees_the_plan_through_the_mark() {
+    model(|| {
+        let wheel = wheel();
+        let (task, task_waker) = counter();
+        let (driver, driver_waker) = counter();
+        let mut first = lend(&wheel).sleep_until(TICK * 2);
+        assert!(poll(&mut first, &task_waker).is_pending());
+        let mut fired: Vec<_> = (0..2).map(|_| lend(&wheel).sleep_until(TICK)).collect();
+        for sleep in &mut fired {
+            assert!(poll(sleep, Waker::noop()).is_pending());
+        }
+        wheel.clock().set(TICK);
+        wheel.register_driver(&driver_waker);
+        assert_eq!(wheel.turn(), TICK * 2);
+        wheel.register_driver(&driver_waker);
+        // Fired, and not polled since: dropping one is a thread's first touch of a shard
+        // (the handle lets go and frees the entry there).
+        let (fired_b, fired_a) = (fired.pop().unwrap(), fired.pop().unwrap());
+
+        let w = lend(&wheel);
+        let a = thread::spawn(move || {
+            drop(fired_a);
+            let mut far = w.sleep_until(TICK * 100);
+            assert!(poll(&mut far, Waker::noop()).is_pending());
+            std::mem::forget(far);
+        });
+        let b = thread::spawn(move || drop(fired_b));
+        let c = thread::spawn(move || {
+            let mut near = w.sleep_until(TICK * 3);
+            assert!(poll(&mut near, Waker::noop()).is_pending());
+            std::mem::forget(near);
+        });
+        wheel.clock().set(TICK * 2);
+        let planned = wheel.turn();
+        for t in [a, b, c] {
+            t.join().unwrap();
+        }
+        assert_eq!(woken(&task), 1, "the first deadline did not fire");
+        assert!(
+            woken(&driver) >= 1 || planned <= TICK * 3,
+            "lost wakeup: the driver planned {planned:?} for a deadline due at {:?} and was not woken",
+            TICK * 3
+        );
+        drop(first);
+    });
+}
