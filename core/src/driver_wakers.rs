@@ -30,6 +30,8 @@
 //!   it; an arm on a shard the word did not name reads the word after the driver's
 //!   read-modify-write in its order, and synchronises with that. Either way it sees the
 //!   bit and the waker.
+//!
+//! [`DriverSlot`]: crate::DriverSlot
 
 use core::task::Waker;
 

@@ -76,6 +76,8 @@
 //! turn, so an arm and a release touch only this thread's cache lines. A release that
 //! finds the entry taken, or below later arms, cancels it through the cancel inbox.
 //!
+//! [`Inbox::unpush`]: crate::lists::Inbox::unpush
+//!
 //! Arms then often reach no turn, so an idle driver woken by an arm does not go idle
 //! again at once: it keeps a planned turn for [`LINGER`] ticks, so that arms later than
 //! that turn do not wake it again (a steady stream of arms and releases costs one wake
