@@ -738,7 +738,11 @@ fn markdown(r: &Results, m: &Machine) -> String {
          - **futures-time**: `f.timeout(d)` (`futures_time::future::FutureExt`; async-io \
          underneath).\n\
          - **embassy-time**: `embassy_time::with_timeout(d, f)` on its `std` driver (1 MHz \
-         ticks) with `generic-queue-128`. Its timers do not leave the queue when dropped.\n"
+         ticks) with `generic-queue-128`. Its timers do not leave the queue when dropped.\n\
+         - **no timer** (fire only): no deadline at all. Each future is pending at its first \
+         poll and leaves its waker; a bare loop wakes them in order of their durations, a \
+         millisecond's worth at a time, polling between (no clock, no sleep). What the \
+         scenario costs besides any timer's own work.\n"
     );
     s
 }

@@ -14,7 +14,7 @@
 //! | `futures-timer` | `f` raced against `futures_timer::Delay::new(d)` (made when `f` is pending) |
 //! | `futures-time`  | `f.timeout(d)` (`futures_time::future::FutureExt`, async-io underneath) |
 //! | `embassy-time`  | `embassy_time::with_timeout(d, f)`: the `std` driver, generic queue of 128 |
-//! | `no timer`      | no deadline at all: `f` and a future woken once, at once, by a bare loop (fire only: the harness's own cost, below any timer's) |
+//! | `no timer`      | no deadline at all: `f` and a future woken once, in order of `d`, by a bare loop (fire only: the harness's own cost, below any timer's) |
 //!
 //! Micro benches poll by hand with a no-op waker, so that only the deadline is measured.
 //! Tokio's part of every scenario runs inside `tokio::task::unconstrained` (its cooperative
@@ -200,8 +200,8 @@ impl Timeouts for BareFuture {
     }
 }
 
-/// No timer at all: what the fire scenario costs besides the timers, a floor no timer
-/// can go below. Each "deadline" polls `f` and, at its first poll, leaves its waker and
+/// No timer at all: what the fire scenario costs besides the timers' own work, a floor
+/// under every timer's cost. Each "deadline" polls `f` and, at its first poll, leaves its waker and
 /// duration on a thread-local list and is pending; [`NoTimer::block_on`] is a bare loop
 /// that polls the whole future, sorts the wakers left into one bucket per millisecond of
 /// duration, and wakes them bucket by bucket, polling the future after each (as a 1 ms

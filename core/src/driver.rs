@@ -227,7 +227,7 @@ impl<C: Clock, S: Storage, T: Sleeper> Driver<'_, C, S, T> {
         if let Poll::Ready(output) = future.poll(cx) {
             return Poll::Ready(output);
         }
-        if sleep_until(&mut this, next, cx).is_ready() {
+        if poll_sleep(&mut this, next, cx).is_ready() {
             // The next turn is due already (the future's poll took that long): come back
             // at once, for the turn and then the future.
             cx.waker().wake_by_ref();
@@ -255,9 +255,9 @@ fn turn_once<C: Clock, S: Storage>(
     }
 }
 
-/// Sleeps until reading `next` (re-arming the sleep if the plan changed): `Ready` once it
+/// Polls the sleep until reading `next` (made anew if the plan changed): `Ready` once it
 /// has come, `Pending` with the task woken when it does (or, while idle, by the next arm).
-fn sleep_until<C, S, T: Sleeper>(
+fn poll_sleep<C, S, T: Sleeper>(
     this: &mut DriverProj<'_, '_, C, S, T>,
     next: Duration,
     cx: &mut Context<'_>,
@@ -291,7 +291,7 @@ impl<C: Clock, S: Storage, T: Sleeper> Future for Driver<'_, C, S, T> {
         let mut this = self.project();
         for _ in 0..TURNS_PER_POLL {
             let next = turn_once(this.wheel, this.slot, cx);
-            if sleep_until(&mut this, next, cx).is_pending() {
+            if poll_sleep(&mut this, next, cx).is_pending() {
                 return Poll::Pending;
             }
         }

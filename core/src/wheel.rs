@@ -931,10 +931,9 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     fn take_inboxes(&self, state: &mut DriverState, now: u64, now_nanos: u64) -> bool {
         // Cancels first, from every shard: an entry on these lists was pushed onto an arm
         // inbox before it was cancelled, so the arm inboxes taken next hold it if no
-        // earlier turn took it.
-        // Every shard, with a plain load of each head first (no read-modify-write for an
-        // empty inbox); only the handshake at the end of `turn_locked` skips the shards
-        // not in use.
+        // earlier turn took it. Every shard, not only those in use: `take_all` reads each
+        // head first and swaps only a non-empty one, and no mark needs ordering here (only
+        // the handshake at the end of `turn_locked` skips the shards not in use).
         let cancelled: [Index; SHARDS] =
             core::array::from_fn(|shard| self.shards[shard].cancel_inbox.take_all());
         for shard in &self.shards {

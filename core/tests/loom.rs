@@ -78,6 +78,23 @@ fn settle<S: punctual_core::Storage>(
     );
 }
 
+/// Arms a sleep until `at` and keeps its entry armed (the handle is forgotten), for the
+/// checks that follow.
+fn arm_and_keep<S: punctual_core::Storage>(wheel: &Wheel<ManualClock, S>, at: Duration) {
+    let mut sleep = wheel.sleep_until(at);
+    assert!(poll(&mut sleep, Waker::noop()).is_pending());
+    std::mem::forget(sleep);
+}
+
+/// After a turn that planned `planned` raced an arm due at `due`: the turn took the entry
+/// in (it plans `due` or sooner), or the arm woke the driver.
+fn assert_taken_in_or_woken(driver: &Count, planned: Duration, due: Duration) {
+    assert!(
+        woken(driver) >= 1 || planned <= due,
+        "lost wakeup: the driver planned {planned:?} for a deadline due at {due:?} and was not woken"
+    );
+}
+
 fn poll<F: Future + Unpin>(f: &mut F, waker: &Waker) -> Poll<F::Output> {
     Pin::new(f).poll(&mut Context::from_waker(waker))
 }
@@ -576,10 +593,7 @@ fn a_driver_takes_its_place_while_a_deadline_is_armed() {
         assert!(poll(&mut sleep, &task_waker).is_pending());
         std::mem::forget(sleep); // keep the entry armed for the checks below
         let (slot, planned) = driving.join().unwrap();
-        assert!(
-            woken(&driver) >= 1 || planned <= due,
-            "lost wakeup: the driver planned {planned:?} for a deadline due at {due:?} and was not woken"
-        );
+        assert_taken_in_or_woken(&driver, planned, due);
         settle(&wheel, &task, 1, due);
         drop(slot);
     });
@@ -606,20 +620,12 @@ fn a_first_arm_on_a_shard_while_the_plan_moves_later() {
         wheel.register_driver(&driver_waker);
 
         let w = lend(&wheel);
-        let armer = thread::spawn(move || {
-            let mut sleep = w.sleep_until(TICK * 3);
-            assert!(poll(&mut sleep, Waker::noop()).is_pending());
-            std::mem::forget(sleep); // keep the entry armed for the checks below
-        });
+        let armer = thread::spawn(move || arm_and_keep(w, TICK * 3));
         wheel.clock().set(TICK * 2);
         let planned = wheel.turn();
         armer.join().unwrap();
         assert_eq!(woken(&task), 1, "the first deadline did not fire");
-        assert!(
-            woken(&driver) >= 1 || planned <= TICK * 3,
-            "lost wakeup: the driver planned {planned:?} for a deadline due at {:?} and was not woken",
-            TICK * 3
-        );
+        assert_taken_in_or_woken(&driver, planned, TICK * 3);
         drop(first);
     });
 }
@@ -654,27 +660,17 @@ fn a_second_arm_on_a_new_shard_sees_the_plan_through_the_mark() {
         let w = lend(&wheel);
         let a = thread::spawn(move || {
             drop(fired_a);
-            let mut far = w.sleep_until(TICK * 100);
-            assert!(poll(&mut far, Waker::noop()).is_pending());
-            std::mem::forget(far);
+            arm_and_keep(w, TICK * 100);
         });
         let b = thread::spawn(move || drop(fired_b));
-        let c = thread::spawn(move || {
-            let mut near = w.sleep_until(TICK * 3);
-            assert!(poll(&mut near, Waker::noop()).is_pending());
-            std::mem::forget(near);
-        });
+        let c = thread::spawn(move || arm_and_keep(w, TICK * 3));
         wheel.clock().set(TICK * 2);
         let planned = wheel.turn();
         for t in [a, b, c] {
             t.join().unwrap();
         }
         assert_eq!(woken(&task), 1, "the first deadline did not fire");
-        assert!(
-            woken(&driver) >= 1 || planned <= TICK * 3,
-            "lost wakeup: the driver planned {planned:?} for a deadline due at {:?} and was not woken",
-            TICK * 3
-        );
+        assert_taken_in_or_woken(&driver, planned, TICK * 3);
         drop(first);
     });
 }

@@ -86,8 +86,9 @@ pub fn driver<S: Storage>(wheel: &Wheel<StdClock, S>) -> SmolDriver<'_, S> {
 /// Each poll turns the wheel, then polls `future`, then sets the driver's timer
 /// ([`Driver::poll_with`](punctual_core::Driver::poll_with)): a deadline the turn fired is
 /// seen by `future` in the same poll, before the timer's registration (an async-io timer
-/// notifies its reactor, a system call) rather than after it. This is why a deadline
-/// driven this way is seen as soon as an `async_io::Timer` of the same instant would be.
+/// notifies its reactor, a system call) rather than after it. Measured at a 100 µs tick,
+/// the median lateness driven this way is no worse than an `async_io::Timer`'s (see the
+/// repository's benchmarks).
 ///
 /// ```
 /// use std::time::Duration;
