@@ -40,9 +40,9 @@
 //!   still on the arm inbox or a slot list).
 //!
 //! Links are `Relaxed` atomics, so that no `unsafe` is needed; the lists' heads carry the
-//! ordering. Everything fits 48 bytes on 64-bit targets (four `u32` links and state,
-//! the `u64` deadline, the waker and its `u32` state); with `std` an entry is aligned to its
-//! own 64-byte line (see [`Entry`]).
+//! ordering. Everything fits 40 bytes on 64-bit targets (32 on 32-bit ones): four `u32`
+//! links and state, the `u64` deadline, and the waker slot's two words (the slot keeps its
+//! state in the low bits of the waker's vtable pointer: see `atomic_waker`).
 
 use crate::atomic_waker::AtomicWaker;
 use crate::sync::{AtomicU32, Ordering, UnsafeCell};
@@ -75,11 +75,10 @@ pub(crate) const fn generation(state: u32) -> u32 {
 /// A slot of the wheel's slab. Public only to name it in [`Storage`](crate::Storage)'s
 /// sealed methods; not reachable from outside the crate.
 ///
-/// With `std`, an entry has a 64-byte line of its own: entries are written by whichever
-/// thread arms or releases them, and two threads using neighbouring entries would
-/// otherwise share a line and pass it back and forth on every operation (two threads then
-/// did less than one). Without `std` (one core, a few entries) they stay packed.
-#[cfg_attr(all(feature = "std", not(punctual_loom)), repr(align(64)))]
+/// Entries are packed: an entry is written by whichever thread arms or releases it, and
+/// two threads using entries on one cache line would pass it back and forth on every
+/// operation, so each shard takes untouched entries in blocks of whole 128-byte pairs of
+/// lines (see `storage`), and an entry freed on a shard is reused there.
 pub struct Entry {
     pub(crate) state: AtomicU32,
     pub(crate) cancel_link: AtomicU32,
@@ -165,8 +164,8 @@ impl Entry {
 /// Asks the CPU to bring `entry` into its cache ahead of use: a hint, with no effect on
 /// behaviour. The lists are threaded through the entries, so a walk would otherwise stall
 /// on each entry's cache miss in turn; fetching the next one while the current one is
-/// handled overlaps them. Without `std` a 48-byte entry may straddle two lines, so both
-/// ends are asked for; with `std` it has a line of its own.
+/// handled overlaps them. A 40-byte entry may straddle two lines, so both ends are asked
+/// for.
 #[inline(always)]
 #[allow(unused_unsafe)] // `_mm_prefetch` is a safe call on compilers that allow it
 pub(crate) fn prefetch(entry: &Entry) {

@@ -16,24 +16,14 @@
 //! [loom]: https://docs.rs/loom
 //! [portable-atomic]: https://docs.rs/portable-atomic
 
-#[cfg(all(punctual_loom, feature = "alloc"))]
-pub(crate) use loom::sync::atomic::AtomicPtr;
 #[cfg(punctual_loom)]
-pub(crate) use loom::sync::atomic::{AtomicU32, AtomicUsize};
+pub(crate) use loom::sync::atomic::{AtomicPtr, AtomicU32, AtomicUsize};
 
-#[cfg(all(not(punctual_loom), feature = "portable-atomic", feature = "alloc"))]
-pub(crate) use portable_atomic::AtomicPtr;
 #[cfg(all(not(punctual_loom), feature = "portable-atomic"))]
-pub(crate) use portable_atomic::{AtomicU32, AtomicUsize};
+pub(crate) use portable_atomic::{AtomicPtr, AtomicU32, AtomicUsize};
 
-#[cfg(all(
-    not(punctual_loom),
-    not(feature = "portable-atomic"),
-    feature = "alloc"
-))]
-pub(crate) use core::sync::atomic::AtomicPtr;
 #[cfg(all(not(punctual_loom), not(feature = "portable-atomic")))]
-pub(crate) use core::sync::atomic::{AtomicU32, AtomicUsize};
+pub(crate) use core::sync::atomic::{AtomicPtr, AtomicU32, AtomicUsize};
 
 pub(crate) use core::sync::atomic::Ordering;
 

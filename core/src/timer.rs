@@ -820,7 +820,6 @@ mod tests {
             core::mem::size_of::<crate::Deadline<'_, core::future::Pending<()>>>(),
             56
         );
-        let entry = if cfg!(feature = "std") { 64 } else { 48 };
-        assert_eq!(core::mem::size_of::<crate::entry::Entry>(), entry);
+        assert_eq!(core::mem::size_of::<crate::entry::Entry>(), 40);
     }
 }

@@ -62,8 +62,9 @@ fn a_million_cancelled_30s_deadlines_leave_occupancy_bounded_by_the_batch() {
     assert_eq!(stats.cancelled, total, "{stats}");
     assert_eq!(stats.fired, 0, "{stats}");
     assert_eq!(stats.occupied, 0, "{stats}");
+    // One batch, rounded up to the block of 16 untouched entries a shard takes at once.
     assert!(
-        stats.high_water <= BATCH,
+        stats.high_water <= BATCH.next_multiple_of(16),
         "the slab grew past one batch: {stats}"
     );
     // Growable storage doubles; one batch fits in less than twice the batch.
