@@ -920,7 +920,13 @@ fn chart(r: &Results, m: &Machine) -> String {
         y + 12.0
     );
     let top = y + 24.0;
-    let label_w = 110.0;
+    let rows: Vec<_> = LATENESS_PEERS
+        .iter()
+        .filter_map(|(p, tick)| r.lateness.get(p).map(|l| (*p, *tick, l.0)))
+        .collect();
+    // Wide enough for the longest peer's name (at most about 6.5 px a character at 11 px).
+    let longest = rows.iter().map(|(p, ..)| p.name().len()).max().unwrap_or(0);
+    let label_w = (longest as f64 * 6.5 + 12.0).max(110.0);
     let plot_x = 10.0 + label_w;
     let plot_w = width - plot_x - 270.0;
     let (lo, hi) = (1.0_f64, 100_000.0_f64); // 1 µs .. 100 ms
@@ -929,10 +935,6 @@ fn chart(r: &Results, m: &Machine) -> String {
         plot_x + (us.log10() - lo.log10()) / (hi.log10() - lo.log10()) * plot_w
     };
     let row_h = 22.0;
-    let rows: Vec<_> = LATENESS_PEERS
-        .iter()
-        .filter_map(|(p, tick)| r.lateness.get(p).map(|l| (*p, *tick, l.0)))
-        .collect();
     let bottom = top + rows.len() as f64 * row_h;
     for decade in 0..=5 {
         let us = 10f64.powi(decade);

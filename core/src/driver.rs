@@ -109,17 +109,18 @@ impl<C: Clock, S: Storage> DriverSlot<'_, C, S> {
     /// then nothing will wake this driver, and it must turn the wheel again within a tick
     /// rather than wait for its waker. A later call claims a place once one is free.
     pub fn register(&mut self, waker: &Waker) -> bool {
+        self.register_untouched(waker).is_some()
+    }
+
+    /// [`register`](Self::register), telling also whether nothing woke this driver since
+    /// its last registration: `None` without a place, `Some(true)` when the place still
+    /// held the waker registered last.
+    fn register_untouched(&mut self, waker: &Waker) -> Option<bool> {
         let wakers = self.wheel.driver_wakers();
         if self.slot.is_none() {
             self.slot = wakers.claim();
         }
-        match self.slot {
-            Some(slot) => {
-                wakers.register(slot, waker);
-                true
-            }
-            None => false,
-        }
+        self.slot.map(|slot| wakers.register(slot, waker))
     }
 }
 
@@ -161,6 +162,8 @@ pin_project! {
         #[pin]
         sleep: Option<T::Sleep>,
         planned: Duration,
+        // The last turn left the wheel idle (no sleep set).
+        idle: bool,
     }
 }
 
@@ -173,6 +176,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             sleeper,
             sleep: None,
             planned: Duration::ZERO,
+            idle: false,
         }
     }
 }
@@ -223,7 +227,7 @@ impl<C: Clock, S: Storage, T: Sleeper> Driver<'_, C, S, T> {
         cx: &mut Context<'_>,
     ) -> Poll<F::Output> {
         let mut this = self.project();
-        let next = turn_once(this.wheel, this.slot, cx);
+        let next = turn_once(this.wheel, this.slot, *this.idle, cx);
         if let Poll::Ready(output) = future.poll(cx) {
             return Poll::Ready(output);
         }
@@ -238,20 +242,28 @@ impl<C: Clock, S: Storage, T: Sleeper> Driver<'_, C, S, T> {
 
 /// Registers the driver's waker, then turns the wheel. Returns the reading at which to
 /// turn next (`Duration::MAX`: idle, wait for the waker).
+///
+/// A driver that left the wheel `idle` and was not woken since (its place still held its
+/// waker) does not turn: nothing was armed, or the arm would have woken it. A poll for
+/// another reason (the I/O of `poll_with`'s future, say) then costs no turn, and does not
+/// make the wheel linger (a turn from idle plans one [`LINGER`] ticks ahead, which would
+/// set a sleep, and wake the driver for nothing when it ends).
+///
+/// [`LINGER`]: crate::wheel::LINGER
 fn turn_once<C: Clock, S: Storage>(
     wheel: &Wheel<C, S>,
     slot: &mut DriverSlot<'_, C, S>,
+    idle: bool,
     cx: &Context<'_>,
 ) -> Duration {
     // Register first: a wake during the turn then leads to another poll.
-    let woken = slot.register(cx.waker());
-    let next = turn(wheel);
-    if woken {
-        next
-    } else {
+    match slot.register_untouched(cx.waker()) {
+        // A take after the registration wakes this task again, as a wake would.
+        Some(true) if idle => Duration::MAX,
+        Some(_) => turn(wheel),
         // No place for our waker (three other drivers hold theirs): nothing wakes us, so
         // turn again within a tick, and never wait idle.
-        next.min(wheel.clock().now().saturating_add(wheel.tick()))
+        None => turn(wheel).min(wheel.clock().now().saturating_add(wheel.tick())),
     }
 }
 
@@ -262,7 +274,8 @@ fn poll_sleep<C, S, T: Sleeper>(
     next: Duration,
     cx: &mut Context<'_>,
 ) -> Poll<()> {
-    if next == Duration::MAX {
+    *this.idle = next == Duration::MAX;
+    if *this.idle {
         // Idle: no timer at all; the next arm wakes us.
         this.sleep.set(None);
         return Poll::Pending;
@@ -290,7 +303,7 @@ impl<C: Clock, S: Storage, T: Sleeper> Future for Driver<'_, C, S, T> {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Infallible> {
         let mut this = self.project();
         for _ in 0..TURNS_PER_POLL {
-            let next = turn_once(this.wheel, this.slot, cx);
+            let next = turn_once(this.wheel, this.slot, *this.idle, cx);
             if poll_sleep(&mut this, next, cx).is_pending() {
                 return Poll::Pending;
             }

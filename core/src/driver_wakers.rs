@@ -92,10 +92,12 @@ impl DriverWakers {
         }
     }
 
-    /// Registers `waker` in `slot`, which the caller claimed and owns.
-    pub(crate) fn register(&self, slot: usize, waker: &Waker) {
+    /// Registers `waker` in `slot`, which the caller claimed and owns. Returns whether the
+    /// slot was untouched: nothing woke its driver since its last registration (see
+    /// `AtomicWaker::register`).
+    pub(crate) fn register(&self, slot: usize, waker: &Waker) -> bool {
         debug_assert!(slot != SHARED && self.used.load(Ordering::Relaxed) & (1 << slot) != 0);
-        self.wakers[slot].register(waker);
+        self.wakers[slot].register(waker)
     }
 
     /// Gives back a claimed `slot`: takes the waker out, frees the slot, then drops the

@@ -19,7 +19,7 @@ use std::time::Duration;
 use loom::sync::Arc;
 use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::thread;
-use punctual_core::{Clock, Fixed, ManualClock, Wheel};
+use punctual_core::{Clock, Fixed, ManualClock, Sleeper, Wheel};
 
 type TestWheel = Wheel<ManualClock, Fixed<4>>;
 
@@ -672,5 +672,63 @@ fn a_second_arm_on_a_new_shard_sees_the_plan_through_the_mark() {
         assert_eq!(woken(&task), 1, "the first deadline did not fire");
         assert_taken_in_or_woken(&driver, planned, TICK * 3);
         drop(first);
+    });
+}
+
+/// Sleeps that never end: the models move the clock and poll by hand.
+struct NeverSleeper;
+
+impl Sleeper for NeverSleeper {
+    type Sleep = std::future::Pending<()>;
+
+    fn sleep_until(&mut self, _: Duration) -> Self::Sleep {
+        std::future::pending()
+    }
+}
+
+/// A driver that left the wheel idle skips its turn when polled with nothing having woken
+/// it. An arm on another thread races that poll: either the poll turns and takes the
+/// entry in, or the arm wakes the driver's task, and a poll for that wake (as an executor
+/// makes) turns. Either way the wheel then plans a turn by the deadline's tick.
+#[test]
+fn an_idle_driver_skips_its_turn_only_if_no_arm_woke_it() {
+    model(|| {
+        let wheel = wheel();
+        let (task, task_waker) = counter();
+        let (driver, driver_waker) = counter();
+        let mut driving = Box::pin(wheel.driver(NeverSleeper));
+        let mut cx = Context::from_waker(&driver_waker);
+        // Poll until the driver has left the wheel idle (after the lingering).
+        loop {
+            assert!(driving.as_mut().poll(&mut cx).is_pending());
+            let next = wheel.next_turn();
+            if next == Duration::MAX {
+                break;
+            }
+            wheel.clock().set(next);
+        }
+        let mut seen = woken(&driver);
+        let due = wheel.clock().now() + TICK;
+
+        let w = lend(&wheel);
+        let armer = thread::spawn(move || {
+            let mut sleep = w.sleep_until(due);
+            assert!(poll(&mut sleep, &task_waker).is_pending());
+            std::mem::forget(sleep); // keep the entry armed for the checks below
+        });
+        assert!(driving.as_mut().poll(&mut cx).is_pending());
+        armer.join().unwrap();
+        // Poll again for each wake the driver's task got, as its executor would.
+        while woken(&driver) > seen {
+            seen = woken(&driver);
+            assert!(driving.as_mut().poll(&mut cx).is_pending());
+        }
+        assert!(
+            wheel.next_turn() <= due,
+            "lost wakeup: the driver plans {:?} for a deadline due at {due:?}",
+            wheel.next_turn()
+        );
+        drop(driving);
+        settle(&wheel, &task, 1, due);
     });
 }

@@ -249,3 +249,46 @@ fn a_sleep_that_has_come_already_brings_the_task_back_at_once() {
         Poll::Ready(Err(_))
     ));
 }
+
+#[test]
+fn an_idle_driver_that_nothing_woke_neither_turns_nor_sets_a_sleep() {
+    let wheel = wheel();
+    let log = Log::default();
+    let mut driver = pin!(wheel.driver(LoggingSleeper(log.clone())));
+    let mut idle_work = pin!(Logged {
+        inner: pending::<()>(),
+        log: log.clone()
+    });
+    let task = CountingWaker::new();
+    let mut cx = Context::from_waker(&task.waker);
+
+    // A new wheel lingers 16 ticks, then goes idle: no sleep at all.
+    let _ = driver.as_mut().poll_with(idle_work.as_mut(), &mut cx);
+    assert_eq!(take(&log), ["future Pending", "sleep until 16ms"]);
+    wheel.clock().set(16 * TICK);
+    let _ = driver.as_mut().poll_with(idle_work.as_mut(), &mut cx);
+    assert_eq!(take(&log), ["future Pending"]);
+
+    // Polls for the future's sake (its I/O, say) while nothing is armed: no turn, so no
+    // lingering again and no sleep (each would be a timer, and a wake for nothing).
+    for _ in 0..5 {
+        wheel.clock().advance(TICK);
+        let _ = driver.as_mut().poll_with(idle_work.as_mut(), &mut cx);
+        assert_eq!(take(&log), ["future Pending"]);
+    }
+    assert_eq!(task.wakes(), 0);
+
+    // An arm wakes the driver's task, and the next poll turns and sleeps until it is due.
+    let mut work = pin!(Logged {
+        inner: Box::pin(wheel.deadline(pending::<()>(), 3 * TICK)),
+        log: log.clone()
+    });
+    let _ = driver.as_mut().poll_with(work.as_mut(), &mut cx);
+    assert_eq!(take(&log), ["future Pending"]);
+    assert_eq!(task.wakes(), 1, "the arm did not wake the idle driver");
+    let _ = driver.as_mut().poll_with(work.as_mut(), &mut cx);
+    assert_eq!(take(&log), ["future Pending", "sleep until 24ms"]);
+    wheel.clock().set(24 * TICK);
+    let polled = driver.as_mut().poll_with(work.as_mut(), &mut cx);
+    assert!(matches!(polled, Poll::Ready(Err(_))), "{polled:?}");
+}
