@@ -49,7 +49,8 @@ const TURNS_PER_POLL: usize = 16;
 
 /// A driver's own place for its waker on a wheel, so that several drivers may run on one
 /// wheel: each is woken when the wheel needs a turn sooner than planned. Claimed at the
-/// first [`register`](DriverSlot::register) and given back when dropped. Made by
+/// first [`register`](DriverSlot::register) and given back when dropped, which wakes the
+/// other drivers (the leaving one may have planned a turn that only it would make). Made by
 /// [`Wheel::driver_slot`]; every [`Driver`] holds one.
 ///
 /// A wheel has places for three drivers at once (besides the one of
@@ -154,6 +155,7 @@ pin_project! {
     ///
     /// Dropping the driver stops the wheel: armed deadlines no longer fire until another
     /// driver (or [`Wheel::turn`]) turns it. Nothing is lost; they fire late, once it does.
+    /// Other drivers of the wheel are woken as it goes, so that they take over its plan.
     #[must_use = "a driver does nothing unless spawned or polled"]
     pub struct Driver<'w, C, S, T: Sleeper> {
         wheel: &'w Wheel<C, S>,
@@ -227,7 +229,7 @@ impl<C: Clock, S: Storage, T: Sleeper> Driver<'_, C, S, T> {
         cx: &mut Context<'_>,
     ) -> Poll<F::Output> {
         let mut this = self.project();
-        let next = turn_once(this.wheel, this.slot, *this.idle, cx);
+        let next = turn_once(this.wheel, this.slot, this.idle, cx);
         if let Poll::Ready(output) = future.poll(cx) {
             return Poll::Ready(output);
         }
@@ -241,30 +243,37 @@ impl<C: Clock, S: Storage, T: Sleeper> Driver<'_, C, S, T> {
 }
 
 /// Registers the driver's waker, then turns the wheel. Returns the reading at which to
-/// turn next (`Duration::MAX`: idle, wait for the waker).
+/// turn next (`Duration::MAX`: idle, wait for the waker), and records in `idle` whether
+/// that is idle.
 ///
-/// A driver that left the wheel `idle` and was not woken since (its place still held its
-/// waker) does not turn: nothing was armed, or the arm would have woken it. A poll for
-/// another reason (the I/O of `poll_with`'s future, say) then costs no turn, and does not
-/// make the wheel linger (a turn from idle plans one [`LINGER`] ticks ahead, which would
-/// set a sleep, and wake the driver for nothing when it ends).
+/// A driver whose last turn left the wheel idle, which was not woken since (its place
+/// still held its waker) and finds the wheel still idle, does not turn: nothing was armed,
+/// or the arm would have woken it. A poll for another reason (the I/O of `poll_with`'s
+/// future, say) then costs no turn, and does not make the wheel linger (a turn from idle
+/// plans one [`LINGER`] ticks ahead, which would set a sleep, and wake the driver for
+/// nothing when it ends). The wheel's own idle mark is checked too: another driver, or a
+/// hand-made turn, may have planned a turn meanwhile, which this driver must then carry
+/// out if that one does not (a driver that stops wakes the others: [`DriverSlot`]).
 ///
 /// [`LINGER`]: crate::wheel::LINGER
 fn turn_once<C: Clock, S: Storage>(
     wheel: &Wheel<C, S>,
     slot: &mut DriverSlot<'_, C, S>,
-    idle: bool,
+    idle: &mut bool,
     cx: &Context<'_>,
 ) -> Duration {
     // Register first: a wake during the turn then leads to another poll.
-    match slot.register_untouched(cx.waker()) {
+    let next = match slot.register_untouched(cx.waker()) {
         // A take after the registration wakes this task again, as a wake would.
-        Some(true) if idle => Duration::MAX,
+        Some(true) if *idle && wheel.is_idle() => Duration::MAX,
         Some(_) => turn(wheel),
         // No place for our waker (three other drivers hold theirs): nothing wakes us, so
         // turn again within a tick, and never wait idle.
         None => turn(wheel).min(wheel.clock().now().saturating_add(wheel.tick())),
-    }
+    };
+    // Recorded here, not once the sleep is set: `poll_with` may return before that.
+    *idle = next == Duration::MAX;
+    next
 }
 
 /// Polls the sleep until reading `next` (made anew if the plan changed): `Ready` once it
@@ -274,8 +283,7 @@ fn poll_sleep<C, S, T: Sleeper>(
     next: Duration,
     cx: &mut Context<'_>,
 ) -> Poll<()> {
-    *this.idle = next == Duration::MAX;
-    if *this.idle {
+    if next == Duration::MAX {
         // Idle: no timer at all; the next arm wakes us.
         this.sleep.set(None);
         return Poll::Pending;
@@ -303,7 +311,7 @@ impl<C: Clock, S: Storage, T: Sleeper> Future for Driver<'_, C, S, T> {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Infallible> {
         let mut this = self.project();
         for _ in 0..TURNS_PER_POLL {
-            let next = turn_once(this.wheel, this.slot, *this.idle, cx);
+            let next = turn_once(this.wheel, this.slot, this.idle, cx);
             if poll_sleep(&mut this, next, cx).is_pending() {
                 return Poll::Pending;
             }

@@ -100,11 +100,16 @@ impl DriverWakers {
         self.wakers[slot].register(waker)
     }
 
-    /// Gives back a claimed `slot`: takes the waker out, frees the slot, then drops the
-    /// waker (a drop that panics then keeps no slot claimed).
+    /// Gives back a claimed `slot`: takes the waker out, frees the slot, wakes the drivers
+    /// that remain, then drops the waker (a drop that panics then keeps no slot claimed).
+    ///
+    /// The others are woken because the plan the leaving driver made may be one that only
+    /// it was going to carry out: an arm later than that plan wakes no one, and a driver
+    /// that left the wheel idle and was not woken skips its turns (see `Driver`).
     pub(crate) fn release(&self, slot: usize) {
         let waker = self.wakers[slot].take();
         self.used.fetch_and(!(1 << slot), Ordering::Release);
+        self.wake_all();
         drop(waker);
     }
 

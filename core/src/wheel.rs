@@ -251,6 +251,12 @@ impl<C, S> Wheel<C, S> {
     pub(crate) fn driver_wakers(&self) -> &DriverWakers {
         &self.driver_wakers
     }
+
+    /// Whether the last turn left the wheel idle (nothing armed, no turn planned): then
+    /// every arm wakes the drivers.
+    pub(crate) fn is_idle(&self) -> bool {
+        self.plan.word.load(Ordering::Acquire) & IDLE != 0
+    }
 }
 
 /// `Wheel` with a fixed capacity of `N` entries.

@@ -11,7 +11,7 @@ use core::task::{Context, Poll};
 use core::time::Duration;
 use std::sync::{Arc, Mutex};
 
-use punctual_core::{Fixed, ManualClock, Sleeper, Wheel};
+use punctual_core::{Clock, Fixed, ManualClock, Sleeper, Wheel};
 use support::CountingWaker;
 
 const TICK: Duration = Duration::from_millis(1);
@@ -291,4 +291,122 @@ fn an_idle_driver_that_nothing_woke_neither_turns_nor_sets_a_sleep() {
     wheel.clock().set(24 * TICK);
     let polled = driver.as_mut().poll_with(work.as_mut(), &mut cx);
     assert!(matches!(polled, Poll::Ready(Err(_))), "{polled:?}");
+}
+
+/// Polls `driver` with an always-pending future until the wheel goes idle (the lingering
+/// of a new wheel over), moving the clock to each planned turn.
+fn poll_until_idle<T: Sleeper>(
+    wheel: &TestWheel,
+    mut driver: Pin<&mut punctual_core::Driver<'_, ManualClock, Fixed<8>, T>>,
+    cx: &mut Context<'_>,
+) {
+    loop {
+        let _ = driver.as_mut().poll_with(pin!(pending::<()>()), cx);
+        let next = wheel.next_turn();
+        if next == Duration::MAX {
+            return;
+        }
+        wheel.clock().set(next);
+    }
+}
+
+#[test]
+fn a_driver_whose_future_was_ready_carries_out_the_turn_it_planned() {
+    let wheel = wheel();
+    let mut driver = pin!(wheel.driver(LoggingSleeper(Log::default())));
+    let task = CountingWaker::new();
+    let mut cx = Context::from_waker(&task.waker);
+    poll_until_idle(&wheel, driver.as_mut(), &mut cx);
+
+    // Another task arms a deadline: the idle driver is woken; its next poll turns (and
+    // plans the deadline's turn), and its future is ready at once.
+    let other = CountingWaker::new();
+    let mut deadline = pin!(wheel.deadline(pending::<()>(), 3 * TICK));
+    assert!(other.poll(deadline.as_mut()).is_pending());
+    assert!(task.wakes() >= 1);
+    assert!(
+        driver
+            .as_mut()
+            .poll_with(pin!(ready(())), &mut cx)
+            .is_ready()
+    );
+    // The deadline's time comes: a poll of the driver (for any future) fires it.
+    let due = wheel.next_turn();
+    assert!(due < Duration::MAX, "the turn planned nothing");
+    wheel.clock().set(due);
+    let _ = driver.as_mut().poll_with(pin!(pending::<()>()), &mut cx);
+    assert_eq!(other.wakes(), 1, "the deadline did not fire at {due:?}");
+    assert!(matches!(other.poll(deadline.as_mut()), Poll::Ready(Err(_))));
+}
+
+#[test]
+fn a_driver_that_stops_wakes_an_idle_one_to_carry_out_its_plan() {
+    let wheel = wheel();
+    let mut staying = pin!(wheel.driver(LoggingSleeper(Log::default())));
+    let staying_task = CountingWaker::new();
+    let mut cx = Context::from_waker(&staying_task.waker);
+    poll_until_idle(&wheel, staying.as_mut(), &mut cx);
+
+    // A second driver turns the idle wheel once (it lingers: a turn is planned, and no
+    // one is woken), then stops before that turn.
+    {
+        let mut leaving = pin!(wheel.driver(LoggingSleeper(Log::default())));
+        let leaving_task = CountingWaker::new();
+        let mut leaving_cx = Context::from_waker(&leaving_task.waker);
+        let _ = leaving
+            .as_mut()
+            .poll_with(pin!(pending::<()>()), &mut leaving_cx);
+        assert!(wheel.next_turn() < Duration::MAX);
+    }
+    assert_eq!(
+        staying_task.wakes(),
+        1,
+        "the driver that stayed was not told to take over"
+    );
+
+    // A deadline later than that plan wakes no one; the driver that stayed, polled for
+    // the wake above, plans and fires it.
+    let other = CountingWaker::new();
+    let mut deadline = pin!(wheel.deadline(pending::<()>(), 40 * TICK));
+    assert!(other.poll(deadline.as_mut()).is_pending());
+    for _ in 0..100 {
+        let _ = staying.as_mut().poll_with(pin!(pending::<()>()), &mut cx);
+        if other.wakes() > 0 {
+            break;
+        }
+        let next = wheel.next_turn();
+        assert!(next < Duration::MAX, "an armed wheel reads as idle");
+        wheel.clock().set(next.max(wheel.clock().now()));
+    }
+    assert!(matches!(other.poll(deadline.as_mut()), Poll::Ready(Err(_))));
+}
+
+#[test]
+fn a_turn_made_by_hand_on_an_idle_wheel_is_carried_out_by_an_idle_driver() {
+    let wheel = wheel();
+    let mut driver = pin!(wheel.driver(LoggingSleeper(Log::default())));
+    let task = CountingWaker::new();
+    let mut cx = Context::from_waker(&task.waker);
+    poll_until_idle(&wheel, driver.as_mut(), &mut cx);
+
+    // A turn by hand plans one (it lingers) and wakes no driver; a deadline later than
+    // that plan wakes no one either.
+    let _ = wheel.turn();
+    assert!(wheel.next_turn() < Duration::MAX);
+    let other = CountingWaker::new();
+    let mut deadline = pin!(wheel.deadline(pending::<()>(), 40 * TICK));
+    assert!(other.poll(deadline.as_mut()).is_pending());
+    assert_eq!(task.wakes(), 0);
+    // The driver, polled for its future's sake, sees the wheel is no longer idle and
+    // turns: the deadline fires when due.
+    for _ in 0..100 {
+        let _ = driver.as_mut().poll_with(pin!(pending::<()>()), &mut cx);
+        if other.wakes() > 0 {
+            break;
+        }
+        let next = wheel.next_turn();
+        assert!(next < Duration::MAX, "an armed wheel reads as idle");
+        wheel.clock().set(next.max(wheel.clock().now()));
+    }
+    assert!(matches!(other.poll(deadline.as_mut()), Poll::Ready(Err(_))));
 }
