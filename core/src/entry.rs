@@ -130,7 +130,8 @@ impl Entry {
     /// * The caller holds the driver role and received the entry through the arm inbox
     ///   (whose Acquire swap orders this read after the arming thread's write), or owns
     ///   the entry as its deadline (which armed it, or was moved here with
-    ///   synchronisation after arming).
+    ///   synchronisation after arming), or cancelled it and has not queued the cancel
+    ///   yet (the entry cannot be reclaimed, and armed again, before that).
     pub(crate) unsafe fn due(&self) -> u64 {
         // SAFETY: no writer exists while the wheel owns the entry, by the caller's contract.
         self.due.with(|due| unsafe { *due })

@@ -66,15 +66,15 @@ pub trait RawWheel: Sync + sealed::Sealed {
     fn count_ready(&self);
 }
 
-/// An armed entry, as a deadline holds it.
+/// An armed entry, as a deadline holds it: the entry's index, and the deadline's requested
+/// span in nanoseconds (releasing derives from it, and the entry's deadline, about when
+/// the deadline started). The entry's generation is not kept: it cannot change while the
+/// deadline owns the entry, so the wheel reads it there.
 #[doc(hidden)]
 #[derive(Debug, Clone, Copy)]
 pub struct Armed {
     index: Index,
-    generation: u32,
-    /// The low 32 bits of the tick the deadline started at: all that releasing needs (it
-    /// compares the driver's plan, kept as low 32 bits too, against it).
-    start: u32,
+    span: u64,
 }
 
 /// The outcome of a deadline's first pending poll.
@@ -91,9 +91,9 @@ pub struct Started {
 enum Outcome {
     /// The deadline had already passed.
     Passed,
-    /// Armed on the wheel; `true` when the drivers must be woken, which the deadline
-    /// does once it holds the handle (see `Wheel::arm`).
-    Armed(Armed, bool),
+    /// Armed on the wheel, in the entry of this index; `true` when the drivers must be
+    /// woken, which the deadline does once it holds the handle (see `Wheel::arm`).
+    Armed(Index, bool),
     /// The wheel is full: the deadline checks the clock on each poll until it passes.
     Full(Duration),
     /// Beyond any tick the wheel can count: it never fires.
@@ -171,14 +171,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         target: Duration,
     ) -> Outcome {
         match self.arm(due, when, start, waker) {
-            Some((index, generation, wake)) => Outcome::Armed(
-                Armed {
-                    index,
-                    generation,
-                    start: start as u32,
-                },
-                wake,
-            ),
+            Some((index, wake)) => Outcome::Armed(index, wake),
             None => Outcome::Full(target),
         }
     }
@@ -226,7 +219,7 @@ impl<C: Clock, S: Storage> RawWheel for Wheel<C, S> {
     }
 
     fn poll_armed(&self, armed: &Armed, waker: &Waker) -> bool {
-        self.poll_entry(armed.index, armed.generation, waker)
+        self.poll_entry(armed.index, waker)
     }
 
     fn has_fired(&self, armed: &Armed) -> bool {
@@ -234,11 +227,11 @@ impl<C: Clock, S: Storage> RawWheel for Wheel<C, S> {
     }
 
     fn release(&self, armed: &Armed) -> bool {
-        Wheel::release(self, armed.index, armed.generation, armed.start)
+        Wheel::release(self, armed.index, armed.span)
     }
 
     fn release_fired(&self, armed: &Armed) {
-        Wheel::release_fired(self, armed.index, armed.generation);
+        Wheel::release_fired(self, armed.index);
     }
 
     fn now(&self) -> Duration {
@@ -268,43 +261,64 @@ impl<C: Clock, S: Storage> RawWheel for Wheel<C, S> {
 
 /// What a deadline's timer is doing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
 enum Phase {
     /// Not polled yet: no clock read, nothing armed. `span` is the limit: a duration from
     /// the first poll, or (`flag`) an instant on the wheel's clock.
-    Idle,
-    /// Armed on the wheel (`words`: the [`Armed`] handle); `span` is the requested
+    Idle = 0,
+    /// Armed on the wheel (the payload is the entry's index); `span` is the requested
     /// duration.
-    Armed,
+    Armed = 1,
     /// Degraded: the wheel was full when the deadline started. `span` is the requested
-    /// duration; `words` hold the target instant (seconds, low and high half, then
-    /// nanoseconds).
-    Full,
+    /// duration; the payload is the target instant (see [`State::full`]).
+    Full = 2,
     /// Never fires.
-    Never,
+    Never = 3,
     /// Fired or released.
-    Done,
+    Done = 4,
     /// A poll of the timer panicked (a waker's `clone` or `drop`, a driver's waker that
     /// the arm woke, or a `tracing` subscriber): the work happened on a copy (see
     /// [`Timer::poll_fired`]), which owned the entry while it unwound and released it.
     /// Polling again panics, as other futures do after a panic.
-    Poisoned,
+    Poisoned = 5,
 }
 
-/// A deadline's timer state: 16 bytes on 64-bit targets, plain fields rather than an
-/// enum with payloads, so that moving from one phase to the next is a few aligned stores
-/// (an enum whose payloads pack around the tag was rebuilt through the stack, with
-/// overlapping loads that stall store forwarding on the arm path).
-#[derive(Debug, Clone, Copy)]
-struct State {
-    phase: Phase,
-    /// `Idle`: the limit is an instant. Otherwise: the limit in force is a budget's (then
-    /// the name and the requested duration are the budget's, and `Elapsed` says so).
-    flag: bool,
-    /// For the owner's use (a `Deadline` marks its inner future dropped): set once the
-    /// timer is done, never cleared, and kept by every change of phase.
-    inner_gone: bool,
-    words: [u32; 3],
+impl Phase {
+    const fn of(bits: u64) -> Self {
+        match bits & PHASE {
+            0 => Self::Idle,
+            1 => Self::Armed,
+            2 => Self::Full,
+            3 => Self::Never,
+            4 => Self::Done,
+            _ => Self::Poisoned,
+        }
+    }
 }
+
+/// The bits of [`State`] that hold the [`Phase`].
+const PHASE: u64 = 0b111;
+/// `Idle`: the limit is an instant. Otherwise: the limit in force is a budget's (then the
+/// name and the requested duration are the budget's, and `Elapsed` says so).
+const FLAG: u64 = 1 << 3;
+/// For the owner's use (a `Deadline` marks its inner future dropped): set once the timer
+/// is done, never cleared, and kept by every change of phase.
+const INNER_GONE: u64 = 1 << 4;
+/// Where the payload starts: 59 bits of it.
+const PAYLOAD: u32 = 5;
+/// A degraded deadline's target from this reading on (about 9 years of the clock) is kept
+/// in units of [`COARSE_UNIT`] nanoseconds, rounded up; below, exactly.
+pub(crate) const COARSE_FROM: u64 = 1 << (u64::BITS - PAYLOAD - 1);
+/// The unit of a coarse target: any reading fits the payload in it.
+pub(crate) const COARSE_UNIT: u64 = 1 << (PAYLOAD + 1);
+
+/// A deadline's timer state, one word: the phase, two flags, and a payload (the entry's
+/// index while armed, the target while degraded). A plain word rather than an enum with
+/// payloads, so that moving from one phase to the next is one aligned store (an enum
+/// whose payloads pack around the tag was rebuilt through the stack, with overlapping
+/// loads that stall store forwarding on the arm path).
+#[derive(Clone, Copy)]
+struct State(u64);
 
 impl State {
     const fn idle(at: bool) -> Self {
@@ -312,48 +326,87 @@ impl State {
     }
 
     const fn of(phase: Phase, flag: bool) -> Self {
-        Self {
-            phase,
-            flag,
-            inner_gone: false,
-            words: [0; 3],
-        }
+        Self::with_payload(phase, flag, 0)
     }
 
-    #[inline]
-    const fn armed(armed: Armed, budget: bool) -> Self {
-        Self {
-            phase: Phase::Armed,
-            flag: budget,
-            inner_gone: false,
-            words: [armed.index, armed.generation, armed.start],
-        }
+    #[inline(always)]
+    const fn with_payload(phase: Phase, flag: bool, payload: u64) -> Self {
+        Self(phase as u64 | if flag { FLAG } else { 0 } | payload << PAYLOAD)
     }
 
+    #[inline(always)]
+    const fn armed(index: Index, budget: bool) -> Self {
+        Self::with_payload(Phase::Armed, budget, index as u64)
+    }
+
+    /// A degraded state with `target`. The payload's lowest bit says how the rest holds
+    /// it: exactly, in nanoseconds, for a target below [`COARSE_FROM`] (about 9 years of
+    /// the clock); from there on in [`COARSE_UNIT`]s, rounded up (never early, and at
+    /// most 63 ns late). `Never` for a target within a unit of the last reading (about
+    /// 584 years), which cannot be rounded up.
     fn full(target: Duration, budget: bool) -> Self {
-        let secs = target.as_secs();
-        Self {
-            phase: Phase::Full,
-            flag: budget,
-            inner_gone: false,
-            words: [secs as u32, (secs >> 32) as u32, target.subsec_nanos()],
-        }
+        let payload = match nanos_u64(target) {
+            Some(nanos) if nanos < COARSE_FROM => nanos << 1,
+            Some(nanos) if nanos <= u64::MAX - (COARSE_UNIT - 1) => {
+                (nanos.div_ceil(COARSE_UNIT) << 1) | 1
+            }
+            _ => return Self::of(Phase::Never, budget),
+        };
+        Self::with_payload(Phase::Full, budget, payload)
     }
 
-    /// The handle of an `Armed` state.
-    #[inline]
-    const fn handle(&self) -> Armed {
-        Armed {
-            index: self.words[0],
-            generation: self.words[1],
-            start: self.words[2],
-        }
+    #[inline(always)]
+    const fn phase(self) -> Phase {
+        Phase::of(self.0)
+    }
+
+    /// Changes the phase, keeping the flags and the payload.
+    #[inline(always)]
+    fn set_phase(&mut self, phase: Phase) {
+        self.0 = self.0 & !PHASE | phase as u64;
+    }
+
+    #[inline(always)]
+    const fn flag(self) -> bool {
+        self.0 & FLAG != 0
+    }
+
+    #[inline(always)]
+    const fn inner_gone(self) -> bool {
+        self.0 & INNER_GONE != 0
+    }
+
+    #[inline(always)]
+    fn set_inner_gone(&mut self) {
+        self.0 |= INNER_GONE;
+    }
+
+    /// The entry's index of an `Armed` state.
+    #[inline(always)]
+    const fn index(self) -> Index {
+        (self.0 >> PAYLOAD) as Index
     }
 
     /// The target of a `Full` state.
-    fn target(&self) -> Duration {
-        let secs = u64::from(self.words[0]) | (u64::from(self.words[1]) << 32);
-        Duration::new(secs, self.words[2])
+    fn target(self) -> Duration {
+        let payload = self.0 >> PAYLOAD;
+        let nanos = if payload & 1 == 0 {
+            payload >> 1
+        } else {
+            (payload >> 1) * COARSE_UNIT
+        };
+        Duration::from_nanos(nanos)
+    }
+}
+
+impl core::fmt::Debug for State {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("State")
+            .field("phase", &self.phase())
+            .field("flag", &self.flag())
+            .field("inner_gone", &self.inner_gone())
+            .field("payload", &(self.0 >> PAYLOAD))
+            .finish()
     }
 }
 
@@ -536,7 +589,7 @@ impl<W: WheelRef> Timer<W> {
             span: self.span,
             state: self.state,
         };
-        self.state.phase = Phase::Poisoned;
+        self.state.set_phase(Phase::Poisoned);
         copy
     }
 
@@ -552,9 +605,9 @@ impl<W: WheelRef> Timer<W> {
 
     #[inline(never)]
     fn poll_fired_slow(&mut self, cx: &mut Context<'_>, cap: Option<&Budget>) -> Poll<Elapsed> {
-        match self.state.phase {
+        match self.state.phase() {
             Phase::Idle => {
-                let limit = if self.state.flag {
+                let limit = if self.state.flag() {
                     Limit::At(duration_of(self.span))
                 } else {
                     Limit::After(duration_of(self.span))
@@ -574,8 +627,8 @@ impl<W: WheelRef> Timer<W> {
                 self.span = span_of(requested);
                 match started.outcome {
                     Outcome::Passed => self.fired(budget),
-                    Outcome::Armed(armed, wake) => {
-                        self.state = State::armed(armed, budget);
+                    Outcome::Armed(index, wake) => {
+                        self.state = State::armed(index, budget);
                         // After the handle is held: a driver's waker that panics then
                         // unwinds through this copy, which releases the entry.
                         if wake {
@@ -585,7 +638,11 @@ impl<W: WheelRef> Timer<W> {
                     }
                     Outcome::Full(target) => {
                         self.state = State::full(target, budget);
-                        self.poll_full(cx)
+                        if self.state.phase() == Phase::Full {
+                            self.poll_full(cx)
+                        } else {
+                            Poll::Pending
+                        }
                     }
                     Outcome::Never => {
                         self.state = State::of(Phase::Never, budget);
@@ -594,12 +651,8 @@ impl<W: WheelRef> Timer<W> {
                 }
             }
             Phase::Armed => {
-                if self
-                    .wheel
-                    .get()
-                    .poll_armed(&self.state.handle(), cx.waker())
-                {
-                    self.fired(self.state.flag)
+                if self.wheel.get().poll_armed(&self.handle(), cx.waker()) {
+                    self.fired(self.state.flag())
                 } else {
                     Poll::Pending
                 }
@@ -622,7 +675,7 @@ impl<W: WheelRef> Timer<W> {
     /// when the compiler sees it was just made).
     #[inline]
     pub(crate) fn has_fired(&mut self) -> Option<Elapsed> {
-        match self.state.phase {
+        match self.state.phase() {
             Phase::Armed => {
                 let mut copy = self.lend();
                 let fired = copy.armed_has_fired();
@@ -638,7 +691,7 @@ impl<W: WheelRef> Timer<W> {
     /// clock. For stream deadlines: a stream that always has an item ready is never polled
     /// while pending, so a degraded deadline would otherwise never end.
     pub(crate) fn has_passed(&mut self) -> Option<Elapsed> {
-        if self.state.phase == Phase::Full {
+        if self.state.phase() == Phase::Full {
             self.full_has_passed()
         } else {
             self.has_fired()
@@ -650,22 +703,22 @@ impl<W: WheelRef> Timer<W> {
     /// `tracing` subscriber's) leaves nothing to release.
     #[cold]
     fn full_has_passed(&mut self) -> Option<Elapsed> {
-        debug_assert_eq!(self.state.phase, Phase::Full);
+        debug_assert_eq!(self.state.phase(), Phase::Full);
         if self.wheel.get().now() < self.state.target() {
             return None;
         }
-        match self.fired(self.state.flag) {
+        match self.fired(self.state.flag()) {
             Poll::Ready(elapsed) => Some(elapsed),
             Poll::Pending => None,
         }
     }
 
     fn armed_has_fired(&mut self) -> Option<Elapsed> {
-        debug_assert_eq!(self.state.phase, Phase::Armed);
-        if !self.wheel.get().has_fired(&self.state.handle()) {
+        debug_assert_eq!(self.state.phase(), Phase::Armed);
+        if !self.wheel.get().has_fired(&self.handle()) {
             return None;
         }
-        match self.fired(self.state.flag) {
+        match self.fired(self.state.flag()) {
             Poll::Ready(elapsed) => Some(elapsed),
             Poll::Pending => None,
         }
@@ -674,11 +727,11 @@ impl<W: WheelRef> Timer<W> {
     /// Degraded mode: check the clock, try to arm again, else ask to be polled again.
     fn poll_full(&mut self, cx: &mut Context<'_>) -> Poll<Elapsed> {
         debug_assert_eq!(
-            self.state.phase,
+            self.state.phase(),
             Phase::Full,
             "poll_full outside the Full state"
         );
-        let budget = self.state.flag;
+        let budget = self.state.flag();
         let target = self.state.target();
         match self
             .wheel
@@ -687,8 +740,8 @@ impl<W: WheelRef> Timer<W> {
             .outcome
         {
             Outcome::Passed => self.fired(budget),
-            Outcome::Armed(armed, wake) => {
-                self.state = State::armed(armed, budget);
+            Outcome::Armed(index, wake) => {
+                self.state = State::armed(index, budget);
                 if wake {
                     self.wheel.get().wake_drivers();
                 }
@@ -710,15 +763,15 @@ impl<W: WheelRef> Timer<W> {
     fn fired(&mut self, budget: bool) -> Poll<Elapsed> {
         let requested = duration_of(self.span);
         #[cfg(feature = "tracing")]
-        let late = if self.state.phase == Phase::Armed {
-            self.wheel.get().late_by(&self.state.handle())
+        let late = if self.state.phase() == Phase::Armed {
+            self.wheel.get().late_by(&self.handle())
         } else {
             Duration::ZERO
         };
-        if self.state.phase == Phase::Armed {
+        if self.state.phase() == Phase::Armed {
             // Seen fired: the outcome is decided, so no cancel is attempted.
-            self.state.phase = Phase::Done;
-            release_fired(self.wheel, self.state.handle());
+            self.state.set_phase(Phase::Done);
+            release_fired(self.wheel, self.handle());
         }
         self.state = State::of(Phase::Done, budget);
         let elapsed = if budget {
@@ -742,16 +795,16 @@ impl<W: WheelRef> Timer<W> {
     /// that a deadline that never armed pays one comparison, or nothing.
     #[inline]
     pub(crate) fn release(&mut self) {
-        if self.state.phase == Phase::Armed {
-            self.state.phase = Phase::Done;
-            release_armed(self.wheel, self.state.handle());
+        if self.state.phase() == Phase::Armed {
+            self.state.set_phase(Phase::Done);
+            release_armed(self.wheel, self.handle());
         }
     }
 
     /// Counts a deadline that completed without starting its timer.
     #[cfg(feature = "count-ready")]
     pub(crate) fn count_ready_if_unstarted(&self) {
-        if self.state.phase == Phase::Idle {
+        if self.state.phase() == Phase::Idle {
             self.wheel.get().count_ready();
         }
     }
@@ -759,7 +812,7 @@ impl<W: WheelRef> Timer<W> {
     /// Whether the owner marked its inner future dropped ([`Timer::set_inner_gone`]).
     #[inline]
     pub(crate) fn inner_gone(&self) -> bool {
-        self.state.inner_gone
+        self.state.inner_gone()
     }
 
     /// Marks the owner's inner future dropped. Only once the timer has no further phase
@@ -767,13 +820,22 @@ impl<W: WheelRef> Timer<W> {
     /// clear the mark.
     #[inline]
     pub(crate) fn set_inner_gone(&mut self) {
-        self.state.inner_gone = true;
+        self.state.set_inner_gone();
+    }
+
+    /// The handle of an armed timer.
+    #[inline(always)]
+    fn handle(&self) -> Armed {
+        Armed {
+            index: self.state.index(),
+            span: self.span,
+        }
     }
 
     /// Whether the timer has started (read the clock).
     #[inline]
     pub(crate) fn is_started(&self) -> bool {
-        self.state.phase != Phase::Idle
+        self.state.phase() != Phase::Idle
     }
 }
 
@@ -810,15 +872,45 @@ impl<W: WheelRef> core::fmt::Debug for Timer<W> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_degraded_target_is_kept_exactly_then_rounded_up() {
+        let round_trip = |nanos: u64| {
+            let state = State::full(Duration::from_nanos(nanos), true);
+            assert!(state.flag());
+            (state.phase(), state.target().as_nanos() as u64)
+        };
+        for nanos in [0, 1, 12_345_678_901, COARSE_FROM - 1] {
+            assert_eq!(
+                round_trip(nanos),
+                (Phase::Full, nanos),
+                "exact below 2^58 ns"
+            );
+        }
+        for nanos in [COARSE_FROM, COARSE_FROM + 1, u64::MAX - 63] {
+            let (phase, target) = round_trip(nanos);
+            assert_eq!(phase, Phase::Full);
+            assert!(
+                target >= nanos && target - nanos < COARSE_UNIT,
+                "{nanos} ns kept as {target}"
+            );
+        }
+        assert_eq!(round_trip(u64::MAX - 62).0, Phase::Never);
+        assert_eq!(
+            State::full(Duration::MAX, false).phase(),
+            Phase::Never,
+            "beyond any reading"
+        );
+    }
+
     /// Memory per armed deadline (issue 4): keep the layouts from growing unnoticed.
     #[test]
     fn layouts_stay_small() {
-        assert_eq!(core::mem::size_of::<State>(), 16);
-        assert_eq!(core::mem::size_of::<Timer<&dyn RawWheel>>(), 56);
+        assert_eq!(core::mem::size_of::<State>(), 8);
+        assert_eq!(core::mem::size_of::<Timer<&dyn RawWheel>>(), 48);
         // The inner future's "gone" mark lives in the timer: nothing beside the future.
         assert_eq!(
             core::mem::size_of::<crate::Deadline<'_, core::future::Pending<()>>>(),
-            56
+            48
         );
         assert_eq!(core::mem::size_of::<crate::entry::Entry>(), 40);
     }

@@ -541,17 +541,17 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     // ---- the deadline side ------------------------------------------------------------
 
     /// Arms an entry due at reading `due` (ns), of tick `when` (`⌈due / tick⌉`), for a
-    /// deadline started at tick `start`. Returns the entry, its generation, and whether
-    /// the drivers must be woken: the caller wakes them ([`Wheel::wake_driver`]) once it
-    /// holds the entry's handle, so that a driver's waker that panics loses no entry.
-    /// `None` when the storage is full.
+    /// deadline started at tick `start`. Returns the entry, and whether the drivers must be
+    /// woken: the caller wakes them ([`Wheel::wake_driver`]) once it holds the entry's
+    /// handle, so that a driver's waker that panics loses no entry. `None` when the storage
+    /// is full.
     pub(crate) fn arm(
         &self,
         due: u64,
         when: u64,
         start: u64,
         waker: &Waker,
-    ) -> Option<(Index, u32, bool)> {
+    ) -> Option<(Index, bool)> {
         debug_assert_eq!(when, self.tick_of(due).0, "tick of another deadline");
         // Cloned before an entry is taken: a `clone` that panics then takes nothing with it
         // (an entry taken and never armed would be lost to the wheel for good).
@@ -571,7 +571,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         self.shards[shard].arm_inbox.push(&entry.slot_next, index);
         let planned = self.planned_turn_after_push(start, shard);
         let wake = when < planned || (when == planned && self.before_planned_offset(due));
-        Some((index, generation, wake))
+        Some((index, wake))
     }
 
     /// Whether a deadline due at `due`, in the tick the driver plans to turn at, is due
@@ -582,14 +582,10 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     }
 
     /// Polls an armed entry: ready once it fired. Registers `waker` to be woken by the fire.
-    pub(crate) fn poll_entry(&self, index: Index, generation: u32, waker: &Waker) -> bool {
+    pub(crate) fn poll_entry(&self, index: Index, waker: &Waker) -> bool {
         let entry = self.storage.entry(index);
         let state = entry.state.load(Ordering::Acquire);
-        debug_assert_eq!(
-            entry::generation(state),
-            generation,
-            "stale deadline handle"
-        );
+        debug_assert_ne!(state & HANDLE, 0, "a deadline's entry it does not own");
         if state & FIRED != 0 {
             return true;
         }
@@ -615,9 +611,12 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// Lets go of an armed entry: cancels it if it has not fired, and frees it if the wheel
     /// is done with it too. Returns whether it had fired.
     ///
-    /// `start` is the low 32 bits of the tick the deadline started at.
-    pub(crate) fn release(&self, index: Index, generation: u32, start: u32) -> bool {
+    /// `span` is the deadline's requested span (ns): with the entry's deadline, it tells
+    /// about when the deadline started.
+    pub(crate) fn release(&self, index: Index, span: u64) -> bool {
         let entry = self.storage.entry(index);
+        // The deadline owns the entry: its generation cannot change until it lets go.
+        let generation = entry::generation(entry.state.load(Ordering::Relaxed));
         let shard_index = shards::current();
         let shard = &self.shards[shard_index];
         // Still the head of the arm inbox: the driver never saw the entry, so nothing else
@@ -647,12 +646,21 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 // only after its own transition to FIRED, which now fails; this handle was
                 // the slot's one registrant, and is not registering.
                 let waker = unsafe { entry.waker.take_exclusive() };
+                // The tick the deadline started at stands in for "now" (no clock read on
+                // this path): the plan is compared against it, which can only err towards
+                // an extra wake. The deadline was due `span` after its start, plus the
+                // clock's resolution (less, if a budget cut it short: then the start read
+                // here is earlier still).
+                // SAFETY: read before the push below: until then the driver cannot
+                // reclaim the entry, so nothing writes its deadline (the next one to arm
+                // it would).
+                let due = unsafe { entry.due() };
+                let resolution = self.clock.resolution().as_nanos();
+                let started = due
+                    .saturating_sub(span)
+                    .saturating_sub(u64::try_from(resolution).unwrap_or(u64::MAX));
+                let start = self.ticks().floor(started);
                 let was_empty = shard.cancel_inbox.push(&entry.cancel_link, index);
-                // `start` stands in for "now" (no clock read on this path): the plan is
-                // compared against it, which can only err towards an extra wake, unless
-                // the deadline was armed more than 2^31 ticks ago; then the entry waits
-                // for the driver's planned turn instead.
-                let start = u64::from(start);
                 if was_empty && self.planned_turn_after_push(start, shard_index) > start + 1 {
                     self.wake_driver();
                 }
@@ -673,15 +681,10 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// Lets go of an entry its handle has seen fired: the outcome is decided for good, so
     /// this skips the cancel attempt of [`Wheel::release`] (one locked operation less on
     /// the path of every fired deadline).
-    pub(crate) fn release_fired(&self, index: Index, generation: u32) {
+    pub(crate) fn release_fired(&self, index: Index) {
         let entry = self.storage.entry(index);
         let before = entry.state.fetch_and(!HANDLE, Ordering::AcqRel);
         debug_assert_eq!(before & (FIRED | HANDLE), FIRED | HANDLE, "not fired");
-        debug_assert_eq!(
-            entry::generation(before),
-            generation,
-            "stale deadline handle"
-        );
         if before & WHEEL == 0 {
             self.free_entry(index, entry);
         }
