@@ -67,6 +67,10 @@ unsafe impl WheelRef for Global {
 /// A deadline on the global wheel. See [`punctual_core::Deadline`] for the rules.
 pub type Deadline<F> = punctual_core::Deadline<'static, F, Global>;
 
+/// A deadline on the global wheel with a name ([`punctual_core::Deadline::named`]: the
+/// name is part of the type, so that deadlines without one carry no bytes for it).
+pub type NamedDeadline<F> = punctual_core::Deadline<'static, F, Global, punctual_core::Named>;
+
 /// A sleep on the global wheel. See [`punctual_core::Sleep`].
 pub type Sleep = punctual_core::Sleep<'static, Global>;
 

@@ -4,8 +4,8 @@
 #![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
 
 pub use punctual_core::{
-    Budget, Clock, Driver, Elapsed, Fixed, FixedWheel, IdleTimeout, Limit, RawWheel, Sleeper,
-    Stats, Storage, StreamDeadline, Wheel, WheelRef, Within,
+    Budget, Clock, DeadlineName, Driver, Elapsed, Fixed, FixedWheel, IdleTimeout, Limit, Named,
+    RawWheel, Sleeper, Stats, Storage, StreamDeadline, Unnamed, Wheel, WheelRef, Within,
 };
 #[cfg(feature = "std")]
 pub use punctual_core::{Growable, GrowableWheel, ManualClock, StdClock};
@@ -20,8 +20,8 @@ mod thread_driver;
 
 #[cfg(feature = "std")]
 pub use global::{
-    Budgeted, Deadline, DeadlineExt, Global, GlobalClock, Sleep, StreamDeadlineExt, budget,
-    global_wheel, sleep, sleep_until,
+    Budgeted, Deadline, DeadlineExt, Global, GlobalClock, NamedDeadline, Sleep, StreamDeadlineExt,
+    budget, global_wheel, sleep, sleep_until,
 };
 #[cfg(feature = "std")]
 pub use thread_driver::spawn_driver;

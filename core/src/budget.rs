@@ -29,7 +29,12 @@
 //! # Errors
 //!
 //! When a budget is what ends a deadline (its instant came first), the `Elapsed` says so:
-//! [`Elapsed::is_budget`] is true, and its duration and name are the budget's.
+//! [`Elapsed::is_budget`] is true, its duration is the budget's, and so is its name when
+//! the deadline fires under that budget (polled inside the block, or given it with
+//! [`Deadline::within`](crate::Deadline::within)). A deadline keeps no name of its own
+//! for the budget (an unnamed deadline holds no name at all, which keeps it small): one
+//! that took the budget inside the block and fires after the block is done has the
+//! budget's duration but no name.
 
 use core::fmt;
 use core::future::Future;
@@ -39,7 +44,8 @@ use core::time::Duration;
 
 use pin_project_lite::pin_project;
 
-use crate::timer::{Limit, RawWheel, Timer, WheelRef};
+use crate::deadline::{DeadlineName, Unnamed};
+use crate::timer::{Limit, Naming, RawWheel, Timer, WheelRef};
 use crate::{Deadline, Elapsed};
 
 /// A budget's limit: an instant on one wheel's clock, with the duration and name that an
@@ -295,7 +301,7 @@ impl<F: Future> Future for Budgeted<'_, F> {
                 budget
             }
         };
-        if this.timer.has_fired().is_some() {
+        if this.timer.has_fired(Naming::default()).is_some() {
             this.future.set(None);
             return Poll::Ready(Err(Elapsed::budget(budget.duration, budget.name)));
         }
@@ -309,7 +315,7 @@ impl<F: Future> Future for Budgeted<'_, F> {
             this.timer.release();
             return Poll::Ready(Ok(output));
         }
-        match this.timer.poll_fired(cx, None) {
+        match this.timer.poll_fired(cx, Naming::default()) {
             Poll::Ready(_) => {
                 this.future.set(None);
                 Poll::Ready(Err(Elapsed::budget(budget.duration, budget.name)))
@@ -334,17 +340,17 @@ pin_project! {
     /// [`Deadline::within`]. It ends at the earlier of the two; when the budget's comes
     /// first, the `Elapsed` is the budget's.
     #[must_use = "futures do nothing unless you `.await` or poll them"]
-    pub struct Within<'w, F, W: WheelRef = &'w dyn RawWheel> {
+    pub struct Within<'w, F, W: WheelRef = &'w dyn RawWheel, N: DeadlineName = Unnamed> {
         #[pin]
-        deadline: Deadline<'w, F, W>,
+        deadline: Deadline<'w, F, W, N>,
         budget: Budget,
     }
 }
 
-impl<'w, F: Future, W: WheelRef> Deadline<'w, F, W> {
+impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
     /// Bounds this deadline by `budget` too (the explicit, `no_std` way to use a budget;
     /// with `std`, deadlines inside a [`Budgeted`] pick it up by themselves).
-    pub fn within(self, budget: Budget) -> Within<'w, F, W> {
+    pub fn within(self, budget: Budget) -> Within<'w, F, W, N> {
         Within {
             deadline: self,
             budget,
@@ -352,7 +358,7 @@ impl<'w, F: Future, W: WheelRef> Deadline<'w, F, W> {
     }
 }
 
-impl<F: Future, W: WheelRef> Future for Within<'_, F, W> {
+impl<F: Future, W: WheelRef, N: DeadlineName> Future for Within<'_, F, W, N> {
     type Output = Result<F::Output, Elapsed>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
@@ -361,11 +367,57 @@ impl<F: Future, W: WheelRef> Future for Within<'_, F, W> {
     }
 }
 
-impl<F, W: WheelRef> fmt::Debug for Within<'_, F, W> {
+impl<F, W: WheelRef, N: DeadlineName> fmt::Debug for Within<'_, F, W, N> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Within")
             .field("deadline", &self.deadline)
             .field("budget", &self.budget)
             .finish()
+    }
+}
+
+#[cfg(all(test, feature = "std", not(punctual_loom)))]
+mod tests {
+    use core::future::{Future, pending};
+    use core::pin::pin;
+    use core::task::{Context, Poll, Waker};
+    use core::time::Duration;
+
+    use super::{Budget, ambient};
+    use crate::{Fixed, ManualClock, Wheel};
+
+    /// A deadline that the ambient budget cut short names the budget when it fires under
+    /// it: the deadline keeps no name for it, the budget in force is asked at the fire.
+    #[test]
+    fn a_deadline_cut_by_the_ambient_budget_names_it_when_it_fires_under_it() {
+        let wheel: Wheel<ManualClock, Fixed<4>> =
+            Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
+        let budget = Budget::starting_now(&wheel, Duration::from_millis(10))
+            .unwrap()
+            .named("checkout");
+        let mut cx = Context::from_waker(Waker::noop());
+        let mut inside = pin!(wheel.deadline(pending::<()>(), Duration::from_millis(100)));
+        let mut outside = pin!(wheel.deadline(pending::<()>(), Duration::from_millis(100)));
+        {
+            let _scope = ambient::Scope::enter(budget);
+            assert!(inside.as_mut().poll(&mut cx).is_pending());
+            assert!(outside.as_mut().poll(&mut cx).is_pending());
+        }
+        wheel.advance(Duration::from_millis(10));
+        let fired_inside = {
+            let _scope = ambient::Scope::enter(budget);
+            inside.as_mut().poll(&mut cx)
+        };
+        let Poll::Ready(Err(inside)) = fired_inside else {
+            panic!("not cut to the budget: {fired_inside:?}");
+        };
+        assert!(inside.is_budget());
+        assert_eq!(inside.name(), Some("checkout"));
+        let Poll::Ready(Err(outside)) = outside.as_mut().poll(&mut cx) else {
+            panic!("not cut to the budget");
+        };
+        assert!(outside.is_budget());
+        assert_eq!(outside.duration(), Duration::from_millis(10));
+        assert_eq!(outside.name(), None, "no budget in force where it fired");
     }
 }

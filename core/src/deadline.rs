@@ -10,13 +10,15 @@ use crate::budget::Budget;
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
 
-use crate::timer::{Limit, RawWheel, Timer, WheelRef};
+use crate::timer::{Limit, Naming, RawWheel, Timer, WheelRef};
 
 /// A future bounded by a deadline: it resolves to `Ok` with the inner future's output,
 /// or to `Err(Elapsed)` once the deadline passes, having dropped the inner future.
 ///
 /// Made by `punctual::DeadlineExt` (the global wheel) or by [`Wheel::deadline`] /
-/// [`Wheel::deadline_at`](crate::Wheel::deadline_at) (a wheel of your own).
+/// [`Wheel::deadline_at`](crate::Wheel::deadline_at) (a wheel of your own). `W` is how it
+/// reaches its wheel ([`WheelRef`]), `N` its name: [`Unnamed`] (no bytes) until
+/// [`named`](Deadline::named) makes it [`Named`].
 ///
 /// # Semantics
 ///
@@ -63,14 +65,50 @@ use crate::timer::{Limit, RawWheel, Timer, WheelRef};
 /// [`Wheel::deadline`]: crate::Wheel::deadline
 /// [`Wheel::degraded_polls`]: crate::Wheel::degraded_polls
 #[must_use = "futures do nothing unless you `.await` or poll them"]
-pub struct Deadline<'w, F, W: WheelRef = &'w dyn RawWheel> {
+pub struct Deadline<'w, F, W: WheelRef = &'w dyn RawWheel, N: DeadlineName = Unnamed> {
     // Structurally pinned: never moved while pinned, only dropped in place (or moved out
-    // by `into_inner`, which takes the deadline by value). Live until
+    // by `into_inner` or `named`, which take the deadline by value). Live until
     // `timer.inner_gone()`: the flag sits in the timer's spare bits, which saves the word
     // an `Option<F>` tag would take beside most futures.
     future: ManuallyDrop<F>,
     timer: Timer<W>,
+    name: N,
     wheel: PhantomData<&'w ()>,
+}
+
+/// A deadline's name, as part of its type: [`Unnamed`] (no bytes at all) until
+/// [`Deadline::named`] makes it [`Named`]. Sealed.
+pub trait DeadlineName: Copy + sealed::Sealed {
+    /// The name, if any.
+    fn get(&self) -> Option<&'static str>;
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for super::Unnamed {}
+    impl Sealed for super::Named {}
+}
+
+/// The name of a deadline that has none: zero bytes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Unnamed;
+
+impl DeadlineName for Unnamed {
+    #[inline(always)]
+    fn get(&self) -> Option<&'static str> {
+        None
+    }
+}
+
+/// The name of a deadline made by [`Deadline::named`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Named(pub &'static str);
+
+impl DeadlineName for Named {
+    #[inline(always)]
+    fn get(&self) -> Option<&'static str> {
+        Some(self.0)
+    }
 }
 
 impl<'w, F: Future, W: WheelRef> Deadline<'w, F, W> {
@@ -80,11 +118,16 @@ impl<'w, F: Future, W: WheelRef> Deadline<'w, F, W> {
         Self {
             future: ManuallyDrop::new(future),
             timer: Timer::new(wheel, limit),
+            name: Unnamed,
             wheel: PhantomData,
         }
     }
+}
 
+impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
     /// Names the deadline: the name is carried by [`Elapsed`] and shown by its `Display`.
+    /// The name is part of the type (a [`Named`] deadline is 16 bytes larger), so that
+    /// deadlines without one pay nothing for it.
     ///
     /// ```
     /// # use core::time::Duration;
@@ -95,14 +138,23 @@ impl<'w, F: Future, W: WheelRef> Deadline<'w, F, W> {
     /// let err = d.as_mut().poll(&mut cx);
     /// assert_eq!(err.map(|r| r.unwrap_err().name()), core::task::Poll::Ready(Some("pricing")));
     /// ```
-    pub fn named(mut self, name: &'static str) -> Self {
-        self.timer.set_name(name);
-        self
+    pub fn named(self, name: &'static str) -> Deadline<'w, F, W, Named> {
+        let this = ManuallyDrop::new(self);
+        // SAFETY: `this` is never dropped, so each field is read out exactly once, into
+        // the new deadline; not pinned (taken by value), so moving the future is allowed.
+        let (future, timer) =
+            unsafe { (core::ptr::read(&this.future), core::ptr::read(&this.timer)) };
+        Deadline {
+            future,
+            timer,
+            name: Named(name),
+            wheel: PhantomData,
+        }
     }
 
     /// The deadline's name, if any.
     pub fn name(&self) -> Option<&'static str> {
-        self.timer.name()
+        self.name.get()
     }
 
     /// The inner future.
@@ -172,7 +224,7 @@ impl<'w, F: Future, W: WheelRef> Deadline<'w, F, W> {
     }
 }
 
-impl<F: Future, W: WheelRef> Deadline<'_, F, W> {
+impl<F: Future, W: WheelRef, N: DeadlineName> Deadline<'_, F, W, N> {
     /// `poll`, with the budget that bounds this deadline (explicit, or else the ambient
     /// one with `std`). Always inlined, with [`Future::poll`], so that a deadline whose
     /// inner future is ready at once stays in registers.
@@ -189,7 +241,8 @@ impl<F: Future, W: WheelRef> Deadline<'_, F, W> {
             panic!("`Deadline` polled after completion");
         }
         // A fire already decided wins: the inner future is not polled after it.
-        if let Some(elapsed) = this.timer.has_fired() {
+        let name = this.name.get();
+        if let Some(elapsed) = this.timer.has_fired(Naming { name, cap: budget }) {
             this.drop_future();
             return Poll::Ready(Err(elapsed));
         }
@@ -211,7 +264,7 @@ impl<F: Future, W: WheelRef> Deadline<'_, F, W> {
             }
             None => None,
         };
-        match this.timer.poll_fired(cx, budget) {
+        match this.timer.poll_fired(cx, Naming { name, cap: budget }) {
             Poll::Ready(elapsed) => {
                 this.drop_future();
                 Poll::Ready(Err(elapsed))
@@ -232,7 +285,7 @@ impl<F: Future, W: WheelRef> Deadline<'_, F, W> {
     }
 }
 
-impl<F, W: WheelRef> Drop for Deadline<'_, F, W> {
+impl<F, W: WheelRef, N: DeadlineName> Drop for Deadline<'_, F, W, N> {
     fn drop(&mut self) {
         if !self.timer.inner_gone() {
             self.timer.set_inner_gone();
@@ -243,7 +296,7 @@ impl<F, W: WheelRef> Drop for Deadline<'_, F, W> {
     }
 }
 
-impl<F: Future, W: WheelRef> Future for Deadline<'_, F, W> {
+impl<F: Future, W: WheelRef, N: DeadlineName> Future for Deadline<'_, F, W, N> {
     type Output = Result<F::Output, Elapsed>;
 
     #[inline(always)]
@@ -252,9 +305,10 @@ impl<F: Future, W: WheelRef> Future for Deadline<'_, F, W> {
     }
 }
 
-impl<F, W: WheelRef> fmt::Debug for Deadline<'_, F, W> {
+impl<F, W: WheelRef, N: DeadlineName> fmt::Debug for Deadline<'_, F, W, N> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Deadline")
+            .field("name", &self.name.get())
             .field("running", &!self.timer.inner_gone())
             .field("timer", &self.timer)
             .finish()
@@ -301,7 +355,7 @@ impl<W: WheelRef> Future for Sleep<'_, W> {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         assert!(!self.done, "`Sleep` polled after completion");
-        match self.timer.poll_fired(cx, None) {
+        match self.timer.poll_fired(cx, Naming::default()) {
             Poll::Ready(_) => {
                 self.done = true;
                 Poll::Ready(())

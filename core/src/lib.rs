@@ -93,7 +93,7 @@ pub use clock::Clock;
 pub use clock::ManualClock;
 #[cfg(feature = "std")]
 pub use clock::StdClock;
-pub use deadline::{Deadline, Sleep};
+pub use deadline::{Deadline, DeadlineName, Named, Sleep, Unnamed};
 pub use driver::{Driver, DriverSlot, Sleeper};
 pub use error::Elapsed;
 pub use stats::Stats;

@@ -20,7 +20,7 @@ use futures_core::Stream;
 use pin_project_lite::pin_project;
 
 use crate::Elapsed;
-use crate::timer::{Limit, RawWheel, Timer};
+use crate::timer::{Limit, Naming, RawWheel, Timer};
 
 pin_project! {
     /// A stream that must end within a duration of its first poll. See the
@@ -38,6 +38,7 @@ pin_project! {
         #[pin]
         stream: Option<S>,
         timer: Timer<&'w dyn RawWheel>,
+        name: Option<&'static str>,
     }
 }
 
@@ -47,12 +48,13 @@ impl<'w, S: Stream> StreamDeadline<'w, S> {
         Self {
             stream: Some(stream),
             timer: Timer::new(wheel, Limit::After(duration)),
+            name: None,
         }
     }
 
     /// Names the deadline (shown in `Elapsed`).
     pub fn named(mut self, name: &'static str) -> Self {
-        self.timer.set_name(name);
+        self.name = Some(name);
         self
     }
 }
@@ -63,7 +65,15 @@ impl<S: Stream> Stream for StreamDeadline<'_, S> {
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = self.project();
         // The whole-stream clock starts at the first poll, even if items are ready.
-        poll_bounded(this.stream, this.timer, cx, Start::AtFirstPoll, |_| {})
+        let name = *this.name;
+        poll_bounded(
+            this.stream,
+            this.timer,
+            name,
+            cx,
+            Start::AtFirstPoll,
+            |_| {},
+        )
     }
 }
 
@@ -71,6 +81,7 @@ impl<S> fmt::Debug for StreamDeadline<'_, S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("StreamDeadline")
             .field("running", &self.stream.is_some())
+            .field("name", &self.name)
             .field("timer", &self.timer)
             .finish()
     }
@@ -93,6 +104,7 @@ pin_project! {
         stream: Option<S>,
         timer: Timer<&'w dyn RawWheel>,
         idle: Duration,
+        name: Option<&'static str>,
     }
 }
 
@@ -103,12 +115,13 @@ impl<'w, S: Stream> IdleTimeout<'w, S> {
             stream: Some(stream),
             timer: Timer::new(wheel, Limit::After(idle)),
             idle,
+            name: None,
         }
     }
 
     /// Names the timeout (shown in `Elapsed`).
     pub fn named(mut self, name: &'static str) -> Self {
-        self.timer.set_name(name);
+        self.name = Some(name);
         self
     }
 }
@@ -121,9 +134,16 @@ impl<S: Stream> Stream for IdleTimeout<'_, S> {
         let idle = *this.idle;
         // The next gap starts when the stream next goes idle; the entry goes back to the
         // free list and the next arm takes one from there.
-        poll_bounded(this.stream, this.timer, cx, Start::WhenPending, |timer| {
-            timer.reset(Limit::After(idle));
-        })
+        poll_bounded(
+            this.stream,
+            this.timer,
+            *this.name,
+            cx,
+            Start::WhenPending,
+            |timer| {
+                timer.reset(Limit::After(idle));
+            },
+        )
     }
 }
 
@@ -132,6 +152,7 @@ impl<S> fmt::Debug for IdleTimeout<'_, S> {
         f.debug_struct("IdleTimeout")
             .field("running", &self.stream.is_some())
             .field("idle", &self.idle)
+            .field("name", &self.name)
             .field("timer", &self.timer)
             .finish()
     }
@@ -147,11 +168,12 @@ enum Start {
 }
 
 /// The body of both stream deadlines: polls `stream` under `timer`, yields one
-/// `Err(Elapsed)` and drops the stream when the timer fires, and calls `after_item` with the
-/// timer after each item.
+/// `Err(Elapsed)` (with `name`) and drops the stream when the timer fires, and calls
+/// `after_item` with the timer after each item.
 fn poll_bounded<S: Stream>(
     mut stream: Pin<&mut Option<S>>,
     timer: &mut Timer<&dyn RawWheel>,
+    name: Option<&'static str>,
     cx: &mut Context<'_>,
     start: Start,
     after_item: impl FnOnce(&mut Timer<&dyn RawWheel>),
@@ -159,14 +181,15 @@ fn poll_bounded<S: Stream>(
     let Some(inner) = stream.as_mut().as_pin_mut() else {
         return Poll::Ready(None);
     };
+    let naming = Naming { name, cap: None };
     // A fire already decided wins: the stream is not polled after it.
     let fired = if start == Start::AtFirstPoll && !timer.is_started() {
-        match timer.poll_fired(cx, None) {
+        match timer.poll_fired(cx, naming) {
             Poll::Ready(elapsed) => Some(elapsed),
             Poll::Pending => None,
         }
     } else {
-        timer.has_passed()
+        timer.has_passed(naming)
     };
     if let Some(elapsed) = fired {
         stream.set(None);
@@ -182,7 +205,7 @@ fn poll_bounded<S: Stream>(
             timer.release();
             Poll::Ready(None)
         }
-        Poll::Pending => match timer.poll_fired(cx, None) {
+        Poll::Pending => match timer.poll_fired(cx, naming) {
             Poll::Ready(elapsed) => {
                 stream.set(None);
                 Poll::Ready(Some(Err(elapsed)))

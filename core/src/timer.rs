@@ -508,11 +508,40 @@ fn poisoned() -> ! {
     panic!("a deadline polled again after its poll panicked")
 }
 
+/// What a timer's poll needs besides the context: the owner's name for its `Elapsed` (a
+/// timer keeps none, so that an unnamed deadline pays no bytes for one), and the budget
+/// that bounds it at this poll, if any (explicit; with `std`, the ambient one is read when
+/// needed).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Naming<'a> {
+    pub(crate) name: Option<&'static str>,
+    pub(crate) cap: Option<&'a Budget>,
+}
+
+/// The name of the budget that ended a deadline: the budget bounding this poll (`cap`, or
+/// else with `std` the ambient one) when it is the one that cut the deadline to `span`
+/// (its wheel and duration match). A deadline that fires outside the block whose budget
+/// cut it (made before the block, first polled in it, fired after it) has no name then.
+#[cold]
+#[inline(never)]
+fn budget_name(wheel: usize, span: u64, cap: Option<&Budget>) -> Option<&'static str> {
+    let ambient;
+    let budget = match cap {
+        Some(budget) => Some(budget),
+        None => {
+            ambient = crate::budget::ambient();
+            ambient.as_ref()
+        }
+    };
+    budget
+        .filter(|b| b.applies_to(wheel) && span_of(b.duration()) == span)
+        .and_then(Budget::name)
+}
+
 /// The part of `Deadline`, `Sleep`, `Budgeted` and the stream deadlines that does not
 /// depend on the inner future (generic only over how it reaches its wheel).
 pub(crate) struct Timer<W: WheelRef> {
     wheel: W,
-    name: Option<&'static str>,
     /// The limit while idle, the requested duration once started (see [`State`]).
     /// In nanoseconds, saturated: [`BEYOND`] stands for anything from `u64::MAX`
     /// nanoseconds on (about 584 years), which never ends.
@@ -528,7 +557,6 @@ impl<W: WheelRef> Timer<W> {
         };
         Self {
             wheel,
-            name: None,
             span,
             state: State::idle(at),
         }
@@ -536,14 +564,6 @@ impl<W: WheelRef> Timer<W> {
 
     pub(crate) fn wheel(&self) -> W {
         self.wheel
-    }
-
-    pub(crate) fn set_name(&mut self, name: &'static str) {
-        self.name = Some(name);
-    }
-
-    pub(crate) fn name(&self) -> Option<&'static str> {
-        self.name
     }
 
     /// Releases the entry, if any, and starts over with `limit` at the next poll.
@@ -568,13 +588,9 @@ impl<W: WheelRef> Timer<W> {
     /// the work panics, the copy is dropped as it unwinds (releasing the entry once) and
     /// this timer never releases it again.
     #[inline]
-    pub(crate) fn poll_fired(
-        &mut self,
-        cx: &mut Context<'_>,
-        cap: Option<&Budget>,
-    ) -> Poll<Elapsed> {
+    pub(crate) fn poll_fired(&mut self, cx: &mut Context<'_>, naming: Naming<'_>) -> Poll<Elapsed> {
         let mut copy = self.lend();
-        let poll = copy.poll_fired_slow(cx, cap);
+        let poll = copy.poll_fired_slow(cx, naming);
         self.adopt(copy);
         poll
     }
@@ -585,7 +601,6 @@ impl<W: WheelRef> Timer<W> {
     fn lend(&mut self) -> Self {
         let copy = Self {
             wheel: self.wheel,
-            name: self.name,
             span: self.span,
             state: self.state,
         };
@@ -598,13 +613,12 @@ impl<W: WheelRef> Timer<W> {
     #[inline(always)]
     fn adopt(&mut self, copy: Self) {
         let copy = ManuallyDrop::new(copy);
-        self.name = copy.name;
         self.span = copy.span;
         self.state = copy.state;
     }
 
     #[inline(never)]
-    fn poll_fired_slow(&mut self, cx: &mut Context<'_>, cap: Option<&Budget>) -> Poll<Elapsed> {
+    fn poll_fired_slow(&mut self, cx: &mut Context<'_>, naming: Naming<'_>) -> Poll<Elapsed> {
         match self.state.phase() {
             Phase::Idle => {
                 let limit = if self.state.flag() {
@@ -612,7 +626,7 @@ impl<W: WheelRef> Timer<W> {
                 } else {
                     Limit::After(duration_of(self.span))
                 };
-                let cap = cap.filter(|b| b.applies_to(self.wheel.id()));
+                let cap = naming.cap.filter(|b| b.applies_to(self.wheel.id()));
                 let started = self
                     .wheel
                     .get()
@@ -621,12 +635,11 @@ impl<W: WheelRef> Timer<W> {
                 let mut budget = false;
                 if let (true, Some(b)) = (started.capped, cap) {
                     requested = b.duration();
-                    self.name = b.name();
                     budget = true;
                 }
                 self.span = span_of(requested);
                 match started.outcome {
-                    Outcome::Passed => self.fired(budget),
+                    Outcome::Passed => self.fired(budget, naming),
                     Outcome::Armed(index, wake) => {
                         self.state = State::armed(index, budget);
                         // After the handle is held: a driver's waker that panics then
@@ -639,7 +652,7 @@ impl<W: WheelRef> Timer<W> {
                     Outcome::Full(target) => {
                         self.state = State::full(target, budget);
                         if self.state.phase() == Phase::Full {
-                            self.poll_full(cx)
+                            self.poll_full(cx, naming)
                         } else {
                             Poll::Pending
                         }
@@ -652,12 +665,12 @@ impl<W: WheelRef> Timer<W> {
             }
             Phase::Armed => {
                 if self.wheel.get().poll_armed(&self.handle(), cx.waker()) {
-                    self.fired(self.state.flag())
+                    self.fired(self.state.flag(), naming)
                 } else {
                     Poll::Pending
                 }
             }
-            Phase::Full => self.poll_full(cx),
+            Phase::Full => self.poll_full(cx, naming),
             Phase::Never | Phase::Done => Poll::Pending,
             Phase::Poisoned => poisoned(),
         }
@@ -674,11 +687,11 @@ impl<W: WheelRef> Timer<W> {
     /// Inlined, so that a deadline that never armed pays a comparison or two (or nothing,
     /// when the compiler sees it was just made).
     #[inline]
-    pub(crate) fn has_fired(&mut self) -> Option<Elapsed> {
+    pub(crate) fn has_fired(&mut self, naming: Naming<'_>) -> Option<Elapsed> {
         match self.state.phase() {
             Phase::Armed => {
                 let mut copy = self.lend();
-                let fired = copy.armed_has_fired();
+                let fired = copy.armed_has_fired(naming);
                 self.adopt(copy);
                 fired
             }
@@ -690,11 +703,11 @@ impl<W: WheelRef> Timer<W> {
     /// [`Timer::has_fired`], and for a degraded timer whether its time has come by the
     /// clock. For stream deadlines: a stream that always has an item ready is never polled
     /// while pending, so a degraded deadline would otherwise never end.
-    pub(crate) fn has_passed(&mut self) -> Option<Elapsed> {
+    pub(crate) fn has_passed(&mut self, naming: Naming<'_>) -> Option<Elapsed> {
         if self.state.phase() == Phase::Full {
-            self.full_has_passed()
+            self.full_has_passed(naming)
         } else {
-            self.has_fired()
+            self.has_fired(naming)
         }
     }
 
@@ -702,30 +715,30 @@ impl<W: WheelRef> Timer<W> {
     /// entry, so it needs no copy to work on (see [`Timer::poll_fired`]): a panic here (a
     /// `tracing` subscriber's) leaves nothing to release.
     #[cold]
-    fn full_has_passed(&mut self) -> Option<Elapsed> {
+    fn full_has_passed(&mut self, naming: Naming<'_>) -> Option<Elapsed> {
         debug_assert_eq!(self.state.phase(), Phase::Full);
         if self.wheel.get().now() < self.state.target() {
             return None;
         }
-        match self.fired(self.state.flag()) {
+        match self.fired(self.state.flag(), naming) {
             Poll::Ready(elapsed) => Some(elapsed),
             Poll::Pending => None,
         }
     }
 
-    fn armed_has_fired(&mut self) -> Option<Elapsed> {
+    fn armed_has_fired(&mut self, naming: Naming<'_>) -> Option<Elapsed> {
         debug_assert_eq!(self.state.phase(), Phase::Armed);
         if !self.wheel.get().has_fired(&self.handle()) {
             return None;
         }
-        match self.fired(self.state.flag()) {
+        match self.fired(self.state.flag(), naming) {
             Poll::Ready(elapsed) => Some(elapsed),
             Poll::Pending => None,
         }
     }
 
     /// Degraded mode: check the clock, try to arm again, else ask to be polled again.
-    fn poll_full(&mut self, cx: &mut Context<'_>) -> Poll<Elapsed> {
+    fn poll_full(&mut self, cx: &mut Context<'_>, naming: Naming<'_>) -> Poll<Elapsed> {
         debug_assert_eq!(
             self.state.phase(),
             Phase::Full,
@@ -739,7 +752,7 @@ impl<W: WheelRef> Timer<W> {
             .start(Limit::At(target), None, cx.waker())
             .outcome
         {
-            Outcome::Passed => self.fired(budget),
+            Outcome::Passed => self.fired(budget, naming),
             Outcome::Armed(index, wake) => {
                 self.state = State::armed(index, budget);
                 if wake {
@@ -760,7 +773,7 @@ impl<W: WheelRef> Timer<W> {
     }
 
     /// Fires: lets go of the entry and reports the requested duration (`span`).
-    fn fired(&mut self, budget: bool) -> Poll<Elapsed> {
+    fn fired(&mut self, budget: bool, naming: Naming<'_>) -> Poll<Elapsed> {
         let requested = duration_of(self.span);
         #[cfg(feature = "tracing")]
         let late = if self.state.phase() == Phase::Armed {
@@ -775,9 +788,12 @@ impl<W: WheelRef> Timer<W> {
         }
         self.state = State::of(Phase::Done, budget);
         let elapsed = if budget {
-            Elapsed::budget(requested, self.name)
+            Elapsed::budget(
+                requested,
+                budget_name(self.wheel.id(), self.span, naming.cap),
+            )
         } else {
-            Elapsed::new(requested, self.name)
+            Elapsed::new(requested, naming.name)
         };
         #[cfg(feature = "tracing")]
         tracing::debug!(
@@ -863,7 +879,6 @@ impl<W: WheelRef> core::fmt::Debug for Timer<W> {
         f.debug_struct("Timer")
             .field("state", &self.state)
             .field("span", &duration_of(self.span))
-            .field("name", &self.name)
             .finish()
     }
 }
@@ -906,12 +921,18 @@ mod tests {
     #[test]
     fn layouts_stay_small() {
         assert_eq!(core::mem::size_of::<State>(), 8);
-        assert_eq!(core::mem::size_of::<Timer<&dyn RawWheel>>(), 48);
-        // The inner future's "gone" mark lives in the timer: nothing beside the future.
+        // The limit and the state: 16 bytes, besides how the timer reaches its wheel (16
+        // bytes for a `&dyn RawWheel`, none for a `static` wheel's handle).
+        assert_eq!(core::mem::size_of::<Timer<&dyn RawWheel>>(), 32);
+        // The inner future's "gone" mark lives in the timer, and an unnamed deadline has
+        // no name: nothing beside the future.
+        type Pending = core::future::Pending<()>;
+        assert_eq!(size_of::<crate::Deadline<'_, Pending>>(), 32);
         assert_eq!(
-            core::mem::size_of::<crate::Deadline<'_, core::future::Pending<()>>>(),
+            size_of::<crate::Deadline<'_, Pending, &dyn RawWheel, crate::Named>>(),
             48
         );
+        // With an entry of 40 bytes: 56 bytes per armed deadline on a `static` wheel.
         assert_eq!(core::mem::size_of::<crate::entry::Entry>(), 40);
     }
 }

@@ -236,7 +236,7 @@ fn a_deadline_first_polled_inside_a_budget_keeps_it_after_the_block() {
             assert!(kept.as_mut().poll(cx).is_pending());
             Poll::Ready(())
         });
-        let mut budgeted = pin!(wheel.budget(block, ms(10)));
+        let mut budgeted = pin!(wheel.budget(block, ms(10)).named("checkout"));
         assert!(matches!(poll(budgeted.as_mut()), Poll::Ready(Ok(()))));
     }
     wheel.advance(ms(10));
@@ -245,6 +245,10 @@ fn a_deadline_first_polled_inside_a_budget_keeps_it_after_the_block() {
         other => panic!("the deadline did not take the budget: {other:?}"),
     };
     assert!(err.is_budget());
+    assert_eq!(err.duration(), ms(10));
+    // A deadline keeps no name of its own for the budget: the budget's name is read from
+    // the budget in force where the deadline fires, and out here there is none.
+    assert_eq!(err.name(), None);
     assert!(
         poll(kept.as_mut()).is_pending(),
         "the budget reached a deadline started before it"

@@ -33,7 +33,7 @@ use core::time::Duration;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-use punctual_core::{Clock, Deadline, Elapsed, ManualClock, Sleep, Storage, Wheel};
+use punctual_core::{Clock, Elapsed, ManualClock, Sleep, Storage, Wheel};
 
 use crate::support::CountingWaker;
 
@@ -153,9 +153,12 @@ impl Future for Gate {
     }
 }
 
+/// A deadline around a [`Gate`], named or not (the name is part of a deadline's type).
+type GatedDeadline<'w> = Pin<Box<dyn Future<Output = Result<u32, Elapsed>> + 'w>>;
+
 enum Fut<'w> {
     Sleep(Pin<Box<Sleep<'w>>>),
-    Deadline(Pin<Box<Deadline<'w, Gate>>>, Rc<Cell<bool>>),
+    Deadline(GatedDeadline<'w>, Rc<Cell<bool>>),
 }
 
 /// What a poll returned.
@@ -360,11 +363,11 @@ impl<'w, S: Storage> Model<'w, S> {
                     Limit::After(_) => self.wheel.deadline(inner, requested),
                     Limit::At { .. } => self.wheel.deadline_at(inner, nanos_to_duration(target)),
                 };
-                let d = match name {
-                    Some(name) => d.named(name),
-                    None => d,
+                let d: GatedDeadline<'_> = match name {
+                    Some(name) => Box::pin(d.named(name)),
+                    None => Box::pin(d),
                 };
-                Fut::Deadline(Box::pin(d), gate)
+                Fut::Deadline(d, gate)
             }
         };
         // A limit already past completes at the first poll, countable or not.
@@ -552,7 +555,7 @@ impl<'w, S: Storage> Model<'w, S> {
         for live in self.live.values() {
             if let (Some(target), Mode::Degraded) = (live.target, live.mode) {
                 assert!(
-                    self.now < target,
+                    self.now < degraded_deadline(target),
                     "step {}: {:?} degraded, pending past its time {target}",
                     self.step,
                     live.op
