@@ -81,7 +81,9 @@ impl Budget {
         Some(Self::new(wheel, at, duration))
     }
 
-    /// Names the budget: the name shows in the `Elapsed` of every deadline it ends.
+    /// Names the budget: the name shows in the `Elapsed` of the block it bounds, and of
+    /// each deadline it ends while it is in force where the deadline fires (a deadline
+    /// that took the budget inside a block and fires after the block has no name).
     pub fn named(mut self, name: &'static str) -> Self {
         self.name = Some(name);
         self
@@ -419,5 +421,33 @@ mod tests {
         assert!(outside.is_budget());
         assert_eq!(outside.duration(), Duration::from_millis(10));
         assert_eq!(outside.name(), None, "no budget in force where it fired");
+    }
+
+    /// Another budget of the same duration in force where the deadline fires is not the
+    /// one that cut it short: it lends no name.
+    #[test]
+    fn a_deadline_is_not_named_after_a_later_budget_of_the_same_length() {
+        let wheel: Wheel<ManualClock, Fixed<4>> =
+            Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
+        let ten = Duration::from_millis(10);
+        let first = Budget::starting_now(&wheel, ten).unwrap().named("a");
+        let mut cx = Context::from_waker(Waker::noop());
+        let mut d = pin!(wheel.deadline(pending::<()>(), Duration::from_millis(100)));
+        {
+            let _scope = ambient::Scope::enter(first);
+            assert!(d.as_mut().poll(&mut cx).is_pending());
+        }
+        wheel.advance(Duration::from_millis(5));
+        let later = Budget::starting_now(&wheel, ten).unwrap().named("b");
+        wheel.advance(Duration::from_millis(5));
+        let fired = {
+            let _scope = ambient::Scope::enter(later);
+            d.as_mut().poll(&mut cx)
+        };
+        let Poll::Ready(Err(elapsed)) = fired else {
+            panic!("not cut to the first budget: {fired:?}");
+        };
+        assert!(elapsed.is_budget());
+        assert_eq!(elapsed.name(), None);
     }
 }

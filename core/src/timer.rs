@@ -53,6 +53,8 @@ pub trait RawWheel: Sync + sealed::Sealed {
     #[doc(hidden)]
     fn release_fired(&self, armed: &Armed);
     #[doc(hidden)]
+    fn deadline_of(&self, armed: &Armed) -> Duration;
+    #[doc(hidden)]
     fn now(&self) -> Duration;
     #[doc(hidden)]
     fn wake_drivers(&self);
@@ -67,14 +69,15 @@ pub trait RawWheel: Sync + sealed::Sealed {
 }
 
 /// An armed entry, as a deadline holds it: the entry's index, and the deadline's requested
-/// span in nanoseconds (releasing derives from it, and the entry's deadline, about when
-/// the deadline started). The entry's generation is not kept: it cannot change while the
-/// deadline owns the entry, so the wheel reads it there.
+/// span in nanoseconds when the entry's deadline is its start plus that span (releasing
+/// derives from the two when the deadline started; `None` when a budget cut it short or
+/// it was armed after running degraded). The entry's generation is not kept: it cannot
+/// change while the deadline owns the entry, so the wheel reads it there.
 #[doc(hidden)]
 #[derive(Debug, Clone, Copy)]
 pub struct Armed {
     index: Index,
-    span: u64,
+    span: Option<u64>,
 }
 
 /// The outcome of a deadline's first pending poll.
@@ -234,6 +237,10 @@ impl<C: Clock, S: Storage> RawWheel for Wheel<C, S> {
         Wheel::release_fired(self, armed.index);
     }
 
+    fn deadline_of(&self, armed: &Armed) -> Duration {
+        self.entry_deadline(armed.index)
+    }
+
     fn now(&self) -> Duration {
         self.clock().now()
     }
@@ -306,11 +313,15 @@ const FLAG: u64 = 1 << 3;
 const INNER_GONE: u64 = 1 << 4;
 /// Where the payload starts: 59 bits of it.
 const PAYLOAD: u32 = 5;
+/// In an `Armed` payload, above the index: armed after running degraded.
+const REARMED: u64 = 1 << 32;
 /// A degraded deadline's target from this reading on (about 9 years of the clock) is kept
 /// in units of [`COARSE_UNIT`] nanoseconds, rounded up; below, exactly.
 pub(crate) const COARSE_FROM: u64 = 1 << (u64::BITS - PAYLOAD - 1);
 /// The unit of a coarse target: any reading fits the payload in it.
 pub(crate) const COARSE_UNIT: u64 = 1 << (PAYLOAD + 1);
+/// The last coarse unit, which stands for the targets up to `u64::MAX - 1` ns.
+const LAST_COARSE: u64 = (1 << (u64::BITS - PAYLOAD - 1)) - 1;
 
 /// A deadline's timer state, one word: the phase, two flags, and a payload (the entry's
 /// index while armed, the target while degraded). A plain word rather than an enum with
@@ -339,16 +350,29 @@ impl State {
         Self::with_payload(Phase::Armed, budget, index as u64)
     }
 
+    /// An armed state for a deadline that ran degraded first: its entry's deadline is its
+    /// target, not its start plus its span.
+    #[inline(always)]
+    const fn rearmed(index: Index, budget: bool) -> Self {
+        Self::with_payload(Phase::Armed, budget, index as u64 | REARMED)
+    }
+
+    /// Whether an `Armed` state's entry is due at the deadline's start plus its span.
+    #[inline(always)]
+    const fn start_and_span(self) -> bool {
+        !self.flag() && (self.0 >> PAYLOAD) & REARMED == 0
+    }
+
     /// A degraded state with `target`. The payload's lowest bit says how the rest holds
     /// it: exactly, in nanoseconds, for a target below [`COARSE_FROM`] (about 9 years of
     /// the clock); from there on in [`COARSE_UNIT`]s, rounded up (never early, and at
-    /// most 63 ns late). `Never` for a target within a unit of the last reading (about
-    /// 584 years), which cannot be rounded up.
+    /// most 63 ns late; the last unit stands for every target up to `u64::MAX - 1` ns,
+    /// the last reading that comes). `Never` for `u64::MAX` ns or more.
     fn full(target: Duration, budget: bool) -> Self {
         let payload = match nanos_u64(target) {
             Some(nanos) if nanos < COARSE_FROM => nanos << 1,
-            Some(nanos) if nanos <= u64::MAX - (COARSE_UNIT - 1) => {
-                (nanos.div_ceil(COARSE_UNIT) << 1) | 1
+            Some(nanos) if nanos < u64::MAX => {
+                (nanos.div_ceil(COARSE_UNIT).min(LAST_COARSE) << 1) | 1
             }
             _ => return Self::of(Phase::Never, budget),
         };
@@ -384,16 +408,18 @@ impl State {
     /// The entry's index of an `Armed` state.
     #[inline(always)]
     const fn index(self) -> Index {
-        (self.0 >> PAYLOAD) as Index
+        (self.0 >> PAYLOAD) as u32 as Index
     }
 
     /// The target of a `Full` state.
     fn target(self) -> Duration {
         let payload = self.0 >> PAYLOAD;
-        let nanos = if payload & 1 == 0 {
-            payload >> 1
-        } else {
-            (payload >> 1) * COARSE_UNIT
+        let nanos = match (payload & 1, payload >> 1) {
+            (0, nanos) => nanos,
+            // The last unit stands for every target in it up to the last reading that
+            // comes, `u64::MAX - 1` ns (`u64::MAX` never does).
+            (_, LAST_COARSE) => u64::MAX - 1,
+            (_, units) => units * COARSE_UNIT,
         };
         Duration::from_nanos(nanos)
     }
@@ -519,12 +545,14 @@ pub(crate) struct Naming<'a> {
 }
 
 /// The name of the budget that ended a deadline: the budget bounding this poll (`cap`, or
-/// else with `std` the ambient one) when it is the one that cut the deadline to `span`
-/// (its wheel and duration match). A deadline that fires outside the block whose budget
-/// cut it (made before the block, first polled in it, fired after it) has no name then.
+/// else with `std` the ambient one) when it is the one that cut the deadline short: on its
+/// wheel, and ending at the deadline's instant `at` (kept exactly, or as a degraded
+/// deadline keeps it; `None` at the poll that started the deadline, whose budget is the
+/// one that cut it). A deadline that fires outside the block whose budget cut it (made
+/// before the block, first polled in it, fired after it) has no name then.
 #[cold]
 #[inline(never)]
-fn budget_name(wheel: usize, span: u64, cap: Option<&Budget>) -> Option<&'static str> {
+fn budget_name(wheel: usize, at: Option<Duration>, cap: Option<&Budget>) -> Option<&'static str> {
     let ambient;
     let budget = match cap {
         Some(budget) => Some(budget),
@@ -533,8 +561,10 @@ fn budget_name(wheel: usize, span: u64, cap: Option<&Budget>) -> Option<&'static
             ambient.as_ref()
         }
     };
+    let ends_at =
+        |b: &Budget| at.is_none_or(|at| at == b.at() || at == State::full(b.at(), false).target());
     budget
-        .filter(|b| b.applies_to(wheel) && span_of(b.duration()) == span)
+        .filter(|b| b.applies_to(wheel) && ends_at(b))
         .and_then(Budget::name)
 }
 
@@ -754,7 +784,7 @@ impl<W: WheelRef> Timer<W> {
         {
             Outcome::Passed => self.fired(budget, naming),
             Outcome::Armed(index, wake) => {
-                self.state = State::armed(index, budget);
+                self.state = State::rearmed(index, budget);
                 if wake {
                     self.wheel.get().wake_drivers();
                 }
@@ -775,6 +805,13 @@ impl<W: WheelRef> Timer<W> {
     /// Fires: lets go of the entry and reports the requested duration (`span`).
     fn fired(&mut self, budget: bool, naming: Naming<'_>) -> Poll<Elapsed> {
         let requested = duration_of(self.span);
+        // The instant a budget cut the deadline to, read while the entry is still held.
+        let capped_at = match self.state.phase() {
+            _ if !budget => None,
+            Phase::Armed => Some(self.wheel.get().deadline_of(&self.handle())),
+            Phase::Full => Some(self.state.target()),
+            _ => None,
+        };
         #[cfg(feature = "tracing")]
         let late = if self.state.phase() == Phase::Armed {
             self.wheel.get().late_by(&self.handle())
@@ -790,7 +827,7 @@ impl<W: WheelRef> Timer<W> {
         let elapsed = if budget {
             Elapsed::budget(
                 requested,
-                budget_name(self.wheel.id(), self.span, naming.cap),
+                budget_name(self.wheel.id(), capped_at, naming.cap),
             )
         } else {
             Elapsed::new(requested, naming.name)
@@ -844,7 +881,7 @@ impl<W: WheelRef> Timer<W> {
     fn handle(&self) -> Armed {
         Armed {
             index: self.state.index(),
-            span: self.span,
+            span: self.state.start_and_span().then_some(self.span),
         }
     }
 
@@ -901,7 +938,7 @@ mod tests {
                 "exact below 2^58 ns"
             );
         }
-        for nanos in [COARSE_FROM, COARSE_FROM + 1, u64::MAX - 63] {
+        for nanos in [COARSE_FROM, COARSE_FROM + 1, u64::MAX - 200, u64::MAX - 127] {
             let (phase, target) = round_trip(nanos);
             assert_eq!(phase, Phase::Full);
             assert!(
@@ -909,7 +946,14 @@ mod tests {
                 "{nanos} ns kept as {target}"
             );
         }
-        assert_eq!(round_trip(u64::MAX - 62).0, Phase::Never);
+        // The last unit: up to the last reading that comes.
+        for nanos in [u64::MAX - 126, u64::MAX - 62, u64::MAX - 1] {
+            assert_eq!(round_trip(nanos), (Phase::Full, u64::MAX - 1));
+        }
+        assert_eq!(
+            State::full(Duration::from_nanos(u64::MAX), false).phase(),
+            Phase::Never
+        );
         assert_eq!(
             State::full(Duration::MAX, false).phase(),
             Phase::Never,

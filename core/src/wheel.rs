@@ -594,7 +594,6 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     }
 
     /// The clock reading at which an armed entry is due; for the entry's owner.
-    #[cfg(feature = "tracing")]
     pub(crate) fn entry_deadline(&self, index: Index) -> Duration {
         // SAFETY: the caller owns the entry (its HANDLE bit is set), so it is not free
         // and `due` has no writer: it is written only while the entry is exclusively
@@ -611,9 +610,11 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// Lets go of an armed entry: cancels it if it has not fired, and frees it if the wheel
     /// is done with it too. Returns whether it had fired.
     ///
-    /// `span` is the deadline's requested span (ns): with the entry's deadline, it tells
-    /// about when the deadline started.
-    pub(crate) fn release(&self, index: Index, span: u64) -> bool {
+    /// `span` is the deadline's requested span (ns) when the entry's deadline is its start
+    /// plus that span (and the clock's resolution), so that the two tell when it started;
+    /// `None` when they do not (a budget cut the deadline short, or it was armed late,
+    /// after running degraded).
+    pub(crate) fn release(&self, index: Index, span: Option<u64>) -> bool {
         let entry = self.storage.entry(index);
         // The deadline owns the entry: its generation cannot change until it lets go.
         let generation = entry::generation(entry.state.load(Ordering::Relaxed));
@@ -649,19 +650,25 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 // The tick the deadline started at stands in for "now" (no clock read on
                 // this path): the plan is compared against it, which can only err towards
                 // an extra wake. The deadline was due `span` after its start, plus the
-                // clock's resolution (less, if a budget cut it short: then the start read
-                // here is earlier still).
-                // SAFETY: read before the push below: until then the driver cannot
-                // reclaim the entry, so nothing writes its deadline (the next one to arm
-                // it would).
-                let due = unsafe { entry.due() };
-                let resolution = self.clock.resolution().as_nanos();
-                let started = due
-                    .saturating_sub(span)
-                    .saturating_sub(u64::try_from(resolution).unwrap_or(u64::MAX));
-                let start = self.ticks().floor(started);
+                // clock's resolution. Without a span that says so, the driver is woken
+                // (when the inbox was empty), as the plan cannot be judged.
+                let start = span.map(|span| {
+                    // SAFETY: read before the push below: until then the driver cannot
+                    // reclaim the entry, so nothing writes its deadline (the next one to
+                    // arm it would).
+                    let due = unsafe { entry.due() };
+                    let resolution = self.clock.resolution().as_nanos();
+                    let started = due
+                        .saturating_sub(span)
+                        .saturating_sub(u64::try_from(resolution).unwrap_or(u64::MAX));
+                    self.ticks().floor(started)
+                });
                 let was_empty = shard.cancel_inbox.push(&entry.cancel_link, index);
-                if was_empty && self.planned_turn_after_push(start, shard_index) > start + 1 {
+                if was_empty
+                    && start.is_none_or(|start| {
+                        self.planned_turn_after_push(start, shard_index) > start + 1
+                    })
+                {
                     self.wake_driver();
                 }
                 drop(waker);

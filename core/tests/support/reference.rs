@@ -627,13 +627,16 @@ pub(crate) fn run<S: Storage>(wheel: &Wheel<ManualClock, S>, capacity: Option<us
 
 /// When a degraded deadline with `target` (ns) fires at the latest, at a pending poll: at
 /// its target, except that a deadline keeps a target from 2^58 ns of the clock on (about 9
-/// years) in units of 64 ns, rounded up (`State::full` in the core's `timer.rs`).
+/// years) in units of 64 ns, rounded up, the last unit standing for every target up to
+/// the last reading that comes, `u64::MAX - 1` (`State::full` in the core's `timer.rs`).
 fn degraded_deadline(target: u128) -> u128 {
     const COARSE_FROM: u128 = 1 << 58;
     const COARSE_UNIT: u128 = 64;
     if target < COARSE_FROM {
         target
     } else {
-        target.next_multiple_of(COARSE_UNIT)
+        target
+            .next_multiple_of(COARSE_UNIT)
+            .min(u128::from(u64::MAX - 1))
     }
 }
