@@ -367,7 +367,8 @@ impl State {
     /// it: exactly, in nanoseconds, for a target below [`COARSE_FROM`] (about 9 years of
     /// the clock); from there on in [`COARSE_UNIT`]s, rounded up (never early, and at
     /// most 63 ns late; the last unit stands for every target up to `u64::MAX - 1` ns,
-    /// the last reading that comes). `Never` for `u64::MAX` ns or more.
+    /// the last reading that comes, at most 126 ns late). `Never` for `u64::MAX` ns or
+    /// more.
     fn full(target: Duration, budget: bool) -> Self {
         let payload = match nanos_u64(target) {
             Some(nanos) if nanos < COARSE_FROM => nanos << 1,

@@ -211,6 +211,9 @@ struct Live<'w> {
     requested: Duration,
     name: Option<&'static str>,
     mode: Mode,
+    /// Polled degraded at least once: armed later, its entry is due at its target as the
+    /// deadline keeps it (see [`degraded_deadline`]).
+    was_degraded: bool,
     /// An armed deadline whose waker the wheel woke: its fire is decided.
     fired: bool,
     op: Op,
@@ -396,6 +399,7 @@ impl<'w, S: Storage> Model<'w, S> {
                 } else {
                     Mode::Never
                 },
+                was_degraded: false,
                 fired: false,
                 op,
             },
@@ -437,9 +441,13 @@ impl<'w, S: Storage> Model<'w, S> {
                         );
                         if has_free_entry {
                             live.mode = Mode::Armed;
+                            if live.was_degraded {
+                                live.target = Some(degraded_deadline(target));
+                            }
                             self.armed += 1;
                             self.arm_inbox.push(id);
                         } else {
+                            live.was_degraded = true;
                             self.degraded_polls += 1;
                             assert_eq!(
                                 live.waker.wakes(),
@@ -632,11 +640,13 @@ pub(crate) fn run<S: Storage>(wheel: &Wheel<ManualClock, S>, capacity: Option<us
 fn degraded_deadline(target: u128) -> u128 {
     const COARSE_FROM: u128 = 1 << 58;
     const COARSE_UNIT: u128 = 64;
+    // The last unit's own value, from which it stands for `u64::MAX - 1`.
+    const LAST: u128 = (1 << 64) - COARSE_UNIT;
     if target < COARSE_FROM {
         target
+    } else if target.next_multiple_of(COARSE_UNIT) >= LAST {
+        u128::from(u64::MAX - 1)
     } else {
-        target
-            .next_multiple_of(COARSE_UNIT)
-            .min(u128::from(u64::MAX - 1))
+        target.next_multiple_of(COARSE_UNIT)
     }
 }
