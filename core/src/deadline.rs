@@ -41,7 +41,10 @@ use crate::timer::{Limit, Naming, RawWheel, Timer, WheelRef};
 /// * **Full wheel.** If a fixed-capacity wheel has no free entry, the deadline runs
 ///   *degraded*: each poll checks the clock, tries to arm again, and otherwise asks to
 ///   be polled again at once (counted in [`Wheel::degraded_polls`]). It still never
-///   fires early and never misses its time, at the cost of a busy task.
+///   fires early and never misses its time, at the cost of a busy task. (From 2^58 ns of
+///   the clock on, about 9 years, a degraded deadline keeps its target to 64 ns, rounded
+///   up: it may then fire up to 63 ns late, 126 in the clock's last 128 ns, which on a
+///   wheel of ticks under 64 ns is more than two ticks.)
 ///
 /// # Precision
 ///
