@@ -146,16 +146,25 @@ impl Fresh {
     }
 
     /// Takes up to `want` consecutive untouched entries (at least one), as the first and
-    /// how many; `None` when the storage is full.
-    pub(crate) fn pop_block<S: StorageImpl>(&self, storage: &S, want: u32) -> Option<(Index, u32)> {
+    /// how many; `None` when the storage is full, or when it would have to grow and `grow`
+    /// is false.
+    pub(crate) fn pop_block<S: StorageImpl>(
+        &self,
+        storage: &S,
+        want: u32,
+        grow: bool,
+    ) -> Option<(Index, u32)> {
+        // Whether `index` is usable: held already, or (`grow`) made so.
+        let usable =
+            |index: Index| (grow || (index as usize) < storage.usable()) && storage.reserve(index);
         let mut fresh = self.next.load(Ordering::Relaxed);
         loop {
-            if fresh == NIL || !storage.reserve(fresh) {
+            if fresh == NIL || !usable(fresh) {
                 return None;
             }
             // `reserve` says no from `MAX_ENTRIES` on, far below `NIL`: no overflow.
             let mut count = 1;
-            while count < want && storage.reserve(fresh + count) {
+            while count < want && usable(fresh + count) {
                 count += 1;
             }
             match self.next.compare_exchange_weak(
