@@ -387,10 +387,53 @@ fn take_back_under_a_push_on_the_same_shard() {
     });
 }
 
+/// A thread whose shard has no free entry, on a storage that holds no untouched one,
+/// steals another shard's free entry, while that shard's thread arms, releases and turns:
+/// no entry is lost or handed out twice, and the stealing thread never runs degraded
+/// while an entry is free.
+#[test]
+fn a_steal_from_another_shard_on_a_full_storage() {
+    model(|| {
+        let wheel: Arc<Wheel<ManualClock, Fixed<2>>> =
+            Arc::new(Wheel::fixed(ManualClock::new(), TICK));
+        let (task, task_waker) = counter();
+        // Both entries touched by this thread's shard: one kept armed, one freed onto
+        // this shard's list by the turn that reclaims it.
+        let mut kept = lend(&wheel).sleep_until(TICK);
+        assert!(poll(&mut kept, &task_waker).is_pending());
+        let mut released = lend(&wheel).sleep(Duration::from_secs(30));
+        assert!(poll(&mut released, &task_waker).is_pending());
+        wheel.turn();
+        drop(released);
+        wheel.turn();
+
+        let other = {
+            let wheel = wheel.clone();
+            let task_waker = task_waker.clone();
+            thread::spawn(move || {
+                // Another shard, empty, and nothing untouched: steals the freed entry.
+                let mut a = wheel.sleep_until(TICK);
+                assert!(poll(&mut a, &task_waker).is_pending());
+                std::mem::forget(a);
+            })
+        };
+        wheel.turn();
+        other.join().unwrap();
+        assert_eq!(
+            wheel.degraded_polls(),
+            0,
+            "ran degraded while an entry was free"
+        );
+        settle(&wheel, &task, 2, TICK); // `kept` and `a`
+        std::mem::forget(kept);
+    });
+}
+
 /// Growable storage hands untouched entries to a shard in blocks, and a thread whose shard
-/// is empty steals a run of another shard's entries: with two threads on two shards,
-/// arming, releasing (taken back or cancelled) and stealing concurrently, no entry is
-/// lost or handed out twice.
+/// is empty takes a block of its own (or, on a storage that would have to grow, steals a
+/// run of another shard's entries): with two threads on two shards, arming, releasing
+/// (taken back or cancelled) and taking entries concurrently, no entry is lost or handed
+/// out twice.
 #[test]
 fn fresh_blocks_and_steals_across_shards() {
     model(|| {
