@@ -310,6 +310,27 @@ fn poll_until_idle<T: Sleeper>(
     }
 }
 
+/// Polls `driver` (for a future of its own, always pending), moving the clock to each
+/// turn the wheel plans, until `task` is woken: what a driver polled for its future's I/O
+/// sees. Panics if the wheel reads as idle, or after 100 polls.
+fn drive_until_woken<T: Sleeper>(
+    wheel: &TestWheel,
+    mut driver: Pin<&mut punctual_core::Driver<'_, ManualClock, Fixed<8>, T>>,
+    cx: &mut Context<'_>,
+    task: &CountingWaker,
+) {
+    for _ in 0..100 {
+        let _ = driver.as_mut().poll_with(pin!(pending::<()>()), cx);
+        if task.wakes() > 0 {
+            return;
+        }
+        let next = wheel.next_turn();
+        assert!(next < Duration::MAX, "an armed wheel reads as idle");
+        wheel.clock().set(next.max(wheel.clock().now()));
+    }
+    panic!("not woken after 100 polls of the driver");
+}
+
 #[test]
 fn a_driver_whose_future_was_ready_carries_out_the_turn_it_planned() {
     let wheel = wheel();
@@ -369,15 +390,7 @@ fn a_driver_that_stops_wakes_an_idle_one_to_carry_out_its_plan() {
     let other = CountingWaker::new();
     let mut deadline = pin!(wheel.deadline(pending::<()>(), 40 * TICK));
     assert!(other.poll(deadline.as_mut()).is_pending());
-    for _ in 0..100 {
-        let _ = staying.as_mut().poll_with(pin!(pending::<()>()), &mut cx);
-        if other.wakes() > 0 {
-            break;
-        }
-        let next = wheel.next_turn();
-        assert!(next < Duration::MAX, "an armed wheel reads as idle");
-        wheel.clock().set(next.max(wheel.clock().now()));
-    }
+    drive_until_woken(&wheel, staying.as_mut(), &mut cx, &other);
     assert!(matches!(other.poll(deadline.as_mut()), Poll::Ready(Err(_))));
 }
 
@@ -399,14 +412,6 @@ fn a_turn_made_by_hand_on_an_idle_wheel_is_carried_out_by_an_idle_driver() {
     assert_eq!(task.wakes(), 0);
     // The driver, polled for its future's sake, sees the wheel is no longer idle and
     // turns: the deadline fires when due.
-    for _ in 0..100 {
-        let _ = driver.as_mut().poll_with(pin!(pending::<()>()), &mut cx);
-        if other.wakes() > 0 {
-            break;
-        }
-        let next = wheel.next_turn();
-        assert!(next < Duration::MAX, "an armed wheel reads as idle");
-        wheel.clock().set(next.max(wheel.clock().now()));
-    }
+    drive_until_woken(&wheel, driver.as_mut(), &mut cx, &other);
     assert!(matches!(other.poll(deadline.as_mut()), Poll::Ready(Err(_))));
 }
