@@ -78,7 +78,9 @@ pub(crate) const fn generation(state: u32) -> u32 {
 /// Entries are packed: an entry is written by whichever thread arms or releases it, and
 /// two threads using entries on one cache line would pass it back and forth on every
 /// operation, so each shard takes untouched entries in blocks of whole 128-byte pairs of
-/// lines (see `storage`), and an entry freed on a shard is reused there.
+/// lines (see `storage`), an entry freed on a shard goes back on that shard's free list,
+/// and a shard takes another shard's freed entries only when the storage would otherwise
+/// grow (see `Wheel::take_free`).
 pub struct Entry {
     pub(crate) state: AtomicU32,
     pub(crate) cancel_link: AtomicU32,

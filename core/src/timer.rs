@@ -306,7 +306,8 @@ impl Phase {
 /// The bits of [`State`] that hold the [`Phase`].
 const PHASE: u64 = 0b111;
 /// `Idle`: the limit is an instant. Otherwise: the limit in force is a budget's (then the
-/// name and the requested duration are the budget's, and `Elapsed` says so).
+/// requested duration is the budget's, and `Elapsed` says so; its name is looked up at
+/// the fire, see [`budget_name`]).
 const FLAG: u64 = 1 << 3;
 /// For the owner's use (a `Deadline` marks its inner future dropped): set once the timer
 /// is done, never cleared, and kept by every change of phase.
@@ -317,9 +318,9 @@ const PAYLOAD: u32 = 5;
 const REARMED: u64 = 1 << 32;
 /// A degraded deadline's target from this reading on (about 9 years of the clock) is kept
 /// in units of [`COARSE_UNIT`] nanoseconds, rounded up; below, exactly.
-pub(crate) const COARSE_FROM: u64 = 1 << (u64::BITS - PAYLOAD - 1);
+const COARSE_FROM: u64 = 1 << (u64::BITS - PAYLOAD - 1);
 /// The unit of a coarse target: any reading fits the payload in it.
-pub(crate) const COARSE_UNIT: u64 = 1 << (PAYLOAD + 1);
+const COARSE_UNIT: u64 = 1 << (PAYLOAD + 1);
 /// The last coarse unit, which stands for the targets up to `u64::MAX - 1` ns.
 const LAST_COARSE: u64 = (1 << (u64::BITS - PAYLOAD - 1)) - 1;
 

@@ -86,6 +86,22 @@ fn arm_and_keep<S: punctual_core::Storage>(wheel: &Wheel<ManualClock, S>, at: Du
     std::mem::forget(sleep);
 }
 
+/// Arms two sleeps on this thread's shard: one until the first tick, returned (to keep it
+/// armed, or forget it), and one of 30 s that a turn takes in and that is then cancelled
+/// (its entry goes back on this shard's free list at the driver's next turn).
+fn arm_one_and_cancel_one<S: punctual_core::Storage + 'static>(
+    wheel: &Arc<Wheel<ManualClock, S>>,
+    waker: &Waker,
+) -> punctual_core::Sleep<'static> {
+    let mut kept = lend(wheel).sleep_until(TICK);
+    assert!(poll(&mut kept, waker).is_pending());
+    let mut released = lend(wheel).sleep(Duration::from_secs(30));
+    assert!(poll(&mut released, waker).is_pending());
+    wheel.turn();
+    drop(released);
+    kept
+}
+
 /// After a turn that planned `planned` raced an arm due at `due`: the turn took the entry
 /// in (it plans `due` or sooner), or the arm woke the driver.
 fn assert_taken_in_or_woken(driver: &Count, planned: Duration, due: Duration) {
@@ -399,12 +415,7 @@ fn a_steal_from_another_shard_on_a_full_storage() {
         let (task, task_waker) = counter();
         // Both entries touched by this thread's shard: one kept armed, one freed onto
         // this shard's list by the turn that reclaims it.
-        let mut kept = lend(&wheel).sleep_until(TICK);
-        assert!(poll(&mut kept, &task_waker).is_pending());
-        let mut released = lend(&wheel).sleep(Duration::from_secs(30));
-        assert!(poll(&mut released, &task_waker).is_pending());
-        wheel.turn();
-        drop(released);
+        let kept = arm_one_and_cancel_one(&wheel, &task_waker);
         wheel.turn();
 
         let other = {
@@ -440,20 +451,15 @@ fn fresh_blocks_and_steals_across_shards() {
         let wheel: Arc<Wheel<ManualClock, punctual_core::Growable>> =
             Arc::new(Wheel::growable(ManualClock::new(), TICK));
         let (task, task_waker) = counter();
-        // This thread's shard takes the first block and keeps one entry armed.
-        let mut kept = lend(&wheel).sleep_until(TICK);
-        assert!(poll(&mut kept, &task_waker).is_pending());
-        // Released after the turn took it in: back on this shard's list via the driver.
-        let mut released = lend(&wheel).sleep(Duration::from_secs(30));
-        assert!(poll(&mut released, &task_waker).is_pending());
-        wheel.turn();
-        drop(released);
+        // This thread's shard takes the first block and keeps one entry armed; the other
+        // goes back on this shard's list at the driver's next turn.
+        let kept = arm_one_and_cancel_one(&wheel, &task_waker);
 
         let other = {
             let wheel = wheel.clone();
             let task_waker = task_waker.clone();
             thread::spawn(move || {
-                // Another shard, empty: steals from this thread's shard (or takes a block).
+                // Another shard, empty: takes a block of its own (the storage holds one).
                 let mut a = wheel.sleep(Duration::from_secs(30));
                 assert!(poll(&mut a, &task_waker).is_pending());
                 let mut b = wheel.sleep_until(TICK);
