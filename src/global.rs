@@ -181,10 +181,12 @@ pub type Budgeted<F> = punctual_core::Budgeted<'static, F>;
 /// })
 /// .await;
 /// // The second attempt was cut short by the budget (the block's own deadline or the
-/// // attempt's, whichever the driver saw first), and no third one started.
+/// // attempt's, whichever the driver saw first), and no third one started. (A driver
+/// // running 10 ms late sees the first attempt's deadline and the block's at once: the
+/// // block then ends with the first attempt.)
 /// let err = outcome.and_then(|inner| inner).unwrap_err();
 /// assert!(err.is_budget());
-/// assert_eq!(attempts.load(std::sync::atomic::Ordering::SeqCst), 2);
+/// assert!((1..=2).contains(&attempts.load(std::sync::atomic::Ordering::SeqCst)));
 /// # });
 /// ```
 ///

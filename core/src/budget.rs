@@ -75,7 +75,9 @@ impl Budget {
     }
 
     /// A budget of `duration` from now on `wheel`'s clock (reads the clock).
-    /// `None` when `duration` reaches beyond any reading of the clock (no limit at all).
+    /// `None` for `Duration::MAX`, or a `duration` whose end does not fit a `Duration`:
+    /// no limit at all. A budget that ends past the clock's last reading (`u64::MAX`
+    /// nanoseconds, about 584 years) is returned, and never ends.
     pub fn starting_now(wheel: &dyn RawWheel, duration: Duration) -> Option<Self> {
         let at = wheel.target(Limit::After(duration))?;
         Some(Self::new(wheel, at, duration))
@@ -245,7 +247,18 @@ impl<'w, F: Future> Budgeted<'w, F> {
     }
 
     /// Bounds `future` by an explicit `budget` (the `no_std` way; see the module docs).
+    ///
+    /// # Panics
+    ///
+    /// If `budget` was made on another wheel: its instant is a reading of that wheel's
+    /// clock, which this wheel's clock cannot be compared with (read on this clock, it
+    /// could end the block early, or far too late).
+    #[track_caller]
     pub fn with_budget(future: F, wheel: &'w dyn RawWheel, budget: Budget) -> Self {
+        assert!(
+            budget.applies_to(wheel_id(wheel)),
+            "`Budgeted::with_budget`: the budget was made on another wheel"
+        );
         Self {
             future: Some(future),
             timer: Timer::new(wheel, Limit::At(budget.at)),

@@ -5,11 +5,20 @@
 //!   is dropped first.
 //! * [`IdleTimeout`]: each item must come within a duration of the stream going idle
 //!   (returning `Pending` after the previous item, or at the start). When an item is late,
-//!   the stream yields one `Err(Elapsed)` and ends, dropping the inner stream. The timer
-//!   is re-armed after each item by reusing a wheel entry: nothing is allocated per item.
+//!   the stream yields one `Err(Elapsed)` and ends, dropping the inner stream. After each
+//!   item the timer lets go of its wheel entry and the next gap takes one from the
+//!   wheel's free list: nothing is allocated per item. An entry let go of after the
+//!   driver took it in comes back at the driver's next turn, so on a [`Fixed`] wheel
+//!   whose every entry is in use the next gap may run degraded until then (never early,
+//!   never losing a wakeup; see `Fixed`).
 //!
 //! Both keep every rule of [`Deadline`](crate::Deadline): never early, at most two ticks
-//! late, the inner stream never polled after the fire.
+//! late, the inner stream never polled after the fire. One differs in form: a
+//! [`StreamDeadline`] of `Duration::ZERO` yields its `Err(Elapsed)` at the first poll,
+//! before the inner stream is polled (there is no single output to let win, as a
+//! `Deadline` lets an inner future's ready output win over a zero duration).
+//!
+//! [`Fixed`]: crate::Fixed
 
 use core::fmt;
 use core::pin::Pin;

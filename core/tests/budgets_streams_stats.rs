@@ -143,6 +143,55 @@ fn a_budget_on_another_wheel_does_not_apply() {
 }
 
 #[test]
+#[should_panic(expected = "the budget was made on another wheel")]
+fn an_explicit_budget_of_another_wheel_is_refused() {
+    // `other`'s clock reads 1000 s; a budget of 10 ms taken there, read on `wheel`'s
+    // clock (at 0), would look 1000 s away, and one the other way round would end the
+    // block at once: refused at construction.
+    let wheel = wheel();
+    let other: Wheel<ManualClock, Growable> =
+        Wheel::growable(ManualClock::starting_at(Duration::from_secs(1000)), TICK);
+    let budget = Budget::starting_now(&wheel, ms(10)).expect("a budget");
+    let _block = Budgeted::with_budget(pending::<()>(), &other, budget);
+}
+
+#[test]
+fn a_named_deadline_a_budget_ends_reports_the_budget() {
+    let wheel = wheel();
+    let budget = Budget::starting_now(&wheel, ms(10)).expect("a budget");
+    let mut d = pin!(
+        wheel
+            .deadline(pending::<()>(), ms(100))
+            .named("pricing")
+            .within(budget)
+    );
+    assert!(poll(d.as_mut()).is_pending());
+    wheel.advance(ms(10));
+    let Poll::Ready(Err(err)) = poll(d.as_mut()) else {
+        panic!("the budget ends the deadline at 10 ms");
+    };
+    assert!(err.is_budget());
+    assert_eq!(err.duration(), ms(10));
+    assert_eq!(
+        err.name(),
+        None,
+        "the budget's name (it has none), not the deadline's"
+    );
+}
+
+#[test]
+fn a_budget_past_the_clock_s_last_reading_is_made_and_never_ends() {
+    let wheel = wheel();
+    let forever = Duration::from_secs(1000 * 365 * 86_400);
+    assert!(Budget::starting_now(&wheel, Duration::MAX).is_none());
+    let budget = Budget::starting_now(&wheel, forever).expect("a budget past the clock");
+    let mut block = pin!(Budgeted::with_budget(pending::<()>(), &wheel, budget));
+    assert!(poll(block.as_mut()).is_pending());
+    wheel.advance(Duration::from_secs(365 * 86_400));
+    assert!(poll(block.as_mut()).is_pending());
+}
+
+#[test]
 fn an_explicit_budget_bounds_deadlines_without_std_magic() {
     let wheel: Wheel<ManualClock, Fixed<8>> = Wheel::fixed(ManualClock::new(), TICK);
     let budget = Budget::starting_now(&wheel, ms(40)).unwrap().named("edge");
@@ -217,6 +266,33 @@ fn a_whole_stream_deadline_ends_with_one_error() {
     assert_eq!(err.name(), Some("feed"));
     assert!(punctual_core::Clock::now(wheel.clock()) >= ms(35));
     assert_eq!(poll_next(s.as_mut()), Poll::Ready(None), "ended for good");
+}
+
+/// A stream of the given items, all ready at once.
+struct Ready(std::vec::IntoIter<u32>);
+
+impl Stream for Ready {
+    type Item = u32;
+
+    fn poll_next(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Option<u32>> {
+        Poll::Ready(self.0.next())
+    }
+}
+
+#[test]
+fn a_zero_whole_stream_deadline_ends_before_the_stream_is_polled() {
+    let wheel = wheel();
+    let mut s = pin!(wheel.stream_deadline(Ready(vec![1, 2, 3].into_iter()), Duration::ZERO));
+    let Poll::Ready(Some(Err(err))) = poll_next(s.as_mut()) else {
+        panic!("a zero deadline yields its error at the first poll");
+    };
+    assert_eq!(err.duration(), Duration::ZERO);
+    assert_eq!(poll_next(s.as_mut()), Poll::Ready(None));
+    // A deadline of 1 ns lets the ready items through (the clock has not moved).
+    let mut s = pin!(wheel.stream_deadline(Ready(vec![1, 2].into_iter()), Duration::from_nanos(1)));
+    assert_eq!(poll_next(s.as_mut()), Poll::Ready(Some(Ok(1))));
+    assert_eq!(poll_next(s.as_mut()), Poll::Ready(Some(Ok(2))));
+    assert_eq!(poll_next(s.as_mut()), Poll::Ready(None));
 }
 
 #[test]
