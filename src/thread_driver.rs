@@ -46,7 +46,7 @@ fn run<C: Clock, S: Storage>(wheel: &Wheel<C, S>) -> ! {
         // A waker that panics must not stop the timer thread (every deadline on the wheel
         // depends on it): the hook has reported the panic, the wheel let go of its role and
         // keeps the remaining wakes for the next turn.
-        let Ok(mut next) = panic::catch_unwind(AssertUnwindSafe(|| wheel.turn())) else {
+        let Ok(mut next) = panic::catch_unwind(AssertUnwindSafe(|| slot.turn())) else {
             continue;
         };
         if !woken {

@@ -426,6 +426,26 @@ fn many_concurrent_deadlines_all_fire_none_early() {
     });
 }
 
+/// A turn by hand on the idle global wheel plans a turn (it lingers) that the timer
+/// thread, parked with no timeout, was not woken for; arms later than that plan wake no
+/// one. The turn wakes it, or every deadline on the global wheel would wait forever.
+#[test]
+fn a_turn_by_hand_on_the_idle_global_wheel_does_not_stop_it() {
+    let _exclusive = exclusive();
+    watchdog(|| {
+        let one_ms = || future::pending::<()>().deadline(Duration::from_millis(1));
+        // The timer thread runs; then the wheel goes idle, its lingering over.
+        assert!(futures_executor::block_on(one_ms()).is_err());
+        while global_wheel().next_turn() != Duration::MAX {
+            thread::sleep(Duration::from_millis(5));
+        }
+        let _ = global_wheel().turn();
+        // Past the turn's plan (16 ms), which only a woken driver carries out.
+        thread::sleep(Duration::from_millis(100));
+        assert!(futures_executor::block_on(one_ms()).is_err());
+    });
+}
+
 #[test]
 fn works_under_futures_executor() {
     run(executor_scenario());

@@ -29,18 +29,19 @@ pub trait Sleeper {
     fn sleep_until(&mut self, at: Duration) -> Self::Sleep;
 }
 
-/// Turns the wheel. With `std`, a waker that panics during the turn does not take the
-/// driver down with it (the hook has reported the panic; the wheel let go of its role and
-/// keeps the remaining wakes for the next turn, which comes at once).
-fn turn<C: Clock, S: Storage>(wheel: &Wheel<C, S>) -> Duration {
+/// Turns the wheel as the driver of `slot`. With `std`, a waker that panics during the
+/// turn does not take the driver down with it (the hook has reported the panic; the wheel
+/// let go of its role and keeps the remaining wakes for the next turn, which comes at
+/// once).
+fn turn<C: Clock, S: Storage>(slot: &DriverSlot<'_, C, S>) -> Duration {
     #[cfg(feature = "std")]
     {
-        std::panic::catch_unwind(core::panic::AssertUnwindSafe(|| wheel.turn()))
+        std::panic::catch_unwind(core::panic::AssertUnwindSafe(|| slot.turn()))
             .unwrap_or(Duration::ZERO)
     }
     #[cfg(not(feature = "std"))]
     {
-        wheel.turn()
+        slot.turn()
     }
 }
 
@@ -76,7 +77,7 @@ const TURNS_PER_POLL: usize = 16;
 /// let mut mine = wheel.driver_slot();
 /// // Register, then turn: a wake between the two is not lost.
 /// let woken_when_needed = mine.register(waker);
-/// let next = wheel.turn();
+/// let next = mine.turn();
 /// // Three drivers hold the places: nothing will wake this one, so it turns within a tick.
 /// assert!(!woken_when_needed);
 /// let sleep_until = next.min(wheel.clock().now() + wheel.tick());
@@ -113,6 +114,14 @@ impl<C: Clock, S: Storage> DriverSlot<'_, C, S> {
         self.register_untouched(waker).is_some()
     }
 
+    /// Turns the wheel, as [`Wheel::turn`] does, for this driver: when the turn takes the
+    /// wheel out of idle, it wakes the wheel's other drivers (which may be waiting for
+    /// their wakers only, and would not learn of the turn it plans), but not this one,
+    /// which has the plan from the reading returned. Register before turning.
+    pub fn turn(&self) -> Duration {
+        self.wheel.turn_as(self.slot)
+    }
+
     /// [`register`](Self::register), telling also whether nothing woke this driver since
     /// its last registration: `None` without a place, `Some(true)` when the place still
     /// held the waker registered last.
@@ -126,9 +135,13 @@ impl<C: Clock, S: Storage> DriverSlot<'_, C, S> {
 }
 
 impl<C, S> Drop for DriverSlot<'_, C, S> {
+    /// Gives the place back, and wakes the drivers that remain: the plan this driver made
+    /// may be one that only it was going to carry out. A driver without a place wakes them
+    /// too, for the same reason (it turned every tick).
     fn drop(&mut self) {
-        if let Some(slot) = self.slot {
-            self.wheel.driver_wakers().release(slot);
+        match self.slot {
+            Some(slot) => self.wheel.driver_wakers().release(slot),
+            None => self.wheel.driver_wakers().wake_all(),
         }
     }
 }
@@ -266,10 +279,10 @@ fn turn_once<C: Clock, S: Storage>(
     let next = match slot.register_untouched(cx.waker()) {
         // A take after the registration wakes this task again, as a wake would.
         Some(true) if *idle && wheel.is_idle() => Duration::MAX,
-        Some(_) => turn(wheel),
+        Some(_) => turn(slot),
         // No place for our waker (three other drivers hold theirs): nothing wakes us, so
         // turn again within a tick, and never wait idle.
-        None => turn(wheel).min(wheel.clock().now().saturating_add(wheel.tick())),
+        None => turn(slot).min(wheel.clock().now().saturating_add(wheel.tick())),
     };
     // Recorded here, not once the sleep is set: `poll_with` may return before that.
     *idle = next == Duration::MAX;

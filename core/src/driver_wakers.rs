@@ -117,9 +117,15 @@ impl DriverWakers {
     /// the wake from the drivers after it: they are woken as the panic unwinds (a second
     /// waker that panics then aborts, as any panic during unwinding does).
     pub(crate) fn wake_all(&self) {
+        self.wake_all_but(None);
+    }
+
+    /// [`wake_all`](Self::wake_all), except the driver in slot `skip`, if any.
+    pub(crate) fn wake_all_but(&self, skip: Option<usize>) {
+        let skipped = skip.map_or(0, |slot| 1 << slot);
         let mut rest = WakeOnUnwind {
             wakers: self,
-            slots: self.used.load(Ordering::Acquire),
+            slots: self.used.load(Ordering::Acquire) & !skipped,
         };
         self.wake_slots(&mut rest.slots);
         core::mem::forget(rest);

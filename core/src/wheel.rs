@@ -52,6 +52,14 @@
 //! timer (a runtime's virtual clock has nothing to jump to), and every arm wakes it. (It
 //! goes idle only after lingering [`LINGER`] ticks; see "Taking back".)
 //!
+//! A turn that takes the wheel out of idle wakes every other driver once it has let go of
+//! the driver role. The arm that woke a driver is not the only way out of idle: a turn made
+//! by hand ([`Wheel::turn`]), or by a driver without a place for its waker, also plans
+//! ahead (it lingers), and arms later than that plan wake no one. A driver that was left
+//! idle, and is waiting for its waker only, would then never learn of the plan; once the
+//! plan's time had passed with no one to carry it out, no arm would ever wake a driver
+//! again. Woken, each driver turns and sleeps until the plan.
+//!
 //! `next_wake` holds the low 32 bits of the tick (so that 32-bit targets stay lock-free).
 //! The driver never plans more than [`MAX_SLEEP`] ticks ahead, and readers rebuild the full
 //! tick from a nearby one, which is exact while the driver is less than 2^31 ticks overdue.
@@ -405,7 +413,14 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// at which the wheel wants to be turned next, `Duration::MAX` when nothing is armed
     /// (see [`Wheel::advance_to`]).
     pub fn turn(&self) -> Duration {
-        reading_of(self.advance_nanos(self.now_nanos()))
+        self.turn_as(None)
+    }
+
+    /// [`Wheel::turn`] by the driver in waker slot `slot` (`None`: a driver with no slot,
+    /// or a turn by hand), which a turn that takes the wheel out of idle then does not
+    /// wake (see "Waking the driver").
+    pub(crate) fn turn_as(&self, slot: Option<usize>) -> Duration {
+        reading_of(self.advance_nanos(self.now_nanos(), slot))
     }
 
     /// Fires every deadline whose tick has come at clock reading `now` (clamped to the
@@ -425,7 +440,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// no one to tell, so the time returned then is the next tick boundary at the latest
     /// (never `Duration::MAX`): turn again by then.
     pub fn advance_to(&self, now: Duration) -> Duration {
-        reading_of(self.advance_nanos(nanos_of(now.min(self.clock.now()))))
+        reading_of(self.advance_nanos(nanos_of(now.min(self.clock.now())), None))
     }
 
     /// Registers the waker to wake when the wheel must be turned sooner than planned: a
@@ -435,7 +450,11 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// This is the one place of a hand-written driver loop: one such loop per wheel (a
     /// second one's registration would replace the first's). Drivers that may run
     /// side by side each take a place of their own with [`Wheel::driver_slot`], as
-    /// [`Wheel::driver`]'s futures and `punctual`'s timer threads do.
+    /// [`Wheel::driver`]'s futures and `punctual`'s timer threads do, and turn through
+    /// [`DriverSlot::turn`](crate::DriverSlot::turn). A turn that takes the wheel out of
+    /// idle wakes every driver, so that none waits idle on a plan it was not told of; it
+    /// cannot tell a hand-written loop's own turn from another's, so the loop is woken
+    /// once by each of its own turns out of idle.
     pub fn register_driver(&self, waker: &Waker) {
         self.driver_wakers.register_shared(waker);
     }
@@ -808,7 +827,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
 
     /// Advances to reading `now` (ns) if the driver role is free, else leaves a request for
     /// its holder. Returns the reading (ns) of the planned next turn, `u64::MAX` if idle.
-    fn advance_nanos(&self, mut now: u64) -> u64 {
+    fn advance_nanos(&self, mut now: u64, driver: Option<usize>) -> u64 {
         let mut role = self.role.load(Ordering::Relaxed);
         loop {
             let (next, success) = if role & DRIVING == 0 {
@@ -845,19 +864,27 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             }
         }
         let unwind = ReleaseOnUnwind(&self.role);
+        // Whether a turn took the wheel out of idle (see "Waking the driver").
+        let mut woke_from_idle = false;
         loop {
             // SAFETY: this thread holds the driver role (the compare-and-swap above, or the
             // failed release below), the only licence to touch `driver`; the reference
             // does not outlive this statement.
-            let planned = self
+            let (planned, left_idle) = self
                 .driver
                 .with_mut(|state| unsafe { self.turn_locked(&mut *state, now) });
+            woke_from_idle |= left_idle;
             match self
                 .role
                 .compare_exchange(DRIVING, 0, Ordering::Release, Ordering::Relaxed)
             {
                 Ok(_) => {
                     core::mem::forget(unwind);
+                    if woke_from_idle {
+                        // After the role is let go: a driver woken turns at once. The
+                        // turning driver knows the plan it returns.
+                        self.driver_wakers.wake_all_but(driver);
+                    }
                     return planned;
                 }
                 Err(_) => {
@@ -871,8 +898,9 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     }
 
     /// One turn at reading `now` (ns), with the driver role held. Returns the reading (ns)
-    /// of the next planned turn, `u64::MAX` if idle.
-    fn turn_locked(&self, state: &mut DriverState, now_nanos: u64) -> u64 {
+    /// of the next planned turn (`u64::MAX` if idle), and whether the turn took the wheel
+    /// out of idle.
+    fn turn_locked(&self, state: &mut DriverState, now_nanos: u64) -> (u64, bool) {
         // A reading older than one an earlier turn used (another thread turning, or
         // `advance_to` with an older time) counts as the start of the tick already reached:
         // some turn read at least that, so it fires nothing early, and an entry armed
@@ -943,9 +971,9 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 // `u64::MAX` means idle: a turn planned at or past the clock's last
                 // reading (its tick boundary saturated) is the reading just before.
                 return if idle {
-                    u64::MAX
+                    (u64::MAX, false)
                 } else {
-                    wake.min(u64::MAX - 1)
+                    (wake.min(u64::MAX - 1), word & IDLE != 0)
                 };
             }
         }

@@ -1176,8 +1176,9 @@ fn a_driver_waker_that_panics_when_an_arm_wakes_it_loses_no_entry() {
     // panic unwinds through the deadline's first poll. The entry must come back (the
     // deadline already held it), and the wheel's only entry serves the next deadline.
     let wheel: Wheel<ManualClock, Fixed<1>> = Wheel::fixed(ManualClock::new(), TICK);
-    wheel.register_driver(&Waker::from(Arc::new(PanickingWaker)));
+    // Turned before the driver registers: a turn out of idle wakes the drivers too.
     assert!(wheel.turn() > TICK, "the driver plans beyond the next tick");
+    wheel.register_driver(&Waker::from(Arc::new(PanickingWaker)));
     let w = CountingWaker::new();
     let mut d = Box::pin(wheel.sleep(ms(1)));
     assert!(
@@ -1779,12 +1780,13 @@ fn a_driver_whose_waker_panics_does_not_keep_the_wake_from_the_others() {
     // Two drivers; the first one's waker panics when woken. A wake for a sooner turn
     // must still reach the second.
     let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), TICK);
+    // Turned before the drivers register: a turn out of idle wakes the drivers too.
+    assert!(wheel.turn() > TICK, "the drivers plan beyond the next tick");
     let mut broken = wheel.driver_slot();
     let mut healthy = wheel.driver_slot();
     assert!(broken.register(&Waker::from(Arc::new(PanickingWaker))));
     let driver = CountingWaker::new();
     assert!(healthy.register(&driver.waker));
-    assert!(wheel.turn() > TICK, "the drivers plan beyond the next tick");
     let w = CountingWaker::new();
     let mut d = Box::pin(wheel.sleep(ms(1)));
     assert!(
@@ -1793,6 +1795,28 @@ fn a_driver_whose_waker_panics_does_not_keep_the_wake_from_the_others() {
     );
     assert_eq!(driver.wakes(), 1, "the healthy driver was not woken");
     drop(d);
+    drop((broken, healthy));
+}
+
+#[test]
+fn a_driver_waker_that_panics_when_a_turn_leaves_idle_keeps_the_wheel_working() {
+    // A turn that takes the wheel out of idle wakes the drivers once it has let go of the
+    // driver role; a waker that panics then reaches the turn's caller, after the others
+    // are woken, and the wheel keeps working.
+    let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), TICK);
+    let mut broken = wheel.driver_slot();
+    let mut healthy = wheel.driver_slot();
+    assert!(broken.register(&Waker::from(Arc::new(PanickingWaker))));
+    let driver = CountingWaker::new();
+    assert!(healthy.register(&driver.waker));
+    assert!(quietly(|| wheel.turn()).is_err(), "the broken waker panics");
+    assert_eq!(driver.wakes(), 1, "the healthy driver was not woken");
+    assert!(wheel.next_turn() < Duration::MAX, "the turn's plan stands");
+    let w = CountingWaker::new();
+    let mut d = pin!(wheel.sleep(ms(2)));
+    assert!(w.poll(d.as_mut()).is_pending());
+    wheel.advance(ms(2));
+    assert!(w.poll(d.as_mut()).is_ready());
     drop((broken, healthy));
 }
 

@@ -7,7 +7,7 @@ mod support;
 
 use core::future::{Future, Pending, Ready, pending, ready};
 use core::pin::{Pin, pin};
-use core::task::{Context, Poll};
+use core::task::{Context, Poll, Waker};
 use core::time::Duration;
 use std::sync::{Arc, Mutex};
 
@@ -395,23 +395,68 @@ fn a_driver_that_stops_wakes_an_idle_one_to_carry_out_its_plan() {
 }
 
 #[test]
-fn a_turn_made_by_hand_on_an_idle_wheel_is_carried_out_by_an_idle_driver() {
+fn a_turn_made_by_hand_on_an_idle_wheel_wakes_the_idle_driver_to_carry_it_out() {
     let wheel = wheel();
     let mut driver = pin!(wheel.driver(LoggingSleeper(Log::default())));
     let task = CountingWaker::new();
     let mut cx = Context::from_waker(&task.waker);
     poll_until_idle(&wheel, driver.as_mut(), &mut cx);
+    assert_eq!(task.wakes(), 0);
 
-    // A turn by hand plans one (it lingers) and wakes no driver; a deadline later than
-    // that plan wakes no one either.
+    // A turn by hand plans one (it lingers). A deadline later than that plan wakes no
+    // one, and the idle driver waits for its waker only: the turn wakes it, or the wheel
+    // would stop for good once the plan's time had passed.
     let _ = wheel.turn();
     assert!(wheel.next_turn() < Duration::MAX);
+    assert_eq!(task.wakes(), 1, "the idle driver was not told of the plan");
     let other = CountingWaker::new();
     let mut deadline = pin!(wheel.deadline(pending::<()>(), 40 * TICK));
     assert!(other.poll(deadline.as_mut()).is_pending());
-    assert_eq!(task.wakes(), 0);
-    // The driver, polled for its future's sake, sees the wheel is no longer idle and
-    // turns: the deadline fires when due.
+    assert_eq!(task.wakes(), 1, "an arm later than the plan wakes no one");
+    // The driver, polled for that wake, turns and plans; the deadline fires when due.
     drive_until_woken(&wheel, driver.as_mut(), &mut cx, &other);
     assert!(matches!(other.poll(deadline.as_mut()), Poll::Ready(Err(_))));
+}
+
+#[test]
+fn a_driver_without_a_place_that_turns_an_idle_wheel_wakes_the_others_and_again_when_it_stops() {
+    let wheel = wheel();
+    let tasks = [(); 3].map(|()| CountingWaker::new());
+    let mut slots = [
+        wheel.driver_slot(),
+        wheel.driver_slot(),
+        wheel.driver_slot(),
+    ];
+    for (slot, task) in slots.iter_mut().zip(&tasks) {
+        assert!(slot.register(&task.waker));
+        let _ = slot.turn();
+    }
+    // Past the new wheel's lingering: idle.
+    wheel.clock().set(16 * TICK);
+    let _ = slots[0].turn();
+    assert_eq!(wheel.next_turn(), Duration::MAX);
+    let woken = tasks.each_ref().map(CountingWaker::wakes);
+
+    // A fourth driver finds no place; its turn takes the idle wheel out of idle (it
+    // lingers), which the three must learn of: each is woken.
+    let mut placeless = wheel.driver_slot();
+    assert!(!placeless.register(Waker::noop()));
+    let _ = placeless.turn();
+    assert!(wheel.next_turn() < Duration::MAX);
+    for (task, before) in tasks.iter().zip(woken) {
+        assert_eq!(
+            task.wakes(),
+            before + 1,
+            "a driver with a place was not woken"
+        );
+    }
+    // They register again (as they would, polled), and the placeless one stops: it may
+    // have planned a turn only it was going to make, so they are woken again.
+    for (slot, task) in slots.iter_mut().zip(&tasks) {
+        assert!(slot.register(&task.waker));
+    }
+    drop(placeless);
+    for (task, before) in tasks.iter().zip(woken) {
+        assert_eq!(task.wakes(), before + 2, "the stop did not wake a driver");
+    }
 }

@@ -87,6 +87,10 @@
 //! once.) While deadlines are armed, the
 //! driver keeps one tokio timer for the earliest of them, exactly like a pending
 //! `tokio::time::sleep` would: tokio may auto-advance to it when the runtime is idle.
+//! The exception is a fourth driver on one wheel ([`start`] and [`spawn_driver`] each
+//! make one): a wheel has places for the wakers of three, so the fourth turns it every
+//! tick and keeps a one-tick timer even while the wheel is idle, and a paused clock
+//! auto-advances tick by tick while the runtime waits on anything else.
 //!
 //! # Cooperative scheduling
 //!

@@ -147,6 +147,52 @@ async fn a_second_driver_aborted_leaves_the_first_driving() {
     );
 }
 
+/// A turn by hand on the idle wheel plans a turn (it lingers) that no driver was woken
+/// for; an arm later than that plan wakes no one. The turn wakes the idle driver, or the
+/// wheel would stop for good (a 50 ms deadline used to be pending after 10 s).
+#[tokio::test(start_paused = true)]
+async fn a_turn_by_hand_on_the_idle_wheel_does_not_stop_its_driver() {
+    let wheel = punctual_tokio::start();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    settle().await;
+    assert_eq!(wheel.next_turn(), Duration::MAX, "idle");
+    let _ = wheel.turn();
+    let r = tokio::time::timeout(
+        Duration::from_secs(10),
+        wheel.deadline(std::future::pending::<()>(), Duration::from_millis(50)),
+    )
+    .await;
+    assert!(
+        matches!(r, Ok(Err(_))),
+        "the deadline had not fired after 10 s"
+    );
+}
+
+/// A fourth driver has no place for its waker and turns every tick, so on an idle wheel
+/// it keeps planning lingering turns; aborted, it leaves the three others idle unless
+/// its turns and its stop wake them.
+#[tokio::test(start_paused = true)]
+async fn aborting_a_driver_without_a_place_leaves_the_others_driving() {
+    let wheel = punctual_tokio::start();
+    let others = [(); 2].map(|()| punctual_tokio::spawn_driver(wheel));
+    let placeless = punctual_tokio::spawn_driver(wheel);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    placeless.abort();
+    settle().await;
+    let r = tokio::time::timeout(
+        Duration::from_secs(10),
+        wheel.deadline(std::future::pending::<()>(), Duration::from_millis(50)),
+    )
+    .await;
+    for other in others {
+        other.abort();
+    }
+    assert!(
+        matches!(r, Ok(Err(_))),
+        "the deadline had not fired after 10 s"
+    );
+}
+
 #[tokio::test(start_paused = true)]
 async fn paused_inner_that_finishes_in_time_wins() {
     let wheel = punctual_tokio::start();
