@@ -24,6 +24,12 @@ static DRIVER: Once = Once::new();
 
 /// The clock of the global wheel: `std::time::Instant`, counted from the first time any
 /// deadline read it. Reading it makes sure the global driver thread runs.
+///
+/// # Panics
+///
+/// A reading panics if the driver thread has not started yet and the operating system
+/// refuses to start it ("could not start the timer thread", with the system's error): the
+/// wheel's deadlines could never fire. The next reading tries to start it again.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct GlobalClock;
 
@@ -36,7 +42,11 @@ impl GlobalClock {
 
 impl Clock for GlobalClock {
     fn now(&self) -> Duration {
-        DRIVER.call_once(|| {
+        // `call_once_force`: if the operating system refuses the thread, the panic
+        // ("could not start the timer thread") reaches this reader, and the next reading
+        // tries again (a poisoned `call_once` would panic with a message that names no
+        // cause, at every reading from then on).
+        DRIVER.call_once_force(|_| {
             crate::thread_driver::spawn_named(&GLOBAL, "punctual-timer");
         });
         ORIGIN.get_or_init(Instant::now).elapsed()
@@ -97,6 +107,11 @@ pub trait DeadlineExt: Future + Sized {
     ///
     /// The deadline resolves to `Err(Elapsed)` when `duration` passes before `self`
     /// completes; `self` has been dropped by then.
+    ///
+    /// # Panics
+    ///
+    /// At the first poll where `self` is pending, if the global wheel's timer thread is
+    /// not running and cannot be started ([`GlobalClock`]).
     ///
     /// # Cancel safety
     ///
