@@ -11,9 +11,7 @@ pub(crate) mod sealed {
 
     /// The storage operations the wheel needs. Sealed: only this crate implements them.
     pub trait StorageImpl: Sync {
-        /// Untouched entries a shard takes at once (see `Wheel::take_fresh`): more than one
-        /// only where a storage that cannot grow never needs the whole block (a block in
-        /// flight to a shard's free list would read as "full" to another thread).
+        /// Untouched entries a shard takes at once (see `Wheel::take_fresh`).
         const FRESH_BLOCK: u32 = 1;
 
         /// The entry at `index`.
@@ -35,6 +33,54 @@ pub(crate) mod sealed {
 /// Where a [`Wheel`](crate::Wheel) keeps its entries: [`Fixed`] or [`Growable`].
 pub trait Storage: sealed::StorageImpl {}
 
+/// Where the blocks of untouched entries shards take start: a 128-byte boundary, a pair
+/// of cache lines (which adjacent-line prefetching fetches together).
+const SEGMENT_ALIGN: usize = 128;
+
+/// Untouched entries a shard takes at once from a storage with room for many: at least 8,
+/// and whole 128-byte pairs of lines, so that the entries of two shards are not even
+/// fetched together. 16 entries of 40 bytes, 640 bytes, on 64-bit targets; one without
+/// shards.
+#[cfg(not(punctual_loom))]
+const BLOCK: u32 = if crate::shards::SHARDS > 1 {
+    block_of(size_of::<Entry>())
+} else {
+    1
+};
+/// Under loom an entry's size says nothing about lines: a small block, as models need.
+#[cfg(punctual_loom)]
+const BLOCK: u32 = 8;
+
+/// The smallest number of `size`-byte entries, at least 8, that fills whole pairs of
+/// lines.
+#[cfg_attr(punctual_loom, allow(dead_code))]
+const fn block_of(size: usize) -> u32 {
+    let (mut a, mut b) = (size, SEGMENT_ALIGN);
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    // `SEGMENT_ALIGN / gcd` entries fill `size / gcd` whole pairs.
+    let pair = SEGMENT_ALIGN / a;
+    (pair * 8_usize.div_ceil(pair)) as u32
+}
+
+/// The block of a [`Fixed`] storage of `n` entries: [`BLOCK`], but no more than a
+/// `2 · SHARDS`-th of the storage, and at least one. A block in flight to a shard's free
+/// list (taken, not yet pushed) is invisible to other threads for that moment, so one of
+/// them that finds the storage exhausted then runs its deadline degraded for one poll (it
+/// tries again at the next, which it asks for at once); small storages, where that is a
+/// large share of the entries, take one at a time as before.
+const fn fixed_block(n: usize) -> u32 {
+    let share = n / (2 * crate::shards::SHARDS);
+    if share == 0 {
+        1
+    } else if share < BLOCK as usize {
+        share as u32
+    } else {
+        BLOCK
+    }
+}
+
 /// The largest number of entries a wheel may hold: indices are 32-bit on 64-bit targets
 /// and 16-bit on others (so that an index and its ABA tag fit one pointer-sized atomic),
 /// less the list sentinels.
@@ -52,10 +98,18 @@ pub(crate) const MAX_ENTRIES: usize = if usize::BITS >= 64 {
 /// re-armed) after the driver took its entry in keeps the entry in use until the driver's
 /// next turn reclaims it; one dropped before that is free again at once.
 ///
+/// With `std`, a thread takes untouched entries a block at a time (up to 16, and no more
+/// than a sixteenth of `N`), so that two threads' entries do not share cache lines. A
+/// block is invisible to other threads for the moment it is being taken: a thread that
+/// then finds every other entry in use runs its deadline degraded for one poll, and arms
+/// it at the next, which it asks for at once.
+///
 /// # Panics
 ///
 /// Constructing a wheel with `N` above 65 534 (32-bit targets) or 2<sup>32</sup> - 3
 /// (64-bit) fails at compile time.
+// With shards, the entries start on a pair of lines, as the blocks shards take assume.
+#[cfg_attr(all(feature = "std", not(punctual_loom)), repr(align(128)))]
 pub struct Fixed<const N: usize> {
     entries: [Entry; N],
 }
@@ -77,6 +131,8 @@ impl<const N: usize> Fixed<N> {
 }
 
 impl<const N: usize> sealed::StorageImpl for Fixed<N> {
+    const FRESH_BLOCK: u32 = fixed_block(N);
+
     #[inline]
     fn entry(&self, index: Index) -> &Entry {
         &self.entries[index as usize]
@@ -111,41 +167,14 @@ mod growable {
     use core::alloc::Layout;
     use core::ptr;
 
-    use super::{MAX_ENTRIES, Storage, sealed};
+    use super::{BLOCK, MAX_ENTRIES, SEGMENT_ALIGN, Storage, sealed};
     use crate::entry::{Entry, Index};
-    #[cfg(not(punctual_loom))]
+    #[cfg(all(test, not(punctual_loom)))]
     use crate::shards::SHARDS;
     use crate::sync::{AtomicPtr, AtomicUsize, Ordering};
 
-    /// Segments start on a 128-byte boundary, and a shard takes [`BLOCK`] untouched
-    /// entries at once: at least 8, and whole 128-byte pairs of cache lines (which
-    /// adjacent-line prefetching fetches together), so that the entries of two shards are
-    /// not even fetched together. 16 entries of 40 bytes, 640 bytes, on 64-bit targets.
-    const SEGMENT_ALIGN: usize = 128;
-    #[cfg(not(punctual_loom))]
-    const BLOCK: u32 = if SHARDS > 1 {
-        block_of(size_of::<Entry>())
-    } else {
-        1
-    };
-    /// Under loom an entry's size says nothing about lines: a small block, as models need.
-    #[cfg(punctual_loom)]
-    const BLOCK: u32 = 8;
-
-    /// The smallest number of `size`-byte entries, at least 8, that fills whole pairs of
-    /// lines.
-    #[cfg_attr(punctual_loom, allow(dead_code))]
-    const fn block_of(size: usize) -> u32 {
-        let (mut a, mut b) = (size, SEGMENT_ALIGN);
-        while b != 0 {
-            (a, b) = (b, a % b);
-        }
-        // `SEGMENT_ALIGN / gcd` entries fill `size / gcd` whole pairs.
-        let pair = SEGMENT_ALIGN / a;
-        (pair * 8_usize.div_ceil(pair)) as u32
-    }
-
-    /// The layout of a segment of `len` entries.
+    /// The layout of a segment of `len` entries: it starts on a [`SEGMENT_ALIGN`]
+    /// boundary, so that the [`BLOCK`]s shards take are whole pairs of lines.
     fn segment_layout(len: usize) -> Layout {
         Layout::array::<Entry>(len)
             .and_then(|layout| layout.align_to(SEGMENT_ALIGN))
@@ -297,6 +326,7 @@ mod growable {
 
     #[cfg(test)]
     mod tests {
+        use super::super::block_of;
         use super::*;
 
         #[test]
@@ -323,6 +353,31 @@ mod growable {
             }
             let (last, _) = locate((MAX_ENTRIES - 1) as Index);
             assert!(last < SEGMENTS);
+        }
+    }
+}
+
+#[cfg(all(test, not(punctual_loom)))]
+mod tests {
+    use super::sealed::StorageImpl;
+    use super::*;
+    use crate::shards::SHARDS;
+
+    #[test]
+    fn a_fixed_storage_takes_blocks_only_when_it_is_large() {
+        assert_eq!(fixed_block(0), 1);
+        assert_eq!(fixed_block(2 * SHARDS - 1), 1, "one at a time when small");
+        assert_eq!(fixed_block(4 * SHARDS), 2.min(BLOCK));
+        assert_eq!(fixed_block(4096), BLOCK, "whole blocks when large");
+        assert_eq!(Fixed::<4096>::FRESH_BLOCK, BLOCK);
+    }
+
+    #[test]
+    fn a_fixed_storage_s_blocks_start_on_pairs_of_lines() {
+        let storage = Fixed::<64>::new();
+        let first = core::ptr::from_ref(storage.entry(0)) as usize;
+        if SHARDS > 1 {
+            assert_eq!(first % SEGMENT_ALIGN, 0);
         }
     }
 }
