@@ -132,7 +132,7 @@ impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
     /// The name is part of the type (a [`Named`] deadline is 16 bytes larger), so that
     /// deadlines without one pay nothing for it.
     ///
-    /// An `Elapsed` describes the limit that passed. When a [`Budget`](crate::Budget)
+    /// An `Elapsed` describes the limit that passed. When a [`Budget`]
     /// ends the deadline before its own duration, the `Elapsed` is the budget's
     /// ([`Elapsed::is_budget`]): the budget's duration, and the budget's name (none if
     /// the budget has none), not this one.
