@@ -11,7 +11,7 @@
 #[macro_use]
 mod common;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -67,23 +67,35 @@ struct Results {
     ready: BTreeMap<Peer, f64>,
     arm_cancel: BTreeMap<Peer, f64>,
     arm_cancel_armed: BTreeMap<Peer, f64>,
+    /// Peers that did not hold all [`ARMED`] deadlines: how many they held.
+    armed_short: BTreeMap<Peer, usize>,
     /// Operations per second on 1 and on 2 threads.
     contention: BTreeMap<Peer, (f64, f64)>,
     fire: BTreeMap<Peer, Option<FireCost>>,
     fire_budget_on: BTreeMap<Peer, Option<FireCost>>,
     lateness: BTreeMap<Peer, (LatenessSummary, usize)>,
     memory: BTreeMap<Peer, Memory>,
+    /// Heap bytes per armed timer with other numbers armed: `(peer, armed)`.
+    memory_at: BTreeMap<(Peer, usize), f64>,
 }
 
 #[derive(Clone, Copy, Debug)]
 struct Memory {
     future: f64,
     heap: f64,
+    /// Deadlines the peer still held, of `armed`.
+    held: usize,
+    armed: usize,
 }
 
 impl Memory {
     fn total(self) -> f64 {
         self.future + self.heap
+    }
+
+    /// Whether the peer held every deadline armed (else its bytes are not per deadline).
+    fn held_all(self) -> bool {
+        self.held == self.armed
     }
 }
 
@@ -138,16 +150,20 @@ fn measure(results: &mut Results) {
 
     progress("arm + cancel with 10 000 armed");
     for peer in Peer::TIMERS {
-        let ns = with_peer!(peer, T => {
-            let held = common::prearm::<T>(ARMED);
+        let (ns, held) = with_peer!(peer, T => {
+            let armed = common::prearm::<T>(ARMED);
             let _ = common::arm_cancel::<T>(iters);
             let s: Vec<f64> = (0..SAMPLES)
                 .map(|_| ns_per_op(common::arm_cancel::<T>(iters), iters))
                 .collect();
-            drop(held);
-            median_f64(s)
+            (median_f64(s), armed.held())
         });
-        results.arm_cancel_armed.insert(peer, ns);
+        // A peer that let go of some of the deadlines was not measured with 10 000 armed.
+        if held == ARMED {
+            results.arm_cancel_armed.insert(peer, ns);
+        } else {
+            results.armed_short.insert(peer, held);
+        }
     }
 
     // ---- contention ------------------------------------------------------------------
@@ -278,18 +294,36 @@ fn read_memory(path: &Path, results: &mut Results) {
         eprintln!("report: no memory results at {}", path.display());
         return;
     };
+    // Each peer's first row is the main measurement; later ones, other numbers armed.
     for line in text.lines().filter(|l| !l.starts_with('#')) {
         let cols: Vec<&str> = line.split('\t').collect();
-        if cols.len() < 3 {
+        if cols.len() < 5 {
             continue;
         }
         let Some(peer) = Peer::TIMERS.into_iter().find(|p| p.name() == cols[0]) else {
             continue;
         };
-        let (Ok(future), Ok(heap)) = (cols[1].parse(), cols[2].parse()) else {
+        let (Ok(future), Ok(heap), Ok(held), Ok(armed)) = (
+            cols[1].parse(),
+            cols[2].parse(),
+            cols[3].parse(),
+            cols[4].parse(),
+        ) else {
             continue;
         };
-        results.memory.insert(peer, Memory { future, heap });
+        match results.memory.entry(peer) {
+            std::collections::btree_map::Entry::Occupied(_) => {
+                results.memory_at.insert((peer, armed), heap);
+            }
+            std::collections::btree_map::Entry::Vacant(main) => {
+                main.insert(Memory {
+                    future,
+                    heap,
+                    held,
+                    armed,
+                });
+            }
+        }
     }
 }
 
@@ -388,10 +422,30 @@ fn targets(r: &Results) -> Vec<(String, String, bool)> {
         ));
     }
     if let Some(m) = r.memory.get(&p) {
+        // The heap per deadline at other counts: a growable wheel's last segment is partly
+        // used, so its heap runs above the entry's size.
+        let heaps: Vec<f64> = r
+            .memory_at
+            .iter()
+            .filter(|((peer, _), _)| *peer == p)
+            .map(|(_, &heap)| heap)
+            .collect();
+        let slack = match (
+            heaps.iter().copied().reduce(f64::min),
+            heaps.iter().copied().reduce(f64::max),
+        ) {
+            (Some(lo), Some(hi)) => format!(
+                "; with the last segment partly used, {:.0} to {:.0} B at the other counts \
+                 measured",
+                m.future + lo,
+                m.future + hi
+            ),
+            _ => String::new(),
+        };
         rows.push((
             "memory: ≤ 56 bytes per armed deadline (x86-64)".into(),
             format!(
-                "{:.0} B ({:.0} future overhead + {:.0} wheel entry)",
+                "{:.0} B ({:.0} future overhead + {:.0} wheel entry, every segment full{slack})",
                 m.total(),
                 m.future,
                 m.heap
@@ -493,8 +547,10 @@ fn markdown(r: &Results, m: &Machine) -> String {
     let _ = writeln!(s, "# Benchmarks\n");
     let _ = writeln!(
         s,
-        "Written by `bash ci/bench_report.sh` (the short suite: medians of {SAMPLES} interleaved \
-         samples, {FIRE_RUNS} fire runs, {LATE_RUNS}×{LATE_N} lateness samples per peer). The \
+        "Written by `bash ci/bench_report.sh` (the short suite: medians of {SAMPLES} samples, \
+         interleaved between the peers for *ready* and *arm + cancel* and taken one peer after \
+         another with {ARMED} armed; {CONTENTION_SAMPLES} samples for contention, one peer \
+         after another; {FIRE_RUNS} fire runs; {LATE_RUNS}×{LATE_N} lateness samples per peer). The \
          full criterion suites are `cargo bench --bench timers` and `cargo bench --bench fire`; \
          `cargo bench --bench lateness` and `cargo bench --bench memory` print their tables.\n"
     );
@@ -550,6 +606,10 @@ fn markdown(r: &Results, m: &Machine) -> String {
         let ready = r.ready.get(&peer).copied().unwrap_or(f64::NAN);
         let ac = r.arm_cancel.get(&peer).copied().unwrap_or(f64::NAN);
         let aca = r.arm_cancel_armed.get(&peer).copied().unwrap_or(f64::NAN);
+        let (aca, aca_ratio) = match r.armed_short.get(&peer) {
+            Some(held) => (format!("n/a: held {held}"), String::new()),
+            None => (fmt_ns(aca), fmt_ratio(aca / ours_aca)),
+        };
         let _ = writeln!(
             s,
             "| {} | {} | {} | {} | {} | {} | {} |",
@@ -558,8 +618,17 @@ fn markdown(r: &Results, m: &Machine) -> String {
             fmt_delta_ns(ready - bare),
             fmt_ns(ac),
             fmt_ratio(ac / ours_ac),
-            fmt_ns(aca),
-            fmt_ratio(aca / ours_aca)
+            aca,
+            aca_ratio
+        );
+    }
+    if !r.armed_short.is_empty() {
+        let _ = writeln!(
+            s,
+            "\n*n/a: held N*: the peer let go of all but N of the {ARMED} deadlines armed \
+             beforehand (their tasks were woken at once), so it was not measured with {ARMED} \
+             armed. embassy-time's generic queue holds 128 wakers (`generic-queue-128`): when \
+             it is full it wakes a task at once, for it to poll again and re-register."
         );
     }
 
@@ -669,25 +738,64 @@ fn markdown(r: &Results, m: &Machine) -> String {
     );
     let _ = writeln!(
         s,
-        "| | future overhead | heap per timer | total |\n|---|---:|---:|---:|"
+        "| | future overhead | heap per timer | total | deadlines held |\n\
+         |---|---:|---:|---:|---:|"
     );
     for peer in Peer::TIMERS {
         if let Some(mem) = r.memory.get(&peer) {
+            let total = if mem.held_all() {
+                format!("{:.0}", mem.total())
+            } else {
+                "n/a".into()
+            };
             let _ = writeln!(
                 s,
-                "| {} | {:.0} | {:.0} | {:.0} |",
+                "| {} | {:.0} | {:.0} | {total} | {} of {} |",
                 peer.name(),
                 mem.future,
                 mem.heap,
-                mem.total()
+                mem.held,
+                mem.armed
             );
         }
     }
     let _ = writeln!(
         s,
-        "\nembassy-time's generic queue is static (128 slots of 24 bytes, one per waker, not \
-         per timer); beyond 128 wakers it wakes tasks early so that they re-register."
+        "\nA deadline is held if its waker was never woken (it is 10 minutes away). \
+         embassy-time's generic queue is static (128 slots of 24 bytes, one per waker, not per \
+         timer): when it is full it wakes a task at once, for it to poll again and re-register, \
+         so it holds 128 deadlines at most, and its bytes are not per armed deadline."
     );
+    let more: BTreeSet<usize> = r.memory_at.keys().map(|&(_, n)| n).collect();
+    if !more.is_empty() {
+        let _ = writeln!(
+            s,
+            "\nHeap bytes per armed timer as more are armed (the same measure). A growable \
+             punctual wheel adds segments that double in size, so its figure runs from the \
+             entry's 40 bytes, with every segment full, up to about twice that; the peers' \
+             containers have slack of their own.\n"
+        );
+        let _ = write!(s, "| |");
+        for n in &more {
+            let _ = write!(s, " {n} |");
+        }
+        let _ = write!(s, "\n|---|");
+        for _ in &more {
+            let _ = write!(s, "---:|");
+        }
+        let _ = writeln!(s);
+        for peer in Peer::TIMERS {
+            let _ = write!(s, "| {} |", peer.name());
+            for &n in &more {
+                let cell = r
+                    .memory_at
+                    .get(&(peer, n))
+                    .map_or(String::new(), |heap| format!("{heap:.0}"));
+                let _ = write!(s, " {cell} |");
+            }
+            let _ = writeln!(s);
+        }
+    }
 
     let _ = writeln!(s, "\n## Lateness\n");
     let _ = writeln!(
@@ -888,7 +996,12 @@ fn chart(r: &Results, m: &Machine) -> String {
         .collect();
     let mem: Vec<(Peer, f64)> = Peer::TIMERS
         .iter()
-        .filter_map(|p| r.memory.get(p).map(|m| (*p, m.total())))
+        .filter_map(|p| {
+            r.memory
+                .get(p)
+                .filter(|m| m.held_all())
+                .map(|m| (*p, m.total()))
+        })
         .collect();
     let half = width / 2.0 - 10.0;
     let y4 = bars(
@@ -1064,7 +1177,13 @@ fn readme_section(r: &Results, m: &Machine) -> String {
             .map(|c| c.map_or("—".into(), |c| fmt_ms(c.cpu)))
     });
     row(&mut s, "bytes per armed deadline", &|p| {
-        r.memory.get(&p).map(|m| format!("{:.0}", m.total()))
+        r.memory.get(&p).map(|m| {
+            if m.held_all() {
+                format!("{:.0}", m.total())
+            } else {
+                "n/a".into()
+            }
+        })
     });
     row(&mut s, "lateness median / p99 (µs)", &|p| {
         r.lateness

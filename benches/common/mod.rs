@@ -30,6 +30,7 @@
 use std::future::{Future, pending};
 use std::hint::black_box;
 use std::pin::{Pin, pin};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock, Once};
 use std::task::{Context, Poll, Wake, Waker};
 use std::time::{Duration, Instant};
@@ -611,16 +612,25 @@ impl Timeouts for EmbassyTimeout {
 
 // ---- helpers ---------------------------------------------------------------------------
 
-/// A waker that does nothing, with an identity of its own (unlike `Waker::noop()`, which
-/// every timer queue keyed by waker would merge into one).
-struct Distinct;
+/// A waker that only counts its wakes, with an identity of its own (unlike
+/// `Waker::noop()`, which every timer queue keyed by waker would merge into one).
+struct Distinct(Arc<AtomicUsize>);
 
 impl Wake for Distinct {
-    fn wake(self: Arc<Self>) {}
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.0.fetch_add(1, Ordering::Relaxed);
+    }
 }
 
-pub(crate) fn distinct_waker() -> Waker {
-    Waker::from(Arc::new(Distinct))
+/// A waker of its own whose wakes add to `wakes`. A deadline held armed far from its time
+/// is never woken: a wake means its timer let go of it (embassy-time's queue of 128 wakes
+/// a timer at once when it is full, for its task to poll again and re-register).
+pub(crate) fn distinct_waker(wakes: &Arc<AtomicUsize>) -> Waker {
+    Waker::from(Arc::new(Distinct(wakes.clone())))
 }
 
 /// The time (user + system) this process has run on any CPU, its threads included.
@@ -702,30 +712,40 @@ pub(crate) fn arm_cancel_loop<T: Timeouts>(iters: u64) -> Duration {
 /// own (as if each belonged to a task), none due within the run.
 pub(crate) struct Armed {
     futures: Vec<Pin<Box<dyn Future<Output = ()> + Send>>>,
+    /// Wakes of their wakers (see [`distinct_waker`]).
+    wakes: Arc<AtomicUsize>,
 }
 
 /// Arms `n` deadlines of 60 to 120 s, to hold while measuring.
 pub(crate) fn prearm<T: Timeouts>(n: usize) -> Armed {
     T::context(|| {
         let mut rng = Rng::new(n as u64);
+        let wakes = Arc::new(AtomicUsize::new(0));
         let futures = (0..n)
             .map(|_| {
                 let d = rng.duration(Duration::from_secs(60), Duration::from_secs(120));
                 let mut fut: Pin<Box<dyn Future<Output = ()> + Send>> = Box::pin(async move {
                     T::bound(pending::<()>(), d).await;
                 });
-                let waker = distinct_waker();
+                let waker = distinct_waker(&wakes);
                 let _ = fut.as_mut().poll(&mut Context::from_waker(&waker));
                 fut
             })
             .collect();
-        Armed { futures }
+        Armed { futures, wakes }
     })
 }
 
 impl Armed {
     pub(crate) fn len(&self) -> usize {
         self.futures.len()
+    }
+
+    /// How many of the deadlines their timer still holds: those whose waker was never
+    /// woken (none is due within a run).
+    pub(crate) fn held(&self) -> usize {
+        self.len()
+            .saturating_sub(self.wakes.load(Ordering::Relaxed))
     }
 }
 
