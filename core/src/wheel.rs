@@ -319,7 +319,8 @@ impl<C: Clock, const N: usize> Wheel<C, Fixed<N>> {
         ///
         /// # Panics
         ///
-        /// If `tick` is zero (at compile time in a `static`).
+        /// If `tick` is zero, or 2<sup>64</sup> ns (about 584 years) or more (at compile
+        /// time in a `static`).
         pub fn fixed(clock: C, tick: Duration) -> Self {
             Self::with_storage(clock, tick, Fixed::new())
         }
@@ -333,7 +334,7 @@ impl<C: Clock> Wheel<C, crate::Growable> {
         ///
         /// # Panics
         ///
-        /// If `tick` is zero.
+        /// If `tick` is zero, or 2<sup>64</sup> ns (about 584 years) or more.
         pub fn growable(clock: C, tick: Duration) -> Self {
             Self::with_storage(clock, tick, crate::Growable::new())
         }

@@ -77,9 +77,16 @@
 //! `adapters/embassy/host-tests/coarse` check exactly this, against `with_timeout`, from every
 //! point in a tick.
 //!
-//! An embassy driver whose `now()` lags the true time by more than a tick (an interrupt held
-//! off for longer) makes deadlines later, never earlier: the wheel only fires once the clock
-//! has read the deadline.
+//! The wheel only fires once the clock has read the deadline, so an embassy driver whose
+//! `now()` lags the true time by the same amount at a deadline's start and at its end
+//! makes it later, never earlier. A lag that *shrinks* in between is a different matter:
+//! a driver that counts tick interrupts and reads only its counter, with the interrupt
+//! held off (a critical section, or a task at the interrupt's priority) when the deadline
+//! starts, reads a start that is too early by the hold-off, and the deadline ends early by
+//! that much, less [`RESOLUTION`] (a 50 ms deadline started 19 ms into such a hold-off at
+//! 100 Hz ends after 41 ms of true time). Such a driver's `now()` must count a tick whose
+//! interrupt is pending, as embassy's own drivers do (they read a hardware counter); the
+//! firmware example's does.
 //!
 //! # Choosing the tick
 //!

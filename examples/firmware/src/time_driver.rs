@@ -65,17 +65,25 @@ pub fn init(mut syst: SYST) {
     syst.enable_counter();
 }
 
+/// Whole ticks since [`init`], and SysTick's current count into the next one, read
+/// together. A wrap whose interrupt is held off (interrupts masked, or a handler of the same
+/// priority running) is a tick that has passed and is counted here: a clock that missed it
+/// would read a deadline's start too early, and the deadline would end early by as much.
+fn ticks_and_count(cs: critical_section::CriticalSection<'_>) -> (u64, u32) {
+    let ticks = DRIVER.state.borrow_ref(cs).ticks;
+    let current = SYST::get_current();
+    // Interrupts are masked: a wrap the SysTick handler has not counted yet shows as a
+    // pending exception. If the counter read came after that wrap (it is still high), the
+    // tick is not in `ticks`; if it came before (it is low), it must not be added.
+    let uncounted = SCB::is_pendst_pending() && current > RELOAD / 2;
+    (ticks + u64::from(uncounted), current)
+}
+
 /// The true time since [`init`], in core cycles: whole ticks from the tick counter, plus
 /// how far SysTick has counted into the current one.
 pub fn true_now_cycles() -> u64 {
     critical_section::with(|cs| {
-        let ticks = DRIVER.state.borrow_ref(cs).ticks;
-        let current = SYST::get_current();
-        // Interrupts are masked: a wrap the SysTick handler has not counted yet shows as a
-        // pending exception. If the counter read came after that wrap (it is still high),
-        // the tick is not in `ticks`; if it came before (it is low), it must not be added.
-        let uncounted = SCB::is_pendst_pending() && current > RELOAD / 2;
-        let ticks = ticks + u64::from(uncounted);
+        let (ticks, current) = ticks_and_count(cs);
         ticks * u64::from(RELOAD + 1) + u64::from(RELOAD - current)
     })
 }
@@ -92,7 +100,7 @@ pub fn spin_until_into_tick(from_us: u32, to_us: u32) {
 
 impl Driver for SysTickDriver {
     fn now(&self) -> u64 {
-        critical_section::with(|cs| self.state.borrow_ref(cs).ticks)
+        critical_section::with(|cs| ticks_and_count(cs).0)
     }
 
     fn schedule_wake(&self, at: u64, waker: &Waker) {
