@@ -7,6 +7,15 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 rustup target add thumbv7em-none-eabihf thumbv6m-none-eabi
 cargo build -p punctual-core --no-default-features --target thumbv7em-none-eabihf
 cargo build -p punctual-core --no-default-features --features portable-atomic --target thumbv6m-none-eabi
+# Without the feature, thumbv6m's build fails with one error that says what to do.
+if out=$(cargo build -p punctual-core --no-default-features --target thumbv6m-none-eabi 2>&1); then
+    echo "no_std.sh: punctual-core built for thumbv6m without portable-atomic" >&2
+    exit 1
+fi
+grep -q 'enable the `portable-atomic` feature' <<<"$out"
+# The facade with the embassy adapter, as a thumbv6m firmware would depend on it.
+cargo build -p punctual --no-default-features --features embassy,portable-atomic --target thumbv6m-none-eabi
+cargo build -p punctual --no-default-features --features embassy --target thumbv7em-none-eabihf
 cargo clippy -p punctual-core --no-default-features --target thumbv7em-none-eabihf -- -D warnings
 # defmt formatting for Elapsed, as firmware uses it.
 cargo build -p punctual-core --no-default-features --features defmt --target thumbv7em-none-eabihf

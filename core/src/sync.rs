@@ -25,6 +25,17 @@ pub(crate) use portable_atomic::{AtomicPtr, AtomicU32, AtomicUsize};
 #[cfg(all(not(punctual_loom), not(feature = "portable-atomic")))]
 pub(crate) use core::sync::atomic::{AtomicPtr, AtomicU32, AtomicUsize};
 
+// One clear error instead of one per read-modify-write the target lacks.
+#[cfg(all(
+    not(feature = "portable-atomic"),
+    not(all(target_has_atomic = "32", target_has_atomic = "ptr"))
+))]
+compile_error!(
+    "punctual needs 32-bit and pointer-sized compare-and-swap, which this target lacks \
+     (thumbv6m, say): enable the `portable-atomic` feature (of `punctual`, `punctual-core` \
+     or `punctual-embassy`) and link a `critical-section` implementation"
+);
+
 pub(crate) use core::sync::atomic::Ordering;
 
 #[cfg(punctual_loom)]
