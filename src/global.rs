@@ -101,7 +101,8 @@ pub type Sleep = punctual_core::Sleep<'static, Global>;
 /// # });
 /// ```
 pub trait DeadlineExt: Future + Sized {
-    /// Bounds `self` by `duration`, measured from its first poll, on the global wheel.
+    /// Bounds `self` by `duration`, measured from its first pending poll, on the global
+    /// wheel.
     ///
     /// # Errors
     ///
@@ -129,6 +130,15 @@ pub trait DeadlineExt: Future + Sized {
     /// # Errors
     ///
     /// `Err(Elapsed)` when `at` passes before `self` completes.
+    ///
+    /// # Panics
+    ///
+    /// At the first poll where `self` is pending, if the global wheel's timer thread is
+    /// not running and cannot be started ([`GlobalClock`]).
+    ///
+    /// # Cancel safety
+    ///
+    /// Dropping the deadline drops `self`; see [`punctual_core::Deadline`].
     fn deadline_at(self, at: Instant) -> Deadline<Self> {
         Deadline::new(self, Global, Limit::At(GlobalClock::reading_of(at)))
     }
@@ -138,6 +148,10 @@ pub trait DeadlineExt: Future + Sized {
     /// # Errors
     ///
     /// `Err(Elapsed)` when `duration` passes before `self` completes.
+    ///
+    /// # Cancel safety
+    ///
+    /// Dropping the deadline drops `self`; see [`punctual_core::Deadline`].
     fn deadline_on(
         self,
         wheel: &dyn RawWheel,
@@ -158,11 +172,21 @@ impl<F: Future> DeadlineExt for F {}
 /// assert!(start.elapsed() >= std::time::Duration::from_millis(3));
 /// # });
 /// ```
+///
+/// # Panics
+///
+/// At its first poll, if the global wheel's timer thread is not running and cannot be
+/// started ([`GlobalClock`]).
 pub fn sleep(duration: Duration) -> Sleep {
     Sleep::new(Global, Limit::After(duration))
 }
 
 /// A future that completes at `at`, on the global wheel.
+///
+/// # Panics
+///
+/// At its first poll, if the global wheel's timer thread is not running and cannot be
+/// started ([`GlobalClock`]).
 pub fn sleep_until(at: Instant) -> Sleep {
     Sleep::new(Global, Limit::At(GlobalClock::reading_of(at)))
 }
@@ -210,6 +234,11 @@ pub type Budgeted<F> = punctual_core::Budgeted<'static, F>;
 /// The budget resolves to `Err(Elapsed)` (with `is_budget()`) when it runs out before
 /// `future` completes; `future` has been dropped by then. Deadlines inside that the budget
 /// cut short also return an `Elapsed` with `is_budget()`.
+///
+/// # Panics
+///
+/// At its first poll (which reads the global clock even if `future` is ready), if the
+/// global wheel's timer thread is not running and cannot be started ([`GlobalClock`]).
 pub fn budget<F: Future>(duration: Duration, future: F) -> Budgeted<F> {
     Budgeted::new(future, &GLOBAL, duration)
 }
@@ -236,12 +265,22 @@ pub fn budget<F: Future>(duration: Duration, future: F) -> Budgeted<F> {
 pub trait StreamDeadlineExt: Stream + Sized {
     /// Bounds the whole stream by `duration` from its first poll: when it passes, the
     /// stream yields one `Err(Elapsed)` and ends. See [`StreamDeadline`].
+    ///
+    /// # Panics
+    ///
+    /// At its first poll, if the global wheel's timer thread is not running and cannot
+    /// be started ([`GlobalClock`]).
     fn total_deadline(self, duration: Duration) -> StreamDeadline<'static, Self> {
         StreamDeadline::new(self, &GLOBAL, duration)
     }
 
     /// Bounds each gap between items by `idle`: when an item is late, the stream yields
     /// one `Err(Elapsed)` and ends. See [`IdleTimeout`].
+    ///
+    /// # Panics
+    ///
+    /// At the first poll that finds the stream pending, if the global wheel's timer thread
+    /// is not running and cannot be started ([`GlobalClock`]).
     fn idle_timeout(self, idle: Duration) -> IdleTimeout<'static, Self> {
         IdleTimeout::new(self, &GLOBAL, idle)
     }

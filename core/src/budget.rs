@@ -202,7 +202,8 @@ pub(crate) fn ambient() -> Option<Budget> {
 
 pin_project! {
     /// A future bounded by a budget: like a [`Deadline`], and every deadline started inside
-    /// it also ends no later than the budget. See the [module docs](self).
+    /// it also ends no later than the budget (with `std` by itself; without, through
+    /// [`Deadline::within`]). See the [module docs](self).
     ///
     /// Made by `punctual::budget`, [`Budgeted::new`] or [`Budgeted::with_budget`].
     ///
@@ -234,8 +235,10 @@ pin_project! {
 }
 
 impl<'w, F: Future> Budgeted<'w, F> {
-    /// Bounds `future`, and every deadline on `wheel` inside it, by `duration` from its
-    /// first poll.
+    /// Bounds `future` by `duration` from its first poll. With `std`, every deadline on
+    /// `wheel` first polled inside it also ends no later than the budget; without `std`,
+    /// give the inner deadlines the budget with [`Deadline::within`](crate::Deadline::within)
+    /// (see [`Budgeted::with_budget`]).
     pub fn new(future: F, wheel: &'w dyn RawWheel, duration: Duration) -> Self {
         Self {
             future: Some(future),

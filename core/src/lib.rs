@@ -12,7 +12,8 @@
 //!
 //! * **Cancel on fire.** When a deadline fires, the inner future is dropped before
 //!   `Err(Elapsed)` is returned, and never polled again.
-//! * **Never early**, on the wheel's clock, measured from the first poll.
+//! * **Never early**, on the wheel's clock, measured from the first poll that finds the
+//!   inner future pending.
 //! * **At most two ticks late**, with a driver that is not starved.
 //! * **No allocation per deadline**, and **lock-free** arming, cancelling and waker
 //!   updates: a bounded number of atomic operations each. (A [`Growable`] wheel allocates
@@ -22,8 +23,10 @@
 //! # How it works
 //!
 //! Entries live in a slab ([`Fixed`] or [`Growable`]) and never move. Arming pops an entry
-//! off a lock-free free list and pushes it onto an *arm inbox*; cancelling flips the
-//! entry's state with one compare-and-swap and pushes it onto a *cancel inbox*. Only the
+//! off a lock-free free list and pushes it onto an *arm inbox*. A release that finds its
+//! entry still at the head of that inbox (most short deadlines) takes it back off and frees
+//! it itself; otherwise cancelling flips the entry's state with one compare-and-swap and
+//! pushes it onto a *cancel inbox*. Only the
 //! thread that holds the driver role touches the wheel's levels: on each turn it takes
 //! both inboxes, links new entries into their slots, unlinks cancelled ones, and fires
 //! everything due. The module docs of `wheel`, `levels`, `entry` and `lists` (in the
@@ -54,10 +57,18 @@
 //!
 //! # Features
 //!
-//! * `std` (default): [`StdClock`], `Elapsed` into `std::io::Error`. Implies `alloc`.
+//! * `std` (default): [`StdClock`], `Elapsed` into `std::io::Error`, budgets that reach
+//!   the deadlines inside them by themselves (see [`Budgeted`]), and eight per-thread
+//!   shards of the lists that arming and releasing touch (one without `std`). Implies
+//!   `alloc`.
 //! * `alloc`: [`Growable`] storage.
 //! * `portable-atomic`: every atomic through `portable-atomic`, for targets without
 //!   compare-and-swap (thumbv6m); the final binary provides a `critical-section`.
+//! * `tracing`: a `tracing` event when a deadline fires (its name, duration, lateness and
+//!   whether a budget ended it).
+//! * `defmt`: `defmt::Format` for [`Elapsed`].
+//! * `count-ready`: count deadlines that completed without arming
+//!   ([`Stats::ready_without_arming`]), at the price of a shared atomic on that path.
 //!
 //! [punctual]: https://docs.rs/punctual
 #![no_std]
@@ -131,7 +142,9 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         Sleep::new(self, Limit::At(at))
     }
 
-    /// Bounds `future`, and every deadline on this wheel started inside it, by `duration`.
+    /// Bounds `future` by `duration`. With `std`, every deadline on this wheel first polled
+    /// inside it also ends no later than the budget; without `std`, give the inner
+    /// deadlines the budget with [`Deadline::within`] (see [`Budgeted::with_budget`]).
     /// See [`Budgeted`].
     pub fn budget<F: Future>(&self, future: F, duration: Duration) -> Budgeted<'_, F> {
         Budgeted::new(future, self, duration)

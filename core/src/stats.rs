@@ -36,9 +36,11 @@ pub struct Stats {
     pub lateness: [usize; 4],
     /// Polls that found the wheel full and fell back to checking the clock.
     pub degraded_polls: usize,
-    /// The slab's high-water mark: entries it has ever handed out. With `std`, each
-    /// thread's shard takes untouched entries of a growable wheel eight at a time, so this
-    /// may exceed the most entries ever in use at once by up to seven per shard.
+    /// Entries the slab has ever handed out. With `std`, each thread's shard takes
+    /// untouched entries in blocks (16 on 64-bit targets, whole 128-byte pairs of lines;
+    /// fewer on a small `Fixed` wheel), and a shard takes a block of its own before another
+    /// shard's freed entries: this can exceed the most entries ever in use at once by a
+    /// block or more per shard in use.
     pub high_water: usize,
     /// Entries in use now (armed, or released and not yet reclaimed).
     pub occupied: usize,
