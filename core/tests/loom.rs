@@ -648,6 +648,46 @@ fn a_driver_takes_its_place_while_a_deadline_is_armed() {
     });
 }
 
+/// A turn by hand on the idle wheel while another thread arms a deadline later than the
+/// turn will plan. The turn takes the wheel out of idle (it lingers: it plans a turn 16
+/// ticks ahead), and an arm later than that plan wakes no one; the idle driver waits for
+/// its waker only. So it must be woken, whatever the interleaving: by the arm, if the wheel
+/// still read idle, or by the turn that took it out of idle. (Before that wake, once the
+/// plan's time passed, no arm ever woke a driver again and the wheel stopped for good.)
+#[test]
+fn a_turn_by_hand_out_of_idle_while_a_later_deadline_is_armed() {
+    model(|| {
+        let wheel = wheel();
+        let (task, task_waker) = counter();
+        let (driver, driver_waker) = counter();
+        let mut slot = wheel.driver_slot();
+        assert!(slot.register(&driver_waker));
+        // The driver's own turns, until the wheel is idle: it waits for its waker now.
+        while slot.turn() != Duration::MAX {
+            let next = wheel.next_turn();
+            wheel.clock().set(next);
+        }
+        let before = woken(&driver);
+        let later = 40 * TICK;
+        let due = wheel.clock().now() + later;
+
+        let w = lend(&wheel);
+        let by_hand = thread::spawn(move || {
+            let _ = w.turn();
+        });
+        let mut sleep = wheel.sleep(later);
+        assert!(poll(&mut sleep, &task_waker).is_pending());
+        std::mem::forget(sleep); // keep the entry armed for the checks below
+        by_hand.join().unwrap();
+        assert!(
+            woken(&driver) > before,
+            "the idle driver was not woken: no one would carry out the plan"
+        );
+        settle(&wheel, &task, 1, due);
+        drop(slot);
+    });
+}
+
 /// The first arm through a shard (which marks it in use) while a turn moves the plan
 /// later: the driver planned tick 2 for an earlier deadline, and another thread, on a
 /// shard not in use yet, arms one due at tick 3, which needs no wake while the plan is
