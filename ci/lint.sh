@@ -6,3 +6,9 @@ rustup component add clippy rustfmt >/dev/null 2>&1 || true
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps
+# The core's docs as a firmware or no-alloc user builds them: links to items those
+# features leave out point at the full docs instead.
+for features in "" "alloc"; do
+    RUSTDOCFLAGS="-D warnings" cargo doc -p punctual-core --no-deps --no-default-features \
+        --features "$features"
+done

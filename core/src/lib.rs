@@ -71,6 +71,16 @@
 //!   ([`Stats::ready_without_arming`]), at the price of a shared atomic on that path.
 //!
 //! [punctual]: https://docs.rs/punctual
+// Without `alloc` or `std` the items these links name do not exist: docs built so link to
+// the full docs instead (a definition wins over an intra-doc link only where it is given).
+#![cfg_attr(
+    not(feature = "alloc"),
+    doc = "[`Growable`]: https://docs.rs/punctual-core/latest/punctual_core/struct.Growable.html"
+)]
+#![cfg_attr(
+    not(feature = "std"),
+    doc = "[`StdClock`]: https://docs.rs/punctual-core/latest/punctual_core/struct.StdClock.html"
+)]
 #![no_std]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs, missing_debug_implementations, unreachable_pub)]

@@ -31,6 +31,11 @@ pub(crate) mod sealed {
 }
 
 /// Where a [`Wheel`](crate::Wheel) keeps its entries: [`Fixed`] or [`Growable`].
+///
+#[cfg_attr(
+    not(feature = "alloc"),
+    doc = "[`Growable`]: https://docs.rs/punctual-core/latest/punctual_core/struct.Growable.html"
+)]
 pub trait Storage: sealed::StorageImpl {}
 
 /// Where the blocks of untouched entries shards take start: a 128-byte boundary, a pair

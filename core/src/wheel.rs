@@ -176,7 +176,7 @@ const REQUESTED: u32 = 0b10;
 ///
 /// * `C`: the [`Clock`] deadlines are measured on.
 /// * `S`: where entries live: [`Fixed<N>`](Fixed) (no allocation, `no_std`) or
-///   [`Growable`](crate::Growable) (with `alloc`).
+///   [`Growable`] (with `alloc`).
 ///
 /// A wheel does nothing on its own: something must turn it. With `std`, the facade crate
 /// `punctual` provides a global wheel with its own thread; the adapters turn a wheel from a
@@ -196,6 +196,11 @@ const REQUESTED: u32 = 0b10;
 /// wheel.advance(Duration::from_millis(10));
 /// assert!(sleep.as_mut().poll(&mut cx).is_ready());
 /// ```
+#[cfg_attr(feature = "alloc", doc = "\n[`Growable`]: crate::Growable")]
+#[cfg_attr(
+    not(feature = "alloc"),
+    doc = "\n[`Growable`]: https://docs.rs/punctual-core/latest/punctual_core/struct.Growable.html"
+)]
 pub struct Wheel<C, S> {
     clock: C,
     /// The tick, in nanoseconds, with its reciprocal.
