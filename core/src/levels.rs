@@ -22,16 +22,26 @@
 //! # Slot arithmetic
 //!
 //! `elapsed` is the tick up to which the wheel has been advanced. An entry expiring at
-//! tick `when > elapsed` goes to the level of the highest 6-bit group in which `elapsed` and
-//! `when` differ, at slot `(when >> 6·level) & 63` of that level. Because every tick between
-//! `elapsed` and `when` shares the bits above that group, the entry stays at that level
-//! until its slot comes up; then its slot is taken and each entry either fires (its tick has
-//! come) or is re-inserted one or more levels lower ("cascading").
+//! tick `when > elapsed` is due at a reading in `((when − 1)·tick, when·tick]`: during tick
+//! `key = when − 1`, the tick it *comes due in*. The levels place it by that key: at the
+//! level of the highest 6-bit group in which `elapsed` and `key` differ, at slot
+//! `(key >> 6·level) & 63` of that level. Because every tick between `elapsed` and `key`
+//! shares the bits above that group, the entry stays at that level until its slot comes
+//! up; then its slot is taken and each entry either fires (its deadline has passed) or is
+//! re-inserted one or more levels lower ("cascading").
+//!
+//! A slot comes up when `elapsed` reaches its first key: for a slot of level 1 or above,
+//! at the start of the first tick any of its entries can come due in, so an entry is on
+//! level 0 throughout the tick it comes due in (where the driver can fire it at its own
+//! deadline, see "Sparse slots"). A level-0 slot holds one key `k`: it is due whole at tick
+//! `k + 1` (its entries' `when`), and is the slot of the tick in progress while
+//! `elapsed = k`. (Placed by `when` instead, the entries due in the last tick before each
+//! 64-tick boundary would wait on level 1 until the boundary, up to a tick late.)
 //!
 //! An entry more than `2^36` ticks away goes to the top level as if it were within range:
 //! its slot then comes up once per rotation of the top level, and every time it is simply
 //! re-inserted, until it is within range. It never fires early, because nothing fires before
-//! its own `when` is reached.
+//! its own deadline is reached.
 //!
 //! # Sparse slots
 //!
@@ -46,7 +56,9 @@
 //!
 //! # Invariants
 //!
-//! * Every entry on a slot list has `when > elapsed`.
+//! * Every entry on a slot list has `when > elapsed` (its key is `elapsed` or later), and
+//!   is on the list of `slot_for(key, level_for(elapsed, key))`: a slot comes up before
+//!   `elapsed` passes its first key, so the levels never need to be told where an entry is.
 //! * Bit `s` of `occupied[l]` is set exactly when slot `s` of level `l` is non-empty.
 //! * An entry on a slot list has `slot_prev` = the previous entry or `NIL` (list head);
 //!   an entry on no list has `slot_prev = UNLINKED`.
@@ -90,10 +102,17 @@ pub(crate) struct Levels {
     firsts: [u32; SLOTS],
 }
 
-/// The level an entry expiring at `when` belongs to, seen from `elapsed`.
+/// The key the levels place an entry of tick `when` by: the tick it comes due in (see
+/// "Slot arithmetic"). `when > elapsed ≥ 0`, so no underflow.
 #[inline]
-fn level_for(elapsed: u64, when: u64) -> usize {
-    let mut masked = (elapsed ^ when) | SLOT_MASK;
+fn key_of(when: u64) -> u64 {
+    when - 1
+}
+
+/// The level an entry of key `key` belongs to, seen from `elapsed`.
+#[inline]
+fn level_for(elapsed: u64, key: u64) -> usize {
+    let mut masked = (elapsed ^ key) | SLOT_MASK;
     if masked >= RANGE {
         masked = RANGE - 1;
     }
@@ -102,8 +121,8 @@ fn level_for(elapsed: u64, when: u64) -> usize {
 }
 
 #[inline]
-fn slot_for(when: u64, level: usize) -> usize {
-    ((when >> (level as u32 * SLOT_BITS)) & SLOT_MASK) as usize
+fn slot_for(key: u64, level: usize) -> usize {
+    ((key >> (level as u32 * SLOT_BITS)) & SLOT_MASK) as usize
 }
 
 #[inline]
@@ -127,6 +146,20 @@ impl Levels {
         self.elapsed
     }
 
+    /// Moves `elapsed` to the first key of a slot about to be taken: the level-0 slot's
+    /// key (`deadline − 1`), or a higher slot's start (`deadline`). Not to a level-0
+    /// slot's `deadline`: that is the start of the next block of 64 when the key ends
+    /// one, and `elapsed` would then stand at the start of a level-1 slot that has not
+    /// come up yet (whose search starts after the current slot).
+    pub(crate) fn reach(&mut self, expiration: &Expiration) {
+        let first_key = if expiration.level == 0 {
+            expiration.deadline - 1
+        } else {
+            expiration.deadline
+        };
+        self.set_elapsed(first_key);
+    }
+
     /// Moves `elapsed` forward (never back).
     pub(crate) fn set_elapsed(&mut self, tick: u64) {
         debug_assert!(tick >= self.elapsed, "elapsed moving back");
@@ -146,8 +179,9 @@ impl Levels {
             when > self.elapsed,
             "inserting an entry that is already due"
         );
-        let level = level_for(self.elapsed, when);
-        let slot = slot_for(when, level);
+        let key = key_of(when);
+        let level = level_for(self.elapsed, key);
+        let slot = slot_for(key, level);
         if level == 0 {
             self.counts[slot] = self.counts[slot].saturating_add(1);
             self.firsts[slot] = self.firsts[slot].min(offset);
@@ -174,8 +208,9 @@ impl Levels {
         if next != NIL {
             storage.entry(next).slot_prev.store(prev, Relaxed);
         }
-        let level = level_for(self.elapsed, when);
-        let slot = slot_for(when, level);
+        let key = key_of(when);
+        let level = level_for(self.elapsed, key);
+        let slot = slot_for(key, level);
         if prev != NIL {
             storage.entry(prev).slot_next.store(next, Relaxed);
         } else {
@@ -211,9 +246,24 @@ impl Levels {
         }
         let width = slot_width(level);
         let now_slot = (self.elapsed / width) as u32 & SLOT_MASK as u32;
-        // Slots after the current one come first. Only the top level can have occupied
-        // slots at or before the current one: entries parked beyond the wheel's range,
-        // due one rotation later at the earliest, so they are searched last.
+        let span = width << SLOT_BITS;
+        let level_start = self.elapsed & !(span - 1);
+        if level == 0 {
+            // Level 0 holds keys from `elapsed` to the end of its block of 64, the current
+            // slot (the tick in progress) included; a slot of key `k` is due at `k + 1`.
+            let slot = (occupied & (u64::MAX << now_slot)).trailing_zeros() as usize;
+            debug_assert!(slot < SLOTS, "a level-0 slot behind the tick in progress");
+            return Some(Expiration {
+                level,
+                slot,
+                deadline: level_start + slot as u64 + 1,
+            });
+        }
+        // Above level 0, slots after the current one come first (the current one holds
+        // nothing: keys from `elapsed` on that share its group differ from `elapsed` only
+        // lower down). Only the top level can have occupied slots at or before the
+        // current one: entries parked beyond the wheel's range, due one rotation later at
+        // the earliest, so they are searched last.
         let after = if now_slot as usize == SLOTS - 1 {
             0
         } else {
@@ -224,8 +274,6 @@ impl Levels {
         } else {
             occupied.trailing_zeros()
         } as usize;
-        let span = width << SLOT_BITS;
-        let level_start = self.elapsed & !(span - 1);
         let mut deadline = level_start + slot as u64 * width;
         if deadline <= self.elapsed {
             // Only the top level wraps: its slots also hold entries beyond the wheel's

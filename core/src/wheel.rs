@@ -115,7 +115,6 @@
 //!
 //! Where this falls back to the tick (never later than without it):
 //!
-//! * the first tick of each 64: its slot is still on level 1 until that tick comes;
 //! * an arm into the tick of a planned turn that comes from no slot (the end of lingering,
 //!   or of the one-tick horizon after a reclaiming turn): it wakes no one, and fires at
 //!   that turn;
@@ -1066,7 +1065,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             if expiration.deadline > now {
                 break;
             }
-            state.levels.set_elapsed(expiration.deadline);
+            state.levels.reach(&expiration);
             let mut index = state.levels.take_slot(&expiration);
             while index != NIL {
                 let next = Levels::next_taken(&self.storage, index);

@@ -2079,8 +2079,8 @@ fn a_lingering_plan_past_the_clocks_last_tick_is_not_read_as_idle() {
 fn a_turn_planned_past_the_clocks_end_is_not_read_as_idle() {
     // (`Wheel::turn` and `Wheel::next_turn` alike.)
     // Hour-long ticks, three hours before the manual clock's last reading: a deadline due
-    // half an hour before the end has its tick boundary past `u64::MAX` ns (and its slot
-    // on level 1, so no sub-tick turn). The wheel still has it armed, so the planned turn
+    // half an hour before the end has its tick boundary past `u64::MAX` ns (and no
+    // sub-tick turn: an offset into an hour-long tick is more than the levels keep). The wheel still has it armed, so the planned turn
     // must not read as "idle" (`Duration::MAX`, which tells a driver to wait for its waker
     // alone): it is the clock's last reading. (The deadline fires by its tick, which this
     // clock never reaches; a real clock would take 584 years to.)

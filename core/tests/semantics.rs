@@ -358,6 +358,42 @@ fn a_deadline_alone_in_its_slot_fires_at_its_own_time_not_at_the_tick() {
 }
 
 #[test]
+fn a_deadline_due_in_the_last_tick_before_a_level_boundary_fires_at_its_own_time() {
+    // Ticks 63, 4095 and 127 end blocks of 64 (and of 4096): a deadline due during one of
+    // them has its tick (64, 4096, 128) on the far side of the boundary. It must still be
+    // on level 0 during the tick it comes due in, and fire at its own time, not wait for
+    // its slot on level 1 or 2 to come down at the boundary (up to a tick late).
+    for (started, duration) in [
+        (us(0), us(63_500)),
+        (us(0), us(4_095_300)),
+        (us(100_000), us(27_700)),
+        (us(100_400), us(27_001)),
+    ] {
+        let wheel = growable();
+        wheel.advance_to_manual(started);
+        let due = started + duration;
+        let w = CountingWaker::new();
+        let mut d = pin!(wheel.deadline(pending::<()>(), duration));
+        assert!(w.poll(d.as_mut()).is_pending());
+        wheel.advance_to_manual(due - ns(1));
+        assert_eq!(w.wakes(), 0, "early ({duration:?} from {started:?})");
+        assert_eq!(
+            wheel.turn(),
+            due,
+            "not planned at its own time ({duration:?} from {started:?})"
+        );
+        wheel.advance(ns(1));
+        assert_eq!(
+            w.wakes(),
+            1,
+            "not fired at its own time ({duration:?} from {started:?})"
+        );
+        assert_eq!(is_elapsed(w.poll(d.as_mut())).duration(), duration);
+        assert_eq!(wheel.stats().lateness[0], 1);
+    }
+}
+
+#[test]
 fn a_sparse_slot_fires_each_deadline_at_its_own_time() {
     let wheel = fixed::<8>();
     let wakers: Vec<CountingWaker> = (0..3).map(|_| CountingWaker::new()).collect();
