@@ -231,11 +231,12 @@ struct Plan {
     next_wake: AtomicU32,
     /// How far into the tick before `next_wake` the driver plans to turn, in nanoseconds
     /// (saturating): an arm into the planned tick that is due earlier than that wakes it
-    /// ("Sub-tick firing"). 0 when the driver turns at that tick's end whatever is armed
-    /// in it: a dense slot, one still on a higher level, or a planned tick with no slot of
-    /// its own (the end of lingering or of the horizon after a reclaiming turn, where
-    /// waking for each arm would cost a turn per arm under a stream of short deadlines
-    /// released at once).
+    /// ("Sub-tick firing"). A whole tick when the plan is a slot of a higher level coming
+    /// down (nothing in it is due before, so every arm due within the tick before wakes
+    /// it). 0 when the driver turns at that tick's end whatever is armed in it: a dense
+    /// slot, or a planned tick with no slot of its own (the end of lingering or of the
+    /// horizon after a reclaiming turn, where waking for each arm would cost a turn per
+    /// arm under a stream of short deadlines released at once).
     offset: AtomicU32,
     /// [`IDLE`] while the driver has nothing armed and plans no turn at all; above it,
     /// the shards in use, whose inboxes the driver's handshake checks (see `shards`,
@@ -944,7 +945,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             // The reading at which to turn: the planned tick, or earlier within the tick
             // before it, when the entries of a sparse slot are due then ("Sub-tick
             // firing"); and how far into that tick before, for arming threads (see
-            // `Plan::offset`; 0 unless the plan comes from a sparse slot).
+            // `Plan::offset`; 0 unless the plan comes from a sparse slot or a higher one).
             let mut wake = self.tick_start(planned);
             let mut offset = 0;
             if let Some(expiration) = next {
@@ -957,6 +958,12 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                             wake = wake.min(early);
                             offset = first;
                         }
+                    } else {
+                        // A higher slot comes down at the start of its first key's tick,
+                        // with nothing in it due before (`levels`, "Slot arithmetic"):
+                        // the turn is a whole tick into the tick before, and an arm due
+                        // earlier in that tick wakes the driver, to fire at its own time.
+                        offset = u32::try_from(self.tick.tick()).unwrap_or(u32::MAX);
                     }
                 }
             }

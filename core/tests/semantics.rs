@@ -482,6 +482,49 @@ fn an_arm_due_before_the_planned_turn_within_its_tick_wakes_the_driver() {
 }
 
 #[test]
+fn an_arm_due_before_a_higher_slot_comes_down_wakes_the_driver_and_fires_at_its_own_time() {
+    // At 10 ms the only deadline is due at 69.5 ms, in a slot of level 1 that comes down
+    // at 64 ms: the driver plans that turn. An arm due at 63.5 ms, in the tick before,
+    // must wake it (else it waits for the 64 ms turn), and fires at 63.5 ms; an arm due
+    // exactly at 64 ms wakes no one (that turn is on time for it).
+    let wheel = growable();
+    wheel.advance_to_manual(ms(10));
+    let driver = CountingWaker::new();
+    let (w1, w2, w3) = (
+        CountingWaker::new(),
+        CountingWaker::new(),
+        CountingWaker::new(),
+    );
+    let mut later = pin!(wheel.sleep(us(59_500)));
+    assert!(w1.poll(later.as_mut()).is_pending());
+    wheel.register_driver(&driver.waker);
+    assert_eq!(wheel.turn(), ms(64));
+    wheel.register_driver(&driver.waker);
+    let wakes = driver.wakes();
+    let mut at_boundary = pin!(wheel.sleep(ms(54)));
+    assert!(w2.poll(at_boundary.as_mut()).is_pending());
+    assert_eq!(
+        driver.wakes(),
+        wakes,
+        "an arm due at the planned turn woke the driver"
+    );
+    let mut before = pin!(wheel.sleep(us(53_500)));
+    assert!(w3.poll(before.as_mut()).is_pending());
+    assert_eq!(
+        driver.wakes(),
+        wakes + 1,
+        "an arm due before the higher slot's turn did not wake the driver"
+    );
+    assert_eq!(wheel.turn(), us(63_500));
+    wheel.advance_to_manual(us(63_500) - ns(1));
+    assert_eq!(w3.wakes(), 0, "early");
+    wheel.advance(ns(1));
+    assert_eq!((w1.wakes(), w2.wakes(), w3.wakes()), (0, 0, 1));
+    wheel.advance_to_manual(ms(64));
+    assert_eq!((w1.wakes(), w2.wakes(), w3.wakes()), (0, 1, 1));
+}
+
+#[test]
 fn short_deadlines_released_at_once_do_not_wake_a_reclaiming_driver() {
     // A steady stream of cancels makes every turn reclaim and plan the next one a tick
     // ahead, with no slot of its own. Deadlines shorter than a tick, armed into that tick

@@ -11,7 +11,9 @@
 //! * **at most two ticks late**, and in fact **never later than its tick**: an armed
 //!   deadline has been woken (and completes when polled) once the clock reaches its tick,
 //!   the first tick boundary at or after its time (a manual clock turns the wheel on time;
-//!   sub-tick firing may fire it sooner, never before its time);
+//!   sub-tick firing may fire it sooner, never before its time); in a tick with at most 8
+//!   armed deadlines (a sparse one), a turn at or after a deadline's own time fires it
+//!   (unless its offset into the tick is more than the levels keep, `u32::MAX` ns);
 //! * **decided once**: completing the inner future gives `Ok` unless the fire was already
 //!   decided (its waker woken), then `Err` with the requested duration and name;
 //!   cancelled, finished and replaced wakers are never woken again;
@@ -526,9 +528,45 @@ impl<'w, S: Storage> Model<'w, S> {
     }
 
     fn advance(&mut self, by: u128, poll: bool) {
+        // Before the turn: the armed deadlines not fired yet, by their tick, to tell which
+        // slots are sparse.
+        let mut per_tick: BTreeMap<u128, usize> = BTreeMap::new();
+        let pending: Vec<(u64, u128, u128)> = self
+            .live
+            .iter()
+            .filter(|(_, live)| live.mode == Mode::Armed && !live.fired && !live.woken())
+            .filter_map(|(&id, live)| {
+                let target = live.target?;
+                let due = if live.was_degraded {
+                    degraded_deadline(target)
+                } else {
+                    target
+                };
+                let when = due.div_ceil(self.tick);
+                *per_tick.entry(when).or_default() += 1;
+                Some((id, due, when))
+            })
+            .collect();
         let reading = self.wheel.advance(nanos_to_duration(by));
         self.now = (self.now + by).min(MAX_NANOS);
         assert_eq!(reading.as_nanos(), self.now, "the clock's reading");
+        // Sub-tick firing: a turn fires every due deadline of a sparse tick (at most
+        // `SPARSE` armed in it) whose offset into the tick before its tick the levels keep
+        // (below `u32::MAX` ns), not only at the tick's end.
+        for (id, due, when) in pending {
+            let offset = due - (when - 1) * self.tick;
+            if due <= self.now && per_tick[&when] <= SPARSE && offset < u128::from(u32::MAX) {
+                let live = &self.live[&id];
+                assert!(
+                    live.woken(),
+                    "step {}: {:?} (now {} ns): due at {due} in a sparse tick, not fired at \
+                     its own time",
+                    self.step,
+                    live.op,
+                    self.now
+                );
+            }
+        }
         self.unreclaimed = 0;
         self.arm_inbox.clear();
         // Woken and fired: never early, and armed ones by their tick.
@@ -603,6 +641,10 @@ impl<'w, S: Storage> Model<'w, S> {
         }
     }
 }
+
+/// A tick with at most this many armed deadlines fires each at its own time (the core's
+/// `levels::SPARSE`).
+const SPARSE: usize = 8;
 
 /// The tick boundary at or after `target` (ns): the latest an armed deadline fires on a
 /// wheel turned on time.
