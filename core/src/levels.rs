@@ -30,13 +30,14 @@
 //! up; then its slot is taken and each entry either fires (its deadline has passed) or is
 //! re-inserted one or more levels lower ("cascading").
 //!
-//! A slot comes up when `elapsed` reaches its first key: for a slot of level 1 or above,
-//! at the start of the first tick any of its entries can come due in, so an entry is on
-//! level 0 throughout the tick it comes due in (where the driver can fire it at its own
-//! deadline, see "Sparse slots"). A level-0 slot holds one key `k`: it is due whole at tick
-//! `k + 1` (its entries' `when`), and is the slot of the tick in progress while
-//! `elapsed = k`. (Placed by `when` instead, the entries due in the last tick before each
-//! 64-tick boundary would wait on level 1 until the boundary, up to a tick late.)
+//! A slot of level 1 or above comes up (is taken and cascaded) when the wheel reaches its
+//! first key: at the start of the first tick any of its entries can come due in. So an
+//! entry is on level 0 throughout the tick it comes due in, where the driver can fire it
+//! at its own deadline (see "Sparse slots"). A level-0 slot holds one key `k`: while
+//! `elapsed = k` it is the slot of the tick in progress, and it comes up whole at tick
+//! `k + 1` (its entries' `when`), when all of them are due. (Placed by `when` instead, the
+//! entries due in the last tick before each 64-tick boundary would wait on level 1 until
+//! the boundary, up to a tick late.)
 //!
 //! An entry more than `2^36` ticks away goes to the top level as if it were within range:
 //! its slot then comes up once per rotation of the top level, and every time it is simply
