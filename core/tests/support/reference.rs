@@ -14,6 +14,8 @@
 //!   sub-tick firing may fire it sooner, never before its time); in a tick with at most 8
 //!   armed deadlines (a sparse one), a turn at or after a deadline's own time fires it
 //!   (unless its offset into the tick is more than the levels keep, `u32::MAX` ns);
+//! * **no lost wakeup**: a driver loop (`Wheel::register_driver`) that was not woken since
+//!   its last turn plans to turn by the tick of every armed deadline that has not fired;
 //! * **decided once**: completing the inner future gives `Ok` unless the fire was already
 //!   decided (its waker woken), then `Err` with the requested duration and name;
 //!   cancelled, finished and replaced wakers are never woken again;
@@ -244,6 +246,10 @@ struct Model<'w, S: Storage> {
     degraded_polls: usize,
     /// Wakers that must never be woken again, with their count then.
     retired: Vec<(CountingWaker, usize, String)>,
+    /// The waker of a driver loop (`Wheel::register_driver`), registered again after each
+    /// turn, and its wakes then.
+    driver: CountingWaker,
+    driver_wakes_at_turn: usize,
     step: usize,
 }
 
@@ -261,6 +267,12 @@ impl<'w, S: Storage> Model<'w, S> {
             arm_inbox: Vec::new(),
             degraded_polls: 0,
             retired: Vec::new(),
+            driver: {
+                let driver = CountingWaker::new();
+                wheel.register_driver(&driver.waker);
+                driver
+            },
+            driver_wakes_at_turn: 0,
             step: 0,
         }
     }
@@ -548,6 +560,8 @@ impl<'w, S: Storage> Model<'w, S> {
             })
             .collect();
         let reading = self.wheel.advance(nanos_to_duration(by));
+        self.wheel.register_driver(&self.driver.waker);
+        self.driver_wakes_at_turn = self.driver.wakes();
         self.now = (self.now + by).min(MAX_NANOS);
         assert_eq!(reading.as_nanos(), self.now, "the clock's reading");
         // Sub-tick firing: a turn fires every due deadline of a sparse tick (at most
@@ -612,6 +626,29 @@ impl<'w, S: Storage> Model<'w, S> {
 
     fn check_wheel(&self) {
         let step = self.step;
+        // No lost wakeup: a driver that was not woken since its last turn plans to turn by
+        // the tick of every armed deadline that has not fired (an arm earlier than the plan
+        // wakes it; `next_turn` is the boundary the driver turns by).
+        if self.driver.wakes() == self.driver_wakes_at_turn {
+            let plan = self.wheel.next_turn().as_nanos();
+            for live in self.live.values() {
+                let Some(target) = live.target else { continue };
+                if live.mode != Mode::Armed || live.fired || live.woken() {
+                    continue;
+                }
+                let due = if live.was_degraded {
+                    degraded_deadline(target)
+                } else {
+                    target
+                };
+                assert!(
+                    plan <= tick_end(due, self.tick),
+                    "step {step}: {:?}: due at {due} ns, but the driver, not woken, plans its \
+                     turn at {plan} ns",
+                    live.op
+                );
+            }
+        }
         assert_eq!(
             self.wheel.occupied(),
             self.armed + self.unreclaimed,
