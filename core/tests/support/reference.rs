@@ -566,7 +566,10 @@ impl<'w, S: Storage> Model<'w, S> {
         assert_eq!(reading.as_nanos(), self.now, "the clock's reading");
         // Sub-tick firing: a turn fires every due deadline of a sparse tick (at most
         // `SPARSE` armed in it) whose offset into the tick before its tick the levels keep
-        // (below `u32::MAX` ns), not only at the tick's end.
+        // (below `u32::MAX` ns), not only at the tick's end. (The levels' count of a slot
+        // saturates at 255 and then reads "many" until the slot empties; a case would need
+        // over 500 operations to bring such a slot back down to `SPARSE`, and cases have
+        // at most 256.)
         for (id, due, when) in pending {
             let offset = due - (when - 1) * self.tick;
             if due <= self.now && per_tick[&when] <= SPARSE && offset < u128::from(u32::MAX) {
