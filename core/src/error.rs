@@ -90,16 +90,70 @@ impl From<Elapsed> for std::io::Error {
     }
 }
 
+/// `duration` as a whole number of the largest unit that holds it exactly (s, ms, us, ns),
+/// for output without `Debug` formatting; `None` when that count does not fit a `u64`
+/// (`Duration::MAX`, for one: about 1.8·10<sup>28</sup> nanoseconds).
+#[cfg(any(feature = "defmt", test))]
+fn whole_units(duration: Duration) -> Option<(u64, &'static str)> {
+    let nanos = duration.subsec_nanos();
+    let (count, unit) = if nanos == 0 {
+        (duration.as_secs().into(), "s")
+    } else if nanos % 1_000_000 == 0 {
+        (duration.as_millis(), "ms")
+    } else if nanos % 1_000 == 0 {
+        (duration.as_micros(), "us")
+    } else {
+        (duration.as_nanos(), "ns")
+    };
+    Some((u64::try_from(count).ok()?, unit))
+}
+
 #[cfg(feature = "defmt")]
 impl defmt::Format for Elapsed {
+    /// As `Display`, with the duration in whole seconds, milliseconds, microseconds or
+    /// nanoseconds, whichever is the largest that holds it exactly (`"deadline of 1500us
+    /// elapsed"`); past the range of those, as seconds and nanoseconds.
     fn format(&self, f: defmt::Formatter<'_>) {
         let what = if self.budget { "budget" } else { "deadline" };
-        let micros = self.duration.as_micros() as u64;
         match self.name {
-            Some(name) => {
-                defmt::write!(f, "{=str} '{=str}' of {=u64}us elapsed", what, name, micros)
-            }
-            None => defmt::write!(f, "{=str} of {=u64}us elapsed", what, micros),
+            Some(name) => defmt::write!(f, "{=str} '{=str}' of ", what, name),
+            None => defmt::write!(f, "{=str} of ", what),
         }
+        match whole_units(self.duration) {
+            Some((count, unit)) => defmt::write!(f, "{=u64}{=str} elapsed", count, unit),
+            None => defmt::write!(
+                f,
+                "{=u64}s {=u32}ns elapsed",
+                self.duration.as_secs(),
+                self.duration.subsec_nanos()
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn whole_units_pick_the_largest_exact_unit() {
+        assert_eq!(whole_units(Duration::ZERO), Some((0, "s")));
+        assert_eq!(whole_units(Duration::from_secs(2)), Some((2, "s")));
+        assert_eq!(whole_units(Duration::from_millis(1500)), Some((1500, "ms")));
+        assert_eq!(whole_units(Duration::from_micros(1500)), Some((1500, "us")));
+        assert_eq!(whole_units(Duration::from_nanos(500)), Some((500, "ns")));
+        assert_eq!(
+            whole_units(Duration::from_nanos(1_000_000_001)),
+            Some((1_000_000_001, "ns"))
+        );
+        // The largest durations: whole seconds fit, a count of nanoseconds does not.
+        assert_eq!(
+            whole_units(Duration::from_secs(u64::MAX)),
+            Some((u64::MAX, "s"))
+        );
+        assert_eq!(whole_units(Duration::MAX), None);
+        assert_eq!(whole_units(Duration::new(u64::MAX, 1_000_000)), None);
+        let near = Duration::from_millis(u64::MAX);
+        assert_eq!(whole_units(near), Some((u64::MAX, "ms")));
     }
 }
