@@ -100,9 +100,12 @@ pub use manual::ManualClock;
 mod manual {
     use core::time::Duration;
 
-    #[cfg(not(feature = "portable-atomic"))]
+    #[cfg(not(any(feature = "portable-atomic", punctual_loom)))]
     use core::sync::atomic::{AtomicU64, Ordering};
-    #[cfg(feature = "portable-atomic")]
+    // Under loom, loom's: the models then explore clock moves against the wheel's reads.
+    #[cfg(punctual_loom)]
+    use loom::sync::atomic::{AtomicU64, Ordering};
+    #[cfg(all(feature = "portable-atomic", not(punctual_loom)))]
     use portable_atomic::{AtomicU64, Ordering};
 
     /// A clock that moves only when told to, for deterministic tests.
@@ -126,17 +129,21 @@ mod manual {
     }
 
     impl ManualClock {
-        /// A clock reading zero.
-        pub const fn new() -> Self {
-            Self {
-                nanos: AtomicU64::new(0),
+        crate::sync::const_fn! {
+            /// A clock reading zero.
+            pub fn new() -> Self {
+                Self {
+                    nanos: AtomicU64::new(0),
+                }
             }
         }
 
-        /// A clock reading `start`.
-        pub const fn starting_at(start: Duration) -> Self {
-            Self {
-                nanos: AtomicU64::new(saturating_nanos(start)),
+        crate::sync::const_fn! {
+            /// A clock reading `start`.
+            pub fn starting_at(start: Duration) -> Self {
+                Self {
+                    nanos: AtomicU64::new(saturating_nanos(start)),
+                }
             }
         }
 

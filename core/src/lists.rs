@@ -167,10 +167,12 @@ impl Fresh {
             while count < want && usable(fresh + count) {
                 count += 1;
             }
+            // Release: publishes the storage `reserve` made usable (a growable segment)
+            // to `touched`'s readers, which reach these entries by index, through no list.
             match self.next.compare_exchange_weak(
                 fresh,
                 fresh + count,
-                Ordering::Relaxed,
+                Ordering::Release,
                 Ordering::Relaxed,
             ) {
                 Ok(_) => return Some((fresh, count)),
@@ -179,9 +181,11 @@ impl Fresh {
         }
     }
 
-    /// How many entries were ever handed out (the high-water mark of the slab).
+    /// How many entries were ever handed out (the high-water mark of the slab). Every
+    /// entry below it may be reached by index: the Acquire pairs with `pop_block`'s
+    /// Release, after which the storage holds them (a growable segment is installed).
     pub(crate) fn touched(&self) -> Index {
-        self.next.load(Ordering::Relaxed)
+        self.next.load(Ordering::Acquire)
     }
 }
 

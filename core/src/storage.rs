@@ -174,8 +174,6 @@ mod growable {
 
     use super::{BLOCK, MAX_ENTRIES, SEGMENT_ALIGN, Storage, sealed};
     use crate::entry::{Entry, Index};
-    #[cfg(all(test, not(punctual_loom)))]
-    use crate::shards::SHARDS;
     use crate::sync::{AtomicPtr, AtomicUsize, Ordering};
 
     /// The layout of a segment of `len` entries: it starts on a [`SEGMENT_ALIGN`]
@@ -341,7 +339,10 @@ mod growable {
             assert_eq!(block_of(64), 8);
             assert_eq!(block_of(200), 16);
             let bytes = BLOCK as usize * size_of::<Entry>();
-            assert!(SHARDS == 1 || bytes % SEGMENT_ALIGN == 0, "{bytes} bytes");
+            assert!(
+                crate::shards::SHARDS == 1 || bytes % SEGMENT_ALIGN == 0,
+                "{bytes} bytes"
+            );
             // Blocks start on a pair: every segment starts at a multiple of the block.
             assert_eq!(FIRST % BLOCK as usize, 0);
         }
