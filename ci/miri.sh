@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # The core's tests under Miri (undefined behaviour, data races, leaks), with strict
 # provenance. The property test runs with fewer cases there; loom models do not run.
+# Most tests here run on one thread; the threaded ones at the end (smaller under Miri)
+# hand entries, their deadlines and waker slots between threads, and run on several
+# scheduling seeds.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 rustup toolchain install nightly --profile minimal --component miri,rust-src
@@ -20,4 +23,11 @@ cargo +nightly miri test -p punctual-core --test faults a_waker_whose_clone_pani
 cargo +nightly miri test -p punctual-core --test faults a_waker_that_panics_when_dropped_with
 # A driver's waker that panics when an arm wakes it.
 cargo +nightly miri test -p punctual-core --test faults a_driver_waker_that_panics
+# The accessors of a deadline, running and completed.
+cargo +nightly miri test -p punctual-core --test faults accessors_of
+# Threads: deadlines hopping between threads while another turns the wheel (a waker slot
+# registered while a fire takes it), deadlines dropped on other threads while the driver
+# fires them, and two threads growing a growable wheel at once (one frees its segment).
+MIRIFLAGS="$MIRIFLAGS -Zmiri-many-seeds=0..4" cargo +nightly miri test -p punctual-core \
+    --test faults -- hopping_threads dropped_on_other_threads two_threads_arming
 cargo +nightly miri test -p punctual-core --doc

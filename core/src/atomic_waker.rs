@@ -229,10 +229,12 @@ impl AtomicWaker {
                 // part of what it holds now, and the swap below empties it.
                 let current = unsafe { self.take_held(word) };
                 self.word.swap(ptr::null_mut(), Ordering::AcqRel);
-                drop(old);
+                // The wake first: a replaced waker whose drop panics must not cost the
+                // new one its wake (`old` is dropped as the wake unwinds, if it panics).
                 if let Some(current) = current {
                     current.wake();
                 }
+                drop(old);
                 false
             }
         }
@@ -315,8 +317,9 @@ impl Drop for ReleaseOnUnwind<'_> {
         loop {
             if state(current) & WAKING != 0 {
                 // A take came and left without the waker (takes only ever add WAKING
-                // meanwhile). SAFETY: REGISTERING is still set, so the slot is still ours;
-                // `current` is its vtable part, and the swap below empties it.
+                // meanwhile).
+                // SAFETY: REGISTERING is still set, so the slot is still ours; `current`
+                // is its vtable part, and the swap below empties it.
                 let waker = unsafe { slot.take_held(current) };
                 slot.word.swap(ptr::null_mut(), Ordering::AcqRel);
                 if let Some(waker) = waker {
@@ -500,5 +503,86 @@ mod tests {
         assert_eq!(Arc::strong_count(&count), 2);
         assert!(!slot.register(&waker));
         assert!(slot.take().is_some());
+    }
+
+    /// A waker whose first `clone` pauses: it tells `started`, then waits for `go`, so
+    /// that another thread can act while a `register` holds the slot.
+    struct PausingClone {
+        started: std::sync::Mutex<Option<std::sync::mpsc::Sender<()>>>,
+        go: std::sync::Mutex<Option<std::sync::mpsc::Receiver<()>>>,
+        wakes: core::sync::atomic::AtomicUsize,
+    }
+
+    static PAUSING_CLONE: RawWakerVTable = RawWakerVTable::new(
+        |data| {
+            // SAFETY: every `PAUSING_CLONE` waker's data is an `Arc<PausingClone>` of its
+            // own, made by `Arc::into_raw` (see the test), and not yet dropped.
+            let this = unsafe { &*data.cast::<PausingClone>() };
+            let first = this.started.lock().unwrap().take();
+            if let Some(started) = first {
+                started.send(()).unwrap();
+                let go = this.go.lock().unwrap().take().unwrap();
+                go.recv().unwrap();
+            }
+            // SAFETY: as above; the clone owns one more count.
+            unsafe { Arc::increment_strong_count(data.cast::<PausingClone>()) };
+            RawWaker::new(data, &PAUSING_CLONE)
+        },
+        |data| {
+            // SAFETY: as in `clone`; this waker's count is given up here.
+            let this = unsafe { Arc::from_raw(data.cast::<PausingClone>()) };
+            this.wakes.fetch_add(1, Ordering::Relaxed);
+        },
+        |data| {
+            // SAFETY: as in `clone`.
+            let this = unsafe { &*data.cast::<PausingClone>() };
+            this.wakes.fetch_add(1, Ordering::Relaxed);
+        },
+        // SAFETY: as in `clone`; this waker's count is given up here.
+        |data| drop(unsafe { Arc::from_raw(data.cast::<PausingClone>()) }),
+    );
+
+    #[test]
+    fn a_take_while_a_register_holds_the_slot_wakes_the_new_waker() {
+        use std::sync::mpsc;
+        let (started_tx, started_rx) = mpsc::channel();
+        let (go_tx, go_rx) = mpsc::channel();
+        let pausing = Arc::new(PausingClone {
+            started: std::sync::Mutex::new(Some(started_tx)),
+            go: std::sync::Mutex::new(Some(go_rx)),
+            wakes: core::sync::atomic::AtomicUsize::new(0),
+        });
+        let data = Arc::into_raw(pausing.clone()).cast::<()>();
+        // SAFETY: `data` is an `Arc<PausingClone>` of this waker's own, as the vtable needs.
+        let waker = unsafe { Waker::from_raw(RawWaker::new(data, &PAUSING_CLONE)) };
+        let slot = AtomicWaker::new();
+        let (old, old_waker) = counter();
+        assert!(!slot.register(&old_waker));
+        let (registered, taken) = std::thread::scope(|s| {
+            let slot = &slot;
+            let taker = s.spawn(move || {
+                started_rx.recv().unwrap();
+                // The slot is REGISTERING: the take marks it and leaves with nothing.
+                let taken = slot.take();
+                go_tx.send(()).unwrap();
+                taken
+            });
+            // Pauses in `clone`, with the slot held, until the take has come and gone.
+            let registered = slot.register(&waker);
+            (registered, taker.join().unwrap())
+        });
+        assert!(taken.is_none(), "the take found the slot busy");
+        assert!(
+            !registered,
+            "a take came: the waker does not read as untouched"
+        );
+        // The take was for whoever is registered: the register woke its new waker in the
+        // take's stead, and dropped the one it replaced without waking it.
+        assert_eq!(pausing.wakes.load(Ordering::Relaxed), 1);
+        assert_eq!(wakes(&old), 0);
+        assert_eq!(Arc::strong_count(&old), 2, "the replaced waker is dropped");
+        assert!(slot.take().is_none(), "the slot is empty after the wake");
+        drop(waker);
+        assert_eq!(Arc::strong_count(&pausing), 1, "every clone is dropped");
     }
 }

@@ -146,10 +146,20 @@ impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
     /// let err = d.as_mut().poll(&mut cx);
     /// assert_eq!(err.map(|r| r.unwrap_err().name()), core::task::Poll::Ready(Some("pricing")));
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// If the deadline has completed (the inner future is gone), as the other accessors.
     pub fn named(self, name: &'static str) -> Deadline<'w, F, W, Named> {
+        assert!(
+            !self.timer.inner_gone(),
+            "`Deadline::named` called after completion"
+        );
         let this = ManuallyDrop::new(self);
         // SAFETY: `this` is never dropped, so each field is read out exactly once, into
-        // the new deadline; not pinned (taken by value), so moving the future is allowed.
+        // the new deadline; not pinned (taken by value), so moving the future is allowed;
+        // and the future is live (just checked): a dropped one (a freed `Box`, say) must
+        // not be copied, even into a `ManuallyDrop`.
         let (future, timer) =
             unsafe { (core::ptr::read(&this.future), core::ptr::read(&this.timer)) };
         Deadline {

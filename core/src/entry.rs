@@ -93,9 +93,16 @@ pub struct Entry {
     pub(crate) waker: AtomicWaker,
 }
 
-// SAFETY: `due` is written only by the thread that popped the entry off the free list (it
-// is exclusive then), before the Release push onto the arm inbox, and read only by the
-// driver after its Acquire swap of that inbox; every other field is atomic.
+// SAFETY: `due` is written only by the arming thread while it owns the entry exclusively:
+// it took the entry off a free list (its own shard's, or stolen from another's: an Acquire
+// pop after the Release push that freed it, itself after the AcqRel read-modify-write
+// that cleared the last owner's bit) or fresh from the bump counter (never used before).
+// The write comes before the Release push onto the arm inbox; `due` is then only read:
+// by the driver after its Acquire take of that inbox, and by the deadline that owns the
+// entry (its `HANDLE` bit set), on the thread that armed it or one the deadline moved to
+// through a synchronising move. No one writes it again until the entry is freed, which
+// needs both ownership bits clear (see `HANDLE` and `WHEEL`). Every other field is
+// atomic. (On 32-bit targets the free list's ABA tag is 16 bits: see `lists`.)
 unsafe impl Sync for Entry {}
 // SAFETY: as for `Sync`; nothing in an entry is tied to a thread.
 unsafe impl Send for Entry {}

@@ -16,6 +16,17 @@
 //!   | 0..32                 | 0..16                 | index (all ones: empty) |
 //!   | 32..64                | 16..32                | tag   |
 //!
+//!   The tag makes ABA unlikely, not impossible: a pop that read the head, was preempted,
+//!   and resumed after a multiple of 2<sup>32</sup> (64-bit) or 2<sup>16</sup> (32-bit)
+//!   successful operations on the same list, with the same entry back at its head, would
+//!   install a stale successor, and two deadlines would then share an entry. On 64-bit
+//!   targets that is four billion operations within one preemption. On 32-bit targets
+//!   65 536 are within reach of a thread descheduled for milliseconds under heavy load
+//!   (32-bit Linux); a microcontroller's interrupt handlers do not come near it. The
+//!   layout is the design's (an index and its tag in one pointer-sized atomic, which
+//!   every target with compare-and-swap has); a 64-bit head on 32-bit targets that have
+//!   64-bit atomics would widen the tag.
+//!
 //! * [`Inbox`]: any thread pushes; the driver takes everything at once with a swap. The
 //!   one other removal is [`Inbox::unpush`]: the thread that pushed an entry may take that
 //!   entry back while it is still the head. No ABA is possible without a tag, because an

@@ -583,8 +583,9 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         let waker = waker.clone();
         let shard = shards::current();
         let (index, entry) = self.take_free(shard)?;
-        // SAFETY: popped off the free list just now, so this thread owns it exclusively
-        // until the push below publishes it.
+        // SAFETY: just taken (off a free list, or fresh from the bump counter), so this
+        // thread owns it exclusively until the push below publishes it (see `Entry`'s
+        // `Sync`).
         unsafe { entry.set_due(due) };
         // SAFETY: as above; a free entry's waker slot is idle and empty (`recycle`), and the
         // Release push below publishes the waker with the entry.
