@@ -548,3 +548,75 @@ fn a_cancel_of_a_deadline_armed_after_running_degraded_wakes_the_driver_to_recla
     wheel.turn();
     assert_cancel_wakes_the_driver(&wheel, d);
 }
+
+#[test]
+fn a_never_ending_deadline_within_a_budget_ends_with_the_budget() {
+    // `Duration::MAX` alone never fires; within a budget it is bounded like any other.
+    let wheel = wheel();
+    let budget = Budget::new(&wheel, ms(10), ms(10)).named("request");
+    let mut d = pin!(
+        wheel
+            .deadline(pending::<()>(), Duration::MAX)
+            .within(budget)
+    );
+    assert!(poll(d.as_mut()).is_pending());
+    wheel.advance(ms(10) - Duration::from_nanos(1));
+    assert!(poll(d.as_mut()).is_pending(), "early");
+    wheel.advance(Duration::from_nanos(1));
+    match poll(d.as_mut()) {
+        Poll::Ready(Err(e)) => {
+            assert!(e.is_budget());
+            assert_eq!((e.duration(), e.name()), (ms(10), Some("request")));
+        }
+        other => panic!("the budget did not end a never-ending deadline: {other:?}"),
+    }
+    // The same for an instant beyond any reading.
+    let budget = Budget::new(&wheel, ms(20), ms(10));
+    let (out, at) = run(
+        &wheel,
+        wheel
+            .deadline_at(pending::<()>(), Duration::MAX)
+            .within(budget),
+    );
+    assert!(out.unwrap_err().is_budget());
+    assert_eq!(at, ms(20));
+}
+
+#[test]
+fn a_budget_ending_at_the_deadline_s_own_instant_leaves_it_its_own_name() {
+    // Only a budget that ends a deadline *before* its own time makes the `Elapsed` the
+    // budget's; at the same instant the deadline's own duration and name stand.
+    let wheel = wheel();
+    let budget = Budget::new(&wheel, ms(10), ms(7)).named("budget");
+    let d = wheel
+        .deadline(pending::<()>(), ms(10))
+        .named("own")
+        .within(budget);
+    let (out, at) = run(&wheel, d);
+    let e = out.unwrap_err();
+    assert_eq!(at, ms(10));
+    assert!(!e.is_budget());
+    assert_eq!((e.duration(), e.name()), (ms(10), Some("own")));
+}
+
+#[test]
+fn a_budget_ending_with_the_enclosing_one_stays_the_one_in_force() {
+    // Of two budgets ending at the same instant, the inner one is not replaced by the
+    // enclosing one (only an earlier ambient budget is): its own name stays in force.
+    let wheel = wheel();
+    let seen = Cell::new(None);
+    let outer = Budgeted::new(
+        async {
+            let mut inner = pin!(Budgeted::new(pending::<()>(), &wheel, ms(10)).named("inner"));
+            assert!(poll(inner.as_mut()).is_pending());
+            seen.set(inner.budget().map(|b| b.name()));
+            pending::<()>().await
+        },
+        &wheel,
+        ms(10),
+    )
+    .named("outer");
+    let mut outer = pin!(outer);
+    assert!(poll(outer.as_mut()).is_pending());
+    assert_eq!(seen.get(), Some(Some("inner")));
+}

@@ -2214,3 +2214,46 @@ fn a_turn_planned_past_the_clocks_end_is_not_read_as_idle() {
     assert_eq!(w.wakes(), 0, "early");
     assert!(w.poll(d.as_mut()).is_pending());
 }
+
+#[test]
+fn a_deadline_dropped_while_its_wake_waits_behind_a_panicked_one_frees_its_entry() {
+    // Two deadlines fire in one turn and the first wake panics: the other's entry stays
+    // queued, held by the wheel. Its deadline is dropped meanwhile (letting go of its
+    // handle), so the turn that wakes the rest must free the entry: on a two-entry wheel,
+    // two new deadlines then arm without degrading. (`occupied` cannot tell.)
+    let wheel: Wheel<ManualClock, Fixed<2>> = Wheel::fixed(ManualClock::new(), TICK);
+    let boom = Waker::from(Arc::new(PanickingWaker));
+    let mut a = Box::pin(wheel.sleep(ms(1)));
+    let mut b = Box::pin(wheel.sleep(ms(1)));
+    assert!(
+        a.as_mut()
+            .poll(&mut Context::from_waker(&boom))
+            .is_pending()
+    );
+    assert!(
+        b.as_mut()
+            .poll(&mut Context::from_waker(&boom))
+            .is_pending()
+    );
+    assert!(
+        quietly(|| wheel.advance(ms(1))).is_err(),
+        "the wake did not panic"
+    );
+    drop(a);
+    drop(b);
+    // Wakes the queued one (whose waker panics again).
+    assert!(quietly(|| wheel.turn()).is_err(), "no wake was left queued");
+    let w = CountingWaker::new();
+    let mut c = pin!(wheel.sleep(ms(5)));
+    let mut d = pin!(wheel.sleep(ms(5)));
+    assert!(w.poll(c.as_mut()).is_pending());
+    assert!(w.poll(d.as_mut()).is_pending());
+    assert_eq!(
+        wheel.degraded_polls(),
+        0,
+        "an entry was lost: {}",
+        wheel.stats()
+    );
+    wheel.advance(ms(5));
+    assert!(w.poll(c.as_mut()).is_ready() && w.poll(d.as_mut()).is_ready());
+}

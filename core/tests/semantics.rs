@@ -1381,3 +1381,132 @@ fn auto_traits_follow_the_inner_future() {
     fn is_static_send<T: Send + 'static>(_: &T) {}
     is_static_send(&d);
 }
+
+#[test]
+fn a_reclaiming_turn_after_lingering_plans_a_turn_within_a_tick_not_idle() {
+    // wheel.rs: "Idle: nothing armed and nothing just reclaimed". Past the lingering
+    // (16 ticks after the turn that left idle), a turn that reclaims the last entry still
+    // plans a turn one tick ahead; only the turn after that, with nothing to reclaim,
+    // goes idle.
+    let wheel = fixed::<4>();
+    let w = CountingWaker::new();
+    let mut d = Box::pin(wheel.sleep(Duration::from_secs(30)));
+    assert!(w.poll(d.as_mut()).is_pending());
+    wheel.turn(); // out of idle: lingers until tick 16
+    wheel.advance(ms(20));
+    drop(d);
+    wheel.advance(Duration::ZERO);
+    assert_eq!(wheel.occupied(), 0);
+    assert_eq!(
+        wheel.next_turn(),
+        ms(21),
+        "a reclaiming turn left the wheel idle"
+    );
+    wheel.advance(ms(1));
+    assert_eq!(
+        wheel.next_turn(),
+        Duration::MAX,
+        "idle once nothing was reclaimed"
+    );
+}
+
+#[test]
+fn a_slot_of_exactly_sparse_deadlines_fires_each_at_its_own_time() {
+    // SPARSE is 8: a slot of eight is still sparse (nine is dense, see
+    // `a_dense_slot_fires_all_at_once_at_its_tick`).
+    let wheel = fixed::<16>();
+    let wakers: Vec<CountingWaker> = (0..8).map(|_| CountingWaker::new()).collect();
+    let mut sleeps: Vec<_> = (0..8u64)
+        .map(|k| Box::pin(wheel.sleep(us(2100 + 100 * k))))
+        .collect();
+    for (w, s) in wakers.iter().zip(&mut sleeps) {
+        assert!(w.poll(s.as_mut()).is_pending());
+    }
+    let woken = || wakers.iter().map(CountingWaker::wakes).sum::<usize>();
+    assert_eq!(wheel.turn(), us(2100), "eight in a slot planned as dense");
+    wheel.advance_to_manual(us(2100));
+    assert_eq!(woken(), 1);
+    assert_eq!(wheel.turn(), us(2200));
+}
+
+#[test]
+fn a_dense_slot_thinned_by_a_cancel_is_sparse_again() {
+    // Nine in the slot of tick 3 (dense); one is dropped and reclaimed: eight are left,
+    // and the slot's earliest fires at its own time again.
+    let wheel = fixed::<16>();
+    let w = CountingWaker::new();
+    let mut sleeps: Vec<_> = (0..9u64)
+        .map(|k| Box::pin(wheel.sleep(us(2100 + 100 * k))))
+        .collect();
+    for s in &mut sleeps {
+        assert!(w.poll(s.as_mut()).is_pending());
+    }
+    assert_eq!(wheel.turn(), ms(3), "nine in a slot are dense");
+    drop(sleeps.pop()); // the 2.9 ms one
+    wheel.turn(); // reclaims it (and plans a turn within a tick)
+    wheel.advance_to_manual(ms(1));
+    assert_eq!(
+        wheel.turn(),
+        us(2100),
+        "the count did not come down with the cancel"
+    );
+    wheel.advance_to_manual(us(2100));
+    assert_eq!(w.wakes(), 1);
+}
+
+#[test]
+fn a_level0_slot_taken_whole_starts_afresh_when_its_index_comes_round() {
+    // Nine deadlines fill the slot of tick 3 (index 2) and fire all at once at 3 ms. 64
+    // ticks later the same index holds one deadline due at 66.3 ms: alone in its slot, it
+    // fires at its own time (the slot's count and offset bound start over).
+    let wheel = fixed::<16>();
+    let w = CountingWaker::new();
+    let mut sleeps: Vec<_> = (0..9u64)
+        .map(|k| Box::pin(wheel.sleep(us(2100 + 100 * k))))
+        .collect();
+    for s in &mut sleeps {
+        assert!(w.poll(s.as_mut()).is_pending());
+    }
+    assert_eq!(wheel.turn(), ms(3), "nine in a slot are dense");
+    wheel.advance_to_manual(ms(3));
+    assert_eq!(w.wakes(), 9);
+    drop(sleeps);
+    wheel.advance_to_manual(ms(65));
+    let mut alone = pin!(wheel.sleep(us(1300)));
+    assert!(w.poll(alone.as_mut()).is_pending());
+    assert_eq!(
+        wheel.turn(),
+        us(66_300),
+        "stale count or offset of the slot's last use"
+    );
+    wheel.advance_to_manual(us(66_300));
+    assert!(w.poll(alone.as_mut()).is_ready());
+}
+
+#[test]
+fn a_coarse_clock_adds_its_resolution_to_deadlines_a_budget_bounds_too() {
+    // A budget in force (here one far off) takes the general path of starting a deadline:
+    // the clock's resolution is added there as well, and to a budget made on that clock.
+    let resolution = ms(2);
+    let clock = CountingClock::with_resolution(resolution);
+    let wheel: Wheel<CountingClock, Fixed<4>> = Wheel::fixed(clock, TICK);
+    let reading = ms(5) + Duration::from_micros(250);
+    wheel.clock().set(reading);
+    let _ = wheel.turn();
+    let far =
+        punctual_core::Budget::new(&wheel, Duration::from_secs(100), Duration::from_secs(100));
+    let w = CountingWaker::new();
+    let mut d = pin!(wheel.deadline(pending::<()>(), ms(10)).within(far));
+    assert!(w.poll(d.as_mut()).is_pending());
+    let earliest = reading + ms(10) + resolution;
+    wheel.clock().set(earliest - ns(1));
+    let _ = wheel.turn();
+    assert_eq!(w.wakes(), 0, "fired before {earliest:?}");
+    assert!(w.poll(d.as_mut()).is_pending());
+    wheel.clock().set(earliest + 2 * TICK);
+    let _ = wheel.turn();
+    let elapsed = is_elapsed(w.poll(d.as_mut()));
+    assert_eq!((elapsed.duration(), elapsed.is_budget()), (ms(10), false));
+    let budget = punctual_core::Budget::starting_now(&wheel, ms(10)).unwrap();
+    assert_eq!(budget.at(), earliest + 2 * TICK + ms(10) + resolution);
+}
