@@ -554,18 +554,30 @@ fn short_deadlines_released_at_once_do_not_wake_a_reclaiming_driver() {
     assert_eq!(w.wakes(), 0);
 }
 
+/// `count` sleeps due at 2.1 ms, 2.2 ms and on, 100 µs apart (all in the slot of tick 3
+/// for a count up to 9), each polled once (pending) with the waker of `wakers` at its
+/// position, cycled.
+fn sleeps_in_the_slot_of_tick_3<'w>(
+    wheel: &'w Wheel<ManualClock, Fixed<16>>,
+    wakers: &[CountingWaker],
+    count: u64,
+) -> Vec<Pin<Box<Sleep<'w>>>> {
+    let mut sleeps: Vec<_> = (0..count)
+        .map(|k| Box::pin(wheel.sleep(us(2100 + 100 * k))))
+        .collect();
+    for (w, s) in wakers.iter().cycle().zip(&mut sleeps) {
+        assert!(w.poll(s.as_mut()).is_pending());
+    }
+    sleeps
+}
+
 #[test]
 fn a_dense_slot_fires_all_at_once_at_its_tick() {
     // More deadlines in one slot than a sparse slot holds: the driver does not turn for
     // each one, and all fire at the tick, none before its own time.
     let wheel = fixed::<16>();
     let wakers: Vec<CountingWaker> = (0..9).map(|_| CountingWaker::new()).collect();
-    let mut sleeps: Vec<_> = (0..9u64)
-        .map(|k| Box::pin(wheel.sleep(us(2100 + 100 * k))))
-        .collect();
-    for (w, s) in wakers.iter().zip(&mut sleeps) {
-        assert!(w.poll(s.as_mut()).is_pending());
-    }
+    let _sleeps = sleeps_in_the_slot_of_tick_3(&wheel, &wakers, 9);
     let woken = || wakers.iter().map(CountingWaker::wakes).sum::<usize>();
     assert_eq!(wheel.turn(), ms(3));
     wheel.advance_to_manual(ms(3) - ns(1));
@@ -1416,12 +1428,7 @@ fn a_slot_of_exactly_sparse_deadlines_fires_each_at_its_own_time() {
     // `a_dense_slot_fires_all_at_once_at_its_tick`).
     let wheel = fixed::<16>();
     let wakers: Vec<CountingWaker> = (0..8).map(|_| CountingWaker::new()).collect();
-    let mut sleeps: Vec<_> = (0..8u64)
-        .map(|k| Box::pin(wheel.sleep(us(2100 + 100 * k))))
-        .collect();
-    for (w, s) in wakers.iter().zip(&mut sleeps) {
-        assert!(w.poll(s.as_mut()).is_pending());
-    }
+    let _sleeps = sleeps_in_the_slot_of_tick_3(&wheel, &wakers, 8);
     let woken = || wakers.iter().map(CountingWaker::wakes).sum::<usize>();
     assert_eq!(wheel.turn(), us(2100), "eight in a slot planned as dense");
     wheel.advance_to_manual(us(2100));
@@ -1435,12 +1442,7 @@ fn a_dense_slot_thinned_by_a_cancel_is_sparse_again() {
     // and the slot's earliest fires at its own time again.
     let wheel = fixed::<16>();
     let w = CountingWaker::new();
-    let mut sleeps: Vec<_> = (0..9u64)
-        .map(|k| Box::pin(wheel.sleep(us(2100 + 100 * k))))
-        .collect();
-    for s in &mut sleeps {
-        assert!(w.poll(s.as_mut()).is_pending());
-    }
+    let mut sleeps = sleeps_in_the_slot_of_tick_3(&wheel, core::slice::from_ref(&w), 9);
     assert_eq!(wheel.turn(), ms(3), "nine in a slot are dense");
     drop(sleeps.pop()); // the 2.9 ms one
     wheel.turn(); // reclaims it (and plans a turn within a tick)
@@ -1461,12 +1463,7 @@ fn a_level0_slot_taken_whole_starts_afresh_when_its_index_comes_round() {
     // fires at its own time (the slot's count and offset bound start over).
     let wheel = fixed::<16>();
     let w = CountingWaker::new();
-    let mut sleeps: Vec<_> = (0..9u64)
-        .map(|k| Box::pin(wheel.sleep(us(2100 + 100 * k))))
-        .collect();
-    for s in &mut sleeps {
-        assert!(w.poll(s.as_mut()).is_pending());
-    }
+    let sleeps = sleeps_in_the_slot_of_tick_3(&wheel, core::slice::from_ref(&w), 9);
     assert_eq!(wheel.turn(), ms(3), "nine in a slot are dense");
     wheel.advance_to_manual(ms(3));
     assert_eq!(w.wakes(), 9);
