@@ -159,8 +159,8 @@ fn arm_vs_fire() {
         let (driver, driver_waker) = counter();
         wheel.register_driver(&driver_waker);
         wheel.turn(); // publishes the driver's plan (far away: nothing armed)
-        // That first turn may have woken the driver (a new wheel is not idle until its
-        // first turn finds nothing armed); the driver registers again, as a loop does.
+        // A new wheel starts idle, and a turn out of idle wakes the drivers: that first
+        // turn woke the driver, which registers again, as a loop does.
         wheel.register_driver(&driver_waker);
         let seen = woken(&driver);
 
@@ -861,10 +861,11 @@ fn an_idle_driver_skips_its_turn_only_if_no_arm_woke_it() {
 ///
 /// What makes that so in the one bad order (the arm and the cancel both pushed between a
 /// turn's take of the arm inboxes and its take of the cancel inboxes) is that a turn takes
-/// the cancel inboxes first (`Wheel::take_inboxes`). loom does not reach that order: its
-/// search backtracks to the last access of each location before a conflicting one, and
-/// here that is the handshake's check at the end of the turn, not the take in its middle.
-/// Taking the arm inboxes first passes this model too; the order is argued in the code.
+/// the cancel inboxes first (`Wheel::take_inboxes`). loom does not reach that order: it
+/// needs the cancel's push (a load, then a compare-and-swap) before the turn's plain load
+/// of the cancel inbox, and loom 0.7 never reorders a load-then-RMW before another
+/// thread's earlier plain load of the same location. Taking the arm inboxes first passes
+/// this model too; the order is argued in the code.
 #[test]
 fn a_deadline_dropped_on_another_shard_before_any_turn_took_it_in() {
     model(|| {
@@ -923,7 +924,8 @@ fn a_cancel_wakes_a_driver_that_plans_to_turn_later_than_the_next_tick() {
 
 /// Two threads arm the first deadlines of a growable wheel at once: both reserve its
 /// first segment, one installs it and the other frees its copy. Each deadline has an entry
-/// of its own, both fire, and nothing leaks.
+/// of its own and both fire. (That the loser's copy is freed, Miri checks:
+/// `faults::two_threads_arming_the_first_deadlines_of_a_growable_wheel_each_get_an_entry`.)
 #[test]
 fn two_first_arms_grow_a_growable_wheel_at_once() {
     model_bounded(2, || {
