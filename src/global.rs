@@ -12,14 +12,15 @@ use std::time::Instant;
 
 use futures_core::Stream;
 use punctual_core::{
-    Clock, Growable, IdleTimeout, Limit, RawWheel, StreamDeadline, Wheel, WheelRef,
+    Clock, Growable, IdleTimeout, Limit, RawWheel, StdClock, StreamDeadline, Wheel, WheelRef,
 };
 
 /// The global wheel's tick.
 const TICK: Duration = Duration::from_millis(1);
 
 static GLOBAL: Wheel<GlobalClock, Growable> = Wheel::growable(GlobalClock, TICK);
-static ORIGIN: OnceLock<Instant> = OnceLock::new();
+/// The clock the global clock reads, made (its origin set) at the first reading.
+static ORIGIN: OnceLock<StdClock> = OnceLock::new();
 static DRIVER: Once = Once::new();
 
 /// The clock of the global wheel: `std::time::Instant`, counted from the first time any
@@ -36,12 +37,12 @@ pub struct GlobalClock;
 impl GlobalClock {
     /// The reading of `instant` on this clock (zero for instants before its origin).
     pub fn reading_of(instant: Instant) -> Duration {
-        instant.saturating_duration_since(*ORIGIN.get_or_init(Instant::now))
+        ORIGIN.get_or_init(StdClock::new).reading_of(instant)
     }
-}
 
-impl Clock for GlobalClock {
-    fn now(&self) -> Duration {
+    /// The clock underneath, once the driver thread runs.
+    #[inline]
+    fn started() -> &'static StdClock {
         // `call_once_force`: if the operating system refuses the thread, the panic
         // ("could not start the timer thread") reaches this reader, and the next reading
         // tries again (a poisoned `call_once` would panic with a message that names no
@@ -49,7 +50,19 @@ impl Clock for GlobalClock {
         DRIVER.call_once_force(|_| {
             crate::thread_driver::spawn_named(&GLOBAL, "punctual-timer");
         });
-        ORIGIN.get_or_init(Instant::now).elapsed()
+        ORIGIN.get_or_init(StdClock::new)
+    }
+}
+
+impl Clock for GlobalClock {
+    fn now(&self) -> Duration {
+        Self::started().now()
+    }
+
+    /// [`StdClock::start_reading`]: from the time-stamp counter, where that is sound.
+    #[inline]
+    fn start_reading(&self) -> Duration {
+        Self::started().start_reading()
     }
 }
 

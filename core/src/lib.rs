@@ -106,6 +106,8 @@ mod stream;
 mod sync;
 mod ticks;
 mod timer;
+#[cfg(feature = "std")]
+mod tsc;
 mod wheel;
 
 pub use budget::{Budget, Budgeted, Within};
