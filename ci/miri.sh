@@ -11,7 +11,7 @@ cargo +nightly miri setup
 # Isolation hides the environment from the program: forward the case count explicitly.
 export MIRIFLAGS="-Zmiri-strict-provenance -Zmiri-env-forward=PROPTEST_CASES"
 export PROPTEST_CASES=${PROPTEST_CASES:-8}
-cargo +nightly miri test -p punctual-core --lib --test semantics --test model --test budgets_streams_stats --test poll_with
+cargo +nightly miri test -p punctual-core --lib --test semantics --test model --test budgets_streams_stats --test poll_with --test spares
 # The inner future's destructor panicking at each place a deadline drops it (the
 # `ManuallyDrop` in `Deadline`).
 cargo +nightly miri test -p punctual-core --test faults an_inner_future_that_panics

@@ -18,7 +18,9 @@ use punctual_core::{
 /// The global wheel's tick.
 const TICK: Duration = Duration::from_millis(1);
 
-static GLOBAL: Wheel<GlobalClock, Growable> = Wheel::growable(GlobalClock, TICK);
+// SAFETY: a `static`, never dropped nor moved.
+static GLOBAL: Wheel<GlobalClock, Growable> =
+    unsafe { Wheel::growable(GlobalClock, TICK).with_thread_spares() };
 /// The clock the global clock reads, made (its origin set) at the first reading.
 static ORIGIN: OnceLock<StdClock> = OnceLock::new();
 static DRIVER: Once = Once::new();

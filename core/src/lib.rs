@@ -100,6 +100,8 @@ mod error;
 mod levels;
 mod lists;
 mod shards;
+#[cfg(all(feature = "std", not(punctual_loom)))]
+mod spare;
 mod stats;
 mod storage;
 mod stream;

@@ -63,7 +63,9 @@ pub fn start_with_tick(tick: Duration) -> &'static TokioWheel {
         let _context = handle.enter();
         TokioClock::new()
     };
-    let wheel: &'static TokioWheel = Box::leak(Box::new(Wheel::growable(clock, tick)));
+    // SAFETY: leaked, so never dropped nor moved.
+    let wheel = unsafe { Wheel::growable(clock, tick).with_thread_spares() };
+    let wheel: &'static TokioWheel = Box::leak(Box::new(wheel));
     spawn_driver_on(&handle, wheel);
     wheel
 }
