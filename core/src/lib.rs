@@ -25,12 +25,12 @@
 //! Entries live in a slab ([`Fixed`] or [`Growable`]) and never move. Arming pops an entry
 //! off a lock-free free list and pushes it onto an *arm inbox*. A release that finds its
 //! entry still at the head of that inbox (most short deadlines) takes it back off and frees
-//! it itself; otherwise cancelling flips the entry's state with one compare-and-swap and
-//! pushes it onto a *cancel inbox*. Only the
-//! thread that holds the driver role touches the wheel's levels: on each turn it takes
-//! both inboxes, links new entries into their slots, unlinks cancelled ones, and fires
-//! everything due. The module docs of `wheel`, `levels`, `entry` and `lists` (in the
-//! source) explain the algorithm and its invariants.
+//! it itself (on a wheel with thread spares, it keeps the entry for its next deadline);
+//! otherwise cancelling flips the entry's state with one compare-and-swap and pushes it
+//! onto a *cancel inbox*. Only the thread that holds the driver role touches the wheel's
+//! levels: on each turn it takes both inboxes, links new entries into their slots, unlinks
+//! cancelled ones, and fires everything due. The module docs of `wheel`, `levels`, `entry`,
+//! `lists`, `spare` and `tsc` (in the source) explain the algorithm and its invariants.
 //!
 //! # Example
 //!

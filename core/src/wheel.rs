@@ -84,6 +84,12 @@
 //! turn, so an arm and a release touch only this thread's cache lines. A release that
 //! finds the entry taken, or below later arms, cancels it through the cancel inbox.
 //!
+//! On a wheel with thread spares ([`Wheel::with_thread_spares`]: one that is never
+//! dropped, as the global wheel), the releasing thread keeps the entry it freed in a
+//! thread-local slot and its next arm takes it from there (see `spare`): such an arm and
+//! release are then two atomic read-modify-writes, the push and the take-back, instead of
+//! four.
+//!
 //! [`Inbox::unpush`]: crate::lists::Inbox::unpush
 //!
 //! Arms then often reach no turn, so an idle driver woken by an arm does not go idle
