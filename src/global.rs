@@ -18,9 +18,7 @@ use punctual_core::{
 /// The global wheel's tick.
 const TICK: Duration = Duration::from_millis(1);
 
-// SAFETY: a `static`, never dropped nor moved.
-static GLOBAL: Wheel<GlobalClock, Growable> =
-    unsafe { Wheel::growable(GlobalClock, TICK).with_thread_spares() };
+static GLOBAL: Wheel<GlobalClock, Growable> = Wheel::growable(GlobalClock, TICK);
 /// The clock the global clock reads, made (its origin set) at the first reading.
 static ORIGIN: OnceLock<StdClock> = OnceLock::new();
 static DRIVER: Once = Once::new();
@@ -50,6 +48,7 @@ impl GlobalClock {
         // tries again (a poisoned `call_once` would panic with a message that names no
         // cause, at every reading from then on).
         DRIVER.call_once_force(|_| {
+            GLOBAL.enable_thread_spares();
             crate::thread_driver::spawn_named(&GLOBAL, "punctual-timer");
         });
         ORIGIN.get_or_init(StdClock::new)

@@ -74,11 +74,5 @@ macro_rules! const_fn {
         #[cfg(punctual_loom)]
         $(#[$attr])* $vis fn $($rest)*
     };
-    ($(#[$attr:meta])* $vis:vis unsafe fn $($rest:tt)*) => {
-        #[cfg(not(punctual_loom))]
-        $(#[$attr])* $vis const unsafe fn $($rest)*
-        #[cfg(punctual_loom)]
-        $(#[$attr])* $vis unsafe fn $($rest)*
-    };
 }
 pub(crate) use const_fn;

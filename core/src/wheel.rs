@@ -84,8 +84,8 @@
 //! turn, so an arm and a release touch only this thread's cache lines. A release that
 //! finds the entry taken, or below later arms, cancels it through the cancel inbox.
 //!
-//! On a wheel with thread spares ([`Wheel::with_thread_spares`]: one that is never
-//! dropped, as the global wheel), the releasing thread keeps the entry it freed in a
+//! On a wheel with thread spares ([`Wheel::enable_thread_spares`]: one that lives for the
+//! rest of the process, as the global wheel), the releasing thread keeps the entry it freed in a
 //! thread-local slot and its next arm takes it from there (see `spare`): such an arm and
 //! release are then two atomic read-modify-writes, the push and the take-back, instead of
 //! four.
@@ -230,8 +230,10 @@ pub struct Wheel<C, S> {
     /// Written by the driver for each deadline it fires or reclaims: lines of their own.
     counters: CachePadded<Counters>,
     /// Whether threads may keep a free entry of this wheel aside (see `spare`): set only
-    /// for a wheel that is never dropped nor moved ([`Wheel::with_thread_spares`]).
-    spares: bool,
+    /// through a `&'static` reference ([`Wheel::enable_thread_spares`]), so only on a wheel
+    /// that stays at its address for the rest of the process. Not a synchronising flag: an
+    /// arm that reads it stale merely does without a spare.
+    spares: core::sync::atomic::AtomicBool,
 }
 
 /// The driver's plan, as arming and cancelling threads read it.
@@ -377,41 +379,34 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                     linger_until: 0,
                 })),
                 counters: CachePadded::new(Counters::new()),
-                spares: false,
+                spares: core::sync::atomic::AtomicBool::new(false),
             }
         }
     }
 
-    crate::sync::const_fn! {
-        /// Lets each thread keep aside the last entry it freed on this wheel, for its next
-        /// deadline: a deadline released before the driver saw it (the commonest kind)
-        /// then costs two atomic read-modify-writes instead of four. The entry goes back
-        /// to the wheel when the thread exits. Without `std` (no thread-locals) this
-        /// changes nothing.
-        ///
-        /// A parked entry is not in use ([`occupied`](Wheel::occupied) does not count
-        /// it), but no other thread can take it: a [`Fixed`] wheel lends up to one entry
-        /// to each thread that used it.
-        ///
-        /// ```
-        /// use std::time::Duration;
-        /// use punctual_core::{Growable, StdClock, Wheel};
-        /// // SAFETY: leaked, so never dropped nor moved.
-        /// let wheel: &'static Wheel<StdClock, Growable> = Box::leak(Box::new(unsafe {
-        ///     Wheel::growable(StdClock::new(), Duration::from_millis(1)).with_thread_spares()
-        /// }));
-        /// # let _ = wheel;
-        /// ```
-        ///
-        /// # Safety
-        ///
-        /// The wheel must never be dropped nor moved once a deadline used it: a `static`,
-        /// or a wheel leaked on the heap. A thread that exits gives its entry back to the
-        /// wheel by address.
-        pub unsafe fn with_thread_spares(mut self) -> Self {
-            self.spares = true;
-            self
-        }
+    /// Lets each thread keep aside the last entry it freed on this wheel, for its next
+    /// deadline: a deadline released before the driver saw it (the commonest kind) then
+    /// costs two atomic read-modify-writes instead of four. A thread gives its entry back
+    /// when it exits, or when it parks an entry of another wheel. Without `std` (no
+    /// thread-locals) this changes nothing.
+    ///
+    /// Only a wheel that lives for the rest of the process can have spares (a `static`, or
+    /// a leaked one), as a `&'static` reference promises: a thread that exits gives its
+    /// entry back by the wheel's address.
+    ///
+    /// A parked entry is not in use ([`occupied`](Wheel::occupied) does not count it), but
+    /// no other thread can take it: a fixed wheel lends up to one entry to each thread
+    /// that used it last.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use punctual_core::{Growable, StdClock, Wheel};
+    /// let wheel: &'static Wheel<StdClock, Growable> =
+    ///     Box::leak(Box::new(Wheel::growable(StdClock::new(), Duration::from_millis(1))));
+    /// wheel.enable_thread_spares();
+    /// ```
+    pub fn enable_thread_spares(&'static self) {
+        self.spares.store(true, Ordering::Relaxed);
     }
 
     /// The clock deadlines on this wheel are measured on.
@@ -804,12 +799,12 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     #[cfg_attr(target_pointer_width = "64", inline(always))]
     unsafe fn free_from_handle(&self, shard: &Shard, index: Index, entry: &Entry) {
         #[cfg(all(feature = "std", not(punctual_loom)))]
-        if self.spares {
+        if self.spares.load(Ordering::Relaxed) {
             // SAFETY: exclusive ownership, by the caller's contract.
             let old_waker = unsafe { entry.recycle() };
-            // SAFETY: the wheel has spares, so it is never dropped nor moved
-            // (`with_thread_spares`); `give_spare_back` is typed for it; the entry is
-            // ours, free and recycled.
+            // SAFETY: the wheel has spares, so it lives at this address for the rest of
+            // the process (`enable_thread_spares` takes `&'static self`);
+            // `give_spare_back` is typed for it; the entry is ours, free and recycled.
             let parked =
                 unsafe { crate::spare::park(self.address(), index, Self::give_spare_back) };
             if !parked {
@@ -826,7 +821,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     #[inline(always)]
     fn take_spare(&self) -> Option<(Index, &Entry)> {
         #[cfg(all(feature = "std", not(punctual_loom)))]
-        if self.spares {
+        if self.spares.load(Ordering::Relaxed) {
             return crate::spare::take(self.address()).map(|i| (i, self.storage.entry(i)));
         }
         None
@@ -842,7 +837,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     ///
     /// # Safety
     ///
-    /// * `wheel` is the address of a live `Self` (one with spares never goes away).
+    /// * `wheel` is the address of a live `Self` (one with spares lives for the rest of
+    ///   the process).
     /// * Entry `index` of it is free and recycled, and the caller owns it exclusively.
     #[cfg(all(feature = "std", not(punctual_loom)))]
     unsafe fn give_spare_back(wheel: *const (), index: Index) {

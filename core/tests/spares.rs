@@ -1,15 +1,18 @@
-//! Wheels with thread spares (`Wheel::with_thread_spares`): a thread keeps the last entry
-//! it freed aside for its next deadline. These tests check what makes that safe: a spare
-//! serves only the wheel it came from, a thread that exits gives it back, and a deadline
-//! armed from a spare behaves as any other.
+//! Wheels with thread spares (`Wheel::enable_thread_spares`): a thread keeps the last entry
+//! it freed aside for its next deadline. These tests check that a spare is really kept
+//! (another thread cannot take it), and what makes that safe: a spare serves only the
+//! wheel it came from, a thread gives it back when it exits or moves on to another wheel,
+//! and a deadline armed from a spare behaves as any other.
 //!
-//! Each test has wheels of its own (`static`, as the constructor requires), so that the
-//! tests may run in parallel: a thread's spare slot is per thread, not per wheel.
+//! Each test has wheels of its own (`static`s, so that spares can be enabled), and runs
+//! its deadlines on threads of its own: a thread's spare slot is per thread, not per wheel.
 
 use core::future::pending;
 use core::pin::pin;
 use core::task::{Context, Poll, Waker};
 use core::time::Duration;
+use std::sync::mpsc;
+use std::thread;
 
 use punctual_core::{Fixed, ManualClock, Wheel};
 
@@ -25,41 +28,68 @@ fn arm_and_drop<const N: usize>(wheel: &Wheel<ManualClock, Fixed<N>>) {
     assert!(polled.is_pending());
 }
 
+/// Arms a deadline of `wheel` on a thread of its own and returns how many polls of the
+/// wheel have run degraded (the wheel had no free entry for it).
+fn degraded_polls_of_an_arm_elsewhere<const N: usize>(
+    wheel: &'static Wheel<ManualClock, Fixed<N>>,
+) -> usize {
+    let before = wheel.degraded_polls();
+    thread::spawn(|| arm_and_drop(wheel)).join().unwrap();
+    wheel.degraded_polls() - before
+}
+
 #[test]
-fn a_thread_that_exits_gives_its_spare_back_to_the_wheel() {
-    // SAFETY: a `static`, never dropped nor moved.
-    static WHEEL: Wheel<ManualClock, Fixed<1>> =
-        unsafe { Wheel::fixed(ManualClock::new(), TICK).with_thread_spares() };
-    // The wheel's one entry is parked in the spawned thread's slot, then given back when
-    // that thread exits. Were it lost, the wheel would be full: this deadline would run
-    // degraded.
-    std::thread::spawn(|| arm_and_drop(&WHEEL)).join().unwrap();
-    let mut cx = Context::from_waker(Waker::noop());
-    let mut deadline = pin!(WHEEL.deadline(pending::<()>(), Duration::from_millis(3)));
-    assert!(deadline.as_mut().poll(&mut cx).is_pending());
-    assert_eq!(
-        WHEEL.degraded_polls(),
-        0,
-        "the entry was lost with the thread"
-    );
-    assert_eq!(WHEEL.occupied(), 1);
-    WHEEL.advance(Duration::from_millis(3));
-    assert!(matches!(
-        deadline.as_mut().poll(&mut cx),
-        Poll::Ready(Err(_))
-    ));
-    assert_eq!(WHEEL.occupied(), 0);
+fn a_parked_entry_is_kept_from_other_threads_until_its_thread_exits() {
+    static WHEEL: Wheel<ManualClock, Fixed<1>> = Wheel::fixed(ManualClock::new(), TICK);
+    WHEEL.enable_thread_spares();
+    let (parked, park) = mpsc::channel();
+    let (exit, exiting) = mpsc::channel::<()>();
+    let holder = thread::spawn(move || {
+        arm_and_drop(&WHEEL);
+        parked.send(()).unwrap();
+        exiting.recv().unwrap();
+    });
+    park.recv().unwrap();
+    // The wheel's one entry waits in the holder's slot: no other thread gets it.
+    assert_eq!(WHEEL.occupied(), 0, "a parked entry is not in use");
+    assert_eq!(degraded_polls_of_an_arm_elsewhere(&WHEEL), 1);
+    // Once the holder exits, the entry is back. Were it lost with the thread, the wheel
+    // would stay full.
+    exit.send(()).unwrap();
+    holder.join().unwrap();
+    assert_eq!(degraded_polls_of_an_arm_elsewhere(&WHEEL), 0);
+}
+
+#[test]
+fn a_thread_that_moves_on_to_another_wheel_gives_the_first_one_its_entry_back() {
+    static FIRST: Wheel<ManualClock, Fixed<1>> = Wheel::fixed(ManualClock::new(), TICK);
+    static SECOND: Wheel<ManualClock, Fixed<1>> = Wheel::fixed(ManualClock::new(), TICK);
+    FIRST.enable_thread_spares();
+    SECOND.enable_thread_spares();
+    let (moved_on, move_on) = mpsc::channel();
+    let (exit, exiting) = mpsc::channel::<()>();
+    let holder = thread::spawn(move || {
+        arm_and_drop(&FIRST);
+        arm_and_drop(&SECOND);
+        moved_on.send(()).unwrap();
+        exiting.recv().unwrap();
+    });
+    move_on.recv().unwrap();
+    // The holder's slot now holds `SECOND`'s entry; `FIRST`'s went back to its wheel.
+    assert_eq!(degraded_polls_of_an_arm_elsewhere(&FIRST), 0);
+    assert_eq!(degraded_polls_of_an_arm_elsewhere(&SECOND), 1);
+    exit.send(()).unwrap();
+    holder.join().unwrap();
+    assert_eq!(degraded_polls_of_an_arm_elsewhere(&SECOND), 0);
 }
 
 #[test]
 fn a_spare_serves_only_the_wheel_it_came_from() {
-    // SAFETY: a `static`, never dropped nor moved.
-    static TWO: Wheel<ManualClock, Fixed<2>> =
-        unsafe { Wheel::fixed(ManualClock::new(), TICK).with_thread_spares() };
-    // SAFETY: as `TWO`.
-    static ONE: Wheel<ManualClock, Fixed<1>> =
-        unsafe { Wheel::fixed(ManualClock::new(), TICK).with_thread_spares() };
-    std::thread::spawn(|| {
+    static TWO: Wheel<ManualClock, Fixed<2>> = Wheel::fixed(ManualClock::new(), TICK);
+    static ONE: Wheel<ManualClock, Fixed<1>> = Wheel::fixed(ManualClock::new(), TICK);
+    TWO.enable_thread_spares();
+    ONE.enable_thread_spares();
+    thread::spawn(|| {
         let mut cx = Context::from_waker(Waker::noop());
         // Park `TWO`'s entry 1: armed last, so it is the arm inbox's head when dropped.
         {
@@ -69,7 +99,7 @@ fn a_spare_serves_only_the_wheel_it_came_from() {
         }
         assert_eq!(TWO.occupied(), 0);
         // `ONE` has no entry 1: a spare taken for the wrong wheel would index past its
-        // end. It gets its own entry, and keeps working with the slot full.
+        // end. It gets its own entry, and keeps working.
         for _ in 0..3 {
             arm_and_drop(&ONE);
         }
@@ -78,7 +108,8 @@ fn a_spare_serves_only_the_wheel_it_came_from() {
         assert_eq!((ONE.occupied(), ONE.degraded_polls()), (1, 0));
         ONE.advance(Duration::from_millis(2));
         assert!(matches!(on_one.as_mut().poll(&mut cx), Poll::Ready(Err(_))));
-        // `TWO` still has both entries: the parked one and the freed one.
+        // `TWO` still has both entries: the one on its free list, and the one given back
+        // when the slot took `ONE`'s.
         let mut a = pin!(TWO.deadline(pending::<()>(), Duration::from_millis(1)));
         let mut b = pin!(TWO.deadline(pending::<()>(), Duration::from_millis(1)));
         assert!(a.as_mut().poll(&mut cx).is_pending());
@@ -95,14 +126,13 @@ fn a_spare_serves_only_the_wheel_it_came_from() {
 
 #[test]
 fn a_deadline_armed_from_a_spare_fires_on_time_and_frees_its_entry() {
-    // SAFETY: a `static`, never dropped nor moved.
-    static WHEEL: Wheel<ManualClock, Fixed<1>> =
-        unsafe { Wheel::fixed(ManualClock::new(), TICK).with_thread_spares() };
-    std::thread::spawn(|| {
+    static WHEEL: Wheel<ManualClock, Fixed<1>> = Wheel::fixed(ManualClock::new(), TICK);
+    WHEEL.enable_thread_spares();
+    thread::spawn(|| {
         let mut cx = Context::from_waker(Waker::noop());
         for round in 0..3u32 {
-            // The entry comes from the spare from the second round on; each time it is
-            // a fresh generation, never early, and freed again by the fire.
+            // The entry comes from the spare: each time a fresh generation, never early,
+            // and parked again after the fire.
             arm_and_drop(&WHEEL);
             let mut deadline = pin!(WHEEL.deadline(pending::<()>(), Duration::from_millis(5)));
             assert!(
@@ -125,4 +155,44 @@ fn a_deadline_armed_from_a_spare_fires_on_time_and_frees_its_entry() {
     })
     .join()
     .unwrap();
+}
+
+#[test]
+fn a_deadline_dropped_while_its_thread_exits_still_frees_its_entry() {
+    static WHEEL: Wheel<ManualClock, Fixed<1>> = Wheel::fixed(ManualClock::new(), TICK);
+    WHEEL.enable_thread_spares();
+    /// Drops an armed deadline in its own thread-local destructor, which may run after
+    /// the spare slot's: the release must then free the entry without a slot.
+    struct DropsADeadline(
+        Option<core::pin::Pin<Box<punctual_core::Deadline<'static, core::future::Pending<()>>>>>,
+    );
+    impl Drop for DropsADeadline {
+        fn drop(&mut self) {
+            self.0.take();
+        }
+    }
+    thread_local! {
+        static HELD: core::cell::RefCell<DropsADeadline> =
+            const { core::cell::RefCell::new(DropsADeadline(None)) };
+    }
+    thread::spawn(|| {
+        // Registered before the slot's destructor (this thread touches the slot only at
+        // the release below), so it runs after it.
+        HELD.with(|_| ());
+        let wheel: &'static dyn punctual_core::RawWheel = &WHEEL;
+        let mut deadline = Box::pin(punctual_core::Deadline::new(
+            pending::<()>(),
+            wheel,
+            punctual_core::Limit::After(Duration::from_secs(2)),
+        ));
+        let polled = deadline
+            .as_mut()
+            .poll(&mut Context::from_waker(Waker::noop()));
+        assert!(polled.is_pending());
+        HELD.with(|held| held.borrow_mut().0 = Some(deadline));
+    })
+    .join()
+    .unwrap();
+    assert_eq!(WHEEL.occupied(), 0);
+    assert_eq!(degraded_polls_of_an_arm_elsewhere(&WHEEL), 0);
 }

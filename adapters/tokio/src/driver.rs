@@ -63,9 +63,8 @@ pub fn start_with_tick(tick: Duration) -> &'static TokioWheel {
         let _context = handle.enter();
         TokioClock::new()
     };
-    // SAFETY: leaked, so never dropped nor moved.
-    let wheel = unsafe { Wheel::growable(clock, tick).with_thread_spares() };
-    let wheel: &'static TokioWheel = Box::leak(Box::new(wheel));
+    let wheel: &'static TokioWheel = Box::leak(Box::new(Wheel::growable(clock, tick)));
+    wheel.enable_thread_spares();
     spawn_driver_on(&handle, wheel);
     wheel
 }
