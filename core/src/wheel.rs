@@ -400,11 +400,14 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     ///
     /// ```
     /// use std::time::Duration;
-    /// use punctual_core::{Growable, StdClock, Wheel};
-    /// let wheel: &'static Wheel<StdClock, Growable> =
-    ///     Box::leak(Box::new(Wheel::growable(StdClock::new(), Duration::from_millis(1))));
-    /// wheel.enable_thread_spares();
+    /// use punctual_core::{Fixed, ManualClock, Wheel};
+    /// static WHEEL: Wheel<ManualClock, Fixed<64>> =
+    ///     Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
+    /// WHEEL.enable_thread_spares();
     /// ```
+    ///
+    /// (`punctual::global_wheel()` and the wheels of `punctual_smol::leak_wheel` and
+    /// `punctual_tokio` have spares.)
     pub fn enable_thread_spares(&'static self) {
         self.spares.store(true, Ordering::Relaxed);
     }
