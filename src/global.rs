@@ -12,15 +12,14 @@ use std::time::Instant;
 
 use futures_core::Stream;
 use punctual_core::{
-    Clock, Growable, IdleTimeout, Limit, RawWheel, StdClock, StreamDeadline, Wheel, WheelRef,
+    Clock, Growable, IdleTimeout, Limit, RawWheel, StreamDeadline, Wheel, WheelRef,
 };
 
 /// The global wheel's tick.
 const TICK: Duration = Duration::from_millis(1);
 
 static GLOBAL: Wheel<GlobalClock, Growable> = Wheel::growable(GlobalClock, TICK);
-/// The clock the global clock reads, made (its origin set) at the first reading.
-static ORIGIN: OnceLock<StdClock> = OnceLock::new();
+static ORIGIN: OnceLock<Instant> = OnceLock::new();
 static DRIVER: Once = Once::new();
 
 /// The clock of the global wheel: `std::time::Instant`, counted from the first time any
@@ -37,12 +36,12 @@ pub struct GlobalClock;
 impl GlobalClock {
     /// The reading of `instant` on this clock (zero for instants before its origin).
     pub fn reading_of(instant: Instant) -> Duration {
-        ORIGIN.get_or_init(StdClock::new).reading_of(instant)
+        instant.saturating_duration_since(*ORIGIN.get_or_init(Instant::now))
     }
+}
 
-    /// The clock underneath, once the driver thread runs.
-    #[inline]
-    fn started() -> &'static StdClock {
+impl Clock for GlobalClock {
+    fn now(&self) -> Duration {
         // `call_once_force`: if the operating system refuses the thread, the panic
         // ("could not start the timer thread") reaches this reader, and the next reading
         // tries again (a poisoned `call_once` would panic with a message that names no
@@ -51,19 +50,7 @@ impl GlobalClock {
             GLOBAL.enable_thread_spares();
             crate::thread_driver::spawn_named(&GLOBAL, "punctual-timer");
         });
-        ORIGIN.get_or_init(StdClock::new)
-    }
-}
-
-impl Clock for GlobalClock {
-    fn now(&self) -> Duration {
-        Self::started().now()
-    }
-
-    /// [`StdClock::start_reading`]: from the time-stamp counter, where that is sound.
-    #[inline]
-    fn start_reading(&self) -> Duration {
-        Self::started().start_reading()
+        ORIGIN.get_or_init(Instant::now).elapsed()
     }
 }
 

@@ -28,21 +28,6 @@ pub trait Clock: Sync {
     fn resolution(&self) -> Duration {
         Duration::ZERO
     }
-
-    /// The reading a relative deadline starts from, at its first poll: like [`now`]
-    /// (never more than [`resolution`] behind the true time), but it may also be a little
-    /// ahead of it, which makes the deadline that much later and never early. The wheel
-    /// only adds durations to it; it never compares it with a deadline or fires by it.
-    ///
-    /// For clocks that can bound the time from above for less than an exact reading costs
-    /// (`StdClock` on x86-64 Linux, from the time-stamp counter). The default is
-    /// [`now`].
-    ///
-    /// [`now`]: Clock::now
-    /// [`resolution`]: Clock::resolution
-    fn start_reading(&self) -> Duration {
-        self.now()
-    }
 }
 
 impl<C: Clock + ?Sized> Clock for &C {
@@ -52,10 +37,6 @@ impl<C: Clock + ?Sized> Clock for &C {
 
     fn resolution(&self) -> Duration {
         (**self).resolution()
-    }
-
-    fn start_reading(&self) -> Duration {
-        (**self).start_reading()
     }
 }
 
@@ -78,20 +59,13 @@ mod std_clock {
     #[derive(Debug, Clone, Copy)]
     pub struct StdClock {
         origin: Instant,
-        /// `origin` in ns after the instant the time-stamp counter's readings count from
-        /// (`tsc::base`, never after `origin`).
-        origin_after_base: u64,
     }
 
     impl StdClock {
         /// A clock whose origin is now.
         pub fn new() -> Self {
-            let base = crate::tsc::base();
-            let origin = Instant::now();
-            let after_base = origin.saturating_duration_since(base).as_nanos();
             Self {
-                origin,
-                origin_after_base: u64::try_from(after_base).unwrap_or(u64::MAX),
+                origin: Instant::now(),
             }
         }
 
@@ -115,19 +89,6 @@ mod std_clock {
     impl super::Clock for StdClock {
         fn now(&self) -> Duration {
             self.origin.elapsed()
-        }
-
-        /// An upper bound of the time from the processor's time-stamp counter, at most
-        /// a few µs ahead, where that is sound (x86-64 Linux with an invariant counter
-        /// that the kernel's clock runs on); else [`now`](super::Clock::now).
-        #[inline]
-        fn start_reading(&self) -> Duration {
-            match crate::tsc::upper_bound() {
-                Some(after_base) => {
-                    Duration::from_nanos(after_base.saturating_sub(self.origin_after_base))
-                }
-                None => self.now(),
-            }
         }
     }
 }

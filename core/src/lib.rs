@@ -30,7 +30,7 @@
 //! onto a *cancel inbox*. Only the thread that holds the driver role touches the wheel's
 //! levels: on each turn it takes both inboxes, links new entries into their slots, unlinks
 //! cancelled ones, and fires everything due. The module docs of `wheel`, `levels`, `entry`,
-//! `lists`, `spare` and `tsc` (in the source) explain the algorithm and its invariants.
+//! `lists` and `spare` (in the source) explain the algorithm and its invariants.
 //!
 //! # Example
 //!
@@ -108,8 +108,6 @@ mod stream;
 mod sync;
 mod ticks;
 mod timer;
-#[cfg(feature = "std")]
-mod tsc;
 mod wheel;
 
 pub use budget::{Budget, Budgeted, Within};

@@ -182,11 +182,9 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
 
 impl<C: Clock, S: Storage> RawWheel for Wheel<C, S> {
     fn start(&self, limit: Limit, cap: Option<Duration>, waker: &Waker) -> Started {
+        let now = self.clock().now();
         if let (Limit::After(duration), None) = (limit, cap) {
-            // Only added to, so a reading a little ahead of the time is fine (see
-            // `Clock::start_reading`); `Limit::At` and budgets compare with the reading.
-            let start = self.clock().start_reading();
-            if let Some(outcome) = self.start_after(start, duration, waker) {
+            if let Some(outcome) = self.start_after(now, duration, waker) {
                 return Started {
                     outcome,
                     requested: duration,
@@ -194,7 +192,6 @@ impl<C: Clock, S: Storage> RawWheel for Wheel<C, S> {
                 };
             }
         }
-        let now = self.clock().now();
         let (own, requested) = self.resolve(limit, now);
         let (target, capped) = match (own, cap) {
             (Some(own), Some(cap)) if cap < own => (Some(cap), true),
