@@ -13,10 +13,11 @@
 //! * A slot holds at most one entry, of one wheel (by address), free and recycled, that no
 //!   list holds and no other thread can reach: the thread owns it as it owns an entry it
 //!   just popped.
-//! * An arm takes the entry only for the wheel it came from. A release parks its entry,
-//!   and gives back the one the slot held, if it was another wheel's (one push onto that
-//!   wheel's free list, as a release without spares): a thread that moves on to another
-//!   wheel holds on to nothing of the first.
+//! * An arm takes the entry only for the wheel it came from. A release parks its entry
+//!   unless the slot holds one of the same wheel already (then it frees it onto the free
+//!   list, as without spares). Parking gives back the entry the slot held, if it was
+//!   another wheel's (one push onto that wheel's free list): a thread that moves on to
+//!   another wheel holds on to nothing of the first.
 //! * The slot's destructor, when the thread exits, gives the entry back to its wheel's
 //!   free list. That is why only a wheel that lives for the rest of the process may have
 //!   spares (they are enabled through a `&'static` reference): a `static`, or one leaked on

@@ -85,10 +85,10 @@
 //! finds the entry taken, or below later arms, cancels it through the cancel inbox.
 //!
 //! On a wheel with thread spares ([`Wheel::enable_thread_spares`]: one that lives for the
-//! rest of the process, as the global wheel), the releasing thread keeps the entry it freed in a
-//! thread-local slot and its next arm takes it from there (see `spare`): such an arm and
-//! release are then two atomic read-modify-writes, the push and the take-back, instead of
-//! four.
+//! rest of the process, as the global wheel), the releasing thread keeps the entry it
+//! freed in a thread-local slot and its next arm takes it from there (see `spare`): such an
+//! arm and release are then two atomic read-modify-writes, the push and the take-back,
+//! instead of four.
 //!
 //! [`Inbox::unpush`]: crate::lists::Inbox::unpush
 //!
@@ -793,8 +793,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     }
 
     /// Frees `entry` (at `index`) from its deadline's side: into this thread's spare slot
-    /// if the wheel has spares and the slot is empty (see `spare`), else onto `shard`'s
-    /// free list.
+    /// if the wheel has spares and the slot holds no entry of this wheel yet (see `spare`:
+    /// another wheel's goes back to that wheel), else onto `shard`'s free list.
     ///
     /// # Safety
     ///
@@ -836,7 +836,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         core::ptr::from_ref(self).cast()
     }
 
-    /// Gives a parked entry back to its wheel's free list (a thread with a spare exits).
+    /// Gives a parked entry back to its wheel's free list (a thread with a spare exits,
+    /// or parks another wheel's entry).
     ///
     /// # Safety
     ///

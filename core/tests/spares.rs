@@ -38,25 +38,45 @@ fn degraded_polls_of_an_arm_elsewhere<const N: usize>(
     wheel.degraded_polls() - before
 }
 
+/// A thread that ran `first` and stays alive, holding its spare slot, until
+/// [`Holder::exit`].
+struct Holder {
+    exit: mpsc::Sender<()>,
+    thread: thread::JoinHandle<()>,
+}
+
+impl Holder {
+    /// Runs `first` on a new thread and returns once it has.
+    fn after(first: impl FnOnce() + Send + 'static) -> Self {
+        let (done, ran) = mpsc::channel();
+        let (exit, exiting) = mpsc::channel::<()>();
+        let thread = thread::spawn(move || {
+            first();
+            done.send(()).unwrap();
+            let _ = exiting.recv();
+        });
+        ran.recv().unwrap();
+        Self { exit, thread }
+    }
+
+    /// Lets the thread exit (its slot's destructor runs) and waits for it.
+    fn exit(self) {
+        self.exit.send(()).unwrap();
+        self.thread.join().unwrap();
+    }
+}
+
 #[test]
 fn a_parked_entry_is_kept_from_other_threads_until_its_thread_exits() {
     static WHEEL: Wheel<ManualClock, Fixed<1>> = Wheel::fixed(ManualClock::new(), TICK);
     WHEEL.enable_thread_spares();
-    let (parked, park) = mpsc::channel();
-    let (exit, exiting) = mpsc::channel::<()>();
-    let holder = thread::spawn(move || {
-        arm_and_drop(&WHEEL);
-        parked.send(()).unwrap();
-        exiting.recv().unwrap();
-    });
-    park.recv().unwrap();
+    let holder = Holder::after(|| arm_and_drop(&WHEEL));
     // The wheel's one entry waits in the holder's slot: no other thread gets it.
     assert_eq!(WHEEL.occupied(), 0, "a parked entry is not in use");
     assert_eq!(degraded_polls_of_an_arm_elsewhere(&WHEEL), 1);
     // Once the holder exits, the entry is back. Were it lost with the thread, the wheel
     // would stay full.
-    exit.send(()).unwrap();
-    holder.join().unwrap();
+    holder.exit();
     assert_eq!(degraded_polls_of_an_arm_elsewhere(&WHEEL), 0);
 }
 
@@ -66,20 +86,14 @@ fn a_thread_that_moves_on_to_another_wheel_gives_the_first_one_its_entry_back() 
     static SECOND: Wheel<ManualClock, Fixed<1>> = Wheel::fixed(ManualClock::new(), TICK);
     FIRST.enable_thread_spares();
     SECOND.enable_thread_spares();
-    let (moved_on, move_on) = mpsc::channel();
-    let (exit, exiting) = mpsc::channel::<()>();
-    let holder = thread::spawn(move || {
+    let holder = Holder::after(|| {
         arm_and_drop(&FIRST);
         arm_and_drop(&SECOND);
-        moved_on.send(()).unwrap();
-        exiting.recv().unwrap();
     });
-    move_on.recv().unwrap();
     // The holder's slot now holds `SECOND`'s entry; `FIRST`'s went back to its wheel.
     assert_eq!(degraded_polls_of_an_arm_elsewhere(&FIRST), 0);
     assert_eq!(degraded_polls_of_an_arm_elsewhere(&SECOND), 1);
-    exit.send(()).unwrap();
-    holder.join().unwrap();
+    holder.exit();
     assert_eq!(degraded_polls_of_an_arm_elsewhere(&SECOND), 0);
 }
 
