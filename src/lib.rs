@@ -17,6 +17,8 @@ pub use punctual_core as core;
 mod global;
 #[cfg(feature = "std")]
 mod thread_driver;
+#[cfg(feature = "std")]
+mod wake_lead;
 
 #[cfg(feature = "std")]
 pub use global::{
