@@ -14,18 +14,20 @@ use std::time::Instant;
 
 use futures_core::Stream;
 use punctual_core::{
-    Clock, Growable, IdleTimeout, Limit, RawWheel, StreamDeadline, Wheel, WheelRef,
+    Clock, Growable, IdleTimeout, Limit, RawWheel, StdClock, StreamDeadline, Wheel, WheelRef,
 };
 
 /// The global wheel's tick.
 const TICK: Duration = Duration::from_millis(1);
 
 static GLOBAL: Wheel<GlobalClock, Growable> = Wheel::growable(GlobalClock, TICK);
-static ORIGIN: OnceLock<Instant> = OnceLock::new();
 static DRIVER: Once = Once::new();
+/// The clock behind [`GlobalClock`], made at its first reading.
+static CLOCK: OnceLock<StdClock> = OnceLock::new();
 
-/// The clock of the global wheel: `std::time::Instant`, counted from the first time any
-/// deadline read it. Reading it makes sure the global driver thread runs.
+/// The clock of the global wheel: a [`StdClock`] (`std::time::Instant`'s clock, on Linux
+/// `CLOCK_MONOTONIC` read directly), counted from the first time any deadline read it.
+/// Reading it makes sure the global driver thread runs.
 ///
 /// # Panics
 ///
@@ -38,7 +40,7 @@ pub struct GlobalClock;
 impl GlobalClock {
     /// The reading of `instant` on this clock (zero for instants before its origin).
     pub fn reading_of(instant: Instant) -> Duration {
-        instant.saturating_duration_since(*ORIGIN.get_or_init(Instant::now))
+        CLOCK.get_or_init(StdClock::new).reading_of(instant)
     }
 }
 
@@ -52,7 +54,7 @@ impl Clock for GlobalClock {
             GLOBAL.enable_thread_spares();
             crate::thread_driver::spawn_named(&GLOBAL, "punctual-timer");
         });
-        ORIGIN.get_or_init(Instant::now).elapsed()
+        CLOCK.get_or_init(StdClock::new).now()
     }
 }
 
