@@ -3,9 +3,9 @@
 //! A growable wheel with a 1 ms tick, on [`GlobalClock`] (`std::time::Instant`), driven by
 //! one thread that starts the first time a deadline actually needs the wheel (a deadline
 //! whose inner future is ready at its first poll never starts it). The thread sleeps until
-//! the next expiration, not every tick (waking a few microseconds early and spinning the
-//! rest, so that a turn is not late by the system's wake-up latency; see `wake_lead`), and
-//! lives as long as the process.
+//! the next expiration, not every tick (waking early by the oversleep it has measured, at
+//! most 50 µs, and spinning the rest, so that a turn is not late by the system's wake-up
+//! latency; see `wake_lead`), and lives as long as the process.
 
 use core::future::Future;
 use core::time::Duration;

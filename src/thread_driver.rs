@@ -11,7 +11,7 @@ use std::thread::{self, JoinHandle, Thread};
 
 use punctual_core::{Clock, Storage, Wheel};
 
-use crate::wake_lead::{WakeLead, spin_until};
+use crate::wake_lead::{WakeEarly, spin_until};
 
 /// Wakes the driver thread: the wheel's way to say "turn sooner". `woken` ends a spin
 /// before a planned turn (a thread that spins is not parked, so the unpark alone would
@@ -55,20 +55,20 @@ fn run<C: Clock, S: Storage>(wheel: &Wheel<C, S>) -> ! {
     // A place of its own for the waker: other drivers of the same wheel (a second thread,
     // a runtime's task) keep theirs.
     let mut slot = wheel.driver_slot();
-    let mut lead = WakeLead::default();
+    let mut early = WakeEarly::default();
     loop {
         // Cleared before the turn: a wake from here on is for an arm this turn may not
         // have taken in, and ends the spin below. (It only ends a spin early; the unpark
         // token is what no wake can lose.)
         unpark.woken.store(false, Ordering::Relaxed);
-        let woken = slot.register(&waker);
+        let has_place = slot.register(&waker);
         // A waker that panics must not stop the timer thread (every deadline on the wheel
         // depends on it): the hook has reported the panic, the wheel let go of its role and
         // keeps the remaining wakes for the next turn.
         let Ok(mut next) = panic::catch_unwind(AssertUnwindSafe(|| slot.turn())) else {
             continue;
         };
-        if !woken {
+        if !has_place {
             // No place left for our waker (three other drivers hold theirs): nothing
             // unparks us, so turn again within a tick, and never park without a timeout.
             next = next.min(wheel.clock().now().saturating_add(wheel.tick()));
@@ -79,22 +79,18 @@ fn run<C: Clock, S: Storage>(wheel: &Wheel<C, S>) -> ! {
             continue;
         }
         let now = wheel.clock().now();
-        let Some(wait) = next.checked_sub(now).filter(|w| !w.is_zero()) else {
+        let Some(wait) = early.plan(now, next, wheel.tick()) else {
             continue;
         };
-        let early = lead.lead(wheel.tick());
-        let sleep = wait.saturating_sub(early);
-        if !sleep.is_zero() {
-            thread::park_timeout(sleep);
-            let woke = wheel.clock().now();
-            let asked = now.saturating_add(sleep);
-            if woke < asked {
-                // Unparked for an earlier deadline, or a spurious return: turn now.
+        if !wait.sleep.is_zero() {
+            thread::park_timeout(wait.sleep);
+            // Ended early (unparked for an earlier deadline, a leftover unpark token, a
+            // spurious return, or a clock that runs slower than the sleep): turn now.
+            if !early.slept(now.saturating_add(wait.sleep), wheel.clock().now()) {
                 continue;
             }
-            lead.observe(woke - asked);
         }
-        spin_until(wheel.clock(), next, &unpark.woken, early * 2);
+        spin_until(wheel.clock(), next, &unpark.woken, wait.spin);
     }
 }
 
@@ -103,9 +99,9 @@ fn run<C: Clock, S: Storage>(wheel: &Wheel<C, S>) -> ! {
 ///
 /// So that deadlines fire on time rather than late by the operating system's wake-up
 /// latency, the thread asks to wake a little before each planned turn, by the oversleep it
-/// has measured (at most 50 µs, and at most half a tick), and spins until the turn. That
-/// costs at most that spin per planned turn, and fires nothing early: the turn reads the
-/// clock.
+/// has measured (at most 50 µs, and at most half a tick), and spins until the turn: on a
+/// clock that keeps real time, about that long per planned turn, and never more than
+/// twice that, once per planned turn. It fires nothing early: the turn reads the clock.
 ///
 /// ```
 /// use std::time::Duration;
