@@ -19,29 +19,29 @@ use punctual_core::{Sleeper, StdClock};
 /// # Precision
 ///
 /// A sleep never completes before the wheel's clock reads the requested time: the reading
-/// is turned back into the exact `std::time::Instant` it came from, and an async-io timer
-/// does not complete before its instant. How late it may be is up to async-io's reactor
+/// is turned into a `std::time::Instant` at which the clock reads at least that
+/// ([`StdClock::instant_of`], later by at most the clock's [`slack`](StdClock::slack), well
+/// under a microsecond), and an async-io timer does not complete before its instant. How late it may be is up to async-io's reactor
 /// and the operating system (typically well under a millisecond on an idle machine).
 ///
 /// Usable from any executor: async-io's reactor runs inside `async_io::block_on` (and so
 /// `smol::block_on` and smol's executors), or else on its own `async-io` thread.
 #[derive(Debug, Clone, Copy)]
 pub struct AsyncIoSleeper {
-    origin: Instant,
+    clock: StdClock,
 }
 
 impl AsyncIoSleeper {
     /// A sleeper for a wheel on `clock`.
     pub fn new(clock: &StdClock) -> Self {
-        Self {
-            origin: clock.origin(),
-        }
+        Self { clock: *clock }
     }
 
-    /// The instant at which the clock reads `at`, or `None` if that instant cannot be
-    /// represented (the sleep then never completes by itself).
+    /// An instant at which the clock reads `at` or later ([`StdClock::instant_of`]), or
+    /// `None` if that instant cannot be represented (the sleep then never completes by
+    /// itself).
     pub fn instant_of(&self, at: Duration) -> Option<Instant> {
-        self.origin.checked_add(at)
+        self.clock.instant_of(at)
     }
 }
 
@@ -98,12 +98,12 @@ mod tests {
     ];
 
     #[test]
-    fn conversions_are_exact() {
+    fn conversions_are_late_by_the_clock_slack_only() {
         let clock = StdClock::new();
         let sleeper = AsyncIoSleeper::new(&clock);
         for reading in READINGS {
             let instant = sleeper.instant_of(reading).unwrap();
-            assert_eq!(clock.reading_of(instant), reading);
+            assert_eq!(clock.reading_of(instant), reading + clock.slack());
         }
         assert_eq!(sleeper.instant_of(Duration::MAX), None);
     }
