@@ -20,9 +20,10 @@ use punctual_core::{Sleeper, StdClock};
 ///
 /// A sleep never completes before the wheel's clock reads the requested time: the reading
 /// is turned into a `std::time::Instant` at which the clock reads at least that
-/// ([`StdClock::instant_of`], later by at most the clock's [`slack`](StdClock::slack), well
-/// under a microsecond), and an async-io timer does not complete before its instant. How late it may be is up to async-io's reactor
-/// and the operating system (typically well under a millisecond on an idle machine).
+/// ([`StdClock::instant_of`], later by at most the clock's [`slack`](StdClock::slack),
+/// typically under a microsecond), and an async-io timer does not complete before its
+/// instant. How late it may be is up to async-io's reactor and the operating system
+/// (typically well under a millisecond on an idle machine).
 ///
 /// Usable from any executor: async-io's reactor runs inside `async_io::block_on` (and so
 /// `smol::block_on` and smol's executors), or else on its own `async-io` thread.
