@@ -134,3 +134,27 @@ pub(crate) fn spawn_named<C: Clock + 'static, S: Storage + 'static>(
         .spawn(move || run(wheel))
         .unwrap_or_else(|err| panic!("punctual: could not start the timer thread: {err}"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_wake_ends_a_spin_and_unparks_the_thread() {
+        let unpark = Arc::new(Unpark {
+            thread: thread::current(),
+            woken: AtomicBool::new(false),
+        });
+        let waker = Waker::from(Arc::clone(&unpark));
+        waker.wake_by_ref();
+        assert!(unpark.woken.load(Ordering::Relaxed), "the spin would go on");
+        // The unpark token is set: this park returns at once (a minute would fail the
+        // test by its time, not hang it).
+        let started = std::time::Instant::now();
+        thread::park_timeout(Duration::from_secs(60));
+        assert!(started.elapsed() < Duration::from_secs(30), "not unparked");
+        unpark.woken.store(false, Ordering::Relaxed);
+        waker.wake();
+        assert!(unpark.woken.load(Ordering::Relaxed), "wake by value");
+    }
+}
