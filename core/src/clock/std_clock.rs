@@ -59,20 +59,25 @@ impl StdClock {
         {
             /// A bracket this tight was not preempted.
             const TIGHT: u64 = 1_000;
-            let mut best: Option<(Instant, u64, u64)> = None;
-            for _ in 0..4 {
+            // `CLOCK_MONOTONIC`, then the `Instant` origin, then `CLOCK_MONOTONIC` again:
+            // the origin, the direct origin after it, and how far after it may be.
+            let bracket = || {
                 let before = monotonic_nanos();
                 let origin = Instant::now();
                 let after = monotonic_nanos();
-                let slack = after - before;
-                if best.is_none_or(|(_, _, best)| slack < best) {
-                    best = Some((origin, after, slack));
-                }
-                if slack <= TIGHT {
+                (origin, after, after - before)
+            };
+            let mut best = bracket();
+            for _ in 1..4 {
+                if best.2 <= TIGHT {
                     break;
                 }
+                let next = bracket();
+                if next.2 < best.2 {
+                    best = next;
+                }
             }
-            let (origin, origin_nanos, slack) = best.expect("at least one bracket");
+            let (origin, origin_nanos, slack) = best;
             Self {
                 origin,
                 origin_nanos,
