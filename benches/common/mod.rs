@@ -15,6 +15,7 @@
 //! | `futures-time`  | `f.timeout(d)` (`futures_time::future::FutureExt`, async-io underneath) |
 //! | `embassy-time`  | `embassy_time::with_timeout(d, f)`: the `std` driver, generic queue of 128 |
 //! | `no timer`      | no deadline at all: `f` and a future woken once, in order of `d`, by a bare loop (fire only: the harness's own cost, below any timer's) |
+//! | `floor: clock + 2 CAS` | the least any deadline that starts at its first poll and hands itself to a driver on another thread must do: one clock reading, a kept waker, one compare-and-swap to publish and one to take back (arm + cancel only: a floor under every such timer's cost; see [`ArmFloor`]) |
 //!
 //! Micro benches poll by hand with a no-op waker, so that only the deadline is measured.
 //! Tokio's part of every scenario runs inside `tokio::task::unconstrained` (its cooperative
@@ -58,6 +59,8 @@ pub(crate) enum Peer {
     Embassy,
     /// No timer: the fire harness alone (see [`NoTimer`]).
     NoTimer,
+    /// The floor under an arm + cancel (see [`ArmFloor`]).
+    ArmFloor,
 }
 
 impl Peer {
@@ -84,6 +87,7 @@ impl Peer {
             Peer::FuturesTime => "futures-time",
             Peer::Embassy => "embassy-time",
             Peer::NoTimer => "no timer",
+            Peer::ArmFloor => "floor: clock + 2 CAS",
         }
     }
 }
@@ -135,6 +139,10 @@ macro_rules! with_peer {
             }
             Peer::NoTimer => {
                 type $t = NoTimer;
+                $body
+            }
+            Peer::ArmFloor => {
+                type $t = ArmFloor;
                 $body
             }
         }
@@ -291,6 +299,105 @@ impl Timeouts for NoTimer {
                     return out;
                 }
             }
+        }
+    }
+}
+
+/// The floor under an arm + cancel: what any deadline must do that starts at its first
+/// poll (DESIGN rule 4) and hands itself to a driver on another thread without a lock,
+/// and nothing more. At its first pending poll it reads the clock the global wheel reads
+/// (a [`StdClock`] made once, behind a `LazyLock` as the global wheel keeps its own), keeps a
+/// clone of the waker and its due time, publishes itself with one compare-and-swap on a
+/// list head and reads the driver's plan; dropped, it takes itself back with a second
+/// compare-and-swap. It fires nothing and has no driver: it measures the clock reading and
+/// the two locked operations on this machine, in the same run as the timers, so that a
+/// ratio to tokio's time can be read against what no such design goes below.
+pub(crate) struct ArmFloor;
+
+/// The list head [`ArmFloor`] publishes onto, on a line of its own.
+#[repr(align(128))]
+struct FloorList {
+    head: AtomicUsize,
+    plan: AtomicUsize,
+}
+
+static FLOOR_LIST: FloorList = FloorList {
+    head: AtomicUsize::new(0),
+    plan: AtomicUsize::new(usize::MAX),
+};
+
+static FLOOR_CLOCK: LazyLock<StdClock> = LazyLock::new(StdClock::new);
+
+/// The future of [`ArmFloor`].
+struct FloorDeadline<F> {
+    inner: F,
+    duration: Duration,
+    /// The due time and waker kept while published.
+    armed: Option<(Duration, Waker)>,
+    /// Set once published: the value pushed, to take back on drop.
+    token: usize,
+}
+
+impl<F: Future + Unpin> Future for FloorDeadline<F> {
+    type Output = bool;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<bool> {
+        if Pin::new(&mut self.inner).poll(cx).is_ready() {
+            return Poll::Ready(false);
+        }
+        if self.armed.is_none() {
+            let due = punctual::Clock::now(&*FLOOR_CLOCK) + self.duration;
+            self.armed = Some((due, cx.waker().clone()));
+            let token = &self.armed as *const _ as usize;
+            let list = &FLOOR_LIST;
+            let mut head = list.head.load(Ordering::Relaxed);
+            while let Err(now) =
+                list.head
+                    .compare_exchange_weak(head, token, Ordering::AcqRel, Ordering::Relaxed)
+            {
+                head = now;
+            }
+            self.token = token;
+            // A timer would wake its driver if the deadline came before its plan.
+            if due.as_nanos() as usize > list.plan.load(Ordering::Acquire) {
+                black_box(due);
+            }
+        }
+        Poll::Pending
+    }
+}
+
+impl<F> Drop for FloorDeadline<F> {
+    fn drop(&mut self) {
+        if self.token != 0 {
+            // Take back: succeeds when nothing was pushed since (always, on one thread).
+            let _ = FLOOR_LIST.head.compare_exchange(
+                self.token,
+                0,
+                Ordering::AcqRel,
+                Ordering::Relaxed,
+            );
+        }
+    }
+}
+
+impl Timeouts for ArmFloor {
+    fn bound<F: Future + Unpin + Send + 'static>(
+        f: F,
+        d: Duration,
+    ) -> impl Future + Send + 'static {
+        Self::timed_out(f, d)
+    }
+
+    fn timed_out<F: Future + Unpin + Send + 'static>(
+        f: F,
+        d: Duration,
+    ) -> impl Future<Output = bool> + Send + 'static {
+        FloorDeadline {
+            inner: f,
+            duration: d,
+            armed: None,
+            token: 0,
         }
     }
 }
