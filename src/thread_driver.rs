@@ -90,7 +90,9 @@ fn run<C: Clock, S: Storage>(wheel: &Wheel<C, S>) -> ! {
                 continue;
             }
         }
-        spin_until(wheel.clock(), next, &unpark.woken, wait.spin);
+        if !wait.spin.is_zero() {
+            spin_until(wheel.clock(), next, &unpark.woken, wait.spin);
+        }
     }
 }
 
