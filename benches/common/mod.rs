@@ -151,9 +151,14 @@ macro_rules! with_peer {
 
 /// One way of bounding a future by a deadline.
 pub(crate) trait Timeouts: 'static {
-    /// The peer's own deadline future around `f`, as its users write it.
-    fn bound<F: Future + Unpin + Send + 'static>(f: F, d: Duration)
-    -> impl Future + Send + 'static;
+    /// The peer's own deadline future around `f`, as its users write it (by default, the
+    /// one of [`Timeouts::timed_out`]).
+    fn bound<F: Future + Unpin + Send + 'static>(
+        f: F,
+        d: Duration,
+    ) -> impl Future + Send + 'static {
+        Self::timed_out(f, d)
+    }
 
     /// The same, resolving to whether the deadline fired.
     fn timed_out<F: Future + Unpin + Send + 'static>(
@@ -250,13 +255,6 @@ impl<F: Future + Unpin> Future for WokenOnce<F> {
 }
 
 impl Timeouts for NoTimer {
-    fn bound<F: Future + Unpin + Send + 'static>(
-        f: F,
-        d: Duration,
-    ) -> impl Future + Send + 'static {
-        Self::timed_out(f, d)
-    }
-
     fn timed_out<F: Future + Unpin + Send + 'static>(
         f: F,
         d: Duration,
@@ -382,13 +380,6 @@ impl<F> Drop for FloorDeadline<F> {
 }
 
 impl Timeouts for ArmFloor {
-    fn bound<F: Future + Unpin + Send + 'static>(
-        f: F,
-        d: Duration,
-    ) -> impl Future + Send + 'static {
-        Self::timed_out(f, d)
-    }
-
     fn timed_out<F: Future + Unpin + Send + 'static>(
         f: F,
         d: Duration,
