@@ -899,7 +899,13 @@ fn markdown(r: &Results, m: &Machine) -> String {
          - **no timer** (fire only): no deadline at all. Each future is pending at its first \
          poll and leaves its waker; a bare loop wakes them in order of their durations, a \
          millisecond's worth at a time, polling between (no clock, no sleep). What the \
-         scenario costs besides any timer's own work.\n"
+         scenario costs besides any timer's own work.\n\
+         - **floor: clock + 2 CAS** (arm + cancel only): not a timer. At its first pending \
+         poll it reads the clock the global wheel reads (`StdClock`), keeps a clone of the \
+         waker, publishes itself with one compare-and-swap on a list head and reads a plan \
+         word; dropped, it takes itself back with a second compare-and-swap. The least any \
+         deadline does that starts at its first poll and hands itself to a driver on \
+         another thread without a lock.\n"
     );
     s
 }
