@@ -610,8 +610,9 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// woken: the caller wakes them ([`Wheel::wake_driver`]) once it holds the entry's
     /// handle, so that a driver's waker that panics loses no entry. `None` when the storage
     /// is full.
-    // Inlined into `start` on 64-bit hosts: its call and frame were 4 to 5 ns of the 90 ns
-    // of an arm + cancel (interleaved runs); firmware keeps one copy for size.
+    // Inlined into the start paths (`start_after`) on 64-bit hosts: its call and frame were
+    // 4 to 5 ns of the 90 ns of an arm + cancel (interleaved runs); firmware keeps one
+    // copy for size.
     #[cfg_attr(target_pointer_width = "64", inline(always))]
     pub(crate) fn arm(
         &self,
