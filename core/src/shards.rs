@@ -53,8 +53,12 @@ use crate::lists::{FreeList, Inbox};
 #[cfg(all(feature = "std", not(punctual_loom)))]
 pub(crate) const SHARDS: usize = 8;
 /// Shards per wheel: two under loom, enough to model entries crossing shards.
-#[cfg(punctual_loom)]
+#[cfg(all(punctual_loom, not(punctual_loom_one_shard)))]
 pub(crate) const SHARDS: usize = 2;
+/// Shards per wheel: one under loom with `punctual_loom_one_shard`, to model the hand-offs
+/// as firmware compiles them (without `std`, one shard: see [`in_use_bit`] and [`in_use`]).
+#[cfg(all(punctual_loom, punctual_loom_one_shard))]
+pub(crate) const SHARDS: usize = 1;
 /// Shards per wheel.
 #[cfg(all(not(feature = "std"), not(punctual_loom)))]
 pub(crate) const SHARDS: usize = 1;

@@ -58,7 +58,14 @@
 //! ahead (it lingers), and arms later than that plan wake no one. A driver that was left
 //! idle, and is waiting for its waker only, would then never learn of the plan; once the
 //! plan's time had passed with no one to carry it out, no arm would ever wake a driver
-//! again. Woken, each driver turns and sleeps until the plan.
+//! again. Woken, each driver turns and sleeps until the plan. A turn counts as taking the
+//! wheel out of idle when any of its passes does: a pass that publishes a plan over the
+//! idle word and then finds an inbox not empty passes again, and the arm behind that entry
+//! may have read the new plan (one later than its deadline's tick) and woken no one; the
+//! next pass reads its own plan, not idle, yet the waiting driver has still not heard of
+//! it. (Where a thread's first arm marks its shard, that mark reads the word with a
+//! read-modify-write, which orders it with the driver's; an arm on a shard marked before,
+//! and every arm on a wheel of one shard, reads it with a plain load.)
 //!
 //! `next_wake` holds the low 32 bits of the tick (so that 32-bit targets stay lock-free).
 //! The driver never plans more than [`MAX_SLEEP`] ticks ahead, and readers rebuild the full
@@ -1026,6 +1033,12 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         let now_nanos = now_nanos.max(self.tick_start(state.levels.elapsed()));
         let now = self.ticks().floor(now_nanos);
         let mut reclaimed = false;
+        // Whether a pass below published a plan over an idle word. Kept across passes: a
+        // pass that takes the wheel out of idle and then finds an inbox not empty (an arm
+        // that read the new plan, and woke no one since it was due later) passes again,
+        // and that pass reads its own plan, not idle; the driver waiting idle must still
+        // be woken (see "Waking the driver").
+        let mut left_idle = false;
         if self.plan.word.load(Ordering::Relaxed) & IDLE != 0 {
             // Woken from idle, most likely by an arm: linger (see "Taking back").
             state.linger_until = now.saturating_add(LINGER);
@@ -1087,6 +1100,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             } else {
                 self.plan.word.fetch_and(!IDLE, Ordering::AcqRel)
             };
+            left_idle |= !idle && word & IDLE != 0;
             if shards::in_use(word).all(|shard| {
                 let shard = &self.shards[shard];
                 shard.arm_inbox.check() & shard.cancel_inbox.check()
@@ -1096,7 +1110,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 return if idle {
                     (u64::MAX, false)
                 } else {
-                    (wake.min(u64::MAX - 1), word & IDLE != 0)
+                    (wake.min(u64::MAX - 1), left_idle)
                 };
             }
         }

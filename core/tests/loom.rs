@@ -686,10 +686,31 @@ fn a_driver_takes_its_place_while_a_deadline_is_armed() {
 /// plan's time passed, no arm ever woke a driver again and the wheel stopped for good.)
 #[test]
 fn a_turn_by_hand_out_of_idle_while_a_later_deadline_is_armed() {
-    model(|| {
+    turn_by_hand_out_of_idle(false);
+}
+
+/// The same, with the arming thread's shard marked in use by an earlier arm: its arm then
+/// reads the plan with a plain load, as every arm on a wheel of one shard does (firmware),
+/// and may read the turn's new plan while the turn's check finds its entry. The turn then
+/// passes again and reads its own plan, not idle: the driver is woken only because the
+/// turn remembers that its first pass left idle. (Both configurations of loom run this:
+/// two shards, and one with `--cfg punctual_loom_one_shard`.)
+#[test]
+fn a_turn_by_hand_out_of_idle_while_a_later_deadline_is_armed_on_a_marked_shard() {
+    turn_by_hand_out_of_idle(true);
+}
+
+fn turn_by_hand_out_of_idle(mark_first: bool) {
+    model(move || {
         let wheel = wheel();
         let (task, task_waker) = counter();
         let (driver, driver_waker) = counter();
+        if mark_first {
+            // Armed and taken back at once, before the driver registers (its wake would
+            // take the waker): marks this thread's shard, leaves nothing armed.
+            let mut early = wheel.sleep(TICK);
+            assert!(poll(&mut early, &task_waker).is_pending());
+        }
         let mut slot = wheel.driver_slot();
         assert!(slot.register(&driver_waker));
         // The driver's own turns, until the wheel is idle: it waits for its waker now.
