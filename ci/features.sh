@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
 # The optional features: the core's tests with `tracing` and `count-ready` on (the
-# tracing event test and the ready-path counter run only then), and the facade with its
-# adapter features.
+# tracing event test and the ready-path counter run only then), the core's tests as a
+# microcontroller build has it (`alloc` without `std`: one shard, no thread spares, no
+# thread-local budgets), and the facade with its adapter features.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 cargo test -p punctual-core --features tracing,count-ready
 cargo clippy -p punctual-core --features tracing,count-ready --all-targets -- -D warnings
+# Without `std`: the code paths of firmware (one shard, entries one at a time, no spares),
+# under the whole conformance suite on the host. `alloc` for the growable wheels most
+# tests use; the tests of what needs `std` are compiled out.
+cargo test -p punctual-core --no-default-features --features alloc
+cargo clippy -p punctual-core --no-default-features --features alloc --all-targets -- -D warnings
 # The facade with its adapters on: the README's tokio and smol examples run as doctests.
 cargo test -p punctual --features tokio,smol,tracing,count-ready --doc
 cargo clippy -p punctual --features tokio,smol,embassy,tracing,count-ready --lib -- -D warnings

@@ -1139,11 +1139,15 @@ fn elapsed_display_names_the_duration_and_the_name() {
     assert_eq!(plain.to_string(), "deadline of 2s elapsed");
     assert_eq!(plain.name(), None);
 
-    let io: std::io::Error = named.into();
-    assert_eq!(io.kind(), std::io::ErrorKind::TimedOut);
-    assert_eq!(io.to_string(), "deadline 'pricing' of 800ms elapsed");
-    let inner = io.get_ref().and_then(|e| e.downcast_ref::<Elapsed>());
-    assert_eq!(inner, Some(&named));
+    // The conversion into `std::io::Error` comes with the `std` feature.
+    #[cfg(feature = "std")]
+    {
+        let io: std::io::Error = named.into();
+        assert_eq!(io.kind(), std::io::ErrorKind::TimedOut);
+        assert_eq!(io.to_string(), "deadline 'pricing' of 800ms elapsed");
+        let inner = io.get_ref().and_then(|e| e.downcast_ref::<Elapsed>());
+        assert_eq!(inner, Some(&named));
+    }
 
     fn is_error<E: core::error::Error + Send + Sync + 'static>(_: &E) {}
     is_error(&plain);

@@ -6,6 +6,10 @@
 //!
 //! Each test has wheels of its own (`static`s, so that spares can be enabled), and runs
 //! its deadlines on threads of its own: a thread's spare slot is per thread, not per wheel.
+//!
+//! With `std` only: without it there are no thread-locals, and spares change nothing.
+
+#![cfg(feature = "std")]
 
 use core::future::pending;
 use core::pin::pin;
