@@ -59,13 +59,15 @@
 //! idle, and is waiting for its waker only, would then never learn of the plan; once the
 //! plan's time had passed with no one to carry it out, no arm would ever wake a driver
 //! again. Woken, each driver turns and sleeps until the plan. A turn counts as taking the
-//! wheel out of idle when any of its passes does: a pass that publishes a plan over the
-//! idle word and then finds an inbox not empty passes again, and the arm behind that entry
-//! may have read the new plan (one later than its deadline's tick) and woken no one; the
-//! next pass reads its own plan, not idle, yet the waiting driver has still not heard of
-//! it. (Where a thread's first arm marks its shard, that mark reads the word with a
-//! read-modify-write, which orders it with the driver's; an arm on a shard marked before,
-//! and every arm on a wheel of one shard, reads it with a plain load.)
+//! wheel out of idle when any of its passes does (once one has, the turn lingers, and no
+//! later pass publishes idle): a pass that publishes a plan over the idle word and then
+//! finds an inbox not empty passes again, and the arm behind that entry may have read the
+//! new plan (at or before its deadline's tick) and so woken no one; the next pass reads
+//! its own plan, not idle, yet the waiting driver has still not heard of it. (The first
+//! push onto a shard marks it in use, and that mark reads the word with a
+//! read-modify-write, which orders it with the driver's; an arm on a shard already marked,
+//! by any earlier push, and every arm on a wheel of one shard, reads it with a plain
+//! load.)
 //!
 //! `next_wake` holds the low 32 bits of the tick (so that 32-bit targets stay lock-free).
 //! The driver never plans more than [`MAX_SLEEP`] ticks ahead, and readers rebuild the full
