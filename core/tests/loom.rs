@@ -739,6 +739,126 @@ fn turn_by_hand_out_of_idle(mark_first: bool) {
     });
 }
 
+/// Sleeps on the model's manual clock that tell the model when they end, so that it can
+/// run a [`Driver`](punctual_core::Driver) as an executor with a timer would: poll it when
+/// its task was woken, or when the clock has reached the sleep it set. A driver that is
+/// idle drops its sleep, and then only a wake brings it back.
+struct ClockSleeper {
+    wheel: &'static TestWheel,
+    /// The end of the sleep the driver holds, if any.
+    until: StdArc<std::sync::Mutex<Option<Duration>>>,
+}
+
+struct ClockSleep {
+    wheel: &'static TestWheel,
+    at: Duration,
+    until: StdArc<std::sync::Mutex<Option<Duration>>>,
+}
+
+impl Sleeper for ClockSleeper {
+    type Sleep = ClockSleep;
+
+    fn sleep_until(&mut self, at: Duration) -> ClockSleep {
+        *self.until.lock().unwrap() = Some(at);
+        ClockSleep {
+            wheel: self.wheel,
+            at,
+            until: self.until.clone(),
+        }
+    }
+}
+
+impl Future for ClockSleep {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<()> {
+        // No waker to register: the model polls the driver once the clock is there.
+        if self.wheel.clock().now() >= self.at {
+            Poll::Ready(())
+        } else {
+            Poll::Pending
+        }
+    }
+}
+
+impl Drop for ClockSleep {
+    fn drop(&mut self) {
+        let mut until = self.until.lock().unwrap();
+        if *until == Some(self.at) {
+            *until = None;
+        }
+    }
+}
+
+/// End to end, through a [`Driver`](punctual_core::Driver) future and its skipped turns:
+/// the driver has left the wheel idle and waits for a wake only, when a turn by hand takes
+/// the wheel out of idle while another thread arms a deadline later than that turn's plan,
+/// on a shard already marked in use. Run as an executor would (polled when woken, or when
+/// its sleep ends), the driver carries the plan out and the deadline fires. (Without the
+/// wake of a turn that leaves idle, remembered across its passes, the driver stayed idle
+/// and the deadline never fired.)
+#[test]
+fn a_driver_future_carries_out_a_plan_made_by_hand() {
+    model(|| {
+        let wheel = wheel();
+        let (task, task_waker) = counter();
+        let (driver, driver_waker) = counter();
+        // Marks this thread's shard in use, and leaves nothing armed.
+        let mut early = wheel.sleep(TICK);
+        assert!(poll(&mut early, &task_waker).is_pending());
+        drop(early);
+        let until = StdArc::new(std::sync::Mutex::new(None));
+        let mut driving = Box::pin(wheel.driver(ClockSleeper {
+            wheel: lend(&wheel),
+            until: until.clone(),
+        }));
+        let mut cx = Context::from_waker(&driver_waker);
+        // Poll at each end of sleep until the driver has left the wheel idle (no sleep).
+        loop {
+            assert!(driving.as_mut().poll(&mut cx).is_pending());
+            let Some(at) = *until.lock().unwrap() else {
+                break;
+            };
+            wheel.clock().set(at);
+        }
+        let mut seen = woken(&driver);
+        let due = wheel.clock().now() + 40 * TICK;
+
+        let w = lend(&wheel);
+        let by_hand = thread::spawn(move || {
+            let _ = w.turn();
+        });
+        let mut sleep = wheel.sleep_until(due);
+        assert!(poll(&mut sleep, &task_waker).is_pending());
+        std::mem::forget(sleep); // keep the entry armed for the checks below
+        by_hand.join().unwrap();
+
+        // The executor: a poll for each wake of the driver's task, and one when the clock
+        // reaches the end of the sleep the driver set; nothing else moves the clock.
+        for _ in 0..100 {
+            if woken(&task) == 1 {
+                break;
+            }
+            if woken(&driver) > seen {
+                seen = woken(&driver);
+            } else if let Some(at) = *until.lock().unwrap() {
+                wheel.clock().set(at.max(wheel.clock().now()));
+            } else {
+                break;
+            }
+            assert!(driving.as_mut().poll(&mut cx).is_pending());
+        }
+        assert_eq!(
+            woken(&task),
+            1,
+            "the deadline due at {due:?} never fired: the driver stopped at {:?} (plan {:?})",
+            wheel.clock().now(),
+            wheel.next_turn()
+        );
+        drop(driving);
+    });
+}
+
 /// The first arm through a shard (which marks it in use) while a turn moves the plan
 /// later: the driver planned tick 2 for an earlier deadline, and another thread, on a
 /// shard not in use yet, arms one due at tick 3, which needs no wake while the plan is
