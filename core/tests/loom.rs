@@ -719,17 +719,8 @@ fn turn_by_hand_out_of_idle(mark_first: bool) {
             wheel.clock().set(next);
         }
         let before = woken(&driver);
-        let later = 40 * TICK;
-        let due = wheel.clock().now() + later;
-
-        let w = lend(&wheel);
-        let by_hand = thread::spawn(move || {
-            let _ = w.turn();
-        });
-        let mut sleep = wheel.sleep(later);
-        assert!(poll(&mut sleep, &task_waker).is_pending());
-        std::mem::forget(sleep); // keep the entry armed for the checks below
-        by_hand.join().unwrap();
+        let due = wheel.clock().now() + 40 * TICK;
+        race_a_turn_by_hand_with_an_arm(&wheel, due, &task_waker);
         assert!(
             woken(&driver) > before,
             "the idle driver was not woken: no one would carry out the plan"
@@ -737,6 +728,19 @@ fn turn_by_hand_out_of_idle(mark_first: bool) {
         settle(&wheel, &task, 1, due);
         drop(slot);
     });
+}
+
+/// A turn by hand on another thread, racing an arm on this one of a sleep until `due`
+/// (kept armed, its handle forgotten) whose task is `waker`'s.
+fn race_a_turn_by_hand_with_an_arm(wheel: &Arc<TestWheel>, due: Duration, waker: &Waker) {
+    let w = lend(wheel);
+    let by_hand = thread::spawn(move || {
+        let _ = w.turn();
+    });
+    let mut sleep = wheel.sleep_until(due);
+    assert!(poll(&mut sleep, waker).is_pending());
+    std::mem::forget(sleep);
+    by_hand.join().unwrap();
 }
 
 /// Sleeps on the model's manual clock that tell the model when they end, so that it can
@@ -823,15 +827,7 @@ fn a_driver_future_carries_out_a_plan_made_by_hand() {
         }
         let mut seen = woken(&driver);
         let due = wheel.clock().now() + 40 * TICK;
-
-        let w = lend(&wheel);
-        let by_hand = thread::spawn(move || {
-            let _ = w.turn();
-        });
-        let mut sleep = wheel.sleep_until(due);
-        assert!(poll(&mut sleep, &task_waker).is_pending());
-        std::mem::forget(sleep); // keep the entry armed for the checks below
-        by_hand.join().unwrap();
+        race_a_turn_by_hand_with_an_arm(&wheel, due, &task_waker);
 
         // The executor: a poll for each wake of the driver's task, and one when the clock
         // reaches the end of the sleep the driver set; nothing else moves the clock.
