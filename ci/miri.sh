@@ -12,9 +12,10 @@ cargo +nightly miri setup
 export MIRIFLAGS="-Zmiri-strict-provenance -Zmiri-env-forward=PROPTEST_CASES"
 export PROPTEST_CASES=${PROPTEST_CASES:-8}
 
-# The conformance suite on a 32-bit target as well (i686: the pointer width of the
-# microcontrollers, whose code paths differ: the one general start path, 32-bit entry
-# indices and generations), interpreted by Miri, so no 32-bit C toolchain is needed. In
+# The core's unit tests and its semantics, poll_with and spares tests on a 32-bit target as
+# well (i686: the pointer width of the microcontrollers, whose code paths differ: the one
+# general start path, 32-bit entry indices and generations), interpreted by Miri, so no
+# 32-bit C toolchain is needed. In
 # the background, in a target directory of its own (cargo locks one per run), while the
 # 64-bit runs below take the other core; its log is printed, and its status checked, at
 # the end.
