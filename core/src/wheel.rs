@@ -1037,9 +1037,9 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         let mut reclaimed = false;
         // Whether a pass below published a plan over an idle word. Kept across passes: a
         // pass that takes the wheel out of idle and then finds an inbox not empty (an arm
-        // that read the new plan, and woke no one since it was due later) passes again,
-        // and that pass reads its own plan, not idle; the driver waiting idle must still
-        // be woken (see "Waking the driver").
+        // that read the new plan, and woke no one since its tick was not before it) passes
+        // again, and that pass reads its own plan, not idle; the driver waiting idle must
+        // still be woken (see "Waking the driver").
         let mut left_idle = false;
         if self.plan.word.load(Ordering::Relaxed) & IDLE != 0 {
             // Woken from idle, most likely by an arm: linger (see "Taking back").

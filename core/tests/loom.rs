@@ -706,10 +706,8 @@ fn turn_by_hand_out_of_idle(mark_first: bool) {
         let (task, task_waker) = counter();
         let (driver, driver_waker) = counter();
         if mark_first {
-            // Armed and taken back at once, before the driver registers (its wake would
-            // take the waker): marks this thread's shard, leaves nothing armed.
-            let mut early = wheel.sleep(TICK);
-            assert!(poll(&mut early, &task_waker).is_pending());
+            // Before the driver registers: the arm's wake would take its waker.
+            mark_this_threads_shard(&wheel);
         }
         let mut slot = wheel.driver_slot();
         assert!(slot.register(&driver_waker));
@@ -728,6 +726,13 @@ fn turn_by_hand_out_of_idle(mark_first: bool) {
         settle(&wheel, &task, 1, due);
         drop(slot);
     });
+}
+
+/// Marks this thread's shard in use on `wheel` with an arm taken back at once: nothing is
+/// left armed, and this thread's next arms read the plan with a plain load.
+fn mark_this_threads_shard(wheel: &TestWheel) {
+    let mut early = wheel.sleep(TICK);
+    assert!(poll(&mut early, Waker::noop()).is_pending());
 }
 
 /// A turn by hand on another thread, racing an arm on this one of a sleep until `due`
@@ -807,10 +812,7 @@ fn a_driver_future_carries_out_a_plan_made_by_hand() {
         let wheel = wheel();
         let (task, task_waker) = counter();
         let (driver, driver_waker) = counter();
-        // Marks this thread's shard in use, and leaves nothing armed.
-        let mut early = wheel.sleep(TICK);
-        assert!(poll(&mut early, &task_waker).is_pending());
-        drop(early);
+        mark_this_threads_shard(&wheel);
         let until = StdArc::new(std::sync::Mutex::new(None));
         let mut driving = Box::pin(wheel.driver(ClockSleeper {
             wheel: lend(&wheel),
