@@ -4,41 +4,72 @@
 #![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
 
 pub use punctual_core::{
-    Budget, Clock, DeadlineName, Driver, Elapsed, Fixed, FixedWheel, IdleTimeout, Limit, Named,
-    RawWheel, Sleeper, Stats, Storage, StreamDeadline, Unnamed, Wheel, WheelRef, Within,
+    Budget, Clock, DeadlineName, Driver, Elapsed, Fixed, FixedWheel, Limit, Named, RawWheel,
+    Sleeper, Stats, Storage, Unnamed, Wheel, WheelRef, Within,
 };
 #[cfg(feature = "std")]
 pub use punctual_core::{Growable, GrowableWheel, ManualClock, StdClock};
 
 /// The core crate, for everything not re-exported here.
-pub use punctual_core as core;
+pub use punctual_core;
 
+#[cfg(feature = "std")]
+mod ambient;
+#[cfg(feature = "std")]
+mod ext;
+#[cfg(feature = "std")]
+mod functions;
 #[cfg(feature = "std")]
 mod global;
 #[cfg(feature = "std")]
+mod instant;
+#[cfg(feature = "std")]
+pub mod prelude;
+#[cfg(feature = "std")]
 mod thread_driver;
+#[cfg(feature = "tokio")]
+mod tokio_default;
+#[cfg_attr(docsrs, doc(cfg(feature = "test-util")))]
+#[cfg(feature = "test-util")]
+pub mod virtual_time;
 #[cfg(feature = "std")]
 mod wake_lead;
 
 #[cfg(feature = "std")]
-pub use global::{
-    Budgeted, Deadline, DeadlineExt, Global, GlobalClock, NamedDeadline, Sleep, StreamDeadlineExt,
-    budget, global_wheel, sleep, sleep_until,
+pub use ambient::Ambient;
+#[cfg(feature = "std")]
+pub use ext::{
+    Budgeted, Deadline, DeadlineExt, IdleTimeout, NamedDeadline, Sleep, StreamDeadline,
+    StreamDeadlineExt,
 };
+#[cfg(feature = "std")]
+pub use functions::{budget, sleep, sleep_until, timeout, timeout_at};
+#[cfg(feature = "std")]
+pub use global::{Global, GlobalClock, global_wheel};
+#[cfg(feature = "std")]
+pub use instant::DeadlineInstant;
 #[cfg(feature = "std")]
 pub use thread_driver::spawn_driver;
 
-/// Drive a wheel from a tokio task. See [`punctual_tokio`].
-#[cfg(feature = "tokio")]
-pub use punctual_tokio as tokio;
+/// The runtime adapters, for a wheel of your own driven by a runtime: each is its own
+/// crate, re-exported here behind the feature of the same name. (In a module of their own
+/// so that `use punctual::*` shadows no crate named `tokio` or `smol`.)
+pub mod adapters {
+    /// Drive a wheel from a tokio task. See [`punctual_tokio`].
+    #[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
+    #[cfg(feature = "tokio")]
+    pub use punctual_tokio as tokio;
 
-/// Drive a wheel from async-io timers on any smol executor. See [`punctual_smol`].
-#[cfg(feature = "smol")]
-pub use punctual_smol as smol;
+    /// Drive a wheel from async-io timers on any smol executor. See [`punctual_smol`].
+    #[cfg_attr(docsrs, doc(cfg(feature = "smol")))]
+    #[cfg(feature = "smol")]
+    pub use punctual_smol as smol;
 
-/// Drive a static wheel from an embassy task. See [`punctual_embassy`].
-#[cfg(feature = "embassy")]
-pub use punctual_embassy as embassy;
+    /// Drive a static wheel from an embassy task. See [`punctual_embassy`].
+    #[cfg_attr(docsrs, doc(cfg(feature = "embassy")))]
+    #[cfg(feature = "embassy")]
+    pub use punctual_embassy as embassy;
+}
 
 /// The guide to choosing deadlines (`docs/guide.md`), here so its examples are tested.
 #[cfg(feature = "std")]

@@ -38,6 +38,7 @@
 
 use core::fmt;
 use core::future::Future;
+use core::marker::PhantomData;
 use core::pin::Pin;
 use core::task::{Context, Poll};
 use core::time::Duration;
@@ -224,28 +225,30 @@ pin_project! {
     /// Polling it after it returned `Ready` panics, and so does polling it again after a
     /// poll of its timer panicked.
     #[must_use = "futures do nothing unless you `.await` or poll them"]
-    pub struct Budgeted<'w, F> {
+    pub struct Budgeted<'w, F, W: WheelRef = &'w dyn RawWheel> {
         #[pin]
         future: Option<F>,
-        timer: Timer<&'w dyn RawWheel>,
+        timer: Timer<W>,
         duration: Duration,
         name: Option<&'static str>,
         budget: Option<Budget>,
+        wheel: PhantomData<&'w ()>,
     }
 }
 
-impl<'w, F: Future> Budgeted<'w, F> {
+impl<'w, F: Future, W: WheelRef> Budgeted<'w, F, W> {
     /// Bounds `future` by `duration` from its first poll. With `std`, every deadline on
     /// `wheel` first polled inside it also ends no later than the budget; without `std`,
     /// give the inner deadlines the budget with [`Deadline::within`](crate::Deadline::within)
     /// (see [`Budgeted::with_budget`]).
-    pub fn new(future: F, wheel: &'w dyn RawWheel, duration: Duration) -> Self {
+    pub fn new(future: F, wheel: W, duration: Duration) -> Self {
         Self {
             future: Some(future),
             timer: Timer::new(wheel, Limit::After(duration)),
             duration,
             name: None,
             budget: None,
+            wheel: PhantomData,
         }
     }
 
@@ -257,17 +260,22 @@ impl<'w, F: Future> Budgeted<'w, F> {
     /// clock, which this wheel's clock cannot be compared with (read on this clock, it
     /// could end the block early, or far too late).
     #[track_caller]
-    pub fn with_budget(future: F, wheel: &'w dyn RawWheel, budget: Budget) -> Self {
+    pub fn with_budget(future: F, wheel: W, budget: Budget) -> Self {
+        let mut wheel = wheel;
+        wheel.choose();
         assert!(
-            budget.applies_to(wheel_id(wheel)),
+            budget.applies_to(wheel.id()),
             "`Budgeted::with_budget`: the budget was made on another wheel"
         );
         Self {
             future: Some(future),
-            timer: Timer::new(wheel, Limit::At(budget.at)),
+            // The budget bounds the timer as a cap (see `poll`): its instant is a reading
+            // of the wheel's own clock, which `Limit::At` may not take for every handle.
+            timer: Timer::new(wheel, Limit::After(Duration::MAX)),
             duration: budget.duration,
             name: budget.name,
             budget: Some(budget),
+            wheel: PhantomData,
         }
     }
 
@@ -286,7 +294,7 @@ impl<'w, F: Future> Budgeted<'w, F> {
     }
 }
 
-impl<F: Future> Future for Budgeted<'_, F> {
+impl<F: Future, W: WheelRef> Future for Budgeted<'_, F, W> {
     type Output = Result<F::Output, Elapsed>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
@@ -297,8 +305,8 @@ impl<F: Future> Future for Budgeted<'_, F> {
         let budget = match *this.budget {
             Some(budget) => budget,
             None => {
-                let wheel = this.timer.wheel();
-                let own = match wheel.target(Limit::After(*this.duration)) {
+                let wheel = this.timer.chosen_wheel();
+                let own = match wheel.get().target(Limit::After(*this.duration)) {
                     Some(at) => Budget {
                         wheel: wheel.id(),
                         at,
@@ -307,14 +315,16 @@ impl<F: Future> Future for Budgeted<'_, F> {
                     },
                     // Beyond any reading: no limit of its own, only an enclosing one.
                     None => Budget {
-                        wheel: wheel_id(wheel),
+                        wheel: wheel.id(),
                         at: Duration::MAX,
                         duration: *this.duration,
                         name: *this.name,
                     },
                 };
                 let budget = own.earlier(ambient());
-                this.timer.reset(Limit::At(budget.at));
+                // The timer ends at the budget's instant through its cap (a reading of
+                // the wheel's own clock; see `with_budget`), with no limit of its own.
+                this.timer.reset(Limit::After(Duration::MAX));
                 *this.budget = Some(budget);
                 budget
             }
@@ -333,7 +343,11 @@ impl<F: Future> Future for Budgeted<'_, F> {
             this.timer.release();
             return Poll::Ready(Ok(output));
         }
-        match this.timer.poll_fired(cx, Naming::default()) {
+        let naming = Naming {
+            name: None,
+            cap: Some(&budget),
+        };
+        match this.timer.poll_fired(cx, naming) {
             Poll::Ready(_) => {
                 this.future.set(None);
                 Poll::Ready(Err(Elapsed::budget(budget.duration, budget.name)))
@@ -343,7 +357,7 @@ impl<F: Future> Future for Budgeted<'_, F> {
     }
 }
 
-impl<F> fmt::Debug for Budgeted<'_, F> {
+impl<F, W: WheelRef> fmt::Debug for Budgeted<'_, F, W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Budgeted")
             .field("running", &self.future.is_some())

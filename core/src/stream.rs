@@ -21,6 +21,7 @@
 //! [`Fixed`]: crate::Fixed
 
 use core::fmt;
+use core::marker::PhantomData;
 use core::pin::Pin;
 use core::task::{Context, Poll};
 use core::time::Duration;
@@ -29,7 +30,7 @@ use futures_core::Stream;
 use pin_project_lite::pin_project;
 
 use crate::Elapsed;
-use crate::timer::{Limit, Naming, RawWheel, Timer};
+use crate::timer::{Limit, Naming, RawWheel, Timer, WheelRef};
 
 pin_project! {
     /// A stream that must end within a duration of its first poll. See the
@@ -43,21 +44,23 @@ pin_project! {
     ///
     /// Dropping it drops the inner stream and releases the timer.
     #[must_use = "streams do nothing unless polled"]
-    pub struct StreamDeadline<'w, S> {
+    pub struct StreamDeadline<'w, S, W: WheelRef = &'w dyn RawWheel> {
         #[pin]
         stream: Option<S>,
-        timer: Timer<&'w dyn RawWheel>,
+        timer: Timer<W>,
         name: Option<&'static str>,
+        wheel: PhantomData<&'w ()>,
     }
 }
 
-impl<'w, S: Stream> StreamDeadline<'w, S> {
+impl<'w, S: Stream, W: WheelRef> StreamDeadline<'w, S, W> {
     /// Bounds the whole of `stream` by `duration` on `wheel`, from its first poll.
-    pub fn new(stream: S, wheel: &'w dyn RawWheel, duration: Duration) -> Self {
+    pub fn new(stream: S, wheel: W, duration: Duration) -> Self {
         Self {
             stream: Some(stream),
             timer: Timer::new(wheel, Limit::After(duration)),
             name: None,
+            wheel: PhantomData,
         }
     }
 
@@ -68,7 +71,7 @@ impl<'w, S: Stream> StreamDeadline<'w, S> {
     }
 }
 
-impl<S: Stream> Stream for StreamDeadline<'_, S> {
+impl<S: Stream, W: WheelRef> Stream for StreamDeadline<'_, S, W> {
     type Item = Result<S::Item, Elapsed>;
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
@@ -86,7 +89,7 @@ impl<S: Stream> Stream for StreamDeadline<'_, S> {
     }
 }
 
-impl<S> fmt::Debug for StreamDeadline<'_, S> {
+impl<S, W: WheelRef> fmt::Debug for StreamDeadline<'_, S, W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("StreamDeadline")
             .field("running", &self.stream.is_some())
@@ -108,23 +111,25 @@ pin_project! {
     ///
     /// Dropping it drops the inner stream and releases the timer.
     #[must_use = "streams do nothing unless polled"]
-    pub struct IdleTimeout<'w, S> {
+    pub struct IdleTimeout<'w, S, W: WheelRef = &'w dyn RawWheel> {
         #[pin]
         stream: Option<S>,
-        timer: Timer<&'w dyn RawWheel>,
+        timer: Timer<W>,
         idle: Duration,
         name: Option<&'static str>,
+        wheel: PhantomData<&'w ()>,
     }
 }
 
-impl<'w, S: Stream> IdleTimeout<'w, S> {
+impl<'w, S: Stream, W: WheelRef> IdleTimeout<'w, S, W> {
     /// Bounds each gap between items of `stream` by `idle` on `wheel`.
-    pub fn new(stream: S, wheel: &'w dyn RawWheel, idle: Duration) -> Self {
+    pub fn new(stream: S, wheel: W, idle: Duration) -> Self {
         Self {
             stream: Some(stream),
             timer: Timer::new(wheel, Limit::After(idle)),
             idle,
             name: None,
+            wheel: PhantomData,
         }
     }
 
@@ -135,7 +140,7 @@ impl<'w, S: Stream> IdleTimeout<'w, S> {
     }
 }
 
-impl<S: Stream> Stream for IdleTimeout<'_, S> {
+impl<S: Stream, W: WheelRef> Stream for IdleTimeout<'_, S, W> {
     type Item = Result<S::Item, Elapsed>;
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
@@ -150,13 +155,13 @@ impl<S: Stream> Stream for IdleTimeout<'_, S> {
             cx,
             Start::WhenPending,
             |timer| {
-                timer.reset(Limit::After(idle));
+                timer.restart(Limit::After(idle));
             },
         )
     }
 }
 
-impl<S> fmt::Debug for IdleTimeout<'_, S> {
+impl<S, W: WheelRef> fmt::Debug for IdleTimeout<'_, S, W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("IdleTimeout")
             .field("running", &self.stream.is_some())
@@ -179,13 +184,13 @@ enum Start {
 /// The body of both stream deadlines: polls `stream` under `timer`, yields one
 /// `Err(Elapsed)` (with `name`) and drops the stream when the timer fires, and calls
 /// `after_item` with the timer after each item.
-fn poll_bounded<S: Stream>(
+fn poll_bounded<S: Stream, W: WheelRef>(
     mut stream: Pin<&mut Option<S>>,
-    timer: &mut Timer<&dyn RawWheel>,
+    timer: &mut Timer<W>,
     name: Option<&'static str>,
     cx: &mut Context<'_>,
     start: Start,
-    after_item: impl FnOnce(&mut Timer<&dyn RawWheel>),
+    after_item: impl FnOnce(&mut Timer<W>),
 ) -> Poll<Option<Result<S::Item, Elapsed>>> {
     let Some(inner) = stream.as_mut().as_pin_mut() else {
         return Poll::Ready(None);

@@ -517,16 +517,45 @@ impl core::fmt::Debug for State {
 ///
 /// # Safety
 ///
+/// From a call of [`WheelRef::choose`] until the next [`WheelRef::forget_choice`],
 /// [`WheelRef::get`] must return the same wheel every time it is called, on every copy of
-/// the handle: a deadline arms its entry on the wheel it gets at its first poll and
-/// releases that entry (by index) on the wheel it gets later, so a second wheel would have
-/// another deadline's entry released under it.
+/// the handle, and a repeated `choose` must not change it: a deadline arms its entry on
+/// the wheel it gets at its first poll and releases that entry (by index) on the wheel it
+/// gets later, so a second wheel would have another deadline's entry released under it.
+/// (A handle whose `choose` does nothing must return the same wheel always.)
 pub unsafe trait WheelRef: Copy + Unpin {
     /// The wheel's type: a [`Wheel`], or `dyn RawWheel`.
     type Target: RawWheel + ?Sized;
 
     /// The wheel.
     fn get(&self) -> &Self::Target;
+
+    /// Settles which wheel this handle reaches, for a handle that picks its wheel late.
+    /// A timer calls it at each start (its first pending poll, or the first after a
+    /// reset), before it calls [`get`](WheelRef::get) or [`id`](WheelRef::id); the
+    /// handle it calls it on is the one the timer keeps. The default does nothing: most
+    /// handles name their wheel when they are made.
+    ///
+    /// `punctual`'s default deadlines use it to take the wheel of the runtime they are
+    /// first polled in, so that a deadline that is ready at its first poll never looks.
+    #[inline(always)]
+    fn choose(&mut self) {}
+
+    /// The reading of this handle's wheel at which a deadline given `Limit::At(at)`
+    /// ends: `at` itself, unless the handle's instants are readings of another clock than
+    /// its wheel's (`punctual`'s default deadlines take instants on one clock for every
+    /// wheel they may choose). Called at each start, after [`choose`](WheelRef::choose).
+    /// It must never return a reading before the moment `at` stands for.
+    #[inline(always)]
+    fn reading_at(&self, at: Duration) -> Duration {
+        at
+    }
+
+    /// Lets a handle that chose late choose again at the next start: a timer calls it
+    /// when it starts over for a new limit while holding no entry (an idle timeout's next
+    /// gap). The default does nothing.
+    #[inline(always)]
+    fn forget_choice(&mut self) {}
 
     /// The wheel's address, to tell wheels apart (budgets apply to their own wheel only).
     #[doc(hidden)]
@@ -543,6 +572,16 @@ unsafe impl<'w> WheelRef for &'w dyn RawWheel {
     #[inline]
     fn get(&self) -> &Self::Target {
         *self
+    }
+}
+
+// SAFETY: a reference always points to the same wheel.
+unsafe impl<C: Clock, S: Storage> WheelRef for &Wheel<C, S> {
+    type Target = Wheel<C, S>;
+
+    #[inline]
+    fn get(&self) -> &Self::Target {
+        self
     }
 }
 
@@ -635,8 +674,19 @@ impl<W: WheelRef> Timer<W> {
         }
     }
 
-    pub(crate) fn wheel(&self) -> W {
+    /// The wheel, settled first ([`WheelRef::choose`]): for owners that use the wheel
+    /// before the timer starts (a budget reads the clock at its first poll).
+    pub(crate) fn chosen_wheel(&mut self) -> W {
+        self.wheel.choose();
         self.wheel
+    }
+
+    /// [`Timer::reset`], and the wheel may be chosen again at the next start (see
+    /// [`WheelRef::forget_choice`]): for an owner whose next start owes nothing to the
+    /// last one (an idle timeout's next gap).
+    pub(crate) fn restart(&mut self, limit: Limit) {
+        self.reset(limit);
+        self.wheel.forget_choice();
     }
 
     /// Releases the entry, if any, and starts over with `limit` at the next poll.
@@ -686,6 +736,8 @@ impl<W: WheelRef> Timer<W> {
     #[inline(always)]
     fn adopt(&mut self, copy: Self) {
         let copy = ManuallyDrop::new(copy);
+        // The wheel too: a start may have settled it (`WheelRef::choose`).
+        self.wheel = copy.wheel;
         self.span = copy.span;
         self.state = copy.state;
     }
@@ -694,6 +746,7 @@ impl<W: WheelRef> Timer<W> {
     fn poll_fired_slow(&mut self, cx: &mut Context<'_>, naming: Naming<'_>) -> Poll<Elapsed> {
         match self.state.phase() {
             Phase::Idle => {
+                self.wheel.choose();
                 let cap = naming.cap.filter(|b| b.applies_to(self.wheel.id()));
                 // A duration with no budget (most deadlines): the requested duration is
                 // the span, which stays as it is, and no `Duration` is made. On 64-bit
@@ -706,7 +759,7 @@ impl<W: WheelRef> Timer<W> {
                     return self.started(outcome, false, cx, naming);
                 }
                 let limit = if self.state.flag() {
-                    Limit::At(duration_of(self.span))
+                    Limit::At(self.wheel.reading_at(duration_of(self.span)))
                 } else {
                     Limit::After(duration_of(self.span))
                 };

@@ -92,6 +92,35 @@ impl StdClock {
         }
     }
 
+    /// A clock whose origin is `by` before now (or as far back as the system's clock
+    /// allows, if less): its readings start at about `by` instead of zero.
+    ///
+    /// For a clock that instants taken before it was made must still map to distinct
+    /// readings: [`reading_of`](Self::reading_of) saturates to zero before the origin.
+    ///
+    /// ```
+    /// use std::time::{Duration, Instant};
+    /// use punctual_core::{Clock, StdClock};
+    /// let before = Instant::now();
+    /// let clock = StdClock::backdated(Duration::from_millis(5));
+    /// // `before` is earlier than the clock's making, but after its origin.
+    /// assert!(clock.reading_of(before) > Duration::ZERO);
+    /// ```
+    pub fn backdated(by: Duration) -> Self {
+        let mut clock = Self::new();
+        #[cfg(target_os = "linux")]
+        let by = by.min(Duration::from_nanos(clock.origin_nanos));
+        if let Some(origin) = clock.origin.checked_sub(by) {
+            clock.origin = origin;
+            #[cfg(target_os = "linux")]
+            {
+                // `by` is at most `origin_nanos` (above), and under 2^64 ns.
+                clock.origin_nanos -= by.as_nanos() as u64;
+            }
+        }
+        clock
+    }
+
     /// The instant this clock counts from, for conversions through `Instant`
     /// ([`reading_of`](Self::reading_of)). On Linux, direct readings count from a moment
     /// at most [`slack`](Self::slack) after it.

@@ -1,6 +1,6 @@
 //! embassy on the host, with punctual's deadlines.
 //!
-//! One embassy task drives a punctual wheel (`punctual::embassy::run`); another bounds two
+//! One embassy task drives a punctual wheel (`punctual::adapters::embassy::run`); another bounds two
 //! operations with deadlines on it: a slow one that is cut off (and dropped before the error
 //! is seen) and a quick one that completes in time. Prints what happened and exits 0, or 1
 //! if anything went otherwise, in about 60 ms.
@@ -11,10 +11,10 @@ use std::time::Duration;
 
 use embassy_executor::Executor;
 use embassy_time::{Instant, Timer};
-use punctual::embassy::EmbassyWheel;
+use punctual::adapters::embassy::EmbassyWheel;
 
 /// Up to 8 pending deadlines, on the recommended tick (1 ms at embassy's 1 MHz `std` rate).
-static WHEEL: EmbassyWheel<8> = punctual::embassy::wheel();
+static WHEEL: EmbassyWheel<8> = punctual::adapters::embassy::wheel();
 
 static DONE: AtomicBool = AtomicBool::new(false);
 static PASSED: AtomicBool = AtomicBool::new(false);
@@ -23,7 +23,7 @@ static SLOW_DROPPED: AtomicBool = AtomicBool::new(false);
 /// Turns the wheel for as long as the program runs.
 #[embassy_executor::task]
 async fn punctual_driver() -> ! {
-    match punctual::embassy::run(&WHEEL).await {}
+    match punctual::adapters::embassy::run(&WHEEL).await {}
 }
 
 /// Notes that the slow query was dropped.

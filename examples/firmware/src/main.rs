@@ -1,7 +1,7 @@
 //! Runs the deadline scenarios on a Cortex-M3 under QEMU and reports through semihosting.
 //!
 //! The deadlines under test are punctual's, on a static wheel driven by
-//! `punctual::embassy::run` from an embassy task; embassy-time's own `with_timeout` runs the
+//! `punctual::adapters::embassy::run` from an embassy task; embassy-time's own `with_timeout` runs the
 //! same scenarios for comparison. Prints one line per scenario, then
 //! `punctual-firmware: N passed, N failed`, then exits QEMU with success only if every
 //! scenario passed.
@@ -20,15 +20,15 @@ use cortex_m_rt::{ExceptionFrame, exception};
 use cortex_m_semihosting::{debug, hprintln};
 use embassy_executor::Spawner;
 use embassy_time::Timer;
-use punctual::embassy::EmbassyWheel;
+use punctual::adapters::embassy::EmbassyWheel;
 
 /// The deadlines: at most 8 pending at once, on the recommended tick (one 1 ms embassy tick).
-static WHEEL: EmbassyWheel<8> = punctual::embassy::wheel();
+static WHEEL: EmbassyWheel<8> = punctual::adapters::embassy::wheel();
 
 /// Turns the wheel, forever.
 #[embassy_executor::task]
 async fn punctual_driver() -> ! {
-    match punctual::embassy::run(&WHEEL).await {}
+    match punctual::adapters::embassy::run(&WHEEL).await {}
 }
 
 /// The operation under test: punctual's deadline on [`WHEEL`].

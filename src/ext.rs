@@ -1,0 +1,160 @@
+//! The extension traits: `.deadline(d)` on any future, `.idle_timeout(d)` on any stream.
+
+use core::future::Future;
+use core::time::Duration;
+
+use futures_core::Stream;
+use punctual_core::{Limit, RawWheel};
+
+use crate::ambient::Ambient;
+use crate::instant::DeadlineInstant;
+
+/// A default deadline: on the wheel of the runtime it is first polled in, or the global
+/// wheel ([`Ambient`]). See [`punctual_core::Deadline`] for the rules.
+pub type Deadline<F> = punctual_core::Deadline<'static, F, Ambient>;
+
+/// A default deadline with a name ([`punctual_core::Deadline::named`]: the name is part
+/// of the type, so that deadlines without one carry no bytes for it).
+pub type NamedDeadline<F> = punctual_core::Deadline<'static, F, Ambient, punctual_core::Named>;
+
+/// A default sleep. See [`punctual_core::Sleep`].
+pub type Sleep = punctual_core::Sleep<'static, Ambient>;
+
+/// A default budget. See [`punctual_core::Budgeted`].
+pub type Budgeted<F> = punctual_core::Budgeted<'static, F, Ambient>;
+
+/// A default whole-stream deadline. See [`punctual_core::StreamDeadline`].
+pub type StreamDeadline<S> = punctual_core::StreamDeadline<'static, S, Ambient>;
+
+/// A default idle timeout for a stream. See [`punctual_core::IdleTimeout`].
+pub type IdleTimeout<S> = punctual_core::IdleTimeout<'static, S, Ambient>;
+
+/// Bounds any future by a deadline: `.deadline(d)` and `.deadline_at(instant)` on the
+/// default wheel, `.deadline_on(&wheel, d)` on a wheel of your own.
+///
+/// The default wheel is chosen at the first poll that finds the future pending: inside a
+/// tokio runtime (feature `tokio`), that runtime's wheel, on its clock, paused or not; on
+/// a thread that paused virtual time (feature `test-util`), the thread's virtual wheel;
+/// elsewhere the global wheel, driven by its own thread (see [`Ambient`]).
+///
+/// ```
+/// use std::time::Duration;
+/// use punctual::DeadlineExt;
+///
+/// # futures_executor::block_on(async {
+/// // Ready in time: Ok with the output.
+/// assert_eq!(async { 7 }.deadline(Duration::from_secs(1)).await, Ok(7));
+///
+/// // Too slow: Err(Elapsed), and the inner future is dropped.
+/// let err = std::future::pending::<()>().deadline(Duration::from_millis(5)).await.unwrap_err();
+/// assert_eq!(err.duration(), Duration::from_millis(5));
+/// # });
+/// ```
+pub trait DeadlineExt: Future + Sized {
+    /// Bounds `self` by `duration`, measured from its first pending poll, on the default
+    /// wheel.
+    ///
+    /// # Errors
+    ///
+    /// The deadline resolves to `Err(Elapsed)` when `duration` passes before `self`
+    /// completes; `self` has been dropped by then.
+    ///
+    /// # Panics
+    ///
+    /// At the first poll where `self` is pending, if the global wheel is used and its timer
+    /// thread is not running and cannot be started ([`GlobalClock`](crate::GlobalClock)).
+    ///
+    /// # Cancel safety
+    ///
+    /// Dropping the deadline drops `self`; see [`punctual_core::Deadline`].
+    fn deadline(self, duration: Duration) -> Deadline<Self> {
+        Deadline::new(self, Ambient::new(), Limit::After(duration))
+    }
+
+    /// Bounds `self` by the instant `at` (a `std::time::Instant`, or a
+    /// `tokio::time::Instant` with the `tokio` feature), on the default wheel. An instant
+    /// already past fires at the first poll where `self` is pending.
+    ///
+    /// Inside a paused tokio runtime, count from `tokio::time::Instant::now()`: its virtual
+    /// clock is the one that must reach `at`.
+    ///
+    /// # Errors
+    ///
+    /// `Err(Elapsed)` when `at` passes before `self` completes.
+    ///
+    /// # Panics
+    ///
+    /// At the first poll where `self` is pending, if the global wheel is used and its timer
+    /// thread is not running and cannot be started ([`GlobalClock`](crate::GlobalClock)).
+    ///
+    /// # Cancel safety
+    ///
+    /// Dropping the deadline drops `self`; see [`punctual_core::Deadline`].
+    fn deadline_at(self, at: impl DeadlineInstant) -> Deadline<Self> {
+        Deadline::new(self, Ambient::new(), Limit::At(at.reading()))
+    }
+
+    /// Bounds `self` by `duration` on a wheel of your own.
+    ///
+    /// # Errors
+    ///
+    /// `Err(Elapsed)` when `duration` passes before `self` completes.
+    ///
+    /// # Cancel safety
+    ///
+    /// Dropping the deadline drops `self`; see [`punctual_core::Deadline`].
+    fn deadline_on(
+        self,
+        wheel: &dyn RawWheel,
+        duration: Duration,
+    ) -> punctual_core::Deadline<'_, Self> {
+        punctual_core::Deadline::new(self, wheel, Limit::After(duration))
+    }
+}
+
+impl<F: Future> DeadlineExt for F {}
+
+/// Deadlines for any [`Stream`], on the default wheel (see [`DeadlineExt`]).
+///
+/// ```
+/// use std::time::Duration;
+/// use futures_util::{StreamExt, stream};
+/// use punctual::StreamDeadlineExt;
+///
+/// # futures_executor::block_on(async {
+/// // Items that keep coming in time pass through as Ok.
+/// let items: Vec<_> = stream::iter([1, 2, 3]).idle_timeout(Duration::from_millis(50)).collect().await;
+/// assert_eq!(items, [Ok(1), Ok(2), Ok(3)]);
+///
+/// // A stream that stalls ends with one Err.
+/// let stalled = stream::iter([1]).chain(stream::pending());
+/// let items: Vec<_> = stalled.idle_timeout(Duration::from_millis(5)).collect().await;
+/// assert_eq!(items.len(), 2);
+/// assert!(items[1].is_err());
+/// # });
+/// ```
+pub trait StreamDeadlineExt: Stream + Sized {
+    /// Bounds the whole stream by `duration` from its first poll: when it passes, the
+    /// stream yields one `Err(Elapsed)` and ends. See [`StreamDeadline`].
+    ///
+    /// # Panics
+    ///
+    /// At its first poll, if the global wheel is used and its timer thread is not
+    /// running and cannot be started ([`GlobalClock`](crate::GlobalClock)).
+    fn total_deadline(self, duration: Duration) -> StreamDeadline<Self> {
+        StreamDeadline::new(self, Ambient::new(), duration)
+    }
+
+    /// Bounds each gap between items by `idle`: when an item is late, the stream yields
+    /// one `Err(Elapsed)` and ends. See [`IdleTimeout`].
+    ///
+    /// # Panics
+    ///
+    /// At the first poll that finds the stream pending, if the global wheel is used and its
+    /// timer thread is not running and cannot be started ([`GlobalClock`](crate::GlobalClock)).
+    fn idle_timeout(self, idle: Duration) -> IdleTimeout<Self> {
+        IdleTimeout::new(self, Ambient::new(), idle)
+    }
+}
+
+impl<S: Stream> StreamDeadlineExt for S {}

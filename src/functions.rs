@@ -1,0 +1,153 @@
+//! The free functions: `sleep`, `sleep_until`, `budget`, and tokio's shapes `timeout` and
+//! `timeout_at`, all on the default wheel.
+
+use core::future::Future;
+use core::time::Duration;
+
+use punctual_core::Limit;
+
+use crate::ambient::Ambient;
+use crate::ext::{Budgeted, Deadline, DeadlineExt, Sleep};
+use crate::instant::DeadlineInstant;
+
+/// A future that completes `duration` after its first poll, on the default wheel (see
+/// [`DeadlineExt`]).
+///
+/// ```
+/// # futures_executor::block_on(async {
+/// let start = std::time::Instant::now();
+/// punctual::sleep(std::time::Duration::from_millis(3)).await;
+/// assert!(start.elapsed() >= std::time::Duration::from_millis(3));
+/// # });
+/// ```
+///
+/// # Panics
+///
+/// At its first poll, if the global wheel is used and its timer thread is not running
+/// and cannot be started ([`GlobalClock`](crate::GlobalClock)).
+pub fn sleep(duration: Duration) -> Sleep {
+    Sleep::new(Ambient::new(), Limit::After(duration))
+}
+
+/// A future that completes at `at` (a `std::time::Instant`, or a `tokio::time::Instant`
+/// with the `tokio` feature), on the default wheel.
+///
+/// # Panics
+///
+/// At its first poll, if the global wheel is used and its timer thread is not running
+/// and cannot be started ([`GlobalClock`](crate::GlobalClock)).
+pub fn sleep_until(at: impl DeadlineInstant) -> Sleep {
+    Sleep::new(Ambient::new(), Limit::At(at.reading()))
+}
+
+/// Gives `future` a budget of `duration`: the whole block is bounded by it, and every
+/// default deadline started while it runs ends no later than it.
+///
+/// The budget reaches the deadlines inside without being passed by hand, on any
+/// executor: it travels with the polling of `future` (see [`punctual_core::Budgeted`]).
+///
+/// ```
+/// use std::time::Duration;
+/// use punctual::DeadlineExt;
+///
+/// # futures_executor::block_on(async {
+/// let attempts = std::sync::atomic::AtomicU32::new(0);
+/// let outcome = punctual::budget(Duration::from_millis(30), async {
+///     loop {
+///         attempts.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+///         // Each attempt may take up to 20 ms, but never past the budget.
+///         match std::future::pending::<()>().deadline(Duration::from_millis(20)).await {
+///             Ok(()) => break,
+///             Err(e) if e.is_budget() => return Err(e),
+///             Err(_) => continue, // retry
+///         }
+///     }
+///     Ok(())
+/// })
+/// .await;
+/// // The second attempt was cut short by the budget (the block's own deadline or the
+/// // attempt's, whichever the driver saw first), and no third one started. (A driver
+/// // running 10 ms late sees the first attempt's deadline and the block's at once: the
+/// // block then ends with the first attempt.)
+/// let err = outcome.and_then(|inner| inner).unwrap_err();
+/// assert!(err.is_budget());
+/// assert!((1..=2).contains(&attempts.load(std::sync::atomic::Ordering::SeqCst)));
+/// # });
+/// ```
+///
+/// # Errors
+///
+/// The budget resolves to `Err(Elapsed)` (with `is_budget()`) when it runs out before
+/// `future` completes; `future` has been dropped by then. Deadlines inside that the budget
+/// cut short also return an `Elapsed` with `is_budget()`.
+///
+/// # Panics
+///
+/// At its first poll (which reads the clock even if `future` is ready), if the global
+/// wheel is used and its timer thread is not running and cannot be started ([`GlobalClock`](crate::GlobalClock)).
+pub fn budget<F: Future>(duration: Duration, future: F) -> Budgeted<F> {
+    Budgeted::new(future, Ambient::new(), duration)
+}
+
+/// Bounds `future` by `duration`: `future.deadline(duration)` in the shape of
+/// `tokio::time::timeout`, so that migrating is a change of path.
+///
+/// Unlike tokio's, the clock starts at the first poll that finds `future` pending, not
+/// when `timeout` is called, and `Err(Elapsed)` is never returned early (see
+/// [`DeadlineExt::deadline`]).
+///
+/// ```
+/// use std::time::Duration;
+///
+/// # futures_executor::block_on(async {
+/// let err = punctual::timeout(Duration::from_millis(5), std::future::pending::<()>()).await;
+/// assert!(err.is_err());
+/// assert_eq!(punctual::timeout(Duration::from_secs(1), async { 7 }).await, Ok(7));
+/// # });
+/// ```
+///
+/// # Errors
+///
+/// `Err(Elapsed)` when `duration` passes before `future` completes; `future` has been
+/// dropped by then.
+///
+/// # Panics
+///
+/// As [`DeadlineExt::deadline`].
+///
+/// # Cancel safety
+///
+/// Dropping the deadline drops `future`.
+pub fn timeout<F: Future>(duration: Duration, future: F) -> Deadline<F> {
+    future.deadline(duration)
+}
+
+/// Bounds `future` by the instant `at`: `future.deadline_at(at)` in the shape of
+/// `tokio::time::timeout_at`. Takes a `std::time::Instant`, or a `tokio::time::Instant`
+/// with the `tokio` feature.
+///
+/// ```
+/// use std::time::{Duration, Instant};
+///
+/// # futures_executor::block_on(async {
+/// let at = Instant::now() + Duration::from_millis(5);
+/// assert!(punctual::timeout_at(at, std::future::pending::<()>()).await.is_err());
+/// assert!(Instant::now() >= at); // never early
+/// # });
+/// ```
+///
+/// # Errors
+///
+/// `Err(Elapsed)` when `at` passes before `future` completes; `future` has been dropped
+/// by then.
+///
+/// # Panics
+///
+/// As [`DeadlineExt::deadline_at`].
+///
+/// # Cancel safety
+///
+/// Dropping the deadline drops `future`.
+pub fn timeout_at<F: Future>(at: impl DeadlineInstant, future: F) -> Deadline<F> {
+    Deadline::new(future, Ambient::new(), Limit::At(at.reading()))
+}

@@ -1,0 +1,153 @@
+//! `RuntimeClock`: the clock of a runtime's default wheel, and the sleeps of its driver.
+//!
+//! A reading is the global clock's reading ([`std_clock`]) of the instant tokio reports:
+//! `tokio::time::Instant::now()`, which is the real time, or the runtime's virtual time
+//! when it is paused. So an instant is the same reading on every default wheel, and
+//! `deadline_at(instant)` needs no conversion that depends on the wheel it ends up on.
+//!
+//! A wheel outlives its runtime (a deadline may still hold it), and a wheel may serve a
+//! later runtime after it has drained. Both change where readings come from, so the
+//! clock has two sources:
+//!
+//! * **tokio**, while it serves a runtime: the instant tokio reports to the reading
+//!   thread, which is in that runtime's context (see `tokio_default` for why);
+//! * **real**, after its runtime shut down: the global clock itself, readable anywhere.
+//!
+//! Readings never go backwards across a change of source: each change records the last
+//! reading as a floor, and a reading is never below it. A paused runtime whose virtual
+//! time ran ahead of the real time hands over at its virtual reading, which the real
+//! source then reaches later: the deadlines left are late, never early.
+//!
+//! # State word
+//!
+//! ```text
+//!  63                                              1   0
+//! +-------------------------------------------------+---+
+//! | floor: the lowest reading allowed, nanoseconds   | R |
+//! +-------------------------------------------------+---+
+//! ```
+//!
+//! `R` (bit 0) is set for the real source. The floor is kept to 2 ns (its low bit is the
+//! flag), rounded down: a floor only ever lowers a reading's bound.
+
+use core::sync::atomic::{AtomicU64, Ordering};
+use core::time::Duration;
+
+use punctual_core::{Clock, Sleeper};
+
+use crate::global::std_clock;
+
+const REAL: u64 = 1;
+
+/// The clock of a runtime's default wheel (see the module docs).
+#[derive(Debug)]
+pub(crate) struct RuntimeClock {
+    state: AtomicU64,
+    /// How far behind the global clock's readings this clock reads, in nanoseconds (less
+    /// than a tick): chosen when the wheel starts serving a runtime, so that the runtime's
+    /// time then reads a whole number of ticks. A paused clock moves in whole
+    /// milliseconds from where it started, and tokio rounds its timers up to those: on
+    /// this grid, a wheel's tick boundaries are instants tokio can sleep to exactly.
+    /// (Behind, never ahead: `deadline_at` instants, read on the global clock, then end
+    /// late by less than a tick, never early.)
+    behind: AtomicU64,
+}
+
+impl RuntimeClock {
+    /// A clock reading tokio's time, from no floor.
+    pub(crate) const fn new() -> Self {
+        Self {
+            state: AtomicU64::new(0),
+            behind: AtomicU64::new(0),
+        }
+    }
+
+    /// Whether readings come from the real source.
+    pub(crate) fn is_real(&self) -> bool {
+        self.state.load(Ordering::Relaxed) & REAL != 0
+    }
+
+    /// Reads from the real source from now on, continuing from the reading now. Called
+    /// by the one party that changes the source at that moment (see `Home`).
+    pub(crate) fn switch_to_real(&self) {
+        let floor = nanos(self.now());
+        self.state.store((floor & !REAL) | REAL, Ordering::Release);
+    }
+
+    /// Reads tokio's time from now on (in the caller's runtime), on the runtime's grid
+    /// of `tick` (see `behind`), from no lower than the reading now. Only for a wheel
+    /// that holds no entry and has no driver.
+    pub(crate) fn switch_to_tokio(&self, tick: Duration) {
+        // A wheel that served before continues from where its clock stands (the claim
+        // checked that tokio's time here is past it); a new one starts from nothing.
+        let floor = if self.is_real() { nanos(self.now()) } else { 0 };
+        let behind = nanos(tokio_reading()) % nanos(tick).max(1);
+        self.behind.store(behind, Ordering::Relaxed);
+        self.state.store(floor & !REAL, Ordering::Release);
+    }
+
+    /// How far behind the global clock this clock reads (see `behind`).
+    pub(crate) fn behind(&self) -> Duration {
+        Duration::from_nanos(self.behind.load(Ordering::Relaxed))
+    }
+}
+
+impl Clock for RuntimeClock {
+    #[inline]
+    fn now(&self) -> Duration {
+        let state = self.state.load(Ordering::Acquire);
+        let raw = if state & REAL != 0 {
+            std_clock().now()
+        } else {
+            tokio_reading()
+        };
+        raw.saturating_sub(self.behind())
+            .max(Duration::from_nanos(state & !REAL))
+    }
+}
+
+/// The global clock's reading of the instant tokio reports to this thread.
+#[inline]
+fn tokio_reading() -> Duration {
+    std_clock().reading_of(tokio::time::Instant::now().into_std())
+}
+
+/// `d` in nanoseconds, saturated.
+fn nanos(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
+}
+
+/// How far ahead a sleep to an instant tokio cannot represent goes instead (what tokio
+/// itself uses for "never"). Waking then only costs the driver a spurious turn.
+const FAR_FUTURE: Duration = Duration::from_secs(86_400 * 365 * 30);
+
+/// The driver's sleeps: `tokio::time::sleep_until` the instant at which the clock reads
+/// the wheel's next turn. Readings from tokio are `Instant` arithmetic on the global
+/// clock's origin (`reading_of`), so the origin plus the reading (plus how far behind
+/// the clock reads) is exactly that instant: never before it, and not a nanosecond after,
+/// which matters on a paused clock, where tokio would round a nanosecond late up to a
+/// whole millisecond.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RuntimeSleeper {
+    clock: &'static RuntimeClock,
+}
+
+impl RuntimeSleeper {
+    pub(crate) const fn new(clock: &'static RuntimeClock) -> Self {
+        Self { clock }
+    }
+}
+
+impl Sleeper for RuntimeSleeper {
+    type Sleep = tokio::time::Sleep;
+
+    fn sleep_until(&mut self, at: Duration) -> Self::Sleep {
+        let origin = std_clock().origin();
+        let instant = origin
+            .checked_add(self.clock.behind())
+            .and_then(|shifted| shifted.checked_add(at))
+            .or_else(|| origin.checked_add(FAR_FUTURE))
+            .unwrap_or(origin);
+        tokio::time::sleep_until(tokio::time::Instant::from_std(instant))
+    }
+}

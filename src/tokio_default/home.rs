@@ -1,0 +1,307 @@
+//! `Home`: a default wheel for one thread of a tokio runtime, its driver task, and the
+//! count of wheels that drained.
+//!
+//! # Life of a home
+//!
+//! ```text
+//!   new ──claim──▶ owned + driven ──owner leaves──▶ driven ──drained──▶ drained
+//!                        │                               ▲
+//!                        └──runtime shuts down──▶ orphan driver (real time) ──drained──▶ drained
+//! ```
+//!
+//! * **Claimed** by a thread at its first pending default deadline inside a runtime: the
+//!   clock reads that runtime's time, and a driver task is spawned on it.
+//! * **Owner leaves** when the thread exits, or when its runtime shut down and the thread
+//!   starts a deadline again (it claims another home then): the driver task goes on
+//!   until the wheel is drained, then ends.
+//! * **Runtime shuts down**: tokio drops the driver task. Its guard switches the clock to
+//!   real time (from the reading it had, never backwards), and if deadlines are still
+//!   armed on the wheel (held by futures outside the runtime), hands the wheel to the
+//!   orphan driver thread, which fires them on real time and lets go once drained.
+//!
+//! # State
+//!
+//! `OWNED` is set while a thread's lease holds the home; `DRIVEN` while a driver (the task
+//! or the orphan thread) turns it. Each party clears its own bit with one atomic
+//! operation; the one that clears the last bit of a drained home counts it drained. (A
+//! drained wheel is not reused yet: it would serve from the plan of its last turn.)
+//! A home is drained when nothing is armed on it: only its owner arms on it (a deadline
+//! chooses its wheel at its start, on the thread that polls it), so once the owner has
+//! left, a drained home stays drained.
+
+use core::future::Future;
+use core::pin::Pin;
+use core::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+use core::task::{Context, Poll};
+use core::time::Duration;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::task::{Wake, Waker};
+
+use punctual_core::{Clock, DriverSlot, Growable, RawWheel, Sleeper, Wheel};
+use tokio::runtime::Handle;
+
+use super::clock::{RuntimeClock, RuntimeSleeper};
+use crate::ambient::Chosen;
+
+/// The tick of every runtime's default wheel: tokio's own timer resolution, and the
+/// global wheel's tick.
+pub(crate) const TICK: Duration = Duration::from_millis(1);
+
+const OWNED: u8 = 1;
+const DRIVEN: u8 = 2;
+
+/// A default wheel for one thread of a runtime (see the module docs).
+pub(crate) struct Home {
+    pub(crate) wheel: Wheel<RuntimeClock, Growable>,
+    /// How default deadlines reach `wheel` (set once the home is leaked).
+    pub(crate) chosen: OnceLock<Chosen>,
+    state: AtomicU8,
+}
+
+/// Homes that have drained and have no owner and no driver (see `Home::claim`).
+static DRAINED: AtomicUsize = AtomicUsize::new(0);
+
+impl Home {
+    /// A new home for the calling thread, in the runtime of `handle` (whose context the
+    /// thread is in). Spawns its driver task. `None` if the runtime has
+    /// no time driver: the caller falls back to the global wheel.
+    pub(crate) fn claim(handle: &Handle) -> Option<&'static Home> {
+        if !time_enabled() {
+            return None;
+        }
+        // A new wheel each time: a drained wheel that served another runtime keeps the
+        // plan of its last turn, and serving again from there made its first deadlines
+        // fire a tick late; until that is settled, drained wheels are only counted.
+        let home: &'static Home = Box::leak(Box::new(Home {
+            wheel: Wheel::growable(RuntimeClock::new(), TICK),
+            chosen: OnceLock::new(),
+            state: AtomicU8::new(0),
+        }));
+        home.wheel.enable_thread_spares();
+        home.chosen.get_or_init(|| Chosen {
+            wheel: &home.wheel,
+            runtime_clock: Some(home.wheel.clock()),
+        });
+        debug_assert_eq!(home.state.load(Ordering::Relaxed), 0);
+        debug_assert_eq!(home.wheel.occupied(), 0);
+        home.wheel.clock().switch_to_tokio(TICK);
+        home.state.store(OWNED | DRIVEN, Ordering::Release);
+        handle.spawn(DriverTask::new(home, handle.clone()));
+        Some(home)
+    }
+
+    /// How default deadlines reach this home's wheel.
+    pub(crate) fn chosen(&'static self) -> &'static Chosen {
+        self.chosen.get().expect("set when the home was made")
+    }
+
+    /// Whether the runtime this home served has shut down.
+    pub(crate) fn runtime_gone(&self) -> bool {
+        self.wheel.clock().is_real()
+    }
+
+    /// The owner lets go (thread exit, or its runtime is gone). Wakes the driver, which
+    /// pools the home once drained; pools it now if no driver is left.
+    pub(crate) fn disown(&'static self) {
+        let before = self.state.fetch_and(!OWNED, Ordering::AcqRel);
+        if before & DRIVEN == 0 {
+            pool(self);
+        } else {
+            // The driver may be idle, waiting for an arm: let it look at the state.
+            RawWheel::wake_drivers(&self.wheel);
+        }
+    }
+
+    /// A driver stops driving a drained home; pools it if the owner has left too.
+    fn undrive(&'static self) {
+        let before = self.state.fetch_and(!DRIVEN, Ordering::AcqRel);
+        if before & OWNED == 0 {
+            pool(self);
+        }
+    }
+
+    /// Whether the driver task may stop: the owner has left and nothing is armed.
+    fn retirable(&self) -> bool {
+        self.state.load(Ordering::Acquire) & OWNED == 0 && self.wheel.occupied() == 0
+    }
+
+    /// Called once the driver task is gone without retiring (its runtime shut down):
+    /// real time from here on, and the orphan driver takes what is still armed.
+    fn runtime_shut_down(&'static self) {
+        self.wheel.clock().switch_to_real();
+        if self.wheel.occupied() == 0 {
+            self.undrive();
+        } else {
+            super::orphans::adopt(self);
+        }
+    }
+
+    /// The orphan driver is done with this home (drained).
+    pub(crate) fn orphan_drained(&'static self) {
+        self.undrive();
+    }
+}
+
+fn pool(home: &'static Home) {
+    debug_assert_eq!(home.wheel.occupied(), 0);
+    DRAINED.fetch_add(1, Ordering::Relaxed);
+}
+
+/// How many runtime wheels have drained for good (their thread left and nothing is armed
+/// on them): for tests.
+#[allow(dead_code)]
+pub(crate) fn drained() -> usize {
+    DRAINED.load(Ordering::Relaxed)
+}
+
+/// Whether the current runtime has a time driver. tokio offers no query: a timer made
+/// without one panics (with tokio's message, reported by the panic hook once per claim).
+fn time_enabled() -> bool {
+    std::panic::catch_unwind(|| drop(tokio::time::sleep(Duration::ZERO))).is_ok()
+}
+
+/// The driver task of a home: turns the wheel and sleeps until its next turn, until the
+/// home retires; if tokio drops it first (the runtime shuts down), hands the home over
+/// (see `Home::runtime_shut_down`).
+///
+/// The sleep is polled with a waker of its own ([`TurnThenWake`]): when tokio's timer
+/// fires it, the wheel is turned at once, where tokio fires its own timers, and then the
+/// task is woken. So a deadline fires in the same step as a tokio timer of the same
+/// instant would: `tokio::time::advance(d).await` returns with both fired, which a paused
+/// test observes (a turn left to the task would come one scheduling round later, after
+/// the code that called `advance` looked).
+struct DriverTask {
+    home: &'static Home,
+    /// To read the runtime's clock one last time while the task is dropped.
+    handle: Handle,
+    slot: DriverSlot<'static, RuntimeClock, Growable>,
+    sleeper: RuntimeSleeper,
+    sleep: Option<Pin<Box<tokio::time::Sleep>>>,
+    planned: Duration,
+    turn_then_wake: Arc<TurnThenWake>,
+    retired: bool,
+}
+
+/// At most this many turns per poll before the task yields to its runtime.
+const TURNS_PER_POLL: usize = 16;
+
+impl DriverTask {
+    fn new(home: &'static Home, handle: Handle) -> Self {
+        Self {
+            home,
+            handle,
+            slot: home.wheel.driver_slot(),
+            sleeper: RuntimeSleeper::new(home.wheel.clock()),
+            sleep: None,
+            planned: Duration::ZERO,
+            turn_then_wake: Arc::new(TurnThenWake {
+                wheel: &home.wheel,
+                task: Mutex::new(None),
+            }),
+            retired: false,
+        }
+    }
+
+    /// Registers, turns, and returns the reading of the next turn (`Duration::MAX`:
+    /// idle, wait for an arm to wake the task).
+    fn turn(&mut self, cx: &Context<'_>) -> Duration {
+        let has_place = self.slot.register(cx.waker());
+        // A waker that panics must not stop the driver (the hook has reported it; the
+        // wheel keeps the remaining wakes for the next turn, which comes at once).
+        let next = std::panic::catch_unwind(core::panic::AssertUnwindSafe(|| self.slot.turn()))
+            .unwrap_or(Duration::ZERO);
+        if has_place {
+            next
+        } else {
+            // No place for the waker (three other drivers hold theirs): turn again
+            // within a tick, and never wait idle.
+            next.min(self.home.wheel.clock().now().saturating_add(TICK))
+        }
+    }
+}
+
+impl Future for DriverTask {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let this = &mut *self;
+        this.turn_then_wake.set_task(cx.waker());
+        for _ in 0..TURNS_PER_POLL {
+            let next = this.turn(cx);
+            if this.home.retirable() {
+                // Retiring: the clock stops reading this runtime, so that the pooled
+                // home can be read from anywhere.
+                this.sleep = None;
+                this.home.wheel.clock().switch_to_real();
+                this.retired = true;
+                this.home.undrive();
+                return Poll::Ready(());
+            }
+            if next == Duration::MAX {
+                this.sleep = None;
+                return Poll::Pending;
+            }
+            if this.sleep.is_none() || next != this.planned {
+                this.planned = next;
+                this.sleep = Some(Box::pin(this.sleeper.sleep_until(next)));
+            }
+            let waker = Waker::from(Arc::clone(&this.turn_then_wake));
+            let sleep = this.sleep.as_mut().expect("just set");
+            if sleep
+                .as_mut()
+                .poll(&mut Context::from_waker(&waker))
+                .is_pending()
+            {
+                return Poll::Pending;
+            }
+            this.sleep = None;
+        }
+        // tokio's sleeps keep completing at once: yield, then go on.
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
+}
+
+/// The waker of the driver task's sleep: turns the wheel, then wakes the task.
+struct TurnThenWake {
+    wheel: &'static Wheel<RuntimeClock, Growable>,
+    task: Mutex<Option<Waker>>,
+}
+
+impl TurnThenWake {
+    fn set_task(&self, waker: &Waker) {
+        let mut task = self.task.lock().unwrap_or_else(|p| p.into_inner());
+        if !task.as_ref().is_some_and(|t| t.will_wake(waker)) {
+            *task = Some(waker.clone());
+        }
+    }
+}
+
+impl Wake for TurnThenWake {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        // tokio wakes a timer from its time driver, in the runtime's context: the clock
+        // reads the runtime's time here. A turn that finds another in progress leaves it
+        // to that one. A waker that panics while this turn fires is reported by the hook
+        // and must not unwind into tokio's timer.
+        let _ = std::panic::catch_unwind(core::panic::AssertUnwindSafe(|| self.wheel.turn()));
+        let task = self.task.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        if let Some(task) = task {
+            task.wake();
+        }
+    }
+}
+impl Drop for DriverTask {
+    fn drop(&mut self) {
+        if self.retired {
+            return;
+        }
+        // The last reading must be the runtime's (virtual, if paused): tokio may drop
+        // tasks outside its context while it shuts down.
+        let _context = self.handle.enter();
+        self.home.runtime_shut_down();
+    }
+}

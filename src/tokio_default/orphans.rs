@@ -1,0 +1,86 @@
+//! The orphan driver: one thread that fires, on real time, the deadlines left on the
+//! wheels of runtimes that shut down, and pools each wheel once it has drained.
+//!
+//! Started at the first shutdown that leaves a deadline armed; it then lives as long as
+//! the process, parked while it has nothing to drive. It turns each wheel by hand and
+//! sleeps until the earliest next turn of any of them; a wake from a wheel (an earlier
+//! arm by the thread that still holds it) unparks it.
+
+use core::time::Duration;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::task::{Wake, Waker};
+use std::thread::{self, Thread};
+
+use punctual_core::{Clock, DriverSlot, Growable};
+
+use super::clock::RuntimeClock;
+use super::home::Home;
+
+/// Homes handed over and not yet taken in by the thread.
+static INBOX: Mutex<Vec<&'static Home>> = Mutex::new(Vec::new());
+static THREAD: OnceLock<Thread> = OnceLock::new();
+
+/// Hands `home` (its clock already on real time) to the orphan driver.
+pub(crate) fn adopt(home: &'static Home) {
+    INBOX
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .push(home);
+    let thread = THREAD.get_or_init(|| {
+        thread::Builder::new()
+            .name("punctual-orphans".into())
+            .spawn(run)
+            .expect("punctual: could not start the thread that fires the deadlines of a runtime that shut down")
+            .thread()
+            .clone()
+    });
+    thread.unpark();
+}
+
+struct Unpark(Thread);
+
+impl Wake for Unpark {
+    fn wake(self: Arc<Self>) {
+        self.0.unpark();
+    }
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.0.unpark();
+    }
+}
+
+fn run() {
+    let waker = Waker::from(Arc::new(Unpark(thread::current())));
+    let mut driving: Vec<(&'static Home, DriverSlot<'static, RuntimeClock, Growable>)> = Vec::new();
+    loop {
+        driving.extend(
+            INBOX
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+                .drain(..)
+                .map(|home| (home, home.wheel.driver_slot())),
+        );
+        let mut wait = Duration::MAX;
+        driving.retain_mut(|(home, slot)| {
+            // Without a place for the waker, turn again within a tick.
+            let has_place = slot.register(&waker);
+            let next = std::panic::catch_unwind(core::panic::AssertUnwindSafe(|| slot.turn()))
+                .unwrap_or(Duration::ZERO);
+            if home.wheel.occupied() == 0 {
+                home.orphan_drained();
+                return false;
+            }
+            let now = home.wheel.clock().now();
+            let mut until = next.saturating_sub(now);
+            if !has_place {
+                until = until.min(home.wheel.tick());
+            }
+            wait = wait.min(until);
+            true
+        });
+        if wait == Duration::MAX {
+            thread::park();
+        } else {
+            thread::park_timeout(wait);
+        }
+    }
+}

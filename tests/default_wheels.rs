@@ -1,0 +1,214 @@
+//! Where default deadlines run: the edges of the tokio default (runtime shutdown, several
+//! runtimes, blocking threads, a runtime without time) and virtual time on any executor.
+
+use std::future::pending;
+use std::time::{Duration, Instant};
+
+use futures_util::future::join;
+use punctual::prelude::*;
+use punctual::virtual_time;
+
+fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+/// A deadline started inside a runtime and still pending when the runtime shuts down is
+/// fired on real time by the orphan driver: never early, and not lost.
+#[test]
+fn a_deadline_outliving_its_runtime_still_fires() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap();
+    let started = Instant::now();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let mut deadline = Box::pin(pending::<()>().deadline(ms(80)));
+    // First polled inside the runtime: it chooses the runtime's wheel.
+    rt.block_on(async {
+        let waker = futures_util::task::noop_waker();
+        let mut cx = std::task::Context::from_waker(&waker);
+        assert!(deadline.as_mut().poll(&mut cx).is_pending());
+    });
+    drop(rt);
+    std::thread::spawn(move || {
+        tx.send(futures_executor::block_on(deadline)).unwrap();
+    });
+    let outcome = rx
+        .recv_timeout(Duration::from_secs(20))
+        .expect("lost: never fired");
+    assert!(outcome.is_err());
+    assert!(started.elapsed() >= ms(80), "early");
+}
+
+/// A thread that runs one runtime after another gets the clock of each: paused time in
+/// the second after real time in the first.
+#[test]
+fn runtimes_one_after_another_on_one_thread() {
+    for paused in [false, true, false, true] {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .start_paused(paused)
+            .build()
+            .unwrap();
+        let real = Instant::now();
+        rt.block_on(async {
+            let start = tokio::time::Instant::now();
+            let d = if paused {
+                Duration::from_secs(3600)
+            } else {
+                ms(20)
+            };
+            assert!(pending::<()>().deadline(d).await.is_err());
+            assert!(start.elapsed() >= d);
+            if paused {
+                assert_eq!(start.elapsed(), d);
+            }
+        });
+        if paused {
+            assert!(real.elapsed() < Duration::from_secs(60));
+        }
+    }
+}
+
+/// `spawn_blocking` threads and `block_in_place` use the runtime's clock too.
+#[test]
+fn blocking_threads_and_block_in_place() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_time()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let blocking = tokio::task::spawn_blocking(|| {
+            let start = Instant::now();
+            let r = futures_executor::block_on(pending::<()>().deadline(ms(15)));
+            (r.is_err(), start.elapsed())
+        });
+        let (fired, took) = blocking.await.unwrap();
+        assert!(fired);
+        assert!(took >= ms(15));
+        let in_place = tokio::spawn(async {
+            tokio::task::block_in_place(|| {
+                futures_executor::block_on(pending::<()>().deadline(ms(10))).is_err()
+            })
+        });
+        assert!(in_place.await.unwrap());
+    });
+}
+
+/// A runtime without a time driver: default deadlines fall back to the global wheel
+/// instead of panicking.
+#[test]
+fn a_runtime_without_time_uses_the_global_wheel() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let start = Instant::now();
+    let r = rt.block_on(pending::<()>().deadline(ms(10)));
+    assert!(r.is_err());
+    assert!(start.elapsed() >= ms(10));
+}
+
+/// Virtual time under `futures::executor::block_on`: nothing moves until the test says so,
+/// and deadlines fire in deadline order.
+#[test]
+fn virtual_time_under_block_on() {
+    virtual_time::pause();
+    assert!(virtual_time::is_paused());
+    let real = Instant::now();
+    futures_executor::block_on(async {
+        let long = pending::<()>().deadline(Duration::from_secs(3600));
+        let (r, ()) = join(long, async {
+            virtual_time::advance(Duration::from_secs(3599));
+            virtual_time::advance(Duration::from_secs(1));
+        })
+        .await;
+        assert!(r.is_err());
+        // advance_to_next jumps straight to the next deadline.
+        let start = virtual_time::now();
+        let d = pending::<()>().deadline(ms(250));
+        let (r, jumped) = join(d, async { virtual_time::advance_to_next() }).await;
+        assert!(r.is_err());
+        let jumped = jumped.expect("a deadline was pending");
+        assert!(jumped >= ms(250) && jumped <= ms(251), "{jumped:?}");
+        assert!(virtual_time::now() - start >= ms(250));
+        assert_eq!(virtual_time::advance_to_next(), None);
+    });
+    assert!(
+        real.elapsed() < Duration::from_secs(60),
+        "no real time passes"
+    );
+}
+
+/// Virtual time is per thread: two paused threads at once never see each other's time.
+#[test]
+fn virtual_time_is_per_thread() {
+    let other = std::thread::spawn(|| {
+        virtual_time::pause();
+        futures_executor::block_on(async {
+            let d = pending::<()>().deadline(ms(100));
+            let (r, ()) = join(d, async { virtual_time::advance(ms(100)) }).await;
+            r.is_err()
+        })
+    });
+    virtual_time::pause();
+    futures_executor::block_on(async {
+        let mut d = Box::pin(pending::<()>().deadline(ms(100)));
+        let waker = futures_util::task::noop_waker();
+        let mut cx = std::task::Context::from_waker(&waker);
+        assert!(d.as_mut().poll(&mut cx).is_pending());
+        assert!(other.join().unwrap());
+        // The other thread's advance did not move this one's clock.
+        assert!(d.as_mut().poll(&mut cx).is_pending());
+        virtual_time::advance(ms(100));
+        assert!(d.as_mut().poll(&mut cx).is_ready());
+    });
+}
+
+/// Virtual time on smol's executor and a tokio current-thread runtime.
+#[test]
+fn virtual_time_under_smol_and_tokio() {
+    std::thread::spawn(|| {
+        virtual_time::pause();
+        smol::block_on(async {
+            let (r, ()) = join(punctual::sleep(Duration::from_secs(30)), async {
+                virtual_time::advance(Duration::from_secs(30));
+            })
+            .await;
+            let () = r;
+        });
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let (r, ()) = join(pending::<()>().deadline(Duration::from_secs(30)), async {
+                tokio::task::yield_now().await;
+                virtual_time::advance(Duration::from_secs(30));
+            })
+            .await;
+            assert!(r.is_err());
+        });
+    })
+    .join()
+    .unwrap();
+}
+
+/// `use punctual::*` next to `#[tokio::main]`: nothing in the root shadows `tokio`.
+mod glob_import {
+    #[allow(unused_imports)]
+    use punctual::*;
+
+    #[tokio::main(flavor = "current_thread")]
+    async fn main_with_the_glob() -> bool {
+        async { true }
+            .deadline(std::time::Duration::from_secs(1))
+            .await
+            .unwrap()
+    }
+
+    #[test]
+    fn compiles_and_runs() {
+        assert!(main_with_the_glob());
+    }
+}

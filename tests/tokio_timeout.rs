@@ -1,0 +1,293 @@
+//! tokio's own timeout tests (`tests/time_timeout.rs` and `tests/time_pause.rs` in tokio),
+//! with `.deadline()` and `punctual::timeout` in place of `tokio::time::timeout`: default
+//! deadlines follow the runtime's clock, paused or not, with no setup.
+//!
+//! The paused tests run on the current-thread runtime (where tokio allows pausing); the
+//! same bodies run on real time on the multi-thread runtime at the end.
+
+use std::future::pending;
+use std::time::Duration;
+
+use punctual::prelude::*;
+use tokio::sync::oneshot;
+use tokio::time::{self, Instant};
+use tokio_test::{assert_pending, assert_ready, assert_ready_err, assert_ready_ok, task};
+
+fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+#[tokio::test(start_paused = true)]
+async fn simultaneous_deadline_future_completion() {
+    // A future ready at its first poll wins, even against a deadline already due.
+    let mut fut = task::spawn(punctual::timeout_at(Instant::now(), async {}));
+    assert_ready_ok!(fut.poll());
+}
+
+#[tokio::test(start_paused = true)]
+async fn completed_future_past_deadline() {
+    let mut fut = task::spawn(punctual::timeout_at(Instant::now() - ms(1000), async {}));
+    assert_ready_ok!(fut.poll());
+}
+
+#[tokio::test(start_paused = true)]
+async fn future_and_deadline_in_future() {
+    let (tx, rx) = oneshot::channel();
+    let mut fut = task::spawn(punctual::timeout_at(Instant::now() + ms(100), rx));
+    assert_pending!(fut.poll());
+    time::advance(ms(90)).await;
+    assert_pending!(fut.poll());
+    tx.send(()).unwrap();
+    assert!(fut.is_woken());
+    assert_ready_ok!(fut.poll()).unwrap();
+}
+
+#[tokio::test(start_paused = true)]
+async fn future_and_timeout_in_future() {
+    let (tx, rx) = oneshot::channel();
+    let mut fut = task::spawn(punctual::timeout(ms(100), rx));
+    assert_pending!(fut.poll());
+    time::advance(ms(90)).await;
+    assert_pending!(fut.poll());
+    tx.send(()).unwrap();
+    assert!(fut.is_woken());
+    assert_ready_ok!(fut.poll()).unwrap();
+}
+
+#[tokio::test(start_paused = true)]
+async fn very_large_timeout() {
+    let (tx, rx) = oneshot::channel();
+    // tokio's test uses 1e12 s; punctual also takes `Duration::MAX` (never fires).
+    for duration in [Duration::from_secs(1_000_000_000_000), Duration::MAX] {
+        let mut fut = task::spawn(rx_copy_pending().deadline(duration));
+        assert_pending!(fut.poll());
+        time::advance(Duration::from_secs(86_400 * 365)).await;
+        assert_pending!(fut.poll());
+    }
+    let mut fut = task::spawn(punctual::timeout(
+        Duration::from_secs(1_000_000_000_000),
+        rx,
+    ));
+    assert_pending!(fut.poll());
+    tx.send(()).unwrap();
+    assert!(fut.is_woken());
+    assert_ready_ok!(fut.poll()).unwrap();
+}
+
+fn rx_copy_pending() -> impl Future<Output = ()> {
+    pending()
+}
+
+#[tokio::test(start_paused = true)]
+async fn deadline_now_elapses() {
+    let mut fut = task::spawn(punctual::timeout_at(Instant::now(), pending::<()>()));
+    // A deadline already due fires at the first poll that finds the future pending.
+    assert_ready_err!(fut.poll());
+}
+
+#[tokio::test(start_paused = true)]
+async fn deadline_future_elapses() {
+    let mut fut = task::spawn(punctual::timeout_at(
+        Instant::now() + ms(300),
+        pending::<()>(),
+    ));
+    assert_pending!(fut.poll());
+    time::advance(ms(299)).await;
+    assert_pending!(fut.poll(), "never early");
+    // tokio's own test advances 301 ms: timers end on its millisecond grid, and an
+    // instant counts from the real clock's, so both may round up by one.
+    time::advance(ms(2)).await;
+    assert!(fut.is_woken());
+    assert_ready_err!(fut.poll());
+}
+
+#[tokio::test(start_paused = true)]
+async fn timeout_fires_on_advance_and_reports_the_duration() {
+    let mut fut = task::spawn(pending::<()>().deadline(ms(500)).named("quote"));
+    assert_pending!(fut.poll());
+    time::advance(Duration::from_secs(10)).await;
+    let err = assert_ready_err!(fut.poll());
+    assert_eq!(err.duration(), ms(500));
+    assert_eq!(err.name(), Some("quote"));
+}
+
+/// The first case of the report that led here: tokio's `timeout` fires here, and so must
+/// the deadline, with an hour of virtual time passed and no real time.
+#[tokio::test(start_paused = true)]
+async fn an_inner_sleep_longer_than_the_deadline_is_cut_off() {
+    let start = Instant::now();
+    let real = std::time::Instant::now();
+    let r = time::sleep(Duration::from_secs(3600))
+        .deadline(Duration::from_secs(1))
+        .await;
+    assert!(r.is_err());
+    assert_eq!(start.elapsed(), Duration::from_secs(1));
+    assert!(
+        real.elapsed() < Duration::from_secs(30),
+        "virtual time, not real time"
+    );
+}
+
+/// Auto-advance: a paused runtime with nothing else to do jumps to the deadline.
+#[tokio::test(start_paused = true)]
+async fn auto_advance_reaches_the_deadline() {
+    let start = Instant::now();
+    let real = std::time::Instant::now();
+    assert!(
+        pending::<()>()
+            .deadline(Duration::from_secs(3600))
+            .await
+            .is_err()
+    );
+    assert_eq!(start.elapsed(), Duration::from_secs(3600));
+    assert!(real.elapsed() < Duration::from_secs(30));
+    // And sleeps: `punctual::sleep` as `tokio::time::sleep`.
+    let start = Instant::now();
+    punctual::sleep(ms(250)).await;
+    assert_eq!(start.elapsed(), ms(250));
+    punctual::sleep_until(Instant::now() + ms(10)).await;
+    assert_eq!(start.elapsed(), ms(260));
+}
+
+#[tokio::test(start_paused = true)]
+async fn sleep_same_task() {
+    let start = Instant::now();
+    punctual::sleep(ms(1)).await;
+    assert_eq!(start.elapsed(), ms(1));
+    let before = Instant::now();
+    punctual::sleep(ms(1)).await;
+    assert_eq!(Instant::now() - before, ms(1));
+}
+
+#[tokio::test(start_paused = true)]
+async fn exact_1ms_advance() {
+    let mut sleep = task::spawn(punctual::sleep_until(Instant::now() + ms(1)));
+    assert_pending!(sleep.poll());
+    time::advance(ms(1)).await;
+    assert!(sleep.is_woken());
+    assert_ready!(sleep.poll());
+}
+
+#[tokio::test(start_paused = true)]
+async fn advance_once_with_timer() {
+    let mut sleep = task::spawn(punctual::sleep(ms(1)));
+    assert_pending!(sleep.poll());
+    time::advance(ms(250)).await;
+    assert_ready!(sleep.poll());
+}
+
+#[tokio::test(start_paused = true)]
+async fn advance_multi_with_timer() {
+    // Three deadlines passed by one advance each fire.
+    let mut a = task::spawn(pending::<()>().deadline(ms(1)));
+    let mut b = task::spawn(pending::<()>().deadline(ms(2)));
+    let mut c = task::spawn(pending::<()>().deadline(ms(3)));
+    assert_pending!(a.poll());
+    assert_pending!(b.poll());
+    assert_pending!(c.poll());
+    time::advance(ms(2)).await;
+    assert_ready_err!(a.poll());
+    assert_ready_err!(b.poll());
+    assert_pending!(c.poll());
+    time::advance(ms(1)).await;
+    assert_ready_err!(c.poll());
+}
+
+/// Budgets, stream deadlines and idle timeouts follow the paused clock as well.
+#[tokio::test(start_paused = true)]
+async fn budgets_and_streams_follow_the_paused_clock() {
+    use futures_util::{StreamExt, stream};
+    let start = Instant::now();
+    let r = punctual::budget(ms(100), async {
+        // The inner 10 s deadline is cut to the budget.
+        pending::<()>().deadline(Duration::from_secs(10)).await
+    })
+    .await;
+    // The block's own limit or the inner deadline cut to it, whichever the driver saw
+    // first: both are the budget's.
+    let err = r.and_then(|inner| inner).unwrap_err();
+    assert!(err.is_budget());
+    assert_eq!(err.duration(), ms(100));
+    assert_eq!(start.elapsed(), ms(100));
+
+    let start = Instant::now();
+    let items: Vec<_> = stream::iter([1, 2])
+        .chain(stream::pending())
+        .idle_timeout(ms(40))
+        .collect()
+        .await;
+    assert_eq!(items.len(), 3);
+    assert!(items[2].is_err());
+    assert_eq!(start.elapsed(), ms(40));
+
+    let start = Instant::now();
+    let items: Vec<_> = stream::pending::<u8>()
+        .total_deadline(ms(70))
+        .collect()
+        .await;
+    assert_eq!(items.len(), 1);
+    assert_eq!(start.elapsed(), ms(70));
+}
+
+/// Deadlines spawned as tasks, and an `advance` that passes them all: each fires, in
+/// order, at its own virtual time.
+#[tokio::test(start_paused = true)]
+async fn spawned_deadlines_fire_at_their_virtual_times() {
+    let start = Instant::now();
+    let tasks: Vec<_> = (1..=20u64)
+        .map(|i| {
+            tokio::spawn(async move {
+                let r = pending::<()>().deadline(ms(i * 5)).await;
+                (r.is_err(), Instant::now() - start)
+            })
+        })
+        .collect();
+    for (i, task) in (1..=20u64).zip(tasks) {
+        let (fired, at) = task.await.unwrap();
+        assert!(fired);
+        assert_eq!(at, ms(i * 5));
+    }
+}
+
+/// Outside the paused runtime (a plain thread) the same call is on real time, and a
+/// runtime that is not paused runs on real time too.
+#[test]
+fn outside_a_runtime_real_time() {
+    let start = std::time::Instant::now();
+    let r = futures_executor::block_on(pending::<()>().deadline(ms(20)));
+    assert!(r.is_err());
+    assert!(start.elapsed() >= ms(20));
+}
+
+/// The same bodies on real time, on the multi-thread runtime: never early, and they fire.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn multi_thread_real_time() {
+    let start = std::time::Instant::now();
+    let r = time::sleep(Duration::from_secs(3600))
+        .deadline(ms(30))
+        .await;
+    assert!(r.is_err());
+    assert!(start.elapsed() >= ms(30));
+
+    let (tx, rx) = oneshot::channel();
+    let waiter = tokio::spawn(punctual::timeout(Duration::from_secs(30), rx));
+    tx.send(5).unwrap();
+    assert_eq!(waiter.await.unwrap().unwrap().unwrap(), 5);
+
+    let tasks: Vec<_> = (0..64u64)
+        .map(|i| {
+            tokio::spawn(async move {
+                let started = std::time::Instant::now();
+                let r = pending::<()>().deadline(ms(5 + i % 7)).await;
+                assert!(r.is_err());
+                assert!(started.elapsed() >= ms(5 + i % 7), "early");
+            })
+        })
+        .collect();
+    for task in tasks {
+        task.await.unwrap();
+    }
+    let at = Instant::now() + ms(15);
+    assert!(punctual::timeout_at(at, pending::<()>()).await.is_err());
+    assert!(Instant::now() >= at);
+}
