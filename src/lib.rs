@@ -71,6 +71,13 @@ pub mod adapters {
     pub use punctual_embassy as embassy;
 }
 
+/// Not part of the API: what the project's own tests reach into.
+#[doc(hidden)]
+#[cfg(feature = "tokio")]
+pub mod __private {
+    pub use crate::tokio_default::{RuntimeClock, runtime_wheel};
+}
+
 /// The guide to choosing deadlines (`docs/guide.md`), here so its examples are tested.
 #[cfg(feature = "std")]
 #[doc = include_str!("../docs/guide.md")]

@@ -41,7 +41,7 @@ const REAL: u64 = 1;
 
 /// The clock of a runtime's default wheel (see the module docs).
 #[derive(Debug)]
-pub(crate) struct RuntimeClock {
+pub struct RuntimeClock {
     state: AtomicU64,
     /// How far behind the global clock's readings this clock reads, in nanoseconds (less
     /// than a tick): chosen when the wheel starts serving a runtime, so that the runtime's

@@ -59,7 +59,7 @@ use core::cell::Cell;
 
 use tokio::runtime::Handle;
 
-pub(crate) use clock::RuntimeClock;
+pub use clock::RuntimeClock;
 use home::Home;
 
 use crate::ambient::Chosen;
@@ -103,4 +103,11 @@ pub(crate) fn current() -> Option<&'static Chosen> {
         })
         .ok()
         .flatten()
+}
+
+/// The wheel default deadlines started on this thread now would use, inside a tokio
+/// runtime: for the conformance suite, which checks that wheel and its driver task.
+pub fn runtime_wheel() -> Option<&'static punctual_core::Wheel<RuntimeClock, punctual_core::Growable>> {
+    current()?;
+    LEASE.with(|lease| lease.0.get().map(|home| &home.wheel))
 }
