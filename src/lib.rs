@@ -78,6 +78,12 @@ pub mod __private {
     pub use crate::tokio_default::{RuntimeClock, runtime_wheel};
 }
 
+/// Migrating from tokio, tokio-stream, tower, embassy-time, async-io and futures-timer
+/// (`docs/migrating.md`), here so its examples are tested.
+#[cfg(all(feature = "tokio", feature = "test-util"))]
+#[doc = include_str!("../docs/migrating.md")]
+pub mod migrating {}
+
 /// The guide to choosing deadlines (`docs/guide.md`), here so its examples are tested.
 #[cfg(feature = "std")]
 #[doc = include_str!("../docs/guide.md")]

@@ -13,8 +13,8 @@ mod conformance;
 use core::future::Future;
 use core::time::Duration;
 
-use punctual::Clock;
 use punctual::__private::{RuntimeClock, runtime_wheel};
+use punctual::Clock;
 use punctual::{Growable, Wheel};
 use tokio::runtime::{Builder, Runtime};
 

@@ -107,7 +107,8 @@ pub(crate) fn current() -> Option<&'static Chosen> {
 
 /// The wheel default deadlines started on this thread now would use, inside a tokio
 /// runtime: for the conformance suite, which checks that wheel and its driver task.
-pub fn runtime_wheel() -> Option<&'static punctual_core::Wheel<RuntimeClock, punctual_core::Growable>> {
+pub fn runtime_wheel()
+-> Option<&'static punctual_core::Wheel<RuntimeClock, punctual_core::Growable>> {
     current()?;
     LEASE.with(|lease| lease.0.get().map(|home| &home.wheel))
 }
