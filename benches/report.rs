@@ -885,9 +885,9 @@ fn markdown(r: &Results, m: &Machine) -> String {
          timers in the reactor that block_on runs, as async-io's own timers do.\n\
          - **tokio**: `tokio::time::timeout(d, f)`, always inside `tokio::task::unconstrained` \
          (its cooperative budget would otherwise stop its timers from registering after 128 \
-         polls in one task), except in the budget-on row. Note that the workspace's \
-         dev-dependencies enable tokio's `test-util` feature (for the adapter's paused-clock \
-         tests), under which tokio's `Instant::now()` checks for a paused clock.\n\
+         polls in one task), except in the budget-on row. Note that the benchmarks \
+         enable tokio's `test-util` feature (as the workspace's tests do, for the adapter's \
+         paused-clock tests), under which tokio's `Instant::now()` checks for a paused clock.\n\
          - **async-io**: `f` raced against `async_io::Timer::after(d)`, the timer made once `f` \
          is pending (as `f.or(async {{ Timer::after(d).await; .. }})` does).\n\
          - **futures-timer**: `f` raced against `futures_timer::Delay::new(d)`, made once `f` is \
