@@ -2,7 +2,7 @@
 //! (a few samples each, interleaved so that a change in the machine's load touches every
 //! peer alike), then writes `docs/benchmarks.md` (medians, ratios, the machine and the
 //! versions), `docs/benchmarks.svg` (cost per operation, fire, lateness) and the README's
-//! `## Benchmarks` section.
+//! comparison table (between its markers).
 //!
 //! Run it with `bash ci/bench_report.sh`, which first measures memory in a process of its
 //! own (`benches/memory.rs`, with a counting allocator) and hands the result over with
