@@ -7,7 +7,7 @@
 //! * `fire_budget_on`: punctual and tokio in a tokio task with tokio's cooperative budget
 //!   on (every other tokio figure is measured inside `tokio::task::unconstrained`).
 //!
-//! Run with `cargo bench --bench fire`.
+//! Run with `cargo bench -p punctual-benches --bench fire`.
 
 #[macro_use]
 mod common;

@@ -2,8 +2,8 @@
 //! together, when each one's `Err` was seen minus when it was asked for. Prints early
 //! count, median, p99 and max per peer, punctual at its default 1 ms tick and at 100 µs.
 //!
-//! `cargo bench --bench lateness`. Without `--bench` (as `cargo test --benches` runs it) it
-//! does nothing: it takes real time, and on a loaded machine its numbers mean little.
+//! `cargo bench -p punctual-benches --bench lateness`. Without `--bench` (as
+//! `cargo test --benches` runs it) it does nothing: it takes real time, and on a loaded machine its numbers mean little.
 
 #[macro_use]
 mod common;
@@ -15,7 +15,9 @@ const RUNS: u64 = 5;
 
 fn main() {
     if !std::env::args().any(|a| a == "--bench") {
-        println!("lateness: not run without --bench (use `cargo bench --bench lateness`)");
+        println!(
+            "lateness: not run without --bench (use `cargo bench -p punctual-benches --bench lateness`)"
+        );
         return;
     }
     let peers = [

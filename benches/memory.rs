@@ -16,8 +16,8 @@
 //! its timer (embassy-time's queue holds 128 wakers and wakes a task at once when full),
 //! so the count of deadlines actually held is reported beside the bytes.
 //!
-//! `cargo bench --bench memory` prints the table; `-- --tsv PATH` also writes it for the
-//! report (`ci/bench_report.sh`). Without `--bench` it does nothing.
+//! `cargo bench -p punctual-benches --bench memory` prints the table; `-- --tsv PATH` also
+//! writes it for the report (`ci/bench_report.sh`). Without `--bench` it does nothing.
 
 #[macro_use]
 mod common;
@@ -148,7 +148,9 @@ fn measure_apart(peer: Peer, n: usize) -> Measured {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if !args.iter().any(|a| a == "--bench") {
-        println!("memory: not run without --bench (use `cargo bench --bench memory`)");
+        println!(
+            "memory: not run without --bench (use `cargo bench -p punctual-benches --bench memory`)"
+        );
         return;
     }
     if let Some(i) = args.iter().position(|a| a == "--one") {

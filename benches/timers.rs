@@ -9,7 +9,8 @@
 //! * `contention`: the same on 1 and on 2 threads at once (tokio: tasks on its 2-worker
 //!   runtime); throughput in operations per second.
 //!
-//! Tokio runs inside `tokio::task::unconstrained`. Run with `cargo bench --bench timers`.
+//! Tokio runs inside `tokio::task::unconstrained`. Run with
+//! `cargo bench -p punctual-benches --bench timers`.
 
 #[macro_use]
 mod common;

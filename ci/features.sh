@@ -12,6 +12,8 @@ cargo clippy -p punctual-core --features tracing,count-ready --all-targets -- -D
 # tests use; the tests of what needs `std` are compiled out.
 cargo test -p punctual-core --no-default-features --features alloc
 cargo clippy -p punctual-core --no-default-features --features alloc --all-targets -- -D warnings
-# The facade with its adapters on: the README's tokio and smol examples run as doctests.
+# The facade with its adapters on: its doc tests with the `punctual::tokio` and
+# `punctual::smol` modules in (the README's examples run in `cargo test --workspace` too,
+# through the adapter crates).
 cargo test -p punctual --features tokio,smol,tracing,count-ready --doc
 cargo clippy -p punctual --features tokio,smol,embassy,tracing,count-ready --lib -- -D warnings

@@ -8,6 +8,7 @@ pub use punctual_core::{
     Sleeper, Stats, Storage, Unnamed, Wheel, WheelRef, Within,
 };
 #[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use punctual_core::{Growable, GrowableWheel, ManualClock, StdClock};
 
 /// The core crate, for everything not re-exported here.
@@ -24,6 +25,7 @@ mod global;
 #[cfg(feature = "std")]
 mod instant;
 #[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub mod prelude;
 #[cfg(feature = "std")]
 mod thread_driver;
@@ -36,19 +38,25 @@ pub mod virtual_time;
 mod wake_lead;
 
 #[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use ambient::Ambient;
 #[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use ext::{
     Budgeted, Deadline, DeadlineExt, IdleTimeout, NamedDeadline, Sleep, StreamDeadline,
     StreamDeadlineExt,
 };
 #[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use functions::{budget, sleep, sleep_until, timeout, timeout_at};
 #[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use global::{Global, GlobalClock, global_wheel};
 #[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use instant::DeadlineInstant;
 #[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use thread_driver::spawn_driver;
 
 /// The runtime adapters, for a wheel of your own driven by a runtime: each is its own
@@ -81,10 +89,12 @@ pub mod __private {
 /// Migrating from tokio, tokio-stream, tower, embassy-time, async-io and futures-timer
 /// (`docs/migrating.md`), here so its examples are tested.
 #[cfg(all(feature = "tokio", feature = "test-util"))]
+#[cfg_attr(docsrs, doc(cfg(all(feature = "tokio", feature = "test-util"))))]
 #[doc = include_str!("../docs/migrating.md")]
 pub mod migrating {}
 
 /// The guide to choosing deadlines (`docs/guide.md`), here so its examples are tested.
 #[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 #[doc = include_str!("../docs/guide.md")]
 pub mod guide {}

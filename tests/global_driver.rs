@@ -1,7 +1,7 @@
 //! The default global driver on the real clock: `fut.deadline(d)` with no setup.
 //!
 //! Real time on a loaded machine is noisy, so these tests assert only what holds however
-//! slow the machine is (DESIGN.md §4): a deadline never fires early (the time measured
+//! slow the machine is (docs/design.md, "Evidence"): a deadline never fires early (the time measured
 //! around the `.await` is at least the requested duration), it fires eventually (a watchdog
 //! fails a test that takes more than [`WATCHDOG`]), the inner future is dropped before the
 //! error is seen, and the same `.deadline()` works under every executor. How late a

@@ -1,6 +1,6 @@
 //! Dropping a pending deadline releases its entry on the global wheel promptly, not when
-//! its time would have come (DESIGN.md §2: a 30 s deadline cancelled after 1 ms must not hold
-//! memory for 30 s).
+//! its time would have come (docs/design.md, "The wheel": a 30 s deadline cancelled after
+//! 1 ms must not hold memory for 30 s).
 //!
 //! This binary holds one test only: `global_wheel().occupied()` counts every entry of the
 //! process-wide wheel, so no other test may arm deadlines while it is checked.

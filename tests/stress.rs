@@ -1,4 +1,4 @@
-//! Stress (issue 5): many threads arm deadlines on one wheel while others complete or
+//! Stress: many threads arm deadlines on one wheel while others complete or
 //! cancel them at random times, and nothing is lost.
 //!
 //! Three scenarios, each its own test on its own wheel:

@@ -302,7 +302,7 @@ impl Timeouts for NoTimer {
 }
 
 /// The floor under an arm + cancel: what any deadline must do that starts at its first
-/// poll (DESIGN rule 4) and hands itself to a driver on another thread without a lock,
+/// poll (docs/design.md, rule 4) and hands itself to a driver on another thread without a lock,
 /// and nothing more. At its first pending poll it reads the clock the global wheel reads
 /// (a [`StdClock`] made once, behind a `LazyLock` as the global wheel keeps its own), keeps a
 /// clone of the waker and its due time, publishes itself with one compare-and-swap on a

@@ -83,6 +83,7 @@ impl fmt::Display for Elapsed {
 impl core::error::Error for Elapsed {}
 
 #[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 impl From<Elapsed> for std::io::Error {
     /// An error of kind [`TimedOut`](std::io::ErrorKind::TimedOut) that carries the `Elapsed`.
     fn from(elapsed: Elapsed) -> Self {
@@ -109,6 +110,7 @@ fn whole_units(duration: Duration) -> Option<(u64, &'static str)> {
 }
 
 #[cfg(feature = "defmt")]
+#[cfg_attr(docsrs, doc(cfg(feature = "defmt")))]
 impl defmt::Format for Elapsed {
     /// As `Display`, with the duration in whole seconds, milliseconds, microseconds or
     /// nanoseconds, whichever is the largest that holds it exactly (`"deadline of 1500us

@@ -83,6 +83,7 @@
 )]
 #![no_std]
 #![cfg_attr(docsrs, feature(doc_cfg))]
+#![cfg_attr(docsrs, doc(auto_cfg(hide(punctual_loom))))]
 #![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
 #![warn(clippy::std_instead_of_core, clippy::alloc_instead_of_core)]
 
@@ -113,19 +114,26 @@ mod wheel;
 pub use budget::{Budget, Budgeted, Within};
 pub use clock::Clock;
 #[cfg(any(target_has_atomic = "64", feature = "portable-atomic"))]
+#[cfg_attr(
+    docsrs,
+    doc(cfg(any(target_has_atomic = "64", feature = "portable-atomic")))
+)]
 pub use clock::ManualClock;
 #[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use clock::StdClock;
 pub use deadline::{Deadline, DeadlineName, Named, Sleep, Unnamed};
 pub use driver::{Driver, DriverSlot, Sleeper};
 pub use error::Elapsed;
 pub use stats::Stats;
 #[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub use storage::Growable;
 pub use storage::{Fixed, Storage};
 pub use stream::{IdleTimeout, StreamDeadline};
 pub use timer::{Limit, RawWheel, WheelRef};
 #[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub use wheel::GrowableWheel;
 pub use wheel::{FixedWheel, Wheel};
 

@@ -1080,7 +1080,8 @@ mod tests {
         );
     }
 
-    /// Memory per armed deadline (issue 4): keep the layouts from growing unnoticed.
+    /// Memory per armed deadline (the target in docs/benchmarks.md): keep the layouts from
+    /// growing unnoticed.
     #[test]
     fn layouts_stay_small() {
         assert_eq!(core::mem::size_of::<State>(), 8);

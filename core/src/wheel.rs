@@ -296,6 +296,7 @@ impl<C, S> Wheel<C, S> {
 pub type FixedWheel<C, const N: usize> = Wheel<C, Fixed<N>>;
 /// `Wheel` that grows on demand.
 #[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub type GrowableWheel<C> = Wheel<C, crate::Growable>;
 
 // SAFETY: `driver` is only accessed by the thread holding the driver role (`role`,
@@ -353,6 +354,7 @@ impl<C: Clock, const N: usize> Wheel<C, Fixed<N>> {
 }
 
 #[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 impl<C: Clock> Wheel<C, crate::Growable> {
     crate::sync::const_fn! {
         /// A wheel that grows as deadlines are armed, with the given `tick`.
@@ -1335,6 +1337,10 @@ impl<C: fmt::Debug, S> fmt::Debug for Wheel<C, S> {
 }
 
 #[cfg(any(target_has_atomic = "64", feature = "portable-atomic"))]
+#[cfg_attr(
+    docsrs,
+    doc(cfg(any(target_has_atomic = "64", feature = "portable-atomic")))
+)]
 impl<S: Storage> Wheel<crate::ManualClock, S> {
     /// Moves the manual clock forward by `by` and turns the wheel on this thread: when this
     /// returns, every deadline whose tick has come by the new time (and each one of a

@@ -1,4 +1,4 @@
-//! Faults and bad input, on the manual clock (issue 5): each test asserts the behaviour the
+//! Faults and bad input, on the manual clock: each test asserts the behaviour the
 //! docs promise when something goes wrong around a deadline.
 //!
 //! * **Odd limits** not covered by `semantics.rs`: durations whose end overflows the clock

@@ -1033,7 +1033,7 @@ fn a_deadline_dropped_on_another_shard_before_any_turn_took_it_in() {
 }
 
 /// A deadline the driver took in is dropped while the driver turns: the cancel is
-/// reclaimed within a tick, as DESIGN asks. Either that turn reclaimed it, or it plans to
+/// reclaimed within a tick, as docs/design.md asks. Either that turn reclaimed it, or it plans to
 /// turn within the tick, or the cancel (the first on its inbox, with the plan far away)
 /// woke the driver.
 #[test]

@@ -1,4 +1,4 @@
-//! Memory (issue 5, DESIGN.md §2): the number of occupied entries tracks the *live*
+//! Memory (docs/design.md, "The wheel"): the number of occupied entries tracks the *live*
 //! deadlines, not the ones ever armed, nor how far away their time is.
 //!
 //! A million deadlines of 30 s each, armed and cancelled a moment later (in batches, the

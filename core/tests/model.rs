@@ -1,4 +1,4 @@
-//! Model-based property test of the wheel (`DESIGN.md` section 4): random cases (a tick,
+//! Model-based property test of the wheel (docs/design.md, "Evidence"): random cases (a tick,
 //! a clock start, and up to 48 operations: arm, drop, complete, re-poll, advance with or
 //! without polling the woken, advance near a deadline's time), drawn by proptest and
 //! played on a `Fixed<4>` wheel (so that it fills up) and on a growable one, checked after

@@ -1,5 +1,5 @@
-//! Deterministic tests, on a manual clock, of every rule of the contract's section 1
-//! (`DESIGN.md`): cancel on fire, never early, at most two ticks late, when the clock starts,
+//! Deterministic tests, on a manual clock, of every rule of the contract's semantics
+//! (docs/design.md, rules 1 to 7): cancel on fire, never early, at most two ticks late, when the clock starts,
 //! decided once, bad input, the error, plus waker replacement, clock resolution, long
 //! uptimes and auto traits.
 

@@ -1,5 +1,6 @@
-//! The conformance suite: every rule of DESIGN.md section 1, written once and run against
-//! every driver (manual clock, the std thread, tokio paused and real, smol, embassy).
+//! The conformance suite: every rule of docs/design.md, "The semantics", written once and
+//! run against every driver (manual clock, the std thread, tokio paused and real, smol,
+//! embassy).
 //!
 //! A driver plugs in through [`Harness`]; [`conformance_suite!`] then expands to one
 //! `#[test]` per rule, each on a fresh harness (so per-test wheels never share time or

@@ -63,8 +63,8 @@
 //!
 //! # Precision
 //!
-//! With a driver that is not starved, a deadline fires at most two ticks late (DESIGN
-//! rule 3). That is measured, not promised, on real time: the driver's timer is as
+//! With a driver that is not starved, a deadline fires at most two ticks late
+//! ([rule 3](https://github.com/punctual-rs/punctual/blob/main/docs/design.md)). That is measured, not promised, on real time: the driver's timer is as
 //! punctual as async-io's reactor, and the driver task waits its turn on its executor.
 //!
 //! [punctual]: https://docs.rs/punctual

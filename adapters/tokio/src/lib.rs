@@ -136,8 +136,8 @@
 //!
 //! # Precision
 //!
-//! With a driver that is not starved, a deadline fires at most two ticks late (DESIGN
-//! rule 3). On real time that is measured, not promised: tokio's timer rounds its sleeps
+//! With a driver that is not starved, a deadline fires at most two ticks late
+//! ([rule 3](https://github.com/punctual-rs/punctual/blob/main/docs/design.md)). On real time that is measured, not promised: tokio's timer rounds its sleeps
 //! up to whole milliseconds, and the driver task waits its turn on the scheduler. Ticks
 //! below 1 ms do not make deadlines more precise on tokio.
 //!
