@@ -22,6 +22,7 @@ fn main() {
     }
     let peers = [
         Peer::Punctual,
+        Peer::PunctualInTokio,
         Peer::Punctual100us,
         Peer::PunctualSmol100us,
         Peer::Tokio,

@@ -36,8 +36,9 @@ const ARMED: usize = 10_000;
 
 /// The peers of the fire table: every timer, punctual driven in the executor too, and the
 /// harness with no timer at all (the floor under every timer's cost).
-const FIRE_PEERS: [Peer; 8] = [
+const FIRE_PEERS: [Peer; 9] = [
     Peer::Punctual,
+    Peer::PunctualInTokio,
     Peer::PunctualSmol,
     Peer::Tokio,
     Peer::AsyncIo,
@@ -48,11 +49,17 @@ const FIRE_PEERS: [Peer; 8] = [
 ];
 
 /// punctual's rows of the lateness table.
-const PUNCTUAL_LATENESS: [Peer; 3] = [Peer::Punctual, Peer::Punctual100us, Peer::PunctualSmol100us];
+const PUNCTUAL_LATENESS: [Peer; 4] = [
+    Peer::Punctual,
+    Peer::PunctualInTokio,
+    Peer::Punctual100us,
+    Peer::PunctualSmol100us,
+];
 
 /// The peers of the lateness table, with the tick each is said to have.
-const LATENESS_PEERS: [(Peer, &str); 8] = [
+const LATENESS_PEERS: [(Peer, &str); 9] = [
     (Peer::Punctual, "1 ms"),
+    (Peer::PunctualInTokio, "1 ms"),
     (Peer::Punctual100us, "100 µs"),
     (Peer::PunctualSmol100us, "100 µs"),
     (Peer::Tokio, "1 ms"),
@@ -455,6 +462,31 @@ fn targets(r: &Results) -> Vec<(String, String, bool)> {
             ours * 3.0 <= tokio,
         ));
     }
+    if let (Some(&bare), Some(&inside)) = (
+        r.ready.get(&Peer::Bare),
+        r.ready.get(&Peer::PunctualInTokio),
+    ) {
+        rows.push((
+            "ready inside tokio: within 1 ns of the bare future".into(),
+            format!("{} ns", fmt_delta_ns(inside - bare)),
+            inside - bare <= 1.0,
+        ));
+    }
+    if let (Some(&global), Some(&inside)) = (
+        r.arm_cancel.get(&p),
+        r.arm_cancel.get(&Peer::PunctualInTokio),
+    ) {
+        rows.push((
+            "arm + cancel inside tokio: ≤ 1.15× the global wheel's".into(),
+            format!(
+                "{} vs {} ns: {:.2}×",
+                fmt_ns(inside),
+                fmt_ns(global),
+                inside / global
+            ),
+            inside <= global * 1.15,
+        ));
+    }
     if let Some(&(one, two)) = r.contention.get(&p) {
         rows.push((
             "contention: 2 threads ≥ 1.6× the operations of one".into(),
@@ -550,6 +582,7 @@ fn targets(r: &Results) -> Vec<(String, String, bool)> {
     }
     for (peer, tick) in [
         (Peer::Punctual, 1_000_000),
+        (Peer::PunctualInTokio, 1_000_000),
         (Peer::Punctual100us, 100_000),
         (Peer::PunctualSmol100us, 100_000),
     ] {
@@ -954,9 +987,11 @@ const BARE_COLOR: &str = "#adb5bd";
 
 fn color(peer: Peer) -> &'static str {
     match peer {
-        Peer::Punctual | Peer::Punctual100us | Peer::PunctualSmol | Peer::PunctualSmol100us => {
-            PUNCTUAL_COLOR
-        }
+        Peer::Punctual
+        | Peer::PunctualInTokio
+        | Peer::Punctual100us
+        | Peer::PunctualSmol
+        | Peer::PunctualSmol100us => PUNCTUAL_COLOR,
         Peer::Bare | Peer::NoTimer | Peer::ArmFloor => BARE_COLOR,
         _ => PEER_COLOR,
     }

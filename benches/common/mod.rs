@@ -6,6 +6,7 @@
 //! | peer            | a deadline of `d` around `f`                                           |
 //! |-----------------|------------------------------------------------------------------------|
 //! | `punctual`      | `f.deadline(d)`: the global wheel (1 ms tick) and its thread           |
+//! | `punctual in tokio` | `f.deadline(d)` polled inside a tokio runtime: the runtime's wheel (1 ms tick), turned by a task of the runtime, as tokio's scenarios run |
 //! | `punctual-100us`| `f.deadline_on(&WHEEL, d)`: a 100 µs wheel driven by `spawn_driver`   |
 //! | `punctual-smol` | `f.deadline_on(&wheel, d)` on a 1 ms wheel driven inside the executor by `punctual_smol::with_driver` (fire only) |
 //! | `punctual-smol-100us` | the same on a 100 µs wheel driven inside the executor by `punctual_smol::with_driver` (lateness only) |
@@ -49,6 +50,8 @@ pub(crate) enum Peer {
     /// The inner future alone (the `ready` baseline).
     Bare,
     Punctual,
+    /// The default deadline inside a tokio runtime (see [`PunctualInTokio`]).
+    PunctualInTokio,
     Punctual100us,
     PunctualSmol,
     PunctualSmol100us,
@@ -65,8 +68,9 @@ pub(crate) enum Peer {
 
 impl Peer {
     /// Every peer that bounds a future, punctual first.
-    pub(crate) const TIMERS: [Peer; 6] = [
+    pub(crate) const TIMERS: [Peer; 7] = [
         Peer::Punctual,
+        Peer::PunctualInTokio,
         Peer::Tokio,
         Peer::AsyncIo,
         Peer::FuturesTimer,
@@ -78,6 +82,7 @@ impl Peer {
         match self {
             Peer::Bare => "bare future",
             Peer::Punctual => "punctual",
+            Peer::PunctualInTokio => "punctual in tokio",
             Peer::Punctual100us => "punctual-100us",
             Peer::PunctualSmol => "punctual-smol",
             Peer::PunctualSmol100us => "punctual-smol-100us",
@@ -103,6 +108,10 @@ macro_rules! with_peer {
             }
             Peer::Punctual => {
                 type $t = PunctualGlobal;
+                $body
+            }
+            Peer::PunctualInTokio => {
+                type $t = PunctualInTokio;
                 $body
             }
             Peer::Punctual100us => {
@@ -542,6 +551,52 @@ impl Timeouts for TokioTimeout {
     }
 
     /// Tasks on the 2-worker runtime instead of threads.
+    fn contention(threads: usize, iters: u64) -> Duration {
+        tokio_multi().block_on(async move {
+            let start = Instant::now();
+            let tasks: Vec<_> = (0..threads)
+                .map(|_| {
+                    tokio::spawn(tokio::task::unconstrained(async move {
+                        arm_cancel_loop::<Self>(iters)
+                    }))
+                })
+                .collect();
+            for task in tasks {
+                task.await.expect("contention task");
+            }
+            start.elapsed()
+        })
+    }
+}
+
+/// `f.deadline(d)` inside a tokio runtime: the default deadline on the runtime's own wheel,
+/// run exactly as [`TokioTimeout`]'s scenarios are (the same runtimes, `unconstrained`).
+pub(crate) struct PunctualInTokio;
+
+impl Timeouts for PunctualInTokio {
+    fn timed_out<F: Future + Unpin + Send + 'static>(
+        f: F,
+        d: Duration,
+    ) -> impl Future<Output = bool> + Send + 'static {
+        async move { f.deadline(d).await.is_err() }
+    }
+
+    fn bound<F: Future + Unpin + Send + 'static>(
+        f: F,
+        d: Duration,
+    ) -> impl Future + Send + 'static {
+        f.deadline(d)
+    }
+
+    fn context<R>(f: impl FnOnce() -> R) -> R {
+        TokioTimeout::context(f)
+    }
+
+    fn block_on<R>(fut: impl Future<Output = R>) -> R {
+        TokioTimeout::block_on(fut)
+    }
+
+    /// Tasks on the 2-worker runtime instead of threads, as tokio's.
     fn contention(threads: usize, iters: u64) -> Duration {
         tokio_multi().block_on(async move {
             let start = Instant::now();
