@@ -104,7 +104,10 @@
 //! Arms then often reach no turn, so an idle driver woken by an arm does not go idle
 //! again at once: it keeps a planned turn for [`LINGER`] ticks, so that arms later than
 //! that turn do not wake it again (a steady stream of arms and releases costs one wake
-//! per `LINGER` ticks, not one per arm).
+//! per `LINGER` ticks, not one per arm). A new wheel is marked idle before its first
+//! turn, which no arm needs to have woken: that turn does not linger, so a wheel with
+//! nothing ever armed plans no turn at all (a driver on a runtime's virtual clock holds
+//! no timer it could jump to).
 //!
 //! # Sub-tick firing
 //!
@@ -178,7 +181,7 @@ use crossbeam_utils::CachePadded;
 pub(crate) const MAX_SLEEP: u64 = 1 << 30;
 
 /// An idle driver woken by an arm plans a turn this many ticks ahead, even with nothing
-/// armed, before it goes idle again (see "Taking back").
+/// armed, before it goes idle again (see "Taking back"). Not a new wheel's first turn.
 pub(crate) const LINGER: u64 = 16;
 
 /// `role`: a thread holds the driver role.
@@ -276,6 +279,9 @@ struct DriverState {
     to_wake: Index,
     /// The driver does not go idle before this tick (see "Taking back").
     linger_until: u64,
+    /// No turn has published a plan yet: the wheel's idle mark is the one it was made
+    /// with, not one a turn left, so the first turn does not linger (see "Taking back").
+    fresh: bool,
 }
 
 impl<C, S> Wheel<C, S> {
@@ -388,6 +394,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                     levels: Levels::new(),
                     to_wake: NIL,
                     linger_until: 0,
+                    fresh: true,
                 })),
                 counters: CachePadded::new(Counters::new()),
                 spares: core::sync::atomic::AtomicBool::new(false),
@@ -1043,7 +1050,11 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         // again, and that pass reads its own plan, not idle; the driver waiting idle must
         // still be woken (see "Waking the driver").
         let mut left_idle = false;
-        if self.plan.word.load(Ordering::Relaxed) & IDLE != 0 {
+        // A new wheel is marked idle before any turn: its first turn has not been woken
+        // from an idle a turn left, and lingering then would only keep a timer (which a
+        // paused runtime's clock would jump to) with nothing armed.
+        let fresh = core::mem::replace(&mut state.fresh, false);
+        if !fresh && self.plan.word.load(Ordering::Relaxed) & IDLE != 0 {
             // Woken from idle, most likely by an arm: linger (see "Taking back").
             state.linger_until = now.saturating_add(LINGER);
         }

@@ -584,6 +584,9 @@ fn an_arm_earlier_than_the_drivers_plan_wakes_it_across_the_32_bit_wrap() {
         Wheel::fixed(ManualClock::starting_at(t(wrap - 2)), TICK);
     let driver = CountingWaker::new();
     let w = CountingWaker::new();
+    // Idle as a turn left it (a new wheel's first turn does not linger); the next turn
+    // lingers.
+    assert_eq!(wheel.turn(), Duration::MAX);
     wheel.register_driver(&driver.waker);
     let _ = wheel.turn();
 
@@ -1863,6 +1866,8 @@ fn a_driver_waker_that_panics_when_a_turn_leaves_idle_keeps_the_wheel_working() 
     // driver role; a waker that panics then reaches the turn's caller, after the others
     // are woken, and the wheel keeps working.
     let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), TICK);
+    // Idle as a turn left it (a new wheel's first turn does not linger).
+    assert_eq!(wheel.turn(), Duration::MAX);
     let mut broken = wheel.driver_slot();
     let mut healthy = wheel.driver_slot();
     assert!(broken.register(&Waker::from(Arc::new(PanickingWaker))));

@@ -18,8 +18,16 @@ const TICK: Duration = Duration::from_millis(1);
 
 type TestWheel = Wheel<ManualClock, Fixed<8>>;
 
+/// A wheel that has been turned once, with nothing armed: idle, as a turn left it, so that
+/// the next turn lingers (a new wheel's first turn does not: it was woken from no idle).
 fn wheel() -> TestWheel {
-    Wheel::fixed(ManualClock::new(), TICK)
+    let wheel: TestWheel = Wheel::fixed(ManualClock::new(), TICK);
+    assert_eq!(
+        wheel.turn(),
+        Duration::MAX,
+        "a new wheel's first turn lingered"
+    );
+    wheel
 }
 
 /// What happened, in order.
@@ -121,7 +129,7 @@ fn a_poll_turns_the_wheel_then_polls_the_future_then_sets_the_sleep() {
     let task = CountingWaker::new();
     let mut cx = Context::from_waker(&task.waker);
 
-    // A new wheel's first turn plans to linger 16 ticks; the arm in the future's poll,
+    // A turn out of an idle a turn left plans to linger 16 ticks; the arm in the future's poll,
     // earlier than that, wakes the task, and the next poll's turn plans its turn.
     assert!(
         driver
@@ -169,7 +177,7 @@ fn a_nearer_deadline_armed_by_the_future_brings_a_nearer_sleep() {
         fired: (None, None),
     });
 
-    // The far one first, later than the new wheel's planned turn (16 ms): no wake. Then
+    // The far one first, later than the idle wheel's planned turn (16 ms): no wake. Then
     // the turn plans 50 ms and the near one is armed after it: its arm wakes the task,
     // and the next poll sleeps until 2 ms.
     assert!(
@@ -262,7 +270,7 @@ fn an_idle_driver_that_nothing_woke_neither_turns_nor_sets_a_sleep() {
     let task = CountingWaker::new();
     let mut cx = Context::from_waker(&task.waker);
 
-    // A new wheel lingers 16 ticks, then goes idle: no sleep at all.
+    // Woken from idle, the wheel lingers 16 ticks, then goes idle: no sleep at all.
     let _ = driver.as_mut().poll_with(idle_work.as_mut(), &mut cx);
     assert_eq!(take(&log), ["future Pending", "sleep until 16ms"]);
     wheel.clock().set(16 * TICK);
@@ -431,7 +439,7 @@ fn a_driver_without_a_place_that_turns_an_idle_wheel_wakes_the_others_and_again_
         assert!(slot.register(&task.waker));
         let _ = slot.turn();
     }
-    // Past the new wheel's lingering: idle.
+    // Past the lingering: idle.
     wheel.clock().set(16 * TICK);
     let _ = slots[0].turn();
     assert_eq!(wheel.next_turn(), Duration::MAX);

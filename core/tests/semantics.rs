@@ -1511,3 +1511,26 @@ fn a_coarse_clock_adds_its_resolution_to_deadlines_a_budget_bounds_too() {
     let budget = punctual_core::Budget::starting_now(&wheel, ms(10)).unwrap();
     assert_eq!(budget.at(), earliest + 2 * TICK + ms(10) + resolution);
 }
+
+#[test]
+fn a_new_wheels_first_turn_with_nothing_armed_plans_no_turn() {
+    // A new wheel is marked idle before any turn; its first turn was woken from no idle
+    // (no arm woke it), so it does not linger: with nothing armed it plans nothing, and
+    // a driver on a runtime's virtual clock holds no timer.
+    let wheel = fixed::<4>();
+    assert_eq!(wheel.turn(), Duration::MAX, "the first turn lingered");
+    assert_eq!(wheel.next_turn(), Duration::MAX);
+    // Woken from that idle by an arm (released at once, so the turn finds nothing), the
+    // next turn lingers as before (wheel.rs, "Taking back").
+    let w = CountingWaker::new();
+    let mut d = Box::pin(wheel.sleep(ms(5)));
+    assert!(w.poll(d.as_mut()).is_pending());
+    drop(d);
+    assert_eq!(
+        wheel.turn(),
+        ms(16),
+        "woken from idle, the turn did not linger"
+    );
+    wheel.advance(ms(16));
+    assert_eq!(wheel.next_turn(), Duration::MAX);
+}

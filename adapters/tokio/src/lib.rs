@@ -81,10 +81,11 @@
 //! **Waiting on something other than time, with a paused clock.** With no deadline armed
 //! the wheel is idle and its driver holds no tokio timer at all (the next arm wakes it), so
 //! a paused runtime that waits on a socket, a channel fed by another thread or a child
-//! process does not auto-advance because of punctual. (After an arm wakes it from idle,
-//! the driver keeps one timer 16 ticks ahead before it goes idle again, so that a stream
-//! of short-lived deadlines does not wake it once each: a paused clock may advance to it
-//! once.) While deadlines are armed, the
+//! process does not auto-advance because of punctual. That includes a new wheel: the
+//! driver's first turn, with nothing ever armed, sets no timer, and the paused clock does
+//! not move. (After an arm wakes it from idle, the driver keeps one timer 16 ticks ahead
+//! before it goes idle again, so that a stream of short-lived deadlines does not wake it
+//! once each: a paused clock may advance to it once.) While deadlines are armed, the
 //! driver keeps one tokio timer for the earliest of them, exactly like a pending
 //! `tokio::time::sleep` would: tokio may auto-advance to it when the runtime is idle.
 //! The exception is a fourth driver on one wheel ([`start`] and [`spawn_driver`] each
@@ -136,8 +137,8 @@
 //!
 //! # Precision
 //!
-//! With a driver that is not starved, a deadline fires at most two ticks late
-//! ([rule 3](https://github.com/punctual-rs/punctual/blob/main/docs/design.md)). On real time that is measured, not promised: tokio's timer rounds its sleeps
+//! With a driver that is not starved, a deadline fires at most two ticks late. On
+//! real time that is measured, not promised: tokio's timer rounds its sleeps
 //! up to whole milliseconds, and the driver task waits its turn on the scheduler. Ticks
 //! below 1 ms do not make deadlines more precise on tokio.
 //!

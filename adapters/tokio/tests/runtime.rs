@@ -67,6 +67,28 @@ async fn paused_idle_wheel_holds_no_timer() {
     assert!(r.is_err());
 }
 
+/// A new wheel's first turn, with nothing ever armed, keeps no timer either: a paused
+/// runtime that waits on another thread does not move its clock at all (it used to keep
+/// a timer 16 ticks ahead, which the paused clock auto-advanced to).
+#[tokio::test(start_paused = true)]
+async fn paused_new_wheel_moves_no_time_with_nothing_armed() {
+    let _wheel = punctual_tokio::start();
+    settle().await; // the driver's first turn
+    let started = Instant::now();
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let sender = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(30));
+        let _ = tx.send(());
+    });
+    rx.await.unwrap();
+    sender.join().unwrap();
+    assert_eq!(
+        started.elapsed(),
+        Duration::ZERO,
+        "tokio's paused clock moved with nothing armed"
+    );
+}
+
 #[tokio::test(start_paused = true)]
 async fn paused_fires_when_advanced_never_before() {
     let wheel = punctual_tokio::start();
