@@ -372,7 +372,7 @@ async fn run_deadline<C: Clock, S: Storage>(
     let result = if global {
         inner.deadline(job.duration).await // the facade's default path
     } else {
-        wheel.deadline(inner, job.duration).await
+        wheel.deadline(job.duration, inner).await
     };
     let t1 = wheel.clock().now();
     match result {

@@ -428,8 +428,8 @@ mod tests {
             .unwrap()
             .named("checkout");
         let mut cx = Context::from_waker(Waker::noop());
-        let mut inside = pin!(wheel.deadline(pending::<()>(), Duration::from_millis(100)));
-        let mut outside = pin!(wheel.deadline(pending::<()>(), Duration::from_millis(100)));
+        let mut inside = pin!(wheel.deadline(Duration::from_millis(100), pending::<()>()));
+        let mut outside = pin!(wheel.deadline(Duration::from_millis(100), pending::<()>()));
         {
             let _scope = ambient::Scope::enter(budget);
             assert!(inside.as_mut().poll(&mut cx).is_pending());
@@ -462,7 +462,7 @@ mod tests {
         let ten = Duration::from_millis(10);
         let first = Budget::starting_now(&wheel, ten).unwrap().named("a");
         let mut cx = Context::from_waker(Waker::noop());
-        let mut d = pin!(wheel.deadline(pending::<()>(), Duration::from_millis(100)));
+        let mut d = pin!(wheel.deadline(Duration::from_millis(100), pending::<()>()));
         {
             let _scope = ambient::Scope::enter(first);
             assert!(d.as_mut().poll(&mut cx).is_pending());

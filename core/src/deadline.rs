@@ -142,7 +142,7 @@ impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
     /// # use punctual_core::{Fixed, ManualClock, Wheel};
     /// # let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
     /// # let mut cx = core::task::Context::from_waker(core::task::Waker::noop());
-    /// let mut d = core::pin::pin!(wheel.deadline(core::future::pending::<()>(), Duration::ZERO).named("pricing"));
+    /// let mut d = core::pin::pin!(wheel.deadline(Duration::ZERO, core::future::pending::<()>()).named("pricing"));
     /// let err = d.as_mut().poll(&mut cx);
     /// assert_eq!(err.map(|r| r.unwrap_err().name()), core::task::Poll::Ready(Some("pricing")));
     /// ```

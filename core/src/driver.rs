@@ -228,7 +228,7 @@ impl<C: Clock, S: Storage, T: Sleeper> Driver<'_, C, S, T> {
     ///
     /// let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
     /// let mut driver = pin!(wheel.driver(Never));
-    /// let mut work = pin!(wheel.deadline(core::future::pending::<()>(), Duration::from_millis(3)));
+    /// let mut work = pin!(wheel.deadline(Duration::from_millis(3), core::future::pending::<()>()));
     /// let mut cx = Context::from_waker(core::task::Waker::noop());
     ///
     /// assert!(driver.as_mut().poll_with(work.as_mut(), &mut cx).is_pending());

@@ -46,7 +46,7 @@
 //! let wheel: Wheel<ManualClock, Fixed<8>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
 //! let mut cx = Context::from_waker(Waker::noop());
 //!
-//! let mut slow = pin!(wheel.deadline(pending::<()>(), Duration::from_millis(20)));
+//! let mut slow = pin!(wheel.deadline(Duration::from_millis(20), pending::<()>()));
 //! assert!(slow.as_mut().poll(&mut cx).is_pending());
 //! wheel.advance(Duration::from_millis(19));
 //! assert!(slow.as_mut().poll(&mut cx).is_pending()); // never early
@@ -140,15 +140,17 @@ pub use wheel::{FixedWheel, Wheel};
 use core::future::Future;
 use core::time::Duration;
 
+/// The wheel's own deadlines. Arguments come in the order of `punctual::timeout` and
+/// tokio's `timeout`: the limit, then the future.
 impl<C: Clock, S: Storage> Wheel<C, S> {
     /// Bounds `future` by `duration` on this wheel, measured from its first pending poll.
     /// See [`Deadline`] for the rules.
-    pub fn deadline<F: Future>(&self, future: F, duration: Duration) -> Deadline<'_, F> {
+    pub fn deadline<F: Future>(&self, duration: Duration, future: F) -> Deadline<'_, F> {
         Deadline::new(future, self, Limit::After(duration))
     }
 
     /// Bounds `future` by the instant `at` on this wheel's clock (a [`Clock::now`] reading).
-    pub fn deadline_at<F: Future>(&self, future: F, at: Duration) -> Deadline<'_, F> {
+    pub fn deadline_at<F: Future>(&self, at: Duration, future: F) -> Deadline<'_, F> {
         Deadline::new(future, self, Limit::At(at))
     }
 
@@ -166,7 +168,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// inside it also ends no later than the budget; without `std`, give the inner
     /// deadlines the budget with [`Deadline::within`] (see [`Budgeted::with_budget`]).
     /// See [`Budgeted`].
-    pub fn budget<F: Future>(&self, future: F, duration: Duration) -> Budgeted<'_, F> {
+    pub fn budget<F: Future>(&self, duration: Duration, future: F) -> Budgeted<'_, F> {
         Budgeted::new(future, self, duration)
     }
 
@@ -174,8 +176,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// [`StreamDeadline`].
     pub fn stream_deadline<St: futures_core::Stream>(
         &self,
-        stream: St,
         duration: Duration,
+        stream: St,
     ) -> StreamDeadline<'_, St> {
         StreamDeadline::new(stream, self, duration)
     }
@@ -183,8 +185,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// Bounds each gap between items of `stream` by `idle`. See [`IdleTimeout`].
     pub fn idle_timeout<St: futures_core::Stream>(
         &self,
-        stream: St,
         idle: Duration,
+        stream: St,
     ) -> IdleTimeout<'_, St> {
         IdleTimeout::new(stream, self, idle)
     }

@@ -47,11 +47,11 @@ fn an_inner_deadline_is_cut_to_what_is_left_of_the_budget() {
         wheel.sleep(ms(150)).await;
         // 100 ms of its own, but only 50 ms are left of the budget.
         wheel
-            .deadline(pending::<()>(), ms(100))
+            .deadline(ms(100), pending::<()>())
             .named("inner")
             .await
     };
-    let (out, at) = run(&wheel, wheel.budget(block, ms(200)).named("edge"));
+    let (out, at) = run(&wheel, wheel.budget(ms(200), block).named("edge"));
     // The inner deadline fired at the budget's edge (or the budget itself did, on the
     // same tick): either way, at 200 ms, and the error names the budget.
     assert!(at >= ms(200) && at <= ms(202), "ended at {at:?}");
@@ -67,11 +67,11 @@ fn an_inner_deadline_shorter_than_the_budget_keeps_its_own_name() {
     let wheel = wheel();
     let block = async {
         wheel
-            .deadline(pending::<()>(), ms(30))
+            .deadline(ms(30), pending::<()>())
             .named("pricing")
             .await
     };
-    let (out, at) = run(&wheel, wheel.budget(block, ms(200)));
+    let (out, at) = run(&wheel, wheel.budget(ms(200), block));
     assert!(at >= ms(30) && at <= ms(32));
     let err = out.unwrap().unwrap_err();
     assert!(!err.is_budget());
@@ -86,14 +86,14 @@ fn retries_stop_when_the_budget_runs_out() {
     let retries = async {
         loop {
             attempts.set(attempts.get() + 1);
-            match wheel.deadline(pending::<()>(), ms(80)).await {
+            match wheel.deadline(ms(80), pending::<()>()).await {
                 Ok(()) => return Ok(()),
                 Err(e) if e.is_budget() => return Err(e),
                 Err(_) => continue,
             }
         }
     };
-    let (out, at) = run(&wheel, wheel.budget(retries, ms(200)));
+    let (out, at) = run(&wheel, wheel.budget(ms(200), retries));
     // 80 + 80 + 40: the third attempt is cut to what is left, and no fourth starts.
     assert!(at >= ms(200) && at <= ms(202), "ended at {at:?}");
     assert!(out.and_then(|r| r).unwrap_err().is_budget());
@@ -109,14 +109,13 @@ fn nested_budgets_take_the_earlier_edge() {
     let inner_budget = async {
         // The inner budget asks for 500 ms, but the outer one leaves only 100.
         wheel
-            .budget(
-                async { wheel.deadline(pending::<()>(), ms(400)).await },
-                ms(500),
-            )
+            .budget(ms(500), async {
+                wheel.deadline(ms(400), pending::<()>()).await
+            })
             .named("inner")
             .await
     };
-    let (out, at) = run(&wheel, wheel.budget(inner_budget, ms(100)).named("outer"));
+    let (out, at) = run(&wheel, wheel.budget(ms(100), inner_budget).named("outer"));
     assert!(at >= ms(100) && at <= ms(102), "ended at {at:?}");
     let err = match out {
         Err(e) | Ok(Err(e)) | Ok(Ok(Err(e))) => e,
@@ -130,7 +129,7 @@ fn nested_budgets_take_the_earlier_edge() {
 fn a_budget_on_another_wheel_does_not_apply() {
     let wheel = wheel();
     let other = self::wheel();
-    let mut d = pin!(other.budget(wheel.deadline(pending::<()>(), ms(50)), ms(10)));
+    let mut d = pin!(other.budget(ms(10), wheel.deadline(ms(50), pending::<()>())));
     assert!(poll(d.as_mut()).is_pending());
     // The deadline on `wheel` is not cut by the budget on `other`.
     wheel.advance(ms(20));
@@ -161,7 +160,7 @@ fn a_named_deadline_a_budget_ends_reports_the_budget() {
     let budget = Budget::starting_now(&wheel, ms(10)).expect("a budget");
     let mut d = pin!(
         wheel
-            .deadline(pending::<()>(), ms(100))
+            .deadline(ms(100), pending::<()>())
             .named("pricing")
             .within(budget)
     );
@@ -195,7 +194,7 @@ fn a_budget_past_the_clock_s_last_reading_is_made_and_never_ends() {
 fn an_explicit_budget_bounds_deadlines_without_std_magic() {
     let wheel: Wheel<ManualClock, Fixed<8>> = Wheel::fixed(ManualClock::new(), TICK);
     let budget = Budget::starting_now(&wheel, ms(40)).unwrap().named("edge");
-    let mut d = pin!(wheel.deadline(pending::<()>(), ms(100)).within(budget));
+    let mut d = pin!(wheel.deadline(ms(100), pending::<()>()).within(budget));
     assert!(poll(d.as_mut()).is_pending());
     wheel.advance(ms(39));
     assert!(poll(d.as_mut()).is_pending(), "never early");
@@ -245,7 +244,7 @@ fn a_whole_stream_deadline_ends_with_one_error() {
         next: ms(10),
         count: 0,
     };
-    let mut s = pin!(wheel.stream_deadline(ticker, ms(35)).named("feed"));
+    let mut s = pin!(wheel.stream_deadline(ms(35), ticker).named("feed"));
     let mut items = Vec::new();
     for _ in 0..100 {
         match poll_next(s.as_mut()) {
@@ -282,14 +281,14 @@ impl Stream for Ready {
 #[test]
 fn a_zero_whole_stream_deadline_ends_before_the_stream_is_polled() {
     let wheel = wheel();
-    let mut s = pin!(wheel.stream_deadline(Ready(vec![1, 2, 3].into_iter()), Duration::ZERO));
+    let mut s = pin!(wheel.stream_deadline(Duration::ZERO, Ready(vec![1, 2, 3].into_iter())));
     let Poll::Ready(Some(Err(err))) = poll_next(s.as_mut()) else {
         panic!("a zero deadline yields its error at the first poll");
     };
     assert_eq!(err.duration(), Duration::ZERO);
     assert_eq!(poll_next(s.as_mut()), Poll::Ready(None));
     // A deadline of 1 ns lets the ready items through (the clock has not moved).
-    let mut s = pin!(wheel.stream_deadline(Ready(vec![1, 2].into_iter()), Duration::from_nanos(1)));
+    let mut s = pin!(wheel.stream_deadline(Duration::from_nanos(1), Ready(vec![1, 2].into_iter())));
     assert_eq!(poll_next(s.as_mut()), Poll::Ready(Some(Ok(1))));
     assert_eq!(poll_next(s.as_mut()), Poll::Ready(Some(Ok(2))));
     assert_eq!(poll_next(s.as_mut()), Poll::Ready(None));
@@ -306,8 +305,8 @@ fn a_deadline_first_polled_inside_a_budget_keeps_it_after_the_block() {
     // ends with the budget, even after the block is done; one polled once before the
     // block keeps its own limit.
     let wheel = wheel();
-    let mut taken = Box::pin(wheel.deadline(pending::<()>(), ms(100)));
-    let mut kept = Box::pin(wheel.deadline(pending::<()>(), ms(100)));
+    let mut taken = Box::pin(wheel.deadline(ms(100), pending::<()>()));
+    let mut kept = Box::pin(wheel.deadline(ms(100), pending::<()>()));
     assert!(poll(kept.as_mut()).is_pending());
     {
         let block = core::future::poll_fn(|cx| {
@@ -315,7 +314,7 @@ fn a_deadline_first_polled_inside_a_budget_keeps_it_after_the_block() {
             assert!(kept.as_mut().poll(cx).is_pending());
             Poll::Ready(())
         });
-        let mut budgeted = pin!(wheel.budget(block, ms(10)).named("checkout"));
+        let mut budgeted = pin!(wheel.budget(ms(10), block).named("checkout"));
         assert!(matches!(poll(budgeted.as_mut()), Poll::Ready(Ok(()))));
     }
     wheel.advance(ms(10));
@@ -354,7 +353,7 @@ fn a_whole_stream_deadline_on_a_full_wheel_ends_even_if_items_never_stop() {
     let wheel: Wheel<ManualClock, Fixed<1>> = Wheel::fixed(ManualClock::new(), TICK);
     let mut taken = pin!(wheel.sleep(ms(500)));
     assert!(poll(taken.as_mut()).is_pending());
-    let mut s = pin!(wheel.stream_deadline(Endless, ms(5)));
+    let mut s = pin!(wheel.stream_deadline(ms(5), Endless));
     assert_eq!(poll_next(s.as_mut()), Poll::Ready(Some(Ok(7))));
     wheel.advance(ms(5) - Duration::from_nanos(1));
     assert_eq!(
@@ -380,7 +379,7 @@ fn an_idle_timeout_rearms_after_each_item_without_growing() {
         next: ms(10),
         count: 0,
     };
-    let mut s = pin!(wheel.idle_timeout(ticker, ms(15)));
+    let mut s = pin!(wheel.idle_timeout(ms(15), ticker));
     let mut items = 0;
     while items < 200 {
         match poll_next(s.as_mut()) {
@@ -412,7 +411,7 @@ fn an_idle_timeout_fires_on_a_stalled_stream() {
         next: ms(5),
         count: 0,
     };
-    let mut s = pin!(wheel.idle_timeout(ticker, ms(20)).named("idle"));
+    let mut s = pin!(wheel.idle_timeout(ms(20), ticker).named("idle"));
     let mut seen = Vec::new();
     for _ in 0..200 {
         match poll_next(s.as_mut()) {
@@ -453,7 +452,7 @@ fn stats_count_what_the_wheel_did() {
     drop(taken_back);
     // One ready-at-first-poll deadline: arms nothing.
     assert_eq!(
-        poll(pin!(wheel.deadline(async { 1 }, ms(5)))),
+        poll(pin!(wheel.deadline(ms(5), async { 1 }))),
         Poll::Ready(Ok(1))
     );
     for _ in 0..3 {
@@ -530,7 +529,7 @@ fn a_cancel_of_a_deadline_a_budget_cut_short_wakes_the_driver_to_reclaim_it() {
     // rather than trust the plan.
     let wheel = wheel();
     let budget = Budget::new(&wheel, ms(10_000), Duration::ZERO);
-    let mut d = Box::pin(wheel.deadline(pending::<()>(), ms(30_000)).within(budget));
+    let mut d = Box::pin(wheel.deadline(ms(30_000), pending::<()>()).within(budget));
     assert!(poll(d.as_mut()).is_pending());
     wheel.turn(); // takes the entry in: the cancel goes through the cancel inbox
     assert_cancel_wakes_the_driver(&wheel, d);
@@ -545,7 +544,7 @@ fn a_cancel_of_a_deadline_armed_after_running_degraded_wakes_the_driver_to_recla
         Wheel::fixed(ManualClock::new(), Duration::from_micros(1));
     let mut taken = Box::pin(wheel.sleep(ms(1)));
     assert!(poll(taken.as_mut()).is_pending());
-    let mut d = Box::pin(wheel.deadline(pending::<()>(), Duration::from_secs(3600)));
+    let mut d = Box::pin(wheel.deadline(Duration::from_secs(3600), pending::<()>()));
     assert!(poll(d.as_mut()).is_pending(), "degraded");
     drop(taken);
     wheel.advance(Duration::from_secs(2400));
@@ -562,7 +561,7 @@ fn a_never_ending_deadline_within_a_budget_ends_with_the_budget() {
     let budget = Budget::new(&wheel, ms(10), ms(10)).named("request");
     let mut d = pin!(
         wheel
-            .deadline(pending::<()>(), Duration::MAX)
+            .deadline(Duration::MAX, pending::<()>())
             .within(budget)
     );
     assert!(poll(d.as_mut()).is_pending());
@@ -581,7 +580,7 @@ fn a_never_ending_deadline_within_a_budget_ends_with_the_budget() {
     let (out, at) = run(
         &wheel,
         wheel
-            .deadline_at(pending::<()>(), Duration::MAX)
+            .deadline_at(Duration::MAX, pending::<()>())
             .within(budget),
     );
     assert!(out.unwrap_err().is_budget());
@@ -595,7 +594,7 @@ fn a_budget_ending_at_the_deadline_s_own_instant_leaves_it_its_own_name() {
     let wheel = wheel();
     let budget = Budget::new(&wheel, ms(10), ms(7)).named("budget");
     let d = wheel
-        .deadline(pending::<()>(), ms(10))
+        .deadline(ms(10), pending::<()>())
         .named("own")
         .within(budget);
     let (out, at) = run(&wheel, d);

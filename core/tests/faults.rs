@@ -148,7 +148,7 @@ fn durations_that_overflow_the_clock_never_fire_and_hold_no_entry() {
     let w = CountingWaker::new();
     let overflow_duration = Duration::MAX - Duration::from_secs(1);
     for wheel in [&ms_wheel, &ns_wheel] {
-        let mut a = pin!(wheel.deadline(pending::<()>(), overflow_duration));
+        let mut a = pin!(wheel.deadline(overflow_duration, pending::<()>()));
         let mut b = pin!(wheel.sleep(Duration::new(u64::MAX, 999_999_999)));
         assert!(w.poll(a.as_mut()).is_pending());
         assert!(w.poll(b.as_mut()).is_pending());
@@ -168,7 +168,7 @@ fn durations_that_overflow_the_clock_never_fire_and_hold_no_entry() {
     assert!(w.poll(c.as_mut()).is_pending());
     assert_eq!(w.wakes(), 0);
     // The single entry of each wheel is still free for a real deadline.
-    let mut d = pin!(wheel.deadline(pending::<()>(), ns(0)));
+    let mut d = pin!(wheel.deadline(ns(0), pending::<()>()));
     assert!(w.poll(d.as_mut()).is_ready());
 }
 
@@ -182,7 +182,7 @@ fn a_deadline_past_the_clocks_end_never_fires_and_holds_no_entry() {
     let wheel: Wheel<ManualClock, Growable> =
         Wheel::growable(ManualClock::starting_at(start), TICK);
     let w = CountingWaker::new();
-    let mut beyond = Box::pin(wheel.deadline(pending::<()>(), Duration::from_secs(7200)));
+    let mut beyond = Box::pin(wheel.deadline(Duration::from_secs(7200), pending::<()>()));
     let mut at_beyond = Box::pin(wheel.sleep_until(CLOCK_END + TICK));
     assert!(w.poll(beyond.as_mut()).is_pending());
     assert!(w.poll(at_beyond.as_mut()).is_pending());
@@ -313,7 +313,7 @@ impl<'w, S: Storage> Uptime<'w, S> {
     fn arm_after(&mut self, duration: Duration, deadline: bool) {
         let now = self.now();
         let item = if deadline {
-            Item::Deadline(Box::pin(self.wheel.deadline(pending(), duration)))
+            Item::Deadline(Box::pin(self.wheel.deadline(duration, pending())))
         } else {
             Item::Sleep(Box::pin(self.wheel.sleep(duration)))
         };
@@ -325,7 +325,7 @@ impl<'w, S: Storage> Uptime<'w, S> {
     fn arm_at(&mut self, at: Duration, deadline: bool) {
         let now = self.now();
         let item = if deadline {
-            Item::Deadline(Box::pin(self.wheel.deadline_at(pending(), at)))
+            Item::Deadline(Box::pin(self.wheel.deadline_at(at, pending())))
         } else {
             Item::Sleep(Box::pin(self.wheel.sleep_until(at)))
         };
@@ -602,7 +602,7 @@ fn an_arm_earlier_than_the_drivers_plan_wakes_it_across_the_32_bit_wrap() {
 
     // Due at 2^32 (the plan itself) and at 2^32 + 3: not earlier, no wake.
     let mut b = pin!(wheel.sleep(t(2)));
-    let mut c = pin!(wheel.deadline(pending::<()>(), t(5)));
+    let mut c = pin!(wheel.deadline(t(5), pending::<()>()));
     assert!(w.poll(b.as_mut()).is_pending());
     assert!(w.poll(c.as_mut()).is_pending());
     assert_eq!(
@@ -876,7 +876,7 @@ fn a_full_fixed_wheel_under_threads_is_never_early_never_hangs_and_counts_degrad
                             };
                             let t0 = CLOCK.now();
                             let r =
-                                futures_executor::block_on(FULL.deadline(INNER.sleep(inner_d), d));
+                                futures_executor::block_on(FULL.deadline(d, INNER.sleep(inner_d)));
                             let end = CLOCK.now();
                             match r {
                                 Ok(()) => {
@@ -977,7 +977,7 @@ fn an_inner_future_that_panics_releases_its_entry_and_the_wheel_keeps_working() 
         // At the first poll, before anything is armed.
         let bomb = Bomb::default();
         bomb.explode_on_poll.store(true, SeqCst);
-        let mut d = Box::pin(wheel.deadline(bomb.handle(), ms(10)));
+        let mut d = Box::pin(wheel.deadline(ms(10), bomb.handle()));
         assert!(quietly(|| w.poll(d.as_mut())).is_err());
         assert_eq!(wheel.occupied(), 0, "armed by a panicking first poll");
         drop(d);
@@ -986,7 +986,7 @@ fn an_inner_future_that_panics_releases_its_entry_and_the_wheel_keeps_working() 
         // At a later poll: the deadline is armed, and still owns its entry after the
         // panic; dropping it (as an executor drops a panicked task) releases it.
         let bomb = Bomb::default();
-        let mut d = Box::pin(wheel.deadline(bomb.handle(), ms(10)));
+        let mut d = Box::pin(wheel.deadline(ms(10), bomb.handle()));
         assert!(w.poll(d.as_mut()).is_pending());
         assert_eq!(wheel.occupied(), 1);
         bomb.explode_on_poll.store(true, SeqCst);
@@ -1000,7 +1000,7 @@ fn an_inner_future_that_panics_releases_its_entry_and_the_wheel_keeps_working() 
         let bomb_handle = bomb.handle();
         assert!(
             quietly(|| {
-                let mut d = Box::pin(wheel.deadline(bomb_handle, ms(10)));
+                let mut d = Box::pin(wheel.deadline(ms(10), bomb_handle));
                 assert!(w.poll(d.as_mut()).is_pending());
                 bomb.explode_on_poll.store(true, SeqCst);
                 let _ = w.poll(d.as_mut());
@@ -1013,7 +1013,7 @@ fn an_inner_future_that_panics_releases_its_entry_and_the_wheel_keeps_working() 
         // The inner future panics in its destructor, run by the fire: the entry has been
         // released already, and the inner future is dropped once.
         let bomb = Bomb::default();
-        let mut d = Box::pin(wheel.deadline(bomb.handle(), ms(10)));
+        let mut d = Box::pin(wheel.deadline(ms(10), bomb.handle()));
         assert!(w.poll(d.as_mut()).is_pending());
         bomb.explode_on_drop.store(true, SeqCst);
         wheel.advance(ms(10));
@@ -1025,7 +1025,7 @@ fn an_inner_future_that_panics_releases_its_entry_and_the_wheel_keeps_working() 
         // The inner future completes, and panics in its destructor: dropped once, and the
         // entry is released when the deadline is dropped (as the task is).
         let bomb = Bomb::default();
-        let mut d = Box::pin(wheel.deadline(bomb.handle(), ms(10)));
+        let mut d = Box::pin(wheel.deadline(ms(10), bomb.handle()));
         assert!(w.poll(d.as_mut()).is_pending());
         bomb.ready_on_poll.store(true, SeqCst);
         bomb.explode_on_drop.store(true, SeqCst);
@@ -1038,7 +1038,7 @@ fn an_inner_future_that_panics_releases_its_entry_and_the_wheel_keeps_working() 
         // A pending deadline dropped, whose inner future panics in its destructor: the
         // entry is released all the same, and the inner future dropped once.
         let bomb = Bomb::default();
-        let mut d = Box::pin(wheel.deadline(bomb.handle(), ms(10)));
+        let mut d = Box::pin(wheel.deadline(ms(10), bomb.handle()));
         assert!(w.poll(d.as_mut()).is_pending());
         bomb.explode_on_drop.store(true, SeqCst);
         assert!(quietly(move || drop(d)).is_err());
@@ -1049,14 +1049,14 @@ fn an_inner_future_that_panics_releases_its_entry_and_the_wheel_keeps_working() 
         // The same, on a timer that fires at the first pending poll.
         let bomb = Bomb::default();
         bomb.explode_on_drop.store(true, SeqCst);
-        let mut d = Box::pin(wheel.deadline(bomb.handle(), Duration::ZERO));
+        let mut d = Box::pin(wheel.deadline(Duration::ZERO, bomb.handle()));
         assert!(quietly(|| w.poll(d.as_mut())).is_err());
         drop(d);
         assert_eq!(bomb.drops.load(SeqCst), 1);
 
         // The wheel still works: a deadline fires on time, a met one is Ok.
-        let mut d = Box::pin(wheel.deadline(pending::<()>(), ms(3)));
-        let mut met = Box::pin(wheel.deadline(ready(5), ms(3)));
+        let mut d = Box::pin(wheel.deadline(ms(3), pending::<()>()));
+        let mut met = Box::pin(wheel.deadline(ms(3), ready(5)));
         assert!(w.poll(d.as_mut()).is_pending());
         assert_eq!(w.poll(met.as_mut()), Poll::Ready(Ok(5)));
         wheel.advance(ms(3) - ns(1));
@@ -1245,7 +1245,7 @@ fn a_deadline_polled_again_after_its_poll_panicked_panics_without_polling_its_fu
             Poll::Pending
         }
     });
-    let mut d = Box::pin(wheel.deadline(inner, ms(5)));
+    let mut d = Box::pin(wheel.deadline(ms(5), inner));
     let bomb = clone_panics();
     assert!(quietly(|| Pin::new(&mut d).poll(&mut Context::from_waker(&bomb))).is_err());
     ready_now.store(true, SeqCst);
@@ -1350,7 +1350,7 @@ fn a_waker_that_panics_when_its_deadline_fires_does_not_stop_the_wheel() {
 fn a_deadline_moved_between_threads_wakes_the_waker_of_its_last_poll() {
     let wheel: Wheel<ManualClock, Growable> = Wheel::growable(ManualClock::new(), TICK);
     let wakers: Vec<CountingWaker> = (0..4).map(|_| CountingWaker::new()).collect();
-    let mut d = Box::pin(wheel.deadline(pending::<()>(), ms(10)));
+    let mut d = Box::pin(wheel.deadline(ms(10), pending::<()>()));
     let mut s = Box::pin(wheel.sleep(ms(10)));
     thread::scope(|scope| {
         // Each hop polls on another thread, with that thread's waker.
@@ -1517,7 +1517,7 @@ fn a_deadline_hopping_threads_while_the_wheel_turns_never_loses_its_wakeup() {
                 let t0 = WHEEL.clock().now();
                 let hop = Hop {
                     id,
-                    deadline: Box::pin(WHEEL.deadline(pending(), d)),
+                    deadline: Box::pin(WHEEL.deadline(d, pending())),
                     hops_left: rng.below(5) as u32,
                     t0,
                     d,
@@ -1702,7 +1702,7 @@ fn a_stopped_driver_loses_nothing_and_deadlines_fire_at_the_next_turn() {
 
     let ws: Vec<CountingWaker> = (0..4).map(|_| CountingWaker::new()).collect();
     let mut a = pin!(wheel.sleep(ms(10)));
-    let mut b = pin!(wheel.deadline(pending::<()>(), ms(20)));
+    let mut b = pin!(wheel.deadline(ms(20), pending::<()>()));
     let mut c = pin!(wheel.sleep(Duration::from_secs(30)));
     let mut gone = Box::pin(wheel.sleep(ms(15)));
     assert!(ws[0].poll(a.as_mut()).is_pending());
@@ -1772,7 +1772,7 @@ fn a_driver_is_still_woken_after_another_driver_of_its_wheel_stops() {
     drop(second);
 
     let w = CountingWaker::new();
-    let mut d = pin!(wheel.deadline(pending::<()>(), ms(5)));
+    let mut d = pin!(wheel.deadline(ms(5), pending::<()>()));
     assert!(w.poll(d.as_mut()).is_pending());
     assert!(
         first_waker.wakes() > 0,
@@ -1821,7 +1821,7 @@ fn a_fourth_driver_at_once_turns_the_wheel_every_tick_until_a_place_frees_up() {
     // and is woken when the wheel needs it sooner (here, to reclaim a cancelled deadline).
     drop(three.pop());
     let w = CountingWaker::new();
-    let mut d = Box::pin(wheel.deadline(pending::<()>(), ms(30)));
+    let mut d = Box::pin(wheel.deadline(ms(30), pending::<()>()));
     assert!(w.poll(d.as_mut()).is_pending());
     assert!(wakers[3].poll(fourth.as_mut()).is_pending());
     let last = *asked.lock().unwrap().last().unwrap();
@@ -1955,7 +1955,7 @@ fn a_refused_backwards_set_changes_nothing_and_fires_nothing_early() {
     let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), TICK);
     let w = CountingWaker::new();
     wheel.advance(ms(100));
-    let mut d = pin!(wheel.deadline(pending::<()>(), ms(10)));
+    let mut d = pin!(wheel.deadline(ms(10), pending::<()>()));
     assert!(w.poll(d.as_mut()).is_pending());
     // Moving it to the same reading is not backwards.
     wheel.clock().set(ms(100));
@@ -1989,7 +1989,7 @@ fn a_refused_backwards_set_changes_nothing_and_fires_nothing_early() {
 fn polling_a_completed_budget_panics() {
     let wheel: Wheel<ManualClock, Fixed<2>> = Wheel::fixed(ManualClock::new(), TICK);
     let w = CountingWaker::new();
-    let mut b = pin!(wheel.budget(pending::<()>(), ms(5)));
+    let mut b = pin!(wheel.budget(ms(5), pending::<()>()));
     assert!(w.poll(b.as_mut()).is_pending());
     wheel.advance(ms(5));
     assert!(w.poll(b.as_mut()).is_ready());
@@ -2002,7 +2002,7 @@ fn polling_a_completed_deadline_within_a_budget_panics() {
     let wheel: Wheel<ManualClock, Fixed<2>> = Wheel::fixed(ManualClock::new(), TICK);
     let w = CountingWaker::new();
     let budget = Budget::new(&wheel, ms(3), ms(3));
-    let mut d = pin!(wheel.deadline(pending::<()>(), ms(10)).within(budget));
+    let mut d = pin!(wheel.deadline(ms(10), pending::<()>()).within(budget));
     assert!(w.poll(d.as_mut()).is_pending());
     wheel.advance(ms(3));
     assert!(is_elapsed(w.poll(d.as_mut())).is_budget());
@@ -2016,7 +2016,7 @@ fn polling_a_completed_degraded_deadline_panics() {
     let w = CountingWaker::new();
     let mut blocker = pin!(wheel.sleep(ms(50)));
     assert!(w.poll(blocker.as_mut()).is_pending());
-    let mut d = pin!(wheel.deadline(pending::<()>(), ms(2)));
+    let mut d = pin!(wheel.deadline(ms(2), pending::<()>()));
     assert!(w.poll(d.as_mut()).is_pending());
     assert_eq!(wheel.degraded_polls(), 1);
     wheel.advance(ms(2));
@@ -2036,7 +2036,7 @@ fn accessors_of_a_completed_deadline_panic_naming_the_type_and_method() {
             .or_else(|| panic.downcast_ref::<String>().cloned())
             .unwrap()
     };
-    let mut d = Box::pin(wheel.deadline(ready(1), ms(2)));
+    let mut d = Box::pin(wheel.deadline(ms(2), ready(1)));
     assert_eq!(w.poll(d.as_mut()), Poll::Ready(Ok(1)));
     assert_eq!(
         message(quietly(|| {
@@ -2050,7 +2050,7 @@ fn accessors_of_a_completed_deadline_panic_naming_the_type_and_method() {
         })),
         "`Deadline::get_pin_mut` called after completion"
     );
-    let mut d = wheel.deadline(pending::<()>(), Duration::ZERO);
+    let mut d = wheel.deadline(Duration::ZERO, pending::<()>());
     is_elapsed(w.poll(Pin::new(&mut d)));
     assert_eq!(
         message(quietly(|| {
@@ -2066,7 +2066,7 @@ fn accessors_of_a_completed_deadline_panic_naming_the_type_and_method() {
     );
     // A boxed future, freed at the fire: naming the deadline then would copy a dangling box.
     let boxed: Pin<Box<dyn Future<Output = ()>>> = Box::pin(pending());
-    let mut d = wheel.deadline(boxed, Duration::ZERO);
+    let mut d = wheel.deadline(Duration::ZERO, boxed);
     is_elapsed(w.poll(Pin::new(&mut d)));
     assert_eq!(
         message(quietly(|| {
@@ -2095,7 +2095,7 @@ fn accessors_of_a_running_deadline_reach_the_inner_future() {
             }
         })
     };
-    let mut d = Box::pin(wheel.deadline(counting(), ms(5)));
+    let mut d = Box::pin(wheel.deadline(ms(5), counting()));
     assert!(w.poll(d.as_mut()).is_pending());
     assert_eq!(wheel.occupied(), 1);
     // Polled through the pinned accessor, the inner future sees the poll; the deadline
@@ -2107,7 +2107,7 @@ fn accessors_of_a_running_deadline_reach_the_inner_future() {
 
     // Moved out: the timer lets go of its entry, and the future runs on its own.
     polls.set(0);
-    let mut d = wheel.deadline(Box::pin(counting()), ms(5)).named("moved");
+    let mut d = wheel.deadline(ms(5), Box::pin(counting())).named("moved");
     assert!(w.poll(Pin::new(&mut d)).is_pending());
     assert_eq!(wheel.occupied(), 1);
     let mut inner = d.into_inner();

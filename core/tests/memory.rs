@@ -43,7 +43,7 @@ fn a_million_cancelled_30s_deadlines_leave_occupancy_bounded_by_the_batch() {
     let mut armed = 0;
     while armed < total {
         let n = BATCH.min(total - armed);
-        batch.extend((0..n).map(|_| wheel.deadline(pending(), THIRTY_SECONDS)));
+        batch.extend((0..n).map(|_| wheel.deadline(THIRTY_SECONDS, pending())));
         for deadline in &mut batch {
             poll_pending(deadline, &mut cx);
         }
@@ -90,7 +90,7 @@ fn cancels_reclaimed_by_every_turn_keep_occupancy_at_the_live_count() {
         std::collections::VecDeque::new();
     for _ in 0..ticks {
         for _ in 0..PER_TICK {
-            let mut deadline = wheel.deadline(pending(), THIRTY_SECONDS);
+            let mut deadline = wheel.deadline(THIRTY_SECONDS, pending());
             poll_pending(&mut deadline, &mut cx);
             live.push_back(deadline);
         }
@@ -132,7 +132,7 @@ fn a_cancel_wakes_a_driver_that_sleeps_for_longer_than_a_tick_once_per_tick() {
     let mut cx = Context::from_waker(Waker::noop());
 
     let mut deadlines: Vec<_> = (0..100)
-        .map(|_| wheel.deadline(pending::<()>(), THIRTY_SECONDS))
+        .map(|_| wheel.deadline(THIRTY_SECONDS, pending::<()>()))
         .collect();
     for deadline in &mut deadlines {
         poll_pending(deadline, &mut cx);

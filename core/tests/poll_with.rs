@@ -121,7 +121,7 @@ fn a_poll_turns_the_wheel_then_polls_the_future_then_sets_the_sleep() {
     let wheel = wheel();
     let log = Log::default();
     let mut driver = pin!(wheel.driver(LoggingSleeper(log.clone())));
-    let deadline = Box::pin(wheel.deadline(pending::<()>(), 3 * TICK));
+    let deadline = Box::pin(wheel.deadline(3 * TICK, pending::<()>()));
     let mut work = pin!(Logged {
         inner: deadline,
         log: log.clone()
@@ -171,8 +171,8 @@ fn a_nearer_deadline_armed_by_the_future_brings_a_nearer_sleep() {
     let task = CountingWaker::new();
     let mut cx = Context::from_waker(&task.waker);
     let mut both = pin!(Both {
-        far: Box::pin(wheel.deadline(pending::<()>(), 50 * TICK)),
-        near: Box::pin(wheel.deadline(pending::<()>(), 2 * TICK)),
+        far: Box::pin(wheel.deadline(50 * TICK, pending::<()>())),
+        near: Box::pin(wheel.deadline(2 * TICK, pending::<()>())),
         near_polled: false,
         fired: (None, None),
     });
@@ -228,7 +228,7 @@ fn a_sleep_that_has_come_already_brings_the_task_back_at_once() {
     let mut driver = pin!(wheel.driver(ElapsedSleeper));
     let task = CountingWaker::new();
     let mut cx = Context::from_waker(&task.waker);
-    let mut work = pin!(wheel.deadline(pending::<()>(), 3 * TICK));
+    let mut work = pin!(wheel.deadline(3 * TICK, pending::<()>()));
 
     assert!(
         driver
@@ -288,7 +288,7 @@ fn an_idle_driver_that_nothing_woke_neither_turns_nor_sets_a_sleep() {
 
     // An arm wakes the driver's task, and the next poll turns and sleeps until it is due.
     let mut work = pin!(Logged {
-        inner: Box::pin(wheel.deadline(pending::<()>(), 3 * TICK)),
+        inner: Box::pin(wheel.deadline(3 * TICK, pending::<()>())),
         log: log.clone()
     });
     let _ = driver.as_mut().poll_with(work.as_mut(), &mut cx);
@@ -350,7 +350,7 @@ fn a_driver_whose_future_was_ready_carries_out_the_turn_it_planned() {
     // Another task arms a deadline: the idle driver is woken; its next poll turns (and
     // plans the deadline's turn), and its future is ready at once.
     let other = CountingWaker::new();
-    let mut deadline = pin!(wheel.deadline(pending::<()>(), 3 * TICK));
+    let mut deadline = pin!(wheel.deadline(3 * TICK, pending::<()>()));
     assert!(other.poll(deadline.as_mut()).is_pending());
     assert!(task.wakes() >= 1);
     assert!(
@@ -396,7 +396,7 @@ fn a_driver_that_stops_wakes_an_idle_one_to_carry_out_its_plan() {
     // A deadline later than that plan wakes no one; the driver that stayed, polled for
     // the wake above, plans and fires it.
     let other = CountingWaker::new();
-    let mut deadline = pin!(wheel.deadline(pending::<()>(), 40 * TICK));
+    let mut deadline = pin!(wheel.deadline(40 * TICK, pending::<()>()));
     assert!(other.poll(deadline.as_mut()).is_pending());
     drive_until_woken(&wheel, staying.as_mut(), &mut cx, &other);
     assert!(matches!(other.poll(deadline.as_mut()), Poll::Ready(Err(_))));
@@ -418,7 +418,7 @@ fn a_turn_made_by_hand_on_an_idle_wheel_wakes_the_idle_driver_to_carry_it_out() 
     assert!(wheel.next_turn() < Duration::MAX);
     assert_eq!(task.wakes(), 1, "the idle driver was not told of the plan");
     let other = CountingWaker::new();
-    let mut deadline = pin!(wheel.deadline(pending::<()>(), 40 * TICK));
+    let mut deadline = pin!(wheel.deadline(40 * TICK, pending::<()>()));
     assert!(other.poll(deadline.as_mut()).is_pending());
     assert_eq!(task.wakes(), 1, "an arm later than the plan wakes no one");
     // The driver, polled for that wake, turns and plans; the deadline fires when due.

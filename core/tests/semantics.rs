@@ -107,7 +107,7 @@ fn fire_drops_the_inner_future_before_returning_elapsed_and_never_polls_it_again
     let wheel = fixed::<4>();
     let probe = ProbeState::default();
     let w = CountingWaker::new();
-    let mut d = pin!(wheel.deadline(probe.probe(), ms(10)));
+    let mut d = pin!(wheel.deadline(ms(10), probe.probe()));
     assert!(w.poll(d.as_mut()).is_pending());
     assert_eq!(probe.polls(), 1);
 
@@ -142,7 +142,7 @@ fn fire_observed_in_the_same_poll_drops_the_inner_future_after_one_poll() {
     let wheel = fixed::<4>();
     let probe = ProbeState::default();
     let w = CountingWaker::new();
-    let mut d = pin!(wheel.deadline(probe.probe(), Duration::ZERO));
+    let mut d = pin!(wheel.deadline(Duration::ZERO, probe.probe()));
     let result = w.poll(d.as_mut());
     probe.log("err returned");
     is_elapsed(result);
@@ -154,7 +154,7 @@ fn dropping_the_deadline_drops_the_inner_future_and_releases_the_entry_silently(
     fn check<S: Storage>(wheel: &Wheel<ManualClock, S>) {
         let probe = ProbeState::default();
         let w = CountingWaker::new();
-        let mut d = Box::pin(wheel.deadline(probe.probe(), ms(10)));
+        let mut d = Box::pin(wheel.deadline(ms(10), probe.probe()));
         assert!(w.poll(d.as_mut()).is_pending());
         assert_eq!(wheel.occupied(), 1);
         wheel.advance(ms(3));
@@ -176,7 +176,7 @@ fn dropping_a_fired_but_unobserved_deadline_frees_its_entry() {
     let wheel = fixed::<1>();
     let probe = ProbeState::default();
     let w = CountingWaker::new();
-    let mut d = Box::pin(wheel.deadline(probe.probe(), ms(5)));
+    let mut d = Box::pin(wheel.deadline(ms(5), probe.probe()));
     assert!(w.poll(d.as_mut()).is_pending());
     wheel.advance(ms(5));
     assert_eq!(w.wakes(), 1);
@@ -211,7 +211,7 @@ fn never_early_pending_at_requested_minus_1ns_ready_at_requested() {
         let wheel = growable();
         let w = CountingWaker::new();
         let ws = CountingWaker::new();
-        let mut d = pin!(wheel.deadline(pending::<()>(), duration));
+        let mut d = pin!(wheel.deadline(duration, pending::<()>()));
         let mut s = pin!(wheel.sleep(duration));
         assert!(w.poll(d.as_mut()).is_pending());
         assert!(ws.poll(s.as_mut()).is_pending());
@@ -247,7 +247,7 @@ fn never_early_with_sub_tick_start_and_duration() {
     let wheel = fixed::<4>();
     wheel.advance(Duration::from_micros(300));
     let w = CountingWaker::new();
-    let mut d = pin!(wheel.deadline(pending::<()>(), Duration::from_micros(1500)));
+    let mut d = pin!(wheel.deadline(Duration::from_micros(1500), pending::<()>()));
     assert!(w.poll(d.as_mut()).is_pending());
     wheel.advance(Duration::from_micros(1500) - ns(1));
     assert_eq!(w.wakes(), 0);
@@ -342,7 +342,7 @@ fn a_deadline_alone_in_its_slot_fires_at_its_own_time_not_at_the_tick() {
     // deadline fires then, not at 3 ms.
     let wheel = fixed::<4>();
     let w = CountingWaker::new();
-    let mut d = pin!(wheel.deadline(pending::<()>(), us(2300)));
+    let mut d = pin!(wheel.deadline(us(2300), pending::<()>()));
     assert!(w.poll(d.as_mut()).is_pending());
     assert_eq!(wheel.turn(), us(2300));
     wheel.advance_to_manual(us(2300) - ns(1));
@@ -373,7 +373,7 @@ fn a_deadline_due_in_the_last_tick_before_a_level_boundary_fires_at_its_own_time
         wheel.advance_to_manual(started);
         let due = started + duration;
         let w = CountingWaker::new();
-        let mut d = pin!(wheel.deadline(pending::<()>(), duration));
+        let mut d = pin!(wheel.deadline(duration, pending::<()>()));
         assert!(w.poll(d.as_mut()).is_pending());
         wheel.advance_to_manual(due - ns(1));
         assert_eq!(w.wakes(), 0, "early ({duration:?} from {started:?})");
@@ -606,7 +606,7 @@ impl<S: Storage> AdvanceToManual for Wheel<ManualClock, S> {
 fn a_relative_deadline_starts_at_its_first_poll_not_at_creation() {
     let wheel = fixed::<4>();
     let w = CountingWaker::new();
-    let mut d = pin!(wheel.deadline(pending::<()>(), ms(10)));
+    let mut d = pin!(wheel.deadline(ms(10), pending::<()>()));
     let mut s = pin!(wheel.sleep(ms(10)));
     wheel.advance(ms(100));
     assert!(
@@ -627,7 +627,7 @@ fn a_relative_deadline_starts_at_its_first_poll_not_at_creation() {
 fn deadline_at_is_absolute_from_creation() {
     let wheel = fixed::<4>();
     let w = CountingWaker::new();
-    let mut d = pin!(wheel.deadline_at(pending::<()>(), ms(150)));
+    let mut d = pin!(wheel.deadline_at(ms(150), pending::<()>()));
     let mut s = pin!(wheel.sleep_until(ms(150)));
     wheel.advance(ms(100));
     assert!(w.poll(d.as_mut()).is_pending());
@@ -685,17 +685,17 @@ fn a_future_ready_at_first_poll_reads_no_clock_and_arms_nothing() {
     let probe = ProbeState::default();
     probe.ready.store(true, SeqCst);
 
-    let mut d = pin!(wheel.deadline(ready(5), ms(10)));
+    let mut d = pin!(wheel.deadline(ms(10), ready(5)));
     assert_eq!(w.poll(d.as_mut()), Poll::Ready(Ok(5)));
-    let mut d = pin!(wheel.deadline_at(probe.probe(), ms(10)));
+    let mut d = pin!(wheel.deadline_at(ms(10), probe.probe()));
     assert_eq!(w.poll(d.as_mut()), Poll::Ready(Ok(7)));
     assert!(probe.dropped());
     // Bad input does not change that: the ready future wins, with no clock read.
-    let mut d = pin!(wheel.deadline(ready(1), Duration::ZERO));
+    let mut d = pin!(wheel.deadline(Duration::ZERO, ready(1)));
     assert_eq!(w.poll(d.as_mut()), Poll::Ready(Ok(1)));
-    let mut d = pin!(wheel.deadline(ready(2), Duration::MAX));
+    let mut d = pin!(wheel.deadline(Duration::MAX, ready(2)));
     assert_eq!(w.poll(d.as_mut()), Poll::Ready(Ok(2)));
-    let mut d = pin!(wheel.deadline_at(ready(3), Duration::ZERO));
+    let mut d = pin!(wheel.deadline_at(Duration::ZERO, ready(3)));
     assert_eq!(w.poll(d.as_mut()), Poll::Ready(Ok(3)));
 
     assert_eq!(wheel.clock().reads(), 0, "the clock was read");
@@ -711,7 +711,7 @@ fn after_the_fire_the_result_is_err_even_if_the_inner_future_became_ready() {
     let wheel = fixed::<4>();
     let probe = ProbeState::default();
     let w = CountingWaker::new();
-    let mut d = pin!(wheel.deadline(probe.probe(), ms(10)));
+    let mut d = pin!(wheel.deadline(ms(10), probe.probe()));
     assert!(w.poll(d.as_mut()).is_pending());
     wheel.advance(ms(10));
     probe.ready.store(true, SeqCst);
@@ -729,7 +729,7 @@ fn a_result_produced_before_the_fire_is_observed_is_ok() {
     let wheel = fixed::<4>();
     let probe = ProbeState::default();
     let w = CountingWaker::new();
-    let mut d = pin!(wheel.deadline(probe.probe(), ms(10)));
+    let mut d = pin!(wheel.deadline(ms(10), probe.probe()));
     assert!(w.poll(d.as_mut()).is_pending());
     wheel.advance(ms(9));
     probe.ready.store(true, SeqCst);
@@ -747,7 +747,7 @@ fn a_result_produced_while_the_clock_passed_but_the_wheel_did_not_fire_is_ok() {
     let wheel = fixed::<4>();
     let probe = ProbeState::default();
     let w = CountingWaker::new();
-    let mut d = pin!(wheel.deadline(probe.probe(), ms(10)));
+    let mut d = pin!(wheel.deadline(ms(10), probe.probe()));
     assert!(w.poll(d.as_mut()).is_pending());
     wheel.clock().advance(ms(20));
     probe.ready.store(true, SeqCst);
@@ -769,7 +769,7 @@ fn duration_zero_fires_at_the_first_pending_poll_without_an_entry() {
     wheel.advance(ms(3));
     let probe = ProbeState::default();
     let w = CountingWaker::new();
-    let mut d = pin!(wheel.deadline(probe.probe(), Duration::ZERO).named("zero"));
+    let mut d = pin!(wheel.deadline(Duration::ZERO, probe.probe()).named("zero"));
     let elapsed = is_elapsed(w.poll(d.as_mut()));
     assert_eq!(elapsed, Elapsed::new(Duration::ZERO, Some("zero")));
     assert_eq!(probe.polls(), 1);
@@ -784,7 +784,7 @@ fn duration_zero_fires_at_the_first_pending_poll_without_an_entry() {
 fn duration_zero_loses_to_a_ready_inner_future() {
     let wheel = fixed::<4>();
     let w = CountingWaker::new();
-    let mut d = pin!(wheel.deadline(ready("done"), Duration::ZERO));
+    let mut d = pin!(wheel.deadline(Duration::ZERO, ready("done")));
     assert_eq!(w.poll(d.as_mut()), Poll::Ready(Ok("done")));
 }
 
@@ -792,9 +792,9 @@ fn duration_zero_loses_to_a_ready_inner_future() {
 fn duration_max_never_fires_and_holds_no_entry() {
     let wheel = fixed::<1>();
     let w = CountingWaker::new();
-    let mut d = pin!(wheel.deadline(pending::<()>(), Duration::MAX));
+    let mut d = pin!(wheel.deadline(Duration::MAX, pending::<()>()));
     let mut s = pin!(wheel.sleep(Duration::MAX));
-    let mut a = pin!(wheel.deadline_at(pending::<()>(), Duration::MAX));
+    let mut a = pin!(wheel.deadline_at(Duration::MAX, pending::<()>()));
     let mut u = pin!(wheel.sleep_until(Duration::MAX));
     wheel.advance(ms(5));
     assert!(w.poll(d.as_mut()).is_pending());
@@ -830,7 +830,7 @@ fn beyond_the_wheels_range_is_parked_and_never_early() {
     let wheel = growable();
     wheel.advance(Duration::from_micros(700));
     let w = CountingWaker::new();
-    let mut d = pin!(wheel.deadline(pending::<()>(), duration));
+    let mut d = pin!(wheel.deadline(duration, pending::<()>()));
     assert!(w.poll(d.as_mut()).is_pending());
     assert_eq!(wheel.occupied(), 1);
     let requested = wheel.clock().now() + duration;
@@ -911,7 +911,7 @@ fn deadline_at_in_the_past_fires_at_the_first_pending_poll() {
     wheel.advance(ms(100));
     let w = CountingWaker::new();
     let probe = ProbeState::default();
-    let mut d = pin!(wheel.deadline_at(probe.probe(), ms(50)));
+    let mut d = pin!(wheel.deadline_at(ms(50), probe.probe()));
     let elapsed = is_elapsed(w.poll(d.as_mut()));
     assert_eq!(
         elapsed.duration(),
@@ -921,7 +921,7 @@ fn deadline_at_in_the_past_fires_at_the_first_pending_poll() {
     assert_eq!(probe.polls(), 1);
     assert!(probe.dropped());
     // "Now" has passed too.
-    let mut d = pin!(wheel.deadline_at(pending::<()>(), ms(100)));
+    let mut d = pin!(wheel.deadline_at(ms(100), pending::<()>()));
     is_elapsed(w.poll(d.as_mut()));
     let mut s = pin!(wheel.sleep_until(Duration::ZERO));
     assert!(w.poll(s.as_mut()).is_ready());
@@ -940,7 +940,7 @@ fn a_full_fixed_wheel_degrades_never_early_and_completes_after_its_time() {
 
     let probe = ProbeState::default();
     let wd = CountingWaker::new();
-    let mut d = pin!(wheel.deadline(probe.probe(), ms(10)));
+    let mut d = pin!(wheel.deadline(ms(10), probe.probe()));
     assert!(wd.poll(d.as_mut()).is_pending());
     assert_eq!(wheel.degraded_polls(), 1);
     assert_eq!(wd.wakes(), 1, "a degraded poll asks to be polled again");
@@ -993,7 +993,7 @@ fn a_degraded_deadline_arms_once_an_entry_is_free_and_then_fires_from_the_wheel(
     assert!(w.poll(blocker.as_mut()).is_pending());
 
     let wd = CountingWaker::new();
-    let mut d = pin!(wheel.deadline(pending::<()>(), ms(10)));
+    let mut d = pin!(wheel.deadline(ms(10), pending::<()>()));
     assert!(wd.poll(d.as_mut()).is_pending());
     assert_eq!(wheel.degraded_polls(), 1);
 
@@ -1028,7 +1028,7 @@ fn a_cancelled_30s_deadline_is_reclaimed_on_the_next_turn() {
     // `advance(Duration::ZERO)` is such a turn.
     fn check<S: Storage>(wheel: &Wheel<ManualClock, S>) {
         let w = CountingWaker::new();
-        let mut d = Box::pin(wheel.deadline(pending::<()>(), Duration::from_secs(30)));
+        let mut d = Box::pin(wheel.deadline(Duration::from_secs(30), pending::<()>()));
         assert!(w.poll(d.as_mut()).is_pending());
         assert_eq!(wheel.occupied(), 1);
         wheel.advance(ms(1));
@@ -1037,7 +1037,7 @@ fn a_cancelled_30s_deadline_is_reclaimed_on_the_next_turn() {
         assert_eq!(wheel.occupied(), 0, "not reclaimed by the next turn");
 
         // The same through `turn()`, and within one tick.
-        let mut d = Box::pin(wheel.deadline(pending::<()>(), Duration::from_secs(30)));
+        let mut d = Box::pin(wheel.deadline(Duration::from_secs(30), pending::<()>()));
         assert!(w.poll(d.as_mut()).is_pending());
         drop(d);
         let _ = wheel.turn();
@@ -1079,7 +1079,7 @@ fn after_a_reclaiming_turn_the_wheel_plans_a_turn_within_a_tick() {
 fn polling_a_deadline_after_ok_panics() {
     let wheel = fixed::<1>();
     let w = CountingWaker::new();
-    let mut d = pin!(wheel.deadline(ready(()), ms(1)));
+    let mut d = pin!(wheel.deadline(ms(1), ready(())));
     assert!(w.poll(d.as_mut()).is_ready());
     let _ = w.poll(d.as_mut());
 }
@@ -1089,7 +1089,7 @@ fn polling_a_deadline_after_ok_panics() {
 fn polling_a_deadline_after_err_panics() {
     let wheel = fixed::<1>();
     let w = CountingWaker::new();
-    let mut d = pin!(wheel.deadline(pending::<()>(), ms(1)));
+    let mut d = pin!(wheel.deadline(ms(1), pending::<()>()));
     assert!(w.poll(d.as_mut()).is_pending());
     wheel.advance(ms(1));
     assert!(w.poll(d.as_mut()).is_ready());
@@ -1124,8 +1124,8 @@ fn polling_a_zero_sleep_after_completion_panics() {
 fn elapsed_display_names_the_duration_and_the_name() {
     let wheel = fixed::<4>();
     let w = CountingWaker::new();
-    let mut named = pin!(wheel.deadline(pending::<()>(), ms(800)).named("pricing"));
-    let mut plain = pin!(wheel.deadline(pending::<()>(), Duration::from_secs(2)));
+    let mut named = pin!(wheel.deadline(ms(800), pending::<()>()).named("pricing"));
+    let mut plain = pin!(wheel.deadline(Duration::from_secs(2), pending::<()>()));
     assert_eq!(named.name(), Some("pricing"));
     assert_eq!(plain.name(), None);
     assert!(w.poll(named.as_mut()).is_pending());
@@ -1160,7 +1160,7 @@ fn the_latest_waker_is_woken_not_an_earlier_one() {
     let wheel = fixed::<4>();
     let a = CountingWaker::new();
     let b = CountingWaker::new();
-    let mut d = pin!(wheel.deadline(pending::<()>(), ms(10)));
+    let mut d = pin!(wheel.deadline(ms(10), pending::<()>()));
     let mut s = pin!(wheel.sleep(ms(10)));
     assert!(a.poll(d.as_mut()).is_pending());
     assert!(a.poll(s.as_mut()).is_pending());
@@ -1200,7 +1200,7 @@ fn a_coarse_clock_adds_its_resolution_to_relative_deadlines() {
 
     let w = CountingWaker::new();
     let ws = CountingWaker::new();
-    let mut d = pin!(wheel.deadline(pending::<()>(), ms(10)));
+    let mut d = pin!(wheel.deadline(ms(10), pending::<()>()));
     let mut s = pin!(wheel.sleep(ms(10)));
     assert!(w.poll(d.as_mut()).is_pending());
     assert!(ws.poll(s.as_mut()).is_pending());
@@ -1393,7 +1393,7 @@ fn auto_traits_follow_the_inner_future() {
 
     // A deadline borrowed from a wheel in a `static` is `'static`.
     static WHEEL: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), TICK);
-    let d = WHEEL.deadline(ready(1u8), ms(1));
+    let d = WHEEL.deadline(ms(1), ready(1u8));
     fn is_static_send<T: Send + 'static>(_: &T) {}
     is_static_send(&d);
 }
@@ -1497,7 +1497,7 @@ fn a_coarse_clock_adds_its_resolution_to_deadlines_a_budget_bounds_too() {
     let far =
         punctual_core::Budget::new(&wheel, Duration::from_secs(100), Duration::from_secs(100));
     let w = CountingWaker::new();
-    let mut d = pin!(wheel.deadline(pending::<()>(), ms(10)).within(far));
+    let mut d = pin!(wheel.deadline(ms(10), pending::<()>()).within(far));
     assert!(w.poll(d.as_mut()).is_pending());
     let earliest = reading + ms(10) + resolution;
     wheel.clock().set(earliest - ns(1));

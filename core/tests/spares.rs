@@ -25,7 +25,7 @@ const TICK: Duration = Duration::from_millis(1);
 /// Polls a deadline of `wheel` around a pending future once (it arms), then drops it
 /// before any turn: the entry is taken back off the arm inbox and freed by this thread.
 fn arm_and_drop<const N: usize>(wheel: &Wheel<ManualClock, Fixed<N>>) {
-    let mut deadline = pin!(wheel.deadline(pending::<()>(), Duration::from_secs(2)));
+    let mut deadline = pin!(wheel.deadline(Duration::from_secs(2), pending::<()>()));
     let polled = deadline
         .as_mut()
         .poll(&mut Context::from_waker(Waker::noop()));
@@ -111,7 +111,7 @@ fn a_spare_serves_only_the_wheel_it_came_from() {
         let mut cx = Context::from_waker(Waker::noop());
         // Park `TWO`'s entry 1: armed last, so it is the arm inbox's head when dropped.
         {
-            let mut first = pin!(TWO.deadline(pending::<()>(), Duration::from_secs(2)));
+            let mut first = pin!(TWO.deadline(Duration::from_secs(2), pending::<()>()));
             assert!(first.as_mut().poll(&mut cx).is_pending());
             arm_and_drop(&TWO);
         }
@@ -121,15 +121,15 @@ fn a_spare_serves_only_the_wheel_it_came_from() {
         for _ in 0..3 {
             arm_and_drop(&ONE);
         }
-        let mut on_one = pin!(ONE.deadline(pending::<()>(), Duration::from_millis(2)));
+        let mut on_one = pin!(ONE.deadline(Duration::from_millis(2), pending::<()>()));
         assert!(on_one.as_mut().poll(&mut cx).is_pending());
         assert_eq!((ONE.occupied(), ONE.degraded_polls()), (1, 0));
         ONE.advance(Duration::from_millis(2));
         assert!(matches!(on_one.as_mut().poll(&mut cx), Poll::Ready(Err(_))));
         // `TWO` still has both entries: the one on its free list, and the one given back
         // when the slot took `ONE`'s.
-        let mut a = pin!(TWO.deadline(pending::<()>(), Duration::from_millis(1)));
-        let mut b = pin!(TWO.deadline(pending::<()>(), Duration::from_millis(1)));
+        let mut a = pin!(TWO.deadline(Duration::from_millis(1), pending::<()>()));
+        let mut b = pin!(TWO.deadline(Duration::from_millis(1), pending::<()>()));
         assert!(a.as_mut().poll(&mut cx).is_pending());
         assert!(b.as_mut().poll(&mut cx).is_pending());
         assert_eq!((TWO.occupied(), TWO.degraded_polls()), (2, 0));
@@ -152,7 +152,7 @@ fn a_deadline_armed_from_a_spare_fires_on_time_and_frees_its_entry() {
             // The entry comes from the spare: each time a fresh generation, never early,
             // and parked again after the fire.
             arm_and_drop(&WHEEL);
-            let mut deadline = pin!(WHEEL.deadline(pending::<()>(), Duration::from_millis(5)));
+            let mut deadline = pin!(WHEEL.deadline(Duration::from_millis(5), pending::<()>()));
             assert!(
                 deadline.as_mut().poll(&mut cx).is_pending(),
                 "round {round}"

@@ -59,14 +59,14 @@ fn a_fired_deadline_emits_one_event_with_name_duration_and_lateness() {
         let mut cx = Context::from_waker(Waker::noop());
         let mut d = pin!(
             wheel
-                .deadline(pending::<()>(), Duration::from_millis(10))
+                .deadline(Duration::from_millis(10), pending::<()>())
                 .named("pricing")
         );
         assert!(d.as_mut().poll(&mut cx).is_pending());
         wheel.advance(Duration::from_millis(13)); // three milliseconds late
         assert!(d.as_mut().poll(&mut cx).is_ready());
         // A deadline that completes emits nothing.
-        let mut ok = pin!(wheel.deadline(async { 1 }, Duration::from_millis(10)));
+        let mut ok = pin!(wheel.deadline(Duration::from_millis(10), async { 1 }));
         assert!(ok.as_mut().poll(&mut cx).is_ready());
     });
     let events = collect.0.lock().unwrap();

@@ -35,7 +35,7 @@
 //! async fn app(spawner: Spawner) {
 //!     spawner.spawn(punctual_driver().unwrap());
 //!
-//!     match WHEEL.deadline(read_sensor(), Duration::from_millis(50)).await {
+//!     match WHEEL.deadline(Duration::from_millis(50), read_sensor()).await {
 //!         Ok(value) => { /* in time */ }
 //!         Err(elapsed) => { /* 50 ms passed; `read_sensor()` has been dropped */ }
 //!     }

@@ -34,7 +34,7 @@ pub type SmolDriver<'w, S = Growable> = Driver<'w, StdClock, S, AsyncIoSleeper>;
 /// smol::spawn(punctual_smol::driver(wheel)).detach();
 ///
 /// smol::block_on(async {
-///     let task = smol::spawn(wheel.deadline(std::future::pending::<()>(), Duration::from_millis(5)));
+///     let task = smol::spawn(wheel.deadline(Duration::from_millis(5), std::future::pending::<()>()));
 ///     assert!(task.await.is_err());
 /// });
 /// ```
@@ -65,7 +65,7 @@ pub fn leak_wheel(tick: Duration) -> &'static SmolWheel {
 /// ex.spawn(punctual_smol::driver(&wheel)).detach();
 ///
 /// smol::block_on(ex.run(async {
-///     let r = wheel.deadline(std::future::pending::<()>(), Duration::from_millis(3)).await;
+///     let r = wheel.deadline(Duration::from_millis(3), std::future::pending::<()>()).await;
 ///     assert!(r.is_err());
 /// }));
 /// ```
@@ -103,8 +103,8 @@ pub fn driver<S: Storage>(wheel: &Wheel<StdClock, S>) -> SmolDriver<'_, S> {
 ///
 /// let wheel = punctual_smol::leak_wheel(Duration::from_millis(1));
 /// let out = smol::block_on(punctual_smol::with_driver(wheel, async {
-///     let slow = wheel.deadline(std::future::pending::<()>(), Duration::from_millis(5)).await;
-///     let fast = wheel.deadline(async { 7 }, Duration::from_secs(1)).await;
+///     let slow = wheel.deadline(Duration::from_millis(5), std::future::pending::<()>()).await;
+///     let fast = wheel.deadline(Duration::from_secs(1), async { 7 }).await;
 ///     (slow.is_err(), fast)
 /// }));
 /// assert_eq!(out, (true, Ok(7)));

@@ -17,12 +17,12 @@
 //!
 //! smol::block_on(async {
 //!     // Met: Ok with the output.
-//!     let fast = wheel.deadline(async { 42 }, Duration::from_millis(100)).await;
+//!     let fast = wheel.deadline(Duration::from_millis(100), async { 42 }).await;
 //!     assert_eq!(fast, Ok(42));
 //!
 //!     // Missed: Err(Elapsed), and the inner future has been dropped.
 //!     let slow = smol::Timer::after(Duration::from_secs(5));
-//!     let err = wheel.deadline(slow, Duration::from_millis(10)).await.unwrap_err();
+//!     let err = wheel.deadline(Duration::from_millis(10), slow).await.unwrap_err();
 //!     assert_eq!(err.duration(), Duration::from_millis(10));
 //! });
 //! ```

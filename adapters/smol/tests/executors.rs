@@ -40,7 +40,7 @@ async fn many_deadlines(wheel: &'static punctual_smol::SmolWheel) {
                 let dropped = flag();
                 let start = Instant::now();
                 let r = wheel
-                    .deadline(NeverWithDropFlag(dropped.clone()), requested)
+                    .deadline(requested, NeverWithDropFlag(dropped.clone()))
                     .await;
                 assert!(r.is_err());
                 assert!(dropped.load(Ordering::SeqCst), "inner alive after Err");
@@ -74,12 +74,12 @@ fn local_executor_with_a_borrowed_fixed_wheel() {
     smol::block_on(ex.run(async {
         let start = Instant::now();
         let r = wheel
-            .deadline(std::future::pending::<()>(), Duration::from_millis(5))
+            .deadline(Duration::from_millis(5), std::future::pending::<()>())
             .await;
         assert!(r.is_err());
         assert!(start.elapsed() >= Duration::from_millis(5));
         assert_eq!(
-            wheel.deadline(async { 3 }, Duration::from_secs(5)).await,
+            wheel.deadline(Duration::from_secs(5), async { 3 }).await,
             Ok(3)
         );
     }));
@@ -94,7 +94,7 @@ fn executor_dropped_with_armed_deadlines() {
     for dropped in &flags {
         let inner = NeverWithDropFlag(dropped.clone());
         ex.spawn(async move {
-            let _ = wheel.deadline(inner, Duration::from_secs(3600)).await;
+            let _ = wheel.deadline(Duration::from_secs(3600), inner).await;
             unreachable!("an hour-long deadline completed");
         })
         .detach();
@@ -117,7 +117,7 @@ fn executor_dropped_with_armed_deadlines() {
 
     // Nothing drives the wheel now: a deadline never fires, and dropping it is fine.
     let mut cx = Context::from_waker(Waker::noop());
-    let mut orphan = pin!(wheel.deadline(std::future::pending::<()>(), Duration::from_millis(1)));
+    let mut orphan = pin!(wheel.deadline(Duration::from_millis(1), std::future::pending::<()>()));
     assert!(orphan.as_mut().poll(&mut cx).is_pending());
     std::thread::sleep(Duration::from_millis(20));
     assert!(
@@ -138,7 +138,7 @@ fn with_driver_stops_driving_when_done() {
     let wheel = punctual_smol::leak_wheel(Duration::from_millis(1));
     smol::block_on(punctual_smol::with_driver(wheel, async {}));
     let mut cx = Context::from_waker(Waker::noop());
-    let mut d = pin!(wheel.deadline(std::future::pending::<()>(), Duration::from_millis(1)));
+    let mut d = pin!(wheel.deadline(Duration::from_millis(1), std::future::pending::<()>()));
     assert!(d.as_mut().poll(&mut cx).is_pending());
     std::thread::sleep(Duration::from_millis(10));
     assert!(d.as_mut().poll(&mut cx).is_pending());
@@ -160,7 +160,7 @@ fn a_spawned_driver_goes_on_after_a_with_driver_beside_it_is_done() {
         punctual_smol::with_driver(wheel, smol::Timer::after(Duration::from_millis(40))).await;
         let start = Instant::now();
         let r = wheel
-            .deadline(std::future::pending::<()>(), Duration::from_millis(5))
+            .deadline(Duration::from_millis(5), std::future::pending::<()>())
             .or(async {
                 smol::Timer::after(Duration::from_secs(10)).await;
                 panic!("the 5 ms deadline had not fired after 10 s");

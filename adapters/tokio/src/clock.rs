@@ -70,7 +70,7 @@ impl TokioClock {
     /// origin.
     ///
     /// Use it to give a wheel an absolute deadline as a tokio instant:
-    /// `wheel.deadline_at(fut, wheel.clock().reading_of(at))`.
+    /// `wheel.deadline_at(wheel.clock().reading_of(at), fut)`.
     pub fn reading_of(&self, instant: Instant) -> Duration {
         instant.saturating_duration_since(self.origin)
     }

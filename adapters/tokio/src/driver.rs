@@ -30,9 +30,9 @@ pub type TokioDriver<'w, S = Growable> = Driver<'w, TokioClock, S, TokioSleeper>
 /// #[tokio::main(flavor = "current_thread")]
 /// async fn main() {
 ///     let wheel = punctual_tokio::start();
-///     let slow = wheel.deadline(std::future::pending::<()>(), Duration::from_millis(5)).await;
+///     let slow = wheel.deadline(Duration::from_millis(5), std::future::pending::<()>()).await;
 ///     assert!(slow.is_err());
-///     let fast = wheel.deadline(async { 42 }, Duration::from_secs(1)).await;
+///     let fast = wheel.deadline(Duration::from_secs(1), async { 42 }).await;
 ///     assert_eq!(fast, Ok(42));
 /// }
 /// ```
@@ -88,7 +88,7 @@ pub fn start_with_tick(tick: Duration) -> &'static TokioWheel {
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() {
 /// let driver = punctual_tokio::spawn_driver(&WHEEL);
-/// let r = WHEEL.deadline(std::future::pending::<()>(), Duration::from_millis(10)).await;
+/// let r = WHEEL.deadline(Duration::from_millis(10), std::future::pending::<()>()).await;
 /// assert!(r.is_err());
 /// driver.abort(); // armed deadlines stop firing until another driver turns the wheel
 /// # }
@@ -132,7 +132,7 @@ pub fn spawn_driver_on<S: Storage + 'static>(
 /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
 /// # async fn main() {
 /// let wheel: Wheel<TokioClock, Fixed<16>> = Wheel::fixed(TokioClock::new(), Duration::from_millis(1));
-/// let work = wheel.deadline(std::future::pending::<()>(), Duration::from_secs(60));
+/// let work = wheel.deadline(Duration::from_secs(60), std::future::pending::<()>());
 /// tokio::select! {
 ///     r = work => assert!(r.is_err()),
 ///     never = punctual_tokio::driver(&wheel) => match never {},

@@ -14,16 +14,16 @@
 //!     let wheel = punctual_tokio::start();
 //!
 //!     // Met: Ok with the output.
-//!     let fast = wheel.deadline(async { 42 }, Duration::from_millis(100)).await;
+//!     let fast = wheel.deadline(Duration::from_millis(100), async { 42 }).await;
 //!     assert_eq!(fast, Ok(42));
 //!
 //!     // Missed: Err(Elapsed), and the inner future has been dropped.
 //!     let slow = tokio::time::sleep(Duration::from_secs(5));
-//!     let err = wheel.deadline(slow, Duration::from_millis(10)).await.unwrap_err();
+//!     let err = wheel.deadline(Duration::from_millis(10), slow).await.unwrap_err();
 //!     assert_eq!(err.duration(), Duration::from_millis(10));
 //!
 //!     // Deadlines are `'static` on the leaked wheel: spawn them freely.
-//!     let task = tokio::spawn(wheel.deadline(std::future::pending::<()>(), Duration::from_millis(1)));
+//!     let task = tokio::spawn(wheel.deadline(Duration::from_millis(1), std::future::pending::<()>()));
 //!     assert!(task.await.unwrap().is_err());
 //! }
 //! ```
@@ -72,7 +72,7 @@
 //! // In a test: #[tokio::test(start_paused = true)]
 //! let wheel = punctual_tokio::start();
 //! let started = Instant::now();
-//! let r = wheel.deadline(std::future::pending::<()>(), Duration::from_secs(3600)).await;
+//! let r = wheel.deadline(Duration::from_secs(3600), std::future::pending::<()>()).await;
 //! assert!(r.is_err());
 //! assert_eq!(started.elapsed(), Duration::from_secs(3600)); // an hour, in no time
 //! # }

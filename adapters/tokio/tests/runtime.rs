@@ -62,7 +62,7 @@ async fn paused_idle_wheel_holds_no_timer() {
     );
     // And the idle driver still wakes for the next arm.
     let r = wheel
-        .deadline(std::future::pending::<()>(), Duration::from_millis(5))
+        .deadline(Duration::from_millis(5), std::future::pending::<()>())
         .await;
     assert!(r.is_err());
 }
@@ -94,7 +94,7 @@ async fn paused_fires_when_advanced_never_before() {
     let wheel = punctual_tokio::start();
     let requested = Duration::from_millis(10);
     let start = Instant::now();
-    let task = tokio::spawn(wheel.deadline(std::future::pending::<()>(), requested));
+    let task = tokio::spawn(wheel.deadline(requested, std::future::pending::<()>()));
     settle().await; // the deadline is armed at `start`
 
     tokio::time::advance(requested - Duration::from_nanos(1)).await;
@@ -121,7 +121,7 @@ async fn paused_auto_advance_is_exact_to_the_tick() {
     ] {
         let start = Instant::now();
         let r = wheel
-            .deadline(std::future::pending::<()>(), requested)
+            .deadline(requested, std::future::pending::<()>())
             .await;
         assert!(r.is_err());
         let elapsed = start.elapsed();
@@ -138,7 +138,7 @@ async fn paused_deadline_at_a_tokio_instant() {
     let wheel = punctual_tokio::start();
     let at = Instant::now() + Duration::from_millis(250);
     let r = wheel
-        .deadline_at(std::future::pending::<()>(), wheel.clock().reading_of(at))
+        .deadline_at(wheel.clock().reading_of(at), std::future::pending::<()>())
         .await;
     assert!(r.is_err());
     assert_eq!(Instant::now(), at);
@@ -158,7 +158,7 @@ async fn a_second_driver_aborted_leaves_the_first_driving() {
     let dropped = flag();
     let start = Instant::now();
     let r = wheel
-        .deadline(NeverWithDropFlag(dropped.clone()), Duration::from_millis(5))
+        .deadline(Duration::from_millis(5), NeverWithDropFlag(dropped.clone()))
         .await;
     assert!(r.is_err(), "the deadline did not fire");
     assert!(dropped.load(Ordering::SeqCst));
@@ -185,7 +185,7 @@ async fn a_turn_by_hand_on_the_idle_wheel_does_not_stop_its_driver() {
 
 /// Whether a 50 ms deadline on `wheel` fires within 10 s of tokio time.
 async fn fires_within_ten_seconds(wheel: &TokioWheel) -> bool {
-    let deadline = wheel.deadline(std::future::pending::<()>(), Duration::from_millis(50));
+    let deadline = wheel.deadline(Duration::from_millis(50), std::future::pending::<()>());
     matches!(
         tokio::time::timeout(Duration::from_secs(10), deadline).await,
         Ok(Err(_))
@@ -218,7 +218,7 @@ async fn paused_inner_that_finishes_in_time_wins() {
         "done"
     };
     assert_eq!(
-        wheel.deadline(inner, Duration::from_millis(100)).await,
+        wheel.deadline(Duration::from_millis(100), inner).await,
         Ok("done")
     );
 }
@@ -235,7 +235,7 @@ fn many_deadlines_fire_and_none_early(rt: &Runtime) {
                     let start = std::time::Instant::now();
                     let dropped = flag();
                     let r = wheel
-                        .deadline(NeverWithDropFlag(dropped.clone()), requested)
+                        .deadline(requested, NeverWithDropFlag(dropped.clone()))
                         .await;
                     assert!(r.is_err());
                     assert!(dropped.load(Ordering::SeqCst), "inner alive after Err");
@@ -247,7 +247,7 @@ fn many_deadlines_fire_and_none_early(rt: &Runtime) {
             task.await.unwrap();
         }
         // Met deadlines give the output.
-        let met = tokio::spawn(wheel.deadline(async { 5 }, Duration::from_secs(10)));
+        let met = tokio::spawn(wheel.deadline(Duration::from_secs(10), async { 5 }));
         assert_eq!(met.await.unwrap(), Ok(5));
     });
 }
@@ -281,7 +281,7 @@ fn wheel_of_your_own_with_a_fixed_capacity() {
         ));
         let driver = punctual_tokio::spawn_driver(wheel);
         let r = wheel
-            .deadline(std::future::pending::<()>(), Duration::from_millis(4))
+            .deadline(Duration::from_millis(4), std::future::pending::<()>())
             .await;
         assert!(r.is_err());
         driver.abort();
@@ -307,7 +307,7 @@ fn budget_exhausting_inner_is_still_cut_off() {
             }
         };
         let start = std::time::Instant::now();
-        let task = tokio::spawn(wheel.deadline(spin, Duration::from_millis(20)));
+        let task = tokio::spawn(wheel.deadline(Duration::from_millis(20), spin));
         let r = task.await.unwrap();
         assert!(r.is_err());
         assert!(start.elapsed() >= Duration::from_millis(20));
@@ -339,7 +339,7 @@ fn arm_on(rt: &Runtime) -> Armed {
             .map(|dropped| {
                 let inner = NeverWithDropFlag(dropped.clone());
                 tokio::spawn(async move {
-                    let _ = wheel.deadline(inner, Duration::from_secs(3600)).await;
+                    let _ = wheel.deadline(Duration::from_secs(3600), inner).await;
                     unreachable!("an hour-long deadline completed");
                 })
             })
@@ -383,7 +383,7 @@ fn check_after_shutdown(armed: Armed) {
     let mut cx = Context::from_waker(Waker::noop());
     let dropped = flag();
     let mut orphan =
-        pin!(wheel.deadline(NeverWithDropFlag(dropped.clone()), Duration::from_millis(1)));
+        pin!(wheel.deadline(Duration::from_millis(1), NeverWithDropFlag(dropped.clone())));
     assert!(orphan.as_mut().poll(&mut cx).is_pending());
     std::thread::sleep(Duration::from_millis(20));
     assert!(

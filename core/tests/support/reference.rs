@@ -377,8 +377,8 @@ impl<'w, S: Storage> Model<'w, S> {
                 let gate = Rc::new(Cell::new(false));
                 let inner = Gate(gate.clone());
                 let d = match limit {
-                    Limit::After(_) => self.wheel.deadline(inner, requested),
-                    Limit::At { .. } => self.wheel.deadline_at(inner, nanos_to_duration(target)),
+                    Limit::After(_) => self.wheel.deadline(requested, inner),
+                    Limit::At { .. } => self.wheel.deadline_at(nanos_to_duration(target), inner),
                 };
                 let d: GatedDeadline<'_> = match name {
                     Some(name) => Box::pin(d.named(name)),

@@ -54,7 +54,7 @@ async fn demo() {
     let limit = Duration::from_millis(50);
     let start = Instant::now();
     let slow = WHEEL
-        .deadline(slow_query(), limit)
+        .deadline(limit, slow_query())
         .named("slow query")
         .await;
     let took = start.elapsed();
@@ -70,7 +70,7 @@ async fn demo() {
 
     let start = Instant::now();
     let quick = WHEEL
-        .deadline(quick_query(), Duration::from_millis(500))
+        .deadline(Duration::from_millis(500), quick_query())
         .await;
     let took = start.elapsed();
     println!(

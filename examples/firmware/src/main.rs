@@ -45,7 +45,7 @@ impl scenarios::Bound for Punctual {
         limit: Duration,
         fut: F,
     ) -> impl Future<Output = Result<F::Output, Self::Elapsed>> {
-        WHEEL.deadline(fut, limit)
+        WHEEL.deadline(limit, fut)
     }
 }
 

@@ -57,7 +57,7 @@ fn punctual_deadline(offset: Duration, requested: Duration) -> Duration {
     let wheel = wheel_at(offset);
     run_driven::<Coarse, _>(wheel, LIMIT, async {
         let start = true_time::true_now();
-        let result = wheel.deadline(pending::<()>(), requested).await;
+        let result = wheel.deadline(requested, pending::<()>()).await;
         assert!(result.is_err(), "a pending future must time out");
         true_time::true_now() - start
     })

@@ -78,7 +78,7 @@ fn punctual_deadline(offset: Duration, requested: Duration) -> (Duration, Durati
     Mock::advance(offset);
     run_driven::<Mock, _>(wheel, LIMIT, async {
         let (start, reading) = (Mock::true_now(), wheel.clock().now());
-        let result = wheel.deadline(pending::<()>(), requested).await;
+        let result = wheel.deadline(requested, pending::<()>()).await;
         assert!(result.is_err(), "a pending future must time out");
         (Mock::true_now() - start, wheel.clock().now() - reading)
     })
@@ -155,7 +155,7 @@ fn clock_starts_at_first_poll_not_at_creation() {
     let idle = Duration::from_millis(3);
 
     let wheel = fresh_wheel::<Mock>();
-    let ours = wheel.deadline(pending::<()>(), requested);
+    let ours = wheel.deadline(requested, pending::<()>());
     let theirs = embassy_time::with_timeout(
         embassy_time::Duration::try_from(requested).expect("fits"),
         pending::<()>(),
@@ -196,7 +196,7 @@ fn clock_starts_at_first_poll_not_at_creation() {
 #[test]
 fn ready_future_needs_no_driver() {
     let wheel = fresh_wheel::<Mock>();
-    let mut d = pin!(wheel.deadline(async { 7 }, Duration::from_millis(1)));
+    let mut d = pin!(wheel.deadline(Duration::from_millis(1), async { 7 }));
     let poll = d.as_mut().poll(&mut Context::from_waker(Waker::noop()));
     assert_eq!(poll, Poll::Ready(Ok(7)));
     assert_eq!(wheel.occupied(), 0);
