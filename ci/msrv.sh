@@ -34,7 +34,7 @@ export CARGO_TARGET_DIR=target/msrv
 echo "msrv.sh: $(rustc "+$msrv" --version)"
 cargo "+$msrv" check --locked -p punctual-core -p punctual-tokio -p punctual-smol \
     -p punctual-embassy -p punctual
-cargo "+$msrv" check --locked -p punctual --features tokio,smol,embassy,tracing,defmt,count-ready
+cargo "+$msrv" check --locked -p punctual --features tokio,smol,embassy,tracing,defmt,count-ready,test-util
 cargo "+$msrv" check --locked -p punctual-core --no-default-features --features alloc
 cargo "+$msrv" check --locked -p punctual-core --no-default-features
 echo "msrv.sh: the libraries build with Rust $msrv"

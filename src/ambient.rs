@@ -51,10 +51,10 @@ impl Chosen {
     #[inline]
     fn reading_at(&self, at: core::time::Duration) -> core::time::Duration {
         #[cfg(feature = "tokio")]
-        if let Some(clock) = self.runtime_clock
-            && at != core::time::Duration::MAX
-        {
-            return at.saturating_sub(clock.behind());
+        if let Some(clock) = self.runtime_clock {
+            if at != core::time::Duration::MAX {
+                return at.saturating_sub(clock.behind());
+            }
         }
         at
     }

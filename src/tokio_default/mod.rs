@@ -85,10 +85,10 @@ pub(crate) fn current() -> Option<&'static Chosen> {
     LEASE
         .try_with(|lease| {
             let held = lease.0.get().filter(|home| !home.runtime_gone());
-            if let Some(home) = held
-                && tokio::task::try_id().is_some()
-            {
-                return Some(home.chosen());
+            if let Some(home) = held {
+                if tokio::task::try_id().is_some() {
+                    return Some(home.chosen());
+                }
             }
             let handle = Handle::try_current().ok()?;
             if let Some(home) = held {
