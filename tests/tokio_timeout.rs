@@ -291,3 +291,33 @@ async fn multi_thread_real_time() {
     assert!(punctual::timeout_at(at, pending::<()>()).await.is_err());
     assert!(Instant::now() >= at);
 }
+
+/// One `advance` that passes 200 deadlines wakes their tasks in deadline order, as tokio's
+/// own timers do: the tasks finish in that order on the current-thread runtime.
+#[tokio::test(start_paused = true)]
+async fn one_advance_fires_in_deadline_order() {
+    let order = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let tasks: Vec<_> = (0..200u64)
+        .map(|k| {
+            let millis = (k * 7919) % 400 + 1;
+            let order = std::sync::Arc::clone(&order);
+            tokio::spawn(async move {
+                assert!(pending::<()>().deadline(ms(millis)).await.is_err());
+                order.lock().unwrap().push(millis);
+            })
+        })
+        .collect();
+    // Every task arms (the runtime polls the test between batches of tasks).
+    for _ in 0..10 {
+        tokio::task::yield_now().await;
+    }
+    let start = Instant::now();
+    time::advance(ms(500)).await;
+    for task in tasks {
+        task.await.unwrap();
+    }
+    let order = order.lock().unwrap().clone();
+    assert_eq!(start.elapsed(), ms(500), "armed before the advance");
+    let inversions = order.windows(2).filter(|w| w[0] > w[1]).count();
+    assert_eq!(inversions, 0, "{order:?}");
+}

@@ -145,6 +145,15 @@
 //! older reading still, due before that tick, fires rather than going into a slot behind
 //! the wheel.
 //!
+//! # Firing order
+//!
+//! A turn that passes many ticks (a driver that slept long, a virtual clock's jump) fires
+//! them in tick order, and wakes the tasks in the order it fired their entries: the wake
+//! list is first in, first out. The entries of a higher level's slot coming down that are
+//! due in a later tick than the one reached go down the levels again rather than firing
+//! at once, so they fire when the turn reaches their own tick. Within one tick, entries
+//! fire in their slot's order.
+//!
 //! # Exclusive moments
 //!
 //! Between leaving the free list and the push onto the arm inbox, an entry belongs to the
@@ -277,6 +286,9 @@ struct DriverState {
     /// here rather than on the stack so that a waker that panics loses nothing: the next
     /// turn wakes the rest.
     to_wake: Index,
+    /// The last of `to_wake` (meaningless while `to_wake` is `NIL`): fired entries are
+    /// queued at the tail, so tasks wake in firing order.
+    to_wake_tail: Index,
     /// The driver does not go idle before this tick (see "Taking back").
     linger_until: u64,
     /// No turn has published a plan yet: the wheel's idle mark is the one it was made
@@ -393,6 +405,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 driver: CachePadded::new(UnsafeCell::new(DriverState {
                     levels: Levels::new(),
                     to_wake: NIL,
+                    to_wake_tail: NIL,
                     linger_until: 0,
                     fresh: true,
                 })),
@@ -1221,7 +1234,17 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 // SAFETY: driver role held; the entry came through the arm inbox.
                 let due = unsafe { entry.due() };
                 let (when, offset) = self.tick_of(due);
-                if due <= now_nanos {
+                if expiration.level > 0
+                    && when > state.levels.elapsed()
+                    && when <= now
+                    && entry.state.load(Ordering::Acquire) & CANCELLED == 0
+                {
+                    // Due by now, in a later tick of the slot coming down than the one
+                    // reached: down the levels again, so that this turn fires the ticks
+                    // it passes in their order (a turn that passes many fires deadlines
+                    // in deadline order, as a virtual clock's jump must).
+                    state.levels.insert(&self.storage, index, when, offset);
+                } else if due <= now_nanos {
                     self.fire(state, index, entry, now.saturating_sub(when));
                 } else if entry.state.load(Ordering::Acquire) & CANCELLED == 0 {
                     // `when > now`: `due` is past this tick.
@@ -1311,9 +1334,18 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             return; // cancelled meanwhile
         }
         self.counters.fired(late_ticks);
-        // The wheel keeps the entry (WHEEL) until its waker has been taken out.
-        entry.slot_next.store(state.to_wake, Ordering::Relaxed);
-        state.to_wake = index;
+        // The wheel keeps the entry (WHEEL) until its waker has been taken out. Queued at
+        // the tail: tasks are woken in the order their deadlines fired.
+        entry.slot_next.store(NIL, Ordering::Relaxed);
+        if state.to_wake == NIL {
+            state.to_wake = index;
+        } else {
+            self.storage
+                .entry(state.to_wake_tail)
+                .slot_next
+                .store(index, Ordering::Relaxed);
+        }
+        state.to_wake_tail = index;
     }
 
     /// Wakes the tasks of fired entries, letting go of each entry first. The wheel's
