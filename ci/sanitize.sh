@@ -18,6 +18,10 @@ export CARGO_TARGET_DIR=target/tsan
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
 export PUNCTUAL_STRESS_SCALE=${PUNCTUAL_STRESS_SCALE:-2}
 cargo +nightly test -Zbuild-std --target "$target" -p punctual --test stress -- --nocapture
+# The default wheels inside tokio: a task's driver, the turn from tokio's timer waker, the
+# hand-over at runtime shutdown, threads that leave their wheel.
+cargo +nightly test -Zbuild-std --target "$target" -p punctual --test tokio_timeout \
+    --test default_wheels --test conformance_tokio_default
 # The threaded ones of the fault tests (the others are single-threaded).
 cargo +nightly test -Zbuild-std --target "$target" -p punctual-core --test faults -- \
     between_threads hopping_threads dropped_on_other_threads under_threads
