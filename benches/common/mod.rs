@@ -524,6 +524,25 @@ pub(crate) fn tokio_multi() -> &'static tokio::runtime::Runtime {
     &RT
 }
 
+/// The contention scenario of a timer that runs inside tokio: `threads` tasks on the
+/// 2-worker runtime, each an arm + cancel loop of `iters`.
+fn tokio_tasks_contention<T: Timeouts>(threads: usize, iters: u64) -> Duration {
+    tokio_multi().block_on(async move {
+        let start = Instant::now();
+        let tasks: Vec<_> = (0..threads)
+            .map(|_| {
+                tokio::spawn(tokio::task::unconstrained(async move {
+                    arm_cancel_loop::<T>(iters)
+                }))
+            })
+            .collect();
+        for task in tasks {
+            task.await.expect("contention task");
+        }
+        start.elapsed()
+    })
+}
+
 /// `tokio::time::timeout`.
 pub(crate) struct TokioTimeout;
 
@@ -552,20 +571,7 @@ impl Timeouts for TokioTimeout {
 
     /// Tasks on the 2-worker runtime instead of threads.
     fn contention(threads: usize, iters: u64) -> Duration {
-        tokio_multi().block_on(async move {
-            let start = Instant::now();
-            let tasks: Vec<_> = (0..threads)
-                .map(|_| {
-                    tokio::spawn(tokio::task::unconstrained(async move {
-                        arm_cancel_loop::<Self>(iters)
-                    }))
-                })
-                .collect();
-            for task in tasks {
-                task.await.expect("contention task");
-            }
-            start.elapsed()
-        })
+        tokio_tasks_contention::<Self>(threads, iters)
     }
 }
 
@@ -598,20 +604,7 @@ impl Timeouts for PunctualInTokio {
 
     /// Tasks on the 2-worker runtime instead of threads, as tokio's.
     fn contention(threads: usize, iters: u64) -> Duration {
-        tokio_multi().block_on(async move {
-            let start = Instant::now();
-            let tasks: Vec<_> = (0..threads)
-                .map(|_| {
-                    tokio::spawn(tokio::task::unconstrained(async move {
-                        arm_cancel_loop::<Self>(iters)
-                    }))
-                })
-                .collect();
-            for task in tasks {
-                task.await.expect("contention task");
-            }
-            start.elapsed()
-        })
+        tokio_tasks_contention::<Self>(threads, iters)
     }
 }
 

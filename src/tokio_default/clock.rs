@@ -5,9 +5,8 @@
 //! when it is paused. So an instant is the same reading on every default wheel, and
 //! `deadline_at(instant)` needs no conversion that depends on the wheel it ends up on.
 //!
-//! A wheel outlives its runtime (a deadline may still hold it), and a wheel may serve a
-//! later runtime after it has drained. Both change where readings come from, so the
-//! clock has two sources:
+//! A wheel outlives its runtime (a deadline may still hold it), which changes where
+//! readings come from, so the clock has two sources:
 //!
 //! * **tokio**, while it serves a runtime: the instant tokio reports to the reading
 //!   thread, which is in that runtime's context (see `tokio_default` for why);
@@ -78,8 +77,8 @@ impl RuntimeClock {
     /// of `tick` (see `behind`), from no lower than the reading now. Only for a wheel
     /// that holds no entry and has no driver.
     pub(crate) fn switch_to_tokio(&self, tick: Duration) {
-        // A wheel that served before continues from where its clock stands (the claim
-        // checked that tokio's time here is past it); a new one starts from nothing.
+        // A wheel that read real time continues from where its clock stands; a new one
+        // starts from nothing. (Drained wheels are not claimed again yet: see `Home::claim`.)
         let floor = if self.is_real() { nanos(self.now()) } else { 0 };
         let behind = nanos(tokio_reading()) % nanos(tick).max(1);
         self.behind.store(behind, Ordering::Relaxed);

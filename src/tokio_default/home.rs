@@ -101,22 +101,22 @@ impl Home {
     }
 
     /// The owner lets go (thread exit, or its runtime is gone). Wakes the driver, which
-    /// pools the home once drained; pools it now if no driver is left.
+    /// lets go once the home is drained; counts it drained now if no driver is left.
     pub(crate) fn disown(&'static self) {
         let before = self.state.fetch_and(!OWNED, Ordering::AcqRel);
         if before & DRIVEN == 0 {
-            pool(self);
+            count_drained(self);
         } else {
             // The driver may be idle, waiting for an arm: let it look at the state.
             RawWheel::wake_drivers(&self.wheel);
         }
     }
 
-    /// A driver stops driving a drained home; pools it if the owner has left too.
+    /// A driver stops driving a drained home; counts it drained if the owner has left too.
     fn undrive(&'static self) {
         let before = self.state.fetch_and(!DRIVEN, Ordering::AcqRel);
         if before & OWNED == 0 {
-            pool(self);
+            count_drained(self);
         }
     }
 
@@ -142,16 +142,9 @@ impl Home {
     }
 }
 
-fn pool(home: &'static Home) {
+fn count_drained(home: &'static Home) {
     debug_assert_eq!(home.wheel.occupied(), 0);
     DRAINED.fetch_add(1, Ordering::Relaxed);
-}
-
-/// How many runtime wheels have drained for good (their thread left and nothing is armed
-/// on them): for tests.
-#[allow(dead_code)]
-pub(crate) fn drained() -> usize {
-    DRAINED.load(Ordering::Relaxed)
 }
 
 /// Whether the current runtime has a time driver. tokio offers no query: a timer made
@@ -229,7 +222,7 @@ impl Future for DriverTask {
         for _ in 0..TURNS_PER_POLL {
             let next = this.turn(cx);
             if this.home.retirable() {
-                // Retiring: the clock stops reading this runtime, so that the pooled
+                // Retiring: the clock stops reading this runtime, so that the drained
                 // home can be read from anywhere.
                 this.sleep = None;
                 this.home.wheel.clock().switch_to_real();

@@ -1,5 +1,5 @@
 //! The orphan driver: one thread that fires, on real time, the deadlines left on the
-//! wheels of runtimes that shut down, and pools each wheel once it has drained.
+//! wheels of runtimes that shut down, and lets go of each wheel once it has drained.
 //!
 //! Started at the first shutdown that leaves a deadline armed; it then lives as long as
 //! the process, parked while it has nothing to drive. It turns each wheel by hand and
