@@ -8,9 +8,15 @@
 //! A wheel outlives its runtime (a deadline may still hold it), which changes where
 //! readings come from, so the clock has two sources:
 //!
-//! * **tokio**, while it serves a runtime: the instant tokio reports to the reading
-//!   thread, which is in that runtime's context (see `tokio_default` for why);
-//! * **real**, after its runtime shut down: the global clock itself, readable anywhere.
+//! * **tokio**, while it serves a runtime whose clock may be paused (a `current_thread`
+//!   runtime): the instant tokio reports to the reading thread, which is in that runtime's
+//!   context (see `tokio_default` for why);
+//! * **real**: the global clock itself, readable anywhere. After its runtime shut down;
+//!   and from the start for a multi-thread runtime, whose clock tokio never pauses (it
+//!   refuses `pause` and `start_paused` there), so that its instants are the real time's:
+//!   the same readings, without the cost of going through tokio's `Instant` and
+//!   converting it (most of what a deadline on a worker thread paid beyond the global
+//!   wheel's).
 //!
 //! Readings never go backwards across a change of source: each change records the last
 //! reading as a floor, and a reading is never below it. A paused runtime whose virtual
@@ -27,9 +33,11 @@
 //! ```
 //!
 //! `R` (bit 0) is set for the real source. The floor is kept to 2 ns (its low bit is the
-//! flag), rounded down: a floor only ever lowers a reading's bound.
+//! flag), rounded down: a floor only ever lowers a reading's bound. Whether the runtime is
+//! gone is kept apart (`gone`): a multi-thread runtime's wheel reads the real source while
+//! its runtime lives.
 
-use core::sync::atomic::{AtomicU64, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use core::time::Duration;
 
 use punctual_core::{Clock, Sleeper};
@@ -50,6 +58,8 @@ pub struct RuntimeClock {
     /// (Behind, never ahead: `deadline_at` instants, read on the global clock, then end
     /// late by less than a tick, never early.)
     behind: AtomicU64,
+    /// The runtime this clock served has shut down (see `switch_to_real`).
+    gone: AtomicBool,
 }
 
 impl RuntimeClock {
@@ -58,31 +68,34 @@ impl RuntimeClock {
         Self {
             state: AtomicU64::new(0),
             behind: AtomicU64::new(0),
+            gone: AtomicBool::new(false),
         }
     }
 
-    /// Whether readings come from the real source.
-    pub(crate) fn is_real(&self) -> bool {
-        self.state.load(Ordering::Relaxed) & REAL != 0
+    /// Whether the runtime this clock served has shut down: readings come from the real
+    /// source for good.
+    pub(crate) fn runtime_gone(&self) -> bool {
+        self.gone.load(Ordering::Relaxed)
     }
 
-    /// Reads from the real source from now on, continuing from the reading now. Called
-    /// by the one party that changes the source at that moment (see `Home`).
+    /// The runtime is gone: reads from the real source from now on, continuing from the
+    /// reading now. Called by the one party that changes the source at that moment (see
+    /// `Home`).
     pub(crate) fn switch_to_real(&self) {
         let floor = nanos(self.now());
+        self.gone.store(true, Ordering::Relaxed);
         self.state.store((floor & !REAL) | REAL, Ordering::Release);
     }
 
-    /// Reads tokio's time from now on (in the caller's runtime), on the runtime's grid
-    /// of `tick` (see `behind`), from no lower than the reading now. Only for a wheel
-    /// that holds no entry and has no driver.
-    pub(crate) fn switch_to_tokio(&self, tick: Duration) {
-        // A wheel that read real time continues from where its clock stands; a new one
-        // starts from nothing. (Drained wheels are not claimed again yet: see `Home::claim`.)
-        let floor = if self.is_real() { nanos(self.now()) } else { 0 };
+    /// Serves the caller's runtime from now on, on the runtime's grid of `tick` (see
+    /// `behind`): reading tokio's time, or the real source directly when `pausable` is
+    /// false (a multi-thread runtime, whose time tokio never pauses). Only for a new
+    /// wheel, which holds no entry and has no driver.
+    pub(crate) fn switch_to_tokio(&self, tick: Duration, pausable: bool) {
         let behind = nanos(tokio_reading()) % nanos(tick).max(1);
         self.behind.store(behind, Ordering::Relaxed);
-        self.state.store(floor & !REAL, Ordering::Release);
+        self.state
+            .store(if pausable { 0 } else { REAL }, Ordering::Release);
     }
 
     /// How far behind the global clock this clock reads (see `behind`).
@@ -142,8 +155,15 @@ impl Sleeper for RuntimeSleeper {
 
     fn sleep_until(&mut self, at: Duration) -> Self::Sleep {
         let origin = std_clock().origin();
-        let instant = origin
-            .checked_add(self.clock.behind())
+        // Direct readings of the real source may be behind `Instant`'s by the global
+        // clock's slack: its `instant_of` allows for that.
+        let start = if self.clock.state.load(Ordering::Relaxed) & REAL != 0 {
+            origin.checked_add(std_clock().slack())
+        } else {
+            Some(origin)
+        };
+        let instant = start
+            .and_then(|start| start.checked_add(self.clock.behind()))
             .and_then(|shifted| shifted.checked_add(at))
             .or_else(|| origin.checked_add(FAR_FUTURE))
             .unwrap_or(origin);

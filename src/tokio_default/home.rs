@@ -84,7 +84,13 @@ impl Home {
         });
         debug_assert_eq!(home.state.load(Ordering::Relaxed), 0);
         debug_assert_eq!(home.wheel.occupied(), 0);
-        home.wheel.clock().switch_to_tokio(TICK);
+        // tokio pauses the clock of a `current_thread` runtime only (`pause` and
+        // `start_paused` refuse the others).
+        let pausable = !matches!(
+            handle.runtime_flavor(),
+            tokio::runtime::RuntimeFlavor::MultiThread
+        );
+        home.wheel.clock().switch_to_tokio(TICK, pausable);
         home.state.store(OWNED | DRIVEN, Ordering::Release);
         handle.spawn(DriverTask::new(home, handle.clone()));
         Some(home)
@@ -97,7 +103,7 @@ impl Home {
 
     /// Whether the runtime this home served has shut down.
     pub(crate) fn runtime_gone(&self) -> bool {
-        self.wheel.clock().is_real()
+        self.wheel.clock().runtime_gone()
     }
 
     /// The owner lets go (thread exit, or its runtime is gone). Wakes the driver, which
