@@ -4,7 +4,8 @@
 # thumbv6m-none-eabi: no compare-and-swap, so the wheel's atomics go through
 # portable-atomic on cortex-m's critical section). Each run must print its result line
 # and a passing line for every conformance scenario of tests/conformance/portable.rs.
-# Then builds it for thumbv7em-none-eabihf and prints the size of all three.
+# Then builds it for thumbv7em-none-eabihf and prints the size of all three. Lints the
+# crate too (rustfmt, clippy for both boards).
 #
 # Run from anywhere: `bash ci/firmware.sh`. Installs what it needs (QEMU and the ARM
 # binutils from Debian, the three Rust targets) when missing.
@@ -40,6 +41,13 @@ if ((${#packages[@]})); then
         "${packages[@]}" >/dev/null
 fi
 rustup target add thumbv7m-none-eabi thumbv6m-none-eabi thumbv7em-none-eabihf
+
+# Lints and formatting here too: the root's `cargo clippy --workspace` and `cargo fmt --all`
+# do not reach this crate. Both boards, since `cfg(board)` picks code for each.
+cargo fmt -- --check
+for target in thumbv7m-none-eabi thumbv6m-none-eabi; do
+    cargo clippy --release --bins --target "$target" -- -D warnings
+done
 
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
