@@ -65,6 +65,9 @@ impl<S: Storage + 'static> conformance::Harness for Manual<S> {
     fn fixed_capacity(&self) -> Option<usize> {
         self.fixed_capacity
     }
+    fn degraded_polls(&self) -> Option<usize> {
+        Some(self.wheel.degraded_polls())
+    }
     fn run(&self, body: impl Future<Output = ()>) {
         let flag = Arc::new(Flag(AtomicBool::new(true)));
         let waker = Waker::from(flag.clone());

@@ -85,6 +85,11 @@ pub trait Harness {
         None
     }
 
+    /// `Wheel::degraded_polls`, if the harness can read it.
+    fn degraded_polls(&self) -> Option<usize> {
+        None
+    }
+
     /// Runs `body` to completion on the driver's runtime, with time passing: virtual
     /// clocks advance whenever every task is idle; real clocks just run.
     fn run(&self, body: impl Future<Output = ()>);
@@ -110,6 +115,9 @@ impl<H: Harness> portable::Target for OnHost<'_, H> {
     }
     fn fixed_capacity(&self) -> Option<usize> {
         self.0.fixed_capacity()
+    }
+    fn degraded_polls(&self) -> Option<usize> {
+        self.0.degraded_polls()
     }
 }
 

@@ -58,6 +58,12 @@ pub trait Target {
         None
     }
 
+    /// `Wheel::degraded_polls` (polls that found the wheel full), where the target can
+    /// read it.
+    fn degraded_polls(&self) -> Option<usize> {
+        None
+    }
+
     /// Waits, without yielding, until the true time is `phase` (less than a tick) into a
     /// tick of the wheel. `false` if the target cannot place a start within a tick (a
     /// virtual clock that moves a tick at a time): the scenario then starts at one phase.
@@ -302,7 +308,7 @@ pub async fn ready_wins_even_at_zero<T: Target>(t: &T) -> Outcome {
 }
 
 /// Rule 5: a future that completes in time returns its output as `Ok`, and the deadline,
-/// decided, never fires afterwards: its entry comes back and nothing else is woken.
+/// decided, is done with the wheel: past its limit, its entry is back.
 pub async fn decided_once<T: Target>(t: &T) -> Outcome {
     let before = t.occupied();
     let limit = t.tick() * 50;
@@ -380,6 +386,7 @@ pub async fn full_wheel_degrades<T: Target>(t: &T) -> Outcome {
         ensure(t.occupied() == capacity, "the wheel is not full")?;
 
         let requested = t.tick() * 5;
+        let degraded_before = t.degraded_polls();
         let start = t.true_now();
         let result = deadline(t, pending::<()>(), requested).await;
         let elapsed = t.true_now() - start;
@@ -388,6 +395,11 @@ pub async fn full_wheel_degrades<T: Target>(t: &T) -> Outcome {
             "a deadline on a full wheel did not time out",
         )?;
         check_timing(t, requested, elapsed)?;
+        let degraded = t.degraded_polls().zip(degraded_before);
+        ensure(
+            degraded.is_none_or(|(after, before)| after > before),
+            "a deadline on a full wheel did not poll degraded",
+        )?;
         ensure(
             t.occupied() == capacity,
             "a degraded deadline took an entry",

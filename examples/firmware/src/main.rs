@@ -73,6 +73,9 @@ impl portable::Target for OnTarget {
     fn fixed_capacity(&self) -> Option<usize> {
         Some(WHEEL.capacity())
     }
+    fn degraded_polls(&self) -> Option<usize> {
+        Some(WHEEL.degraded_polls())
+    }
     fn to_phase(&self, phase: Duration) -> bool {
         let window = WHEEL.tick() / (2 * portable::PHASES);
         time_driver::spin_until_phase(phase, phase + window);
