@@ -146,9 +146,10 @@ async fn poll_once<F: Future + ?Sized>(fut: Pin<&mut F>) -> Poll<F::Output> {
     poll_fn(|cx| Poll::Ready(fut.take().expect("polled once").poll(cx))).await
 }
 
-/// Waits, a tick at a time, until the wheel holds `count` entries; `false` after 100 ticks.
+/// Waits, a tick at a time, until the wheel holds `count` entries; `false` after 1 000
+/// ticks (reclaiming takes about one turn of a driver that runs).
 async fn entries_back_to<T: Target>(t: &T, count: usize) -> bool {
-    for _ in 0..100 {
+    for _ in 0..1_000 {
         if t.occupied() == count {
             return true;
         }
