@@ -8,7 +8,8 @@
 #
 # Run from anywhere: `bash ci/firmware_sizes.sh` (the end of `ci/bench_report.sh` calls it).
 # Release builds, `opt-level = "s"`, fat LTO, as examples/firmware/Cargo.toml sets them.
-# Installs the ARM binutils and the Rust targets when missing. Sizes do not depend on the
+# Runs each measured firmware under QEMU first (it must print its `ok` line). Installs
+# QEMU, the ARM binutils and the Rust targets when missing. Sizes do not depend on the
 # machine's load.
 set -euo pipefail
 
@@ -18,13 +19,16 @@ begin='<!-- firmware sizes: written by ci/firmware_sizes.sh, do not edit by hand
 end='<!-- end of firmware sizes -->'
 cd "$root/examples/firmware"
 
-if ! command -v arm-none-eabi-size >/dev/null; then
+packages=()
+command -v qemu-system-arm >/dev/null || packages+=(qemu-system-arm)
+command -v arm-none-eabi-size >/dev/null || packages+=(binutils-arm-none-eabi)
+if ((${#packages[@]})); then
     sudo=()
     [[ "$(id -u)" -eq 0 ]] || sudo=(sudo)
-    echo "firmware_sizes.sh: installing binutils-arm-none-eabi"
+    echo "firmware_sizes.sh: installing ${packages[*]}"
     "${sudo[@]}" apt-get update -qq
     DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends \
-        binutils-arm-none-eabi >/dev/null
+        "${packages[@]}" >/dev/null
 fi
 rustup target add thumbv7m-none-eabi thumbv6m-none-eabi
 
@@ -34,6 +38,11 @@ bins=(--bin size-punctual --bin size-with-timeout)
 for target in thumbv7m-none-eabi thumbv6m-none-eabi; do
     cargo build --quiet --release "${bins[@]}" --target "$target"
     for bin in size-punctual size-with-timeout; do
+        # What is measured must work: each prints `NAME: ok` under QEMU.
+        cargo run --quiet --release --bin "$bin" --target "$target" | grep -x "$bin: ok" >/dev/null || {
+            echo "firmware_sizes.sh: $bin on $target did not print '$bin: ok'" >&2
+            exit 1
+        }
         cp "target/$target/release/$bin" "$out/$bin.$target"
     done
 done
