@@ -17,11 +17,12 @@ firmware="$root/examples/firmware"
 name=punctual-firmware
 # One line per run: at least one scenario passed, none failed.
 result_line="^$name: [1-9][0-9]* passed, 0 failed\$"
-# The shared scenarios, as `run_all` reports them: each must print `[pass] conformance NAME`.
-mapfile -t scenarios < <(sed -n '/^pub async fn run_all/,/^}/p' \
-    "$root/tests/conformance/portable.rs" | grep -oE '"[a-z0-9_]+"' | tr -d '"')
+# The shared scenarios, as the `scenarios!` list of portable.rs names them: each must print
+# `[pass] conformance NAME`.
+mapfile -t scenarios < <(sed -n '/^macro_rules! scenarios/,/^}/p' \
+    "$root/tests/conformance/portable.rs" | sed -nE 's/^ +([a-z0-9_]+),$/\1/p')
 if ((${#scenarios[@]} == 0)); then
-    echo "firmware.sh: found no scenario in tests/conformance/portable.rs's run_all" >&2
+    echo "firmware.sh: found no scenario in tests/conformance/portable.rs's scenarios!" >&2
     exit 1
 fi
 

@@ -139,19 +139,7 @@ macro_rules! on_host {
     };
 }
 
-on_host!(
-    cancel_on_fire,
-    drop_releases,
-    never_early_at_every_phase,
-    clock_starts_at_first_poll,
-    ready_wins_even_at_zero,
-    decided_once,
-    duration_max,
-    deadline_at_in_the_past,
-    full_wheel_degrades,
-    budget_stops_retries,
-    stream_deadline_ends_once,
-);
+portable::scenarios!(on_host! {});
 
 /// A deadline of `duration` around `future` on the harness's wheel.
 pub fn deadline<H: Harness, F: Future>(
@@ -236,21 +224,11 @@ pub fn many_deadlines_all_fire<H: Harness>(h: &H) {
 #[macro_export]
 macro_rules! conformance_suite {
     ($make:expr) => {
-        $crate::conformance_suite!(@tests $make;
-            cancel_on_fire,
-            drop_releases,
-            never_early_at_every_phase,
-            clock_starts_at_first_poll,
-            ready_wins_even_at_zero,
-            decided_once,
-            duration_max,
-            deadline_at_in_the_past,
-            full_wheel_degrades,
-            budget_stops_retries,
-            stream_deadline_ends_once,
+        conformance::portable::scenarios!(conformance_suite! {
+            @tests $make;
             elapsed_names_the_deadline,
             many_deadlines_all_fire,
-        );
+        });
     };
     (@tests $make:expr; $($name:ident),* $(,)?) => {
         $(

@@ -536,26 +536,36 @@ pub async fn stream_deadline_ends_once<T: Target>(t: &T) -> Outcome {
     check_timing(t, requested, elapsed)
 }
 
+/// Calls the macro `$then` with `$($args)*` followed by the name of every scenario, in the
+/// order they run: the one list that the firmware, the host suite and `ci/firmware.sh` read.
+macro_rules! scenarios {
+    ($then:ident! { $($args:tt)* }) => {
+        $then! {
+            $($args)*
+            cancel_on_fire,
+            drop_releases,
+            never_early_at_every_phase,
+            clock_starts_at_first_poll,
+            ready_wins_even_at_zero,
+            decided_once,
+            duration_max,
+            deadline_at_in_the_past,
+            full_wheel_degrades,
+            budget_stops_retries,
+            stream_deadline_ends_once,
+        }
+    };
+}
+// By path, for the host suite; the firmware only runs `run_all`.
+#[allow(unused_imports)]
+pub(crate) use scenarios;
+
 /// Runs every scenario in order, handing each name and outcome to `report`.
 pub async fn run_all<T: Target>(t: &T, mut report: impl FnMut(&'static str, Outcome)) {
-    report("cancel_on_fire", cancel_on_fire(t).await);
-    report("drop_releases", drop_releases(t).await);
-    report(
-        "never_early_at_every_phase",
-        never_early_at_every_phase(t).await,
-    );
-    report(
-        "clock_starts_at_first_poll",
-        clock_starts_at_first_poll(t).await,
-    );
-    report("ready_wins_even_at_zero", ready_wins_even_at_zero(t).await);
-    report("decided_once", decided_once(t).await);
-    report("duration_max", duration_max(t).await);
-    report("deadline_at_in_the_past", deadline_at_in_the_past(t).await);
-    report("full_wheel_degrades", full_wheel_degrades(t).await);
-    report("budget_stops_retries", budget_stops_retries(t).await);
-    report(
-        "stream_deadline_ends_once",
-        stream_deadline_ends_once(t).await,
-    );
+    macro_rules! run_each {
+        ($($name:ident),* $(,)?) => {
+            $(report(stringify!($name), $name(t).await);)*
+        };
+    }
+    scenarios!(run_each! {});
 }
