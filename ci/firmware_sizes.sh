@@ -69,6 +69,17 @@ wheel_symbol() {
         print hex($2), section
     }'
 }
+# "bytes<TAB>crate" for the text symbols of an ELF, largest first.
+crate_text() {
+    arm-none-eabi-nm -S -C "$1" | awk "$hex"'
+        $3 ~ /^[tTwW]$/ && NF >= 4 {
+            name = $4; for (i = 5; i <= NF; i++) name = name " " $i
+            crate = "(no crate: startup, vectors)"
+            if (match(name, /[A-Za-z_][A-Za-z0-9_]*::/)) crate = substr(name, RSTART, RLENGTH - 2)
+            bytes[crate] += hex($2)
+        }
+        END { for (c in bytes) printf "%d\t%s\n", bytes[c], c }' | sort -rn
+}
 # Thousands with a space, as the rest of docs/benchmarks.md writes them.
 n() {
     printf '%s' "$1" | sed -E ':a; s/^([0-9]+)([0-9]{3})/\1 \2/; ta'
@@ -116,21 +127,23 @@ section="$out/section.md"
     echo "| static RAM over \`with_timeout\`'s at most 1 024 B | $(signed $((p_ram - t_ram))) B | $(verdict $((p_ram - t_ram <= 1024))) |"
     echo "| flash over \`with_timeout\`'s at most 8 192 B | $(signed $((p_flash - t_flash))) B | $(verdict $((p_flash - t_flash <= 8192))) |"
     echo
-    echo "Code of the punctual firmware by crate (\`thumbv7m\`; text symbols summed by the crate that names them, so generic code counts where it was written, and inlined code where it landed):"
+    echo "Code by crate (\`thumbv7m\`; text symbols summed by the crate that names them, so generic code counts where it was written, and inlined code where it landed): what the difference in flash is made of."
     echo
-    echo "| crate | text (B) |"
-    echo "|---|---:|"
-    arm-none-eabi-nm -S -C "$out/size-punctual.thumbv7m-none-eabi" | awk "$hex"'
-        $3 ~ /^[tTwW]$/ && NF >= 4 {
-            name = $4; for (i = 5; i <= NF; i++) name = name " " $i
-            crate = "(no crate: startup, vectors)"
-            if (match(name, /[A-Za-z_][A-Za-z0-9_]*::/)) crate = substr(name, RSTART, RLENGTH - 2)
-            bytes[crate] += hex($2)
-        }
-        END { for (c in bytes) printf "%d\t%s\n", bytes[c], c }' | sort -rn | head -8 |
-        while IFS=$'\t' read -r bytes crate; do
-            echo "| \`$crate\` | $(n "$bytes") |"
-        done
+    echo "| crate | \`with_timeout\` (B) | punctual (B) | difference (B) |"
+    echo "|---|---:|---:|---:|"
+    declare -A with_timeout_text=() punctual_text=()
+    while IFS=$'\t' read -r bytes crate; do
+        with_timeout_text[$crate]=$bytes
+    done < <(crate_text "$out/size-with-timeout.thumbv7m-none-eabi")
+    while IFS=$'\t' read -r bytes crate; do
+        punctual_text[$crate]=$bytes
+        t=${with_timeout_text[$crate]:-0}
+        echo "| \`$crate\` | $(n "$t") | $(n "$bytes") | $(signed $((bytes - t))) |"
+    done < <(crate_text "$out/size-punctual.thumbv7m-none-eabi" | head -8)
+    echo
+    data_diff=$(($(arm-none-eabi-size "$out/size-punctual.thumbv7m-none-eabi" | awk 'NR == 2 { print $2 }') -
+        $(arm-none-eabi-size "$out/size-with-timeout.thumbv7m-none-eabi" | awk 'NR == 2 { print $2 }')))
+    echo "Besides code, the flash difference holds $(signed "$data_diff") B of \`.data\` image (the wheel's initial bytes, copied to RAM at boot) and read-only data (panic messages, vtables, constants)."
     echo
     echo "The largest functions of punctual's (\`thumbv7m\`):"
     echo
