@@ -539,8 +539,8 @@ pub async fn stream_deadline_ends_once<T: Target>(t: &T) -> Outcome {
 /// Calls the macro `$then` with `$($args)*` followed by the name of every scenario, in the
 /// order they run: the one list that the firmware, the host suite and `ci/firmware.sh` read.
 macro_rules! scenarios {
-    ($then:ident! { $($args:tt)* }) => {
-        $then! {
+    ($($then:ident)::+! { $($args:tt)* }) => {
+        $($then)::+! {
             $($args)*
             cancel_on_fire,
             drop_releases,
