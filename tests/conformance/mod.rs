@@ -224,7 +224,7 @@ pub fn many_deadlines_all_fire<H: Harness>(h: &H) {
 #[macro_export]
 macro_rules! conformance_suite {
     ($make:expr) => {
-        conformance::portable::scenarios!(crate::conformance_suite! {
+        conformance::portable::scenarios!($crate::conformance_suite! {
             @tests $make;
             elapsed_names_the_deadline,
             many_deadlines_all_fire,
