@@ -18,3 +18,4 @@ mkdir -p "$out"
 # allocator, which no timing bench should pay for.
 cargo bench -p punctual-benches --bench memory -- --tsv "$out/memory.tsv"
 cargo bench -p punctual-benches --bench report -- --memory "$out/memory.tsv"
+bash ci/firmware_sizes.sh

@@ -4,7 +4,9 @@
 //!
 //! A driver plugs in through [`Harness`]; [`conformance_suite!`] then expands to one
 //! `#[test]` per rule, each on a fresh harness (so per-test wheels never share time or
-//! entries). Include this file from a test target with
+//! entries). Most rules are the scenarios of [`portable`], which need nothing beyond `core`
+//! and also run on firmware (`examples/firmware`); the rest, which need `std` (strings,
+//! hundreds of boxed futures), are here. Include this file from a test target with
 //! `#[path = "conformance/mod.rs"] mod conformance;` (or the right relative path).
 //!
 //! On exact clocks (the manual clock, tokio's paused clock, embassy's mock driver) the
@@ -13,12 +15,12 @@
 //! the inner future dropped before the error is seen.
 #![allow(dead_code, unreachable_pub)]
 
+pub mod portable;
+
 use core::future::Future;
-use core::pin::{Pin, pin};
-use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use core::task::{Context, Poll};
+use core::sync::atomic::{AtomicUsize, Ordering};
+use core::task::Poll;
 use core::time::Duration;
-use std::sync::Arc;
 
 use punctual_core::{Clock, Deadline, Elapsed, Limit, RawWheel, Sleep, Storage, Wheel};
 
@@ -77,10 +79,67 @@ pub trait Harness {
         self.wheel_view().occupied()
     }
 
+    /// `Some(n)` if the wheel holds at most `n` entries (and degrades when full), `None`
+    /// if it grows. A harness of a fixed wheel must let time pass while a task polls busily.
+    fn fixed_capacity(&self) -> Option<usize> {
+        None
+    }
+
+    /// `Wheel::degraded_polls`, if the harness can read it.
+    fn degraded_polls(&self) -> Option<usize> {
+        None
+    }
+
     /// Runs `body` to completion on the driver's runtime, with time passing: virtual
     /// clocks advance whenever every task is idle; real clocks just run.
     fn run(&self, body: impl Future<Output = ()>);
 }
+
+/// A harness as the [`portable`] scenarios see it.
+pub struct OnHost<'h, H>(pub &'h H);
+
+impl<H: Harness> portable::Target for OnHost<'_, H> {
+    const EXACT: bool = H::EXACT;
+
+    fn wheel(&self) -> &'static dyn RawWheel {
+        self.0.wheel()
+    }
+    fn tick(&self) -> Duration {
+        self.0.tick()
+    }
+    fn now(&self) -> Duration {
+        self.0.now()
+    }
+    fn occupied(&self) -> usize {
+        self.0.occupied()
+    }
+    fn fixed_capacity(&self) -> Option<usize> {
+        self.0.fixed_capacity()
+    }
+    fn degraded_polls(&self) -> Option<usize> {
+        self.0.degraded_polls()
+    }
+}
+
+/// One function per [`portable`] scenario, of the same name: runs it on the harness and
+/// panics with its failure.
+macro_rules! on_host {
+    ($($name:ident),* $(,)?) => {
+        $(
+            #[doc = concat!("[`portable::", stringify!($name), "`] on the harness.")]
+            pub fn $name<H: Harness>(h: &H) {
+                let target = OnHost(h);
+                h.run(async {
+                    if let Err(failure) = portable::$name(&target).await {
+                        panic!("{}: {failure}", stringify!($name));
+                    }
+                });
+            }
+        )*
+    };
+}
+
+portable::scenarios!(on_host! {});
 
 /// A deadline of `duration` around `future` on the harness's wheel.
 pub fn deadline<H: Harness, F: Future>(
@@ -96,22 +155,6 @@ pub fn sleep<H: Harness>(h: &H, duration: Duration) -> Sleep<'static> {
     Sleep::new(h.wheel(), Limit::After(duration))
 }
 
-/// A future that never completes and sets its flag when dropped.
-pub struct NeverWithDropFlag(pub Arc<AtomicBool>);
-
-impl Future for NeverWithDropFlag {
-    type Output = ();
-    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<()> {
-        Poll::Pending
-    }
-}
-
-impl Drop for NeverWithDropFlag {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::SeqCst);
-    }
-}
-
 /// Checks `elapsed >= requested`, and on exact clocks `elapsed <= requested + 2 ticks`.
 fn check_timing<H: Harness>(h: &H, what: &str, requested: Duration, elapsed: Duration) {
     assert!(
@@ -125,206 +168,6 @@ fn check_timing<H: Harness>(h: &H, what: &str, requested: Duration, elapsed: Dur
             "{what}: more than two ticks late: {elapsed:?} > {bound:?}"
         );
     }
-}
-
-/// Rule 1: the inner future is dropped before `Err(Elapsed)` is returned.
-pub fn fired_deadline_drops_inner_before_error<H: Harness>(h: &H) {
-    h.run(async {
-        let dropped = Arc::new(AtomicBool::new(false));
-        let start = h.now();
-        let requested = h.tick() * 5;
-        let result = deadline(h, NeverWithDropFlag(dropped.clone()), requested).await;
-        // The deadline itself is gone now, but the flag is checked against the error.
-        let err = result.expect_err("a future that never completes must time out");
-        assert!(
-            dropped.load(Ordering::SeqCst),
-            "inner future not dropped before Err"
-        );
-        assert_eq!(err.duration(), requested);
-        check_timing(h, "fire", requested, h.now() - start);
-    });
-}
-
-/// Rule 1, strictly: the flag is set when the `Err` is first seen, while the `Deadline`
-/// (pinned here, not a temporary) is still alive.
-pub fn inner_dropped_while_deadline_still_alive<H: Harness>(h: &H) {
-    h.run(async {
-        let dropped = Arc::new(AtomicBool::new(false));
-        let mut d = pin!(deadline(
-            h,
-            NeverWithDropFlag(dropped.clone()),
-            h.tick() * 3
-        ));
-        let result = d.as_mut().await;
-        assert!(result.is_err());
-        assert!(
-            dropped.load(Ordering::SeqCst),
-            "inner still alive when Err was seen"
-        );
-    });
-}
-
-/// Rule 1: dropping a pending deadline drops the inner future and releases the entry.
-pub fn dropping_a_pending_deadline_releases_everything<H: Harness>(h: &H) {
-    let before = h.occupied();
-    let dropped = Arc::new(AtomicBool::new(false));
-    h.run(async {
-        let mut d = Box::pin(deadline(
-            h,
-            NeverWithDropFlag(dropped.clone()),
-            Duration::from_secs(30),
-        ));
-        // One poll arms it.
-        core::future::poll_fn(|cx| {
-            assert!(d.as_mut().poll(cx).is_pending());
-            Poll::Ready(())
-        })
-        .await;
-        assert_eq!(
-            h.occupied(),
-            before + 1,
-            "a pending deadline holds one entry"
-        );
-        drop(d);
-        assert!(
-            dropped.load(Ordering::SeqCst),
-            "dropping the deadline drops the inner future"
-        );
-        // Reclaimed within about a tick of a driver that runs: wait for it, bounded.
-        let mut waited = Duration::ZERO;
-        while h.occupied() != before {
-            assert!(
-                waited < Duration::from_secs(5),
-                "cancelled entry not reclaimed after {waited:?}"
-            );
-            sleep(h, h.tick()).await;
-            waited += h.tick();
-        }
-    });
-}
-
-/// Rule 2 and 3: never early, at most two ticks late (exact clocks), for durations around
-/// the tick.
-pub fn never_early_around_the_tick<H: Harness>(h: &H) {
-    let tick = h.tick();
-    let durations = [
-        tick / 2,
-        tick,
-        tick + tick / 3,
-        tick * 2,
-        tick * 7,
-        tick * 64,
-        tick * 65,
-    ];
-    h.run(async {
-        for requested in durations {
-            let start = h.now();
-            let err = deadline(h, core::future::pending::<()>(), requested)
-                .await
-                .expect_err("pending inner must time out");
-            check_timing(
-                h,
-                &format!("deadline of {requested:?}"),
-                requested,
-                h.now() - start,
-            );
-            assert_eq!(err.duration(), requested);
-            let start = h.now();
-            sleep(h, requested).await;
-            check_timing(
-                h,
-                &format!("sleep of {requested:?}"),
-                requested,
-                h.now() - start,
-            );
-        }
-    });
-}
-
-/// Rule 4: the clock starts at the first poll, not at construction.
-pub fn clock_starts_at_first_poll<H: Harness>(h: &H) {
-    h.run(async {
-        let requested = h.tick() * 4;
-        let d = deadline(h, core::future::pending::<()>(), requested);
-        sleep(h, h.tick() * 10).await; // time passes before the first poll
-        let start = h.now();
-        assert!(d.await.is_err());
-        check_timing(h, "deadline created early", requested, h.now() - start);
-    });
-}
-
-/// Rule 4: a future ready at its first poll arms nothing.
-pub fn ready_at_first_poll_arms_nothing<H: Harness>(h: &H) {
-    h.run(async {
-        let before = h.occupied();
-        for _ in 0..100 {
-            assert_eq!(deadline(h, async { 7 }, h.tick()).await, Ok(7));
-            assert_eq!(deadline(h, async { 7 }, Duration::ZERO).await, Ok(7));
-        }
-        assert_eq!(h.occupied(), before, "a ready future armed an entry");
-    });
-}
-
-/// Rule 5: a result produced in time is `Ok`; the deadline is decided once.
-pub fn completes_in_time_is_ok<H: Harness>(h: &H) {
-    h.run(async {
-        let inner = async {
-            sleep(h, h.tick() * 2).await;
-            "done"
-        };
-        assert_eq!(deadline(h, inner, h.tick() * 50).await, Ok("done"));
-    });
-}
-
-/// Rule 6: `Duration::ZERO` fires at the first pending poll; a ready future still wins.
-pub fn zero_duration<H: Harness>(h: &H) {
-    h.run(async {
-        let start = h.now();
-        let err = deadline(h, core::future::pending::<()>(), Duration::ZERO)
-            .await
-            .unwrap_err();
-        assert_eq!(err.duration(), Duration::ZERO);
-        if H::EXACT {
-            assert_eq!(h.now(), start, "ZERO must not wait on an exact clock");
-        }
-        assert_eq!(deadline(h, async { 1 }, Duration::ZERO).await, Ok(1));
-    });
-}
-
-/// Rule 6: `Duration::MAX` never fires and holds no entry.
-pub fn max_duration_never_fires<H: Harness>(h: &H) {
-    h.run(async {
-        let before = h.occupied();
-        let mut forever = pin!(deadline(h, core::future::pending::<()>(), Duration::MAX));
-        let mut short = pin!(sleep(h, h.tick() * 5));
-        let winner = core::future::poll_fn(|cx| {
-            if forever.as_mut().poll(cx).is_ready() {
-                return Poll::Ready("forever");
-            }
-            if short.as_mut().poll(cx).is_ready() {
-                return Poll::Ready("short");
-            }
-            Poll::Pending
-        })
-        .await;
-        assert_eq!(winner, "short", "a Duration::MAX deadline fired");
-        assert_eq!(h.occupied(), before, "Duration::MAX holds an entry");
-    });
-}
-
-/// Rule 6: an instant already past fires at the first pending poll.
-pub fn deadline_at_in_the_past<H: Harness>(h: &H) {
-    h.run(async {
-        sleep(h, h.tick() * 3).await;
-        let past = h.now() - h.tick() * 2;
-        let d = Deadline::new(core::future::pending::<()>(), h.wheel(), Limit::At(past));
-        let err = d.await.unwrap_err();
-        assert_eq!(err.duration(), Duration::ZERO);
-        let at = h.now() + h.tick() * 4;
-        let d = Deadline::new(core::future::pending::<()>(), h.wheel(), Limit::At(at));
-        assert!(d.await.is_err());
-        assert!(h.now() >= at, "deadline_at fired before its instant");
-    });
 }
 
 /// Rule 7: `Elapsed` carries the duration and the name.
@@ -381,20 +224,11 @@ pub fn many_deadlines_all_fire<H: Harness>(h: &H) {
 #[macro_export]
 macro_rules! conformance_suite {
     ($make:expr) => {
-        $crate::conformance_suite!(@tests $make;
-            fired_deadline_drops_inner_before_error,
-            inner_dropped_while_deadline_still_alive,
-            dropping_a_pending_deadline_releases_everything,
-            never_early_around_the_tick,
-            clock_starts_at_first_poll,
-            ready_at_first_poll_arms_nothing,
-            completes_in_time_is_ok,
-            zero_duration,
-            max_duration_never_fires,
-            deadline_at_in_the_past,
+        conformance::portable::scenarios!($crate::conformance_suite! {
+            @tests $make;
             elapsed_names_the_deadline,
             many_deadlines_all_fire,
-        );
+        });
     };
     (@tests $make:expr; $($name:ident),* $(,)?) => {
         $(

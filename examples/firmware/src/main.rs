@@ -1,26 +1,32 @@
-//! Runs the deadline scenarios on a Cortex-M3 under QEMU and reports through semihosting.
+//! Runs the conformance scenarios on a Cortex-M3 or a Cortex-M0 under QEMU and reports
+//! through semihosting.
 //!
 //! The deadlines under test are punctual's, on a static wheel driven by
-//! `punctual::adapters::embassy::run` from an embassy task; embassy-time's own `with_timeout` runs the
-//! same scenarios for comparison. Prints one line per scenario, then
-//! `punctual-firmware: N passed, N failed`, then exits QEMU with success only if every
-//! scenario passed.
+//! `punctual::adapters::embassy::run` from an embassy task. First the scenarios shared with
+//! the host suite (`tests/conformance/portable.rs`: cancel on fire, never early from every
+//! phase of a tick, at most two ticks late, a full wheel, budgets, stream deadlines...),
+//! checked in true time (SysTick's counter, finer than embassy's `Instant`); then a few
+//! that embassy-time's own `with_timeout` runs too, for comparison ([`scenarios`]). Prints
+//! one line per scenario, then `punctual-firmware: N passed, N failed`, then exits QEMU with
+//! success only if every scenario passed.
 
 #![no_std]
 #![no_main]
 
+mod handlers;
+#[path = "../../../tests/conformance/portable.rs"]
+mod portable;
 mod scenarios;
 mod time_driver;
 
 use core::future::Future;
-use core::panic::PanicInfo;
 use core::time::Duration;
 
-use cortex_m_rt::{ExceptionFrame, exception};
 use cortex_m_semihosting::{debug, hprintln};
 use embassy_executor::Spawner;
 use embassy_time::Timer;
 use punctual::adapters::embassy::EmbassyWheel;
+use punctual::{Clock, RawWheel};
 
 /// The deadlines: at most 8 pending at once, on the recommended tick (one 1 ms embassy tick).
 static WHEEL: EmbassyWheel<8> = punctual::adapters::embassy::wheel();
@@ -29,6 +35,52 @@ static WHEEL: EmbassyWheel<8> = punctual::adapters::embassy::wheel();
 #[embassy_executor::task]
 async fn punctual_driver() -> ! {
     match punctual::adapters::embassy::run(&WHEEL).await {}
+}
+
+/// The core and board, for the output.
+#[cfg(board = "mps2_an385")]
+const BOARD: &str = "Cortex-M3 (QEMU mps2-an385)";
+/// The core and board, for the output.
+#[cfg(board = "microbit")]
+const BOARD: &str = "Cortex-M0 (QEMU microbit, portable-atomic)";
+
+/// [`WHEEL`] as the shared scenarios see it, timed on SysTick's counter.
+struct OnTarget;
+
+impl portable::Target for OnTarget {
+    /// QEMU counts instructions (`-icount`): time is deterministic, whatever the host.
+    const EXACT: bool = true;
+
+    fn wheel(&self) -> &'static dyn RawWheel {
+        &WHEEL
+    }
+    fn tick(&self) -> Duration {
+        WHEEL.tick()
+    }
+    fn now(&self) -> Duration {
+        WHEEL.clock().now()
+    }
+    fn true_now(&self) -> Duration {
+        time_driver::true_now()
+    }
+    /// From the fire to the scenario's clock reading: a few hundred instructions.
+    fn slack(&self) -> Duration {
+        Duration::from_micros(200)
+    }
+    fn occupied(&self) -> usize {
+        WHEEL.occupied()
+    }
+    fn fixed_capacity(&self) -> Option<usize> {
+        Some(WHEEL.capacity())
+    }
+    fn degraded_polls(&self) -> Option<usize> {
+        Some(WHEEL.degraded_polls())
+    }
+    fn to_phase(&self, phase: Duration) -> bool {
+        let window = WHEEL.tick() / (2 * portable::PHASES);
+        time_driver::spin_until_phase(phase, phase + window);
+        true
+    }
 }
 
 /// The operation under test: punctual's deadline on [`WHEEL`].
@@ -72,8 +124,18 @@ async fn main(spawner: Spawner) {
     let peripherals = cortex_m::Peripherals::take().expect("peripherals taken once");
     time_driver::init(peripherals.SYST);
     spawner.spawn(punctual_driver().expect("one driver task"));
+    hprintln!("punctual-firmware: on a {BOARD}");
 
-    let mut tally = scenarios::run::<Punctual>().await;
+    let mut tally = scenarios::Tally::default();
+    portable::run_all(&OnTarget, |name, outcome| {
+        match outcome {
+            Ok(()) => hprintln!("[pass] conformance {name}"),
+            Err(failure) => hprintln!("[FAIL] conformance {name}: {failure}"),
+        }
+        tally.record(outcome.is_ok());
+    })
+    .await;
+    tally = tally + scenarios::run::<Punctual>().await;
     tally = tally + scenarios::run::<EmbassyTimeout>().await;
 
     // Every entry back on the wheel's free list: fired ones at once, cancelled ones within
@@ -97,24 +159,4 @@ async fn main(spawner: Spawner) {
         debug::EXIT_FAILURE
     };
     debug::exit(status);
-}
-
-/// Reports the panic and fails the run, instead of hanging until the runner's timeout.
-#[panic_handler]
-fn panic(info: &PanicInfo) -> ! {
-    hprintln!("punctual-firmware: panicked: {}", info);
-    debug::exit(debug::EXIT_FAILURE);
-    loop {
-        cortex_m::asm::wfi();
-    }
-}
-
-/// Reports the fault and fails the run; cortex-m-rt's default handler loops forever.
-#[exception]
-unsafe fn HardFault(frame: &ExceptionFrame) -> ! {
-    hprintln!("punctual-firmware: hard fault at pc {:#010x}", frame.pc());
-    debug::exit(debug::EXIT_FAILURE);
-    loop {
-        cortex_m::asm::wfi();
-    }
 }

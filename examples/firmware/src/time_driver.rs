@@ -1,6 +1,7 @@
 //! A SysTick time driver for embassy-time.
 //!
-//! SysTick counts the 25 MHz core clock down from [`RELOAD`], so its exception fires once a
+//! SysTick counts the core clock (25 MHz on the MPS2 AN385, 16 MHz on the micro:bit's
+//! nRF51 as QEMU models it) down from [`RELOAD`], so its exception fires once a
 //! millisecond: one embassy tick at `tick-hz-1_000`. The handler adds one to a 64-bit tick
 //! counter (which [`Driver::now`] reads) and, once the earliest registered wake-up is due,
 //! asks the timer queue to wake every waker whose time has come.
@@ -14,6 +15,7 @@
 
 use core::cell::RefCell;
 use core::task::Waker;
+use core::time::Duration;
 
 use cortex_m::peripheral::syst::SystClkSource;
 use cortex_m::peripheral::{SCB, SYST};
@@ -22,11 +24,18 @@ use critical_section::Mutex;
 use embassy_time_driver::Driver;
 use embassy_time_queue_utils::Queue;
 
-/// The MPS2 AN385 system clock, which SysTick counts with `CLKSOURCE` set to the core.
+/// The system clock, which SysTick counts with `CLKSOURCE` set to the core: the MPS2
+/// AN385's 25 MHz.
+#[cfg(board = "mps2_an385")]
 const CORE_CLOCK_HZ: u64 = 25_000_000;
+/// The system clock, which SysTick counts with `CLKSOURCE` set to the core: 16 MHz in
+/// QEMU's nRF51 model. (Real nRF51 silicon may have no SysTick: a port to the board would
+/// count TIMER0 or the RTC instead.)
+#[cfg(board = "microbit")]
+const CORE_CLOCK_HZ: u64 = 16_000_000;
 
 /// SysTick counts from `RELOAD` down to 0, so a period is `RELOAD + 1` core cycles: 1 ms.
-const RELOAD: u32 = 24_999;
+const RELOAD: u32 = (CORE_CLOCK_HZ / 1_000) as u32 - 1;
 
 /// Core cycles in a microsecond.
 pub const CYCLES_PER_US: u64 = CORE_CLOCK_HZ / 1_000_000;
@@ -86,6 +95,24 @@ pub fn true_now_cycles() -> u64 {
         let (ticks, current) = ticks_and_count(cs);
         ticks * u64::from(RELOAD + 1) + u64::from(RELOAD - current)
     })
+}
+
+/// The true time since [`init`].
+pub fn true_now() -> Duration {
+    // Whole microseconds first: 1 000 cycles of 16 MHz are not a whole number of ns.
+    let cycles = true_now_cycles();
+    let us = cycles / CYCLES_PER_US;
+    let rest_ns = (cycles % CYCLES_PER_US) * 1_000 / CYCLES_PER_US;
+    Duration::from_micros(us) + Duration::from_nanos(rest_ns)
+}
+
+/// Spins until the true time is between `from` and `to` into a tick (`from < to`, both
+/// under a tick).
+pub fn spin_until_phase(from: Duration, to: Duration) {
+    let period = u64::from(RELOAD + 1);
+    let cycles = |d: Duration| d.as_nanos() as u64 * CYCLES_PER_US / 1_000;
+    let (from, to) = (cycles(from), cycles(to));
+    while !(from..to).contains(&(true_now_cycles() % period)) {}
 }
 
 /// Spins until the true time is between `from_us` and `to_us` microseconds into a tick.
