@@ -73,6 +73,12 @@ pub mod adapters {
     #[cfg(feature = "smol")]
     pub use punctual_smol as smol;
 
+    /// Tower middleware: a layer bounding each request by a deadline and a budget, its
+    /// HTTP flavour, `grpc-timeout` propagation; [`punctual_tower`] on the default wheel.
+    #[cfg_attr(docsrs, doc(cfg(feature = "tower")))]
+    #[cfg(feature = "tower")]
+    pub mod tower;
+
     /// Drive a static wheel from an embassy task. See [`punctual_embassy`].
     #[cfg_attr(docsrs, doc(cfg(feature = "embassy")))]
     #[cfg(feature = "embassy")]
