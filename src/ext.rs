@@ -4,9 +4,10 @@ use core::future::Future;
 use core::time::Duration;
 
 use futures_core::Stream;
-use punctual_core::{Budget, Limit, RawWheel, WheelRef};
+use punctual_core::{Limit, RawWheel};
 
 use crate::ambient::Ambient;
+use crate::carry::CurrentBudget;
 use crate::instant::DeadlineInstant;
 
 /// A default deadline: on the wheel of the runtime it is first polled in, or the global
@@ -101,8 +102,11 @@ pub trait DeadlineExt: Future + Sized {
     /// default deadline inside it ends no later than the budget, on whichever thread polls
     /// it.
     ///
-    /// With no budget in force for default deadlines (none, or one on a wheel of your
-    /// own), `self` runs unbounded, under whatever budget it is polled in.
+    /// The budget's end is carried as an instant: time spent waiting to be polled counts.
+    /// At the first poll the budget is set on the wheel of the thread that polls (on
+    /// tokio's multi-thread runtime each worker has a default wheel of its own). With no
+    /// budget in force for default deadlines (none, or one on a wheel of your own), `self`
+    /// runs unbounded, under whatever budget it is polled in.
     ///
     /// ```
     /// use std::time::Duration;
@@ -131,15 +135,8 @@ pub trait DeadlineExt: Future + Sized {
     /// # Cancel safety
     ///
     /// Dropping it drops `self`.
-    fn with_current_budget(self) -> Budgeted<Self> {
-        let mut wheel = Ambient::new();
-        wheel.choose();
-        match Budget::current() {
-            Some(budget) if budget.remaining(&wheel).is_some() => {
-                Budgeted::with_budget(self, wheel, budget)
-            }
-            _ => Budgeted::new(self, Ambient::new(), Duration::MAX),
-        }
+    fn with_current_budget(self) -> CurrentBudget<Self> {
+        crate::carry::carry(self)
     }
 
     /// Bounds `self` by `duration` on a wheel of your own.

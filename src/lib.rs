@@ -17,6 +17,8 @@ pub use punctual_core;
 #[cfg(feature = "std")]
 mod ambient;
 #[cfg(feature = "std")]
+mod carry;
+#[cfg(feature = "std")]
 mod ext;
 #[cfg(feature = "std")]
 mod functions;
@@ -40,6 +42,9 @@ mod wake_lead;
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use ambient::Ambient;
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub use carry::CurrentBudget;
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use ext::{

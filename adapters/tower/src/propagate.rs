@@ -32,7 +32,12 @@ use crate::grpc_timeout;
 pub fn remaining_budget<W: WheelRef>(wheel: W) -> Option<Duration> {
     let mut wheel = wheel;
     wheel.choose();
-    Budget::current()?.remaining(&wheel)
+    let budget = Budget::current()?;
+    // A budget that never ends (`punctual::budget(Duration::MAX, ..)`) bounds nothing.
+    if budget.at() == Duration::MAX {
+        return None;
+    }
+    budget.remaining(&wheel)
 }
 
 /// A [`Layer`] for outgoing HTTP requests (a hyper client, a tonic channel): each
