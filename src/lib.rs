@@ -99,8 +99,11 @@ pub mod __private {
 
 /// Migrating from tokio, tokio-stream, tower, embassy-time, async-io and futures-timer
 /// (`docs/migrating.md`), here so its examples are tested.
-#[cfg(all(feature = "tokio", feature = "test-util"))]
-#[cfg_attr(docsrs, doc(cfg(all(feature = "tokio", feature = "test-util"))))]
+#[cfg(all(feature = "tokio", feature = "test-util", feature = "tower"))]
+#[cfg_attr(
+    docsrs,
+    doc(cfg(all(feature = "tokio", feature = "test-util", feature = "tower")))
+)]
 #[doc = include_str!("../docs/migrating.md")]
 pub mod migrating {}
 

@@ -1,6 +1,8 @@
 //! A budget carried into spawned tasks with `with_current_budget`, on tokio's
 //! multi-thread runtime: the spawned work is bounded by the budget of the task that
 //! spawned it, and so is every default deadline inside it, on whichever worker polls it.
+// The budgeted blocks hand back the `JoinHandle`s of the tasks they spawn, on purpose.
+#![allow(clippy::async_yields_async)]
 
 use std::time::{Duration, Instant};
 
