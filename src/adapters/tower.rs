@@ -53,6 +53,12 @@ pub type PropagateDeadline<S> = punctual_tower::PropagateDeadline<S, Ambient>;
 /// [`punctual_tower::WithinBudget`] on the default wheel.
 pub type WithinBudget<P> = punctual_tower::WithinBudget<P, Ambient>;
 
+/// [`punctual_tower::HyperTimer`] on the default wheel: hyper's own timeouts on the wheel
+/// of the runtime they run in.
+#[cfg(feature = "hyper")]
+#[cfg_attr(docsrs, doc(cfg(feature = "hyper")))]
+pub type HyperTimer = punctual_tower::HyperTimer<Ambient>;
+
 /// What is left of the budget in force for default deadlines started here, if any
 /// ([`punctual_tower::remaining_budget`] on the default wheel).
 ///

@@ -14,8 +14,10 @@
 //!   ([`grpc_timeout::parse`]; malformed values are ignored), never later than the layer's
 //!   own limit; [`PropagateDeadlineLayer`] writes the caller's remaining budget into
 //!   outgoing requests, rounded down.
-//! * [`WithinBudget`] (feature `retry`): a `tower::retry` policy that stops once the
-//!   budget is spent.
+//! * [`WithinBudget`] (feature `retry`, on by default): a `tower::retry` policy that
+//!   stops once the budget is spent.
+//! * `HyperTimer` (feature `hyper`): `hyper::rt::Timer` on a punctual wheel, for hyper's
+//!   own timeouts (header read, keep-alive).
 //!
 //! # Which wheel
 //!
@@ -80,6 +82,8 @@
 mod body;
 pub mod grpc_timeout;
 mod http;
+#[cfg(feature = "hyper")]
+mod hyper_timer;
 mod layer;
 mod limits;
 mod propagate;
@@ -89,6 +93,9 @@ mod source;
 
 pub use body::DeadlineBody;
 pub use http::{DEFAULT_STATUS, HttpDeadline, HttpDeadlineLayer, HttpResponseFuture};
+#[cfg(feature = "hyper")]
+#[cfg_attr(docsrs, doc(cfg(feature = "hyper")))]
+pub use hyper_timer::HyperTimer;
 pub use layer::{Deadline, DeadlineLayer, ResponseFuture};
 pub use propagate::{PropagateDeadline, PropagateDeadlineLayer, remaining_budget};
 #[cfg(feature = "retry")]
