@@ -48,12 +48,11 @@ pin_project! {
 }
 
 impl<B, W: WheelRef> DeadlineBody<B, W> {
-    /// `body`, bounded by `limit`'s budget on its wheel if there is one. A budget that is
-    /// not on the wheel (a handle that chose another wheel on this thread) leaves the body
-    /// unbounded rather than compare instants of two clocks.
+    /// `body`, bounded by `limit`'s budget on its wheel (a handle that has chosen) if
+    /// there is one. A budget that is not on that wheel (an enclosing budget on another
+    /// wheel) leaves the body unbounded rather than compare instants of two clocks.
     pub(crate) fn bounded(body: B, limit: Option<(W, Budget)>) -> Self {
-        let limit = limit.and_then(|(mut wheel, budget)| {
-            wheel.choose();
+        let limit = limit.and_then(|(wheel, budget)| {
             budget.remaining(&wheel)?;
             Some(Budgeted::with_budget(pending(), wheel, budget))
         });

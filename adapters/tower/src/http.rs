@@ -273,6 +273,13 @@ where
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let mut this = self.project();
+        // The body's limit goes on the wheel the budget is on: the one the budget chooses
+        // at its first poll, on this thread, which this chooses too (a handle keeps its
+        // first choice). Chosen here, not when the body is made: by then the task may
+        // run on another thread, whose wheel the budget's instant is not a reading of.
+        if let Some(wheel) = this.body_wheel.as_mut() {
+            wheel.choose();
+        }
         Poll::Ready(Ok(match ready!(this.inner.as_mut().poll(cx)) {
             Ok(Ok(response)) => {
                 let limit = this
