@@ -226,3 +226,31 @@ async fn without_grpc_timeout_the_layer_ignores_the_header() {
     svc.oneshot(grpc_request("1m")).await.unwrap_err();
     assert_eq!(start.elapsed(), 100 * MS);
 }
+
+/// On the multi-thread runtime, a handler's task may move between workers, each with a
+/// default wheel of its own; whichever worker its inner deadline starts on, the request
+/// ends at its deadline, by the layer's own timer if not by the cut inner deadline.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_the_multi_thread_runtime_every_request_ends_at_its_deadline() {
+    let svc = layer(100 * MS).layer(service_fn(|i: u32| async move {
+        for _ in 0..(i % 7) {
+            tokio::task::yield_now().await;
+            tokio::time::sleep(MS).await;
+        }
+        pending::<()>().deadline(Duration::from_secs(30)).await?;
+        Ok::<_, Elapsed>(())
+    }));
+    let start = std::time::Instant::now();
+    let requests: Vec<_> = (0..64)
+        .map(|i| tokio::spawn(svc.clone().oneshot(i)))
+        .collect();
+    for request in requests {
+        let err = request.await.unwrap().unwrap_err();
+        let elapsed = elapsed(&err);
+        assert!(elapsed.is_budget(), "{elapsed:?}");
+        assert_eq!(elapsed.duration(), 100 * MS);
+    }
+    let took = start.elapsed();
+    assert!(took >= 100 * MS, "early: {took:?}");
+    assert!(took < Duration::from_secs(5), "late: {took:?}");
+}
