@@ -28,6 +28,12 @@
 //! with it (`punctual::adapters::tower::DeadlineLayer::new(d)`). Here, name it:
 //! `DeadlineLayer::<punctual::Ambient>::new(d)`, or give a wheel of your own with `on`.
 //!
+//! On tokio's multi-thread runtime each worker thread has a default wheel of its own, and a
+//! budget applies to the deadlines on the wheel it started on. A handler whose task moves
+//! to another worker after an `.await` is still ended at the request's deadline, by the
+//! layer's own timer; but deadlines it starts there keep their own limit until then, and
+//! [`remaining_budget`] (so [`PropagateDeadlineLayer`]) finds no budget there.
+//!
 //! # What the deadline covers
 //!
 //! The response future, from its first poll, which tower's and hyper's callers make right

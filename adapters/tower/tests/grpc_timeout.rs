@@ -9,30 +9,10 @@ use std::time::Duration;
 
 use proptest::prelude::*;
 use punctual_tower::grpc_timeout::{encode, from_headers, parse};
+use support::grpc_model::model;
 
-/// The format, said as plainly as possible.
-fn model(value: &[u8]) -> Option<Duration> {
-    let text = std::str::from_utf8(value).ok()?;
-    let unit = text.chars().last()?;
-    let digits = &text[..text.len() - unit.len_utf8()];
-    if digits.is_empty() || digits.len() > 8 || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let n: u64 = digits.parse().ok()?;
-    let nanos_per = match unit {
-        'H' => 3_600_000_000_000u128,
-        'M' => 60_000_000_000,
-        'S' => 1_000_000_000,
-        'm' => 1_000_000,
-        'u' => 1_000,
-        'n' => 1,
-        _ => return None,
-    };
-    let nanos = u128::from(n) * nanos_per;
-    Some(Duration::new(
-        (nanos / 1_000_000_000) as u64,
-        (nanos % 1_000_000_000) as u32,
-    ))
+mod support {
+    pub(crate) mod grpc_model;
 }
 
 proptest! {
