@@ -15,7 +15,8 @@ use crate::BoxError;
 pin_project! {
     /// The body of a response from [`HttpDeadline`](crate::HttpDeadline): the inner
     /// service's body, which ends with an [`Elapsed`](punctual_core::Elapsed) error if the
-    /// request's deadline passes while it still streams; or the empty body of a timed-out
+    /// request's deadline passes while it still streams (a gRPC response's ends with
+    /// trailers saying `grpc-status: 4` instead); or the empty body of a timed-out
     /// response.
     ///
     /// The deadline is checked before each frame is asked for, so a body that always has a
@@ -43,6 +44,8 @@ pin_project! {
             // completes, polled for its timer alone.
             #[pin]
             limit: Option<Budgeted<'static, Pending<()>, W>>,
+            // A gRPC response: it ends with DEADLINE_EXCEEDED trailers, not an error.
+            grpc: bool,
         },
     }
 }
@@ -51,13 +54,13 @@ impl<B, W: WheelRef> DeadlineBody<B, W> {
     /// `body`, bounded by `limit`'s budget on its wheel (a handle that has chosen) if
     /// there is one. A budget that is not on that wheel (an enclosing budget on another
     /// wheel) leaves the body unbounded rather than compare instants of two clocks.
-    pub(crate) fn bounded(body: B, limit: Option<(W, Budget)>) -> Self {
+    pub(crate) fn bounded(body: B, limit: Option<(W, Budget)>, grpc: bool) -> Self {
         let limit = limit.and_then(|(wheel, budget)| {
             budget.remaining(&wheel)?;
             Some(Budgeted::with_budget(pending(), wheel, budget))
         });
         Self {
-            state: State::Streaming { body, limit },
+            state: State::Streaming { body, limit, grpc },
         }
     }
 
@@ -81,12 +84,18 @@ where
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Self::Data>, Self::Error>>> {
         let mut state = self.project().state;
-        let StateProj::Streaming { body, limit } = state.as_mut().project() else {
+        let StateProj::Streaming { body, limit, grpc } = state.as_mut().project() else {
             return Poll::Ready(None);
         };
         if let Some(limit) = limit.as_pin_mut() {
             if let Poll::Ready(Err(elapsed)) = limit.poll(cx) {
+                let grpc = *grpc;
                 state.set(State::Done);
+                if grpc {
+                    let mut trailers = http::HeaderMap::new();
+                    crate::http::deadline_exceeded(&mut trailers);
+                    return Poll::Ready(Some(Ok(Frame::trailers(trailers))));
+                }
                 return Poll::Ready(Some(Err(Box::new(elapsed))));
             }
         }

@@ -53,7 +53,9 @@ pub const DEFAULT_STATUS: StatusCode = StatusCode::GATEWAY_TIMEOUT;
 /// response: on HTTP/1.1 the connection closes before the body's end, on HTTP/2 the stream
 /// is reset. So the client sees a truncated response, never one that looks complete. A
 /// body that outlives its request on purpose (server-sent events, a download) can opt out
-/// with [`unbounded_body`](Self::unbounded_body).
+/// with [`unbounded_body`](Self::unbounded_body). A gRPC response's body ends instead
+/// with trailers saying `grpc-status: 4` (`DEADLINE_EXCEEDED`), which is how a gRPC
+/// client learns that its call ran out of time midway through a stream.
 ///
 /// ```
 /// use std::convert::Infallible;
@@ -207,6 +209,15 @@ where
     }
 }
 
+/// gRPC's status for a call that ran out of time, in headers or trailers.
+pub(crate) fn deadline_exceeded(headers: &mut http::HeaderMap) {
+    headers.insert("grpc-status", HeaderValue::from_static("4"));
+    headers.insert(
+        "grpc-message",
+        HeaderValue::from_static("deadline%20exceeded"),
+    );
+}
+
 /// Whether `req` is a gRPC request, by its content type.
 fn is_grpc<B>(req: &Request<B>) -> bool {
     req.headers()
@@ -231,11 +242,7 @@ impl OnExpiry {
                 http::header::CONTENT_TYPE,
                 HeaderValue::from_static("application/grpc"),
             );
-            headers.insert("grpc-status", HeaderValue::from_static("4"));
-            headers.insert(
-                "grpc-message",
-                HeaderValue::from_static("deadline%20exceeded"),
-            );
+            deadline_exceeded(headers);
         } else {
             *response.status_mut() = self.status;
         }
@@ -285,7 +292,8 @@ where
                 let limit = this
                     .body_wheel
                     .and_then(|wheel| Some((wheel, this.inner.budget()?)));
-                response.map(|body| DeadlineBody::bounded(body, limit))
+                let grpc = this.on_expiry.grpc;
+                response.map(|body| DeadlineBody::bounded(body, limit, grpc))
             }
             Ok(Err(never)) => match never {},
             Err(elapsed) => this

@@ -254,3 +254,30 @@ async fn over_hyper_a_body_cut_at_the_deadline_is_a_truncated_response() {
     assert!(took < Duration::from_secs(3), "cut late: {took:?}");
     assert!(dropped.load(Ordering::SeqCst));
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_grpc_body_still_streaming_at_the_deadline_ends_with_deadline_exceeded_trailers() {
+    let dropped = Arc::new(AtomicBool::new(false));
+    let request = Request::builder()
+        .header("content-type", "application/grpc")
+        .body(())
+        .unwrap();
+    let response = layer(100 * MS)
+        .layer(streaming(dropped.clone()))
+        .oneshot(request)
+        .await
+        .unwrap();
+    let mut body = response.into_body();
+    let mut chunks = 0;
+    let trailers = loop {
+        let frame = body.frame().await.expect("ended without trailers").unwrap();
+        match frame.into_trailers() {
+            Ok(trailers) => break trailers,
+            Err(_data) => chunks += 1,
+        }
+    };
+    assert_eq!(chunks, 3);
+    assert_eq!(trailers["grpc-status"], "4");
+    assert!(dropped.load(Ordering::SeqCst));
+    assert!(body.frame().await.is_none());
+}
