@@ -1,5 +1,5 @@
 //! Tower middleware on the default wheel: [`punctual_tower`]'s types with the wheel handle
-//! filled in as [`Ambient`], the wheel default deadlines choose, so that a handler's
+//! filled in as [`Ambient`](crate::Ambient), the wheel default deadlines choose, so that a handler's
 //! `fut.deadline(d)` (and any punctual deadline in a client it calls) respects the
 //! request's budget.
 //!
