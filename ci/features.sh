@@ -2,7 +2,8 @@
 # The optional features: the core's tests with `tracing` and `count-ready` on (the
 # tracing event test and the ready-path counter run only then), the core's tests as a
 # microcontroller build has it (`alloc` without `std`: one shard, no thread spares, no
-# thread-local budgets), and the facade with its adapter features.
+# thread-local budgets), the facade with its adapter features, and punctual-tower without
+# its default `retry` feature (the parser alone, as the fuzz target builds it).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 cargo test -p punctual-core --features tracing,count-ready
@@ -15,5 +16,6 @@ cargo clippy -p punctual-core --no-default-features --features alloc --all-targe
 # The facade with its adapters on: its doc tests with the `punctual::tokio` and
 # `punctual::smol` modules in (the README's examples run in `cargo test --workspace` too,
 # through the adapter crates).
-cargo test -p punctual --features tokio,smol,tracing,count-ready --doc
-cargo clippy -p punctual --features tokio,smol,embassy,tracing,count-ready --lib -- -D warnings
+cargo test -p punctual --features tokio,smol,tower,tracing,count-ready --doc
+cargo clippy -p punctual --features tokio,smol,embassy,tower,tracing,count-ready --lib -- -D warnings
+cargo clippy -p punctual-tower --no-default-features --lib -- -D warnings

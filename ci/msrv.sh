@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The libraries build with the oldest Rust the manifests promise (`rust-version` in the
-# root Cargo.toml): punctual-core (with and without std), the three adapters, and the
+# root Cargo.toml): punctual-core (with and without std), the four adapters, and the
 # facade with every feature, against the committed Cargo.lock. Libraries only: the tests'
 # dev-dependencies (proptest, heapless) need a newer Rust than the libraries do, which a
 # user of the crates never builds. In a target dir of its own, so the normal build's
@@ -33,8 +33,8 @@ fi
 export CARGO_TARGET_DIR=target/msrv
 echo "msrv.sh: $(rustc "+$msrv" --version)"
 cargo "+$msrv" check --locked -p punctual-core -p punctual-tokio -p punctual-smol \
-    -p punctual-embassy -p punctual
-cargo "+$msrv" check --locked -p punctual --features tokio,smol,embassy,tracing,defmt,count-ready,test-util
+    -p punctual-embassy -p punctual-tower -p punctual
+cargo "+$msrv" check --locked -p punctual --features tokio,smol,embassy,tower,hyper,tracing,defmt,count-ready,test-util
 cargo "+$msrv" check --locked -p punctual-core --no-default-features --features alloc
 cargo "+$msrv" check --locked -p punctual-core --no-default-features
 echo "msrv.sh: the libraries build with Rust $msrv"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every published crate packages, and builds from its package: `cargo publish --dry-run`
-# over the workspace packs punctual-core, the three adapters and the facade, and builds
-# each from its own `.crate` (cargo verifies the dependants against the packages it has
+# over the workspace packs punctual-core, the four adapters (tokio, smol, embassy,
+# tower) and the facade, and builds each from its own `.crate` (cargo verifies the dependants against the packages it has
 # just made, in a local registry under target/package/, so nothing needs to be on
 # crates.io yet; it still reads the crates.io index for the other dependencies, so this
 # step needs the network, as any first build does). punctual-benches is `publish = false`
@@ -16,7 +16,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 cargo publish --dry-run --workspace --allow-dirty
 
 status=0
-for crate in punctual punctual-core punctual-tokio punctual-smol punctual-embassy; do
+for crate in punctual punctual-core punctual-tokio punctual-smol punctual-embassy punctual-tower; do
     files=$(cargo package -p "$crate" --allow-dirty --list 2>/dev/null)
     for needed in LICENSE-MIT LICENSE-APACHE README.md; do
         if ! grep -qx "$needed" <<<"$files"; then

@@ -130,6 +130,26 @@ unsafe impl WheelRef for Ambient {
     }
 }
 
+impl Ambient {
+    /// `at`, a reading of the chosen wheel's clock, as a reading of the global clock: the
+    /// inverse of `reading_at`, so that an instant can move from one default wheel to
+    /// another (a budget carried into a task polled on another thread).
+    #[cfg(any(feature = "tokio", feature = "test-util"))]
+    pub(crate) fn global_reading(&self, at: core::time::Duration) -> core::time::Duration {
+        #[cfg(feature = "tokio")]
+        if let Some(clock) = self.chosen.and_then(|chosen| chosen.runtime_clock) {
+            return at.saturating_add(clock.behind());
+        }
+        at
+    }
+
+    /// The global wheel's readings are the global clock's.
+    #[cfg(not(any(feature = "tokio", feature = "test-util")))]
+    pub(crate) fn global_reading(&self, at: core::time::Duration) -> core::time::Duration {
+        at
+    }
+}
+
 /// The global wheel, as a default deadline chooses it.
 #[cfg(any(feature = "tokio", feature = "test-util"))]
 static GLOBAL_CHOSEN: Chosen = Chosen {

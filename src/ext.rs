@@ -7,6 +7,7 @@ use futures_core::Stream;
 use punctual_core::{Limit, RawWheel};
 
 use crate::ambient::Ambient;
+use crate::carry::CurrentBudget;
 use crate::instant::DeadlineInstant;
 
 /// A default deadline: on the wheel of the runtime it is first polled in, or the global
@@ -92,6 +93,50 @@ pub trait DeadlineExt: Future + Sized {
     /// Dropping the deadline drops `self`; see [`punctual_core::Deadline`].
     fn deadline_at(self, at: impl DeadlineInstant) -> Deadline<Self> {
         Deadline::new(self, Ambient::new(), Limit::At(at.reading()))
+    }
+
+    /// Carries the budget in force here into `self`, wherever `self` is polled: for work
+    /// handed to another task, which the budget does not reach by itself (it travels with
+    /// the polling of the future it bounds). `tokio::spawn(work.with_current_budget())`,
+    /// or the same with any executor's spawn: `self` is bounded by the budget, and every
+    /// default deadline inside it ends no later than the budget, on whichever thread polls
+    /// it.
+    ///
+    /// The budget's end is carried as an instant: time spent waiting to be polled counts.
+    /// At the first poll the budget is set on the wheel of the thread that polls (on
+    /// tokio's multi-thread runtime each worker has a default wheel of its own). With no
+    /// budget in force for default deadlines (none, or one on a wheel of your own), `self`
+    /// runs unbounded, under whatever budget it is polled in.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use punctual::prelude::*;
+    ///
+    /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+    /// # async fn main() {
+    /// let spawned = punctual::budget(Duration::from_millis(100), async {
+    ///     let slow = tokio::time::sleep(Duration::from_secs(5)).deadline(Duration::from_secs(1));
+    ///     tokio::spawn(slow.with_current_budget())
+    /// })
+    /// .await
+    /// .unwrap();
+    /// // The spawned deadline ended with the budget, at 100 ms, not at its own 1 s.
+    /// let err = spawned.await.unwrap().unwrap_err();
+    /// assert!(err.is_budget());
+    /// assert_eq!(err.duration(), Duration::from_millis(100));
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// `Err(Elapsed)` (with [`is_budget`](punctual_core::Elapsed::is_budget)) when the
+    /// budget runs out before `self` completes; `self` has been dropped by then.
+    ///
+    /// # Cancel safety
+    ///
+    /// Dropping it drops `self`.
+    fn with_current_budget(self) -> CurrentBudget<Self> {
+        crate::carry::carry(self)
     }
 
     /// Bounds `self` by `duration` on a wheel of your own.

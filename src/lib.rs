@@ -17,6 +17,8 @@ pub use punctual_core;
 #[cfg(feature = "std")]
 mod ambient;
 #[cfg(feature = "std")]
+mod carry;
+#[cfg(feature = "std")]
 mod ext;
 #[cfg(feature = "std")]
 mod functions;
@@ -40,6 +42,9 @@ mod wake_lead;
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use ambient::Ambient;
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub use carry::CurrentBudget;
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use ext::{
@@ -73,6 +78,12 @@ pub mod adapters {
     #[cfg(feature = "smol")]
     pub use punctual_smol as smol;
 
+    /// Tower middleware: a layer bounding each request by a deadline and a budget, its
+    /// HTTP flavour, `grpc-timeout` propagation; [`punctual_tower`] on the default wheel.
+    #[cfg_attr(docsrs, doc(cfg(feature = "tower")))]
+    #[cfg(feature = "tower")]
+    pub mod tower;
+
     /// Drive a static wheel from an embassy task. See [`punctual_embassy`].
     #[cfg_attr(docsrs, doc(cfg(feature = "embassy")))]
     #[cfg(feature = "embassy")]
@@ -88,8 +99,11 @@ pub mod __private {
 
 /// Migrating from tokio, tokio-stream, tower, embassy-time, async-io and futures-timer
 /// (`docs/migrating.md`), here so its examples are tested.
-#[cfg(all(feature = "tokio", feature = "test-util"))]
-#[cfg_attr(docsrs, doc(cfg(all(feature = "tokio", feature = "test-util"))))]
+#[cfg(all(feature = "tokio", feature = "test-util", feature = "tower"))]
+#[cfg_attr(
+    docsrs,
+    doc(cfg(all(feature = "tokio", feature = "test-util", feature = "tower")))
+)]
 #[doc = include_str!("../docs/migrating.md")]
 pub mod migrating {}
 

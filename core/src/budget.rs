@@ -107,6 +107,22 @@ impl Budget {
         self.name
     }
 
+    /// The budget in force on this thread: the one a [`Budgeted`] set while it polls
+    /// here (`std` only). For code that carries it on: into a spawned task, into an
+    /// outgoing request.
+    #[cfg(feature = "std")]
+    pub fn current() -> Option<Self> {
+        ambient()
+    }
+
+    /// What is left of the budget on `wheel`'s clock (zero once it has ended), or `None`
+    /// if it was made on another wheel. A handle that chooses its wheel late must have
+    /// chosen ([`WheelRef::choose`]).
+    pub fn remaining<W: WheelRef>(&self, wheel: &W) -> Option<Duration> {
+        let on = self.applies_to(wheel.id());
+        on.then(|| self.at.saturating_sub(wheel.get().now()))
+    }
+
     /// Whether the budget is on the wheel whose [`WheelRef::id`] is `wheel`.
     pub(crate) fn applies_to(&self, wheel: usize) -> bool {
         self.wheel == wheel

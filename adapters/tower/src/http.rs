@@ -1,0 +1,314 @@
+//! The HTTP flavour, for services whose error is `Infallible` (axum's, hyper's
+//! `service_fn` with `Infallible`, tonic's servers): on expiry an HTTP response instead of
+//! an error.
+
+use core::convert::Infallible;
+use core::fmt;
+use core::future::Future;
+use core::pin::Pin;
+use core::task::{Context, Poll, ready};
+use core::time::Duration;
+
+use http::{HeaderValue, Request, Response, StatusCode};
+use pin_project_lite::pin_project;
+use punctual_core::{Budgeted, Elapsed, WheelRef};
+use tower_layer::Layer;
+use tower_service::Service;
+
+use crate::body::DeadlineBody;
+use crate::limits::Limits;
+use crate::source::{GrpcTimeout, OwnLimit, RequestTimeout};
+
+/// The status a timed-out request is answered with unless another is chosen:
+/// `504 Gateway Timeout`.
+///
+/// The request's deadline passed before its response was ready, most often because a
+/// call downstream was slow: that is what proxies (Envoy, nginx) answer for an upstream
+/// that did not answer in time, and what gRPC's `DEADLINE_EXCEEDED` maps to over HTTP.
+/// Not `408 Request Timeout`, which says the *client* was slow to send its request (and
+/// which browsers retry by themselves), nor `503 Service Unavailable`, which says the
+/// service is overloaded or down.
+pub const DEFAULT_STATUS: StatusCode = StatusCode::GATEWAY_TIMEOUT;
+
+/// A [`DeadlineLayer`](crate::DeadlineLayer) for HTTP services that cannot fail
+/// (`Error = Infallible`): when a request's deadline passes before its response is ready,
+/// the inner response future is dropped and the client is answered with an empty response
+/// of the chosen status ([`DEFAULT_STATUS`], `504`, unless [`status`](Self::status) says
+/// otherwise). The [`Elapsed`] is in that response's extensions, for logging layers
+/// further out.
+///
+/// A gRPC request (`content-type: application/grpc...`) is answered as gRPC requires
+/// instead: `200 OK` with `grpc-status: 4` (`DEADLINE_EXCEEDED`) and no body.
+///
+/// As with the generic layer, the handling runs under a budget of the request's deadline,
+/// the deadline covers the response future and not `poll_ready`, and
+/// [`grpc_timeout`](Self::grpc_timeout) takes a shorter deadline from the request.
+///
+/// # After the headers are sent
+///
+/// Once the inner service has answered, the status and headers are out: they cannot be
+/// taken back. The response's body is then bounded by the same instant: a body still
+/// streaming when the request's deadline passes ends with an `Elapsed` error instead of
+/// its next frame (and the inner body is dropped), which hyper turns into an aborted
+/// response: on HTTP/1.1 the connection closes before the body's end, on HTTP/2 the stream
+/// is reset. So the client sees a truncated response, never one that looks complete. A
+/// body that outlives its request on purpose (server-sent events, a download) can opt out
+/// with [`unbounded_body`](Self::unbounded_body). A gRPC response's body ends instead
+/// with trailers saying `grpc-status: 4` (`DEADLINE_EXCEEDED`), which is how a gRPC
+/// client learns that its call ran out of time midway through a stream.
+///
+/// ```
+/// use std::convert::Infallible;
+/// use std::time::Duration;
+/// use punctual_tower::HttpDeadlineLayer;
+/// use tower::{ServiceBuilder, ServiceExt, service_fn};
+///
+/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+/// # async fn main() {
+/// let svc = ServiceBuilder::new()
+///     .layer(HttpDeadlineLayer::<punctual::Ambient>::new(Duration::from_millis(100)))
+///     .service(service_fn(|_req: http::Request<()>| async {
+///         tokio::time::sleep(Duration::from_secs(2)).await; // a slow downstream
+///         Ok::<_, Infallible>(http::Response::new(String::from("late")))
+///     }));
+/// let response = svc.oneshot(http::Request::new(())).await.unwrap();
+/// assert_eq!(response.status(), http::StatusCode::GATEWAY_TIMEOUT);
+/// assert!(response.extensions().get::<punctual::Elapsed>().is_some());
+/// # }
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct HttpDeadlineLayer<W, T = OwnLimit> {
+    limits: Limits<W, T>,
+    status: StatusCode,
+    bound_body: bool,
+}
+
+impl<W: WheelRef + Default> HttpDeadlineLayer<W> {
+    /// A layer bounding each request by `limit`, on the default wheel of `W`
+    /// (`punctual::Ambient`: the wheel the request's default deadlines choose).
+    pub fn new(limit: Duration) -> Self {
+        Self::on(W::default(), limit)
+    }
+}
+
+impl<W: WheelRef> HttpDeadlineLayer<W> {
+    /// A layer bounding each request by `limit` on `wheel`.
+    pub fn on(wheel: W, limit: Duration) -> Self {
+        Self {
+            limits: Limits::new(wheel, limit, OwnLimit),
+            status: DEFAULT_STATUS,
+            bound_body: true,
+        }
+    }
+}
+
+impl<W: WheelRef, T> HttpDeadlineLayer<W, T> {
+    /// The status of the response to a request whose deadline passed (not for gRPC
+    /// requests, which are answered `200` with `grpc-status: 4`).
+    pub fn status(mut self, status: StatusCode) -> Self {
+        self.status = status;
+        self
+    }
+
+    /// Names the deadline: the name the `Elapsed` in a timed-out response carries.
+    pub fn named(mut self, name: &'static str) -> Self {
+        self.limits.name = name;
+        self
+    }
+
+    /// Also takes the request's `grpc-timeout` header when it asks for less than the
+    /// layer's limit; never more. A malformed header is ignored (see
+    /// [`grpc_timeout::from_headers`](crate::grpc_timeout::from_headers)).
+    pub fn grpc_timeout(self) -> HttpDeadlineLayer<W, GrpcTimeout> {
+        HttpDeadlineLayer {
+            limits: self.limits.with_source(GrpcTimeout),
+            status: self.status,
+            bound_body: self.bound_body,
+        }
+    }
+
+    /// Leaves the body of a response that was ready in time unbounded: it streams for as
+    /// long as it has frames, after the request's deadline too.
+    pub fn unbounded_body(mut self) -> Self {
+        self.bound_body = false;
+        self
+    }
+
+    /// The layer's own limit.
+    pub fn limit(&self) -> Duration {
+        self.limits.limit
+    }
+}
+
+impl<S, W: WheelRef, T: Clone> Layer<S> for HttpDeadlineLayer<W, T> {
+    type Service = HttpDeadline<S, W, T>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        HttpDeadline {
+            inner,
+            limits: self.limits.clone(),
+            status: self.status,
+            bound_body: self.bound_body,
+        }
+    }
+}
+
+/// The service [`HttpDeadlineLayer`] makes.
+#[derive(Debug, Clone)]
+pub struct HttpDeadline<S, W, T = OwnLimit> {
+    inner: S,
+    limits: Limits<W, T>,
+    status: StatusCode,
+    bound_body: bool,
+}
+
+impl<S, W, T> HttpDeadline<S, W, T> {
+    /// The inner service.
+    pub fn get_ref(&self) -> &S {
+        &self.inner
+    }
+
+    /// The inner service.
+    pub fn get_mut(&mut self) -> &mut S {
+        &mut self.inner
+    }
+
+    /// The inner service, unwrapped.
+    pub fn into_inner(self) -> S {
+        self.inner
+    }
+}
+
+impl<S, W, T, ReqBody, ResBody> Service<Request<ReqBody>> for HttpDeadline<S, W, T>
+where
+    S: Service<Request<ReqBody>, Response = Response<ResBody>, Error = Infallible>,
+    W: WheelRef,
+    T: RequestTimeout<Request<ReqBody>>,
+    ResBody: http_body::Body,
+{
+    type Response = Response<DeadlineBody<ResBody, W>>;
+    type Error = Infallible;
+    type Future = HttpResponseFuture<S::Future, W>;
+
+    /// Forwards to the inner service: the deadline does not cover readiness.
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: Request<ReqBody>) -> Self::Future {
+        let limit = self.limits.limit_for(&req);
+        let grpc = is_grpc(&req);
+        HttpResponseFuture {
+            inner: self.limits.bound(limit, self.inner.call(req)),
+            on_expiry: OnExpiry {
+                status: self.status,
+                grpc,
+            },
+            body_wheel: self.bound_body.then_some(self.limits.wheel),
+        }
+    }
+}
+
+/// gRPC's status for a call that ran out of time, in headers or trailers.
+pub(crate) fn deadline_exceeded(headers: &mut http::HeaderMap) {
+    headers.insert("grpc-status", HeaderValue::from_static("4"));
+    headers.insert(
+        "grpc-message",
+        HeaderValue::from_static("deadline%20exceeded"),
+    );
+}
+
+/// Whether `req` is a gRPC request, by its content type.
+fn is_grpc<B>(req: &Request<B>) -> bool {
+    req.headers()
+        .get(http::header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/grpc"))
+}
+
+#[derive(Debug, Clone, Copy)]
+struct OnExpiry {
+    status: StatusCode,
+    grpc: bool,
+}
+
+impl OnExpiry {
+    /// The answer to a request whose deadline passed (not generic over the body, so
+    /// compiled once).
+    fn response(self, elapsed: Elapsed) -> Response<()> {
+        let mut response = Response::new(());
+        if self.grpc {
+            let headers = response.headers_mut();
+            headers.insert(
+                http::header::CONTENT_TYPE,
+                HeaderValue::from_static("application/grpc"),
+            );
+            deadline_exceeded(headers);
+        } else {
+            *response.status_mut() = self.status;
+        }
+        response.extensions_mut().insert(elapsed);
+        response
+    }
+}
+
+pin_project! {
+    /// The response future of [`HttpDeadline`]: the inner service's response (its body
+    /// bounded by the request's deadline unless the layer said
+    /// [`unbounded_body`](HttpDeadlineLayer::unbounded_body)), or the chosen status once
+    /// the deadline has passed.
+    ///
+    /// # Cancel safety
+    ///
+    /// Dropping it drops the inner response future. When the deadline passes, the inner
+    /// future is dropped before the timed-out response is returned.
+    #[must_use = "futures do nothing unless you `.await` or poll them"]
+    pub struct HttpResponseFuture<F, W: WheelRef> {
+        #[pin]
+        inner: Budgeted<'static, F, W>,
+        on_expiry: OnExpiry,
+        body_wheel: Option<W>,
+    }
+}
+
+impl<F, B, W> Future for HttpResponseFuture<F, W>
+where
+    F: Future<Output = Result<Response<B>, Infallible>>,
+    B: http_body::Body,
+    W: WheelRef,
+{
+    type Output = Result<Response<DeadlineBody<B, W>>, Infallible>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut this = self.project();
+        // The body's limit goes on the wheel the budget is on: the one the budget chooses
+        // at its first poll, on this thread, which this chooses too (a handle keeps its
+        // first choice). Chosen here, not when the body is made: by then the task may
+        // run on another thread, whose wheel the budget's instant is not a reading of.
+        if let Some(wheel) = this.body_wheel.as_mut() {
+            wheel.choose();
+        }
+        Poll::Ready(Ok(match ready!(this.inner.as_mut().poll(cx)) {
+            Ok(Ok(response)) => {
+                let limit = this
+                    .body_wheel
+                    .and_then(|wheel| Some((wheel, this.inner.budget()?)));
+                let grpc = this.on_expiry.grpc;
+                response.map(|body| DeadlineBody::bounded(body, limit, grpc))
+            }
+            Ok(Err(never)) => match never {},
+            Err(elapsed) => this
+                .on_expiry
+                .response(elapsed)
+                .map(|()| DeadlineBody::expired()),
+        }))
+    }
+}
+
+impl<F, W: WheelRef> fmt::Debug for HttpResponseFuture<F, W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpResponseFuture")
+            .field("inner", &self.inner)
+            .field("status", &self.on_expiry.status)
+            .finish()
+    }
+}

@@ -1,0 +1,106 @@
+//! [`HyperTimer`]: `hyper::rt::Timer` on a punctual wheel, so hyper's own timeouts
+//! (reading a request's headers, HTTP/2 keep-alive pings) run on punctual's wheel on any
+//! executor, never early.
+//!
+//! hyper gives instants (`sleep_until`, `reset`) computed from [`Timer::now`], which is
+//! `std::time::Instant::now()` here as in hyper's default. Each is turned into a span
+//! from now, and the sleep ends that long after its first poll on the wheel's clock: on
+//! the facade's default wheel inside a tokio runtime that is tokio's clock, paused or
+//! not, as with hyper-util's `TokioTimer`. A span measured from the first poll rather than
+//! from the call can only end later, never earlier; hyper polls its sleeps at once.
+
+use core::future::Future;
+use core::pin::Pin;
+use core::task::{Context, Poll};
+use core::time::Duration;
+use std::time::Instant;
+
+use hyper::rt::{Sleep, Timer};
+use pin_project_lite::pin_project;
+use punctual_core::{Limit, WheelRef};
+
+/// `hyper::rt::Timer` on the wheel `W` (`punctual::Ambient` for the default wheel).
+///
+/// ```
+/// use std::time::Duration;
+/// use punctual_tower::HyperTimer;
+///
+/// let timer = HyperTimer::<punctual::Ambient>::new();
+/// let _server = hyper::server::conn::http1::Builder::new()
+///     .timer(timer)
+///     .header_read_timeout(Duration::from_secs(5));
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct HyperTimer<W> {
+    wheel: W,
+}
+
+impl<W: WheelRef + Default> HyperTimer<W> {
+    /// A timer on `W`'s default wheel.
+    pub fn new() -> Self {
+        Self::on(W::default())
+    }
+}
+
+impl<W: WheelRef> HyperTimer<W> {
+    /// A timer on `wheel`.
+    pub fn on(wheel: W) -> Self {
+        Self { wheel }
+    }
+}
+
+impl<W: WheelRef + Send + Sync + 'static> HyperTimer<W> {
+    fn sleep_for(&self, span: Duration) -> HyperSleep<W> {
+        HyperSleep {
+            inner: punctual_core::Sleep::new(self.wheel, Limit::After(span)),
+        }
+    }
+}
+
+impl<W> Timer for HyperTimer<W>
+where
+    W: WheelRef + Send + Sync + 'static,
+    punctual_core::Sleep<'static, W>: Send + Sync,
+{
+    fn sleep(&self, duration: Duration) -> Pin<Box<dyn Sleep>> {
+        Box::pin(self.sleep_for(duration))
+    }
+
+    fn sleep_until(&self, deadline: Instant) -> Pin<Box<dyn Sleep>> {
+        Box::pin(self.sleep_for(deadline.saturating_duration_since(self.now())))
+    }
+
+    /// Resets a sleep of this timer in place (a new entry on the wheel, the old one
+    /// released), without allocating; another timer's sleep is replaced.
+    fn reset(&self, sleep: &mut Pin<Box<dyn Sleep>>, new_deadline: Instant) {
+        let span = new_deadline.saturating_duration_since(self.now());
+        match sleep.as_mut().downcast_mut_pin::<HyperSleep<W>>() {
+            Some(mut mine) => mine.set(self.sleep_for(span)),
+            None => *sleep = Box::pin(self.sleep_for(span)),
+        }
+    }
+}
+
+pin_project! {
+    /// A sleep of [`HyperTimer`]: a punctual [`Sleep`](punctual_core::Sleep) for hyper.
+    #[derive(Debug)]
+    struct HyperSleep<W: WheelRef> {
+        #[pin]
+        inner: punctual_core::Sleep<'static, W>,
+    }
+}
+
+impl<W: WheelRef> Future for HyperSleep<W> {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        self.project().inner.poll(cx)
+    }
+}
+
+impl<W> Sleep for HyperSleep<W>
+where
+    W: WheelRef + Send + Sync + 'static,
+    punctual_core::Sleep<'static, W>: Send + Sync,
+{
+}

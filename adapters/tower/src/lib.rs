@@ -1,0 +1,115 @@
+//! Tower middleware on [punctual] deadlines: a layer that bounds each request by a deadline
+//! and runs its handling under a budget, so that every punctual deadline started while
+//! serving it (in the handler, in a client it calls, in a retry loop) ends no later than
+//! the request's own; its HTTP flavour, which answers a status code instead of an error;
+//! and deadline propagation over `grpc-timeout`, so the next service stops when the caller
+//! would stop waiting.
+//!
+//! * [`DeadlineLayer`]: any `Service` whose error converts into [`BoxError`]; a request
+//!   that runs out of time fails with a boxed [`Elapsed`], named after the layer.
+//! * [`HttpDeadlineLayer`]: `http` services whose error is `Infallible` (axum, hyper,
+//!   tonic servers); a request that runs out of time is answered `504 Gateway Timeout`
+//!   (or the status you choose), and a body still streaming at the deadline is cut.
+//! * Propagation: `.grpc_timeout()` on either layer reads the request's `grpc-timeout`
+//!   ([`grpc_timeout::parse`]; malformed values are ignored), never later than the layer's
+//!   own limit; [`PropagateDeadlineLayer`] writes the caller's remaining budget into
+//!   outgoing requests, rounded down.
+//! * [`WithinBudget`] (feature `retry`, on by default): a `tower::retry` policy that
+//!   stops once the budget is spent.
+//! * `HyperTimer` (feature `hyper`): `hyper::rt::Timer` on a punctual wheel, for hyper's
+//!   own timeouts (header read, keep-alive).
+//!
+//! # Which wheel
+//!
+//! Each type takes the wheel handle `W` its budgets run on. The facade's default,
+//! `punctual::Ambient`, is the wheel default deadlines choose (the tokio runtime's with
+//! the facade's `tokio` feature, virtual time, or the global wheel), which is what a
+//! handler's `fut.deadline(d)` respects; `punctual::adapters::tower` names these types
+//! with it (`punctual::adapters::tower::DeadlineLayer::new(d)`). Here, name it:
+//! `DeadlineLayer::<punctual::Ambient>::new(d)`, or give a wheel of your own with `on`.
+//!
+//! On tokio's multi-thread runtime each worker thread has a default wheel of its own, and a
+//! budget applies to the deadlines on the wheel it started on. A handler whose task moves
+//! to another worker after an `.await` is still ended at the request's deadline, by the
+//! layer's own timer; but deadlines it starts there keep their own limit until then, and
+//! [`remaining_budget`] (so [`PropagateDeadlineLayer`]) finds no budget there.
+//!
+//! # What the deadline covers
+//!
+//! The response future, from its first poll, which tower's and hyper's callers make right
+//! after `call`. Not `poll_ready`: readiness is a service's back-pressure, shared by all
+//! requests, and a request has not been handed over while the caller waits for it (bound
+//! it with `tower::load_shed` or `tower::timeout` around readiness where needed). With
+//! the HTTP flavour, the response body too (see [`HttpDeadlineLayer`]).
+//!
+//! # With `tower::retry`
+//!
+//! * Deadline outside the retry (`ServiceBuilder::new().layer(deadline).retry(policy)`):
+//!   one budget for all attempts. Deadlines inside each attempt are cut to what is left,
+//!   and when the budget passes the retry future is dropped with the attempt in flight:
+//!   no attempt starts after the budget.
+//! * Deadline inside the retry (`.retry(policy).layer(deadline)`): a limit per attempt.
+//!   Inside an enclosing budget (a request served under a layer further out), each
+//!   attempt is cut to it too; wrap the policy in [`WithinBudget`] so that it stops
+//!   retrying once that budget is spent, instead of starting attempts that fail at once.
+//!
+//! # Example
+//!
+//! ```
+//! use std::time::Duration;
+//! use punctual::DeadlineExt;
+//! use punctual_tower::DeadlineLayer;
+//! use tower::{ServiceBuilder, ServiceExt, service_fn};
+//!
+//! # #[tokio::main(flavor = "current_thread", start_paused = true)]
+//! # async fn main() {
+//! let svc = ServiceBuilder::new()
+//!     .layer(DeadlineLayer::<punctual::Ambient>::new(Duration::from_millis(200)).named("quote"))
+//!     .service(service_fn(|item: &'static str| async move {
+//!         // The price service may take 150 ms, the stock service 1 s: the second is cut
+//!         // to the 50 ms left of the request's budget.
+//!         tokio::time::sleep(Duration::from_millis(150)).deadline(Duration::from_secs(1)).await?;
+//!         let stock = tokio::time::sleep(Duration::from_secs(1)).deadline(Duration::from_secs(1)).await;
+//!         let elapsed = stock.unwrap_err();
+//!         assert!(elapsed.is_budget());
+//!         Err::<&str, _>(elapsed)
+//!     }));
+//! let start = tokio::time::Instant::now();
+//! let err = svc.oneshot("tea").await.unwrap_err();
+//! assert_eq!(err.downcast_ref::<punctual::Elapsed>().unwrap().name(), Some("quote"));
+//! assert_eq!(start.elapsed(), Duration::from_millis(200));
+//! # }
+//! ```
+//!
+//! [punctual]: https://docs.rs/punctual
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
+
+mod body;
+pub mod grpc_timeout;
+mod http;
+#[cfg(feature = "hyper")]
+mod hyper_timer;
+mod layer;
+mod limits;
+mod propagate;
+#[cfg(feature = "retry")]
+mod retry;
+mod source;
+
+pub use body::DeadlineBody;
+pub use http::{DEFAULT_STATUS, HttpDeadline, HttpDeadlineLayer, HttpResponseFuture};
+#[cfg(feature = "hyper")]
+#[cfg_attr(docsrs, doc(cfg(feature = "hyper")))]
+pub use hyper_timer::HyperTimer;
+pub use layer::{Deadline, DeadlineLayer, ResponseFuture};
+pub use propagate::{PropagateDeadline, PropagateDeadlineLayer, remaining_budget};
+#[cfg(feature = "retry")]
+#[cfg_attr(docsrs, doc(cfg(feature = "retry")))]
+pub use retry::WithinBudget;
+pub use source::{GrpcTimeout, OwnLimit, RequestTimeout};
+
+pub use punctual_core::Elapsed;
+
+/// A boxed error, as tower's middleware returns (the same type as `tower::BoxError`).
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;

@@ -1,0 +1,153 @@
+//! The client side of deadline propagation: [`PropagateDeadlineLayer`] writes what is left
+//! of the caller's budget into each outgoing request's `grpc-timeout` header.
+
+use core::task::{Context, Poll};
+use core::time::Duration;
+
+use http::Request;
+use punctual_core::{Budget, WheelRef};
+use tower_layer::Layer;
+use tower_service::Service;
+
+use crate::grpc_timeout;
+
+/// What is left of the budget in force on this thread, on `wheel`'s clock: `None` when no
+/// budget is in force for deadlines on that wheel (none at all, or one on another wheel).
+///
+/// ```
+/// use std::time::Duration;
+///
+/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+/// # async fn main() {
+/// assert_eq!(punctual_tower::remaining_budget(punctual::Ambient::new()), None);
+/// punctual::budget(Duration::from_secs(2), async {
+///     tokio::time::sleep(Duration::from_millis(500)).await;
+///     let left = punctual_tower::remaining_budget(punctual::Ambient::new()).unwrap();
+///     assert_eq!(left, Duration::from_millis(1500));
+/// })
+/// .await
+/// .unwrap();
+/// # }
+/// ```
+pub fn remaining_budget<W: WheelRef>(wheel: W) -> Option<Duration> {
+    let mut wheel = wheel;
+    wheel.choose();
+    let budget = Budget::current()?;
+    // A budget that never ends (`punctual::budget(Duration::MAX, ..)`) bounds nothing.
+    if budget.at() == Duration::MAX {
+        return None;
+    }
+    budget.remaining(&wheel)
+}
+
+/// A [`Layer`] for outgoing HTTP requests (a hyper client, a tonic channel): each
+/// request's `grpc-timeout` header is set to what is left of the caller's budget, rounded
+/// down ([`grpc_timeout::encode`]), so the callee never gets more time than the caller
+/// has. A callee whose server has a [`DeadlineLayer`](crate::DeadlineLayer) or an
+/// [`HttpDeadlineLayer`](crate::HttpDeadlineLayer) with `.grpc_timeout()` then runs the
+/// request under that budget, and stops when the caller would stop waiting.
+///
+/// The budget is the one in force where `call` runs: inside a request served under one
+/// of this crate's layers, inside `punctual::budget`, or in a task spawned with
+/// `with_current_budget`. (So the layer belongs in front of any `tower::buffer::Buffer`,
+/// whose worker task makes the calls.) With no budget in force, the request goes out as
+/// it is. A `grpc-timeout` already on the request that asks for less is kept.
+///
+/// On tokio's multi-thread runtime each worker has a default wheel of its own, and a
+/// budget is found on the wheel it started on: a call made after the task moved to
+/// another worker goes out without the header. Make the call before the handler's first
+/// `.await` that may move it, or serve on a `current_thread` runtime, where the header
+/// matters (see the guide's section on services).
+///
+/// The time the request spends on the network is not counted: the callee's clock starts
+/// when it receives the request, as in every gRPC implementation.
+///
+/// ```
+/// use std::time::Duration;
+/// use punctual_tower::PropagateDeadlineLayer;
+/// use tower::{ServiceBuilder, ServiceExt, service_fn};
+///
+/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+/// # async fn main() {
+/// let client = ServiceBuilder::new()
+///     .layer(PropagateDeadlineLayer::<punctual::Ambient>::new())
+///     .service(service_fn(|req: http::Request<()>| async move {
+///         Ok::<_, std::convert::Infallible>(req.headers()["grpc-timeout"].clone())
+///     }));
+/// let sent = punctual::budget(Duration::from_millis(300), client.oneshot(http::Request::new(())))
+///     .await
+///     .unwrap()
+///     .unwrap();
+/// assert_eq!(sent, "300000u");
+/// # }
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PropagateDeadlineLayer<W> {
+    wheel: W,
+}
+
+impl<W: WheelRef + Default> PropagateDeadlineLayer<W> {
+    /// A layer reading the budget for deadlines on `W`'s default wheel
+    /// (`punctual::Ambient`: the one default deadlines choose).
+    pub fn new() -> Self {
+        Self::on(W::default())
+    }
+}
+
+impl<W: WheelRef> PropagateDeadlineLayer<W> {
+    /// A layer reading the budget for deadlines on `wheel`.
+    pub fn on(wheel: W) -> Self {
+        Self { wheel }
+    }
+}
+
+impl<S, W: WheelRef> Layer<S> for PropagateDeadlineLayer<W> {
+    type Service = PropagateDeadline<S, W>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        PropagateDeadline {
+            inner,
+            wheel: self.wheel,
+        }
+    }
+}
+
+/// The service [`PropagateDeadlineLayer`] makes.
+#[derive(Debug, Clone, Copy)]
+pub struct PropagateDeadline<S, W> {
+    inner: S,
+    wheel: W,
+}
+
+impl<S, W> PropagateDeadline<S, W> {
+    /// The inner service.
+    pub fn get_ref(&self) -> &S {
+        &self.inner
+    }
+
+    /// The inner service, unwrapped.
+    pub fn into_inner(self) -> S {
+        self.inner
+    }
+}
+
+impl<S, W, B> Service<Request<B>> for PropagateDeadline<S, W>
+where
+    S: Service<Request<B>>,
+    W: WheelRef,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = S::Future;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, mut req: Request<B>) -> Self::Future {
+        if let Some(left) = remaining_budget(self.wheel) {
+            grpc_timeout::write_at_most(req.headers_mut(), left);
+        }
+        self.inner.call(req)
+    }
+}

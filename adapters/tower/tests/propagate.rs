@@ -1,0 +1,156 @@
+//! Deadline propagation: the client layer writes what is left of the caller's budget into
+//! `grpc-timeout`, rounded down; a server layer with `.grpc_timeout()` runs the request
+//! under it, so the callee stops when the caller stops waiting.
+
+use std::convert::Infallible;
+use std::time::Duration;
+
+use http::{HeaderValue, Request, Response, StatusCode};
+use punctual::Ambient;
+use punctual::prelude::*;
+use punctual_tower::grpc_timeout::parse;
+use punctual_tower::{HttpDeadlineLayer, PropagateDeadlineLayer};
+use tokio::time::Instant;
+use tower::{Layer, ServiceExt, service_fn};
+
+const MS: Duration = Duration::from_millis(1);
+
+/// A client whose "network" hands back the `grpc-timeout` it was sent.
+fn echoing_client()
+-> impl tower::Service<Request<()>, Response = Option<HeaderValue>, Error = Infallible, Future: Send>
++ Clone {
+    PropagateDeadlineLayer::<Ambient>::new().layer(service_fn(|req: Request<()>| async move {
+        Ok::<_, Infallible>(req.headers().get("grpc-timeout").cloned())
+    }))
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_remaining_budget_is_written_rounded_down() {
+    let sent = punctual::budget(Duration::from_secs(2), async {
+        tokio::time::sleep(Duration::from_millis(1234)).await;
+        echoing_client().oneshot(Request::new(())).await.unwrap()
+    })
+    .await
+    .unwrap()
+    .unwrap();
+    assert_eq!(sent, "766000u");
+}
+
+#[tokio::test(start_paused = true)]
+async fn without_a_budget_the_request_goes_out_as_it_is() {
+    let sent = echoing_client().oneshot(Request::new(())).await.unwrap();
+    assert_eq!(sent, None);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_shorter_grpc_timeout_already_set_is_kept_a_longer_one_replaced() {
+    for (set, expected) in [("50m", "50m"), ("5S", "300000u")] {
+        let request = Request::builder()
+            .header("grpc-timeout", set)
+            .body(())
+            .unwrap();
+        let sent = punctual::budget(300 * MS, echoing_client().oneshot(request))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(sent.unwrap(), expected, "{set} on the request");
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_spent_budget_sends_zero() {
+    let sent = punctual::budget(10 * MS, async {
+        // A blocking stretch that overruns the budget before the call is made.
+        tokio::time::advance(20 * MS).await;
+        echoing_client().oneshot(Request::new(())).await.unwrap()
+    })
+    .await;
+    // The block's timer may see the budget first; if the call went out, it said 0.
+    if let Ok(sent) = sent {
+        assert_eq!(sent.unwrap(), "0n");
+    }
+}
+
+/// The two ends in one process, with the "network" a direct call: the caller has 300 ms
+/// left of its budget, the callee's layer would give 5 s, its handler wants 10 s. The
+/// callee answers 504 at 300 ms, when the caller stops waiting.
+#[tokio::test(start_paused = true)]
+async fn the_callee_stops_when_the_callers_budget_ends() {
+    let callee = HttpDeadlineLayer::<Ambient>::new(Duration::from_secs(5))
+        .grpc_timeout()
+        .layer(service_fn(|_: Request<()>| async {
+            tokio::time::sleep(Duration::from_secs(10)).await;
+            Ok::<_, Infallible>(Response::new(String::new()))
+        }));
+    let (done, callee_done) = tokio::sync::mpsc::unbounded_channel();
+    let client =
+        PropagateDeadlineLayer::<Ambient>::new().layer(service_fn(move |req: Request<()>| {
+            let callee = callee.clone();
+            let done = done.clone();
+            // The callee runs in a task of its own, outside the caller's budget: only the
+            // header carries it. It reports when it answered, and with what.
+            async move {
+                let answered = tokio::spawn(async move {
+                    let response = callee.oneshot(req).await.unwrap();
+                    done.send((response.status(), Instant::now())).unwrap();
+                });
+                answered.await.unwrap();
+                Ok::<_, Infallible>(())
+            }
+        }));
+    let start = Instant::now();
+    // The caller ends at 1 s too: its own budget's timer or the callee's answer.
+    let _ = punctual::budget(Duration::from_secs(1), async {
+        tokio::time::sleep(700 * MS).await;
+        client.oneshot(Request::new(())).await.unwrap()
+    })
+    .await;
+    let mut callee_done = callee_done;
+    let (status, at) = callee_done.recv().await.unwrap();
+    assert_eq!(status, StatusCode::GATEWAY_TIMEOUT);
+    assert_eq!(at - start, Duration::from_secs(1));
+}
+
+/// Rounding down never promises more than is left, whatever the unit.
+#[test]
+fn encoded_timeouts_never_exceed_what_is_left() {
+    for nanos in [
+        0,
+        1,
+        99_999_999,
+        100_000_000,
+        123_456_789_999,
+        99_999_999_999_999,
+        100_000_000_000_000,
+        u64::MAX,
+    ] {
+        let left = Duration::from_nanos(nanos);
+        let value = punctual_tower::grpc_timeout::encode(left);
+        let sent = parse(value.as_bytes()).unwrap();
+        assert!(sent <= left, "{value:?} for {left:?}");
+    }
+    let beyond = punctual_tower::grpc_timeout::encode(Duration::MAX);
+    assert_eq!(beyond, "99999999H");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_deadline_started_in_the_handler_is_also_bounded_by_the_header() {
+    let svc = HttpDeadlineLayer::<Ambient>::new(Duration::from_secs(5))
+        .grpc_timeout()
+        .layer(service_fn(|_: Request<()>| async {
+            let start = Instant::now();
+            let r = tokio::time::sleep(Duration::from_secs(10))
+                .deadline(Duration::from_secs(2))
+                .await;
+            assert!(r.unwrap_err().is_budget());
+            assert_eq!(start.elapsed(), 40 * MS);
+            Ok::<_, Infallible>(Response::new(String::new()))
+        }));
+    let request = Request::builder()
+        .header("grpc-timeout", "40m")
+        .body(())
+        .unwrap();
+    let start = Instant::now();
+    let _ = svc.oneshot(request).await.unwrap();
+    assert_eq!(start.elapsed(), 40 * MS);
+}

@@ -1,0 +1,80 @@
+//! Tower middleware on the default wheel: [`punctual_tower`]'s types with the wheel handle
+//! filled in as [`Ambient`](crate::Ambient), the wheel default deadlines choose, so that a handler's
+//! `fut.deadline(d)` (and any punctual deadline in a client it calls) respects the
+//! request's budget.
+//!
+//! ```
+//! use std::time::Duration;
+//! use punctual::adapters::tower::DeadlineLayer;
+//! use punctual::prelude::*;
+//! use tower::{ServiceBuilder, ServiceExt, service_fn};
+//!
+//! # #[tokio::main(flavor = "current_thread", start_paused = true)]
+//! # async fn main() {
+//! let svc = ServiceBuilder::new()
+//!     .layer(DeadlineLayer::new(Duration::from_millis(100)))
+//!     .service(service_fn(|()| async {
+//!         tokio::time::sleep(Duration::from_secs(9)).deadline(Duration::from_secs(1)).await
+//!     }));
+//! let err = svc.oneshot(()).await.unwrap_err();
+//! assert_eq!(err.downcast_ref::<punctual::Elapsed>().unwrap().duration(), Duration::from_millis(100));
+//! # }
+//! ```
+//!
+//! See [`punctual_tower`] for what the deadline covers, the HTTP flavour, propagation and
+//! retries.
+
+use core::time::Duration;
+
+pub use punctual_tower::{
+    BoxError, DEFAULT_STATUS, GrpcTimeout, OwnLimit, RequestTimeout, grpc_timeout,
+};
+
+use crate::Ambient;
+
+/// [`punctual_tower::DeadlineLayer`] on the default wheel.
+pub type DeadlineLayer<T = OwnLimit> = punctual_tower::DeadlineLayer<Ambient, T>;
+/// [`punctual_tower::Deadline`] on the default wheel.
+pub type Deadline<S, T = OwnLimit> = punctual_tower::Deadline<S, Ambient, T>;
+/// [`punctual_tower::ResponseFuture`] on the default wheel.
+pub type ResponseFuture<F> = punctual_tower::ResponseFuture<F, Ambient>;
+/// [`punctual_tower::HttpDeadlineLayer`] on the default wheel.
+pub type HttpDeadlineLayer<T = OwnLimit> = punctual_tower::HttpDeadlineLayer<Ambient, T>;
+/// [`punctual_tower::HttpDeadline`] on the default wheel.
+pub type HttpDeadline<S, T = OwnLimit> = punctual_tower::HttpDeadline<S, Ambient, T>;
+/// [`punctual_tower::HttpResponseFuture`] on the default wheel.
+pub type HttpResponseFuture<F> = punctual_tower::HttpResponseFuture<F, Ambient>;
+/// [`punctual_tower::DeadlineBody`] on the default wheel.
+pub type DeadlineBody<B> = punctual_tower::DeadlineBody<B, Ambient>;
+/// [`punctual_tower::PropagateDeadlineLayer`] on the default wheel.
+pub type PropagateDeadlineLayer = punctual_tower::PropagateDeadlineLayer<Ambient>;
+/// [`punctual_tower::PropagateDeadline`] on the default wheel.
+pub type PropagateDeadline<S> = punctual_tower::PropagateDeadline<S, Ambient>;
+/// [`punctual_tower::WithinBudget`] on the default wheel.
+pub type WithinBudget<P> = punctual_tower::WithinBudget<P, Ambient>;
+
+/// [`punctual_tower::HyperTimer`] on the default wheel: hyper's own timeouts on the wheel
+/// of the runtime they run in.
+#[cfg(feature = "hyper")]
+#[cfg_attr(docsrs, doc(cfg(feature = "hyper")))]
+pub type HyperTimer = punctual_tower::HyperTimer<Ambient>;
+
+/// What is left of the budget in force for default deadlines started here, if any
+/// ([`punctual_tower::remaining_budget`] on the default wheel).
+///
+/// ```
+/// use std::time::Duration;
+///
+/// # futures_executor::block_on(async {
+/// assert_eq!(punctual::adapters::tower::remaining_budget(), None);
+/// punctual::budget(Duration::from_secs(5), async {
+///     let left = punctual::adapters::tower::remaining_budget().unwrap();
+///     assert!(left <= Duration::from_secs(5) && left > Duration::from_secs(4));
+/// })
+/// .await
+/// .unwrap();
+/// # });
+/// ```
+pub fn remaining_budget() -> Option<Duration> {
+    punctual_tower::remaining_budget(Ambient::new())
+}

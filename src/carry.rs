@@ -1,0 +1,142 @@
+//! `with_current_budget`: a budget carried into work that another task polls.
+//!
+//! A budget reaches the deadlines inside it through a thread-local set while its future is
+//! polled, so it does not reach a spawned task by itself. `CurrentBudget` takes the
+//! budget in force when it is made (the spawner's) and applies it when it is first polled
+//! (in the spawned task), on the default wheel of the thread that polls it: the budget's
+//! end moves between wheels as a reading of the global clock, which every default wheel's
+//! clock converts exactly (a runtime's wheel reads behind it by a fixed fraction of a
+//! tick). So the end stays the same instant, and the spawned work's deadlines on that
+//! thread's wheel take it.
+
+use core::fmt;
+use core::future::Future;
+use core::pin::Pin;
+use core::task::{Context, Poll};
+use core::time::Duration;
+
+use pin_project_lite::pin_project;
+use punctual_core::{Budget, Elapsed, WheelRef};
+
+use crate::ambient::Ambient;
+use crate::ext::Budgeted;
+
+/// The budget to carry: its end on the global clock, and what its `Elapsed` reports.
+#[derive(Debug, Clone, Copy)]
+struct Carried {
+    end: Duration,
+    duration: Duration,
+    name: Option<&'static str>,
+}
+
+pin_project! {
+    /// A future carrying the budget that was in force where it was made: made by
+    /// [`DeadlineExt::with_current_budget`](crate::DeadlineExt::with_current_budget).
+    ///
+    /// # Errors
+    ///
+    /// `Err(Elapsed)` (a budget's) when the carried budget runs out first; the inner
+    /// future has been dropped by then.
+    ///
+    /// # Cancel safety
+    ///
+    /// Dropping it drops the inner future.
+    ///
+    /// # Panics
+    ///
+    /// Polling it after it returned `Ready` panics.
+    #[must_use = "futures do nothing unless you `.await` or poll them"]
+    pub struct CurrentBudget<F> {
+        #[pin]
+        state: State<F>,
+    }
+}
+
+pin_project! {
+    #[project = StateProj]
+    #[project_replace = StateReplace]
+    enum State<F> {
+        Made { future: F, carried: Option<Carried> },
+        Bounded { #[pin] budgeted: Budgeted<F> },
+        Unbounded { #[pin] future: F },
+        Moving,
+    }
+}
+
+/// `future`, carrying the budget in force here.
+pub(crate) fn carry<F: Future>(future: F) -> CurrentBudget<F> {
+    let mut wheel = Ambient::new();
+    wheel.choose();
+    let carried = Budget::current().and_then(|budget| {
+        budget.remaining(&wheel)?;
+        // A budget that never ends bounds nothing.
+        (budget.at() != Duration::MAX).then(|| Carried {
+            end: wheel.global_reading(budget.at()),
+            duration: budget.duration(),
+            name: budget.name(),
+        })
+    });
+    CurrentBudget {
+        state: State::Made { future, carried },
+    }
+}
+
+/// The carried budget on the default wheel of this thread.
+fn budget_here(carried: Carried) -> (Ambient, Budget) {
+    let mut wheel = Ambient::new();
+    wheel.choose();
+    let budget = Budget::new(wheel.get(), wheel.reading_at(carried.end), carried.duration);
+    let budget = match carried.name {
+        Some(name) => budget.named(name),
+        None => budget,
+    };
+    (wheel, budget)
+}
+
+impl<F: Future> Future for CurrentBudget<F> {
+    type Output = Result<F::Output, Elapsed>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut state = self.project().state;
+        if let StateProj::Made { .. } = state.as_mut().project() {
+            let StateReplace::Made { future, carried } =
+                state.as_mut().project_replace(State::Moving)
+            else {
+                unreachable!("checked above")
+            };
+            state.set(match carried {
+                Some(carried) => {
+                    let (wheel, budget) = budget_here(carried);
+                    State::Bounded {
+                        budgeted: Budgeted::with_budget(future, wheel, budget),
+                    }
+                }
+                None => State::Unbounded { future },
+            });
+        }
+        match state.project() {
+            StateProj::Bounded { budgeted } => budgeted.poll(cx),
+            StateProj::Unbounded { future } => future.poll(cx).map(Ok),
+            StateProj::Made { .. } | StateProj::Moving => {
+                panic!("`CurrentBudget` polled after a poll panicked")
+            }
+        }
+    }
+}
+
+impl<F> fmt::Debug for CurrentBudget<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let state = match &self.state {
+            State::Made { carried, .. } => match carried {
+                Some(_) => "not polled yet, carrying a budget",
+                None => "not polled yet, no budget",
+            },
+            State::Bounded { .. } => "bounded",
+            State::Unbounded { .. } => "unbounded",
+            State::Moving => "poisoned",
+        };
+        f.debug_struct("CurrentBudget")
+            .field("state", &state)
+            .finish()
+    }
+}
