@@ -9,7 +9,7 @@ pub use punctual_core::{
 };
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
-pub use punctual_core::{Growable, GrowableWheel, ManualClock, StdClock};
+pub use punctual_core::{BootClock, Growable, GrowableWheel, ManualClock, StdClock};
 
 /// The core crate, for everything not re-exported here.
 pub use punctual_core;
