@@ -51,7 +51,7 @@ pub use ext::{
 pub use functions::{budget, sleep, sleep_until, timeout, timeout_at};
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
-pub use global::{Global, GlobalClock, global_wheel};
+pub use global::{Global, GlobalClock, GlobalClockInUse, GlobalClockKind, global_wheel};
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use instant::DeadlineInstant;
