@@ -129,9 +129,7 @@ unsafe impl WheelRef for Ambient {
         match self.chosen {
             // The global wheel's clock may be another than the std reference
             // (`global::reading_at`).
-            Some(chosen) if core::ptr::eq(chosen, &GLOBAL_CHOSEN) => {
-                crate::global::reading_at(at)
-            }
+            Some(chosen) if core::ptr::eq(chosen, &GLOBAL_CHOSEN) => crate::global::reading_at(at),
             Some(chosen) => chosen.reading_at(at),
             None => crate::global::reading_at(at),
         }

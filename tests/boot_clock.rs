@@ -90,7 +90,10 @@ fn boot_clock_on_a_wheel_of_ones_own_and_on_the_global_wheel() {
             pending::<()>().deadline_on(&*OWN, requested),
         );
         assert!(fired.is_err());
-        assert!(started.elapsed() >= requested, "{ms} ms on the own wheel: early");
+        assert!(
+            started.elapsed() >= requested,
+            "{ms} ms on the own wheel: early"
+        );
     }
     let std_clock = StdClock::new();
     let boot = BootClock::new();

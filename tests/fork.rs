@@ -106,7 +106,10 @@ fn the_global_wheel_survives_fork() {
     let status = in_child(|| {
         arm_fire_and_cancel();
         assert!(block_on(armed.as_mut()).is_err(), "armed before the fork");
-        assert!(started.elapsed() >= Duration::from_millis(200), "never early");
+        assert!(
+            started.elapsed() >= Duration::from_millis(200),
+            "never early"
+        );
         // And a child of the child.
         assert_passed(in_child(arm_fire_and_cancel), "grandchild");
     });

@@ -112,6 +112,9 @@ mod timer;
 mod wheel;
 
 pub use budget::{Budget, Budgeted, Within};
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub use clock::BootClock;
 pub use clock::Clock;
 #[cfg(any(target_has_atomic = "64", feature = "portable-atomic"))]
 #[cfg_attr(
@@ -122,9 +125,6 @@ pub use clock::ManualClock;
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use clock::StdClock;
-#[cfg(feature = "std")]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
-pub use clock::BootClock;
 pub use deadline::{Deadline, DeadlineName, Named, Sleep, Unnamed};
 pub use driver::{Driver, DriverSlot, Sleeper};
 pub use error::Elapsed;
