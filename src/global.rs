@@ -230,6 +230,7 @@ pub(crate) fn reading_at(at: Duration) -> Duration {
 /// In a child process, from the fork handler (`thread_driver`): the timer thread, and any
 /// start of it in progress, stayed in the parent. Async-signal-safe: one atomic
 /// read-modify-write.
+#[cfg_attr(not(all(target_os = "linux", not(miri))), allow(dead_code))]
 pub(crate) fn forget_timer_thread() {
     STATE.fetch_and(!(RUNNING | STARTING), Ordering::AcqRel);
 }

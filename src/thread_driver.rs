@@ -109,6 +109,7 @@ impl Drop for Turning {
 
 /// Before a fork, in the thread that forks: close the gate and wait for the turns in
 /// progress (other than this thread's own, for a waker that forks).
+#[cfg(all(target_os = "linux", not(miri)))]
 extern "C" fn before_fork() {
     TURNS.fetch_add(FORK, Ordering::AcqRel);
     let own = usize::from(IN_TURN.with(core::cell::Cell::get));
@@ -118,14 +119,16 @@ extern "C" fn before_fork() {
 }
 
 /// After a fork, in the parent: open the gate.
+#[cfg(all(target_os = "linux", not(miri)))]
 extern "C" fn after_fork_in_parent() {
     TURNS.fetch_sub(FORK, Ordering::Release);
 }
 
 /// After a fork, in the child, where only the thread that forked runs: no other turn is
 /// in progress, no other fork waits, and the global wheel has no timer thread. Only
-/// atomic stores here (async-signal-safe), and the forking thread's own turn, if a waker
-/// forked, is still its own.
+/// lock-free atomic operations and a thread-local `Cell` here (async-signal-safe); the
+/// forking thread's own turn, if a waker forked, is still its own.
+#[cfg(all(target_os = "linux", not(miri)))]
 extern "C" fn after_fork_in_child() {
     let own = usize::from(IN_TURN.with(core::cell::Cell::get));
     TURNS.store(own, Ordering::Release);
