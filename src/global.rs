@@ -111,8 +111,9 @@ impl std::error::Error for GlobalClockInUse {}
 
 impl GlobalClock {
     /// The reading of `instant` on this clock (zero for instants before its origin). On
-    /// [`BootClock`], as [`reading_at`] carries it over: the reading by which as much
-    /// time has passed, suspends included, as lies between now and `instant`.
+    /// [`BootClock`], which `Instant`s do not count on, the reading by which as much time
+    /// will have passed, suspends included, as lies between now and `instant`: so do
+    /// default deadlines given an instant (`deadline_at`, `sleep_until`) end there.
     pub fn reading_of(instant: Instant) -> Duration {
         reading_at(std_clock().reading_of(instant))
     }
