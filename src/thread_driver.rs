@@ -9,7 +9,9 @@
 //! So every turn of a timer thread goes through a gate ([`Turning`]), and fork handlers
 //! (registered with the first timer thread, [`handle_forks`]) close it before a fork:
 //! the fork waits for the turns in progress (microseconds, plus the wakes of what they
-//! fire), and no turn starts until the fork is done. In the child, the handler also tells
+//! fire), and no turn starts until the fork is done. (A waker that blocks until the
+//! forking thread lets go of a lock it holds would therefore hold up the fork for good;
+//! wakers are expected not to block.) In the child, the handler also tells
 //! the global wheel that its timer thread stayed behind (`global`, "Across fork"); a
 //! wheel of one's own gets a thread again with another [`spawn_driver`].
 //!
