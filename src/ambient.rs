@@ -91,13 +91,21 @@ unsafe impl WheelRef for Ambient {
     fn get(&self) -> &Self::Target {
         Global.get()
     }
+
+    #[inline]
+    fn reading_at(&self, at: core::time::Duration) -> core::time::Duration {
+        // Instants come as readings of the std reference: the global wheel's clock may be
+        // another (`global::reading_at`).
+        crate::global::reading_at(at)
+    }
 }
 
 #[cfg(any(feature = "tokio", feature = "test-util"))]
 // SAFETY: `choose` settles `chosen` (the global wheel included, stored as any other) and
 // a repeated `choose` keeps it; only `forget_choice` clears it. So from a `choose` to the
 // next `forget_choice`, `get` returns the one wheel chosen, on every copy. `reading_at`
-// only ever moves an instant later on the chosen wheel's clock (it reads behind).
+// only ever moves an instant later on the chosen wheel's clock (it reads behind), or
+// carries it over to the global wheel's clock (`global::reading_at`).
 unsafe impl WheelRef for Ambient {
     type Target = dyn RawWheel;
 
@@ -119,8 +127,11 @@ unsafe impl WheelRef for Ambient {
     #[inline]
     fn reading_at(&self, at: core::time::Duration) -> core::time::Duration {
         match self.chosen {
+            // The global wheel's clock may be another than the std reference
+            // (`global::reading_at`).
+            Some(chosen) if core::ptr::eq(chosen, &GLOBAL_CHOSEN) => crate::global::reading_at(at),
             Some(chosen) => chosen.reading_at(at),
-            None => at,
+            None => crate::global::reading_at(at),
         }
     }
 

@@ -3,13 +3,13 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
 
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub use punctual_core::{BootClock, Growable, GrowableWheel, ManualClock, StdClock};
 pub use punctual_core::{
     Budget, Clock, DeadlineName, Driver, Elapsed, Fixed, FixedWheel, Limit, Named, RawWheel,
     Sleeper, Stats, Storage, Unnamed, Wheel, WheelRef, Within,
 };
-#[cfg(feature = "std")]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
-pub use punctual_core::{Growable, GrowableWheel, ManualClock, StdClock};
 
 /// The core crate, for everything not re-exported here.
 pub use punctual_core;
@@ -56,7 +56,7 @@ pub use ext::{
 pub use functions::{budget, sleep, sleep_until, timeout, timeout_at};
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
-pub use global::{Global, GlobalClock, global_wheel};
+pub use global::{Global, GlobalClock, GlobalClockInUse, GlobalClockKind, global_wheel};
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use instant::DeadlineInstant;

@@ -1,7 +1,26 @@
 //! Driving a wheel from a plain thread: turn, sleep until shortly before the next turn,
 //! spin the rest (see `wake_lead`), repeat.
+//!
+//! # Across fork
+//!
+//! `fork` copies the whole memory of a process into the child but only the thread that
+//! called it: a wheel whose timer thread was in the middle of a turn would be copied with
+//! its driver role held, and its levels half changed, by a thread the child does not have.
+//! So every turn of a timer thread goes through a gate ([`Turning`]), and fork handlers
+//! (registered with the first timer thread, [`handle_forks`]) close it before a fork:
+//! the fork waits for the turns in progress (microseconds, plus the wakes of what they
+//! fire), and no turn starts until the fork is done. (A waker that blocks until the
+//! forking thread lets go of a lock it holds would therefore hold up the fork for good;
+//! wakers are expected not to block.) In the child, the handler also tells
+//! the global wheel that its timer thread stayed behind (`global`, "Across fork"); a
+//! wheel of one's own gets a thread again with another [`spawn_driver`].
+//!
+//! The dead timer thread keeps its place for a waker on the child's copy of the wheel
+//! (three per wheel): a child forked from a child forked from a child, each starting a
+//! timer thread, finds none left, and its thread then turns the wheel every tick instead
+//! of sleeping until the next expiration (on time still, only busier).
 
-use core::sync::atomic::{AtomicBool, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use core::task::Waker;
 use core::time::Duration;
 use std::panic::{self, AssertUnwindSafe};
@@ -44,8 +63,117 @@ fn tighten_timer_slack() {
     }
 }
 
-/// Turns `wheel` on the current thread, forever.
-fn run<C: Clock, S: Storage>(wheel: &Wheel<C, S>) -> ! {
+/// The longest sleep of a timer thread on a clock that counts suspended time
+/// ([`BootClock`](punctual_core::BootClock)): its sleeps count `CLOCK_MONOTONIC`, which
+/// stops during a suspend, so after a resume it turns within this much awake time.
+pub(crate) const BOOT_MAX_SLEEP: Duration = Duration::from_secs(1);
+
+/// Timer-thread turns in progress in this process (the low half), and forks waiting for
+/// them to end (the high half, in units of [`FORK`]). See the module docs.
+static TURNS: AtomicUsize = AtomicUsize::new(0);
+/// One fork in [`TURNS`].
+const FORK: usize = 1 << (usize::BITS / 2);
+
+std::thread_local! {
+    /// Whether this thread is in a turn (a waker it runs that forks must not wait for its
+    /// own turn).
+    static IN_TURN: core::cell::Cell<bool> = const { core::cell::Cell::new(false) };
+}
+
+/// A timer thread's turn in progress, through the gate (see the module docs): taken
+/// while no fork waits, and counted until dropped.
+struct Turning;
+
+impl Turning {
+    fn enter() -> Self {
+        loop {
+            // Acquire: a turn after a fork's parent handler sees what came before it.
+            if TURNS.fetch_add(1, Ordering::Acquire) < FORK {
+                IN_TURN.with(|t| t.set(true));
+                return Self;
+            }
+            // A fork waits: step back, and wait for it to be done.
+            TURNS.fetch_sub(1, Ordering::Release);
+            while TURNS.load(Ordering::Relaxed) >= FORK {
+                thread::yield_now();
+            }
+        }
+    }
+}
+
+impl Drop for Turning {
+    fn drop(&mut self) {
+        IN_TURN.with(|t| t.set(false));
+        // Release: the fork that sees the count drop sees the whole turn.
+        TURNS.fetch_sub(1, Ordering::Release);
+    }
+}
+
+/// Before a fork, in the thread that forks: close the gate and wait for the turns in
+/// progress (other than this thread's own, for a waker that forks).
+#[cfg(all(target_os = "linux", not(miri)))]
+extern "C" fn before_fork() {
+    TURNS.fetch_add(FORK, Ordering::AcqRel);
+    let own = usize::from(IN_TURN.with(core::cell::Cell::get));
+    while TURNS.load(Ordering::Acquire) % FORK > own {
+        thread::yield_now();
+    }
+}
+
+/// After a fork, in the parent: open the gate.
+#[cfg(all(target_os = "linux", not(miri)))]
+extern "C" fn after_fork_in_parent() {
+    TURNS.fetch_sub(FORK, Ordering::Release);
+}
+
+/// After a fork, in the child, where only the thread that forked runs: no other turn is
+/// in progress, no other fork waits, and the global wheel has no timer thread. Only
+/// lock-free atomic operations and a thread-local `Cell` here (async-signal-safe); the
+/// forking thread's own turn, if a waker forked, is still its own.
+#[cfg(all(target_os = "linux", not(miri)))]
+extern "C" fn after_fork_in_child() {
+    let own = usize::from(IN_TURN.with(core::cell::Cell::get));
+    TURNS.store(own, Ordering::Release);
+    crate::global::forget_timer_thread();
+}
+
+/// Registers the fork handlers (see the module docs), once per process: before the first
+/// timer thread starts.
+///
+/// # Panics
+///
+/// If the system cannot register them (out of memory).
+pub(crate) fn handle_forks() {
+    #[cfg(all(target_os = "linux", not(miri)))]
+    {
+        static REGISTERED: std::sync::Mutex<bool> = std::sync::Mutex::new(false);
+        let mut registered = REGISTERED
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if !*registered {
+            // SAFETY: three `extern "C" fn()`s that cannot unwind (atomics, a thread-local
+            // `Cell` and `sched_yield` only) and stay valid for the life of the process.
+            let rc = unsafe {
+                libc::pthread_atfork(
+                    Some(before_fork),
+                    Some(after_fork_in_parent),
+                    Some(after_fork_in_child),
+                )
+            };
+            assert_eq!(
+                rc,
+                0,
+                "punctual: could not register the fork handlers of the timer thread: {}",
+                std::io::Error::from_raw_os_error(rc)
+            );
+            *registered = true;
+        }
+    }
+}
+
+/// Turns `wheel` on the current thread, forever, sleeping at most `max_sleep` at a time
+/// while anything is armed.
+fn run<C: Clock, S: Storage>(wheel: &Wheel<C, S>, max_sleep: Duration) -> ! {
     tighten_timer_slack();
     let unpark = Arc::new(Unpark {
         thread: thread::current(),
@@ -65,13 +193,21 @@ fn run<C: Clock, S: Storage>(wheel: &Wheel<C, S>) -> ! {
         // A waker that panics must not stop the timer thread (every deadline on the wheel
         // depends on it): the hook has reported the panic, the wheel let go of its role and
         // keeps the remaining wakes for the next turn.
-        let Ok(mut next) = panic::catch_unwind(AssertUnwindSafe(|| slot.turn())) else {
+        let turned = {
+            let _turning = Turning::enter();
+            panic::catch_unwind(AssertUnwindSafe(|| slot.turn()))
+        };
+        let Ok(mut next) = turned else {
             continue;
         };
         if !has_place {
             // No place left for our waker (three other drivers hold theirs): nothing
             // unparks us, so turn again within a tick, and never park without a timeout.
             next = next.min(wheel.clock().now().saturating_add(wheel.tick()));
+        }
+        if next != Duration::MAX && max_sleep != Duration::MAX {
+            // A clock that counts suspended time: look again by then (see `BOOT_MAX_SLEEP`).
+            next = next.min(wheel.clock().now().saturating_add(max_sleep));
         }
         if next == Duration::MAX {
             // Idle: nothing armed. The next arm unparks us.
@@ -105,6 +241,15 @@ fn run<C: Clock, S: Storage>(wheel: &Wheel<C, S>) -> ! {
 /// clock that keeps real time, about that long per planned turn, and never more than
 /// twice that, once per planned turn. It fires nothing early: the turn reads the clock.
 ///
+/// On a [`BootClock`](punctual_core::BootClock) wheel, which counts the time the system
+/// spends suspended, the thread sleeps at most a second at a time while anything is
+/// armed: its sleeps stop during a suspend, and deadlines that came due meanwhile fire
+/// within a second of the resume.
+///
+/// A child process forked from this one has no such thread (a fork copies only the thread
+/// that called it); call `spawn_driver` again in the child to drive its copy of the
+/// wheel. A fork waits for a turn in progress, so the copy is never half turned.
+///
 /// ```
 /// use std::time::Duration;
 /// use punctual::{DeadlineExt, Growable, StdClock, Wheel};
@@ -120,20 +265,28 @@ fn run<C: Clock, S: Storage>(wheel: &Wheel<C, S>) -> ! {
 ///
 /// # Panics
 ///
-/// If the operating system refuses to start a thread.
+/// If the operating system refuses to start a thread, or (the first time, on Linux) to
+/// register the fork handlers.
 pub fn spawn_driver<C: Clock + 'static, S: Storage + 'static>(
     wheel: &'static Wheel<C, S>,
 ) -> JoinHandle<()> {
-    spawn_named(wheel, "punctual-driver")
+    handle_forks();
+    let boot = core::any::TypeId::of::<C>() == core::any::TypeId::of::<punctual_core::BootClock>();
+    let max_sleep = if boot { BOOT_MAX_SLEEP } else { Duration::MAX };
+    spawn_named(wheel, "punctual-driver", max_sleep)
 }
 
+/// Starts a thread that drives `wheel`, sleeping at most `max_sleep` at a time while
+/// anything is armed (`Duration::MAX`: no bound). The fork handlers must be registered
+/// already ([`handle_forks`]).
 pub(crate) fn spawn_named<C: Clock + 'static, S: Storage + 'static>(
     wheel: &'static Wheel<C, S>,
     name: &str,
+    max_sleep: Duration,
 ) -> JoinHandle<()> {
     thread::Builder::new()
         .name(name.into())
-        .spawn(move || run(wheel))
+        .spawn(move || run(wheel, max_sleep))
         .unwrap_or_else(|err| panic!("punctual: could not start the timer thread: {err}"))
 }
 

@@ -46,6 +46,12 @@ pub use std_clock::StdClock;
 #[cfg(feature = "std")]
 mod std_clock;
 
+#[cfg(feature = "std")]
+pub use boot_clock::BootClock;
+
+#[cfg(feature = "std")]
+mod boot_clock;
+
 #[cfg(any(target_has_atomic = "64", feature = "portable-atomic"))]
 pub use manual::ManualClock;
 

@@ -113,6 +113,9 @@ mod timer;
 mod wheel;
 
 pub use budget::{Budget, Budgeted, Within};
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub use clock::BootClock;
 pub use clock::Clock;
 #[cfg(any(target_has_atomic = "64", feature = "portable-atomic"))]
 #[cfg_attr(
