@@ -43,6 +43,11 @@ pub(crate) struct Chosen {
     /// `None` for a clock that reads the global clock's readings.
     #[cfg(feature = "tokio")]
     pub(crate) runtime_clock: Option<&'static crate::tokio_default::RuntimeClock>,
+    /// The wheel's clock reads what the global wheel's reads, at every moment (a
+    /// multi-thread runtime's wheel, on the real source with no offset, while the global
+    /// wheel is on `StdClock`): a budget started on either applies on the other, so that
+    /// a request's budget follows its task from worker to worker.
+    pub(crate) on_global_timeline: bool,
 }
 
 #[cfg(any(feature = "tokio", feature = "test-util"))]
@@ -139,6 +144,34 @@ unsafe impl WheelRef for Ambient {
     fn forget_choice(&mut self) {
         self.chosen = None;
     }
+
+    /// Budgets apply across the wheels whose clocks read the same (see
+    /// `Chosen::on_global_timeline`): those answer the global wheel's address.
+    #[inline]
+    fn id(&self) -> usize {
+        (self.budget_wheel() as *const dyn RawWheel).cast::<()>() as usize
+    }
+}
+
+#[cfg(any(feature = "tokio", feature = "test-util"))]
+impl Ambient {
+    /// The wheel a budget made for this handle names (`Budget::new`): the chosen one, or
+    /// the global wheel for every wheel that reads the global wheel's clock (see
+    /// [`WheelRef::id`]).
+    pub(crate) fn budget_wheel(&self) -> &'static dyn RawWheel {
+        match self.chosen {
+            Some(chosen) if !chosen.on_global_timeline => chosen.wheel,
+            _ => crate::global::global_wheel(),
+        }
+    }
+}
+
+#[cfg(not(any(feature = "tokio", feature = "test-util")))]
+impl Ambient {
+    /// The wheel a budget made for this handle names: the global wheel.
+    pub(crate) fn budget_wheel(&self) -> &'static dyn punctual_core::RawWheel {
+        crate::global::global_wheel()
+    }
 }
 
 impl Ambient {
@@ -167,6 +200,7 @@ static GLOBAL_CHOSEN: Chosen = Chosen {
     wheel: crate::global::global_wheel_static(),
     #[cfg(feature = "tokio")]
     runtime_clock: None,
+    on_global_timeline: true,
 };
 
 /// The wheel for a deadline that starts now on this thread.

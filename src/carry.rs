@@ -85,7 +85,11 @@ pub(crate) fn carry<F: Future>(future: F) -> CurrentBudget<F> {
 fn budget_here(carried: Carried) -> (Ambient, Budget) {
     let mut wheel = Ambient::new();
     wheel.choose();
-    let budget = Budget::new(wheel.get(), wheel.reading_at(carried.end), carried.duration);
+    let budget = Budget::new(
+        wheel.budget_wheel(),
+        wheel.reading_at(carried.end),
+        carried.duration,
+    );
     let budget = match carried.name {
         Some(name) => budget.named(name),
         None => budget,

@@ -124,7 +124,10 @@ impl GlobalClock {
     ///
     /// The choice applies to the global wheel only: default deadlines started inside a
     /// tokio runtime (feature `tokio`) run on that runtime's clock, which stops during a
-    /// suspend, and a thread that paused virtual time (`test-util`) keeps its own.
+    /// suspend, and a thread that paused virtual time (`test-util`) keeps its own. The
+    /// first default deadline started inside a multi-thread tokio runtime counts as a use:
+    /// budgets carry over between its workers' wheels and the global wheel when they all
+    /// read `StdClock`, so it settles the choice.
     ///
     /// ```
     /// use std::time::Duration;
@@ -196,6 +199,13 @@ const BACKDATE: Duration = Duration::from_secs(3600);
 
 /// The chosen clock's bit (`STD` or `BOOT`), choosing `StdClock` if nothing was chosen:
 /// the clock is in use from here on.
+/// Whether the global wheel reads [`std_clock`] (settling it if no clock was selected
+/// yet, as a first reading would).
+#[cfg(feature = "tokio")]
+pub(crate) fn reads_std_clock() -> bool {
+    chosen() == STD
+}
+
 fn chosen() -> u32 {
     let state = STATE.load(Ordering::Acquire);
     if state & (STD | BOOT) != 0 {

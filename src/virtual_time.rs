@@ -91,6 +91,7 @@ pub fn pause() {
                     wheel,
                     #[cfg(feature = "tokio")]
                     runtime_clock: None,
+                    on_global_timeline: false,
                 },
             }));
             paused.set(Some(leaked));

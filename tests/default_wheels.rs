@@ -212,3 +212,42 @@ mod glob_import {
         assert!(main_with_the_glob());
     }
 }
+
+/// On a multi-thread runtime every worker has a wheel of its own, all reading the real
+/// clock as the global wheel does: a budget started on one worker is in force on whichever
+/// worker its task is polled after an `.await` moved it (what is left of it is what a
+/// deadline started there is cut to, by the same test). Budgets once applied to their own
+/// wheel only: after a few hops, tasks on the other worker saw none.
+#[test]
+fn a_budget_follows_its_task_across_the_workers_of_a_multi_thread_runtime() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_time()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let tasks: Vec<_> = (0..64)
+            .map(|_| {
+                tokio::spawn(async {
+                    punctual::budget(Duration::from_secs(20), async {
+                        let mut seen = 0;
+                        for _ in 0..6 {
+                            tokio::task::yield_now().await;
+                            tokio::time::sleep(Duration::from_millis(1)).await;
+                            let left = punctual::adapters::tower::remaining_budget();
+                            seen += usize::from(left.is_some_and(|left| {
+                                left <= Duration::from_secs(20) && left > Duration::from_secs(10)
+                            }));
+                        }
+                        seen
+                    })
+                    .await
+                    .unwrap()
+                })
+            })
+            .collect();
+        for task in tasks {
+            assert_eq!(task.await.unwrap(), 6, "the budget was lost on a worker");
+        }
+    });
+}

@@ -92,7 +92,14 @@ impl RuntimeClock {
     /// false (a multi-thread runtime, whose time tokio never pauses). Only for a new
     /// wheel, which holds no entry and has no driver.
     pub(crate) fn switch_to_tokio(&self, tick: Duration, pausable: bool) {
-        let behind = nanos(tokio_reading()) % nanos(tick).max(1);
+        // On the real source, no offset: the readings are then the global clock's own, and
+        // budgets carry over between such wheels (see `Chosen::on_global_timeline`). tokio
+        // rounds a real-time sleep up to its millisecond anyway.
+        let behind = if pausable {
+            nanos(tokio_reading()) % nanos(tick).max(1)
+        } else {
+            0
+        };
         self.behind.store(behind, Ordering::Relaxed);
         self.state
             .store(if pausable { 0 } else { REAL }, Ordering::Release);

@@ -78,18 +78,21 @@ impl Home {
             state: AtomicU8::new(0),
         }));
         home.wheel.enable_thread_spares();
-        home.chosen.get_or_init(|| Chosen {
-            wheel: &home.wheel,
-            runtime_clock: Some(home.wheel.clock()),
-        });
-        debug_assert_eq!(home.state.load(Ordering::Relaxed), 0);
-        debug_assert_eq!(home.wheel.occupied(), 0);
         // tokio pauses the clock of a `current_thread` runtime only (`pause` and
         // `start_paused` refuse the others).
         let pausable = !matches!(
             handle.runtime_flavor(),
             tokio::runtime::RuntimeFlavor::MultiThread
         );
+        home.chosen.get_or_init(|| Chosen {
+            wheel: &home.wheel,
+            runtime_clock: Some(home.wheel.clock()),
+            // Settles the global wheel's clock (`StdClock` unless another was selected):
+            // a budget started here may then end a deadline on the global wheel.
+            on_global_timeline: !pausable && crate::global::reads_std_clock(),
+        });
+        debug_assert_eq!(home.state.load(Ordering::Relaxed), 0);
+        debug_assert_eq!(home.wheel.occupied(), 0);
         home.wheel.clock().switch_to_tokio(TICK, pausable);
         home.state.store(OWNED | DRIVEN, Ordering::Release);
         handle.spawn(DriverTask::new(home, handle.clone()));

@@ -28,11 +28,10 @@
 //! with it (`punctual::adapters::tower::DeadlineLayer::new(d)`). Here, name it:
 //! `DeadlineLayer::<punctual::Ambient>::new(d)`, or give a wheel of your own with `on`.
 //!
-//! On tokio's multi-thread runtime each worker thread has a default wheel of its own, and a
-//! budget applies to the deadlines on the wheel it started on. A handler whose task moves
-//! to another worker after an `.await` is still ended at the request's deadline, by the
-//! layer's own timer; but deadlines it starts there keep their own limit until then, and
-//! [`remaining_budget`] (so [`PropagateDeadlineLayer`]) finds no budget there.
+//! On tokio's multi-thread runtime each worker thread has a default wheel of its own; they
+//! all read the real clock as the global wheel does, so a request's budget follows a
+//! handler whose task moves to another worker: the deadlines it starts there end with the
+//! budget, and [`remaining_budget`] (so [`PropagateDeadlineLayer`]) finds it.
 //!
 //! # What the deadline covers
 //!

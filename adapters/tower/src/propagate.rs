@@ -53,11 +53,9 @@ pub fn remaining_budget<W: WheelRef>(wheel: W) -> Option<Duration> {
 /// whose worker task makes the calls.) With no budget in force, the request goes out as
 /// it is. A `grpc-timeout` already on the request that asks for less is kept.
 ///
-/// On tokio's multi-thread runtime each worker has a default wheel of its own, and a
-/// budget is found on the wheel it started on: a call made after the task moved to
-/// another worker goes out without the header. Make the call before the handler's first
-/// `.await` that may move it, or serve on a `current_thread` runtime, where the header
-/// matters (see the guide's section on services).
+/// On tokio's multi-thread runtime the budget is found on whichever worker the call runs
+/// (the workers' default wheels read the same clock; see the guide's section on
+/// services).
 ///
 /// The time the request spends on the network is not counted: the callee's clock starts
 /// when it receives the request, as in every gRPC implementation.
