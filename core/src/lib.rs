@@ -100,7 +100,6 @@ mod entry;
 mod error;
 mod levels;
 mod lists;
-mod parked;
 mod shards;
 #[cfg(all(feature = "std", not(punctual_loom)))]
 mod spare;

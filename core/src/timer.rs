@@ -68,8 +68,6 @@ pub trait RawWheel: Sync + sealed::Sealed {
     #[doc(hidden)]
     fn count_degraded_poll(&self);
     #[doc(hidden)]
-    fn park_degraded(&self, waker: &Waker) -> bool;
-    #[doc(hidden)]
     #[cfg(feature = "tracing")]
     fn late_by(&self, armed: &Armed) -> Duration;
     #[doc(hidden)]
@@ -294,10 +292,6 @@ impl<C: Clock, S: Storage> RawWheel for Wheel<C, S> {
 
     fn count_degraded_poll(&self) {
         Wheel::count_degraded_poll(self);
-    }
-
-    fn park_degraded(&self, waker: &Waker) -> bool {
-        Wheel::park_degraded(self, waker)
     }
 
     #[cfg(feature = "tracing")]
@@ -892,8 +886,7 @@ impl<W: WheelRef> Timer<W> {
         }
     }
 
-    /// Degraded mode: check the clock, try to arm again, else wait for the next tick's turn
-    /// (see `parked`), or, with no place to wait in, ask to be polled again at once.
+    /// Degraded mode: check the clock, try to arm again, else ask to be polled again.
     fn poll_full(&mut self, cx: &mut Context<'_>, naming: Naming<'_>) -> Poll<Elapsed> {
         debug_assert_eq!(
             self.state.phase(),
@@ -918,9 +911,7 @@ impl<W: WheelRef> Timer<W> {
             }
             Outcome::Full(_) => {
                 self.wheel.get().count_degraded_poll();
-                if !self.wheel.get().park_degraded(cx.waker()) {
-                    cx.waker().wake_by_ref();
-                }
+                cx.waker().wake_by_ref();
                 Poll::Pending
             }
             Outcome::Never => {

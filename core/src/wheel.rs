@@ -178,7 +178,6 @@ use crate::driver_wakers::DriverWakers;
 use crate::entry::{self, CANCELLED, Entry, FIRED, HANDLE, Index, NIL, UNLINKED, WHEEL};
 use crate::levels::Levels;
 use crate::lists::Fresh;
-use crate::parked::Parked;
 use crate::shards::{self, SHARDS, Shard};
 use crate::stats::{Counters, Stats};
 use crate::storage::{Fixed, Storage};
@@ -243,8 +242,6 @@ pub struct Wheel<C, S> {
     /// The drivers' wakers, woken when an arm or a cancel needs a turn sooner than
     /// planned.
     driver_wakers: DriverWakers,
-    /// Where degraded deadlines leave their wakers for the next tick (see `parked`).
-    parked: Parked,
     /// What the driver plans; written once per turn, read by every arm and cancel, so on
     /// lines of its own.
     plan: CachePadded<Plan>,
@@ -283,10 +280,6 @@ struct Plan {
 /// `Plan::word`: the driver is idle.
 const IDLE: u32 = 1;
 
-/// `Plan::word`: a degraded deadline left its waker in a place since the driver last
-/// looked (see `parked`, "Not losing the wake"). Above the shards' bits.
-pub(crate) const PARKED: u32 = 1 << 31;
-
 struct DriverState {
     levels: Levels,
     /// Fired entries whose tasks are still to be woken, linked through `slot_next`. Kept
@@ -301,9 +294,6 @@ struct DriverState {
     /// No turn has published a plan yet: the wheel's idle mark is the one it was made
     /// with, not one a turn left, so the first turn does not linger (see "Taking back").
     fresh: bool,
-    /// The last look at the places of degraded deadlines found one still waiting: the next
-    /// turn looks again, whatever the plan word says.
-    parked: bool,
 }
 
 impl<C, S> Wheel<C, S> {
@@ -407,7 +397,6 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 fresh: Fresh::new(),
                 role: AtomicU32::new(0),
                 driver_wakers: DriverWakers::new(),
-                parked: Parked::new(),
                 plan: CachePadded::new(Plan {
                     next_wake: AtomicU32::new(MAX_SLEEP as u32),
                     offset: AtomicU32::new(0),
@@ -419,7 +408,6 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                     to_wake_tail: NIL,
                     linger_until: 0,
                     fresh: true,
-                    parked: false,
                 })),
                 counters: CachePadded::new(Counters::new()),
                 spares: core::sync::atomic::AtomicBool::new(false),
@@ -1090,16 +1078,15 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             reclaimed |= self.take_inboxes(state, now, now_nanos);
             self.fire_early(state, now_nanos);
             self.wake_fired(state);
-            let parked = self.wake_parked(state, now);
             let elapsed = state.levels.elapsed();
             let next = state.levels.next_expiration();
-            // Idle: nothing armed, nothing just reclaimed and no degraded deadline waiting.
-            // The driver then needs no timer at all (a paused tokio clock would otherwise
-            // auto-advance to it), and every arm wakes it.
-            let idle = next.is_none() && !reclaimed && !parked && now >= state.linger_until;
-            // After reclaiming, more cancels are likely: look again within a tick, as for
-            // a degraded deadline waiting. While lingering, turn when the lingering ends.
-            let horizon = if reclaimed || parked {
+            // Idle: nothing armed and nothing just reclaimed. The driver then needs no timer
+            // at all (a paused tokio clock would otherwise auto-advance to it), and every
+            // arm wakes it.
+            let idle = next.is_none() && !reclaimed && now >= state.linger_until;
+            // After reclaiming, more cancels are likely: look again within a tick. While
+            // lingering, turn when the lingering ends.
+            let horizon = if reclaimed {
                 1
             } else if next.is_none() && now < state.linger_until {
                 state.linger_until - elapsed.min(state.linger_until - 1)
@@ -1142,12 +1129,6 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 self.plan.word.fetch_and(!IDLE, Ordering::AcqRel)
             };
             left_idle |= !idle && word & IDLE != 0;
-            if word & PARKED != 0 && !parked {
-                // A degraded deadline parked during this pass: look at the places again
-                // before settling on a plan (see `parked`, "Not losing the wake").
-                state.parked = true;
-                continue;
-            }
             if shards::in_use(word).all(|shard| {
                 let shard = &self.shards[shard];
                 shard.arm_inbox.check() & shard.cancel_inbox.check()
@@ -1161,39 +1142,6 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 };
             }
         }
-    }
-
-    /// Wakes the degraded deadlines that parked before tick `now`; returns whether any
-    /// still waits. Looks only when the plan word says one parked, or one still waited at
-    /// the last look: the mark is cleared before the places are read, so a deadline that
-    /// parks after the read marks the word again, which the publication of the plan sees.
-    #[inline]
-    fn wake_parked(&self, state: &mut DriverState, now: u64) -> bool {
-        if !state.parked && self.plan.word.load(Ordering::Relaxed) & PARKED == 0 {
-            return false;
-        }
-        self.plan.word.fetch_and(!PARKED, Ordering::AcqRel);
-        // Recorded before the wakes: a waker that panics leaves the rest for the next turn,
-        // which must then look.
-        state.parked = true;
-        state.parked = self.parked.wake_before(now);
-        state.parked
-    }
-
-    /// Leaves a degraded deadline's waker to be woken by the first turn at a later tick,
-    /// and makes sure one comes: wakes the drivers unless their plan is a turn by the next
-    /// tick. Returns `false` when there was no place for it (the deadline must then ask to
-    /// be polled again itself).
-    pub(crate) fn park_degraded(&self, waker: &Waker) -> bool {
-        let tick = self.floor_ticks(self.clock.now());
-        if !self.parked.park(waker, tick) {
-            return false;
-        }
-        let word = self.plan.word.fetch_or(PARKED, Ordering::AcqRel);
-        if self.plan_of(word, tick) > tick.saturating_add(1) {
-            self.wake_driver();
-        }
-        true
     }
 
     /// Takes every shard's inboxes: reclaims cancelled entries and links new ones into the
