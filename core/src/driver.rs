@@ -11,7 +11,7 @@ use core::time::Duration;
 use pin_project_lite::pin_project;
 
 use crate::clock::Clock;
-use crate::storage::Storage;
+use crate::wheel::storage::Storage;
 use crate::wheel::Wheel;
 
 /// What a runtime supplies to drive a wheel: a future that completes once the wheel's

@@ -90,28 +90,14 @@
 #[cfg(feature = "std")]
 extern crate std;
 
-mod atomic_waker;
-mod budget;
 mod clock;
-mod deadline;
 mod driver;
-mod driver_wakers;
-mod entry;
-mod error;
-mod levels;
-mod lists;
-mod shards;
-#[cfg(all(feature = "std", not(punctual_loom)))]
-mod spare;
-mod stats;
-mod storage;
-mod stream;
+mod future;
 mod sync;
-mod ticks;
-mod timer;
+mod time;
 mod wheel;
 
-pub use budget::{Budget, Budgeted, Within};
+pub use future::budget::{Budget, Budgeted, Within};
 pub use clock::Clock;
 #[cfg(any(target_has_atomic = "64", feature = "portable-atomic"))]
 #[cfg_attr(
@@ -122,16 +108,16 @@ pub use clock::ManualClock;
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use clock::StdClock;
-pub use deadline::{Deadline, DeadlineName, Named, Sleep, Unnamed};
+pub use future::deadline::{Deadline, DeadlineName, Named, Sleep, Unnamed};
 pub use driver::{Driver, DriverSlot, Sleeper};
-pub use error::Elapsed;
-pub use stats::Stats;
+pub use future::error::Elapsed;
+pub use wheel::stats::Stats;
 #[cfg(feature = "alloc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
-pub use storage::Growable;
-pub use storage::{Fixed, Storage};
-pub use stream::{IdleTimeout, StreamDeadline};
-pub use timer::{Limit, RawWheel, WheelRef};
+pub use wheel::storage::Growable;
+pub use wheel::storage::{Fixed, Storage};
+pub use future::stream::{IdleTimeout, StreamDeadline};
+pub use future::timer::{Limit, RawWheel, WheelRef};
 #[cfg(feature = "alloc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub use wheel::GrowableWheel;

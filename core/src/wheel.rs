@@ -99,7 +99,7 @@
 //! arm and release are then two atomic read-modify-writes, the push and the take-back,
 //! instead of four.
 //!
-//! [`Inbox::unpush`]: crate::lists::Inbox::unpush
+//! [`Inbox::unpush`]: crate::wheel::lists::Inbox::unpush
 //!
 //! Arms then often reach no turn, so an idle driver woken by an arm does not go idle
 //! again at once: it keeps a planned turn for [`LINGER`] ticks, so that arms later than
@@ -117,7 +117,7 @@
 //! entries from the arm inboxes, even when their tick is still ahead.
 //!
 //! The tick in progress gets one more look. When the next slot is the level-0 slot of the
-//! very next tick and it is *sparse* (at most [`SPARSE`](crate::levels::SPARSE) entries),
+//! very next tick and it is *sparse* (at most [`SPARSE`](crate::wheel::levels::SPARSE) entries),
 //! the driver plans its turn at that slot's earliest deadline instead of at the tick
 //! boundary, and such a turn walks the slot and fires the entries that are due, leaving
 //! the rest. So a deadline among few fires at its own time, as late as the driver's
@@ -173,17 +173,28 @@ use core::fmt;
 use core::task::Waker;
 use core::time::Duration;
 
-use crate::clock::Clock;
-use crate::driver_wakers::DriverWakers;
-use crate::entry::{self, CANCELLED, Entry, FIRED, HANDLE, Index, NIL, UNLINKED, WHEEL};
-use crate::levels::Levels;
-use crate::lists::Fresh;
-use crate::shards::{self, SHARDS, Shard};
-use crate::stats::{Counters, Stats};
-use crate::storage::{Fixed, Storage};
-use crate::sync::{AtomicU32, Ordering, UnsafeCell};
-use crate::ticks::TickDivisor;
 use crossbeam_utils::CachePadded;
+
+use crate::clock::Clock;
+use crate::sync::{AtomicU32, Ordering, UnsafeCell};
+use crate::time::TickDivisor;
+use driver_wakers::DriverWakers;
+use entry::{CANCELLED, Entry, FIRED, HANDLE, Index, NIL, UNLINKED, WHEEL};
+use levels::Levels;
+use lists::Fresh;
+use shards::{SHARDS, Shard};
+use stats::{Counters, Stats};
+use storage::{Fixed, Storage};
+
+pub(crate) mod driver_wakers;
+pub(crate) mod entry;
+pub(crate) mod levels;
+pub(crate) mod lists;
+pub(crate) mod shards;
+#[cfg(all(feature = "std", not(punctual_loom)))]
+pub(crate) mod spare;
+pub(crate) mod stats;
+pub(crate) mod storage;
 
 /// The driver never plans a turn further than this many ticks ahead (see "Waking the
 /// driver").
@@ -844,7 +855,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             // the process (`enable_thread_spares` takes `&'static self`);
             // `give_spare_back` is typed for it; the entry is ours, free and recycled.
             let parked =
-                unsafe { crate::spare::park(self.address(), index, Self::give_spare_back) };
+                unsafe { crate::wheel::spare::park(self.address(), index, Self::give_spare_back) };
             if !parked {
                 shard.free.push(index, entry);
             }
@@ -860,7 +871,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     fn take_spare(&self) -> Option<(Index, &Entry)> {
         #[cfg(all(feature = "std", not(punctual_loom)))]
         if self.spares.load(Ordering::Relaxed) {
-            return crate::spare::take(self.address()).map(|i| (i, self.storage.entry(i)));
+            return crate::wheel::spare::take(self.address()).map(|i| (i, self.storage.entry(i)));
         }
         None
     }

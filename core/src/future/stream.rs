@@ -30,7 +30,7 @@ use futures_core::Stream;
 use pin_project_lite::pin_project;
 
 use crate::Elapsed;
-use crate::timer::{Limit, Naming, RawWheel, Timer, WheelRef};
+use crate::future::timer::{Limit, Naming, RawWheel, Timer, WheelRef};
 
 pin_project! {
     /// A stream that must end within a duration of its first poll. See the

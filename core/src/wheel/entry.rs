@@ -44,7 +44,7 @@
 //! links and state, the `u64` deadline, and the waker slot's two words (the slot keeps its
 //! state in the low bits of the waker's vtable pointer: see `atomic_waker`).
 
-use crate::atomic_waker::AtomicWaker;
+use crate::sync::atomic_waker::AtomicWaker;
 use crate::sync::{AtomicU32, Ordering, UnsafeCell};
 
 /// An entry index. `NIL` ends a list.

@@ -35,7 +35,7 @@
 
 use core::task::Waker;
 
-use crate::atomic_waker::AtomicWaker;
+use crate::sync::atomic_waker::AtomicWaker;
 use crate::sync::{AtomicU32, Ordering};
 
 /// Waker slots per wheel: slot 0 and three claimable ones. A fourth driver at once finds

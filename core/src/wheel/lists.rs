@@ -37,8 +37,8 @@
 //!   link, so the successor it installs is the one its push wrote. The head is therefore
 //!   a bare index.
 
-use crate::entry::{Entry, Index, NIL};
-use crate::storage::sealed::StorageImpl;
+use crate::wheel::entry::{Entry, Index, NIL};
+use crate::wheel::storage::sealed::StorageImpl;
 use crate::sync::{AtomicU32, AtomicUsize, Ordering};
 
 const INDEX_BITS: u32 = usize::BITS / 2;
@@ -104,7 +104,7 @@ impl FreeList {
                 Ok(_) => {
                     // The next pop reads the new head's link: fetch it now.
                     if next != NIL {
-                        crate::entry::prefetch(storage.entry(next));
+                        crate::wheel::entry::prefetch(storage.entry(next));
                     }
                     return Some((index, entry));
                 }

@@ -6,11 +6,11 @@ use core::pin::Pin;
 use core::task::{Context, Poll};
 
 use crate::Elapsed;
-use crate::budget::Budget;
+use crate::future::budget::Budget;
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
 
-use crate::timer::{Limit, Naming, RawWheel, Timer, WheelRef};
+use crate::future::timer::{Limit, Naming, RawWheel, Timer, WheelRef};
 
 /// A future bounded by a deadline: it resolves to `Ok` with the inner future's output,
 /// or to `Err(Elapsed)` once the deadline passes, having dropped the inner future.
@@ -277,7 +277,7 @@ impl<F: Future, W: WheelRef, N: DeadlineName> Deadline<'_, F, W, N> {
         let budget = match budget {
             Some(budget) => Some(budget),
             None if !this.timer.is_started() => {
-                ambient = crate::budget::ambient();
+                ambient = crate::future::budget::ambient();
                 ambient.as_ref()
             }
             None => None,

@@ -28,7 +28,7 @@
 
 use core::cell::Cell;
 
-use crate::entry::Index;
+use crate::wheel::entry::Index;
 
 /// An entry parked in a thread's slot.
 #[derive(Clone, Copy)]

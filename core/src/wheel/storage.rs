@@ -4,10 +4,10 @@
 //! Entries never move once they exist: an index stays valid for the wheel's whole life,
 //! which is what lets other threads reach an entry by index without a lock.
 
-use crate::entry::{Entry, Index};
+use crate::wheel::entry::{Entry, Index};
 
 pub(crate) mod sealed {
-    use crate::entry::{Entry, Index};
+    use crate::wheel::entry::{Entry, Index};
 
     /// The storage operations the wheel needs. Sealed: only this crate implements them.
     pub trait StorageImpl: Sync {
@@ -47,7 +47,7 @@ const SEGMENT_ALIGN: usize = 128;
 /// fetched together. 16 entries of 40 bytes, 640 bytes, on 64-bit targets; one without
 /// shards.
 #[cfg(not(punctual_loom))]
-const BLOCK: u32 = if crate::shards::SHARDS > 1 {
+const BLOCK: u32 = if crate::wheel::shards::SHARDS > 1 {
     block_of(size_of::<Entry>())
 } else {
     1
@@ -76,7 +76,7 @@ const fn block_of(size: usize) -> u32 {
 /// tries again at the next, which it asks for at once); small storages, where that is a
 /// large share of the entries, take one at a time as before.
 const fn fixed_block(n: usize) -> u32 {
-    let share = n / (2 * crate::shards::SHARDS);
+    let share = n / (2 * crate::wheel::shards::SHARDS);
     if share == 0 {
         1
     } else if share < BLOCK as usize {
@@ -173,7 +173,7 @@ mod growable {
     use core::ptr;
 
     use super::{BLOCK, MAX_ENTRIES, SEGMENT_ALIGN, Storage, sealed};
-    use crate::entry::{Entry, Index};
+    use crate::wheel::entry::{Entry, Index};
     use crate::sync::{AtomicPtr, AtomicUsize, Ordering};
 
     /// The layout of a segment of `len` entries: it starts on a [`SEGMENT_ALIGN`]
@@ -340,7 +340,7 @@ mod growable {
             assert_eq!(block_of(200), 16);
             let bytes = BLOCK as usize * size_of::<Entry>();
             assert!(
-                crate::shards::SHARDS == 1 || bytes % SEGMENT_ALIGN == 0,
+                crate::wheel::shards::SHARDS == 1 || bytes % SEGMENT_ALIGN == 0,
                 "{bytes} bytes"
             );
             // Blocks start on a pair: every segment starts at a multiple of the block.
@@ -367,7 +367,7 @@ mod growable {
 mod tests {
     use super::sealed::StorageImpl;
     use super::*;
-    use crate::shards::SHARDS;
+    use crate::wheel::shards::SHARDS;
 
     #[test]
     fn a_fixed_storage_takes_blocks_only_when_it_is_large() {

@@ -17,10 +17,10 @@ use core::task::{Context, Poll, Waker};
 use core::time::Duration;
 
 use crate::Elapsed;
-use crate::budget::Budget;
+use crate::future::budget::Budget;
 use crate::clock::Clock;
-use crate::entry::Index;
-use crate::storage::Storage;
+use crate::wheel::entry::Index;
+use crate::wheel::storage::Storage;
 use crate::wheel::Wheel;
 
 /// What limits a deadline: a duration from its first poll, or an instant on the wheel's
@@ -639,7 +639,7 @@ fn budget_name(wheel: usize, at: Option<Duration>, cap: Option<&Budget>) -> Opti
     let budget = match cap {
         Some(budget) => Some(budget),
         None => {
-            ambient = crate::budget::ambient();
+            ambient = crate::future::budget::ambient();
             ambient.as_ref()
         }
     };
@@ -1097,7 +1097,7 @@ mod tests {
             48
         );
         // With an entry of 40 bytes: 56 bytes per armed deadline on a `static` wheel.
-        assert_eq!(core::mem::size_of::<crate::entry::Entry>(), 40);
+        assert_eq!(core::mem::size_of::<crate::wheel::entry::Entry>(), 40);
     }
 }
 

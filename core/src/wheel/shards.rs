@@ -47,7 +47,7 @@
 
 use crossbeam_utils::CachePadded;
 
-use crate::lists::{FreeList, Inbox};
+use crate::wheel::lists::{FreeList, Inbox};
 
 /// Shards per wheel.
 #[cfg(all(feature = "std", not(punctual_loom)))]
