@@ -11,8 +11,8 @@ use core::time::Duration;
 use pin_project_lite::pin_project;
 
 use crate::clock::Clock;
-use crate::wheel::storage::Storage;
 use crate::wheel::Wheel;
+use crate::wheel::storage::Storage;
 
 /// What a runtime supplies to drive a wheel: a future that completes once the wheel's
 /// clock reads at least a given time.

@@ -29,8 +29,9 @@
 //! otherwise cancelling flips the entry's state with one compare-and-swap and pushes it
 //! onto a *cancel inbox*. Only the thread that holds the driver role touches the wheel's
 //! levels: on each turn it takes both inboxes, links new entries into their slots, unlinks
-//! cancelled ones, and fires everything due. The module docs of `wheel`, `levels`, `entry`,
-//! `lists` and `spare` (in the source) explain the algorithm and its invariants.
+//! cancelled ones, and fires everything due. The module docs of `wheel` and of its parts
+//! `levels`, `entry`, `lists` and `spare` (in the source, under `core/src/wheel/`)
+//! explain the algorithm and its invariants.
 //!
 //! # Example
 //!
@@ -97,7 +98,6 @@ mod sync;
 mod time;
 mod wheel;
 
-pub use future::budget::{Budget, Budgeted, Within};
 pub use clock::Clock;
 #[cfg(any(target_has_atomic = "64", feature = "portable-atomic"))]
 #[cfg_attr(
@@ -108,19 +108,22 @@ pub use clock::ManualClock;
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use clock::StdClock;
-pub use future::deadline::{Deadline, DeadlineName, Named, Sleep, Unnamed};
 pub use driver::{Driver, DriverSlot, Sleeper};
+pub use future::budget::{Budget, Budgeted, Within};
+pub use future::deadline::{Deadline, DeadlineName, Named, Unnamed};
 pub use future::error::Elapsed;
+pub use future::sleep::Sleep;
+pub use future::stream::{IdleTimeout, StreamDeadline};
+pub use future::timer::{RawWheel, WheelRef};
+pub use time::Limit;
+#[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
+pub use wheel::GrowableWheel;
 pub use wheel::stats::Stats;
 #[cfg(feature = "alloc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub use wheel::storage::Growable;
 pub use wheel::storage::{Fixed, Storage};
-pub use future::stream::{IdleTimeout, StreamDeadline};
-pub use future::timer::{Limit, RawWheel, WheelRef};
-#[cfg(feature = "alloc")]
-#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
-pub use wheel::GrowableWheel;
 pub use wheel::{FixedWheel, Wheel};
 
 use core::future::Future;

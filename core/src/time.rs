@@ -11,6 +11,8 @@
 //!
 //! So at most two steps of "while the remainder is at least `t`, add one" make it exact.
 
+use core::time::Duration;
+
 /// Divides `u64` nanoseconds by a fixed tick.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct TickDivisor {
@@ -69,6 +71,47 @@ impl TickDivisor {
             Ok(n) => self.floor(n),
             Err(_) => (n / self.tick as u128).min(u64::MAX as u128) as u64,
         }
+    }
+}
+
+/// What limits a deadline: a duration from its first poll, or an instant on the wheel's
+/// clock (a reading of [`Clock::now`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limit {
+    /// Ends this long after the inner future first returns `Pending`.
+    After(Duration),
+    /// Ends when the wheel's clock reads this.
+    At(Duration),
+}
+
+/// `d` in nanoseconds, if that fits a `u64` (below about 584 years).
+#[inline]
+pub(crate) fn nanos_u64(d: Duration) -> Option<u64> {
+    d.as_secs()
+        .checked_mul(1_000_000_000)?
+        .checked_add(u64::from(d.subsec_nanos()))
+}
+
+/// A span of `u64::MAX` nanoseconds or more: beyond any clock reading (about 584 years),
+/// so it never ends (as `Duration::MAX`).
+pub(crate) const BEYOND: u64 = u64::MAX;
+
+/// `d` in saturated nanoseconds (a `Duration` is 16 bytes; a deadline keeps 8).
+pub(crate) const fn span_of(d: Duration) -> u64 {
+    let nanos = d.as_nanos();
+    if nanos >= BEYOND as u128 {
+        BEYOND
+    } else {
+        nanos as u64
+    }
+}
+
+/// The `Duration` a span stands for.
+pub(crate) const fn duration_of(span: u64) -> Duration {
+    if span == BEYOND {
+        Duration::MAX
+    } else {
+        Duration::from_nanos(span)
     }
 }
 

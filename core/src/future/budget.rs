@@ -46,7 +46,8 @@ use core::time::Duration;
 use pin_project_lite::pin_project;
 
 use crate::future::deadline::{DeadlineName, Unnamed};
-use crate::future::timer::{Limit, Naming, RawWheel, Timer, WheelRef};
+use crate::future::timer::{Naming, RawWheel, Timer, WheelRef};
+use crate::time::Limit;
 use crate::{Deadline, Elapsed};
 
 /// A budget's limit: an instant on one wheel's clock, with the duration and name that an

@@ -30,7 +30,8 @@ use futures_core::Stream;
 use pin_project_lite::pin_project;
 
 use crate::Elapsed;
-use crate::future::timer::{Limit, Naming, RawWheel, Timer, WheelRef};
+use crate::future::timer::{Naming, RawWheel, Timer, WheelRef};
+use crate::time::Limit;
 
 pin_project! {
     /// A stream that must end within a duration of its first poll. See the

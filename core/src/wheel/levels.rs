@@ -69,9 +69,9 @@
 //!   wait on it only to be reclaimed); an empty slot has `counts[s] = 0` and
 //!   `firsts[s] = u32::MAX`.
 
+use crate::sync::Ordering::Relaxed;
 use crate::wheel::entry::{Index, NIL, UNLINKED};
 use crate::wheel::storage::sealed::StorageImpl;
-use crate::sync::Ordering::Relaxed;
 
 pub(crate) const LEVELS: usize = 6;
 const SLOT_BITS: u32 = 6;

@@ -37,9 +37,9 @@
 //!   link, so the successor it installs is the one its push wrote. The head is therefore
 //!   a bare index.
 
+use crate::sync::{AtomicU32, AtomicUsize, Ordering};
 use crate::wheel::entry::{Entry, Index, NIL};
 use crate::wheel::storage::sealed::StorageImpl;
-use crate::sync::{AtomicU32, AtomicUsize, Ordering};
 
 const INDEX_BITS: u32 = usize::BITS / 2;
 const INDEX_MASK: usize = (1 << INDEX_BITS) - 1;

@@ -173,8 +173,8 @@ mod growable {
     use core::ptr;
 
     use super::{BLOCK, MAX_ENTRIES, SEGMENT_ALIGN, Storage, sealed};
-    use crate::wheel::entry::{Entry, Index};
     use crate::sync::{AtomicPtr, AtomicUsize, Ordering};
+    use crate::wheel::entry::{Entry, Index};
 
     /// The layout of a segment of `len` entries: it starts on a [`SEGMENT_ALIGN`]
     /// boundary, so that the [`BLOCK`]s shards take are whole pairs of lines.
