@@ -5,10 +5,14 @@ use core::task::Waker;
 use core::time::Duration;
 
 use crate::clock::Clock;
-use crate::time::{Limit, duration_of};
+use crate::time::Limit;
+#[cfg(target_pointer_width = "64")]
+use crate::time::duration_of;
 use crate::wheel::Wheel;
 use crate::wheel::entry::Index;
-use crate::wheel::start::{Outcome, Started};
+#[cfg(target_pointer_width = "64")]
+use crate::wheel::start::Outcome;
+use crate::wheel::start::Started;
 use crate::wheel::storage::Storage;
 
 mod sealed {
