@@ -6,6 +6,7 @@
 //! here touches the wheel's structure, only the operations the wheel offers a deadline.
 
 pub(crate) mod budget;
+pub(crate) mod budgeted;
 pub(crate) mod deadline;
 pub(crate) mod error;
 pub(crate) mod sleep;

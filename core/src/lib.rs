@@ -109,7 +109,8 @@ pub use clock::ManualClock;
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use clock::StdClock;
 pub use driver::{Driver, DriverSlot, Sleeper};
-pub use future::budget::{Budget, Budgeted, Within};
+pub use future::budget::Budget;
+pub use future::budgeted::{Budgeted, Within};
 pub use future::deadline::{Deadline, DeadlineName, Named, Unnamed};
 pub use future::error::Elapsed;
 pub use future::sleep::Sleep;

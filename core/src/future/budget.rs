@@ -37,28 +37,19 @@
 //! budget's duration but no name.
 
 use core::fmt;
-use core::future::Future;
-use core::marker::PhantomData;
-use core::pin::Pin;
-use core::task::{Context, Poll};
 use core::time::Duration;
 
-use pin_project_lite::pin_project;
-
-use crate::future::deadline::{DeadlineName, Unnamed};
-use crate::future::timer::{Naming, RawWheel, Timer, WheelRef};
+use crate::Elapsed;
+use crate::future::timer::{Cap, Fired, RawWheel};
 use crate::time::Limit;
-use crate::{Deadline, Elapsed};
 
 /// A budget's limit: an instant on one wheel's clock, with the duration and name that an
 /// [`Elapsed`] reports when the budget ends a deadline.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Budget {
-    /// The wheel's address, only compared, never dereferenced.
-    wheel: usize,
-    at: Duration,
-    duration: Duration,
-    name: Option<&'static str>,
+    /// The instant on its wheel, and the duration reported: what a timer takes.
+    pub(crate) cap: Cap,
+    pub(crate) name: Option<&'static str>,
 }
 
 fn wheel_id(wheel: &dyn RawWheel) -> usize {
@@ -69,9 +60,11 @@ impl Budget {
     /// A budget ending at `at` on `wheel`'s clock, reported as a budget of `duration`.
     pub fn new(wheel: &dyn RawWheel, at: Duration, duration: Duration) -> Self {
         Self {
-            wheel: wheel_id(wheel),
-            at,
-            duration,
+            cap: Cap {
+                wheel: wheel_id(wheel),
+                at,
+                duration,
+            },
             name: None,
         }
     }
@@ -95,12 +88,12 @@ impl Budget {
 
     /// The instant the budget ends, on its wheel's clock.
     pub fn at(&self) -> Duration {
-        self.at
+        self.cap.at
     }
 
     /// The duration the budget stands for.
     pub fn duration(&self) -> Duration {
-        self.duration
+        self.cap.duration
     }
 
     /// The budget's name, if any.
@@ -110,14 +103,14 @@ impl Budget {
 
     /// Whether the budget is on the wheel whose [`WheelRef::id`] is `wheel`.
     pub(crate) fn applies_to(&self, wheel: usize) -> bool {
-        self.wheel == wheel
+        self.cap.wheel == wheel
     }
 
     /// The earlier of two budgets on the same wheel (`self` when they are on different
     /// wheels: an enclosing budget on another clock does not apply).
-    fn earlier(self, other: Option<Budget>) -> Budget {
+    pub(crate) fn earlier(self, other: Option<Budget>) -> Budget {
         match other {
-            Some(other) if other.wheel == self.wheel && other.at < self.at => other,
+            Some(other) if other.cap.wheel == self.cap.wheel && other.cap.at < self.cap.at => other,
             _ => self,
         }
     }
@@ -126,8 +119,8 @@ impl Budget {
 impl fmt::Debug for Budget {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Budget")
-            .field("at", &self.at)
-            .field("duration", &self.duration)
+            .field("at", &self.cap.at)
+            .field("duration", &self.cap.duration)
             .field("name", &self.name)
             .finish()
     }
@@ -202,211 +195,38 @@ pub(crate) fn ambient() -> Option<Budget> {
     ambient::current()
 }
 
-pin_project! {
-    /// A future bounded by a budget: like a [`Deadline`], and every deadline started inside
-    /// it also ends no later than the budget (with `std` by itself; without, through
-    /// [`Deadline::within`]). See the [module docs](self).
-    ///
-    /// Made by `punctual::budget`, [`Budgeted::new`] or [`Budgeted::with_budget`].
-    ///
-    /// Unlike a `Deadline`, a budget starts its clock *before* the first poll of its inner
-    /// future, since the deadlines inside need its instant.
-    ///
-    /// # Errors
-    ///
-    /// Resolves to `Err(Elapsed)` (with [`Elapsed::is_budget`]) when the budget runs out
-    /// before the inner future completes; the inner future has been dropped by then.
-    ///
-    /// # Cancel safety
-    ///
-    /// Dropping it drops the inner future, as for a `Deadline`.
-    ///
-    /// # Panics
-    ///
-    /// Polling it after it returned `Ready` panics, and so does polling it again after a
-    /// poll of its timer panicked.
-    #[must_use = "futures do nothing unless you `.await` or poll them"]
-    pub struct Budgeted<'w, F, W: WheelRef = &'w dyn RawWheel> {
-        #[pin]
-        future: Option<F>,
-        timer: Timer<W>,
-        duration: Duration,
-        name: Option<&'static str>,
-        budget: Option<Budget>,
-        wheel: PhantomData<&'w ()>,
-    }
-}
+pub(crate) use ambient::Scope;
 
-impl<'w, F: Future, W: WheelRef> Budgeted<'w, F, W> {
-    /// Bounds `future` by `duration` from its first poll. With `std`, every deadline on
-    /// `wheel` first polled inside it also ends no later than the budget; without `std`,
-    /// give the inner deadlines the budget with [`Deadline::within`](crate::Deadline::within)
-    /// (see [`Budgeted::with_budget`]).
-    pub fn new(future: F, wheel: W, duration: Duration) -> Self {
-        Self {
-            future: Some(future),
-            timer: Timer::new(wheel, Limit::After(duration)),
-            duration,
-            name: None,
-            budget: None,
-            wheel: PhantomData,
+/// The `Elapsed` of a fired deadline named `name`, polled under `budget` (explicit, or
+/// else with `std` the ambient one, read here only if a budget ended the deadline): when
+/// a budget ended it, the budget's, named after the budget in force if that is the one
+/// that cut it short. A deadline that fires outside the block whose budget cut it (made
+/// before the block, first polled in it, fired after it) has no name then. Emits the
+/// `tracing` event.
+#[cold]
+#[inline(never)]
+pub(crate) fn elapsed_of(
+    fired: &Fired,
+    name: Option<&'static str>,
+    budget: Option<&Budget>,
+) -> Elapsed {
+    if !fired.by_cap() {
+        return fired.elapsed(name);
+    }
+    let ambient;
+    let budget = match budget {
+        Some(budget) => Some(budget),
+        None => {
+            ambient = self::ambient();
+            ambient.as_ref()
         }
-    }
-
-    /// Bounds `future` by an explicit `budget` (the `no_std` way; see the module docs).
-    ///
-    /// # Panics
-    ///
-    /// If `budget` was made on another wheel: its instant is a reading of that wheel's
-    /// clock, which this wheel's clock cannot be compared with (read on this clock, it
-    /// could end the block early, or far too late).
-    #[track_caller]
-    pub fn with_budget(future: F, wheel: W, budget: Budget) -> Self {
-        let mut wheel = wheel;
-        wheel.choose();
-        assert!(
-            budget.applies_to(wheel.id()),
-            "`Budgeted::with_budget`: the budget was made on another wheel"
-        );
-        Self {
-            future: Some(future),
-            // The budget bounds the timer as a cap (see `poll`): its instant is a reading
-            // of the wheel's own clock, which `Limit::At` may not take for every handle.
-            timer: Timer::new(wheel, Limit::After(Duration::MAX)),
-            duration: budget.duration,
-            name: budget.name,
-            budget: Some(budget),
-            wheel: PhantomData,
-        }
-    }
-
-    /// Names the budget.
-    pub fn named(mut self, name: &'static str) -> Self {
-        self.name = Some(name);
-        if let Some(budget) = &mut self.budget {
-            budget.name = Some(name);
-        }
-        self
-    }
-
-    /// The budget in force, once the first poll has started it.
-    pub fn budget(&self) -> Option<Budget> {
-        self.budget
-    }
-}
-
-impl<F: Future, W: WheelRef> Future for Budgeted<'_, F, W> {
-    type Output = Result<F::Output, Elapsed>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let mut this = self.project();
-        if this.future.is_none() {
-            panic!("`Budgeted` polled after completion");
-        }
-        let budget = match *this.budget {
-            Some(budget) => budget,
-            None => {
-                let wheel = this.timer.chosen_wheel();
-                let own = match wheel.get().target(Limit::After(*this.duration)) {
-                    Some(at) => Budget {
-                        wheel: wheel.id(),
-                        at,
-                        duration: *this.duration,
-                        name: *this.name,
-                    },
-                    // Beyond any reading: no limit of its own, only an enclosing one.
-                    None => Budget {
-                        wheel: wheel.id(),
-                        at: Duration::MAX,
-                        duration: *this.duration,
-                        name: *this.name,
-                    },
-                };
-                let budget = own.earlier(ambient());
-                // The timer ends at the budget's instant through its cap (a reading of
-                // the wheel's own clock; see `with_budget`), with no limit of its own.
-                this.timer.reset(Limit::After(Duration::MAX));
-                *this.budget = Some(budget);
-                budget
-            }
-        };
-        if this.timer.has_fired(Naming::default()).is_some() {
-            this.future.set(None);
-            return Poll::Ready(Err(Elapsed::budget(budget.duration, budget.name)));
-        }
-        let future = this.future.as_mut().as_pin_mut().expect("checked above");
-        let polled = {
-            let _scope = ambient::Scope::enter(budget);
-            future.poll(cx)
-        };
-        if let Poll::Ready(output) = polled {
-            this.future.set(None);
-            this.timer.release();
-            return Poll::Ready(Ok(output));
-        }
-        let naming = Naming {
-            name: None,
-            cap: Some(&budget),
-        };
-        match this.timer.poll_fired(cx, naming) {
-            Poll::Ready(_) => {
-                this.future.set(None);
-                Poll::Ready(Err(Elapsed::budget(budget.duration, budget.name)))
-            }
-            Poll::Pending => Poll::Pending,
-        }
-    }
-}
-
-impl<F, W: WheelRef> fmt::Debug for Budgeted<'_, F, W> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Budgeted")
-            .field("running", &self.future.is_some())
-            .field("budget", &self.budget)
-            .field("timer", &self.timer)
-            .finish()
-    }
-}
-
-pin_project! {
-    /// A [`Deadline`] bounded by an explicit [`Budget`] as well: made by
-    /// [`Deadline::within`]. It ends at the earlier of the two; when the budget's comes
-    /// first, the `Elapsed` is the budget's.
-    #[must_use = "futures do nothing unless you `.await` or poll them"]
-    pub struct Within<'w, F, W: WheelRef = &'w dyn RawWheel, N: DeadlineName = Unnamed> {
-        #[pin]
-        deadline: Deadline<'w, F, W, N>,
-        budget: Budget,
-    }
-}
-
-impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
-    /// Bounds this deadline by `budget` too (the explicit, `no_std` way to use a budget;
-    /// with `std`, deadlines inside a [`Budgeted`] pick it up by themselves).
-    pub fn within(self, budget: Budget) -> Within<'w, F, W, N> {
-        Within {
-            deadline: self,
-            budget,
-        }
-    }
-}
-
-impl<F: Future, W: WheelRef, N: DeadlineName> Future for Within<'_, F, W, N> {
-    type Output = Result<F::Output, Elapsed>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let this = self.project();
-        this.deadline.poll_capped(cx, Some(this.budget))
-    }
-}
-
-impl<F, W: WheelRef, N: DeadlineName> fmt::Debug for Within<'_, F, W, N> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Within")
-            .field("deadline", &self.deadline)
-            .field("budget", &self.budget)
-            .finish()
-    }
+    };
+    let name = budget
+        .filter(|b| fired.ended_by(&b.cap))
+        .and_then(Budget::name);
+    let elapsed = Elapsed::budget(fired.requested, name);
+    fired.trace(&elapsed);
+    elapsed
 }
 
 #[cfg(all(test, feature = "std", not(punctual_loom)))]

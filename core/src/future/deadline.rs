@@ -5,12 +5,12 @@ use core::future::Future;
 use core::pin::Pin;
 use core::task::{Context, Poll};
 
-use crate::Elapsed;
-use crate::future::budget::Budget;
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
 
-use crate::future::timer::{Naming, RawWheel, Timer, WheelRef};
+use crate::Elapsed;
+use crate::future::budget::{self, Budget};
+use crate::future::timer::{RawWheel, Timer, WheelRef};
 use crate::time::Limit;
 
 /// A future bounded by a deadline: it resolves to `Ok` with the inner future's output,
@@ -261,9 +261,9 @@ impl<F: Future, W: WheelRef, N: DeadlineName> Deadline<'_, F, W, N> {
         }
         // A fire already decided wins: the inner future is not polled after it.
         let name = this.name.get();
-        if let Some(elapsed) = this.timer.has_fired(Naming { name, cap: budget }) {
+        if let Some(fired) = this.timer.has_fired() {
             this.drop_future();
-            return Poll::Ready(Err(elapsed));
+            return Poll::Ready(Err(budget::elapsed_of(&fired, name, budget)));
         }
         // SAFETY: pinned in place, live (checked above).
         let future = unsafe { Pin::new_unchecked(&mut *this.future) };
@@ -278,15 +278,15 @@ impl<F: Future, W: WheelRef, N: DeadlineName> Deadline<'_, F, W, N> {
         let budget = match budget {
             Some(budget) => Some(budget),
             None if !this.timer.is_started() => {
-                ambient = crate::future::budget::ambient();
+                ambient = budget::ambient();
                 ambient.as_ref()
             }
             None => None,
         };
-        match this.timer.poll_fired(cx, Naming { name, cap: budget }) {
-            Poll::Ready(elapsed) => {
+        match this.timer.poll_fired(cx, budget.map(|b| &b.cap)) {
+            Poll::Ready(fired) => {
                 this.drop_future();
-                Poll::Ready(Err(elapsed))
+                Poll::Ready(Err(budget::elapsed_of(&fired, name, budget)))
             }
             Poll::Pending => Poll::Pending,
         }

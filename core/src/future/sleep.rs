@@ -6,7 +6,7 @@ use core::marker::PhantomData;
 use core::pin::Pin;
 use core::task::{Context, Poll};
 
-use crate::future::timer::{Naming, RawWheel, Timer, WheelRef};
+use crate::future::timer::{RawWheel, Timer, WheelRef};
 use crate::time::Limit;
 
 /// A future that completes when its time has passed: a deadline on nothing.
@@ -49,8 +49,9 @@ impl<W: WheelRef> Future for Sleep<'_, W> {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         assert!(!self.done, "`Sleep` polled after completion");
-        match self.timer.poll_fired(cx, Naming::default()) {
-            Poll::Ready(_) => {
+        match self.timer.poll_fired(cx, None) {
+            Poll::Ready(fired) => {
+                fired.elapsed(None);
                 self.done = true;
                 Poll::Ready(())
             }

@@ -30,7 +30,7 @@ use futures_core::Stream;
 use pin_project_lite::pin_project;
 
 use crate::Elapsed;
-use crate::future::timer::{Naming, RawWheel, Timer, WheelRef};
+use crate::future::timer::{RawWheel, Timer, WheelRef};
 use crate::time::Limit;
 
 pin_project! {
@@ -196,19 +196,19 @@ fn poll_bounded<S: Stream, W: WheelRef>(
     let Some(inner) = stream.as_mut().as_pin_mut() else {
         return Poll::Ready(None);
     };
-    let naming = Naming { name, cap: None };
-    // A fire already decided wins: the stream is not polled after it.
+    // A fire already decided wins: the stream is not polled after it. (No cap: a budget
+    // does not bound a stream deadline.)
     let fired = if start == Start::AtFirstPoll && !timer.is_started() {
-        match timer.poll_fired(cx, naming) {
-            Poll::Ready(elapsed) => Some(elapsed),
+        match timer.poll_fired(cx, None) {
+            Poll::Ready(fired) => Some(fired),
             Poll::Pending => None,
         }
     } else {
-        timer.has_passed(naming)
+        timer.has_passed()
     };
-    if let Some(elapsed) = fired {
+    if let Some(fired) = fired {
         stream.set(None);
-        return Poll::Ready(Some(Err(elapsed)));
+        return Poll::Ready(Some(Err(fired.elapsed(name))));
     }
     match inner.poll_next(cx) {
         Poll::Ready(Some(item)) => {
@@ -220,10 +220,10 @@ fn poll_bounded<S: Stream, W: WheelRef>(
             timer.release();
             Poll::Ready(None)
         }
-        Poll::Pending => match timer.poll_fired(cx, naming) {
-            Poll::Ready(elapsed) => {
+        Poll::Pending => match timer.poll_fired(cx, None) {
+            Poll::Ready(fired) => {
                 stream.set(None);
-                Poll::Ready(Some(Err(elapsed)))
+                Poll::Ready(Some(Err(fired.elapsed(name))))
             }
             Poll::Pending => Poll::Pending,
         },

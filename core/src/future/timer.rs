@@ -17,7 +17,6 @@ use core::task::{Context, Poll};
 use core::time::Duration;
 
 use crate::Elapsed;
-use crate::future::budget::Budget;
 use crate::time::{Limit, duration_of, span_of};
 use crate::wheel::start::Outcome;
 use state::{Phase, State};
@@ -35,38 +34,74 @@ fn poisoned() -> ! {
     panic!("a deadline polled again after its poll panicked")
 }
 
-/// What a timer's poll needs besides the context: the owner's name for its `Elapsed` (a
-/// timer keeps none, so that an unnamed deadline pays no bytes for one), and the budget
-/// that bounds it at this poll, if any (explicit; with `std`, the ambient one is read when
-/// needed).
-#[derive(Clone, Copy, Default)]
-pub(crate) struct Naming<'a> {
-    pub(crate) name: Option<&'static str>,
-    pub(crate) cap: Option<&'a Budget>,
+/// A limit from outside a deadline (a budget's): an instant on one wheel's clock, and the
+/// duration an `Elapsed` reports when it is what ends the deadline. A timer given a cap
+/// at its start ends at the earlier of its own limit and the cap's (on the cap's wheel
+/// only: readings of two clocks cannot be compared).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Cap {
+    /// The wheel's address ([`WheelRef::id`]), only compared, never dereferenced.
+    pub(crate) wheel: usize,
+    pub(crate) at: Duration,
+    pub(crate) duration: Duration,
 }
 
-/// The name of the budget that ended a deadline: the budget bounding this poll (`cap`, or
-/// else with `std` the ambient one) when it is the one that cut the deadline short: on its
-/// wheel, and ending at the deadline's instant `at` (kept exactly, or as a degraded
-/// deadline keeps it; `None` at the poll that started the deadline, whose budget is the
-/// one that cut it). A deadline that fires outside the block whose budget cut it (made
-/// before the block, first polled in it, fired after it) has no name then.
-#[cold]
-#[inline(never)]
-fn budget_name(wheel: usize, at: Option<Duration>, cap: Option<&Budget>) -> Option<&'static str> {
-    let ambient;
-    let budget = match cap {
-        Some(budget) => Some(budget),
-        None => {
-            ambient = crate::future::budget::ambient();
-            ambient.as_ref()
-        }
-    };
-    let ends_at =
-        |b: &Budget| at.is_none_or(|at| at == b.at() || at == State::full(b.at(), false).target());
-    budget
-        .filter(|b| b.applies_to(wheel) && ends_at(b))
-        .and_then(Budget::name)
+/// How a timer ended: what its owner's `Elapsed` reports. A timer keeps no name (an
+/// unnamed deadline pays no bytes for one): the owner adds its own, or a budget's.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Fired {
+    /// The requested duration: the deadline's own, or the cap's when a cap ended it.
+    pub(crate) requested: Duration,
+    /// Set when a cap ended the timer: the instant the cap cut it to, as the timer kept it
+    /// (exactly, or as a degraded timer keeps it); `None` inside when it fired at the
+    /// poll that started it (that poll's cap is the one).
+    cut: Option<Option<Duration>>,
+    /// The wheel's address ([`WheelRef::id`]).
+    wheel: usize,
+    /// How late the fire was seen, for the `tracing` event.
+    #[cfg(feature = "tracing")]
+    pub(crate) late: Duration,
+}
+
+impl Fired {
+    /// Whether a cap ended the timer.
+    pub(crate) fn by_cap(&self) -> bool {
+        self.cut.is_some()
+    }
+
+    /// The `Elapsed` of a timer no cap ended, named `name`; with the `tracing` event.
+    pub(crate) fn elapsed(&self, name: Option<&'static str>) -> Elapsed {
+        debug_assert!(!self.by_cap());
+        let elapsed = Elapsed::new(self.requested, name);
+        self.trace(&elapsed);
+        elapsed
+    }
+
+    /// Emits the `tracing` event of the fire, which `elapsed` reports (with `tracing`).
+    #[inline]
+    pub(crate) fn trace(&self, elapsed: &Elapsed) {
+        #[cfg(feature = "tracing")]
+        tracing::debug!(
+            target: "punctual",
+            name = elapsed.name().unwrap_or(""),
+            duration = ?elapsed.duration(),
+            budget = elapsed.is_budget(),
+            late = ?self.late,
+            "deadline elapsed"
+        );
+        #[cfg(not(feature = "tracing"))]
+        let _ = elapsed;
+    }
+
+    /// Whether `cap` is the one that ended the timer: on its wheel, and ending at the
+    /// instant the timer was cut to. A later cap of the same length, say, is not.
+    pub(crate) fn ended_by(&self, cap: &Cap) -> bool {
+        let Some(cut) = self.cut else {
+            return false;
+        };
+        cap.wheel == self.wheel
+            && cut.is_none_or(|at| at == cap.at || at == State::full(cap.at, false).target())
+    }
 }
 
 /// The part of `Deadline`, `Sleep`, `Budgeted` and the stream deadlines that does not
@@ -120,8 +155,8 @@ impl<W: WheelRef> Timer<W> {
     }
 
     /// Whether the deadline has fired; called only after the inner future returned
-    /// `Pending` (or for `Sleep`). Starts the timer on the first call; `cap` is the
-    /// instant of a budget that bounds this deadline, applied if earlier.
+    /// `Pending` (or for `Sleep`). Starts the timer on the first call; `cap` is a limit
+    /// from outside (a budget's) that bounds this deadline, applied if earlier.
     ///
     /// The work happens on a copy of the timer, written back after: the deadline's own
     /// address never reaches out-of-line code, so the compiler may keep a deadline that
@@ -130,9 +165,9 @@ impl<W: WheelRef> Timer<W> {
     /// the work panics, the copy is dropped as it unwinds (releasing the entry once) and
     /// this timer never releases it again.
     #[inline]
-    pub(crate) fn poll_fired(&mut self, cx: &mut Context<'_>, naming: Naming<'_>) -> Poll<Elapsed> {
+    pub(crate) fn poll_fired(&mut self, cx: &mut Context<'_>, cap: Option<&Cap>) -> Poll<Fired> {
         let mut copy = self.lend();
-        let poll = copy.poll_fired_slow(cx, naming);
+        let poll = copy.poll_fired_slow(cx, cap);
         self.adopt(copy);
         poll
     }
@@ -162,12 +197,12 @@ impl<W: WheelRef> Timer<W> {
     }
 
     #[inline(never)]
-    fn poll_fired_slow(&mut self, cx: &mut Context<'_>, naming: Naming<'_>) -> Poll<Elapsed> {
+    fn poll_fired_slow(&mut self, cx: &mut Context<'_>, cap: Option<&Cap>) -> Poll<Fired> {
         match self.state.phase() {
             Phase::Idle => {
                 self.wheel.choose();
-                let cap = naming.cap.filter(|b| b.applies_to(self.wheel.id()));
-                // A duration with no budget (most deadlines): the requested duration is
+                let cap = cap.filter(|cap| cap.wheel == self.wheel.id());
+                // A duration with no cap (most deadlines): the requested duration is
                 // the span, which stays as it is, and no `Duration` is made. On 64-bit
                 // hosts only: it took about 70 of the 490 instructions of an arm +
                 // cancel there; on microcontrollers its second copy of the arm would
@@ -175,7 +210,7 @@ impl<W: WheelRef> Timer<W> {
                 #[cfg(target_pointer_width = "64")]
                 if !self.state.flag() && cap.is_none() {
                     let outcome = self.wheel.get().start_span(self.span, cx.waker());
-                    return self.started(outcome, false, cx, naming);
+                    return self.started(outcome, false, cx);
                 }
                 let limit = if self.state.flag() {
                     Limit::At(self.wheel.reading_at(duration_of(self.span)))
@@ -185,43 +220,37 @@ impl<W: WheelRef> Timer<W> {
                 let started = self
                     .wheel
                     .get()
-                    .start(limit, cap.map(Budget::at), cx.waker());
+                    .start(limit, cap.map(|cap| cap.at), cx.waker());
                 let mut requested = started.requested;
-                let mut budget = false;
-                if let (true, Some(b)) = (started.capped, cap) {
-                    requested = b.duration();
-                    budget = true;
+                let mut capped = false;
+                if let (true, Some(cap)) = (started.capped, cap) {
+                    requested = cap.duration;
+                    capped = true;
                 }
                 self.span = span_of(requested);
-                self.started(started.outcome, budget, cx, naming)
+                self.started(started.outcome, capped, cx)
             }
             Phase::Armed => {
                 if self.wheel.get().poll_armed(&self.handle(), cx.waker()) {
-                    self.fired(self.state.flag(), naming)
+                    self.fired(self.state.flag())
                 } else {
                     Poll::Pending
                 }
             }
-            Phase::Full => self.poll_full(cx, naming),
+            Phase::Full => self.poll_full(cx),
             Phase::Never | Phase::Done => Poll::Pending,
             Phase::Poisoned => poisoned(),
         }
     }
 
-    /// Takes on the outcome of the first pending poll (`budget`: the limit in force is a
-    /// budget's); `span` already holds the requested duration.
+    /// Takes on the outcome of the first pending poll (`capped`: the limit in force is the
+    /// cap's); `span` already holds the requested duration.
     #[inline(always)]
-    fn started(
-        &mut self,
-        outcome: Outcome,
-        budget: bool,
-        cx: &mut Context<'_>,
-        naming: Naming<'_>,
-    ) -> Poll<Elapsed> {
+    fn started(&mut self, outcome: Outcome, capped: bool, cx: &mut Context<'_>) -> Poll<Fired> {
         match outcome {
-            Outcome::Passed => self.fired(budget, naming),
+            Outcome::Passed => self.fired(capped),
             Outcome::Armed(index, wake) => {
-                self.state = State::armed(index, budget);
+                self.state = State::armed(index, capped);
                 // After the handle is held: a driver's waker that panics then unwinds
                 // through this copy, which releases the entry.
                 if wake {
@@ -230,15 +259,15 @@ impl<W: WheelRef> Timer<W> {
                 Poll::Pending
             }
             Outcome::Full(target) => {
-                self.state = State::full(target, budget);
+                self.state = State::full(target, capped);
                 if self.state.phase() == Phase::Full {
-                    self.poll_full(cx, naming)
+                    self.poll_full(cx)
                 } else {
                     Poll::Pending
                 }
             }
             Outcome::Never => {
-                self.state = State::of(Phase::Never, budget);
+                self.state = State::of(Phase::Never, capped);
                 Poll::Pending
             }
         }
@@ -255,11 +284,11 @@ impl<W: WheelRef> Timer<W> {
     /// Inlined, so that a deadline that never armed pays a comparison or two (or nothing,
     /// when the compiler sees it was just made).
     #[inline]
-    pub(crate) fn has_fired(&mut self, naming: Naming<'_>) -> Option<Elapsed> {
+    pub(crate) fn has_fired(&mut self) -> Option<Fired> {
         match self.state.phase() {
             Phase::Armed => {
                 let mut copy = self.lend();
-                let fired = copy.armed_has_fired(naming);
+                let fired = copy.armed_has_fired();
                 self.adopt(copy);
                 fired
             }
@@ -271,11 +300,11 @@ impl<W: WheelRef> Timer<W> {
     /// [`Timer::has_fired`], and for a degraded timer whether its time has come by the
     /// clock. For stream deadlines: a stream that always has an item ready is never polled
     /// while pending, so a degraded deadline would otherwise never end.
-    pub(crate) fn has_passed(&mut self, naming: Naming<'_>) -> Option<Elapsed> {
+    pub(crate) fn has_passed(&mut self) -> Option<Fired> {
         if self.state.phase() == Phase::Full {
-            self.full_has_passed(naming)
+            self.full_has_passed()
         } else {
-            self.has_fired(naming)
+            self.has_fired()
         }
     }
 
@@ -283,36 +312,36 @@ impl<W: WheelRef> Timer<W> {
     /// entry, so it needs no copy to work on (see [`Timer::poll_fired`]): a panic here (a
     /// `tracing` subscriber's) leaves nothing to release.
     #[cold]
-    fn full_has_passed(&mut self, naming: Naming<'_>) -> Option<Elapsed> {
+    fn full_has_passed(&mut self) -> Option<Fired> {
         debug_assert_eq!(self.state.phase(), Phase::Full);
         if self.wheel.get().now() < self.state.target() {
             return None;
         }
-        match self.fired(self.state.flag(), naming) {
-            Poll::Ready(elapsed) => Some(elapsed),
+        match self.fired(self.state.flag()) {
+            Poll::Ready(fired) => Some(fired),
             Poll::Pending => None,
         }
     }
 
-    fn armed_has_fired(&mut self, naming: Naming<'_>) -> Option<Elapsed> {
+    fn armed_has_fired(&mut self) -> Option<Fired> {
         debug_assert_eq!(self.state.phase(), Phase::Armed);
         if !self.wheel.get().has_fired(&self.handle()) {
             return None;
         }
-        match self.fired(self.state.flag(), naming) {
-            Poll::Ready(elapsed) => Some(elapsed),
+        match self.fired(self.state.flag()) {
+            Poll::Ready(fired) => Some(fired),
             Poll::Pending => None,
         }
     }
 
     /// Degraded mode: check the clock, try to arm again, else ask to be polled again.
-    fn poll_full(&mut self, cx: &mut Context<'_>, naming: Naming<'_>) -> Poll<Elapsed> {
+    fn poll_full(&mut self, cx: &mut Context<'_>) -> Poll<Fired> {
         debug_assert_eq!(
             self.state.phase(),
             Phase::Full,
             "poll_full outside the Full state"
         );
-        let budget = self.state.flag();
+        let capped = self.state.flag();
         let target = self.state.target();
         match self
             .wheel
@@ -320,9 +349,9 @@ impl<W: WheelRef> Timer<W> {
             .start(Limit::At(target), None, cx.waker())
             .outcome
         {
-            Outcome::Passed => self.fired(budget, naming),
+            Outcome::Passed => self.fired(capped),
             Outcome::Armed(index, wake) => {
-                self.state = State::rearmed(index, budget);
+                self.state = State::rearmed(index, capped);
                 if wake {
                     self.wheel.get().wake_drivers();
                 }
@@ -334,22 +363,22 @@ impl<W: WheelRef> Timer<W> {
                 Poll::Pending
             }
             Outcome::Never => {
-                self.state = State::of(Phase::Never, budget);
+                self.state = State::of(Phase::Never, capped);
                 Poll::Pending
             }
         }
     }
 
-    /// Fires: lets go of the entry and reports the requested duration (`span`).
-    fn fired(&mut self, budget: bool, naming: Naming<'_>) -> Poll<Elapsed> {
+    /// Fires: lets go of the entry and reports the requested duration (`span`), and
+    /// whether the cap ended it (`capped`).
+    fn fired(&mut self, capped: bool) -> Poll<Fired> {
         let requested = duration_of(self.span);
-        // The instant a budget cut the deadline to, read while the entry is still held.
-        let capped_at = match self.state.phase() {
-            _ if !budget => None,
+        // The instant the cap cut the deadline to, read while the entry is still held.
+        let cut = capped.then(|| match self.state.phase() {
             Phase::Armed => Some(self.wheel.get().deadline_of(&self.handle())),
             Phase::Full => Some(self.state.target()),
             _ => None,
-        };
+        });
         #[cfg(feature = "tracing")]
         let late = if self.state.phase() == Phase::Armed {
             self.wheel.get().late_by(&self.handle())
@@ -361,25 +390,14 @@ impl<W: WheelRef> Timer<W> {
             self.state.set_phase(Phase::Done);
             release_fired(self.wheel, self.handle());
         }
-        self.state = State::of(Phase::Done, budget);
-        let elapsed = if budget {
-            Elapsed::budget(
-                requested,
-                budget_name(self.wheel.id(), capped_at, naming.cap),
-            )
-        } else {
-            Elapsed::new(requested, naming.name)
-        };
-        #[cfg(feature = "tracing")]
-        tracing::debug!(
-            target: "punctual",
-            name = elapsed.name().unwrap_or(""),
-            duration = ?elapsed.duration(),
-            budget = elapsed.is_budget(),
-            late = ?late,
-            "deadline elapsed"
-        );
-        Poll::Ready(elapsed)
+        self.state = State::of(Phase::Done, capped);
+        Poll::Ready(Fired {
+            requested,
+            cut,
+            wheel: self.wheel.id(),
+            #[cfg(feature = "tracing")]
+            late,
+        })
     }
 
     /// Lets go of the entry, if armed (the timer is then done). Idempotent. Inlined, so

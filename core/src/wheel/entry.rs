@@ -207,3 +207,32 @@ impl core::fmt::Debug for Entry {
             .finish_non_exhaustive()
     }
 }
+
+pub(crate) mod sealed {
+    use super::{Entry, Index};
+
+    /// The entries of a wheel, by index: what the lists, the levels and the wheel need of
+    /// a [`Storage`](crate::Storage), which it is the sealed part of (only this crate
+    /// implements it). Here, beside the entry, so that the lists and levels depend on
+    /// nothing above them (not on the storages, which know the shard count).
+    pub trait Slab: Sync {
+        /// Untouched entries a shard takes at once (see `Wheel::take_fresh`).
+        const FRESH_BLOCK: u32 = 1;
+
+        /// The entry at `index`.
+        ///
+        /// # Panics
+        ///
+        /// If `index` was never made usable by [`Slab::reserve`] (a bug in the wheel).
+        fn entry(&self, index: Index) -> &Entry;
+
+        /// Makes `index` usable, allocating if the storage grows. `false` when the storage
+        /// cannot hold `index`. Called with increasing indices.
+        fn reserve(&self, index: Index) -> bool;
+
+        /// How many entries are usable now.
+        fn usable(&self) -> usize;
+    }
+}
+
+pub(crate) use sealed::Slab;

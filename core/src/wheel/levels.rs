@@ -70,8 +70,7 @@
 //!   `firsts[s] = u32::MAX`.
 
 use crate::sync::Ordering::Relaxed;
-use crate::wheel::entry::{Index, NIL, UNLINKED};
-use crate::wheel::storage::sealed::StorageImpl;
+use crate::wheel::entry::{Index, NIL, Slab, UNLINKED};
 
 pub(crate) const LEVELS: usize = 6;
 const SLOT_BITS: u32 = 6;
@@ -169,13 +168,7 @@ impl Levels {
 
     /// Links `index`, expiring at tick `when > elapsed` with the given `offset` into the
     /// tick before (see "Sparse slots"), into its slot.
-    pub(crate) fn insert<S: StorageImpl>(
-        &mut self,
-        storage: &S,
-        index: Index,
-        when: u64,
-        offset: u32,
-    ) {
+    pub(crate) fn insert<S: Slab>(&mut self, storage: &S, index: Index, when: u64, offset: u32) {
         debug_assert!(
             when > self.elapsed,
             "inserting an entry that is already due"
@@ -199,7 +192,7 @@ impl Levels {
     }
 
     /// Unlinks `index` (expiring at `when`) if it is on a slot list.
-    pub(crate) fn remove<S: StorageImpl>(&mut self, storage: &S, index: Index, when: u64) {
+    pub(crate) fn remove<S: Slab>(&mut self, storage: &S, index: Index, when: u64) {
         let entry = storage.entry(index);
         let prev = entry.slot_prev.load(Relaxed);
         if prev == UNLINKED {
@@ -328,7 +321,7 @@ impl Levels {
 
     /// The entry after `index` in a list returned by [`Levels::take_slot`]; marks `index`
     /// unlinked.
-    pub(crate) fn next_taken<S: StorageImpl>(storage: &S, index: Index) -> Index {
+    pub(crate) fn next_taken<S: Slab>(storage: &S, index: Index) -> Index {
         let entry = storage.entry(index);
         let next = entry.slot_next.load(Relaxed);
         entry.slot_prev.store(UNLINKED, Relaxed);

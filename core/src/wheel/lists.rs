@@ -38,8 +38,7 @@
 //!   a bare index.
 
 use crate::sync::{AtomicU32, AtomicUsize, Ordering};
-use crate::wheel::entry::{Entry, Index, NIL};
-use crate::wheel::storage::sealed::StorageImpl;
+use crate::wheel::entry::{Entry, Index, NIL, Slab};
 
 const INDEX_BITS: u32 = usize::BITS / 2;
 const INDEX_MASK: usize = (1 << INDEX_BITS) - 1;
@@ -84,7 +83,7 @@ impl FreeList {
     /// of an arm and a release, in instructions, where the compiler did not inline it by
     /// itself). Left to the compiler on 32-bit microcontrollers, where copies cost flash.
     #[cfg_attr(target_pointer_width = "64", inline(always))]
-    pub(crate) fn pop<'s, S: StorageImpl>(&self, storage: &'s S) -> Option<(Index, &'s Entry)> {
+    pub(crate) fn pop<'s, S: Slab>(&self, storage: &'s S) -> Option<(Index, &'s Entry)> {
         let mut head = self.head.load(Ordering::Acquire);
         loop {
             let (index, tag) = unpack(head);
@@ -159,7 +158,7 @@ impl Fresh {
     /// Takes up to `want` consecutive untouched entries (at least one), as the first and
     /// how many; `None` when the storage is full, or when it would have to grow and `grow`
     /// is false.
-    pub(crate) fn pop_block<S: StorageImpl>(
+    pub(crate) fn pop_block<S: Slab>(
         &self,
         storage: &S,
         want: u32,

@@ -4,31 +4,7 @@
 //! Entries never move once they exist: an index stays valid for the wheel's whole life,
 //! which is what lets other threads reach an entry by index without a lock.
 
-use crate::wheel::entry::{Entry, Index};
-
-pub(crate) mod sealed {
-    use crate::wheel::entry::{Entry, Index};
-
-    /// The storage operations the wheel needs. Sealed: only this crate implements them.
-    pub trait StorageImpl: Sync {
-        /// Untouched entries a shard takes at once (see `Wheel::take_fresh`).
-        const FRESH_BLOCK: u32 = 1;
-
-        /// The entry at `index`.
-        ///
-        /// # Panics
-        ///
-        /// If `index` was never made usable by [`StorageImpl::reserve`] (a bug in the wheel).
-        fn entry(&self, index: Index) -> &Entry;
-
-        /// Makes `index` usable, allocating if the storage grows. `false` when the storage
-        /// cannot hold `index`. Called with increasing indices.
-        fn reserve(&self, index: Index) -> bool;
-
-        /// How many entries are usable now.
-        fn usable(&self) -> usize;
-    }
-}
+use crate::wheel::entry::{Entry, Index, Slab};
 
 /// Where a [`Wheel`](crate::Wheel) keeps its entries: [`Fixed`] or [`Growable`].
 ///
@@ -36,7 +12,7 @@ pub(crate) mod sealed {
     not(feature = "alloc"),
     doc = "[`Growable`]: https://docs.rs/punctual-core/latest/punctual_core/struct.Growable.html"
 )]
-pub trait Storage: sealed::StorageImpl {}
+pub trait Storage: Slab {}
 
 /// Where the blocks of untouched entries shards take start: a 128-byte boundary, a pair
 /// of cache lines (which adjacent-line prefetching fetches together).
@@ -135,7 +111,7 @@ impl<const N: usize> Fixed<N> {
     }
 }
 
-impl<const N: usize> sealed::StorageImpl for Fixed<N> {
+impl<const N: usize> Slab for Fixed<N> {
     const FRESH_BLOCK: u32 = fixed_block(N);
 
     #[inline]
@@ -172,7 +148,7 @@ mod growable {
     use core::alloc::Layout;
     use core::ptr;
 
-    use super::{BLOCK, MAX_ENTRIES, SEGMENT_ALIGN, Storage, sealed};
+    use super::{BLOCK, MAX_ENTRIES, SEGMENT_ALIGN, Slab, Storage};
     use crate::sync::{AtomicPtr, AtomicUsize, Ordering};
     use crate::wheel::entry::{Entry, Index};
 
@@ -226,7 +202,7 @@ mod growable {
         }
     }
 
-    impl sealed::StorageImpl for Growable {
+    impl Slab for Growable {
         const FRESH_BLOCK: u32 = BLOCK;
 
         #[inline]
@@ -365,8 +341,8 @@ mod growable {
 
 #[cfg(all(test, not(punctual_loom)))]
 mod tests {
-    use super::sealed::StorageImpl;
     use super::*;
+    use crate::wheel::entry::Slab;
     use crate::wheel::shards::SHARDS;
 
     #[test]

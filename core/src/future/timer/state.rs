@@ -44,9 +44,8 @@ impl Phase {
 
 /// The bits of [`State`] that hold the [`Phase`].
 pub(super) const PHASE: u64 = 0b111;
-/// `Idle`: the limit is an instant. Otherwise: the limit in force is a budget's (then the
-/// requested duration is the budget's, and `Elapsed` says so; its name is looked up at
-/// the fire, see [`budget_name`]).
+/// `Idle`: the limit is an instant. Otherwise: the limit in force is the cap's (then the
+/// requested duration is the cap's, and the fire says so: see `Fired`).
 pub(super) const FLAG: u64 = 1 << 3;
 /// For the owner's use (a `Deadline` marks its inner future dropped): set once the timer
 /// is done, never cleared, and kept by every change of phase.
@@ -86,15 +85,15 @@ impl State {
     }
 
     #[inline(always)]
-    pub(super) const fn armed(index: Index, budget: bool) -> Self {
-        Self::with_payload(Phase::Armed, budget, index as u64)
+    pub(super) const fn armed(index: Index, capped: bool) -> Self {
+        Self::with_payload(Phase::Armed, capped, index as u64)
     }
 
     /// An armed state for a deadline that ran degraded first: its entry's deadline is its
     /// target, not its start plus its span.
     #[inline(always)]
-    pub(super) const fn rearmed(index: Index, budget: bool) -> Self {
-        Self::with_payload(Phase::Armed, budget, index as u64 | REARMED)
+    pub(super) const fn rearmed(index: Index, capped: bool) -> Self {
+        Self::with_payload(Phase::Armed, capped, index as u64 | REARMED)
     }
 
     /// Whether an `Armed` state's entry is due at the deadline's start plus its span.
@@ -109,15 +108,15 @@ impl State {
     /// most 63 ns late; the last unit stands for every target up to `u64::MAX - 1` ns,
     /// the last reading that comes, at most 126 ns late). `Never` for `u64::MAX` ns or
     /// more.
-    pub(super) fn full(target: Duration, budget: bool) -> Self {
+    pub(super) fn full(target: Duration, capped: bool) -> Self {
         let payload = match nanos_u64(target) {
             Some(nanos) if nanos < COARSE_FROM => nanos << 1,
             Some(nanos) if nanos < u64::MAX => {
                 (nanos.div_ceil(COARSE_UNIT).min(LAST_COARSE) << 1) | 1
             }
-            _ => return Self::of(Phase::Never, budget),
+            _ => return Self::of(Phase::Never, capped),
         };
-        Self::with_payload(Phase::Full, budget, payload)
+        Self::with_payload(Phase::Full, capped, payload)
     }
 
     #[inline(always)]
