@@ -12,21 +12,27 @@ cargo +nightly miri setup
 export MIRIFLAGS="-Zmiri-strict-provenance -Zmiri-env-forward=PROPTEST_CASES"
 export PROPTEST_CASES=${PROPTEST_CASES:-8}
 
-# The core's unit tests and its semantics, poll_with and spares tests on a 32-bit target as
-# well (i686: the pointer width of the microcontrollers, whose code paths differ: the one
-# general start path, 32-bit entry indices and generations), interpreted by Miri, so no
-# 32-bit C toolchain is needed. In the background, in a target directory of its own (cargo
+# The tests of the contract's rules and of the wheel's behaviour, one file each, on one
+# thread: the whole of each runs here.
+behaviour=(--test cancel --test on_time --test sub_tick --test plans --test reclaim
+    --test clocks --test decided_once --test limits --test full_wheel --test after_completion
+    --test elapsed --test wakers --test uptime --test auto_traits --test firing_order)
+
+# The core's unit tests, the behaviour tests above and the poll_with and spares tests on a
+# 32-bit target as well (i686: the pointer width of the microcontrollers, whose code paths
+# differ: the one general start path, 32-bit entry indices and generations), interpreted by
+# Miri, so no 32-bit C toolchain is needed. In the background, in a target directory of its own (cargo
 # locks one per run), while the 64-bit runs below take the other core; its log is printed,
 # and its status checked, at the end.
 i686_log=$(mktemp)
 CARGO_TARGET_DIR=target/miri-i686 setsid cargo +nightly miri test -p punctual-core \
-    --target i686-unknown-linux-gnu --lib --test semantics --test poll_with --test spares \
+    --target i686-unknown-linux-gnu --lib "${behaviour[@]}" --test poll_with --test spares \
     >"$i686_log" 2>&1 &
 i686_pid=$!
 # If a step below fails, the script stops there: the background run stops with it, Miri
 # processes included (`setsid` gave it a process group of its own).
 trap 'kill -- -"$i686_pid" 2>/dev/null || true' EXIT
-cargo +nightly miri test -p punctual-core --lib --test semantics --test model --test budgets_streams_stats --test poll_with --test spares
+cargo +nightly miri test -p punctual-core --lib "${behaviour[@]}" --test model --test budgets_streams_stats --test poll_with --test spares
 # The inner future's destructor panicking at each place a deadline drops it (the
 # `ManuallyDrop` in `Deadline`).
 cargo +nightly miri test -p punctual-core --test faults an_inner_future_that_panics

@@ -1,0 +1,82 @@
+//! Shorthands for durations, readings and wheels on the manual clock.
+
+use core::future::{Pending, pending};
+use core::task::Poll;
+use core::time::Duration;
+
+use punctual_core::{Elapsed, Fixed, Growable, ManualClock, Sleeper, Storage, Wheel};
+
+/// The tick of most test wheels.
+pub(crate) const TICK: Duration = Duration::from_millis(1);
+
+/// The manual clock's last reading.
+pub(crate) const CLOCK_END: Duration = Duration::from_nanos(u64::MAX);
+
+pub(crate) fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+pub(crate) fn us(n: u64) -> Duration {
+    Duration::from_micros(n)
+}
+
+pub(crate) fn ns(n: u64) -> Duration {
+    Duration::from_nanos(n)
+}
+
+/// `n` ticks of `tick`, saturating at `Duration::MAX`.
+pub(crate) fn ticks(tick: Duration, n: u64) -> Duration {
+    duration_of(tick.as_nanos() * u128::from(n))
+}
+
+/// `nanos` nanoseconds, saturating at `Duration::MAX`.
+pub(crate) fn duration_of(nanos: u128) -> Duration {
+    let secs = u64::try_from(nanos / 1_000_000_000).unwrap_or(u64::MAX);
+    if secs == u64::MAX {
+        return Duration::MAX;
+    }
+    Duration::new(secs, (nanos % 1_000_000_000) as u32)
+}
+
+/// A wheel of `N` entries on a new manual clock, with 1 ms ticks.
+pub(crate) fn fixed<const N: usize>() -> Wheel<ManualClock, Fixed<N>> {
+    Wheel::fixed(ManualClock::new(), TICK)
+}
+
+/// A growable wheel on a new manual clock, with 1 ms ticks.
+pub(crate) fn growable() -> Wheel<ManualClock, Growable> {
+    Wheel::growable(ManualClock::new(), TICK)
+}
+
+/// The error of a deadline's poll that must have fired.
+pub(crate) fn is_elapsed<T: core::fmt::Debug>(poll: Poll<Result<T, Elapsed>>) -> Elapsed {
+    match poll {
+        Poll::Ready(Err(elapsed)) => elapsed,
+        other => panic!("expected Ready(Err(Elapsed)), got {other:?}"),
+    }
+}
+
+pub(crate) trait AdvanceToManual {
+    /// Moves the manual clock to `to` and turns the wheel.
+    fn advance_to_manual(&self, to: Duration);
+}
+
+impl<S: Storage> AdvanceToManual for Wheel<ManualClock, S> {
+    fn advance_to_manual(&self, to: Duration) {
+        let now = punctual_core::Clock::now(self.clock());
+        assert!(to >= now);
+        self.advance(to - now);
+    }
+}
+
+/// A runtime's sleep that never completes: the test moves the clock and polls the driver
+/// by hand.
+pub(crate) struct NeverSleeper;
+
+impl Sleeper for NeverSleeper {
+    type Sleep = Pending<()>;
+
+    fn sleep_until(&mut self, _: Duration) -> Pending<()> {
+        pending()
+    }
+}
