@@ -1,7 +1,8 @@
 //! When a deadline's time starts and how it reads its clock: a relative deadline starts
 //! at its first poll (rule 4 of docs/design.md), an instant is absolute from creation, a
-//! future ready at its first poll reads no clock, and a coarse clock's resolution is
-//! added to every deadline (a budget's too).
+//! future ready at its first poll reads no clock, a coarse clock's resolution is added to
+//! every deadline (a budget's too), a turn on a stale reading fires nothing early, and a
+//! manual clock moved backwards panics with a clear message and changes nothing.
 
 mod support;
 
@@ -11,8 +12,8 @@ use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering::SeqCst};
 use core::task::Poll;
 use core::time::Duration;
 
-use punctual_core::{Clock, Fixed, Wheel};
-use support::{CountingWaker, ProbeState, TICK, fixed, is_elapsed, ms, ns};
+use punctual_core::{Clock, Fixed, ManualClock, Wheel};
+use support::{CountingWaker, ProbeState, TICK, fixed, is_elapsed, ms, ns, quietly};
 
 #[test]
 fn a_relative_deadline_starts_at_its_first_poll_not_at_creation() {
@@ -178,4 +179,93 @@ fn a_coarse_clock_adds_its_resolution_to_deadlines_a_budget_bounds_too() {
     assert_eq!((elapsed.duration(), elapsed.is_budget()), (ms(10), false));
     let budget = punctual_core::Budget::starting_now(&wheel, ms(10)).unwrap();
     assert_eq!(budget.at(), earliest + 2 * TICK + ms(10) + resolution);
+}
+
+/// A manual clock whose reading, on the thread that sets one, is a stale one: what a
+/// thread sees that read the clock and was then preempted before it used the reading.
+struct StaleClock(ManualClock);
+
+thread_local! {
+    static STALE: core::cell::Cell<Option<Duration>> = const { core::cell::Cell::new(None) };
+}
+
+impl Clock for StaleClock {
+    fn now(&self) -> Duration {
+        STALE.with(|s| s.get()).unwrap_or_else(|| self.0.now())
+    }
+}
+
+#[test]
+fn a_turn_on_a_stale_reading_fires_what_an_earlier_turn_made_due_and_nothing_early() {
+    // The wheel was turned at 11.2 ms (tick 11 reached). Then a deadline armed from a
+    // reading of 10.5 ms (due 10.95 ms) and a turn from a reading of 10.9 ms meet: the
+    // deadline is due before the tick already reached, so it fires (the true time is past
+    // it), rather than going into a slot behind the wheel, to fire a rotation late.
+    let wheel: Wheel<StaleClock, Fixed<4>> = Wheel::fixed(StaleClock(ManualClock::new()), TICK);
+    let w = CountingWaker::new();
+    let us = Duration::from_micros;
+    wheel.clock().0.advance(us(11_200));
+    wheel.turn();
+    STALE.with(|s| s.set(Some(us(10_500))));
+    let mut d = pin!(wheel.sleep(us(450)));
+    assert!(w.poll(d.as_mut()).is_pending());
+    // Not yet due on a reading taken in the same stale moment.
+    let mut later = pin!(wheel.sleep(us(1_000)));
+    assert!(w.poll(later.as_mut()).is_pending());
+    STALE.with(|s| s.set(Some(us(10_900))));
+    wheel.turn();
+    STALE.with(|s| s.set(None));
+    assert_eq!(
+        w.wakes(),
+        1,
+        "the deadline due before the tick reached did not fire"
+    );
+    assert!(w.poll(d.as_mut()).is_ready());
+    // Due at 11.5 ms: after the true time (11.2 ms), so it waits, and fires on time.
+    assert!(w.poll(later.as_mut()).is_pending());
+    wheel.clock().0.advance(us(299));
+    wheel.turn();
+    assert!(w.poll(later.as_mut()).is_pending());
+    wheel.clock().0.advance(us(1));
+    wheel.turn();
+    assert!(w.poll(later.as_mut()).is_ready());
+}
+
+#[test]
+#[should_panic(expected = "ManualClock::set: cannot move the clock backwards from 10ms to 9ms")]
+fn setting_a_manual_clock_backwards_panics_with_a_clear_message() {
+    let clock = ManualClock::starting_at(ms(10));
+    clock.set(ms(9));
+}
+
+#[test]
+fn a_refused_backwards_set_changes_nothing_and_fires_nothing_early() {
+    let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), TICK);
+    let w = CountingWaker::new();
+    wheel.advance(ms(100));
+    let mut d = pin!(wheel.deadline(ms(10), pending::<()>()));
+    assert!(w.poll(d.as_mut()).is_pending());
+    // Moving it to the same reading is not backwards.
+    wheel.clock().set(ms(100));
+    assert!(quietly(|| wheel.clock().set(ms(50))).is_err());
+    assert_eq!(
+        wheel.clock().now(),
+        ms(100),
+        "a refused set moved the clock"
+    );
+    // Turning to an earlier reading (a stale one) is a no-op.
+    assert_eq!(wheel.advance_to(ms(50)), ms(110));
+    assert!(w.poll(d.as_mut()).is_pending());
+    wheel.advance(ms(10) - ns(1));
+    assert_eq!(w.wakes(), 0);
+    assert!(w.poll(d.as_mut()).is_pending());
+    wheel.advance(ns(1));
+    assert_eq!(w.wakes(), 1);
+    assert!(w.poll(d.as_mut()).is_ready());
+    // A turn to a reading ahead of the clock is clamped to the clock: nothing fires early.
+    let mut e = pin!(wheel.sleep(ms(5)));
+    assert!(w.poll(e.as_mut()).is_pending());
+    let _ = wheel.advance_to(ms(200));
+    assert_eq!(w.wakes(), 1, "advance_to ran ahead of the clock");
+    assert!(w.poll(e.as_mut()).is_pending());
 }

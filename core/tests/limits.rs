@@ -1,7 +1,9 @@
 //! Rule 6 of docs/design.md, odd limits: a zero duration or an instant already past fires
 //! at the first pending poll with no entry (and loses to a ready inner future);
-//! `Duration::MAX` never fires and holds no entry; a deadline beyond the wheel's range is
-//! parked, never early, and delays no earlier one.
+//! `Duration::MAX` never fires and holds no entry, nor does any limit that ends past the
+//! last tick the wheel can count or the clock's last reading (`u64::MAX` ns), whatever the
+//! tick; a deadline beyond the wheel's range is parked, never early, and delays no earlier
+//! one.
 
 mod support;
 
@@ -10,9 +12,10 @@ use core::pin::pin;
 use core::task::Poll;
 use core::time::Duration;
 
-use punctual_core::{Clock, Elapsed};
+use punctual_core::{Clock, Elapsed, Fixed, Growable, ManualClock, Wheel};
 use support::{
-    AdvanceToManual, CountingWaker, ProbeState, TICK, fixed, growable, is_elapsed, ms, ns,
+    AdvanceToManual, CLOCK_END, CountingWaker, ProbeState, TICK, fixed, growable, is_elapsed, ms,
+    ns,
 };
 
 #[test]
@@ -96,6 +99,116 @@ fn duration_max_never_fires_and_holds_no_entry() {
     }
     assert_eq!(w.wakes(), 0);
     assert_eq!(wheel.occupied(), 0);
+}
+
+#[test]
+fn durations_that_overflow_the_clock_never_fire_and_hold_no_entry() {
+    // Documented on `Deadline` ("Odd limits"): a deadline beyond the last tick the wheel
+    // can count never fires and holds no entry. Each of these ends beyond it, by
+    // overflowing `Duration` (start + duration), or the tick counter (a 1 ns tick).
+    let start = Duration::from_secs(7) + ns(3);
+    let ms_wheel: Wheel<ManualClock, Fixed<1>> =
+        Wheel::fixed(ManualClock::starting_at(start), TICK);
+    let ns_wheel: Wheel<ManualClock, Fixed<1>> =
+        Wheel::fixed(ManualClock::starting_at(start), ns(1));
+    let w = CountingWaker::new();
+    let overflow_duration = Duration::MAX - Duration::from_secs(1);
+    for wheel in [&ms_wheel, &ns_wheel] {
+        let mut a = pin!(wheel.deadline(overflow_duration, pending::<()>()));
+        let mut b = pin!(wheel.sleep(Duration::new(u64::MAX, 999_999_999)));
+        assert!(w.poll(a.as_mut()).is_pending());
+        assert!(w.poll(b.as_mut()).is_pending());
+        assert_eq!(wheel.occupied(), 0, "an uncountable deadline took an entry");
+        assert_eq!(wheel.degraded_polls(), 0);
+        // To the end of the clock: never fired, never woken.
+        assert_eq!(wheel.advance(Duration::MAX), CLOCK_END);
+        assert!(w.poll(a.as_mut()).is_pending());
+        assert!(w.poll(b.as_mut()).is_pending());
+    }
+    // At a 1 ns tick, `u64::MAX` ns after a non-zero start is past `u64::MAX` ticks.
+    let wheel: Wheel<ManualClock, Fixed<1>> = Wheel::fixed(ManualClock::starting_at(start), ns(1));
+    let mut c = pin!(wheel.sleep(CLOCK_END));
+    assert!(w.poll(c.as_mut()).is_pending());
+    assert_eq!(wheel.occupied(), 0);
+    wheel.advance(Duration::MAX);
+    assert!(w.poll(c.as_mut()).is_pending());
+    assert_eq!(w.wakes(), 0);
+    // The single entry of each wheel is still free for a real deadline.
+    let mut d = pin!(wheel.deadline(ns(0), pending::<()>()));
+    assert!(w.poll(d.as_mut()).is_ready());
+}
+
+#[test]
+fn a_deadline_past_the_clocks_end_never_fires_and_holds_no_entry() {
+    // An entry keeps its deadline as a reading in `u64` nanoseconds, so a deadline that
+    // ends at or after `u64::MAX` ns (the manual clock's last reading, about 584 years)
+    // stands for "never", whatever the tick: a relative one that runs past it and an
+    // instant beyond it alike. Neither fires, nor holds an entry.
+    let start = CLOCK_END - Duration::from_secs(3600);
+    let wheel: Wheel<ManualClock, Growable> =
+        Wheel::growable(ManualClock::starting_at(start), TICK);
+    let w = CountingWaker::new();
+    let mut beyond = Box::pin(wheel.deadline(Duration::from_secs(7200), pending::<()>()));
+    let mut at_beyond = Box::pin(wheel.sleep_until(CLOCK_END + TICK));
+    assert!(w.poll(beyond.as_mut()).is_pending());
+    assert!(w.poll(at_beyond.as_mut()).is_pending());
+    assert_eq!(wheel.occupied(), 0);
+    for _ in 0..4 {
+        wheel.advance(Duration::from_secs(1000));
+        assert!(w.poll(beyond.as_mut()).is_pending());
+        assert!(w.poll(at_beyond.as_mut()).is_pending());
+    }
+    assert_eq!(wheel.clock().now(), CLOCK_END);
+    assert_eq!(w.wakes(), 0);
+    drop((beyond, at_beyond));
+    wheel.advance(Duration::ZERO);
+    assert_eq!(wheel.occupied(), 0);
+    let stats = wheel.stats();
+    assert_eq!(
+        (stats.armed, stats.fired, stats.cancelled),
+        (0, 0, 0),
+        "{stats}"
+    );
+}
+
+#[test]
+fn a_limit_of_u64_max_nanoseconds_or_more_never_fires_even_at_the_clocks_end() {
+    // A deadline keeps its limit in `u64` nanoseconds: from `u64::MAX` on it stands for
+    // "never", even for an instant the manual clock can reach (it ends at `u64::MAX` ns).
+    let wheel: Wheel<ManualClock, Fixed<2>> =
+        Wheel::fixed(ManualClock::starting_at(CLOCK_END - ms(5)), TICK);
+    let w = CountingWaker::new();
+    let mut at_end = pin!(wheel.sleep_until(CLOCK_END));
+    let mut after_max = pin!(wheel.sleep(Duration::from_nanos(u64::MAX)));
+    let mut just_below = pin!(wheel.sleep_until(CLOCK_END - ms(2)));
+    // A relative limit that ends exactly there (the fast path of arming).
+    let mut to_end = pin!(wheel.sleep(ms(5)));
+    assert!(w.poll(at_end.as_mut()).is_pending());
+    assert!(w.poll(after_max.as_mut()).is_pending());
+    assert!(w.poll(just_below.as_mut()).is_pending());
+    assert!(w.poll(to_end.as_mut()).is_pending());
+    assert_eq!(
+        wheel.occupied(),
+        1,
+        "only the instant below `u64::MAX` ns holds an entry"
+    );
+    wheel.advance(Duration::MAX);
+    assert_eq!(wheel.clock().now(), CLOCK_END);
+    assert!(w.poll(just_below.as_mut()).is_ready());
+    assert!(w.poll(at_end.as_mut()).is_pending());
+    assert!(w.poll(after_max.as_mut()).is_pending());
+    assert!(w.poll(to_end.as_mut()).is_pending());
+
+    // Whatever the tick: with ticks of over a second, `Duration::MAX` is a countable tick,
+    // yet such a limit still holds no entry.
+    for tick in [Duration::from_secs(2), Duration::from_secs(3600)] {
+        let wheel: Wheel<ManualClock, Fixed<2>> = Wheel::fixed(ManualClock::new(), tick);
+        let mut at_max = pin!(wheel.sleep_until(Duration::MAX));
+        let mut after_max = pin!(wheel.sleep(Duration::MAX));
+        assert!(w.poll(at_max.as_mut()).is_pending());
+        assert!(w.poll(after_max.as_mut()).is_pending());
+        assert_eq!(wheel.occupied(), 0, "tick {tick:?}");
+    }
 }
 
 #[test]

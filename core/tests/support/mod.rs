@@ -6,7 +6,12 @@
 //! The fuzz target includes this file with `#[path]` too, for [`CountingWaker`]; so
 //! nothing here needs more than `std` and `punctual_core`. Under `cfg(punctual_loom)` the
 //! waker counts with a loom atomic, so that loom sees the hand-off of every wake.
-#![allow(dead_code, unused_imports, unexpected_cfgs, clippy::new_without_default)]
+#![allow(
+    dead_code,
+    unused_imports,
+    unexpected_cfgs,
+    clippy::new_without_default
+)]
 
 mod probe;
 mod rng;
@@ -28,8 +33,8 @@ use loom::sync::atomic::AtomicUsize;
 pub(crate) use probe::{Probe, ProbeState};
 pub(crate) use rng::Rng;
 pub(crate) use time::{
-    AdvanceToManual, CLOCK_END, NeverSleeper, TICK, duration_of, fixed, growable, is_elapsed, ms,
-    ns, ticks, us,
+    AdvanceToManual, CLOCK_END, NeverSleeper, SPREAD, TICK, duration_of, fixed, growable,
+    is_elapsed, ms, ns, ticks, us,
 };
 
 struct Counter(AtomicUsize);

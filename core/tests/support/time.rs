@@ -38,6 +38,26 @@ pub(crate) fn duration_of(nanos: u128) -> Duration {
     Duration::new(secs, (nanos % 1_000_000_000) as u32)
 }
 
+/// Deadline lengths, in ticks, that straddle every level boundary and the wheel's range.
+pub(crate) const SPREAD: [u64; 16] = [
+    1,
+    2,
+    3,
+    5,
+    63,
+    64,
+    65,
+    4095,
+    4097,
+    (1 << 18) + 1,
+    (1 << 24) - 1,
+    (1 << 30) + 7,
+    (1 << 32) + 1,
+    (1 << 36) - 1,
+    (1 << 36) + 3,
+    (1 << 38) + 11,
+];
+
 /// A wheel of `N` entries on a new manual clock, with 1 ms ticks.
 pub(crate) fn fixed<const N: usize>() -> Wheel<ManualClock, Fixed<N>> {
     Wheel::fixed(ManualClock::new(), TICK)
