@@ -39,7 +39,7 @@ i686_pid=$!
 # processes included (`setsid` gave it a process group of its own).
 trap 'kill -- -"$i686_pid" 2>/dev/null || true' EXIT
 cargo +nightly miri test -p punctual-core --lib "${behaviour[@]}" --test model \
-    --test budgets_streams_stats --test poll_with --test spares
+    --test budgets --test streams --test stats --test poll_with --test spares
 # Threads: deadlines hopping between threads while another turns the wheel (a waker slot
 # registered while a fire takes it), deadlines dropped on other threads while the driver
 # fires them, and two threads growing a growable wheel at once (one frees its segment).
