@@ -24,7 +24,7 @@ behaviour=(--test cancel --test on_time --test sub_tick --test plans --test recl
     --test accessors --test elapsed --test wakers --test uptime --test auto_traits
     --test firing_order --test panics --test drivers)
 
-# The core's unit tests, the behaviour tests above and the poll_with and spares tests on a
+# The core's unit tests, the behaviour tests above and the poll_order and spares tests on a
 # 32-bit target as well (i686: the pointer width of the microcontrollers, whose code paths
 # differ: the one general start path, 32-bit entry indices and generations), interpreted by
 # Miri, so no 32-bit C toolchain is needed. In the background, in a target directory of its
@@ -32,14 +32,14 @@ behaviour=(--test cancel --test on_time --test sub_tick --test plans --test recl
 # is printed, and its status checked, at the end.
 i686_log=$(mktemp)
 CARGO_TARGET_DIR=target/miri-i686 setsid cargo +nightly miri test -p punctual-core \
-    --target i686-unknown-linux-gnu --lib "${behaviour[@]}" --test poll_with --test spares \
+    --target i686-unknown-linux-gnu --lib "${behaviour[@]}" --test poll_order --test spares \
     >"$i686_log" 2>&1 &
 i686_pid=$!
 # If a step below fails, the script stops there: the background run stops with it, Miri
 # processes included (`setsid` gave it a process group of its own).
 trap 'kill -- -"$i686_pid" 2>/dev/null || true' EXIT
 cargo +nightly miri test -p punctual-core --lib "${behaviour[@]}" --test model \
-    --test budgets --test streams --test stats --test poll_with --test spares
+    --test budgets --test streams --test stats --test poll_order --test spares
 # Threads: deadlines hopping between threads while another turns the wheel (a waker slot
 # registered while a fire takes it), deadlines dropped on other threads while the driver
 # fires them, and two threads growing a growable wheel at once (one frees its segment).

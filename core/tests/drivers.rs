@@ -1,17 +1,23 @@
-//! Drivers of one wheel: a stopped driver loses nothing (armed deadlines wait, and fire
-//! once anything turns the wheel again, as documented on `Driver`); a driver is still
-//! woken after another one of its wheel stops; a driver beyond the wheel's places for
-//! wakers turns every tick until a place frees up.
+//! Several drivers of one wheel, and drivers that stop: a stopped driver loses nothing
+//! (armed deadlines wait, and fire once anything turns the wheel again, as documented on
+//! `Driver`); a driver is still woken after another one of its wheel stops, and one that
+//! stops wakes an idle one to carry out its plan; a turn by hand on an idle wheel wakes the
+//! idle driver; a driver beyond the wheel's places for wakers turns every tick until a
+//! place frees up, and its turns and its stop wake the drivers that have a place.
 
 mod support;
 
 use core::future::{Pending, pending};
 use core::pin::pin;
+use core::task::{Context, Poll, Waker};
 use core::time::Duration;
 use std::sync::{Arc, Mutex};
 
 use punctual_core::{Clock, Fixed, ManualClock, Sleeper, Wheel};
-use support::{CountingWaker, NeverSleeper, TICK, is_elapsed, ms};
+use support::{
+    CountingWaker, NeverSleeper, TICK, drive_until_woken, idle_wheel, is_elapsed, ms,
+    poll_until_idle,
+};
 
 #[test]
 fn a_stopped_driver_loses_nothing_and_deadlines_fire_at_the_next_turn() {
@@ -93,6 +99,64 @@ fn a_driver_is_still_woken_after_another_driver_of_its_wheel_stops() {
     assert!(is_elapsed(w.poll(d.as_mut())).duration() == ms(5));
 }
 
+#[test]
+fn a_driver_that_stops_wakes_an_idle_one_to_carry_out_its_plan() {
+    let wheel = idle_wheel();
+    let mut staying = pin!(wheel.driver(NeverSleeper));
+    let staying_task = CountingWaker::new();
+    let mut cx = Context::from_waker(&staying_task.waker);
+    poll_until_idle(&wheel, staying.as_mut(), &mut cx);
+
+    // A second driver turns the idle wheel once (it lingers: a turn is planned, and no
+    // one is woken), then stops before that turn.
+    {
+        let mut leaving = pin!(wheel.driver(NeverSleeper));
+        let leaving_task = CountingWaker::new();
+        let mut leaving_cx = Context::from_waker(&leaving_task.waker);
+        let _ = leaving
+            .as_mut()
+            .poll_with(pin!(pending::<()>()), &mut leaving_cx);
+        assert!(wheel.next_turn() < Duration::MAX);
+    }
+    assert_eq!(
+        staying_task.wakes(),
+        1,
+        "the driver that stayed was not told to take over"
+    );
+
+    // A deadline later than that plan wakes no one; the driver that stayed, polled for
+    // the wake above, plans and fires it.
+    let other = CountingWaker::new();
+    let mut deadline = pin!(wheel.deadline(40 * TICK, pending::<()>()));
+    assert!(other.poll(deadline.as_mut()).is_pending());
+    drive_until_woken(&wheel, staying.as_mut(), &mut cx, &other);
+    assert!(matches!(other.poll(deadline.as_mut()), Poll::Ready(Err(_))));
+}
+
+#[test]
+fn a_turn_made_by_hand_on_an_idle_wheel_wakes_the_idle_driver_to_carry_it_out() {
+    let wheel = idle_wheel();
+    let mut driver = pin!(wheel.driver(NeverSleeper));
+    let task = CountingWaker::new();
+    let mut cx = Context::from_waker(&task.waker);
+    poll_until_idle(&wheel, driver.as_mut(), &mut cx);
+    assert_eq!(task.wakes(), 0);
+
+    // A turn by hand plans one (it lingers). A deadline later than that plan wakes no
+    // one, and the idle driver waits for its waker only: the turn wakes it, or the wheel
+    // would stop for good once the plan's time had passed.
+    let _ = wheel.turn();
+    assert!(wheel.next_turn() < Duration::MAX);
+    assert_eq!(task.wakes(), 1, "the idle driver was not told of the plan");
+    let other = CountingWaker::new();
+    let mut deadline = pin!(wheel.deadline(40 * TICK, pending::<()>()));
+    assert!(other.poll(deadline.as_mut()).is_pending());
+    assert_eq!(task.wakes(), 1, "an arm later than the plan wakes no one");
+    // The driver, polled for that wake, turns and plans; the deadline fires when due.
+    drive_until_woken(&wheel, driver.as_mut(), &mut cx, &other);
+    assert!(matches!(other.poll(deadline.as_mut()), Poll::Ready(Err(_))));
+}
+
 /// A runtime's sleep that never completes, and remembers the time it was asked for.
 struct RecordingSleeper(Arc<Mutex<Vec<Duration>>>);
 
@@ -156,4 +220,47 @@ fn a_fourth_driver_at_once_turns_the_wheel_every_tick_until_a_place_frees_up() {
         wakers[3].wakes() > before,
         "the fourth driver, now in a place, was not woken"
     );
+}
+
+#[test]
+fn a_driver_without_a_place_that_turns_an_idle_wheel_wakes_the_others_and_again_when_it_stops() {
+    let wheel = idle_wheel();
+    let tasks = [(); 3].map(|()| CountingWaker::new());
+    let mut slots = [
+        wheel.driver_slot(),
+        wheel.driver_slot(),
+        wheel.driver_slot(),
+    ];
+    for (slot, task) in slots.iter_mut().zip(&tasks) {
+        assert!(slot.register(&task.waker));
+        let _ = slot.turn();
+    }
+    // Past the lingering: idle.
+    wheel.clock().set(16 * TICK);
+    let _ = slots[0].turn();
+    assert_eq!(wheel.next_turn(), Duration::MAX);
+    let woken = tasks.each_ref().map(CountingWaker::wakes);
+
+    // A fourth driver finds no place; its turn takes the idle wheel out of idle (it
+    // lingers), which the three must learn of: each is woken.
+    let mut placeless = wheel.driver_slot();
+    assert!(!placeless.register(Waker::noop()));
+    let _ = placeless.turn();
+    assert!(wheel.next_turn() < Duration::MAX);
+    for (task, before) in tasks.iter().zip(woken) {
+        assert_eq!(
+            task.wakes(),
+            before + 1,
+            "a driver with a place was not woken"
+        );
+    }
+    // They register again (as they would, polled), and the placeless one stops: it may
+    // have planned a turn only it was going to make, so they are woken again.
+    for (slot, task) in slots.iter_mut().zip(&tasks) {
+        assert!(slot.register(&task.waker));
+    }
+    drop(placeless);
+    for (task, before) in tasks.iter().zip(woken) {
+        assert_eq!(task.wakes(), before + 2, "the stop did not wake a driver");
+    }
 }

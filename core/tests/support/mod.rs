@@ -1,7 +1,8 @@
 //! Helpers shared by the core's tests, in one place: the counting waker every test polls
 //! with (here), the clock and wheel shorthands ([`time`]), the inner future that records
-//! its polls and its drop ([`probe`]), a reproducible random generator ([`rng`]), and a
-//! catch for the panics a test provokes ([`quietly`]).
+//! its polls and its drop ([`probe`]), a reproducible random generator ([`rng`]), driving
+//! a wheel by hand ([`driving`]), and a catch for the panics a test provokes
+//! ([`quietly`]).
 //!
 //! The fuzz target includes this file with `#[path]` too, for [`CountingWaker`]; so
 //! nothing here needs more than `std` and `punctual_core`. Under `cfg(punctual_loom)` the
@@ -13,6 +14,7 @@
     clippy::new_without_default
 )]
 
+mod driving;
 mod probe;
 mod rng;
 mod time;
@@ -30,11 +32,12 @@ use core::sync::atomic::AtomicUsize;
 #[cfg(punctual_loom)]
 use loom::sync::atomic::AtomicUsize;
 
+pub(crate) use driving::{NeverSleeper, TestWheel, drive_until_woken, idle_wheel, poll_until_idle};
 pub(crate) use probe::{Probe, ProbeState};
 pub(crate) use rng::Rng;
 pub(crate) use time::{
-    AdvanceToManual, CLOCK_END, NeverSleeper, SPREAD, TICK, duration_of, fixed, growable,
-    is_elapsed, ms, ns, ticks, us,
+    AdvanceToManual, CLOCK_END, SPREAD, TICK, duration_of, fixed, growable, is_elapsed, ms, ns,
+    ticks, us,
 };
 
 struct Counter(AtomicUsize);

@@ -1,10 +1,9 @@
 //! Shorthands for durations, readings and wheels on the manual clock.
 
-use core::future::{Pending, pending};
 use core::task::Poll;
 use core::time::Duration;
 
-use punctual_core::{Elapsed, Fixed, Growable, ManualClock, Sleeper, Storage, Wheel};
+use punctual_core::{Elapsed, Fixed, Growable, ManualClock, Storage, Wheel};
 
 /// The tick of most test wheels.
 pub(crate) const TICK: Duration = Duration::from_millis(1);
@@ -86,17 +85,5 @@ impl<S: Storage> AdvanceToManual for Wheel<ManualClock, S> {
         let now = punctual_core::Clock::now(self.clock());
         assert!(to >= now);
         self.advance(to - now);
-    }
-}
-
-/// A runtime's sleep that never completes: the test moves the clock and polls the driver
-/// by hand.
-pub(crate) struct NeverSleeper;
-
-impl Sleeper for NeverSleeper {
-    type Sleep = Pending<()>;
-
-    fn sleep_until(&mut self, _: Duration) -> Pending<()> {
-        pending()
     }
 }
