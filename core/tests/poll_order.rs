@@ -1,34 +1,21 @@
 //! `Driver::poll_with`: a driver and the future whose deadlines it fires, in one task. The
 //! order within a poll is the point: the wheel turns, then the future is polled (so a
 //! deadline that came due is seen in the same poll), and only then does the driver set its
-//! sleep, which on async-io costs a system call that would otherwise delay the future.
+//! sleep, which on async-io costs a system call that would otherwise delay the future. A
+//! nearer deadline brings a nearer sleep, a sleep that has come already brings the task
+//! back at once, an idle driver nothing woke neither turns nor sleeps, and a driver whose
+//! future was ready still carries out the turn it planned.
 
 mod support;
 
 use core::future::{Future, Pending, Ready, pending, ready};
 use core::pin::{Pin, pin};
-use core::task::{Context, Poll, Waker};
+use core::task::{Context, Poll};
 use core::time::Duration;
 use std::sync::{Arc, Mutex};
 
-use punctual_core::{Clock, Fixed, ManualClock, Sleeper, Wheel};
-use support::CountingWaker;
-
-const TICK: Duration = Duration::from_millis(1);
-
-type TestWheel = Wheel<ManualClock, Fixed<8>>;
-
-/// A wheel that has been turned once, with nothing armed: idle, as a turn left it, so that
-/// the next turn lingers (a new wheel's first turn does not: it was woken from no idle).
-fn wheel() -> TestWheel {
-    let wheel: TestWheel = Wheel::fixed(ManualClock::new(), TICK);
-    assert_eq!(
-        wheel.turn(),
-        Duration::MAX,
-        "a new wheel's first turn lingered"
-    );
-    wheel
-}
+use punctual_core::Sleeper;
+use support::{CountingWaker, TICK, idle_wheel, poll_until_idle};
 
 /// What happened, in order.
 type Log = Arc<Mutex<Vec<String>>>;
@@ -118,7 +105,7 @@ fn take(log: &Log) -> Vec<String> {
 
 #[test]
 fn a_poll_turns_the_wheel_then_polls_the_future_then_sets_the_sleep() {
-    let wheel = wheel();
+    let wheel = idle_wheel();
     let log = Log::default();
     let mut driver = pin!(wheel.driver(LoggingSleeper(log.clone())));
     let deadline = Box::pin(wheel.deadline(3 * TICK, pending::<()>()));
@@ -165,7 +152,7 @@ fn a_poll_turns_the_wheel_then_polls_the_future_then_sets_the_sleep() {
 
 #[test]
 fn a_nearer_deadline_armed_by_the_future_brings_a_nearer_sleep() {
-    let wheel = wheel();
+    let wheel = idle_wheel();
     let log = Log::default();
     let mut driver = pin!(wheel.driver(LoggingSleeper(log.clone())));
     let task = CountingWaker::new();
@@ -224,7 +211,7 @@ fn a_nearer_deadline_armed_by_the_future_brings_a_nearer_sleep() {
 
 #[test]
 fn a_sleep_that_has_come_already_brings_the_task_back_at_once() {
-    let wheel = wheel();
+    let wheel = idle_wheel();
     let mut driver = pin!(wheel.driver(ElapsedSleeper));
     let task = CountingWaker::new();
     let mut cx = Context::from_waker(&task.waker);
@@ -260,7 +247,7 @@ fn a_sleep_that_has_come_already_brings_the_task_back_at_once() {
 
 #[test]
 fn an_idle_driver_that_nothing_woke_neither_turns_nor_sets_a_sleep() {
-    let wheel = wheel();
+    let wheel = idle_wheel();
     let log = Log::default();
     let mut driver = pin!(wheel.driver(LoggingSleeper(log.clone())));
     let mut idle_work = pin!(Logged {
@@ -301,47 +288,9 @@ fn an_idle_driver_that_nothing_woke_neither_turns_nor_sets_a_sleep() {
     assert!(matches!(polled, Poll::Ready(Err(_))), "{polled:?}");
 }
 
-/// Polls `driver` with an always-pending future until the wheel goes idle (the lingering
-/// of a new wheel over), moving the clock to each planned turn.
-fn poll_until_idle<T: Sleeper>(
-    wheel: &TestWheel,
-    mut driver: Pin<&mut punctual_core::Driver<'_, ManualClock, Fixed<8>, T>>,
-    cx: &mut Context<'_>,
-) {
-    loop {
-        let _ = driver.as_mut().poll_with(pin!(pending::<()>()), cx);
-        let next = wheel.next_turn();
-        if next == Duration::MAX {
-            return;
-        }
-        wheel.clock().set(next);
-    }
-}
-
-/// Polls `driver` (for a future of its own, always pending), moving the clock to each
-/// turn the wheel plans, until `task` is woken: what a driver polled for its future's I/O
-/// sees. Panics if the wheel reads as idle, or after 100 polls.
-fn drive_until_woken<T: Sleeper>(
-    wheel: &TestWheel,
-    mut driver: Pin<&mut punctual_core::Driver<'_, ManualClock, Fixed<8>, T>>,
-    cx: &mut Context<'_>,
-    task: &CountingWaker,
-) {
-    for _ in 0..100 {
-        let _ = driver.as_mut().poll_with(pin!(pending::<()>()), cx);
-        if task.wakes() > 0 {
-            return;
-        }
-        let next = wheel.next_turn();
-        assert!(next < Duration::MAX, "an armed wheel reads as idle");
-        wheel.clock().set(next.max(wheel.clock().now()));
-    }
-    panic!("not woken after 100 polls of the driver");
-}
-
 #[test]
 fn a_driver_whose_future_was_ready_carries_out_the_turn_it_planned() {
-    let wheel = wheel();
+    let wheel = idle_wheel();
     let mut driver = pin!(wheel.driver(LoggingSleeper(Log::default())));
     let task = CountingWaker::new();
     let mut cx = Context::from_waker(&task.waker);
@@ -366,105 +315,4 @@ fn a_driver_whose_future_was_ready_carries_out_the_turn_it_planned() {
     let _ = driver.as_mut().poll_with(pin!(pending::<()>()), &mut cx);
     assert_eq!(other.wakes(), 1, "the deadline did not fire at {due:?}");
     assert!(matches!(other.poll(deadline.as_mut()), Poll::Ready(Err(_))));
-}
-
-#[test]
-fn a_driver_that_stops_wakes_an_idle_one_to_carry_out_its_plan() {
-    let wheel = wheel();
-    let mut staying = pin!(wheel.driver(LoggingSleeper(Log::default())));
-    let staying_task = CountingWaker::new();
-    let mut cx = Context::from_waker(&staying_task.waker);
-    poll_until_idle(&wheel, staying.as_mut(), &mut cx);
-
-    // A second driver turns the idle wheel once (it lingers: a turn is planned, and no
-    // one is woken), then stops before that turn.
-    {
-        let mut leaving = pin!(wheel.driver(LoggingSleeper(Log::default())));
-        let leaving_task = CountingWaker::new();
-        let mut leaving_cx = Context::from_waker(&leaving_task.waker);
-        let _ = leaving
-            .as_mut()
-            .poll_with(pin!(pending::<()>()), &mut leaving_cx);
-        assert!(wheel.next_turn() < Duration::MAX);
-    }
-    assert_eq!(
-        staying_task.wakes(),
-        1,
-        "the driver that stayed was not told to take over"
-    );
-
-    // A deadline later than that plan wakes no one; the driver that stayed, polled for
-    // the wake above, plans and fires it.
-    let other = CountingWaker::new();
-    let mut deadline = pin!(wheel.deadline(40 * TICK, pending::<()>()));
-    assert!(other.poll(deadline.as_mut()).is_pending());
-    drive_until_woken(&wheel, staying.as_mut(), &mut cx, &other);
-    assert!(matches!(other.poll(deadline.as_mut()), Poll::Ready(Err(_))));
-}
-
-#[test]
-fn a_turn_made_by_hand_on_an_idle_wheel_wakes_the_idle_driver_to_carry_it_out() {
-    let wheel = wheel();
-    let mut driver = pin!(wheel.driver(LoggingSleeper(Log::default())));
-    let task = CountingWaker::new();
-    let mut cx = Context::from_waker(&task.waker);
-    poll_until_idle(&wheel, driver.as_mut(), &mut cx);
-    assert_eq!(task.wakes(), 0);
-
-    // A turn by hand plans one (it lingers). A deadline later than that plan wakes no
-    // one, and the idle driver waits for its waker only: the turn wakes it, or the wheel
-    // would stop for good once the plan's time had passed.
-    let _ = wheel.turn();
-    assert!(wheel.next_turn() < Duration::MAX);
-    assert_eq!(task.wakes(), 1, "the idle driver was not told of the plan");
-    let other = CountingWaker::new();
-    let mut deadline = pin!(wheel.deadline(40 * TICK, pending::<()>()));
-    assert!(other.poll(deadline.as_mut()).is_pending());
-    assert_eq!(task.wakes(), 1, "an arm later than the plan wakes no one");
-    // The driver, polled for that wake, turns and plans; the deadline fires when due.
-    drive_until_woken(&wheel, driver.as_mut(), &mut cx, &other);
-    assert!(matches!(other.poll(deadline.as_mut()), Poll::Ready(Err(_))));
-}
-
-#[test]
-fn a_driver_without_a_place_that_turns_an_idle_wheel_wakes_the_others_and_again_when_it_stops() {
-    let wheel = wheel();
-    let tasks = [(); 3].map(|()| CountingWaker::new());
-    let mut slots = [
-        wheel.driver_slot(),
-        wheel.driver_slot(),
-        wheel.driver_slot(),
-    ];
-    for (slot, task) in slots.iter_mut().zip(&tasks) {
-        assert!(slot.register(&task.waker));
-        let _ = slot.turn();
-    }
-    // Past the lingering: idle.
-    wheel.clock().set(16 * TICK);
-    let _ = slots[0].turn();
-    assert_eq!(wheel.next_turn(), Duration::MAX);
-    let woken = tasks.each_ref().map(CountingWaker::wakes);
-
-    // A fourth driver finds no place; its turn takes the idle wheel out of idle (it
-    // lingers), which the three must learn of: each is woken.
-    let mut placeless = wheel.driver_slot();
-    assert!(!placeless.register(Waker::noop()));
-    let _ = placeless.turn();
-    assert!(wheel.next_turn() < Duration::MAX);
-    for (task, before) in tasks.iter().zip(woken) {
-        assert_eq!(
-            task.wakes(),
-            before + 1,
-            "a driver with a place was not woken"
-        );
-    }
-    // They register again (as they would, polled), and the placeless one stops: it may
-    // have planned a turn only it was going to make, so they are woken again.
-    for (slot, task) in slots.iter_mut().zip(&tasks) {
-        assert!(slot.register(&task.waker));
-    }
-    drop(placeless);
-    for (task, before) in tasks.iter().zip(woken) {
-        assert_eq!(task.wakes(), before + 2, "the stop did not wake a driver");
-    }
 }
