@@ -16,9 +16,9 @@
 //! Without either feature, the handle is the zero-sized [`Global`](crate::Global) handle
 //! in all but name, and every call goes straight to the global wheel.
 
-#[cfg(any(feature = "tokio", feature = "test-util"))]
-use punctual_core::RawWheel;
 use punctual_core::WheelRef;
+#[cfg(any(feature = "tokio", feature = "test-util"))]
+use punctual_core::{RawWheel, Reading};
 
 #[cfg(not(any(feature = "tokio", feature = "test-util")))]
 use crate::global::Global;
@@ -49,11 +49,11 @@ pub(crate) struct Chosen {
 impl Chosen {
     /// `at`, a reading of the global clock, as a reading of this wheel's clock.
     #[inline]
-    fn reading_at(&self, at: core::time::Duration) -> core::time::Duration {
+    fn reading_at(&self, at: Reading) -> Reading {
         #[cfg(feature = "tokio")]
         if let Some(clock) = self.runtime_clock {
-            if at != core::time::Duration::MAX {
-                return at.saturating_sub(clock.behind());
+            if at != Reading::END {
+                return at - clock.behind();
             }
         }
         at
@@ -117,7 +117,7 @@ unsafe impl WheelRef for Ambient {
     }
 
     #[inline]
-    fn reading_at(&self, at: core::time::Duration) -> core::time::Duration {
+    fn reading_at(&self, at: Reading) -> Reading {
         match self.chosen {
             Some(chosen) => chosen.reading_at(at),
             None => at,

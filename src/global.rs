@@ -37,7 +37,7 @@ pub struct GlobalClock;
 impl GlobalClock {
     /// The reading of `instant` on this clock (zero for instants before its origin).
     pub fn reading_of(instant: Instant) -> Duration {
-        std_clock().reading_of(instant)
+        std_clock().reading_of(instant).as_duration()
     }
 }
 

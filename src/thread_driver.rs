@@ -3,13 +3,12 @@
 
 use core::sync::atomic::{AtomicBool, Ordering};
 use core::task::Waker;
-use core::time::Duration;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Arc;
 use std::task::Wake;
 use std::thread::{self, JoinHandle, Thread};
 
-use punctual_core::{Clock, Storage, Wheel};
+use punctual_core::{Clock, Reading, Storage, Wheel};
 
 use crate::wake_lead::{WakeEarly, spin_until};
 
@@ -71,15 +70,15 @@ fn run<C: Clock, S: Storage>(wheel: &Wheel<C, S>) -> ! {
         if !has_place {
             // No place left for our waker (three other drivers hold theirs): nothing
             // unparks us, so turn again within a tick, and never park without a timeout.
-            next = next.min(wheel.clock().now().saturating_add(wheel.tick()));
+            next = next.min(wheel.now() + wheel.tick());
         }
-        if next == Duration::MAX {
+        if next == Reading::END {
             // Idle: nothing armed. The next arm unparks us.
             thread::park();
             continue;
         }
         let now = wheel.clock().now();
-        let Some(wait) = early.plan(now, next, wheel.tick()) else {
+        let Some(wait) = early.plan(now, next.as_duration(), wheel.tick()) else {
             continue;
         };
         if !wait.sleep.is_zero() {
@@ -91,7 +90,7 @@ fn run<C: Clock, S: Storage>(wheel: &Wheel<C, S>) -> ! {
             }
         }
         if !wait.spin.is_zero() {
-            spin_until(wheel.clock(), next, &unpark.woken, wait.spin);
+            spin_until(wheel.clock(), next.as_duration(), &unpark.woken, wait.spin);
         }
     }
 }
@@ -140,6 +139,7 @@ pub(crate) fn spawn_named<C: Clock + 'static, S: Storage + 'static>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use core::time::Duration;
 
     #[test]
     fn a_wake_ends_a_spin_and_unparks_the_thread() {

@@ -116,7 +116,7 @@ pub use future::error::Elapsed;
 pub use future::sleep::Sleep;
 pub use future::stream::{IdleTimeout, StreamDeadline};
 pub use future::timer::{RawWheel, WheelRef};
-pub use time::Limit;
+pub use time::{Limit, Reading};
 #[cfg(feature = "alloc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub use wheel::GrowableWheel;
@@ -139,8 +139,17 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         Deadline::new(future, self, Limit::After(duration))
     }
 
-    /// Bounds `future` by the instant `at` on this wheel's clock (a [`Clock::now`] reading).
-    pub fn deadline_at<F: Future>(&self, at: Duration, future: F) -> Deadline<'_, F> {
+    /// Bounds `future` by the instant `at` on this wheel's clock.
+    ///
+    /// ```
+    /// # use core::time::Duration;
+    /// # use punctual_core::{Fixed, ManualClock, Wheel};
+    /// # let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
+    /// let at = wheel.now() + Duration::from_millis(5);
+    /// let deadline = wheel.deadline_at(at, core::future::pending::<()>());
+    /// # drop(deadline);
+    /// ```
+    pub fn deadline_at<F: Future>(&self, at: Reading, future: F) -> Deadline<'_, F> {
         Deadline::new(future, self, Limit::At(at))
     }
 
@@ -150,7 +159,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     }
 
     /// A future that completes when this wheel's clock reads `at`.
-    pub fn sleep_until(&self, at: Duration) -> Sleep<'_> {
+    pub fn sleep_until(&self, at: Reading) -> Sleep<'_> {
         Sleep::new(self, Limit::At(at))
     }
 

@@ -1,95 +1,221 @@
-//! Division by the wheel's tick without a divide instruction.
+//! Time as the core counts it, and every conversion between its units. Nothing outside
+//! this module turns nanoseconds into ticks, a `Duration` into a reading, or back.
 //!
-//! Every arm turns a clock reading into ticks. A 64-bit `div` costs tens of cycles on
-//! common x86-64 parts (and a `u128` one, a library call), which is a measurable share of
-//! arming a deadline. The tick never changes, so [`TickDivisor`] keeps its reciprocal,
-//! `m = ⌊(2⁶⁴ − 1) / t⌋`, and divides with one widening multiply and a correction:
-//!
-//! * `q̂ = ⌊n·m / 2⁶⁴⌋` never exceeds `⌊n / t⌋`, since `m ≤ 2⁶⁴ / t`;
-//! * and falls short of it by less than 2: `n / t − n·m / 2⁶⁴ = n·(2⁶⁴/t − m) / 2⁶⁴`, where
-//!   `2⁶⁴/t − m < 1 + 1/t ≤ 2` and `n < 2⁶⁴`.
-//!
-//! So at most two steps of "while the remainder is at least `t`, add one" make it exact.
+//! * A [`Reading`] is an instant on a wheel's clock: nanoseconds since the clock's origin,
+//!   in a `u64`. A [`Clock`](crate::Clock) reports the time since its origin as a
+//!   `Duration`; the wheel turns it into a reading here, saturating at [`Reading::END`]
+//!   (`u64::MAX` ns, about 584 years). A clock may read `END`, but a deadline due there
+//!   never ends: `END` as a target stands for "never", as does any instant or relative
+//!   limit that reaches it.
+//! * A [`Tick`] counts the wheel's ticks since the clock's origin: the unit of the levels
+//!   and of the driver's plan. A reading falls in the tick of its floor; a deadline's tick
+//!   is the first boundary at or after it ([`TickDivisor`], which divides without a divide
+//!   instruction).
+//! * A *span* is a duration as a deadline keeps it: nanoseconds in a `u64`, where
+//!   [`BEYOND`] stands for any duration from `u64::MAX` ns on (it never ends, as
+//!   `Duration::MAX`).
+//! * A [`Limit`] is what a user gives: a `Duration` from the first poll, or a `Reading`.
 
+use core::fmt;
+use core::ops::{Add, Sub};
 use core::time::Duration;
 
-/// Divides `u64` nanoseconds by a fixed tick.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct TickDivisor {
-    tick: u64,
-    reciprocal: u64,
+mod divisor;
+
+pub(crate) use divisor::TickDivisor;
+
+/// An instant on a wheel's clock: the time since the clock's origin, in nanoseconds.
+///
+/// Readings of one wheel's clock compare with each other, never with another clock's.
+/// Arithmetic saturates: at [`Reading::ZERO`] below, at [`Reading::END`] above, which a
+/// deadline never reaches (a limit at or past it never ends).
+///
+/// # Examples
+///
+/// ```
+/// use core::time::Duration;
+/// use punctual_core::{Fixed, ManualClock, Reading, Wheel};
+///
+/// let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
+/// let at = wheel.now() + Duration::from_millis(5);
+/// assert_eq!(at, Reading::from_nanos(5_000_000));
+/// assert_eq!(at - wheel.now(), Duration::from_millis(5));
+/// let sleep = wheel.sleep_until(at);
+/// # drop(sleep);
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Reading(u64);
+
+impl Reading {
+    /// The clock's origin.
+    pub const ZERO: Self = Self(0);
+
+    /// `u64::MAX` nanoseconds after the origin (about 584 years): the last reading a clock
+    /// may give, and as a limit, "never".
+    pub const END: Self = Self(u64::MAX);
+
+    /// The reading `nanos` nanoseconds after the origin.
+    #[inline]
+    pub const fn from_nanos(nanos: u64) -> Self {
+        Self(nanos)
+    }
+
+    /// The reading `elapsed` after the origin (what [`Clock::now`](crate::Clock::now)
+    /// reports), saturating at [`Reading::END`].
+    #[inline]
+    pub const fn since_origin(elapsed: Duration) -> Self {
+        // `u64` arithmetic rather than `as_nanos`' `u128`: this is on every arm.
+        match elapsed.as_secs().checked_mul(1_000_000_000) {
+            Some(nanos) => match nanos.checked_add(elapsed.subsec_nanos() as u64) {
+                Some(nanos) => Self(nanos),
+                None => Self::END,
+            },
+            None => Self::END,
+        }
+    }
+
+    /// Nanoseconds since the origin.
+    #[inline]
+    pub const fn as_nanos(self) -> u64 {
+        self.0
+    }
+
+    /// The time since the origin; [`Reading::END`] as `Duration::MAX`, which stands for
+    /// "never" as a limit and "idle" as a planned turn (so `Reading::since_origin` gives
+    /// back every reading it came from).
+    #[inline]
+    pub const fn as_duration(self) -> Duration {
+        if self.0 == u64::MAX {
+            Duration::MAX
+        } else {
+            Duration::from_nanos(self.0)
+        }
+    }
+
+    /// `self + by`, or `None` past [`Reading::END`].
+    #[inline]
+    pub const fn checked_add(self, by: Duration) -> Option<Self> {
+        let Self(by) = Self::since_origin(by);
+        match self.0.checked_add(by) {
+            Some(nanos) if nanos != u64::MAX => Some(Self(nanos)),
+            _ => None,
+        }
+    }
+
+    /// The time from `earlier` to `self`, zero if `earlier` is later.
+    #[inline]
+    pub const fn saturating_duration_since(self, earlier: Self) -> Duration {
+        Duration::from_nanos(self.0.saturating_sub(earlier.0))
+    }
+
+    /// `self + span` for a span in nanoseconds, saturating at [`Reading::END`].
+    #[inline]
+    pub(crate) const fn after(self, span: u64) -> Self {
+        Self(self.0.saturating_add(span))
+    }
+
+    /// `self - span` for a span in nanoseconds, saturating at [`Reading::ZERO`].
+    #[inline]
+    pub(crate) const fn before(self, span: u64) -> Self {
+        Self(self.0.saturating_sub(span))
+    }
 }
 
-impl TickDivisor {
-    /// # Panics
-    ///
-    /// If `tick` is zero.
+/// Saturates at [`Reading::END`].
+impl Add<Duration> for Reading {
+    type Output = Self;
+
+    #[inline]
+    fn add(self, by: Duration) -> Self {
+        self.after(Self::since_origin(by).0)
+    }
+}
+
+/// Saturates at [`Reading::ZERO`].
+impl Sub<Duration> for Reading {
+    type Output = Self;
+
+    #[inline]
+    fn sub(self, by: Duration) -> Self {
+        Self(self.0.saturating_sub(Self::since_origin(by).0))
+    }
+}
+
+/// The time from the later reading back to the earlier one: zero if the right-hand side
+/// is later (see [`Reading::saturating_duration_since`]).
+impl Sub for Reading {
+    type Output = Duration;
+
+    #[inline]
+    fn sub(self, earlier: Self) -> Duration {
+        self.saturating_duration_since(earlier)
+    }
+}
+
+impl fmt::Debug for Reading {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if *self == Self::END {
+            f.write_str("Reading::END")
+        } else {
+            write!(f, "Reading({:?})", self.as_duration())
+        }
+    }
+}
+
+/// A count of a wheel's ticks since its clock's origin.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Tick(u64);
+
+impl Tick {
+    /// A plan of no turn at all (the driver is idle), and past any tick a turn reaches.
+    pub(crate) const IDLE: Self = Self(u64::MAX);
+
+    #[inline]
     pub(crate) const fn new(tick: u64) -> Self {
-        assert!(tick > 0, "punctual: a wheel's tick must be at least 1 ns");
-        Self {
-            tick,
-            reciprocal: u64::MAX / tick,
-        }
+        Self(tick)
     }
 
-    /// The tick, in nanoseconds.
+    /// The count, for the levels' slot arithmetic (the levels count ticks as plain
+    /// numbers).
     #[inline]
-    pub(crate) const fn tick(&self) -> u64 {
-        self.tick
+    pub(crate) const fn get(self) -> u64 {
+        self.0
     }
 
-    /// `⌊n / tick⌋` and `n mod tick`.
+    /// `n` ticks later, saturating.
     #[inline]
-    pub(crate) const fn div_rem(&self, n: u64) -> (u64, u64) {
-        let mut q = ((n as u128 * self.reciprocal as u128) >> 64) as u64;
-        let mut r = n - q * self.tick;
-        // At most two corrections (module docs).
-        while r >= self.tick {
-            q += 1;
-            r -= self.tick;
-        }
-        (q, r)
-    }
-
-    /// `⌊n / tick⌋`.
-    #[inline]
-    pub(crate) const fn floor(&self, n: u64) -> u64 {
-        self.div_rem(n).0
-    }
-
-    /// `⌈n / tick⌉`.
-    #[inline]
-    pub(crate) const fn ceil(&self, n: u64) -> u64 {
-        let (q, r) = self.div_rem(n);
-        if r == 0 { q } else { q + 1 }
-    }
-
-    /// `⌊n / tick⌋` for a `u128` (a `Duration`'s nanoseconds), saturating at `u64::MAX`.
-    #[inline]
-    pub(crate) fn floor_u128(&self, n: u128) -> u64 {
-        match u64::try_from(n) {
-            Ok(n) => self.floor(n),
-            Err(_) => (n / self.tick as u128).min(u64::MAX as u128) as u64,
-        }
+    pub(crate) const fn after(self, n: u64) -> Self {
+        Self(self.0.saturating_add(n))
     }
 }
 
 /// What limits a deadline: a duration from its first poll, or an instant on the wheel's
-/// clock (a reading of [`Clock::now`]).
+/// clock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Limit {
     /// Ends this long after the inner future first returns `Pending`.
     After(Duration),
     /// Ends when the wheel's clock reads this.
-    At(Duration),
+    At(Reading),
 }
 
-/// `d` in nanoseconds, if that fits a `u64` (below about 584 years).
-#[inline]
-pub(crate) fn nanos_u64(d: Duration) -> Option<u64> {
-    d.as_secs()
-        .checked_mul(1_000_000_000)?
-        .checked_add(u64::from(d.subsec_nanos()))
+/// When a deadline is due, as its timer keeps it: a span from its start (nanoseconds,
+/// saturated: [`BEYOND`] never ends), or an instant.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Due {
+    After(u64),
+    At(Reading),
+}
+
+impl From<Limit> for Due {
+    #[inline]
+    fn from(limit: Limit) -> Self {
+        match limit {
+            Limit::After(duration) => Self::After(span_of(duration)),
+            Limit::At(at) => Self::At(at),
+        }
+    }
 }
 
 /// A span of `u64::MAX` nanoseconds or more: beyond any clock reading (about 584 years),
@@ -97,13 +223,9 @@ pub(crate) fn nanos_u64(d: Duration) -> Option<u64> {
 pub(crate) const BEYOND: u64 = u64::MAX;
 
 /// `d` in saturated nanoseconds (a `Duration` is 16 bytes; a deadline keeps 8).
+#[inline]
 pub(crate) const fn span_of(d: Duration) -> u64 {
-    let nanos = d.as_nanos();
-    if nanos >= BEYOND as u128 {
-        BEYOND
-    } else {
-        nanos as u64
-    }
+    Reading::since_origin(d).0
 }
 
 /// The `Duration` a span stands for.
@@ -112,85 +234,5 @@ pub(crate) const fn duration_of(span: u64) -> Duration {
         Duration::MAX
     } else {
         Duration::from_nanos(span)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::TickDivisor;
-
-    fn check(tick: u64, n: u64) {
-        let d = TickDivisor::new(tick);
-        assert_eq!(d.div_rem(n), (n / tick, n % tick), "{n} / {tick}");
-        assert_eq!(d.ceil(n), n.div_ceil(tick), "⌈{n} / {tick}⌉");
-    }
-
-    #[test]
-    fn agrees_with_division_at_the_edges() {
-        let ticks = [
-            1,
-            2,
-            3,
-            7,
-            1_000,
-            100_000,
-            1_000_000,
-            999_999_937,
-            u64::MAX / 2,
-            u64::MAX - 1,
-            u64::MAX,
-        ];
-        for &tick in &ticks {
-            for base in [
-                0,
-                tick,
-                tick.saturating_mul(2),
-                u64::MAX / 3,
-                u64::MAX - tick,
-                u64::MAX,
-            ] {
-                for delta in [0u64, 1, 2] {
-                    check(tick, base.saturating_sub(delta));
-                    check(tick, base.saturating_add(delta));
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn agrees_with_division_on_random_inputs() {
-        // xorshift64*: deterministic, no dependency.
-        let mut x = 0x9E37_79B9_7F4A_7C15_u64;
-        let mut next = || {
-            x ^= x >> 12;
-            x ^= x << 25;
-            x ^= x >> 27;
-            x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-        };
-        let iterations = if cfg!(miri) { 200 } else { 200_000 };
-        for _ in 0..iterations {
-            let tick = match next() % 3 {
-                0 => next() % 10_000_000 + 1,
-                1 => next() >> (next() % 64),
-                _ => next(),
-            }
-            .max(1);
-            check(tick, next());
-            check(tick, next() >> (next() % 64));
-        }
-    }
-
-    #[test]
-    fn wide_readings_saturate() {
-        let d = TickDivisor::new(1_000_000);
-        assert_eq!(d.floor_u128(u128::MAX), u64::MAX);
-        assert_eq!(
-            d.floor_u128(u64::MAX as u128 + 1),
-            (u64::MAX as u128 + 1).div_euclid(1_000_000) as u64
-        );
-        assert_eq!(
-            TickDivisor::new(1).floor_u128(u64::MAX as u128 + 5),
-            u64::MAX
-        );
     }
 }

@@ -177,12 +177,12 @@ use crossbeam_utils::CachePadded;
 
 use crate::clock::Clock;
 use crate::sync::{AtomicU32, Ordering, UnsafeCell};
-use crate::time::TickDivisor;
+use crate::time::{Reading, Tick, TickDivisor};
 use driver_wakers::DriverWakers;
 use entry::{HANDLE, NIL, WHEEL};
 use levels::Levels;
 use lists::Fresh;
-use plan::{IDLE, Plan, nanos_of, reading_of};
+use plan::{IDLE, Plan};
 use shards::{SHARDS, Shard};
 use stats::{Counters, Stats};
 use storage::{Fixed, Storage};
@@ -364,7 +364,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                     levels: Levels::new(),
                     to_wake: NIL,
                     to_wake_tail: NIL,
-                    linger_until: 0,
+                    linger_until: Tick::new(0),
                     fresh: true,
                 })),
                 counters: CachePadded::new(Counters::new()),
@@ -406,6 +406,22 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         &self.clock
     }
 
+    /// The clock's reading now: [`Clock::now`] as a [`Reading`], the instant deadlines on
+    /// this wheel are measured in (saturating at [`Reading::END`]).
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use punctual_core::{Fixed, ManualClock, Reading, Wheel};
+    ///
+    /// let wheel: Wheel<ManualClock, Fixed<4>> =
+    ///     Wheel::fixed(ManualClock::starting_at(Duration::from_secs(2)), Duration::from_millis(1));
+    /// assert_eq!(wheel.now(), Reading::from_nanos(2_000_000_000));
+    /// ```
+    #[inline]
+    pub fn now(&self) -> Reading {
+        Reading::since_origin(self.clock.now())
+    }
+
     /// The wheel's tick: the width of its slots, and the unit of the lateness bound. A
     /// deadline fires at most two ticks after its time on a driver that is not starved, and
     /// one of few in its slot fires at its own time, as late only as the driver's wake-up
@@ -445,17 +461,17 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
 
     /// Fires every deadline whose tick has come by the clock's current time (and those of
     /// a sparse slot whose own time has: "Sub-tick firing") and returns the clock reading
-    /// at which the wheel wants to be turned next, `Duration::MAX` when nothing is armed
+    /// at which the wheel wants to be turned next, [`Reading::END`] when nothing is armed
     /// (see [`Wheel::advance_to`]).
-    pub fn turn(&self) -> Duration {
+    pub fn turn(&self) -> Reading {
         self.turn_as(None)
     }
 
     /// [`Wheel::turn`] by the driver in waker slot `slot` (`None`: a driver with no slot,
     /// or a turn by hand), which a turn that takes the wheel out of idle then does not
     /// wake (see "Waking the driver").
-    pub(crate) fn turn_as(&self, slot: Option<usize>) -> Duration {
-        reading_of(self.advance_nanos(self.now_nanos(), slot))
+    pub(crate) fn turn_as(&self, slot: Option<usize>) -> Reading {
+        self.turn_at(self.now(), slot)
     }
 
     /// Fires every deadline whose tick has come at clock reading `now` (clamped to the
@@ -467,15 +483,15 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     ///
     /// Turn the wheel again when that time comes, or earlier when the waker given to
     /// [`Wheel::register_driver`] (or to a [`DriverSlot`](crate::DriverSlot)) is woken.
-    /// `Duration::MAX` means nothing is armed: wait for the waker only, with no timer
+    /// [`Reading::END`] means nothing is armed: wait for the waker only, with no timer
     /// (every arm wakes an idle driver).
     ///
     /// If another thread is turning the wheel at the moment, this returns at once and that
     /// thread does the work before it lets go. That thread may plan anew as it does, with
     /// no one to tell, so the time returned then is the next tick boundary at the latest
-    /// (never `Duration::MAX`): turn again by then.
-    pub fn advance_to(&self, now: Duration) -> Duration {
-        reading_of(self.advance_nanos(nanos_of(now.min(self.clock.now())), None))
+    /// (never `END`): turn again by then.
+    pub fn advance_to(&self, now: Reading) -> Reading {
+        self.turn_at(now.min(self.now()), None)
     }
 
     /// Registers the waker to wake when the wheel must be turned sooner than planned: a
@@ -495,13 +511,13 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     }
 
     /// The clock reading of the tick of the driver's next planned turn, as of its last turn
-    /// (`Duration::MAX` while it is idle). The driver may turn earlier within the tick
+    /// ([`Reading::END`] while it is idle). The driver may turn earlier within the tick
     /// before, for a sparse slot ("Sub-tick firing"); this is the boundary it turns by.
     /// A boundary at or past the clock's last reading (`u64::MAX` ns) is given as the
     /// reading before it, as [`Wheel::turn`] does, so that it never reads as idle.
-    pub fn next_turn(&self) -> Duration {
-        let reference = self.floor_ticks(self.clock.now());
-        reading_of(self.plan_reading(self.planned_turn(reference)))
+    pub fn next_turn(&self) -> Reading {
+        let reference = self.ticks().floor(self.now());
+        self.plan_reading(self.planned_turn(reference))
     }
 }
 
@@ -525,8 +541,8 @@ impl<S: Storage> Wheel<crate::ManualClock, S> {
     /// sparse slot whose own time has) has fired and its task was woken (unless
     /// another thread is turning the wheel at this moment; that thread then does it before
     /// it lets go). Returns the new clock reading.
-    pub fn advance(&self, by: Duration) -> Duration {
-        let now = self.clock.advance(by);
+    pub fn advance(&self, by: Duration) -> Reading {
+        let now = Reading::since_origin(self.clock.advance(by));
         self.advance_to(now);
         now
     }

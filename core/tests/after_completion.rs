@@ -8,7 +8,7 @@ use core::future::{pending, ready};
 use core::pin::pin;
 use core::time::Duration;
 
-use punctual_core::{Budget, Fixed, ManualClock, Wheel};
+use punctual_core::{Budget, Fixed, ManualClock, Reading, Wheel};
 use support::{CountingWaker, TICK, fixed, is_elapsed, ms};
 
 #[test]
@@ -72,7 +72,7 @@ fn polling_a_completed_budget_panics() {
 fn polling_a_completed_deadline_within_a_budget_panics() {
     let wheel: Wheel<ManualClock, Fixed<2>> = Wheel::fixed(ManualClock::new(), TICK);
     let w = CountingWaker::new();
-    let budget = Budget::new(&wheel, ms(3), ms(3));
+    let budget = Budget::new(&wheel, Reading::since_origin(ms(3)), ms(3));
     let mut d = pin!(wheel.deadline(ms(10), pending::<()>()).within(budget));
     assert!(w.poll(d.as_mut()).is_pending());
     wheel.advance(ms(3));

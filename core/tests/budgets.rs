@@ -12,7 +12,7 @@ use core::task::Poll;
 use core::time::Duration;
 use std::cell::Cell;
 
-use punctual_core::{Budget, Budgeted, Elapsed, Fixed, Growable, ManualClock, Wheel};
+use punctual_core::{Budget, Budgeted, Elapsed, Fixed, Growable, ManualClock, Reading, Wheel};
 use support::{TICK, growable, ms, poll};
 
 /// Polls `f` and advances the clock one tick at a time until it completes; returns the
@@ -246,7 +246,7 @@ fn a_deadline_first_polled_inside_a_budget_keeps_it_after_the_block() {
 fn a_never_ending_deadline_within_a_budget_ends_with_the_budget() {
     // `Duration::MAX` alone never fires; within a budget it is bounded like any other.
     let wheel = growable();
-    let budget = Budget::new(&wheel, ms(10), ms(10)).named("request");
+    let budget = Budget::new(&wheel, Reading::since_origin(ms(10)), ms(10)).named("request");
     let mut d = pin!(
         wheel
             .deadline(Duration::MAX, pending::<()>())
@@ -264,11 +264,11 @@ fn a_never_ending_deadline_within_a_budget_ends_with_the_budget() {
         other => panic!("the budget did not end a never-ending deadline: {other:?}"),
     }
     // The same for an instant beyond any reading.
-    let budget = Budget::new(&wheel, ms(20), ms(10));
+    let budget = Budget::new(&wheel, Reading::since_origin(ms(20)), ms(10));
     let (out, at) = run(
         &wheel,
         wheel
-            .deadline_at(Duration::MAX, pending::<()>())
+            .deadline_at(Reading::END, pending::<()>())
             .within(budget),
     );
     assert!(out.unwrap_err().is_budget());
@@ -280,7 +280,7 @@ fn a_budget_ending_at_the_deadline_s_own_instant_leaves_it_its_own_name() {
     // Only a budget that ends a deadline *before* its own time makes the `Elapsed` the
     // budget's; at the same instant the deadline's own duration and name stand.
     let wheel = growable();
-    let budget = Budget::new(&wheel, ms(10), ms(7)).named("budget");
+    let budget = Budget::new(&wheel, Reading::since_origin(ms(10)), ms(7)).named("budget");
     let d = wheel
         .deadline(ms(10), pending::<()>())
         .named("own")

@@ -12,7 +12,7 @@ use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering::SeqCst};
 use core::task::Poll;
 use core::time::Duration;
 
-use punctual_core::{Clock, Fixed, ManualClock, Wheel};
+use punctual_core::{Clock, Fixed, ManualClock, Reading, Wheel};
 use support::{CountingWaker, ProbeState, TICK, fixed, is_elapsed, ms, ns, quietly};
 
 #[test]
@@ -40,8 +40,8 @@ fn a_relative_deadline_starts_at_its_first_poll_not_at_creation() {
 fn deadline_at_is_absolute_from_creation() {
     let wheel = fixed::<4>();
     let w = CountingWaker::new();
-    let mut d = pin!(wheel.deadline_at(ms(150), pending::<()>()));
-    let mut s = pin!(wheel.sleep_until(ms(150)));
+    let mut d = pin!(wheel.deadline_at(Reading::since_origin(ms(150)), pending::<()>()));
+    let mut s = pin!(wheel.sleep_until(Reading::since_origin(ms(150))));
     wheel.advance(ms(100));
     assert!(w.poll(d.as_mut()).is_pending());
     assert!(w.poll(s.as_mut()).is_pending());
@@ -100,7 +100,7 @@ fn a_future_ready_at_first_poll_reads_no_clock_and_arms_nothing() {
 
     let mut d = pin!(wheel.deadline(ms(10), ready(5)));
     assert_eq!(w.poll(d.as_mut()), Poll::Ready(Ok(5)));
-    let mut d = pin!(wheel.deadline_at(ms(10), probe.probe()));
+    let mut d = pin!(wheel.deadline_at(Reading::since_origin(ms(10)), probe.probe()));
     assert_eq!(w.poll(d.as_mut()), Poll::Ready(Ok(7)));
     assert!(probe.dropped());
     // Bad input does not change that: the ready future wins, with no clock read.
@@ -108,7 +108,7 @@ fn a_future_ready_at_first_poll_reads_no_clock_and_arms_nothing() {
     assert_eq!(w.poll(d.as_mut()), Poll::Ready(Ok(1)));
     let mut d = pin!(wheel.deadline(Duration::MAX, ready(2)));
     assert_eq!(w.poll(d.as_mut()), Poll::Ready(Ok(2)));
-    let mut d = pin!(wheel.deadline_at(Duration::ZERO, ready(3)));
+    let mut d = pin!(wheel.deadline_at(Reading::ZERO, ready(3)));
     assert_eq!(w.poll(d.as_mut()), Poll::Ready(Ok(3)));
 
     assert_eq!(wheel.clock().reads(), 0, "the clock was read");
@@ -163,8 +163,11 @@ fn a_coarse_clock_adds_its_resolution_to_deadlines_a_budget_bounds_too() {
     let reading = ms(5) + Duration::from_micros(250);
     wheel.clock().set(reading);
     let _ = wheel.turn();
-    let far =
-        punctual_core::Budget::new(&wheel, Duration::from_secs(100), Duration::from_secs(100));
+    let far = punctual_core::Budget::new(
+        &wheel,
+        Reading::since_origin(Duration::from_secs(100)),
+        Duration::from_secs(100),
+    );
     let w = CountingWaker::new();
     let mut d = pin!(wheel.deadline(ms(10), pending::<()>()).within(far));
     assert!(w.poll(d.as_mut()).is_pending());
@@ -178,7 +181,10 @@ fn a_coarse_clock_adds_its_resolution_to_deadlines_a_budget_bounds_too() {
     let elapsed = is_elapsed(w.poll(d.as_mut()));
     assert_eq!((elapsed.duration(), elapsed.is_budget()), (ms(10), false));
     let budget = punctual_core::Budget::starting_now(&wheel, ms(10)).unwrap();
-    assert_eq!(budget.at(), earliest + 2 * TICK + ms(10) + resolution);
+    assert_eq!(
+        budget.at(),
+        Reading::since_origin(earliest + 2 * TICK + ms(10) + resolution)
+    );
 }
 
 /// A manual clock whose reading, on the thread that sets one, is a stale one: what a
@@ -254,7 +260,10 @@ fn a_refused_backwards_set_changes_nothing_and_fires_nothing_early() {
         "a refused set moved the clock"
     );
     // Turning to an earlier reading (a stale one) is a no-op.
-    assert_eq!(wheel.advance_to(ms(50)), ms(110));
+    assert_eq!(
+        wheel.advance_to(Reading::since_origin(ms(50))),
+        Reading::since_origin(ms(110))
+    );
     assert!(w.poll(d.as_mut()).is_pending());
     wheel.advance(ms(10) - ns(1));
     assert_eq!(w.wakes(), 0);
@@ -265,7 +274,7 @@ fn a_refused_backwards_set_changes_nothing_and_fires_nothing_early() {
     // A turn to a reading ahead of the clock is clamped to the clock: nothing fires early.
     let mut e = pin!(wheel.sleep(ms(5)));
     assert!(w.poll(e.as_mut()).is_pending());
-    let _ = wheel.advance_to(ms(200));
+    let _ = wheel.advance_to(Reading::since_origin(ms(200)));
     assert_eq!(w.wakes(), 1, "advance_to ran ahead of the clock");
     assert!(w.poll(e.as_mut()).is_pending());
 }

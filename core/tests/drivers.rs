@@ -13,7 +13,7 @@ use core::task::{Context, Poll, Waker};
 use core::time::Duration;
 use std::sync::{Arc, Mutex};
 
-use punctual_core::{Clock, Fixed, ManualClock, Sleeper, Wheel};
+use punctual_core::{Clock, Fixed, ManualClock, Reading, Sleeper, Wheel};
 use support::{
     CountingWaker, NeverSleeper, TICK, drive_until_woken, idle_wheel, is_elapsed, ms,
     poll_until_idle,
@@ -116,7 +116,7 @@ fn a_driver_that_stops_wakes_an_idle_one_to_carry_out_its_plan() {
         let _ = leaving
             .as_mut()
             .poll_with(pin!(pending::<()>()), &mut leaving_cx);
-        assert!(wheel.next_turn() < Duration::MAX);
+        assert!(wheel.next_turn() < Reading::END);
     }
     assert_eq!(
         staying_task.wakes(),
@@ -146,7 +146,7 @@ fn a_turn_made_by_hand_on_an_idle_wheel_wakes_the_idle_driver_to_carry_it_out() 
     // one, and the idle driver waits for its waker only: the turn wakes it, or the wheel
     // would stop for good once the plan's time had passed.
     let _ = wheel.turn();
-    assert!(wheel.next_turn() < Duration::MAX);
+    assert!(wheel.next_turn() < Reading::END);
     assert_eq!(task.wakes(), 1, "the idle driver was not told of the plan");
     let other = CountingWaker::new();
     let mut deadline = pin!(wheel.deadline(40 * TICK, pending::<()>()));
@@ -163,8 +163,8 @@ struct RecordingSleeper(Arc<Mutex<Vec<Duration>>>);
 impl Sleeper for RecordingSleeper {
     type Sleep = Pending<()>;
 
-    fn sleep_until(&mut self, at: Duration) -> Pending<()> {
-        self.0.lock().unwrap().push(at);
+    fn sleep_until(&mut self, at: Reading) -> Pending<()> {
+        self.0.lock().unwrap().push(at.as_duration());
         pending()
     }
 }
@@ -186,8 +186,8 @@ fn a_fourth_driver_at_once_turns_the_wheel_every_tick_until_a_place_frees_up() {
     let mut fourth = Box::pin(wheel.driver(RecordingSleeper(asked.clone())));
     // Lingering over, nothing armed: the wheel goes idle.
     let mut plan = wheel.turn();
-    while plan != Duration::MAX {
-        wheel.clock().set(plan);
+    while plan != Reading::END {
+        wheel.clock().set(plan.as_duration());
         plan = wheel.turn();
     }
     let now = wheel.clock().now();
@@ -238,7 +238,7 @@ fn a_driver_without_a_place_that_turns_an_idle_wheel_wakes_the_others_and_again_
     // Past the lingering: idle.
     wheel.clock().set(16 * TICK);
     let _ = slots[0].turn();
-    assert_eq!(wheel.next_turn(), Duration::MAX);
+    assert_eq!(wheel.next_turn(), Reading::END);
     let woken = tasks.each_ref().map(CountingWaker::wakes);
 
     // A fourth driver finds no place; its turn takes the idle wheel out of idle (it
@@ -246,7 +246,7 @@ fn a_driver_without_a_place_that_turns_an_idle_wheel_wakes_the_others_and_again_
     let mut placeless = wheel.driver_slot();
     assert!(!placeless.register(Waker::noop()));
     let _ = placeless.turn();
-    assert!(wheel.next_turn() < Duration::MAX);
+    assert!(wheel.next_turn() < Reading::END);
     for (task, before) in tasks.iter().zip(woken) {
         assert_eq!(
             task.wakes(),

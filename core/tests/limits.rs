@@ -12,7 +12,7 @@ use core::pin::pin;
 use core::task::Poll;
 use core::time::Duration;
 
-use punctual_core::{Clock, Elapsed, Fixed, Growable, ManualClock, Wheel};
+use punctual_core::{Clock, Elapsed, Fixed, Growable, ManualClock, Reading, Wheel};
 use support::{
     AdvanceToManual, CLOCK_END, CountingWaker, ProbeState, TICK, fixed, growable, is_elapsed, ms,
     ns,
@@ -49,7 +49,7 @@ fn deadline_at_in_the_past_fires_at_the_first_pending_poll() {
     wheel.advance(ms(100));
     let w = CountingWaker::new();
     let probe = ProbeState::default();
-    let mut d = pin!(wheel.deadline_at(ms(50), probe.probe()));
+    let mut d = pin!(wheel.deadline_at(Reading::since_origin(ms(50)), probe.probe()));
     let elapsed = is_elapsed(w.poll(d.as_mut()));
     assert_eq!(
         elapsed.duration(),
@@ -59,9 +59,9 @@ fn deadline_at_in_the_past_fires_at_the_first_pending_poll() {
     assert_eq!(probe.polls(), 1);
     assert!(probe.dropped());
     // "Now" has passed too.
-    let mut d = pin!(wheel.deadline_at(ms(100), pending::<()>()));
+    let mut d = pin!(wheel.deadline_at(Reading::since_origin(ms(100)), pending::<()>()));
     is_elapsed(w.poll(d.as_mut()));
-    let mut s = pin!(wheel.sleep_until(Duration::ZERO));
+    let mut s = pin!(wheel.sleep_until(Reading::ZERO));
     assert!(w.poll(s.as_mut()).is_ready());
     assert_eq!(wheel.occupied(), 0);
 }
@@ -72,8 +72,8 @@ fn duration_max_never_fires_and_holds_no_entry() {
     let w = CountingWaker::new();
     let mut d = pin!(wheel.deadline(Duration::MAX, pending::<()>()));
     let mut s = pin!(wheel.sleep(Duration::MAX));
-    let mut a = pin!(wheel.deadline_at(Duration::MAX, pending::<()>()));
-    let mut u = pin!(wheel.sleep_until(Duration::MAX));
+    let mut a = pin!(wheel.deadline_at(Reading::END, pending::<()>()));
+    let mut u = pin!(wheel.sleep_until(Reading::END));
     wheel.advance(ms(5));
     assert!(w.poll(d.as_mut()).is_pending());
     assert!(w.poll(s.as_mut()).is_pending());
@@ -121,7 +121,10 @@ fn durations_that_overflow_the_clock_never_fire_and_hold_no_entry() {
         assert_eq!(wheel.occupied(), 0, "an uncountable deadline took an entry");
         assert_eq!(wheel.degraded_polls(), 0);
         // To the end of the clock: never fired, never woken.
-        assert_eq!(wheel.advance(Duration::MAX), CLOCK_END);
+        assert_eq!(
+            wheel.advance(Duration::MAX),
+            Reading::since_origin(CLOCK_END)
+        );
         assert!(w.poll(a.as_mut()).is_pending());
         assert!(w.poll(b.as_mut()).is_pending());
     }
@@ -149,7 +152,7 @@ fn a_deadline_past_the_clocks_end_never_fires_and_holds_no_entry() {
         Wheel::growable(ManualClock::starting_at(start), TICK);
     let w = CountingWaker::new();
     let mut beyond = Box::pin(wheel.deadline(Duration::from_secs(7200), pending::<()>()));
-    let mut at_beyond = Box::pin(wheel.sleep_until(CLOCK_END + TICK));
+    let mut at_beyond = Box::pin(wheel.sleep_until(Reading::since_origin(CLOCK_END + TICK)));
     assert!(w.poll(beyond.as_mut()).is_pending());
     assert!(w.poll(at_beyond.as_mut()).is_pending());
     assert_eq!(wheel.occupied(), 0);
@@ -178,9 +181,9 @@ fn a_limit_of_u64_max_nanoseconds_or_more_never_fires_even_at_the_clocks_end() {
     let wheel: Wheel<ManualClock, Fixed<2>> =
         Wheel::fixed(ManualClock::starting_at(CLOCK_END - ms(5)), TICK);
     let w = CountingWaker::new();
-    let mut at_end = pin!(wheel.sleep_until(CLOCK_END));
+    let mut at_end = pin!(wheel.sleep_until(Reading::since_origin(CLOCK_END)));
     let mut after_max = pin!(wheel.sleep(Duration::from_nanos(u64::MAX)));
-    let mut just_below = pin!(wheel.sleep_until(CLOCK_END - ms(2)));
+    let mut just_below = pin!(wheel.sleep_until(Reading::since_origin(CLOCK_END - ms(2))));
     // A relative limit that ends exactly there (the fast path of arming).
     let mut to_end = pin!(wheel.sleep(ms(5)));
     assert!(w.poll(at_end.as_mut()).is_pending());
@@ -203,7 +206,7 @@ fn a_limit_of_u64_max_nanoseconds_or_more_never_fires_even_at_the_clocks_end() {
     // yet such a limit still holds no entry.
     for tick in [Duration::from_secs(2), Duration::from_secs(3600)] {
         let wheel: Wheel<ManualClock, Fixed<2>> = Wheel::fixed(ManualClock::new(), tick);
-        let mut at_max = pin!(wheel.sleep_until(Duration::MAX));
+        let mut at_max = pin!(wheel.sleep_until(Reading::END));
         let mut after_max = pin!(wheel.sleep(Duration::MAX));
         assert!(w.poll(at_max.as_mut()).is_pending());
         assert!(w.poll(after_max.as_mut()).is_pending());

@@ -22,7 +22,7 @@ use std::sync::Arc;
 use std::task::Wake;
 use std::thread;
 
-use punctual_core::{Clock, Fixed, Growable, ManualClock, Storage, Wheel};
+use punctual_core::{Clock, Fixed, Growable, ManualClock, Reading, Storage, Wheel};
 use support::{CountingWaker, ProbeState, TICK, is_elapsed, ms, ns, quietly, ticks};
 
 #[test]
@@ -407,7 +407,7 @@ fn a_waker_whose_clone_panics_when_registered_leaves_the_entry_usable() {
     wheel.register_driver(&driver.waker);
     let plan = wheel.turn();
     assert!(
-        plan > wheel.clock().now() + TICK,
+        plan > Reading::since_origin(wheel.clock().now() + TICK),
         "the driver plans a turn beyond the next tick"
     );
     let mut early = pin!(wheel.sleep(ms(1)));
@@ -425,7 +425,10 @@ fn a_driver_waker_that_panics_when_an_arm_wakes_it_loses_no_entry() {
     // deadline already held it), and the wheel's only entry serves the next deadline.
     let wheel: Wheel<ManualClock, Fixed<1>> = Wheel::fixed(ManualClock::new(), TICK);
     // Turned before the driver registers: a turn out of idle wakes the drivers too.
-    assert!(wheel.turn() > TICK, "the driver plans beyond the next tick");
+    assert!(
+        wheel.turn() > Reading::since_origin(TICK),
+        "the driver plans beyond the next tick"
+    );
     wheel.register_driver(&Waker::from(Arc::new(PanickingWaker)));
     let w = CountingWaker::new();
     let mut d = Box::pin(wheel.sleep(ms(1)));
@@ -449,7 +452,10 @@ fn a_driver_whose_waker_panics_does_not_keep_the_wake_from_the_others() {
     // must still reach the second.
     let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), TICK);
     // Turned before the drivers register: a turn out of idle wakes the drivers too.
-    assert!(wheel.turn() > TICK, "the drivers plan beyond the next tick");
+    assert!(
+        wheel.turn() > Reading::since_origin(TICK),
+        "the drivers plan beyond the next tick"
+    );
     let mut broken = wheel.driver_slot();
     let mut healthy = wheel.driver_slot();
     assert!(broken.register(&Waker::from(Arc::new(PanickingWaker))));
@@ -473,7 +479,7 @@ fn a_driver_waker_that_panics_when_a_turn_leaves_idle_keeps_the_wheel_working() 
     // are woken, and the wheel keeps working.
     let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), TICK);
     // Idle as a turn left it (a new wheel's first turn does not linger).
-    assert_eq!(wheel.turn(), Duration::MAX);
+    assert_eq!(wheel.turn(), Reading::END);
     let mut broken = wheel.driver_slot();
     let mut healthy = wheel.driver_slot();
     assert!(broken.register(&Waker::from(Arc::new(PanickingWaker))));
@@ -481,7 +487,7 @@ fn a_driver_waker_that_panics_when_a_turn_leaves_idle_keeps_the_wheel_working() 
     assert!(healthy.register(&driver.waker));
     assert!(quietly(|| wheel.turn()).is_err(), "the broken waker panics");
     assert_eq!(driver.wakes(), 1, "the healthy driver was not woken");
-    assert!(wheel.next_turn() < Duration::MAX, "the turn's plan stands");
+    assert!(wheel.next_turn() < Reading::END, "the turn's plan stands");
     let w = CountingWaker::new();
     let mut d = pin!(wheel.sleep(ms(2)));
     assert!(w.poll(d.as_mut()).is_pending());

@@ -6,7 +6,7 @@
 mod support;
 
 use core::pin::pin;
-use core::time::Duration;
+use punctual_core::Reading;
 
 use support::{AdvanceToManual, CountingWaker, fixed, growable, ms, ns, us};
 
@@ -26,7 +26,7 @@ fn an_arm_due_before_the_planned_turn_within_its_tick_wakes_the_driver() {
     let mut planned = pin!(wheel.sleep(us(2600)));
     assert!(w1.poll(planned.as_mut()).is_pending());
     wheel.register_driver(&driver.waker);
-    assert_eq!(wheel.turn(), us(2600));
+    assert_eq!(wheel.turn(), Reading::since_origin(us(2600)));
     // That turn took the new wheel out of idle, which wakes the drivers: a hand-written
     // loop's too, as it turns through `Wheel::turn`. It registers again.
     assert_eq!(driver.wakes(), 1);
@@ -48,10 +48,10 @@ fn an_arm_due_before_the_planned_turn_within_its_tick_wakes_the_driver() {
         "an arm before the planned turn did not wake the driver"
     );
     wheel.register_driver(&driver.waker);
-    assert_eq!(wheel.turn(), us(2200));
+    assert_eq!(wheel.turn(), Reading::since_origin(us(2200)));
     wheel.advance_to_manual(us(2200));
     assert_eq!((w1.wakes(), w2.wakes(), w4.wakes()), (0, 0, 1));
-    assert_eq!(wheel.turn(), us(2600));
+    assert_eq!(wheel.turn(), Reading::since_origin(us(2600)));
 }
 
 #[test]
@@ -71,7 +71,7 @@ fn an_arm_due_before_a_higher_slot_comes_down_wakes_the_driver_and_fires_at_its_
     let mut later = pin!(wheel.sleep(us(59_500)));
     assert!(w1.poll(later.as_mut()).is_pending());
     wheel.register_driver(&driver.waker);
-    assert_eq!(wheel.turn(), ms(64));
+    assert_eq!(wheel.turn(), Reading::since_origin(ms(64)));
     wheel.register_driver(&driver.waker);
     let wakes = driver.wakes();
     let mut at_boundary = pin!(wheel.sleep(ms(54)));
@@ -88,7 +88,7 @@ fn an_arm_due_before_a_higher_slot_comes_down_wakes_the_driver_and_fires_at_its_
         wakes + 1,
         "an arm due before the higher slot's turn did not wake the driver"
     );
-    assert_eq!(wheel.turn(), us(63_500));
+    assert_eq!(wheel.turn(), Reading::since_origin(us(63_500)));
     wheel.advance_to_manual(us(63_500) - ns(1));
     assert_eq!(w3.wakes(), 0, "early");
     wheel.advance(ns(1));
@@ -103,8 +103,8 @@ fn a_new_wheels_first_turn_with_nothing_armed_plans_no_turn() {
     // (no arm woke it), so it does not linger: with nothing armed it plans nothing, and
     // a driver on a runtime's virtual clock holds no timer.
     let wheel = fixed::<4>();
-    assert_eq!(wheel.turn(), Duration::MAX, "the first turn lingered");
-    assert_eq!(wheel.next_turn(), Duration::MAX);
+    assert_eq!(wheel.turn(), Reading::END, "the first turn lingered");
+    assert_eq!(wheel.next_turn(), Reading::END);
     // Woken from that idle by an arm (released at once, so the turn finds nothing), the
     // next turn lingers as before (wheel.rs, "Taking back").
     let w = CountingWaker::new();
@@ -113,9 +113,9 @@ fn a_new_wheels_first_turn_with_nothing_armed_plans_no_turn() {
     drop(d);
     assert_eq!(
         wheel.turn(),
-        ms(16),
+        Reading::since_origin(ms(16)),
         "woken from idle, the turn did not linger"
     );
     wheel.advance(ms(16));
-    assert_eq!(wheel.next_turn(), Duration::MAX);
+    assert_eq!(wheel.next_turn(), Reading::END);
 }

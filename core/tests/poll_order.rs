@@ -11,10 +11,9 @@ mod support;
 use core::future::{Future, Pending, Ready, pending, ready};
 use core::pin::{Pin, pin};
 use core::task::{Context, Poll};
-use core::time::Duration;
 use std::sync::{Arc, Mutex};
 
-use punctual_core::Sleeper;
+use punctual_core::{Reading, Sleeper};
 use support::{CountingWaker, TICK, idle_wheel, poll_until_idle};
 
 /// What happened, in order.
@@ -27,8 +26,11 @@ struct LoggingSleeper(Log);
 impl Sleeper for LoggingSleeper {
     type Sleep = Pending<()>;
 
-    fn sleep_until(&mut self, at: Duration) -> Pending<()> {
-        self.0.lock().unwrap().push(format!("sleep until {at:?}"));
+    fn sleep_until(&mut self, at: Reading) -> Pending<()> {
+        self.0
+            .lock()
+            .unwrap()
+            .push(format!("sleep until {:?}", at.as_duration()));
         pending()
     }
 }
@@ -39,7 +41,7 @@ struct ElapsedSleeper;
 impl Sleeper for ElapsedSleeper {
     type Sleep = Ready<()>;
 
-    fn sleep_until(&mut self, _: Duration) -> Ready<()> {
+    fn sleep_until(&mut self, _: Reading) -> Ready<()> {
         ready(())
     }
 }
@@ -310,8 +312,8 @@ fn a_driver_whose_future_was_ready_carries_out_the_turn_it_planned() {
     );
     // The deadline's time comes: a poll of the driver (for any future) fires it.
     let due = wheel.next_turn();
-    assert!(due < Duration::MAX, "the turn planned nothing");
-    wheel.clock().set(due);
+    assert!(due < Reading::END, "the turn planned nothing");
+    wheel.clock().set(due.as_duration());
     let _ = driver.as_mut().poll_with(pin!(pending::<()>()), &mut cx);
     assert_eq!(other.wakes(), 1, "the deadline did not fire at {due:?}");
     assert!(matches!(other.poll(deadline.as_mut()), Poll::Ready(Err(_))));

@@ -12,7 +12,9 @@ use core::pin::Pin;
 use core::task::{Context, Waker};
 use core::time::Duration;
 
-use punctual_core::{Budget, Clock, Deadline, Fixed, Growable, ManualClock, Storage, Wheel};
+use punctual_core::{
+    Budget, Clock, Deadline, Fixed, Growable, ManualClock, Reading, Storage, Wheel,
+};
 use support::{CountingWaker, TICK, fixed, growable, ms, poll, us};
 
 const THIRTY_SECONDS: Duration = Duration::from_secs(30);
@@ -63,7 +65,7 @@ fn after_a_reclaiming_turn_the_wheel_plans_a_turn_within_a_tick() {
     drop(d);
     wheel.advance(Duration::ZERO);
     assert!(
-        wheel.next_turn() <= wheel.clock().now() + TICK,
+        wheel.next_turn() <= Reading::since_origin(wheel.clock().now() + TICK),
         "{:?}",
         wheel.next_turn()
     );
@@ -86,13 +88,13 @@ fn a_reclaiming_turn_after_lingering_plans_a_turn_within_a_tick_not_idle() {
     assert_eq!(wheel.occupied(), 0);
     assert_eq!(
         wheel.next_turn(),
-        ms(21),
+        Reading::since_origin(ms(21)),
         "a reclaiming turn left the wheel idle"
     );
     wheel.advance(ms(1));
     assert_eq!(
         wheel.next_turn(),
-        Duration::MAX,
+        Reading::END,
         "idle once nothing was reclaimed"
     );
 }
@@ -123,7 +125,7 @@ fn a_cancel_wakes_a_driver_that_sleeps_for_longer_than_a_tick_once_per_tick() {
     wheel.register_driver(&driver);
     let before = wakes();
     assert!(
-        wheel.next_turn() > wheel.clock().now() + TICK,
+        wheel.next_turn() > Reading::since_origin(wheel.clock().now() + TICK),
         "plans to sleep long"
     );
 
@@ -135,7 +137,7 @@ fn a_cancel_wakes_a_driver_that_sleeps_for_longer_than_a_tick_once_per_tick() {
     assert_eq!(wheel.occupied(), 50);
     // Right after a reclaiming turn the driver plans to look again within a tick, so the
     // next cancels need not wake it; that turn reclaims them.
-    assert!(wheel.next_turn() <= wheel.clock().now() + TICK);
+    assert!(wheel.next_turn() <= Reading::since_origin(wheel.clock().now() + TICK));
     let before = wakes();
     deadlines.truncate(10);
     assert_eq!(wakes(), before, "a cancel woke a driver due within a tick");
@@ -165,7 +167,7 @@ fn a_cancel_of_a_deadline_a_budget_cut_short_wakes_the_driver_to_reclaim_it() {
     // it cut short cannot tell its start from its entry, so its cancel wakes the driver
     // rather than trust the plan.
     let wheel = growable();
-    let budget = Budget::new(&wheel, ms(10_000), Duration::ZERO);
+    let budget = Budget::new(&wheel, Reading::since_origin(ms(10_000)), Duration::ZERO);
     let mut d = Box::pin(wheel.deadline(ms(30_000), pending::<()>()).within(budget));
     assert!(poll(d.as_mut()).is_pending());
     wheel.turn(); // takes the entry in: the cancel goes through the cancel inbox

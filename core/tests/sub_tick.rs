@@ -8,7 +8,7 @@ mod support;
 use core::future::pending;
 use core::pin::{Pin, pin};
 
-use punctual_core::{Fixed, ManualClock, Sleep, Wheel};
+use punctual_core::{Fixed, ManualClock, Reading, Sleep, Wheel};
 use support::{AdvanceToManual, CountingWaker, fixed, growable, is_elapsed, ms, ns, us};
 
 #[test]
@@ -19,9 +19,9 @@ fn a_deadline_alone_in_its_slot_fires_at_its_own_time_not_at_the_tick() {
     let w = CountingWaker::new();
     let mut d = pin!(wheel.deadline(us(2300), pending::<()>()));
     assert!(w.poll(d.as_mut()).is_pending());
-    assert_eq!(wheel.turn(), us(2300));
+    assert_eq!(wheel.turn(), Reading::since_origin(us(2300)));
     wheel.advance_to_manual(us(2300) - ns(1));
-    assert_eq!(wheel.turn(), us(2300));
+    assert_eq!(wheel.turn(), Reading::since_origin(us(2300)));
     assert_eq!(w.wakes(), 0, "early");
     assert!(w.poll(d.as_mut()).is_pending(), "early");
     wheel.advance(ns(1));
@@ -54,7 +54,7 @@ fn a_deadline_due_in_the_last_tick_before_a_level_boundary_fires_at_its_own_time
         assert_eq!(w.wakes(), 0, "early ({duration:?} from {started:?})");
         assert_eq!(
             wheel.turn(),
-            due,
+            Reading::since_origin(due),
             "not planned at its own time ({duration:?} from {started:?})"
         );
         wheel.advance(ns(1));
@@ -80,12 +80,12 @@ fn a_sparse_slot_fires_each_deadline_at_its_own_time() {
         assert!(w.poll(s.as_mut()).is_pending());
     }
     let woken = || wakers.iter().map(CountingWaker::wakes).collect::<Vec<_>>();
-    assert_eq!(wheel.turn(), us(2200));
+    assert_eq!(wheel.turn(), Reading::since_origin(us(2200)));
     wheel.advance_to_manual(us(2200));
-    assert_eq!(wheel.turn(), us(2600));
+    assert_eq!(wheel.turn(), Reading::since_origin(us(2600)));
     assert_eq!(woken(), [0, 1, 0]);
     wheel.advance_to_manual(us(2899));
-    assert_eq!(wheel.turn(), us(2900));
+    assert_eq!(wheel.turn(), Reading::since_origin(us(2900)));
     assert_eq!(woken(), [1, 1, 0]);
     wheel.advance_to_manual(us(2900));
     assert_eq!(woken(), [1, 1, 1]);
@@ -99,10 +99,14 @@ fn a_slot_of_exactly_sparse_deadlines_fires_each_at_its_own_time() {
     let wakers: Vec<CountingWaker> = (0..8).map(|_| CountingWaker::new()).collect();
     let _sleeps = sleeps_in_the_slot_of_tick_3(&wheel, &wakers, 8);
     let woken = || wakers.iter().map(CountingWaker::wakes).sum::<usize>();
-    assert_eq!(wheel.turn(), us(2100), "eight in a slot planned as dense");
+    assert_eq!(
+        wheel.turn(),
+        Reading::since_origin(us(2100)),
+        "eight in a slot planned as dense"
+    );
     wheel.advance_to_manual(us(2100));
     assert_eq!(woken(), 1);
-    assert_eq!(wheel.turn(), us(2200));
+    assert_eq!(wheel.turn(), Reading::since_origin(us(2200)));
 }
 
 /// `count` sleeps due at 2.1 ms, 2.2 ms and on, 100 µs apart (all in the slot of tick 3
@@ -130,9 +134,9 @@ fn a_dense_slot_fires_all_at_once_at_its_tick() {
     let wakers: Vec<CountingWaker> = (0..9).map(|_| CountingWaker::new()).collect();
     let _sleeps = sleeps_in_the_slot_of_tick_3(&wheel, &wakers, 9);
     let woken = || wakers.iter().map(CountingWaker::wakes).sum::<usize>();
-    assert_eq!(wheel.turn(), ms(3));
+    assert_eq!(wheel.turn(), Reading::since_origin(ms(3)));
     wheel.advance_to_manual(ms(3) - ns(1));
-    assert_eq!(wheel.turn(), ms(3));
+    assert_eq!(wheel.turn(), Reading::since_origin(ms(3)));
     assert_eq!(woken(), 0);
     wheel.advance_to_manual(ms(3));
     assert_eq!(woken(), 9);
@@ -145,13 +149,17 @@ fn a_dense_slot_thinned_by_a_cancel_is_sparse_again() {
     let wheel = fixed::<16>();
     let w = CountingWaker::new();
     let mut sleeps = sleeps_in_the_slot_of_tick_3(&wheel, core::slice::from_ref(&w), 9);
-    assert_eq!(wheel.turn(), ms(3), "nine in a slot are dense");
+    assert_eq!(
+        wheel.turn(),
+        Reading::since_origin(ms(3)),
+        "nine in a slot are dense"
+    );
     drop(sleeps.pop()); // the 2.9 ms one
     wheel.turn(); // reclaims it (and plans a turn within a tick)
     wheel.advance_to_manual(ms(1));
     assert_eq!(
         wheel.turn(),
-        us(2100),
+        Reading::since_origin(us(2100)),
         "the count did not come down with the cancel"
     );
     wheel.advance_to_manual(us(2100));
@@ -168,10 +176,10 @@ fn a_cancelled_deadline_stops_steering_its_slots_turns() {
     let mut late = pin!(wheel.sleep(us(2700)));
     assert!(w1.poll(early.as_mut()).is_pending());
     assert!(w2.poll(late.as_mut()).is_pending());
-    assert_eq!(wheel.turn(), us(2200));
+    assert_eq!(wheel.turn(), Reading::since_origin(us(2200)));
     drop(early);
     wheel.advance_to_manual(us(2200));
-    assert_eq!(wheel.turn(), us(2700));
+    assert_eq!(wheel.turn(), Reading::since_origin(us(2700)));
     assert_eq!((w1.wakes(), w2.wakes()), (0, 0));
     wheel.advance_to_manual(us(2700));
     assert_eq!((w1.wakes(), w2.wakes()), (0, 1));
@@ -187,7 +195,11 @@ fn a_level0_slot_taken_whole_starts_afresh_when_its_index_comes_round() {
     let wheel = fixed::<16>();
     let w = CountingWaker::new();
     let sleeps = sleeps_in_the_slot_of_tick_3(&wheel, core::slice::from_ref(&w), 9);
-    assert_eq!(wheel.turn(), ms(3), "nine in a slot are dense");
+    assert_eq!(
+        wheel.turn(),
+        Reading::since_origin(ms(3)),
+        "nine in a slot are dense"
+    );
     wheel.advance_to_manual(ms(3));
     assert_eq!(w.wakes(), 9);
     drop(sleeps);
@@ -196,7 +208,7 @@ fn a_level0_slot_taken_whole_starts_afresh_when_its_index_comes_round() {
     assert!(w.poll(alone.as_mut()).is_pending());
     assert_eq!(
         wheel.turn(),
-        us(66_300),
+        Reading::since_origin(us(66_300)),
         "stale count or offset of the slot's last use"
     );
     wheel.advance_to_manual(us(66_300));

@@ -21,7 +21,7 @@ use core::pin::Pin;
 use core::task::Poll;
 use core::time::Duration;
 
-use punctual_core::{Clock, Deadline, Growable, ManualClock, Sleep, Storage, Wheel};
+use punctual_core::{Clock, Deadline, Growable, ManualClock, Reading, Sleep, Storage, Wheel};
 use support::{CLOCK_END, CountingWaker, Rng, SPREAD, TICK, duration_of, ms, ns, ticks};
 
 /// Something armed on the wheel, as the uptime tests track it.
@@ -87,9 +87,11 @@ impl<'w, S: Storage> Uptime<'w, S> {
     fn arm_at(&mut self, at: Duration, deadline: bool) {
         let now = self.now();
         let item = if deadline {
-            Item::Deadline(Box::pin(self.wheel.deadline_at(at, pending())))
+            Item::Deadline(Box::pin(
+                self.wheel.deadline_at(Reading::since_origin(at), pending()),
+            ))
         } else {
-            Item::Sleep(Box::pin(self.wheel.sleep_until(at)))
+            Item::Sleep(Box::pin(self.wheel.sleep_until(Reading::since_origin(at))))
         };
         let duration = at.saturating_sub(Duration::from_nanos(now as u64));
         let label = format!("at {at:?}, from {now} ns");

@@ -11,7 +11,7 @@ use core::future::pending;
 use core::pin::{Pin, pin};
 use core::time::Duration;
 
-use punctual_core::{Clock, Fixed, Growable, ManualClock, Sleep, Wheel};
+use punctual_core::{Clock, Fixed, Growable, ManualClock, Reading, Sleep, Wheel};
 use support::{CLOCK_END, CountingWaker, Rng, SPREAD, TICK, duration_of, is_elapsed, ns, ticks};
 
 #[test]
@@ -26,7 +26,7 @@ fn an_arm_earlier_than_the_drivers_plan_wakes_it_across_the_32_bit_wrap() {
     let w = CountingWaker::new();
     // Idle as a turn left it (a new wheel's first turn does not linger); the next turn
     // lingers.
-    assert_eq!(wheel.turn(), Duration::MAX);
+    assert_eq!(wheel.turn(), Reading::END);
     wheel.register_driver(&driver.waker);
     let _ = wheel.turn();
 
@@ -37,8 +37,8 @@ fn an_arm_earlier_than_the_drivers_plan_wakes_it_across_the_32_bit_wrap() {
     wheel.register_driver(&driver.waker);
     // `a` sits on the top level (its tick differs from now in bit 32): the plan is the
     // turn that cascades it, at 2^32, whose low 32 bits are 0.
-    assert_eq!(wheel.turn(), t(wrap));
-    assert_eq!(wheel.next_turn(), t(wrap));
+    assert_eq!(wheel.turn(), Reading::since_origin(t(wrap)));
+    assert_eq!(wheel.next_turn(), Reading::since_origin(t(wrap)));
 
     // Due at 2^32 (the plan itself) and at 2^32 + 3: not earlier, no wake.
     let mut b = pin!(wheel.sleep(t(2)));
@@ -59,16 +59,16 @@ fn an_arm_earlier_than_the_drivers_plan_wakes_it_across_the_32_bit_wrap() {
         "an arm earlier than the plan did not wake the driver"
     );
     wheel.register_driver(&driver.waker);
-    assert_eq!(wheel.turn(), t(wrap - 1));
+    assert_eq!(wheel.turn(), Reading::since_origin(t(wrap - 1)));
 
     // The driver sleeps until each plan in turn, across the wrap.
     let mut fired = Vec::new();
     for _ in 0..4 {
         let plan = wheel.next_turn();
-        wheel.clock().set(plan);
+        wheel.clock().set(plan.as_duration());
         wheel.register_driver(&driver.waker);
         let _ = wheel.turn();
-        fired.push((plan, w.wakes()));
+        fired.push((plan.as_duration(), w.wakes()));
     }
     assert_eq!(
         fired,
@@ -87,11 +87,11 @@ fn an_arm_earlier_than_the_drivers_plan_wakes_it_across_the_32_bit_wrap() {
 
     // Nothing armed: the driver lingers until 16 ticks after the arm that woke it from
     // idle (the first one, at 2^32 - 2), then goes idle.
-    assert_eq!(wheel.next_turn(), t(wrap + 14));
+    assert_eq!(wheel.next_turn(), Reading::since_origin(t(wrap + 14)));
     wheel.clock().set(t(wrap + 14));
-    assert_eq!(wheel.turn(), Duration::MAX);
+    assert_eq!(wheel.turn(), Reading::END);
     // Idle: it waits for a wake only, and any arm wakes it.
-    assert_eq!(wheel.next_turn(), Duration::MAX);
+    assert_eq!(wheel.next_turn(), Reading::END);
     let wakes = driver.wakes();
     let mut e = pin!(wheel.sleep(t(100)));
     assert!(w.poll(e.as_mut()).is_pending());
@@ -106,7 +106,7 @@ fn an_arm_earlier_than_the_drivers_plan_wakes_it_across_the_32_bit_wrap() {
     let wakes = driver.wakes();
     let mut f = pin!(wheel.sleep(t(99)));
     assert!(w.poll(f.as_mut()).is_pending());
-    let earlier = plan > wheel.clock().now() + t(99);
+    let earlier = plan > Reading::since_origin(wheel.clock().now() + t(99));
     assert_eq!(
         driver.wakes(),
         wakes + usize::from(earlier),
@@ -141,24 +141,28 @@ fn sleeping_driver(tick: Duration, start: Duration, seed: u64, arms: usize) {
         turns += 1;
         assert!(turns < 1_000_000, "the driver is spinning");
         let now = wheel.clock().now();
-        assert!(plan > now, "planned {plan:?} at {now:?}");
+        assert!(
+            plan > Reading::since_origin(now),
+            "planned {plan:?} at {now:?}"
+        );
         if let Some(earliest) = live.iter().map(|a| a.requested).min() {
             let earliest_tick = earliest.div_ceil(tick_ns) * tick_ns;
             assert!(
-                earliest_tick > CLOCK_END.as_nanos() || plan.as_nanos() <= earliest_tick,
+                earliest_tick > CLOCK_END.as_nanos()
+                    || u128::from(plan.as_nanos()) <= earliest_tick,
                 "the plan {plan:?} oversleeps a deadline at {earliest} ns (now {now:?})"
             );
         }
         // `Duration::MAX`: nothing to turn for before the clock's end (idle, or only
         // deadlines past it). The driver waits for a wake only, with no timer.
-        let waits_for_a_wake = plan == Duration::MAX;
+        let waits_for_a_wake = plan == Reading::END;
         // Arm something while the driver sleeps, now and then (an idle driver sleeps
         // until something is armed).
         if armed < arms && (waits_for_a_wake || rng.below(3) == 0) {
             let gap = if waits_for_a_wake {
                 ticks(tick, 1 << 33).as_nanos()
             } else {
-                plan.saturating_sub(now).as_nanos()
+                plan.as_duration().saturating_sub(now).as_nanos()
             };
             let at =
                 (now.as_nanos() + u128::from(rng.next()) % gap.max(1)).min(CLOCK_END.as_nanos());
@@ -189,7 +193,9 @@ fn sleeping_driver(tick: Duration, start: Duration, seed: u64, arms: usize) {
                 }
                 continue; // sleeping until the next arm
             }
-            wheel.clock().set(plan.min(CLOCK_END));
+            wheel
+                .clock()
+                .set(plan.min(Reading::since_origin(CLOCK_END)).as_duration());
         }
         wheel.register_driver(&driver.waker);
         wakes_seen = driver.wakes();
@@ -265,12 +271,8 @@ fn a_lingering_plan_past_the_clocks_last_tick_is_not_read_as_idle() {
     wheel.advance(ns(3));
     assert!(w.poll(d.as_mut()).is_ready());
     let planned = wheel.turn();
-    assert_ne!(
-        planned,
-        Duration::MAX,
-        "the lingering wheel planned no turn"
-    );
-    assert_ne!(wheel.next_turn(), Duration::MAX, "next_turn read as idle");
+    assert_ne!(planned, Reading::END, "the lingering wheel planned no turn");
+    assert_ne!(wheel.next_turn(), Reading::END, "next_turn read as idle");
 }
 
 #[test]
@@ -290,12 +292,12 @@ fn a_turn_planned_past_the_clocks_end_is_not_read_as_idle() {
     assert!(w.poll(d.as_mut()).is_pending());
     assert_eq!(
         wheel.turn(),
-        CLOCK_END - ns(1),
+        Reading::since_origin(CLOCK_END - ns(1)),
         "an armed wheel planned no turn"
     );
     assert_eq!(
         wheel.next_turn(),
-        CLOCK_END - ns(1),
+        Reading::since_origin(CLOCK_END - ns(1)),
         "an armed wheel's next turn read as idle"
     );
     wheel.advance(hour * 5 / 2 - ns(1));

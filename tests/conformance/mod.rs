@@ -20,7 +20,7 @@ use core::task::{Context, Poll};
 use core::time::Duration;
 use std::sync::Arc;
 
-use punctual_core::{Clock, Deadline, Elapsed, Limit, RawWheel, Sleep, Storage, Wheel};
+use punctual_core::{Clock, Deadline, Elapsed, Limit, RawWheel, Reading, Sleep, Storage, Wheel};
 
 /// What the suite reads off a wheel, whatever its clock and storage.
 pub trait WheelView: Sync {
@@ -317,11 +317,19 @@ pub fn deadline_at_in_the_past<H: Harness>(h: &H) {
     h.run(async {
         sleep(h, h.tick() * 3).await;
         let past = h.now() - h.tick() * 2;
-        let d = Deadline::new(core::future::pending::<()>(), h.wheel(), Limit::At(past));
+        let d = Deadline::new(
+            core::future::pending::<()>(),
+            h.wheel(),
+            Limit::At(Reading::since_origin(past)),
+        );
         let err = d.await.unwrap_err();
         assert_eq!(err.duration(), Duration::ZERO);
         let at = h.now() + h.tick() * 4;
-        let d = Deadline::new(core::future::pending::<()>(), h.wheel(), Limit::At(at));
+        let d = Deadline::new(
+            core::future::pending::<()>(),
+            h.wheel(),
+            Limit::At(Reading::since_origin(at)),
+        );
         assert!(d.await.is_err());
         assert!(h.now() >= at, "deadline_at fired before its instant");
     });

@@ -8,7 +8,7 @@ use core::task::{Context, Poll, Waker};
 use std::sync::Arc;
 use std::time::Duration;
 
-use punctual_core::{Clock, Growable, Wheel};
+use punctual_core::{Clock, Growable, Reading, Wheel};
 use punctual_tokio::{TokioClock, TokioWheel};
 use tokio::runtime::{Builder, Runtime};
 use tokio::time::Instant;
@@ -138,7 +138,10 @@ async fn paused_deadline_at_a_tokio_instant() {
     let wheel = punctual_tokio::start();
     let at = Instant::now() + Duration::from_millis(250);
     let r = wheel
-        .deadline_at(wheel.clock().reading_of(at), std::future::pending::<()>())
+        .deadline_at(
+            Reading::since_origin(wheel.clock().reading_of(at)),
+            std::future::pending::<()>(),
+        )
         .await;
     assert!(r.is_err());
     assert_eq!(Instant::now(), at);
@@ -177,7 +180,7 @@ async fn a_turn_by_hand_on_the_idle_wheel_does_not_stop_its_driver() {
     let wheel = punctual_tokio::start();
     tokio::time::sleep(Duration::from_millis(100)).await;
     settle().await;
-    assert_eq!(wheel.next_turn(), Duration::MAX, "idle");
+    assert_eq!(wheel.next_turn(), Reading::END, "idle");
     let _ = wheel.turn();
     let fired = fires_within_ten_seconds(wheel).await;
     assert!(fired, "the deadline had not fired after 10 s");

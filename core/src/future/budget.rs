@@ -41,7 +41,7 @@ use core::time::Duration;
 
 use crate::Elapsed;
 use crate::future::timer::{Cap, Fired, RawWheel};
-use crate::time::Limit;
+use crate::time::{Limit, Reading};
 
 /// A budget's limit: an instant on one wheel's clock, with the duration and name that an
 /// [`Elapsed`] reports when the budget ends a deadline.
@@ -58,7 +58,7 @@ fn wheel_id(wheel: &dyn RawWheel) -> usize {
 
 impl Budget {
     /// A budget ending at `at` on `wheel`'s clock, reported as a budget of `duration`.
-    pub fn new(wheel: &dyn RawWheel, at: Duration, duration: Duration) -> Self {
+    pub fn new(wheel: &dyn RawWheel, at: Reading, duration: Duration) -> Self {
         Self {
             cap: Cap {
                 wheel: wheel_id(wheel),
@@ -70,11 +70,14 @@ impl Budget {
     }
 
     /// A budget of `duration` from now on `wheel`'s clock (reads the clock).
-    /// `None` for `Duration::MAX`, or a `duration` whose end does not fit a `Duration`:
-    /// no limit at all. A budget that ends past the clock's last reading (`u64::MAX`
-    /// nanoseconds, about 584 years) is returned, and never ends.
+    /// `None` for `Duration::MAX`: no limit at all. A budget that ends at or past the
+    /// clock's last reading ([`Reading::END`], about 584 years) is returned, and never
+    /// ends.
     pub fn starting_now(wheel: &dyn RawWheel, duration: Duration) -> Option<Self> {
-        let at = wheel.target(Limit::After(duration))?;
+        if duration == Duration::MAX {
+            return None;
+        }
+        let at = wheel.target(Limit::After(duration)).unwrap_or(Reading::END);
         Some(Self::new(wheel, at, duration))
     }
 
@@ -87,7 +90,7 @@ impl Budget {
     }
 
     /// The instant the budget ends, on its wheel's clock.
-    pub fn at(&self) -> Duration {
+    pub fn at(&self) -> Reading {
         self.cap.at
     }
 

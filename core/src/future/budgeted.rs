@@ -14,7 +14,7 @@ use pin_project_lite::pin_project;
 use crate::future::budget::{Budget, Scope, ambient};
 use crate::future::deadline::{DeadlineName, Unnamed};
 use crate::future::timer::{Cap, RawWheel, Timer, WheelRef};
-use crate::time::Limit;
+use crate::time::{Limit, Reading};
 use crate::{Deadline, Elapsed};
 
 pin_project! {
@@ -126,7 +126,7 @@ impl<F: Future, W: WheelRef> Future for Budgeted<'_, F, W> {
                 let at = wheel
                     .get()
                     .target(Limit::After(*this.duration))
-                    .unwrap_or(Duration::MAX);
+                    .unwrap_or(Reading::END);
                 let own = Budget {
                     cap: Cap {
                         wheel: wheel.id(),

@@ -17,7 +17,7 @@ use core::task::{Context, Poll};
 use core::time::Duration;
 
 use crate::Elapsed;
-use crate::time::{Limit, duration_of, span_of};
+use crate::time::{Due, Limit, Reading, duration_of, span_of};
 use crate::wheel::start::Outcome;
 use state::{Phase, State};
 pub(crate) use wheel_ref::Armed;
@@ -42,7 +42,7 @@ fn poisoned() -> ! {
 pub(crate) struct Cap {
     /// The wheel's address ([`WheelRef::id`]), only compared, never dereferenced.
     pub(crate) wheel: usize,
-    pub(crate) at: Duration,
+    pub(crate) at: Reading,
     pub(crate) duration: Duration,
 }
 
@@ -55,7 +55,7 @@ pub(crate) struct Fired {
     /// Set when a cap ended the timer: the instant the cap cut it to, as the timer kept it
     /// (exactly, or as a degraded timer keeps it); `None` inside when it fired at the
     /// poll that started it (that poll's cap is the one).
-    cut: Option<Option<Duration>>,
+    cut: Option<Option<Reading>>,
     /// The wheel's address ([`WheelRef::id`]).
     wheel: usize,
     /// How late the fire was seen, for the `tracing` event.
@@ -104,6 +104,14 @@ impl Fired {
     }
 }
 
+/// A limit as a timer keeps it while idle: a span, or (`true`) an instant's nanoseconds.
+const fn kept(limit: Limit) -> (u64, bool) {
+    match limit {
+        Limit::After(duration) => (span_of(duration), false),
+        Limit::At(at) => (at.as_nanos(), true),
+    }
+}
+
 /// The part of `Deadline`, `Sleep`, `Budgeted` and the stream deadlines that does not
 /// depend on the inner future (generic only over how it reaches its wheel).
 pub(crate) struct Timer<W: WheelRef> {
@@ -117,10 +125,7 @@ pub(crate) struct Timer<W: WheelRef> {
 
 impl<W: WheelRef> Timer<W> {
     pub(crate) const fn new(wheel: W, limit: Limit) -> Self {
-        let (span, at) = match limit {
-            Limit::After(duration) => (span_of(duration), false),
-            Limit::At(at) => (span_of(at), true),
-        };
+        let (span, at) = kept(limit);
         Self {
             wheel,
             span,
@@ -146,10 +151,7 @@ impl<W: WheelRef> Timer<W> {
     /// Releases the entry, if any, and starts over with `limit` at the next poll.
     pub(crate) fn reset(&mut self, limit: Limit) {
         self.release();
-        let (span, at) = match limit {
-            Limit::After(duration) => (span_of(duration), false),
-            Limit::At(at) => (span_of(at), true),
-        };
+        let (span, at) = kept(limit);
         self.span = span;
         self.state = State::idle(at);
     }
@@ -202,32 +204,27 @@ impl<W: WheelRef> Timer<W> {
             Phase::Idle => {
                 self.wheel.choose();
                 let cap = cap.filter(|cap| cap.wheel == self.wheel.id());
-                // A duration with no cap (most deadlines): the requested duration is
-                // the span, which stays as it is, and no `Duration` is made. On 64-bit
-                // hosts only: it took about 70 of the 490 instructions of an arm +
-                // cancel there; on microcontrollers its second copy of the arm would
-                // cost about a kilobyte of flash.
-                #[cfg(target_pointer_width = "64")]
-                if !self.state.flag() && cap.is_none() {
-                    let outcome = self.wheel.get().start_span(self.span, cx.waker());
-                    return self.started(outcome, false, cx);
-                }
-                let limit = if self.state.flag() {
-                    Limit::At(self.wheel.reading_at(duration_of(self.span)))
+                let due = if self.state.flag() {
+                    Due::At(self.wheel.reading_at(Reading::from_nanos(self.span)))
                 } else {
-                    Limit::After(duration_of(self.span))
+                    Due::After(self.span)
                 };
                 let started = self
                     .wheel
                     .get()
-                    .start(limit, cap.map(|cap| cap.at), cx.waker());
-                let mut requested = started.requested;
-                let mut capped = false;
-                if let (true, Some(cap)) = (started.capped, cap) {
-                    requested = cap.duration;
-                    capped = true;
-                }
-                self.span = span_of(requested);
+                    .start(due, cap.map(|cap| cap.at), cx.waker());
+                // The requested span: the deadline's own (its span as it was, for a
+                // relative one), or the cap's when the cap is what ends it.
+                let capped = match cap {
+                    Some(cap) if started.capped => {
+                        self.span = span_of(cap.duration);
+                        true
+                    }
+                    _ => {
+                        self.span = started.requested;
+                        false
+                    }
+                };
                 self.started(started.outcome, capped, cx)
             }
             Phase::Armed => {
@@ -346,7 +343,7 @@ impl<W: WheelRef> Timer<W> {
         match self
             .wheel
             .get()
-            .start(Limit::At(target), None, cx.waker())
+            .start(Due::At(target), None, cx.waker())
             .outcome
         {
             Outcome::Passed => self.fired(capped),
@@ -381,7 +378,8 @@ impl<W: WheelRef> Timer<W> {
         });
         #[cfg(feature = "tracing")]
         let late = if self.state.phase() == Phase::Armed {
-            self.wheel.get().late_by(&self.handle())
+            let wheel = self.wheel.get();
+            wheel.now() - wheel.deadline_of(&self.handle())
         } else {
             Duration::ZERO
         };

@@ -4,7 +4,6 @@
 //! module docs, "Ground rules", "Taking back" and "Exclusive moments").
 
 use core::task::Waker;
-use core::time::Duration;
 
 use super::Wheel;
 use super::entry::{self, CANCELLED, Entry, FIRED, HANDLE, Index, NIL, WHEEL};
@@ -12,22 +11,23 @@ use super::shards::{self, Shard};
 use super::storage::Storage;
 use crate::clock::Clock;
 use crate::sync::Ordering;
+use crate::time::{Reading, Tick};
 
 impl<C: Clock, S: Storage> Wheel<C, S> {
-    /// Arms an entry due at reading `due` (ns), of tick `when` (`⌈due / tick⌉`), for a
-    /// deadline started at tick `start`. Returns the entry, and whether the drivers must be
+    /// Arms an entry due at `due`, of tick `when` (`⌈due / tick⌉`), for a deadline started
+    /// in tick `start`. Returns the entry, and whether the drivers must be
     /// woken: the caller wakes them ([`Wheel::wake_driver`]) once it holds the entry's
     /// handle, so that a driver's waker that panics loses no entry. `None` when the storage
     /// is full.
-    // Inlined into the start paths (`start_after`) on 64-bit hosts: its call and frame were
-    // 4 to 5 ns of the 90 ns of an arm + cancel (interleaved runs); firmware keeps one
-    // copy for size.
+    // Inlined into the start (`Wheel::start`) on 64-bit hosts, where its call and frame
+    // are a measurable share of an arm + cancel (docs/benchmarks.md, "Notes from the
+    // source"); firmware keeps one copy for size.
     #[cfg_attr(target_pointer_width = "64", inline(always))]
     pub(crate) fn arm(
         &self,
-        due: u64,
-        when: u64,
-        start: u64,
+        due: Reading,
+        when: Tick,
+        start: Tick,
         waker: &Waker,
     ) -> Option<(Index, bool)> {
         debug_assert_eq!(when, self.tick_of(due).0, "tick of another deadline");
@@ -59,7 +59,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// Whether a deadline due at `due`, in the tick the driver plans to turn at, is due
     /// before the driver's turn within the tick before (see `Plan::offset`).
     #[cold]
-    pub(super) fn before_planned_offset(&self, due: u64) -> bool {
+    pub(super) fn before_planned_offset(&self, due: Reading) -> bool {
         self.tick_of(due).1 < self.plan.offset.load(Ordering::Relaxed)
     }
 
@@ -76,12 +76,12 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     }
 
     /// The clock reading at which an armed entry is due; for the entry's owner.
-    pub(crate) fn entry_deadline(&self, index: Index) -> Duration {
+    pub(crate) fn entry_deadline(&self, index: Index) -> Reading {
         // SAFETY: the caller owns the entry (its HANDLE bit is set), so it is not free
         // and `due` has no writer: it is written only while the entry is exclusively
         // owned, before it is published; this thread armed it or received the deadline
         // through a synchronising move.
-        Duration::from_nanos(unsafe { self.storage.entry(index).due() })
+        unsafe { self.storage.entry(index).due() }
     }
 
     /// Whether an armed entry has fired, without registering anything.
@@ -139,16 +139,13 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                     // reclaim the entry, so nothing writes its deadline (the next one to
                     // arm it would).
                     let due = unsafe { entry.due() };
-                    let resolution = self.clock.resolution().as_nanos();
-                    let started = due
-                        .saturating_sub(span)
-                        .saturating_sub(u64::try_from(resolution).unwrap_or(u64::MAX));
-                    self.ticks().floor(started)
+                    self.ticks()
+                        .floor(due.before(span).before(self.resolution()))
                 });
                 let was_empty = shard.cancel_inbox.push(&entry.cancel_link, index);
                 if was_empty
                     && start.is_none_or(|start| {
-                        self.planned_turn_after_push(start, shard_index) > start + 1
+                        self.planned_turn_after_push(start, shard_index) > start.after(1)
                     })
                 {
                     self.wake_driver();
@@ -288,9 +285,10 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// Untouched entries come in blocks of whole pairs of cache lines, one block to one
     /// shard; another shard's free list has entries in whatever order they were freed,
     /// whose neighbours in memory may be in use on a third shard (two threads that started
-    /// after other work then shared lines, and together did 1.3 times the work of one
-    /// instead of 1.9). So a shard steals only when the storage would otherwise have to
-    /// grow: it never grows while another shard has free entries.
+    /// after other work then shared lines, and together did far less than twice the work
+    /// of one: docs/benchmarks.md, "Notes from the source"). So a shard steals only when
+    /// the storage would otherwise have to grow: it never grows while another shard has
+    /// free entries.
     #[cfg_attr(target_pointer_width = "64", inline(always))]
     pub(super) fn take_free(&self, shard: usize) -> Option<(Index, &Entry)> {
         self.shards[shard]

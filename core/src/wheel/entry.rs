@@ -46,6 +46,7 @@
 
 use crate::sync::atomic_waker::AtomicWaker;
 use crate::sync::{AtomicU32, Ordering, UnsafeCell};
+use crate::time::Reading;
 
 /// An entry index. `NIL` ends a list.
 pub(crate) type Index = u32;
@@ -89,7 +90,7 @@ pub struct Entry {
     /// The deadline: the clock reading, in nanoseconds, from which it may fire (its tick
     /// is derived from it). Written by the arming thread while it owns the entry
     /// exclusively, read by the driver after the arm inbox hands the entry over.
-    due: UnsafeCell<u64>,
+    due: UnsafeCell<Reading>,
     pub(crate) waker: AtomicWaker,
 }
 
@@ -115,24 +116,24 @@ impl Entry {
                 cancel_link: AtomicU32::new(NIL),
                 slot_prev: AtomicU32::new(UNLINKED),
                 slot_next: AtomicU32::new(NIL),
-                due: UnsafeCell::new(0),
+                due: UnsafeCell::new(Reading::ZERO),
                 waker: AtomicWaker::new(),
             }
         }
     }
 
-    /// Sets the deadline, in nanoseconds of the wheel's clock.
+    /// Sets the deadline, a reading of the wheel's clock.
     ///
     /// # Safety
     ///
     /// * The caller owns the entry exclusively: it popped it from the free list and has not
     ///   published it on the arm inbox yet.
-    pub(crate) unsafe fn set_due(&self, nanos: u64) {
+    pub(crate) unsafe fn set_due(&self, at: Reading) {
         // SAFETY: exclusive ownership, by the caller's contract.
-        self.due.with_mut(|due| unsafe { *due = nanos });
+        self.due.with_mut(|due| unsafe { *due = at });
     }
 
-    /// The deadline, in nanoseconds of the wheel's clock.
+    /// The deadline, a reading of the wheel's clock.
     ///
     /// # Safety
     ///
@@ -141,7 +142,7 @@ impl Entry {
     ///   the entry as its deadline (which armed it, or was moved here with
     ///   synchronisation after arming), or cancelled it and has not queued the cancel
     ///   yet (the entry cannot be reclaimed, and armed again, before that).
-    pub(crate) unsafe fn due(&self) -> u64 {
+    pub(crate) unsafe fn due(&self) -> Reading {
         // SAFETY: no writer exists while the wheel owns the entry, by the caller's contract.
         self.due.with(|due| unsafe { *due })
     }

@@ -79,9 +79,10 @@ impl FreeList {
 
     /// Takes an entry for exclusive use, with its index, or `None` when this list is
     /// empty. Always inlined on 64-bit targets, as are the pushes: the arm and release
-    /// paths then look each entry up once (a call per list operation cost about an eighth
-    /// of an arm and a release, in instructions, where the compiler did not inline it by
-    /// itself). Left to the compiler on 32-bit microcontrollers, where copies cost flash.
+    /// paths then look each entry up once (a call per list operation was a measurable share
+    /// of an arm and a release where the compiler did not inline it by itself: see
+    /// docs/benchmarks.md, "Notes from the source"). Left to the compiler on 32-bit
+    /// microcontrollers, where copies cost flash.
     #[cfg_attr(target_pointer_width = "64", inline(always))]
     pub(crate) fn pop<'s, S: Slab>(&self, storage: &'s S) -> Option<(Index, &'s Entry)> {
         let mut head = self.head.load(Ordering::Acquire);

@@ -2,13 +2,14 @@
 //! arithmetic: readings in nanoseconds, ticks, and the tick of the plan rebuilt from its
 //! low 32 bits (see the wheel's module docs, "Waking the driver").
 
-use core::time::Duration;
-
 use super::storage::Storage;
 use super::{Wheel, shards};
 use crate::clock::Clock;
 use crate::sync::{AtomicU32, Ordering};
-use crate::time::TickDivisor;
+use crate::time::{Reading, Tick, TickDivisor, span_of};
+
+/// The last reading a plan names: the one before [`Reading::END`], which stands for idle.
+pub(super) const LAST: Reading = Reading::from_nanos(u64::MAX - 1);
 
 /// The driver's plan, as arming and cancelling threads read it.
 pub(super) struct Plan {
@@ -33,75 +34,49 @@ pub(super) struct Plan {
 /// `Plan::word`: the driver is idle.
 pub(super) const IDLE: u32 = 1;
 
-/// A clock reading in nanoseconds, saturating at `u64::MAX` (about 584 years).
-pub(super) fn nanos_of(reading: Duration) -> u64 {
-    u64::try_from(reading.as_nanos()).unwrap_or(u64::MAX)
-}
-
-/// A reading in nanoseconds as a `Duration`; `u64::MAX` stands for `Duration::MAX`
-/// ("never", "idle").
-pub(super) fn reading_of(nanos: u64) -> Duration {
-    if nanos == u64::MAX {
-        Duration::MAX
-    } else {
-        Duration::from_nanos(nanos)
-    }
-}
-
 impl<C: Clock, S: Storage> Wheel<C, S> {
-    /// Divides nanoseconds by the tick.
+    /// Divides readings by the tick.
     #[inline]
     pub(crate) fn ticks(&self) -> &TickDivisor {
         &self.tick
     }
 
-    /// The clock's reading in nanoseconds (saturating at `u64::MAX`).
-    pub(super) fn now_nanos(&self) -> u64 {
-        nanos_of(self.clock.now())
+    /// The clock's granularity, as a span (see [`Clock::resolution`]).
+    #[inline]
+    pub(crate) fn resolution(&self) -> u64 {
+        span_of(self.clock.resolution())
     }
 
-    pub(crate) fn floor_ticks(&self, reading: Duration) -> u64 {
-        self.tick.floor_u128(reading.as_nanos())
-    }
-
-    /// The reading (ns) at which a planned tick (`u64::MAX`: idle) begins: `u64::MAX` only
-    /// when idle, else below it, so that a boundary past the clock's last reading is never
+    /// The reading at which a planned tick (`Tick::IDLE`: idle) begins: `END` only when
+    /// idle, else below it, so that a boundary past the clock's last reading is never
     /// taken for "idle".
-    pub(super) fn plan_reading(&self, planned: u64) -> u64 {
-        match planned {
-            u64::MAX => u64::MAX,
-            tick => self.tick_start(tick).min(u64::MAX - 1),
+    pub(super) fn plan_reading(&self, planned: Tick) -> Reading {
+        if planned == Tick::IDLE {
+            Reading::END
+        } else {
+            self.tick.start(planned).min(LAST)
         }
     }
 
-    /// The reading, in nanoseconds, at which tick `tick` begins (saturating at `u64::MAX`).
-    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
-    pub(super) fn tick_start(&self, tick: u64) -> u64 {
-        u64::try_from(u128::from(tick) * u128::from(self.tick.tick())).unwrap_or(u64::MAX)
+    /// The reading at which tick `tick` begins (saturating at [`Reading::END`]).
+    #[inline]
+    pub(super) fn tick_start(&self, tick: Tick) -> Reading {
+        self.tick.start(tick)
     }
 
-    /// The tick of a deadline due at reading `due` (ns), and its offset into the tick
-    /// before (see `levels`' "Sparse slots").
-    // Inlined where a 64-bit multiply is one instruction; one copy elsewhere (on 32-bit
-    // microcontrollers, each inlined copy of the widening multiply costs flash).
-    #[cfg_attr(target_pointer_width = "64", inline)]
-    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
-    pub(super) fn tick_of(&self, due: u64) -> (u64, u32) {
-        let (q, r) = self.tick.div_rem(due);
-        let (when, offset) = if r == 0 {
-            (q, self.tick.tick())
-        } else {
-            (q + 1, r)
-        };
-        (when, u32::try_from(offset).unwrap_or(u32::MAX))
+    /// The tick of a deadline due at `due`, and its offset into the tick before (see
+    /// `levels`' "Sparse slots").
+    #[inline]
+    pub(super) fn tick_of(&self, due: Reading) -> (Tick, u32) {
+        self.tick.tick_of(due)
     }
 
     /// The full tick of the driver's plan, rebuilt from its low 32 bits near `reference`;
-    /// `u64::MAX` while the driver is idle (then every arm wakes it), and below it
+    /// `Tick::IDLE` while the driver is idle (then every arm wakes it), and below it
     /// otherwise (a plan rebuilt past the last tick is that tick's predecessor, which
     /// only wakes the driver for arms it would have woken it for anyway, within 1 ns of
     /// the clock's end).
-    pub(super) fn planned_turn(&self, reference: u64) -> u64 {
+    pub(super) fn planned_turn(&self, reference: Tick) -> Tick {
         self.plan_of(self.plan.word.load(Ordering::Relaxed), reference)
     }
 
@@ -109,7 +84,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// of `shard`: marks the shard in use first if it is not yet (see `shards`, "Shards in
     /// use"), so that the plan read is one the driver's handshake covers.
     #[cfg_attr(target_pointer_width = "64", inline(always))]
-    pub(super) fn planned_turn_after_push(&self, reference: u64, shard: usize) -> u64 {
+    pub(super) fn planned_turn_after_push(&self, reference: Tick, shard: usize) -> Tick {
         let mut word = self.plan.word.load(Ordering::Acquire);
         let bit = shards::in_use_bit(shard);
         if word & bit != bit {
@@ -126,12 +101,13 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
 
     /// The plan, given the plan word read just before (see `planned_turn`).
     #[inline]
-    pub(super) fn plan_of(&self, word: u32, reference: u64) -> u64 {
+    pub(super) fn plan_of(&self, word: u32, reference: Tick) -> Tick {
         if word & IDLE != 0 {
-            return u64::MAX;
+            return Tick::IDLE;
         }
         let low = self.plan.next_wake.load(Ordering::Relaxed);
+        let reference = reference.get();
         let delta = low.wrapping_sub(reference as u32) as i32 as i64;
-        reference.saturating_add_signed(delta).min(u64::MAX - 1)
+        Tick::new(reference.saturating_add_signed(delta).min(u64::MAX - 1))
     }
 }

@@ -5,11 +5,18 @@
 use super::entry::{self, CANCELLED, Entry, FIRED, HANDLE, Index, NIL, UNLINKED, WHEEL};
 use super::levels::Levels;
 use super::plan::IDLE;
+use super::plan::LAST;
 use super::shards::{self, SHARDS, Shard};
 use super::storage::Storage;
 use super::{LINGER, MAX_SLEEP, Wheel};
 use crate::clock::Clock;
 use crate::sync::{AtomicU32, Ordering};
+use crate::time::{Reading, Tick};
+
+/// How many ticks late an entry of tick `when` fires in tick `now` (for the stats).
+fn late(now: Tick, when: Tick) -> u64 {
+    now.get().saturating_sub(when.get())
+}
 
 /// `role`: a thread holds the driver role.
 const DRIVING: u32 = 0b01;
@@ -26,16 +33,16 @@ pub(super) struct DriverState {
     /// queued at the tail, so tasks wake in firing order.
     pub(super) to_wake_tail: Index,
     /// The driver does not go idle before this tick (see "Taking back").
-    pub(super) linger_until: u64,
+    pub(super) linger_until: Tick,
     /// No turn has published a plan yet: the wheel's idle mark is the one it was made
     /// with, not one a turn left, so the first turn does not linger (see "Taking back").
     pub(super) fresh: bool,
 }
 
 impl<C: Clock, S: Storage> Wheel<C, S> {
-    /// Advances to reading `now` (ns) if the driver role is free, else leaves a request for
-    /// its holder. Returns the reading (ns) of the planned next turn, `u64::MAX` if idle.
-    pub(super) fn advance_nanos(&self, mut now: u64, driver: Option<usize>) -> u64 {
+    /// Advances to reading `now` if the driver role is free, else leaves a request for its
+    /// holder. Returns the reading of the planned next turn, [`Reading::END`] if idle.
+    pub(super) fn turn_at(&self, mut now: Reading, driver: Option<usize>) -> Reading {
         let mut role = self.role.load(Ordering::Relaxed);
         loop {
             let (next, success) = if role & DRIVING == 0 {
@@ -57,7 +64,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                     // "idle".
                     let tick = self.ticks().floor(now);
                     let planned = self.plan_reading(self.planned_turn(tick));
-                    let next_tick = self.tick_start(tick.saturating_add(1)).min(u64::MAX - 1);
+                    let next_tick = self.tick_start(tick.after(1)).min(LAST);
                     return planned.min(next_tick);
                 }
                 Err(actual) => role = actual,
@@ -99,23 +106,24 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                     // A request came in: keep the role, take the request, and turn again
                     // with a reading no older than the requester's.
                     self.role.fetch_and(!REQUESTED, Ordering::Acquire);
-                    now = now.max(self.now_nanos());
+                    now = now.max(self.now());
                 }
             }
         }
     }
 
-    /// One turn at reading `now` (ns), with the driver role held. Returns the reading (ns)
-    /// of the next planned turn (`u64::MAX` if idle), and whether the turn took the wheel
-    /// out of idle.
-    pub(super) fn turn_locked(&self, state: &mut DriverState, now_nanos: u64) -> (u64, bool) {
+    /// One turn at reading `now`, with the driver role held. Returns the reading of the
+    /// next planned turn ([`Reading::END`] if idle), and whether the turn took the wheel out
+    /// of idle. (The levels count ticks as plain numbers: `Tick::get` and `Tick::new` at
+    /// their edge.)
+    pub(super) fn turn_locked(&self, state: &mut DriverState, reading: Reading) -> (Reading, bool) {
         // A reading older than one an earlier turn used (another thread turning, or
         // `advance_to` with an older time) counts as the start of the tick already reached:
         // some turn read at least that, so it fires nothing early, and an entry armed
         // from an older reading still, due before that, fires rather than going into a
         // slot behind `elapsed`.
-        let now_nanos = now_nanos.max(self.tick_start(state.levels.elapsed()));
-        let now = self.ticks().floor(now_nanos);
+        let reading = reading.max(self.tick_start(Tick::new(state.levels.elapsed())));
+        let now = self.ticks().floor(reading);
         let mut reclaimed = false;
         // Whether a pass below published a plan over an idle word. Kept across passes: a
         // pass that takes the wheel out of idle and then finds an inbox not empty (an arm
@@ -129,14 +137,14 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         let fresh = core::mem::replace(&mut state.fresh, false);
         if !fresh && self.plan.word.load(Ordering::Relaxed) & IDLE != 0 {
             // Woken from idle, most likely by an arm: linger (see "Taking back").
-            state.linger_until = now.saturating_add(LINGER);
+            state.linger_until = now.after(LINGER);
         }
         loop {
             // Advance first, so new entries are placed relative to `now` (a wheel whose
             // clock starts far from zero would otherwise park them at the top level).
-            self.expire(state, now, now_nanos);
-            reclaimed |= self.take_inboxes(state, now, now_nanos);
-            self.fire_early(state, now_nanos);
+            self.expire(state, now, reading);
+            reclaimed |= self.take_inboxes(state, now, reading);
+            self.fire_early(state, reading);
             self.wake_fired(state);
             let elapsed = state.levels.elapsed();
             let next = state.levels.next_expiration();
@@ -149,7 +157,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             let horizon = if reclaimed {
                 1
             } else if next.is_none() && now < state.linger_until {
-                state.linger_until - elapsed.min(state.linger_until - 1)
+                let linger_until = state.linger_until.get();
+                linger_until - elapsed.min(linger_until - 1)
             } else {
                 MAX_SLEEP
             };
@@ -158,15 +167,15 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             // before it, when the entries of a sparse slot are due then ("Sub-tick
             // firing"); and how far into that tick before, for arming threads (see
             // `Plan::offset`; 0 unless the plan comes from a sparse slot or a higher one).
-            let mut wake = self.tick_start(planned);
+            let mut wake = self.tick_start(Tick::new(planned));
             let mut offset = 0;
             if let Some(expiration) = next {
                 if expiration.deadline <= planned {
                     planned = expiration.deadline;
-                    wake = self.tick_start(planned);
+                    wake = self.tick_start(Tick::new(planned));
                     if expiration.level == 0 {
                         if let Some(first) = state.levels.sparse_first(expiration.slot) {
-                            let early = self.tick_start(planned - 1).saturating_add(first.into());
+                            let early = self.tick_start(Tick::new(planned - 1)).after(first.into());
                             wake = wake.min(early);
                             offset = first;
                         }
@@ -193,12 +202,12 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 let shard = &self.shards[shard];
                 shard.arm_inbox.check() & shard.cancel_inbox.check()
             }) {
-                // `u64::MAX` means idle: a turn planned at or past the clock's last
-                // reading (its tick boundary saturated) is the reading just before.
+                // `END` means idle: a turn planned at or past the clock's last reading (its
+                // tick boundary saturated) is the reading just before.
                 return if idle {
-                    (u64::MAX, false)
+                    (Reading::END, false)
                 } else {
-                    (wake.min(u64::MAX - 1), left_idle)
+                    (wake.min(LAST), left_idle)
                 };
             }
         }
@@ -206,7 +215,12 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
 
     /// Takes every shard's inboxes: reclaims cancelled entries and links new ones into the
     /// levels. Returns whether anything was reclaimed.
-    pub(super) fn take_inboxes(&self, state: &mut DriverState, now: u64, now_nanos: u64) -> bool {
+    pub(super) fn take_inboxes(
+        &self,
+        state: &mut DriverState,
+        now: Tick,
+        reading: Reading,
+    ) -> bool {
         // Cancels first, from every shard: an entry on these lists was pushed onto an arm
         // inbox before it was cancelled, so the arm inboxes taken next hold it if no
         // earlier turn took it. Every shard, not only those in use: `take_all` reads each
@@ -227,10 +241,12 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 if entry.state.load(Ordering::Acquire) & CANCELLED == 0 {
                     // Due at `now` (its tick may be ahead: see "Sub-tick firing"); else
                     // `when > now ≥ elapsed`, as a slot needs.
-                    if due <= now_nanos {
-                        self.fire(state, index, entry, now.saturating_sub(when));
+                    if due <= reading {
+                        self.fire(state, index, entry, late(now, when));
                     } else {
-                        state.levels.insert(&self.storage, index, when, offset);
+                        state
+                            .levels
+                            .insert(&self.storage, index, when.get(), offset);
                     }
                 }
                 index = next;
@@ -254,7 +270,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             // SAFETY: driver role held; the entry came through an arm inbox (taken in this
             // turn or an earlier one, see `take_inboxes`).
             let (when, _) = self.tick_of(unsafe { entry.due() });
-            state.levels.remove(&self.storage, index, when);
+            state.levels.remove(&self.storage, index, when.get());
             let before = entry.state.fetch_and(!WHEEL, Ordering::AcqRel);
             debug_assert_eq!(
                 before & (HANDLE | CANCELLED),
@@ -279,10 +295,10 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         }
     }
 
-    /// Processes every slot that starts at or before tick `now` (reading `now_nanos`).
-    pub(super) fn expire(&self, state: &mut DriverState, now: u64, now_nanos: u64) {
+    /// Processes every slot that starts at or before tick `now` (at `reading`).
+    pub(super) fn expire(&self, state: &mut DriverState, now: Tick, reading: Reading) {
         while let Some(expiration) = state.levels.next_expiration() {
-            if expiration.deadline > now {
+            if expiration.deadline > now.get() {
                 break;
             }
             state.levels.reach(&expiration);
@@ -295,7 +311,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 let due = unsafe { entry.due() };
                 let (when, offset) = self.tick_of(due);
                 if expiration.level > 0
-                    && when > state.levels.elapsed()
+                    && when.get() > state.levels.elapsed()
                     && when <= now
                     && entry.state.load(Ordering::Acquire) & CANCELLED == 0
                 {
@@ -303,24 +319,28 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                     // reached: down the levels again, so that this turn fires the ticks
                     // it passes in their order (a turn that passes many fires deadlines
                     // in deadline order, as a virtual clock's jump must).
-                    state.levels.insert(&self.storage, index, when, offset);
-                } else if due <= now_nanos {
-                    self.fire(state, index, entry, now.saturating_sub(when));
+                    state
+                        .levels
+                        .insert(&self.storage, index, when.get(), offset);
+                } else if due <= reading {
+                    self.fire(state, index, entry, late(now, when));
                 } else if entry.state.load(Ordering::Acquire) & CANCELLED == 0 {
                     // `when > now`: `due` is past this tick.
-                    state.levels.insert(&self.storage, index, when, offset);
+                    state
+                        .levels
+                        .insert(&self.storage, index, when.get(), offset);
                 }
                 index = next;
             }
         }
-        if now > state.levels.elapsed() {
-            state.levels.set_elapsed(now);
+        if now.get() > state.levels.elapsed() {
+            state.levels.set_elapsed(now.get());
         }
     }
 
     /// Sub-tick firing: fires the entries of the tick in progress whose own deadline has
     /// passed, if their slot is sparse (module docs, "Sub-tick firing").
-    pub(super) fn fire_early(&self, state: &mut DriverState, now_nanos: u64) {
+    pub(super) fn fire_early(&self, state: &mut DriverState, reading: Reading) {
         let Some(expiration) = state.levels.next_expiration() else {
             return;
         };
@@ -334,7 +354,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         };
         // How far into tick `elapsed` the clock reads; every entry of the slot is due
         // that far into it or later.
-        let into = now_nanos.saturating_sub(self.tick_start(elapsed));
+        let into =
+            (reading.as_nanos()).saturating_sub(self.tick_start(Tick::new(elapsed)).as_nanos());
         if u64::from(first) > into {
             return;
         }
@@ -348,7 +369,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             if entry.state.load(Ordering::Acquire) & CANCELLED != 0 {
                 // Stays linked until the cancel inbox brings it; its deadline no longer
                 // matters.
-            } else if due <= now_nanos {
+            } else if due <= reading {
                 state
                     .levels
                     .remove(&self.storage, index, expiration.deadline);

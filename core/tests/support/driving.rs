@@ -7,7 +7,7 @@ use core::pin::{Pin, pin};
 use core::task::Context;
 use core::time::Duration;
 
-use punctual_core::{Clock, Fixed, ManualClock, Sleeper, Wheel};
+use punctual_core::{Clock, Fixed, ManualClock, Reading, Sleeper, Wheel};
 
 use super::{CountingWaker, TICK};
 
@@ -20,7 +20,7 @@ pub(crate) fn idle_wheel() -> TestWheel {
     let wheel: TestWheel = Wheel::fixed(ManualClock::new(), TICK);
     assert_eq!(
         wheel.turn(),
-        Duration::MAX,
+        Reading::END,
         "a new wheel's first turn lingered"
     );
     wheel
@@ -33,7 +33,7 @@ pub(crate) struct NeverSleeper;
 impl Sleeper for NeverSleeper {
     type Sleep = Pending<()>;
 
-    fn sleep_until(&mut self, _: Duration) -> Pending<()> {
+    fn sleep_until(&mut self, _: Reading) -> Pending<()> {
         pending()
     }
 }
@@ -48,10 +48,10 @@ pub(crate) fn poll_until_idle<T: Sleeper>(
     loop {
         let _ = driver.as_mut().poll_with(pin!(pending::<()>()), cx);
         let next = wheel.next_turn();
-        if next == Duration::MAX {
+        if next == Reading::END {
             return;
         }
-        wheel.clock().set(next);
+        wheel.clock().set(next.as_duration());
     }
 }
 
@@ -70,8 +70,11 @@ pub(crate) fn drive_until_woken<T: Sleeper>(
             return;
         }
         let next = wheel.next_turn();
-        assert!(next < Duration::MAX, "an armed wheel reads as idle");
-        wheel.clock().set(next.max(wheel.clock().now()));
+        assert!(next < Reading::END, "an armed wheel reads as idle");
+        wheel.clock().set(
+            next.max(Reading::since_origin(wheel.clock().now()))
+                .as_duration(),
+        );
     }
     panic!("not woken after 100 polls of the driver");
 }

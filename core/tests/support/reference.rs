@@ -37,7 +37,7 @@ use core::time::Duration;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-use punctual_core::{Clock, Elapsed, ManualClock, Sleep, Storage, Wheel};
+use punctual_core::{Clock, Elapsed, ManualClock, Reading, Sleep, Storage, Wheel};
 
 use crate::support::CountingWaker;
 
@@ -371,14 +371,18 @@ impl<'w, S: Storage> Model<'w, S> {
         let fut = match kind {
             Kind::Sleep => Fut::Sleep(Box::pin(match limit {
                 Limit::After(_) => self.wheel.sleep(requested),
-                Limit::At { .. } => self.wheel.sleep_until(nanos_to_duration(target)),
+                Limit::At { .. } => self
+                    .wheel
+                    .sleep_until(Reading::since_origin(nanos_to_duration(target))),
             })),
             Kind::Deadline { .. } => {
                 let gate = Rc::new(Cell::new(false));
                 let inner = Gate(gate.clone());
                 let d = match limit {
                     Limit::After(_) => self.wheel.deadline(requested, inner),
-                    Limit::At { .. } => self.wheel.deadline_at(nanos_to_duration(target), inner),
+                    Limit::At { .. } => self
+                        .wheel
+                        .deadline_at(Reading::since_origin(nanos_to_duration(target)), inner),
                 };
                 let d: GatedDeadline<'_> = match name {
                     Some(name) => Box::pin(d.named(name)),
@@ -563,7 +567,11 @@ impl<'w, S: Storage> Model<'w, S> {
         self.wheel.register_driver(&self.driver.waker);
         self.driver_wakes_at_turn = self.driver.wakes();
         self.now = (self.now + by).min(MAX_NANOS);
-        assert_eq!(reading.as_nanos(), self.now, "the clock's reading");
+        assert_eq!(
+            u128::from(reading.as_nanos()),
+            self.now,
+            "the clock's reading"
+        );
         // Sub-tick firing: a turn fires every due deadline of a sparse tick (at most
         // `SPARSE` armed in it) whose offset into the tick before its tick the levels keep
         // (below `u32::MAX` ns), not only at the tick's end. (The levels' count of a slot
@@ -633,7 +641,7 @@ impl<'w, S: Storage> Model<'w, S> {
         // the tick of every armed deadline that has not fired (an arm earlier than the plan
         // wakes it; `next_turn` is the boundary the driver turns by).
         if self.driver.wakes() == self.driver_wakes_at_turn {
-            let plan = self.wheel.next_turn().as_nanos();
+            let plan = u128::from(self.wheel.next_turn().as_nanos());
             for live in self.live.values() {
                 let Some(target) = live.target else { continue };
                 if live.mode != Mode::Armed || live.fired || live.woken() {

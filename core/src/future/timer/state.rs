@@ -1,8 +1,6 @@
 //! A deadline's timer state in one word: the phase, two flags and a payload.
 
-use core::time::Duration;
-
-use crate::time::nanos_u64;
+use crate::time::Reading;
 use crate::wheel::entry::Index;
 
 /// What a deadline's timer is doing.
@@ -108,12 +106,10 @@ impl State {
     /// most 63 ns late; the last unit stands for every target up to `u64::MAX - 1` ns,
     /// the last reading that comes, at most 126 ns late). `Never` for `u64::MAX` ns or
     /// more.
-    pub(super) fn full(target: Duration, capped: bool) -> Self {
-        let payload = match nanos_u64(target) {
-            Some(nanos) if nanos < COARSE_FROM => nanos << 1,
-            Some(nanos) if nanos < u64::MAX => {
-                (nanos.div_ceil(COARSE_UNIT).min(LAST_COARSE) << 1) | 1
-            }
+    pub(super) fn full(target: Reading, capped: bool) -> Self {
+        let payload = match target.as_nanos() {
+            nanos if nanos < COARSE_FROM => nanos << 1,
+            nanos if nanos < u64::MAX => (nanos.div_ceil(COARSE_UNIT).min(LAST_COARSE) << 1) | 1,
             _ => return Self::of(Phase::Never, capped),
         };
         Self::with_payload(Phase::Full, capped, payload)
@@ -152,7 +148,7 @@ impl State {
     }
 
     /// The target of a `Full` state.
-    pub(super) fn target(self) -> Duration {
+    pub(super) fn target(self) -> Reading {
         let payload = self.0 >> PAYLOAD;
         let nanos = match (payload & 1, payload >> 1) {
             (0, nanos) => nanos,
@@ -161,7 +157,7 @@ impl State {
             (_, LAST_COARSE) => u64::MAX - 1,
             (_, units) => units * COARSE_UNIT,
         };
-        Duration::from_nanos(nanos)
+        Reading::from_nanos(nanos)
     }
 }
 
@@ -183,9 +179,9 @@ mod tests {
     #[test]
     pub(super) fn a_degraded_target_is_kept_exactly_then_rounded_up() {
         let round_trip = |nanos: u64| {
-            let state = State::full(Duration::from_nanos(nanos), true);
+            let state = State::full(Reading::from_nanos(nanos), true);
             assert!(state.flag());
-            (state.phase(), state.target().as_nanos() as u64)
+            (state.phase(), state.target().as_nanos())
         };
         for nanos in [0, 1, 12_345_678_901, COARSE_FROM - 1] {
             assert_eq!(
@@ -206,14 +202,6 @@ mod tests {
         for nanos in [u64::MAX - 126, u64::MAX - 62, u64::MAX - 1] {
             assert_eq!(round_trip(nanos), (Phase::Full, u64::MAX - 1));
         }
-        assert_eq!(
-            State::full(Duration::from_nanos(u64::MAX), false).phase(),
-            Phase::Never
-        );
-        assert_eq!(
-            State::full(Duration::MAX, false).phase(),
-            Phase::Never,
-            "beyond any reading"
-        );
+        assert_eq!(State::full(Reading::END, false).phase(), Phase::Never);
     }
 }

@@ -2,16 +2,11 @@
 //! and [`WheelRef`], a handle to one (a reference, or a zero-sized handle of a `static`).
 
 use core::task::Waker;
-use core::time::Duration;
 
 use crate::clock::Clock;
-use crate::time::Limit;
-#[cfg(target_pointer_width = "64")]
-use crate::time::duration_of;
+use crate::time::{Due, Limit, Reading};
 use crate::wheel::Wheel;
 use crate::wheel::entry::Index;
-#[cfg(target_pointer_width = "64")]
-use crate::wheel::start::Outcome;
 use crate::wheel::start::Started;
 use crate::wheel::storage::Storage;
 
@@ -23,16 +18,9 @@ mod sealed {
 /// it. Implemented by every [`Wheel`]; sealed.
 pub trait RawWheel: Sync + sealed::Sealed {
     #[doc(hidden)]
-    fn start(&self, limit: Limit, cap: Option<Duration>, waker: &Waker) -> Started;
-    /// [`start`](RawWheel::start) for the common case, `Limit::After` a duration of
-    /// `span` nanoseconds (saturated: `u64::MAX` stands for any longer one) with no
-    /// budget: only the outcome, as the requested duration is the span itself. On
-    /// 64-bit hosts only (see `Timer::poll_fired_slow`).
+    fn start(&self, due: Due, cap: Option<Reading>, waker: &Waker) -> Started;
     #[doc(hidden)]
-    #[cfg(target_pointer_width = "64")]
-    fn start_span(&self, span: u64, waker: &Waker) -> Outcome;
-    #[doc(hidden)]
-    fn target(&self, limit: Limit) -> Option<Duration>;
+    fn target(&self, limit: Limit) -> Option<Reading>;
     #[doc(hidden)]
     fn poll_armed(&self, armed: &Armed, waker: &Waker) -> bool;
     #[doc(hidden)]
@@ -42,16 +30,13 @@ pub trait RawWheel: Sync + sealed::Sealed {
     #[doc(hidden)]
     fn release_fired(&self, armed: &Armed);
     #[doc(hidden)]
-    fn deadline_of(&self, armed: &Armed) -> Duration;
+    fn deadline_of(&self, armed: &Armed) -> Reading;
     #[doc(hidden)]
-    fn now(&self) -> Duration;
+    fn now(&self) -> Reading;
     #[doc(hidden)]
     fn wake_drivers(&self);
     #[doc(hidden)]
     fn count_degraded_poll(&self);
-    #[doc(hidden)]
-    #[cfg(feature = "tracing")]
-    fn late_by(&self, armed: &Armed) -> Duration;
     #[doc(hidden)]
     #[cfg(feature = "count-ready")]
     fn count_ready(&self);
@@ -72,26 +57,12 @@ pub struct Armed {
 impl<C: Clock, S: Storage> sealed::Sealed for Wheel<C, S> {}
 
 impl<C: Clock, S: Storage> RawWheel for Wheel<C, S> {
-    fn start(&self, limit: Limit, cap: Option<Duration>, waker: &Waker) -> Started {
-        self.start_from(self.clock().now(), limit, cap, waker)
+    fn start(&self, due: Due, cap: Option<Reading>, waker: &Waker) -> Started {
+        Wheel::start(self, due, cap, waker)
     }
 
-    #[cfg(target_pointer_width = "64")]
-    fn start_span(&self, span: u64, waker: &Waker) -> Outcome {
-        let now = self.clock().now();
-        match self.start_after(now, span, waker) {
-            Some(outcome) => outcome,
-            // A reading or a deadline past `u64::MAX` ns: the general path decides, from
-            // the same reading.
-            None => {
-                self.start_from(now, Limit::After(duration_of(span)), None, waker)
-                    .outcome
-            }
-        }
-    }
-
-    fn target(&self, limit: Limit) -> Option<Duration> {
-        self.resolve(limit, self.clock().now()).0
+    fn target(&self, limit: Limit) -> Option<Reading> {
+        self.resolve(limit.into(), Wheel::now(self)).0
     }
 
     fn poll_armed(&self, armed: &Armed, waker: &Waker) -> bool {
@@ -110,12 +81,12 @@ impl<C: Clock, S: Storage> RawWheel for Wheel<C, S> {
         Wheel::release_fired(self, armed.index);
     }
 
-    fn deadline_of(&self, armed: &Armed) -> Duration {
+    fn deadline_of(&self, armed: &Armed) -> Reading {
         self.entry_deadline(armed.index)
     }
 
-    fn now(&self) -> Duration {
-        self.clock().now()
+    fn now(&self) -> Reading {
+        Wheel::now(self)
     }
 
     fn wake_drivers(&self) {
@@ -124,13 +95,6 @@ impl<C: Clock, S: Storage> RawWheel for Wheel<C, S> {
 
     fn count_degraded_poll(&self) {
         Wheel::count_degraded_poll(self);
-    }
-
-    #[cfg(feature = "tracing")]
-    fn late_by(&self, armed: &Armed) -> Duration {
-        self.clock()
-            .now()
-            .saturating_sub(self.entry_deadline(armed.index))
     }
 
     #[cfg(feature = "count-ready")]
@@ -207,7 +171,7 @@ pub unsafe trait WheelRef: Copy + Unpin {
     /// wheel they may choose). Called at each start, after [`choose`](WheelRef::choose).
     /// It must never return a reading before the moment `at` stands for.
     #[inline(always)]
-    fn reading_at(&self, at: Duration) -> Duration {
+    fn reading_at(&self, at: Reading) -> Reading {
         at
     }
 
