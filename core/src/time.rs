@@ -62,7 +62,7 @@ impl Reading {
 
     /// The reading `elapsed` after the origin (what [`Clock::now`](crate::Clock::now)
     /// reports), saturating at [`Reading::END`].
-    #[inline]
+    #[inline(always)]
     pub const fn since_origin(elapsed: Duration) -> Self {
         // `u64` arithmetic rather than `as_nanos`' `u128`: this is on every arm.
         match elapsed.as_secs().checked_mul(1_000_000_000) {
@@ -223,7 +223,7 @@ impl From<Limit> for Due {
 pub(crate) const BEYOND: u64 = u64::MAX;
 
 /// `d` in saturated nanoseconds (a `Duration` is 16 bytes; a deadline keeps 8).
-#[inline]
+#[inline(always)]
 pub(crate) const fn span_of(d: Duration) -> u64 {
     Reading::since_origin(d).0
 }
