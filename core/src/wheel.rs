@@ -182,6 +182,7 @@ use driver_wakers::DriverWakers;
 use entry::{HANDLE, NIL, WHEEL};
 use levels::Levels;
 use lists::Fresh;
+use parked::Parked;
 use plan::{IDLE, Plan};
 use shards::{SHARDS, Shard};
 use stats::{Counters, Stats};
@@ -193,6 +194,7 @@ pub(crate) mod driver_wakers;
 pub(crate) mod entry;
 pub(crate) mod levels;
 pub(crate) mod lists;
+mod parked;
 mod plan;
 pub(crate) mod shards;
 #[cfg(all(feature = "std", not(punctual_loom)))]
@@ -254,6 +256,8 @@ pub struct Wheel<C, S> {
     /// The drivers' wakers, woken when an arm or a cancel needs a turn sooner than
     /// planned.
     driver_wakers: DriverWakers,
+    /// Where degraded deadlines leave their wakers for the next tick (see `parked`).
+    parked: Parked,
     /// What the driver plans; written once per turn, read by every arm and cancel, so on
     /// lines of its own.
     plan: CachePadded<Plan>,
@@ -355,6 +359,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 fresh: Fresh::new(),
                 role: AtomicU32::new(0),
                 driver_wakers: DriverWakers::new(),
+                parked: Parked::new(),
                 plan: CachePadded::new(Plan {
                     next_wake: AtomicU32::new(MAX_SLEEP as u32),
                     offset: AtomicU32::new(0),
@@ -366,6 +371,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                     to_wake_tail: NIL,
                     linger_until: Tick::new(0),
                     fresh: true,
+                    parked: false,
                 })),
                 counters: CachePadded::new(Counters::new()),
                 spares: core::sync::atomic::AtomicBool::new(false),

@@ -40,9 +40,14 @@ use crate::time::Limit;
 ///   8 bytes), or one that ends at or past the clock reading of `u64::MAX` nanoseconds
 ///   (the wheel keeps deadlines as such readings), never fires and holds no entry.
 /// * **Full wheel.** If a fixed-capacity wheel has no free entry, the deadline runs
-///   *degraded*: each poll checks the clock, tries to arm again, and otherwise asks to
-///   be polled again at once (counted in [`Wheel::degraded_polls`]). It still never
-///   fires early and never misses its time, at the cost of a busy task. (From 2^58 ns of
+///   *degraded*: each poll checks the clock, tries to arm again, and otherwise waits
+///   for the wheel's next tick, when the driver's turn wakes it to look again (counted in
+///   [`Wheel::degraded_polls`]). It still never fires early and ends within a tick or
+///   two of its time, at the cost of a poll a tick. The wheel has places for the wakers
+///   of four tasks waiting so at once; a deadline of a fifth task asks to be polled again
+///   at once instead (a busy task, and on a paused tokio clock no auto-advance while it
+///   lasts). A waker left in a place is woken once by that turn even if its deadline was
+///   dropped or armed since (a spurious wake). (From 2^58 ns of
 ///   the clock on, about 9 years, a degraded deadline keeps its target to 64 ns, rounded
 ///   up: it may then fire up to 63 ns late, 126 in the clock's last 128 ns, which on a
 ///   wheel of ticks under 64 ns is more than two ticks.)

@@ -333,7 +333,9 @@ impl<W: WheelRef> Timer<W> {
         }
     }
 
-    /// Degraded mode: check the clock, try to arm again, else ask to be polled again.
+    /// Degraded mode: check the clock, try to arm again, else wait for the next tick's turn
+    /// (see the wheel's `parked`), or, with no place to wait in, ask to be polled again at
+    /// once.
     fn poll_full(&mut self, cx: &mut Context<'_>) -> Poll<Fired> {
         debug_assert_eq!(
             self.state.phase(),
@@ -358,7 +360,9 @@ impl<W: WheelRef> Timer<W> {
             }
             Outcome::Full(_) => {
                 self.wheel.get().count_degraded_poll();
-                cx.waker().wake_by_ref();
+                if !self.wheel.get().park_degraded(cx.waker()) {
+                    cx.waker().wake_by_ref();
+                }
                 Poll::Pending
             }
             Outcome::Never => {

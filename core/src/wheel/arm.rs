@@ -7,6 +7,7 @@ use core::task::Waker;
 
 use super::Wheel;
 use super::entry::{self, CANCELLED, Entry, FIRED, HANDLE, Index, NIL, WHEEL};
+use super::plan::PARKED;
 use super::shards::{self, Shard};
 use super::storage::Storage;
 use crate::clock::Clock;
@@ -185,6 +186,22 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
 
     pub(crate) fn count_degraded_poll(&self) {
         self.counters.degraded_poll();
+    }
+
+    /// Leaves a degraded deadline's waker to be woken by the first turn at a later tick,
+    /// and makes sure one comes: wakes the drivers unless their plan is a turn by the next
+    /// tick. Returns `false` when there was no place for it (the deadline must then ask to
+    /// be polled again itself).
+    pub(crate) fn park_degraded(&self, waker: &Waker) -> bool {
+        let tick = self.ticks().floor(self.now());
+        if !self.parked.park(waker, tick) {
+            return false;
+        }
+        let word = self.plan.word.fetch_or(PARKED, Ordering::AcqRel);
+        if self.plan_of(word, tick) > tick.after(1) {
+            self.wake_driver();
+        }
+        true
     }
 
     /// Wakes every driver, to turn sooner than planned.

@@ -34,6 +34,10 @@ pub(super) struct Plan {
 /// `Plan::word`: the driver is idle.
 pub(super) const IDLE: u32 = 1;
 
+/// `Plan::word`: a degraded deadline left its waker in a place since the driver last
+/// looked (see `parked`, "Not losing the wake"). Above the shards' bits.
+pub(super) const PARKED: u32 = 1 << 31;
+
 impl<C: Clock, S: Storage> Wheel<C, S> {
     /// Divides readings by the tick.
     #[inline]

@@ -85,8 +85,8 @@ crate::sync::const_fn! {
 }
 
 const _: () = assert!(
-    SHARDS <= 31,
-    "one bit per shard beside the plan word's idle bit"
+    SHARDS <= 30,
+    "one bit per shard beside the plan word's idle bit and its top bit"
 );
 
 /// The plan word's bit that marks `shard` in use (see "Shards in use"). Bit 0 is the
@@ -99,7 +99,11 @@ pub(crate) const fn in_use_bit(shard: usize) -> u32 {
 /// The shards a plan word marks in use: with one shard, always that one.
 #[inline]
 pub(crate) const fn in_use(word: u32) -> Shards {
-    Shards(if SHARDS > 1 { word >> 1 } else { 1 })
+    Shards(if SHARDS > 1 {
+        (word >> 1) & ((1 << SHARDS) - 1)
+    } else {
+        1
+    })
 }
 
 /// A set of shards, iterated in increasing order.

@@ -75,7 +75,7 @@ pub(crate) const MAX_ENTRIES: usize = if usize::BITS >= 64 {
 ///
 /// When all `N` entries are in use, further deadlines run *degraded* (see
 /// [`Deadline`](crate::Deadline)): they never fire early and never lose a wakeup, but they
-/// poll the clock instead of waiting on the wheel. A deadline dropped (or an idle timeout
+/// look at the clock once a tick instead of waiting for their fire. A deadline dropped (or an idle timeout
 /// re-armed) after the driver took its entry in keeps the entry in use until the driver's
 /// next turn reclaims it; one dropped before that is free again at once.
 ///

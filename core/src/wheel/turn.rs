@@ -4,8 +4,8 @@
 
 use super::entry::{self, CANCELLED, Entry, FIRED, HANDLE, Index, NIL, UNLINKED, WHEEL};
 use super::levels::Levels;
-use super::plan::IDLE;
 use super::plan::LAST;
+use super::plan::{IDLE, PARKED};
 use super::shards::{self, SHARDS, Shard};
 use super::storage::Storage;
 use super::{LINGER, MAX_SLEEP, Wheel};
@@ -37,6 +37,9 @@ pub(super) struct DriverState {
     /// No turn has published a plan yet: the wheel's idle mark is the one it was made
     /// with, not one a turn left, so the first turn does not linger (see "Taking back").
     pub(super) fresh: bool,
+    /// The last look at the places of degraded deadlines found one still waiting: the next
+    /// turn looks again, whatever the plan word says.
+    pub(super) parked: bool,
 }
 
 impl<C: Clock, S: Storage> Wheel<C, S> {
@@ -146,15 +149,16 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             reclaimed |= self.take_inboxes(state, now, reading);
             self.fire_early(state, reading);
             self.wake_fired(state);
+            let parked = self.wake_parked(state, now);
             let elapsed = state.levels.elapsed();
             let next = state.levels.next_expiration();
-            // Idle: nothing armed and nothing just reclaimed. The driver then needs no timer
-            // at all (a paused tokio clock would otherwise auto-advance to it), and every
-            // arm wakes it.
-            let idle = next.is_none() && !reclaimed && now >= state.linger_until;
-            // After reclaiming, more cancels are likely: look again within a tick. While
-            // lingering, turn when the lingering ends.
-            let horizon = if reclaimed {
+            // Idle: nothing armed, nothing just reclaimed and no degraded deadline waiting.
+            // The driver then needs no timer at all (a paused tokio clock would otherwise
+            // auto-advance to it), and every arm wakes it.
+            let idle = next.is_none() && !reclaimed && !parked && now >= state.linger_until;
+            // After reclaiming, more cancels are likely: look again within a tick, as for
+            // a degraded deadline waiting. While lingering, turn when the lingering ends.
+            let horizon = if reclaimed || parked {
                 1
             } else if next.is_none() && now < state.linger_until {
                 let linger_until = state.linger_until.get();
@@ -198,6 +202,12 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 self.plan.word.fetch_and(!IDLE, Ordering::AcqRel)
             };
             left_idle |= !idle && word & IDLE != 0;
+            if word & PARKED != 0 && !parked {
+                // A degraded deadline parked during this pass: look at the places again
+                // before settling on a plan (see `parked`, "Not losing the wake").
+                state.parked = true;
+                continue;
+            }
             if shards::in_use(word).all(|shard| {
                 let shard = &self.shards[shard];
                 shard.arm_inbox.check() & shard.cancel_inbox.check()
@@ -215,6 +225,23 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
 
     /// Takes every shard's inboxes: reclaims cancelled entries and links new ones into the
     /// levels. Returns whether anything was reclaimed.
+    /// Wakes the degraded deadlines that parked before tick `now`; returns whether any
+    /// still waits. Looks only when the plan word says one parked, or one still waited at
+    /// the last look: the mark is cleared before the places are read, so a deadline that
+    /// parks after the read marks the word again, which the publication of the plan sees.
+    #[inline]
+    fn wake_parked(&self, state: &mut DriverState, now: Tick) -> bool {
+        if !state.parked && self.plan.word.load(Ordering::Relaxed) & PARKED == 0 {
+            return false;
+        }
+        self.plan.word.fetch_and(!PARKED, Ordering::AcqRel);
+        // Recorded before the wakes: a waker that panics leaves the rest for the next turn,
+        // which must then look.
+        state.parked = true;
+        state.parked = self.parked.wake_before(now);
+        state.parked
+    }
+
     pub(super) fn take_inboxes(
         &self,
         state: &mut DriverState,

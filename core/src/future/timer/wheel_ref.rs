@@ -38,6 +38,8 @@ pub trait RawWheel: Sync + sealed::Sealed {
     #[doc(hidden)]
     fn count_degraded_poll(&self);
     #[doc(hidden)]
+    fn park_degraded(&self, waker: &Waker) -> bool;
+    #[doc(hidden)]
     #[cfg(feature = "count-ready")]
     fn count_ready(&self);
 }
@@ -95,6 +97,10 @@ impl<C: Clock, S: Storage> RawWheel for Wheel<C, S> {
 
     fn count_degraded_poll(&self) {
         Wheel::count_degraded_poll(self);
+    }
+
+    fn park_degraded(&self, waker: &Waker) -> bool {
+        Wheel::park_degraded(self, waker)
     }
 
     #[cfg(feature = "count-ready")]
