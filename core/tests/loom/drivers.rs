@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use loom::sync::Arc;
 use loom::thread;
-use punctual_core::{Clock, Sleeper};
+use punctual_core::{Clock, Reading, Sleeper};
 
 use crate::support::{NeverSleeper, TICK};
 use crate::{
@@ -26,7 +26,7 @@ fn two_drivers_race() {
     model(|| {
         let wheel = wheel();
         let (task, task_waker) = counter();
-        let mut sleep = wheel.sleep_until(TICK * 2);
+        let mut sleep = wheel.sleep_until(Reading::since_origin(TICK * 2));
         assert!(poll(&mut sleep, &task_waker).is_pending());
         wheel.turn();
 
@@ -69,9 +69,9 @@ fn a_driver_stops_while_a_deadline_is_armed() {
         assert!(stays.register(&staying_waker));
         assert!(leaves.register(&leaving_waker));
         // Idle: nothing armed, lingering over.
-        while wheel.turn() != Duration::MAX {
+        while wheel.turn() != Reading::END {
             let next = wheel.next_turn();
-            wheel.clock().set(next);
+            wheel.clock().set(next.as_duration());
         }
 
         let w = lend(&wheel);
@@ -98,9 +98,9 @@ fn a_driver_takes_its_place_while_a_deadline_is_armed() {
         let wheel = wheel();
         let (task, task_waker) = counter();
         let (driver, driver_waker) = counter();
-        while wheel.turn() != Duration::MAX {
+        while wheel.turn() != Reading::END {
             let next = wheel.next_turn();
-            wheel.clock().set(next);
+            wheel.clock().set(next.as_duration());
         }
         let due = wheel.clock().now() + TICK;
 
@@ -116,7 +116,7 @@ fn a_driver_takes_its_place_while_a_deadline_is_armed() {
         assert!(poll(&mut sleep, &task_waker).is_pending());
         std::mem::forget(sleep); // keep the entry armed for the checks below
         let (slot, planned) = driving.join().unwrap();
-        assert_taken_in_or_woken(&driver, 0, planned, due);
+        assert_taken_in_or_woken(&driver, 0, planned.as_duration(), due);
         settle(&wheel, &task, 1, due);
         drop(slot);
     });
@@ -156,9 +156,9 @@ fn turn_by_hand_out_of_idle(mark_first: bool) {
         let mut slot = wheel.driver_slot();
         assert!(slot.register(&driver_waker));
         // The driver's own turns, until the wheel is idle: it waits for its waker now.
-        while slot.turn() != Duration::MAX {
+        while slot.turn() != Reading::END {
             let next = wheel.next_turn();
-            wheel.clock().set(next);
+            wheel.clock().set(next.as_duration());
         }
         let before = woken(&driver);
         let due = wheel.clock().now() + 40 * TICK;
@@ -186,7 +186,7 @@ fn race_a_turn_by_hand_with_an_arm(wheel: &Arc<TestWheel>, due: Duration, waker:
     let by_hand = thread::spawn(move || {
         let _ = w.turn();
     });
-    let mut sleep = wheel.sleep_until(due);
+    let mut sleep = wheel.sleep_until(Reading::since_origin(due));
     assert!(poll(&mut sleep, waker).is_pending());
     std::mem::forget(sleep);
     by_hand.join().unwrap();
@@ -211,11 +211,11 @@ struct ClockSleep {
 impl Sleeper for ClockSleeper {
     type Sleep = ClockSleep;
 
-    fn sleep_until(&mut self, at: Duration) -> ClockSleep {
-        *self.until.lock().unwrap() = Some(at);
+    fn sleep_until(&mut self, at: Reading) -> ClockSleep {
+        *self.until.lock().unwrap() = Some(at.as_duration());
         ClockSleep {
             wheel: self.wheel,
-            at,
+            at: at.as_duration(),
             until: self.until.clone(),
         }
     }
@@ -317,17 +317,17 @@ fn an_idle_driver_skips_its_turn_only_if_no_arm_woke_it() {
         loop {
             assert!(driving.as_mut().poll(&mut cx).is_pending());
             let next = wheel.next_turn();
-            if next == Duration::MAX {
+            if next == Reading::END {
                 break;
             }
-            wheel.clock().set(next);
+            wheel.clock().set(next.as_duration());
         }
         let mut seen = woken(&driver);
         let due = wheel.clock().now() + TICK;
 
         let w = lend(&wheel);
         let armer = thread::spawn(move || {
-            let mut sleep = w.sleep_until(due);
+            let mut sleep = w.sleep_until(Reading::since_origin(due));
             assert!(poll(&mut sleep, &task_waker).is_pending());
             std::mem::forget(sleep); // keep the entry armed for the checks below
         });
@@ -339,7 +339,7 @@ fn an_idle_driver_skips_its_turn_only_if_no_arm_woke_it() {
             assert!(driving.as_mut().poll(&mut cx).is_pending());
         }
         assert!(
-            wheel.next_turn() <= due,
+            wheel.next_turn() <= Reading::since_origin(due),
             "lost wakeup: the driver plans {:?} for a deadline due at {due:?}",
             wheel.next_turn()
         );

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use loom::sync::Arc;
 use loom::thread;
-use punctual_core::{Fixed, Growable, ManualClock, Wheel};
+use punctual_core::{Fixed, Growable, ManualClock, Reading, Wheel};
 
 use crate::support::TICK;
 use crate::{arm_and_keep, counter, lend, model, model_bounded, poll, settle};
@@ -20,7 +20,7 @@ fn arm_one_and_cancel_one<S: punctual_core::Storage + 'static>(
     wheel: &Arc<Wheel<ManualClock, S>>,
     waker: &Waker,
 ) -> punctual_core::Sleep<'static> {
-    let mut kept = lend(wheel).sleep_until(TICK);
+    let mut kept = lend(wheel).sleep_until(Reading::since_origin(TICK));
     assert!(poll(&mut kept, waker).is_pending());
     let mut released = lend(wheel).sleep(Duration::from_secs(30));
     assert!(poll(&mut released, waker).is_pending());
@@ -49,7 +49,7 @@ fn a_steal_from_another_shard_on_a_full_storage() {
             let task_waker = task_waker.clone();
             thread::spawn(move || {
                 // Another shard, empty, and nothing untouched: steals the freed entry.
-                let mut a = wheel.sleep_until(TICK);
+                let mut a = wheel.sleep_until(Reading::since_origin(TICK));
                 assert!(poll(&mut a, &task_waker).is_pending());
                 std::mem::forget(a);
             })
@@ -88,7 +88,7 @@ fn fresh_blocks_and_steals_across_shards() {
                 // Another shard, empty: takes a block of its own (the storage holds one).
                 let mut a = wheel.sleep(Duration::from_secs(30));
                 assert!(poll(&mut a, &task_waker).is_pending());
-                let mut b = wheel.sleep_until(TICK);
+                let mut b = wheel.sleep_until(Reading::since_origin(TICK));
                 assert!(poll(&mut b, &task_waker).is_pending());
                 drop(a);
                 std::mem::forget(b);
@@ -149,12 +149,12 @@ fn two_first_arms_grow_a_growable_wheel_at_once() {
             let wheel = wheel.clone();
             let task_waker = task_waker.clone();
             thread::spawn(move || {
-                let mut sleep = lend(&wheel).sleep_until(TICK);
+                let mut sleep = lend(&wheel).sleep_until(Reading::since_origin(TICK));
                 assert!(poll(&mut sleep, &task_waker).is_pending());
                 std::mem::forget(sleep);
             })
         };
-        let mut sleep = lend(&wheel).sleep_until(TICK);
+        let mut sleep = lend(&wheel).sleep_until(Reading::since_origin(TICK));
         assert!(poll(&mut sleep, &task_waker).is_pending());
         std::mem::forget(sleep);
         other.join().unwrap();

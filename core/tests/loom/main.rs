@@ -40,7 +40,7 @@ use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use loom::sync::Arc;
-use punctual_core::{Clock, ManualClock, Wheel};
+use punctual_core::{Clock, ManualClock, Reading, Wheel};
 use support::{CountingWaker, TICK};
 
 type TestWheel = Wheel<ManualClock, punctual_core::Fixed<4>>;
@@ -93,7 +93,7 @@ fn settle<S: punctual_core::Storage>(
 /// Arms a sleep until `at` and keeps its entry armed (the handle is forgotten), for the
 /// checks that follow.
 fn arm_and_keep<S: punctual_core::Storage>(wheel: &Wheel<ManualClock, S>, at: Duration) {
-    let mut sleep = wheel.sleep_until(at);
+    let mut sleep = wheel.sleep_until(Reading::since_origin(at));
     assert!(poll(&mut sleep, Waker::noop()).is_pending());
     std::mem::forget(sleep);
 }
@@ -151,7 +151,9 @@ fn model(f: impl Fn() + Sync + Send + 'static) {
 fn assert_every_entry_free_once(wheel: &Arc<TestWheel>) {
     let (task, task_waker) = counter();
     let due = wheel.clock().now() + TICK;
-    let mut more: Vec<_> = (0..4).map(|_| lend(wheel).sleep_until(due)).collect();
+    let mut more: Vec<_> = (0..4)
+        .map(|_| lend(wheel).sleep_until(Reading::since_origin(due)))
+        .collect();
     for sleep in &mut more {
         assert!(poll(sleep, &task_waker).is_pending());
     }

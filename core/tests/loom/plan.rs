@@ -3,6 +3,7 @@
 //! driver; also into the planned tick before its sub-tick turn, and through a shard that
 //! the arm marks in use for the first time while the plan moves later.
 
+use punctual_core::Reading;
 use std::task::Waker;
 use std::time::Duration;
 
@@ -31,7 +32,7 @@ fn arm_vs_fire() {
         let armer = {
             let wheel = wheel.clone();
             thread::spawn(move || {
-                let mut sleep = wheel.sleep_until(TICK);
+                let mut sleep = wheel.sleep_until(Reading::since_origin(TICK));
                 let ready = poll(&mut sleep, &task_waker).is_ready();
                 std::mem::forget(sleep); // keep the entry armed for the checks below
                 ready
@@ -63,11 +64,11 @@ fn arm_into_the_planned_tick_before_its_turn() {
         let (_other, other_waker) = counter();
         let (driver, driver_waker) = counter();
         let us = Duration::from_micros;
-        let mut later = wheel.sleep_until(us(2600));
+        let mut later = wheel.sleep_until(Reading::since_origin(us(2600)));
         assert!(poll(&mut later, &other_waker).is_pending());
         std::mem::forget(later);
         wheel.register_driver(&driver_waker);
-        assert_eq!(wheel.turn(), us(2600));
+        assert_eq!(wheel.turn(), Reading::since_origin(us(2600)));
         // That turn took the wheel out of idle and woke the driver, which registers again.
         wheel.register_driver(&driver_waker);
         let seen = woken(&driver);
@@ -75,7 +76,7 @@ fn arm_into_the_planned_tick_before_its_turn() {
         let armer = {
             let wheel = wheel.clone();
             thread::spawn(move || {
-                let mut sleep = wheel.sleep_until(us(2200));
+                let mut sleep = wheel.sleep_until(Reading::since_origin(us(2200)));
                 assert!(poll(&mut sleep, &task_waker).is_pending());
                 std::mem::forget(sleep);
             })
@@ -83,7 +84,7 @@ fn arm_into_the_planned_tick_before_its_turn() {
         let planned = wheel.turn();
         armer.join().unwrap();
         assert!(
-            woken(&driver) > seen || planned == us(2200),
+            woken(&driver) > seen || planned == Reading::since_origin(us(2200)),
             "lost sub-tick wake: the driver plans {planned:?} and was not woken"
         );
         wheel.clock().set(us(2200));
@@ -104,7 +105,7 @@ fn arm_then_any_turn_fires() {
         let armer = {
             let wheel = wheel.clone();
             thread::spawn(move || {
-                let mut sleep = wheel.sleep_until(TICK);
+                let mut sleep = wheel.sleep_until(Reading::since_origin(TICK));
                 let first = poll(&mut sleep, &task_waker);
                 assert!(first.is_pending(), "clock is at zero when arming here");
                 // Keep the entry alive until the main thread is done turning.
@@ -144,10 +145,10 @@ fn a_first_arm_on_a_shard_while_the_plan_moves_later() {
         let (task, task_waker) = counter();
         let (driver, driver_waker) = counter();
         // This thread's shard in use, with a deadline at tick 2 planned.
-        let mut first = lend(&wheel).sleep_until(TICK * 2);
+        let mut first = lend(&wheel).sleep_until(Reading::since_origin(TICK * 2));
         assert!(poll(&mut first, &task_waker).is_pending());
         wheel.register_driver(&driver_waker);
-        assert_eq!(wheel.turn(), TICK * 2);
+        assert_eq!(wheel.turn(), Reading::since_origin(TICK * 2));
         // That turn took the wheel out of idle and woke the driver, which registers again.
         wheel.register_driver(&driver_waker);
         let seen = woken(&driver);
@@ -158,7 +159,7 @@ fn a_first_arm_on_a_shard_while_the_plan_moves_later() {
         let planned = wheel.turn();
         armer.join().unwrap();
         assert_eq!(woken(&task), 1, "the first deadline did not fire");
-        assert_taken_in_or_woken(&driver, seen, planned, TICK * 3);
+        assert_taken_in_or_woken(&driver, seen, planned.as_duration(), TICK * 3);
         drop(first);
     });
 }
@@ -179,15 +180,17 @@ fn a_second_arm_on_a_new_shard_sees_the_plan_through_the_mark() {
         let wheel = wheel();
         let (task, task_waker) = counter();
         let (driver, driver_waker) = counter();
-        let mut first = lend(&wheel).sleep_until(TICK * 2);
+        let mut first = lend(&wheel).sleep_until(Reading::since_origin(TICK * 2));
         assert!(poll(&mut first, &task_waker).is_pending());
-        let mut fired: Vec<_> = (0..2).map(|_| lend(&wheel).sleep_until(TICK)).collect();
+        let mut fired: Vec<_> = (0..2)
+            .map(|_| lend(&wheel).sleep_until(Reading::since_origin(TICK)))
+            .collect();
         for sleep in &mut fired {
             assert!(poll(sleep, Waker::noop()).is_pending());
         }
         wheel.clock().set(TICK);
         wheel.register_driver(&driver_waker);
-        assert_eq!(wheel.turn(), TICK * 2);
+        assert_eq!(wheel.turn(), Reading::since_origin(TICK * 2));
         // That turn took the wheel out of idle and woke the driver, which registers again.
         wheel.register_driver(&driver_waker);
         let seen = woken(&driver);
@@ -208,7 +211,7 @@ fn a_second_arm_on_a_new_shard_sees_the_plan_through_the_mark() {
             t.join().unwrap();
         }
         assert_eq!(woken(&task), 1, "the first deadline did not fire");
-        assert_taken_in_or_woken(&driver, seen, planned, TICK * 3);
+        assert_taken_in_or_woken(&driver, seen, planned.as_duration(), TICK * 3);
         drop(first);
     });
 }

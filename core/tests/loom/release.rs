@@ -7,7 +7,7 @@ use std::task::Waker;
 use std::time::Duration;
 
 use loom::thread;
-use punctual_core::Clock;
+use punctual_core::{Clock, Reading};
 
 use crate::support::TICK;
 use crate::{
@@ -22,7 +22,7 @@ fn cancel_vs_fire() {
     model(|| {
         let wheel = wheel();
         let (_task, task_waker) = counter();
-        let mut sleep = lend(&wheel).sleep_until(TICK);
+        let mut sleep = lend(&wheel).sleep_until(Reading::since_origin(TICK));
         assert!(poll(&mut sleep, &task_waker).is_pending());
         wheel.turn(); // link it into its slot
         wheel.clock().set(TICK);
@@ -70,7 +70,7 @@ fn cancel_vs_reclamation() {
             let task_waker = task_waker.clone();
             thread::spawn(move || {
                 drop(b);
-                let mut c = wheel.sleep_until(TICK * 2);
+                let mut c = wheel.sleep_until(Reading::since_origin(TICK * 2));
                 assert!(poll(&mut c, &task_waker).is_pending());
                 std::mem::forget(c);
             })
@@ -112,7 +112,7 @@ fn take_back_vs_take_and_push() {
             let wheel = wheel.clone();
             let task_waker = task_waker.clone();
             thread::spawn(move || {
-                let mut c = wheel.sleep_until(TICK);
+                let mut c = wheel.sleep_until(Reading::since_origin(TICK));
                 assert!(poll(&mut c, &task_waker).is_pending());
                 std::mem::forget(c); // keep it armed for the checks below
             })
@@ -172,7 +172,7 @@ fn take_back_under_a_push_on_the_same_shard() {
                 wheel.turn();
             })
         };
-        let mut c = lend(&wheel).sleep_until(TICK);
+        let mut c = lend(&wheel).sleep_until(Reading::since_origin(TICK));
         assert!(poll(&mut c, &task_waker).is_pending());
         releaser.join().unwrap();
         driver.join().unwrap();
@@ -202,7 +202,7 @@ fn a_deadline_dropped_on_another_shard_before_any_turn_took_it_in() {
         let w = lend(&wheel);
         let armer = thread::spawn(move || {
             // Shard 0: the first thread to touch one (a turn touches none).
-            let mut sleep = w.sleep_until(TICK);
+            let mut sleep = w.sleep_until(Reading::since_origin(TICK));
             assert!(poll(&mut sleep, &task_waker).is_pending());
             // Shard 1.
             thread::spawn(move || drop(sleep)).join().unwrap();
@@ -232,7 +232,7 @@ fn a_cancel_wakes_a_driver_that_plans_to_turn_later_than_the_next_tick() {
         // the next tick. This hand turn out of idle woke the driver (counted in `seen`),
         // which registers again, as a driver loop does before it turns.
         wheel.turn();
-        assert!(wheel.next_turn() > TICK);
+        assert!(wheel.next_turn() > Reading::since_origin(TICK));
         wheel.register_driver(&driver_waker);
         let now = wheel.clock().now();
         let seen = woken(&driver);
@@ -243,7 +243,9 @@ fn a_cancel_wakes_a_driver_that_plans_to_turn_later_than_the_next_tick() {
         drop(sleep);
         let planned = turner.join().unwrap();
         assert!(
-            woken(&driver) > seen || wheel.occupied() == 0 || planned <= now + TICK,
+            woken(&driver) > seen
+                || wheel.occupied() == 0
+                || planned <= Reading::since_origin(now + TICK),
             "a cancel left for {planned:?}, reading {now:?}, and no driver woken"
         );
         settle(&wheel, &task, 0, now + TICK);

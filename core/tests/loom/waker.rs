@@ -2,6 +2,7 @@
 //! woken, or the poll that registered it sees the fire itself.
 
 use loom::thread;
+use punctual_core::Reading;
 
 use crate::support::TICK;
 use crate::{counter, lend, model, poll, wheel, woken};
@@ -14,7 +15,7 @@ fn waker_update_vs_fire() {
         let wheel = wheel();
         let (_old, old_waker) = counter();
         let (new, new_waker) = counter();
-        let mut sleep = lend(&wheel).sleep_until(TICK);
+        let mut sleep = lend(&wheel).sleep_until(Reading::since_origin(TICK));
         assert!(poll(&mut sleep, &old_waker).is_pending());
         wheel.turn();
         wheel.clock().set(TICK);
