@@ -1,6 +1,25 @@
 //! The wheel: the shared side (arming, cancelling, waking the driver) and the driver side
 //! (advancing the levels and firing).
 //!
+//! # Layout
+//!
+//! This file holds the [`Wheel`] itself, its constructors and its public face, and the
+//! rules below. Its parts, each a file under `wheel/`:
+//!
+//! * `start`: where a deadline starts (its target, a cap, the arm), and `arm`: the
+//!   deadline side (arming, polling and releasing an entry, where free entries come
+//!   from). Any thread runs these.
+//! * `turn`: the driver side (the driver role, a turn), and `plan`: the plan arming
+//!   threads read and the wheel's tick arithmetic. Only the holder of the driver role
+//!   turns.
+//! * `entry` (an entry's state word and waker), `levels` (the slots), `lists` (free lists
+//!   and inboxes), `shards` (one set of lists per shard of threads), `spare` (a thread's
+//!   kept entry), `storage` (where entries live), `stats` (the driver's counters) and
+//!   `driver_wakers` (the drivers' places for their wakers).
+//!
+//! Time (readings, ticks, their conversions) is `crate::time`'s; the futures that arm
+//! entries reach the wheel through `crate::future::timer`, which this module never names.
+//!
 //! # Ground rules
 //!
 //! * Any thread may arm, poll or release an entry, at any time, without a lock: each is a

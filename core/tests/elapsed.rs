@@ -7,7 +7,6 @@ use core::future::pending;
 use core::pin::pin;
 use core::time::Duration;
 
-use punctual_core::Elapsed;
 use support::{CountingWaker, fixed, is_elapsed, ms};
 
 #[test]
@@ -35,7 +34,9 @@ fn elapsed_display_names_the_duration_and_the_name() {
         let io: std::io::Error = named.into();
         assert_eq!(io.kind(), std::io::ErrorKind::TimedOut);
         assert_eq!(io.to_string(), "deadline 'pricing' of 800ms elapsed");
-        let inner = io.get_ref().and_then(|e| e.downcast_ref::<Elapsed>());
+        let inner = io
+            .get_ref()
+            .and_then(|e| e.downcast_ref::<punctual_core::Elapsed>());
         assert_eq!(inner, Some(&named));
     }
 

@@ -9,14 +9,14 @@
 //!
 //! Set `PUNCTUAL_MEMORY_DEADLINES` to change the million.
 
+mod support;
+
 use core::future::{Pending, pending};
-use core::pin::Pin;
 use core::task::{Context, Waker};
 use core::time::Duration;
 
 use punctual_core::{Deadline, Growable, ManualClock, Wheel};
-
-const TICK: Duration = Duration::from_millis(1);
+use support::{TICK, poll_pending};
 
 const THIRTY_SECONDS: Duration = Duration::from_secs(30);
 
@@ -25,10 +25,6 @@ fn total() -> usize {
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(1_000_000)
-}
-
-fn poll_pending(deadline: &mut Deadline<'_, Pending<()>>, cx: &mut Context<'_>) {
-    assert!(Pin::new(deadline).poll(cx).is_pending());
 }
 
 #[test]

@@ -7,15 +7,12 @@
 
 mod support;
 
-use core::future::{Pending, pending};
-use core::pin::Pin;
+use core::future::pending;
 use core::task::{Context, Waker};
 use core::time::Duration;
 
-use punctual_core::{
-    Budget, Clock, Deadline, Fixed, Growable, ManualClock, Reading, Storage, Wheel,
-};
-use support::{CountingWaker, TICK, fixed, growable, ms, poll, us};
+use punctual_core::{Budget, Clock, Fixed, Growable, ManualClock, Reading, Storage, Wheel};
+use support::{CountingWaker, TICK, fixed, growable, ms, poll, poll_pending, us};
 
 const THIRTY_SECONDS: Duration = Duration::from_secs(30);
 
@@ -97,10 +94,6 @@ fn a_reclaiming_turn_after_lingering_plans_a_turn_within_a_tick_not_idle() {
         Reading::END,
         "idle once nothing was reclaimed"
     );
-}
-
-fn poll_pending(deadline: &mut Deadline<'_, Pending<()>>, cx: &mut Context<'_>) {
-    assert!(Pin::new(deadline).poll(cx).is_pending());
 }
 
 #[test]

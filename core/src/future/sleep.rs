@@ -12,9 +12,9 @@ use crate::time::Limit;
 /// A future that completes when its time has passed: a deadline on nothing.
 ///
 /// Made by `punctual::sleep` or [`Wheel::sleep`](crate::Wheel::sleep). The same rules as
-/// [`Deadline`] apply: it starts at its first poll, never completes early, completes at
-/// most two ticks late with a driver that is not starved, and releases its entry when
-/// dropped.
+/// [`Deadline`](crate::Deadline) apply: it starts at its first poll, never completes
+/// early, completes at most two ticks late with a driver that is not starved, and
+/// releases its entry when dropped.
 ///
 /// # Panics
 ///

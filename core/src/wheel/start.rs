@@ -96,3 +96,102 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         }
     }
 }
+
+#[cfg(all(test, feature = "std"))]
+mod tests {
+    use core::task::Waker;
+    use core::time::Duration;
+
+    use super::Outcome;
+    use crate::time::{BEYOND, Due, Reading};
+    use crate::{Clock, Fixed, Wheel};
+
+    /// A clock stuck at one reading, with a given resolution.
+    struct Stuck(Duration, Duration);
+
+    impl Clock for Stuck {
+        fn now(&self) -> Duration {
+            self.0
+        }
+
+        fn resolution(&self) -> Duration {
+            self.1
+        }
+    }
+
+    fn outcome(
+        now: Duration,
+        resolution: Duration,
+        due: Due,
+        cap: Option<Reading>,
+    ) -> (&'static str, bool) {
+        let wheel: Wheel<Stuck, Fixed<1>> =
+            Wheel::fixed(Stuck(now, resolution), Duration::from_millis(1));
+        let started = wheel.start(due, cap, Waker::noop());
+        let outcome = match started.outcome {
+            Outcome::Passed => "passed",
+            Outcome::Armed(..) => "armed",
+            Outcome::Full(_) => "full",
+            Outcome::Never => "never",
+        };
+        (outcome, started.capped)
+    }
+
+    /// The rules of the module docs' "Never", at the clock's end and before it.
+    #[test]
+    fn a_target_at_the_clocks_end_never_comes_but_a_zero_span_has_passed() {
+        let end = Duration::MAX;
+        let near_end = Duration::from_nanos(u64::MAX - 10);
+        let zero = Duration::ZERO;
+        let ms = Duration::from_millis(1);
+        let cases = [
+            // A zero span has passed at any moment, even at the end.
+            (end, zero, Due::After(0), None, "passed"),
+            (zero, zero, Due::After(0), None, "passed"),
+            // A span that reaches the end, or never ends, holds no entry.
+            (near_end, zero, Due::After(10), None, "never"),
+            (near_end, zero, Due::After(9), None, "armed"),
+            (near_end, ms, Due::After(1), None, "never"),
+            (zero, zero, Due::After(BEYOND), None, "never"),
+            (end, zero, Due::After(1), None, "never"),
+            // An instant at the end never comes, even when the clock reads it.
+            (end, zero, Due::At(Reading::END), None, "never"),
+            (end, zero, Due::At(Reading::from_nanos(5)), None, "passed"),
+            (zero, zero, Due::At(Reading::from_nanos(5)), None, "armed"),
+            // A cap at the end bounds nothing; an earlier one cuts the deadline short.
+            (zero, zero, Due::After(BEYOND), Some(Reading::END), "never"),
+            (
+                zero,
+                zero,
+                Due::After(BEYOND),
+                Some(Reading::from_nanos(9)),
+                "armed capped",
+            ),
+            (
+                ms,
+                zero,
+                Due::After(5),
+                Some(Reading::from_nanos(1)),
+                "passed capped",
+            ),
+            (
+                zero,
+                zero,
+                Due::After(5),
+                Some(Reading::from_nanos(9)),
+                "armed",
+            ),
+        ];
+        for (now, resolution, due, cap, expected) in cases {
+            let (outcome, capped) = outcome(now, resolution, due, cap);
+            let expected = expected
+                .split_once(' ')
+                .map_or((expected, false), |(o, _)| (o, true));
+            assert_eq!(
+                (outcome, capped),
+                expected,
+                "now {now:?}, resolution {resolution:?}, {due:?}, cap {cap:?}"
+            );
+        }
+    }
+}

@@ -83,6 +83,11 @@ pub(crate) fn poll<F: Future + ?Sized>(future: Pin<&mut F>) -> Poll<F::Output> {
     future.poll(&mut Context::from_waker(Waker::noop()))
 }
 
+/// Polls `future` once with `cx`: it must stay pending.
+pub(crate) fn poll_pending<F: Future + Unpin>(future: &mut F, cx: &mut Context<'_>) {
+    assert!(Pin::new(future).poll(cx).is_pending());
+}
+
 /// Runs `f`, catching its panic (which the test provoked on purpose).
 pub(crate) fn quietly<R>(f: impl FnOnce() -> R) -> std::thread::Result<R> {
     catch_unwind(AssertUnwindSafe(f))
