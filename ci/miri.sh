@@ -12,39 +12,39 @@ cargo +nightly miri setup
 export MIRIFLAGS="-Zmiri-strict-provenance -Zmiri-env-forward=PROPTEST_CASES"
 export PROPTEST_CASES=${PROPTEST_CASES:-8}
 
-# The core's unit tests and its semantics, poll_with and spares tests on a 32-bit target as
-# well (i686: the pointer width of the microcontrollers, whose code paths differ: the one
-# general start path, 32-bit entry indices and generations), interpreted by Miri, so no
-# 32-bit C toolchain is needed. In the background, in a target directory of its own (cargo
-# locks one per run), while the 64-bit runs below take the other core; its log is printed,
-# and its status checked, at the end.
+# The tests of the contract's rules and of the wheel's behaviour, one file each, on one
+# thread: the whole of each runs here (the few with thousands of turns are ignored under
+# Miri; smaller ones run the same code paths). Among them the panics: an inner future's destructor panicking at each place a deadline
+# drops it (the `ManuallyDrop` in `Deadline`), a waker that panics while the timer is
+# worked on through its copy (`Shadow`), in `clone` as a deadline arms and as a waker slot
+# registers it, in `drop` with its cancelled deadline, a driver's waker that panics when an
+# arm wakes it; and the accessors of a deadline, running and completed.
+behaviour=(--test cancel --test on_time --test sub_tick --test plans --test reclaim
+    --test clocks --test decided_once --test limits --test full_wheel --test after_completion
+    --test accessors --test elapsed --test wakers --test uptime --test auto_traits
+    --test firing_order --test panics --test drivers)
+
+# The core's unit tests, the behaviour tests above and the poll_order and spares tests on a
+# 32-bit target as well (i686: the pointer width of the microcontrollers, whose code paths
+# differ: the one general start path, 32-bit entry indices and generations), interpreted by
+# Miri, so no 32-bit C toolchain is needed. In the background, in a target directory of its
+# own (cargo locks one per run), while the 64-bit runs below take the other core; its log
+# is printed, and its status checked, at the end.
 i686_log=$(mktemp)
 CARGO_TARGET_DIR=target/miri-i686 setsid cargo +nightly miri test -p punctual-core \
-    --target i686-unknown-linux-gnu --lib --test semantics --test poll_with --test spares \
+    --target i686-unknown-linux-gnu --lib "${behaviour[@]}" --test poll_order --test spares \
     >"$i686_log" 2>&1 &
 i686_pid=$!
 # If a step below fails, the script stops there: the background run stops with it, Miri
 # processes included (`setsid` gave it a process group of its own).
 trap 'kill -- -"$i686_pid" 2>/dev/null || true' EXIT
-cargo +nightly miri test -p punctual-core --lib --test semantics --test model --test budgets_streams_stats --test poll_with --test spares
-# The inner future's destructor panicking at each place a deadline drops it (the
-# `ManuallyDrop` in `Deadline`).
-cargo +nightly miri test -p punctual-core --test faults an_inner_future_that_panics
-# A waker that panics while the timer is worked on through its copy (`Shadow`).
-cargo +nightly miri test -p punctual-core --test faults a_waker_that_panics_when_replaced
-# A waker whose `clone` panics, as a deadline arms and as a waker slot registers it.
-cargo +nightly miri test -p punctual-core --test faults a_waker_whose_clone_panics
-# A waker whose drop panics, dropped with its cancelled deadline.
-cargo +nightly miri test -p punctual-core --test faults a_waker_that_panics_when_dropped_with
-# A driver's waker that panics when an arm wakes it.
-cargo +nightly miri test -p punctual-core --test faults a_driver_waker_that_panics
-# The accessors of a deadline, running and completed.
-cargo +nightly miri test -p punctual-core --test faults accessors_of
+cargo +nightly miri test -p punctual-core --lib "${behaviour[@]}" --test model \
+    --test budgets --test streams --test stats --test poll_order --test spares
 # Threads: deadlines hopping between threads while another turns the wheel (a waker slot
 # registered while a fire takes it), deadlines dropped on other threads while the driver
 # fires them, and two threads growing a growable wheel at once (one frees its segment).
 MIRIFLAGS="$MIRIFLAGS -Zmiri-many-seeds=0..4" cargo +nightly miri test -p punctual-core \
-    --test faults -- hopping_threads dropped_on_other_threads two_threads_arming
+    --test threads -- hopping_threads dropped_on_other_threads two_threads_arming
 cargo +nightly miri test -p punctual-core --doc
 echo "--- the same on i686 (32-bit):"
 i686_status=0

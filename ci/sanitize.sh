@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ThreadSanitizer over the concurrent tests, at a reduced size: the stress test
 # (tests/stress.rs: the thread driver, the global wheel and the tokio driver, 4 000
-# deadlines each here) and the core's threaded fault tests (core/tests/faults.rs: deadlines
+# deadlines each here) and the core's threaded tests (core/tests/threads.rs: deadlines
 # hopping threads, dropped while fired, a full wheel under threads). Any data race fails the
 # run. The core's single-threaded tests run under Miri (ci/miri.sh).
 #
@@ -22,6 +22,5 @@ cargo +nightly test -Zbuild-std --target "$target" -p punctual --test stress -- 
 # hand-over at runtime shutdown, threads that leave their wheel.
 cargo +nightly test -Zbuild-std --target "$target" -p punctual --test tokio_timeout \
     --test default_wheels --test conformance_tokio_default
-# The threaded ones of the fault tests (the others are single-threaded).
-cargo +nightly test -Zbuild-std --target "$target" -p punctual-core --test faults -- \
-    between_threads hopping_threads dropped_on_other_threads under_threads
+# The core's threaded tests (the others are single-threaded).
+cargo +nightly test -Zbuild-std --target "$target" -p punctual-core --test threads

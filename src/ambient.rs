@@ -16,9 +16,9 @@
 //! Without either feature, the handle is the zero-sized [`Global`](crate::Global) handle
 //! in all but name, and every call goes straight to the global wheel.
 
-#[cfg(any(feature = "tokio", feature = "test-util"))]
-use punctual_core::RawWheel;
 use punctual_core::WheelRef;
+#[cfg(any(feature = "tokio", feature = "test-util"))]
+use punctual_core::{RawWheel, Reading};
 
 #[cfg(not(any(feature = "tokio", feature = "test-util")))]
 use crate::global::Global;
@@ -54,11 +54,11 @@ pub(crate) struct Chosen {
 impl Chosen {
     /// `at`, a reading of the global clock, as a reading of this wheel's clock.
     #[inline]
-    fn reading_at(&self, at: core::time::Duration) -> core::time::Duration {
+    fn reading_at(&self, at: Reading) -> Reading {
         #[cfg(feature = "tokio")]
         if let Some(clock) = self.runtime_clock {
-            if at != core::time::Duration::MAX {
-                return at.saturating_sub(clock.behind());
+            if at != Reading::END {
+                return at - clock.behind();
             }
         }
         at
@@ -130,7 +130,7 @@ unsafe impl WheelRef for Ambient {
     }
 
     #[inline]
-    fn reading_at(&self, at: core::time::Duration) -> core::time::Duration {
+    fn reading_at(&self, at: Reading) -> Reading {
         match self.chosen {
             // The global wheel's clock may be another than the std reference
             // (`global::reading_at`).
@@ -179,17 +179,17 @@ impl Ambient {
     /// inverse of `reading_at`, so that an instant can move from one default wheel to
     /// another (a budget carried into a task polled on another thread).
     #[cfg(any(feature = "tokio", feature = "test-util"))]
-    pub(crate) fn global_reading(&self, at: core::time::Duration) -> core::time::Duration {
+    pub(crate) fn global_reading(&self, at: Reading) -> Reading {
         #[cfg(feature = "tokio")]
         if let Some(clock) = self.chosen.and_then(|chosen| chosen.runtime_clock) {
-            return at.saturating_add(clock.behind());
+            return at.checked_add(clock.behind()).unwrap_or(Reading::END);
         }
         at
     }
 
     /// The global wheel's readings are the global clock's.
     #[cfg(not(any(feature = "tokio", feature = "test-util")))]
-    pub(crate) fn global_reading(&self, at: core::time::Duration) -> core::time::Duration {
+    pub(crate) fn global_reading(&self, at: Reading) -> Reading {
         at
     }
 }

@@ -24,7 +24,7 @@ use crate::ext::Budgeted;
 /// The budget to carry: its end on the global clock, and what its `Elapsed` reports.
 #[derive(Debug, Clone, Copy)]
 struct Carried {
-    end: Duration,
+    end: punctual_core::Reading,
     duration: Duration,
     name: Option<&'static str>,
 }
@@ -70,7 +70,7 @@ pub(crate) fn carry<F: Future>(future: F) -> CurrentBudget<F> {
     let carried = Budget::current().and_then(|budget| {
         budget.remaining(&wheel)?;
         // A budget that never ends bounds nothing.
-        (budget.at() != Duration::MAX).then(|| Carried {
+        (budget.at() != punctual_core::Reading::END).then(|| Carried {
             end: wheel.global_reading(budget.at()),
             duration: budget.duration(),
             name: budget.name(),

@@ -41,7 +41,7 @@ use std::sync::OnceLock;
 use std::thread;
 use std::time::Instant;
 
-use punctual_core::{BootClock, Clock, Growable, StdClock, Wheel, WheelRef};
+use punctual_core::{BootClock, Clock, Growable, Reading, StdClock, Wheel, WheelRef};
 
 /// The global wheel's tick.
 const TICK: Duration = Duration::from_millis(1);
@@ -115,7 +115,7 @@ impl GlobalClock {
     /// will have passed, suspends included, as lies between now and `instant`: so do
     /// default deadlines given an instant (`deadline_at`, `sleep_until`) end there.
     pub fn reading_of(instant: Instant) -> Duration {
-        reading_at(std_clock().reading_of(instant))
+        reading_at(std_clock().reading_of(instant)).as_duration()
     }
 
     /// Chooses the clock of the global wheel, before anything read it: [`BootClock`] to
@@ -197,8 +197,6 @@ fn boot_clock() -> &'static BootClock {
 /// How far before its first reading the global clock counts from (see [`std_clock`]).
 const BACKDATE: Duration = Duration::from_secs(3600);
 
-/// The chosen clock's bit (`STD` or `BOOT`), choosing `StdClock` if nothing was chosen:
-/// the clock is in use from here on.
 /// Whether the global wheel reads [`std_clock`] (settling it if no clock was selected
 /// yet, as a first reading would).
 #[cfg(feature = "tokio")]
@@ -206,6 +204,8 @@ pub(crate) fn reads_std_clock() -> bool {
     chosen() == STD
 }
 
+/// The chosen clock's bit (`STD` or `BOOT`), choosing `StdClock` if nothing was chosen:
+/// the clock is in use from here on.
 fn chosen() -> u32 {
     let state = STATE.load(Ordering::Acquire);
     if state & (STD | BOOT) != 0 {
@@ -225,16 +225,16 @@ fn chosen() -> u32 {
 /// the std reading now to `at` (both read now, std first: the difference taken is then at
 /// least the true one, so the result never comes before `at` would without a suspend).
 /// A suspend before the deadline then counts towards it, as on the clock it runs on.
-pub(crate) fn reading_at(at: Duration) -> Duration {
-    if at == Duration::MAX || chosen() != BOOT {
+pub(crate) fn reading_at(at: Reading) -> Reading {
+    if at == Reading::END || chosen() != BOOT {
         return at;
     }
     let std_now = std_clock().now();
     let boot_now = boot_clock().now();
     if boot_now >= std_now {
-        at.saturating_add(boot_now - std_now)
+        at.checked_add(boot_now - std_now).unwrap_or(Reading::END)
     } else {
-        at.saturating_sub(std_now - boot_now)
+        Reading::since_origin(at.as_duration().saturating_sub(std_now - boot_now))
     }
 }
 

@@ -1,7 +1,8 @@
 //! `DeadlineInstant`: the instants a default deadline can end at.
 
-use core::time::Duration;
 use std::time::Instant;
+
+use punctual_core::Reading;
 
 use crate::global::std_clock;
 
@@ -15,7 +16,7 @@ use crate::global::std_clock;
 pub trait DeadlineInstant: sealed::Sealed {
     /// The instant as a reading of the default wheels' clock (the same on each).
     #[doc(hidden)]
-    fn reading(self) -> Duration;
+    fn reading(self) -> Reading;
 }
 
 mod sealed {
@@ -27,7 +28,7 @@ mod sealed {
 
 impl DeadlineInstant for Instant {
     #[inline]
-    fn reading(self) -> Duration {
+    fn reading(self) -> Reading {
         std_clock().reading_of(self)
     }
 }
@@ -36,7 +37,7 @@ impl DeadlineInstant for Instant {
 #[cfg(feature = "tokio")]
 impl DeadlineInstant for tokio::time::Instant {
     #[inline]
-    fn reading(self) -> Duration {
+    fn reading(self) -> Reading {
         std_clock().reading_of(self.into_std())
     }
 }

@@ -28,7 +28,7 @@ use std::sync::Arc;
 use std::task::Wake;
 use std::thread::{self, JoinHandle, Thread};
 
-use punctual_core::{Clock, Storage, Wheel};
+use punctual_core::{Clock, Reading, Storage, Wheel};
 
 use crate::wake_lead::{WakeEarly, spin_until};
 
@@ -203,19 +203,19 @@ fn run<C: Clock, S: Storage>(wheel: &Wheel<C, S>, max_sleep: Duration) -> ! {
         if !has_place {
             // No place left for our waker (three other drivers hold theirs): nothing
             // unparks us, so turn again within a tick, and never park without a timeout.
-            next = next.min(wheel.clock().now().saturating_add(wheel.tick()));
+            next = next.min(wheel.now() + wheel.tick());
         }
-        if next != Duration::MAX && max_sleep != Duration::MAX {
+        if next != Reading::END && max_sleep != Duration::MAX {
             // A clock that counts suspended time: look again by then (see `BOOT_MAX_SLEEP`).
-            next = next.min(wheel.clock().now().saturating_add(max_sleep));
+            next = next.min(wheel.now().checked_add(max_sleep).unwrap_or(Reading::END));
         }
-        if next == Duration::MAX {
+        if next == Reading::END {
             // Idle: nothing armed. The next arm unparks us.
             thread::park();
             continue;
         }
         let now = wheel.clock().now();
-        let Some(wait) = early.plan(now, next, wheel.tick()) else {
+        let Some(wait) = early.plan(now, next.as_duration(), wheel.tick()) else {
             continue;
         };
         if !wait.sleep.is_zero() {
@@ -227,7 +227,7 @@ fn run<C: Clock, S: Storage>(wheel: &Wheel<C, S>, max_sleep: Duration) -> ! {
             }
         }
         if !wait.spin.is_zero() {
-            spin_until(wheel.clock(), next, &unpark.woken, wait.spin);
+            spin_until(wheel.clock(), next.as_duration(), &unpark.woken, wait.spin);
         }
     }
 }
@@ -293,6 +293,7 @@ pub(crate) fn spawn_named<C: Clock + 'static, S: Storage + 'static>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use core::time::Duration;
 
     #[test]
     fn a_wake_ends_a_spin_and_unparks_the_thread() {

@@ -39,7 +39,7 @@ use core::cell::Cell;
 use core::time::Duration;
 use std::time::Instant;
 
-use punctual_core::{Clock, Growable, ManualClock, Wheel};
+use punctual_core::{Clock, Growable, ManualClock, Reading, Wheel};
 
 use crate::ambient::Chosen;
 use crate::global::std_clock;
@@ -136,10 +136,10 @@ pub fn advance_to_next() -> Option<Duration> {
         // A planned turn may be a cascade that fires nothing: go on to the one that does.
         // (A plan at or before now, which a turn would have carried out, moves a tick.)
         let next = wheel.next_turn();
-        let by = if next == Duration::MAX || next <= now {
+        let by = if next == Reading::END || next <= Reading::since_origin(now) {
             wheel.tick()
         } else {
-            next - now
+            next - Reading::since_origin(now)
         };
         wheel.advance(by);
     }
@@ -156,6 +156,6 @@ pub fn now() -> Instant {
     let reading = paused_wheel("now").clock().now();
     let clock = std_clock();
     clock
-        .instant_of(reading)
+        .instant_of(Reading::since_origin(reading))
         .unwrap_or_else(|| clock.origin() + reading)
 }

@@ -16,6 +16,7 @@ use core::pin::{Pin, pin};
 use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use core::task::{Context, Poll, Waker};
 use core::time::Duration;
+use punctual_core::Reading;
 use std::io;
 use std::sync::mpsc;
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -436,7 +437,7 @@ fn a_turn_by_hand_on_the_idle_global_wheel_does_not_stop_it() {
         let one_ms = || future::pending::<()>().deadline(Duration::from_millis(1));
         // The timer thread runs; then the wheel goes idle, its lingering over.
         assert!(futures_executor::block_on(one_ms()).is_err());
-        while global_wheel().next_turn() != Duration::MAX {
+        while global_wheel().next_turn() != Reading::END {
             thread::sleep(Duration::from_millis(5));
         }
         let _ = global_wheel().turn();

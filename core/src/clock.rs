@@ -150,11 +150,6 @@ mod manual {
     }
 
     const fn saturating_nanos(d: Duration) -> u64 {
-        let nanos = d.as_nanos();
-        if nanos > u64::MAX as u128 {
-            u64::MAX
-        } else {
-            nanos as u64
-        }
+        crate::time::Reading::since_origin(d).as_nanos()
     }
 }

@@ -6,13 +6,13 @@ use core::fmt;
 use core::future::Future;
 use core::pin::Pin;
 use core::task::{Context, Poll, Waker};
-use core::time::Duration;
 
 use pin_project_lite::pin_project;
 
 use crate::clock::Clock;
-use crate::storage::Storage;
+use crate::time::Reading;
 use crate::wheel::Wheel;
+use crate::wheel::storage::Storage;
 
 /// What a runtime supplies to drive a wheel: a future that completes once the wheel's
 /// clock reads at least a given time.
@@ -20,24 +20,24 @@ use crate::wheel::Wheel;
 /// The future should complete once the wheel's clock reads `at`: completing late makes
 /// deadlines late, completing early only costs a spurious turn (deadlines never fire
 /// early either way, since the wheel checks its own clock). The driver never asks for
-/// `Duration::MAX`: with nothing armed it waits for its waker alone.
+/// [`Reading::END`]: with nothing armed it waits for its waker alone.
 pub trait Sleeper {
     /// The sleep future.
     type Sleep: Future<Output = ()>;
 
     /// A future that completes when the wheel's clock reads `at` or later.
-    fn sleep_until(&mut self, at: Duration) -> Self::Sleep;
+    fn sleep_until(&mut self, at: Reading) -> Self::Sleep;
 }
 
 /// Turns the wheel as the driver of `slot`. With `std`, a waker that panics during the
 /// turn does not take the driver down with it (the hook has reported the panic; the wheel
 /// let go of its role and keeps the remaining wakes for the next turn, which comes at
 /// once).
-fn turn<C: Clock, S: Storage>(slot: &DriverSlot<'_, C, S>) -> Duration {
+fn turn<C: Clock, S: Storage>(slot: &DriverSlot<'_, C, S>) -> Reading {
     #[cfg(feature = "std")]
     {
         std::panic::catch_unwind(core::panic::AssertUnwindSafe(|| slot.turn()))
-            .unwrap_or(Duration::ZERO)
+            .unwrap_or(Reading::ZERO)
     }
     #[cfg(not(feature = "std"))]
     {
@@ -65,7 +65,7 @@ const TURNS_PER_POLL: usize = 16;
 ///
 /// ```
 /// use core::time::Duration;
-/// use punctual_core::{Clock, Fixed, ManualClock, Wheel};
+/// use punctual_core::{Fixed, ManualClock, Reading, Wheel};
 ///
 /// let wheel: Wheel<ManualClock, Fixed<8>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
 /// let waker = core::task::Waker::noop();
@@ -80,8 +80,8 @@ const TURNS_PER_POLL: usize = 16;
 /// let next = mine.turn();
 /// // Three drivers hold the places: nothing will wake this one, so it turns within a tick.
 /// assert!(!woken_when_needed);
-/// let sleep_until = next.min(wheel.clock().now() + wheel.tick());
-/// assert!(sleep_until <= Duration::from_millis(1));
+/// let sleep_until = next.min(wheel.now() + wheel.tick());
+/// assert!(sleep_until <= Reading::from_nanos(1_000_000));
 ///
 /// drop(others); // those drivers stop: their places are free again
 /// assert!(mine.register(waker));
@@ -118,7 +118,7 @@ impl<C: Clock, S: Storage> DriverSlot<'_, C, S> {
     /// wheel out of idle, it wakes the wheel's other drivers (which may be waiting for
     /// their wakers only, and would not learn of the turn it plans), but not this one,
     /// which has the plan from the reading returned. Register before turning.
-    pub fn turn(&self) -> Duration {
+    pub fn turn(&self) -> Reading {
         self.wheel.turn_as(self.slot)
     }
 
@@ -176,7 +176,7 @@ pin_project! {
         sleeper: T,
         #[pin]
         sleep: Option<T::Sleep>,
-        planned: Duration,
+        planned: Reading,
         // The last turn left the wheel idle (no sleep set).
         idle: bool,
     }
@@ -190,7 +190,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             slot: self.driver_slot(),
             sleeper,
             sleep: None,
-            planned: Duration::ZERO,
+            planned: Reading::ZERO,
             idle: false,
         }
     }
@@ -215,13 +215,13 @@ impl<C: Clock, S: Storage, T: Sleeper> Driver<'_, C, S, T> {
     /// use core::pin::pin;
     /// use core::task::{Context, Poll};
     /// use core::time::Duration;
-    /// use punctual_core::{Fixed, ManualClock, Sleeper, Wheel};
+    /// use punctual_core::{Fixed, ManualClock, Reading, Sleeper, Wheel};
     ///
     /// /// Sleeps that never end: this example turns the manual clock by hand.
     /// struct Never;
     /// impl Sleeper for Never {
     ///     type Sleep = core::future::Pending<()>;
-    ///     fn sleep_until(&mut self, _: Duration) -> Self::Sleep {
+    ///     fn sleep_until(&mut self, _: Reading) -> Self::Sleep {
     ///         core::future::pending()
     ///     }
     /// }
@@ -256,7 +256,7 @@ impl<C: Clock, S: Storage, T: Sleeper> Driver<'_, C, S, T> {
 }
 
 /// Registers the driver's waker, then turns the wheel. Returns the reading at which to
-/// turn next (`Duration::MAX`: idle, wait for the waker), and records in `idle` whether
+/// turn next ([`Reading::END`]: idle, wait for the waker), and records in `idle` whether
 /// that is idle.
 ///
 /// A driver whose last turn left the wheel idle, which was not woken since (its place
@@ -274,18 +274,18 @@ fn turn_once<C: Clock, S: Storage>(
     slot: &mut DriverSlot<'_, C, S>,
     idle: &mut bool,
     cx: &Context<'_>,
-) -> Duration {
+) -> Reading {
     // Register first: a wake during the turn then leads to another poll.
     let next = match slot.register_untouched(cx.waker()) {
         // A take after the registration wakes this task again, as a wake would.
-        Some(true) if *idle && wheel.is_idle() => Duration::MAX,
+        Some(true) if *idle && wheel.is_idle() => Reading::END,
         Some(_) => turn(slot),
         // No place for our waker (three other drivers hold theirs): nothing wakes us, so
         // turn again within a tick, and never wait idle.
-        None => turn(slot).min(wheel.clock().now().saturating_add(wheel.tick())),
+        None => turn(slot).min(wheel.now() + wheel.tick()),
     };
     // Recorded here, not once the sleep is set: `poll_with` may return before that.
-    *idle = next == Duration::MAX;
+    *idle = next == Reading::END;
     next
 }
 
@@ -293,10 +293,10 @@ fn turn_once<C: Clock, S: Storage>(
 /// has come, `Pending` with the task woken when it does (or, while idle, by the next arm).
 fn poll_sleep<C, S, T: Sleeper>(
     this: &mut DriverProj<'_, '_, C, S, T>,
-    next: Duration,
+    next: Reading,
     cx: &mut Context<'_>,
 ) -> Poll<()> {
-    if next == Duration::MAX {
+    if next == Reading::END {
         // Idle: no timer at all; the next arm wakes us.
         this.sleep.set(None);
         return Poll::Pending;

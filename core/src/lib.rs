@@ -29,8 +29,9 @@
 //! otherwise cancelling flips the entry's state with one compare-and-swap and pushes it
 //! onto a *cancel inbox*. Only the thread that holds the driver role touches the wheel's
 //! levels: on each turn it takes both inboxes, links new entries into their slots, unlinks
-//! cancelled ones, and fires everything due. The module docs of `wheel`, `levels`, `entry`,
-//! `lists` and `spare` (in the source) explain the algorithm and its invariants.
+//! cancelled ones, and fires everything due. The module docs of `wheel` and of its parts
+//! `levels`, `entry`, `lists` and `spare` (in the source, under `core/src/wheel/`)
+//! explain the algorithm and its invariants.
 //!
 //! # Example
 //!
@@ -90,28 +91,13 @@
 #[cfg(feature = "std")]
 extern crate std;
 
-mod atomic_waker;
-mod budget;
 mod clock;
-mod deadline;
 mod driver;
-mod driver_wakers;
-mod entry;
-mod error;
-mod levels;
-mod lists;
-mod shards;
-#[cfg(all(feature = "std", not(punctual_loom)))]
-mod spare;
-mod stats;
-mod storage;
-mod stream;
+mod future;
 mod sync;
-mod ticks;
-mod timer;
+mod time;
 mod wheel;
 
-pub use budget::{Budget, Budgeted, Within};
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use clock::BootClock;
@@ -125,19 +111,23 @@ pub use clock::ManualClock;
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use clock::StdClock;
-pub use deadline::{Deadline, DeadlineName, Named, Sleep, Unnamed};
 pub use driver::{Driver, DriverSlot, Sleeper};
-pub use error::Elapsed;
-pub use stats::Stats;
-#[cfg(feature = "alloc")]
-#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
-pub use storage::Growable;
-pub use storage::{Fixed, Storage};
-pub use stream::{IdleTimeout, StreamDeadline};
-pub use timer::{Limit, RawWheel, WheelRef};
+pub use future::budget::Budget;
+pub use future::budgeted::{Budgeted, Within};
+pub use future::deadline::{Deadline, DeadlineName, Named, Unnamed};
+pub use future::error::Elapsed;
+pub use future::sleep::Sleep;
+pub use future::stream::{IdleTimeout, StreamDeadline};
+pub use future::timer::{RawWheel, WheelRef};
+pub use time::{Limit, Reading};
 #[cfg(feature = "alloc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub use wheel::GrowableWheel;
+pub use wheel::stats::Stats;
+#[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
+pub use wheel::storage::Growable;
+pub use wheel::storage::{Fixed, Storage};
 pub use wheel::{FixedWheel, Wheel};
 
 use core::future::Future;
@@ -152,8 +142,17 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         Deadline::new(future, self, Limit::After(duration))
     }
 
-    /// Bounds `future` by the instant `at` on this wheel's clock (a [`Clock::now`] reading).
-    pub fn deadline_at<F: Future>(&self, at: Duration, future: F) -> Deadline<'_, F> {
+    /// Bounds `future` by the instant `at` on this wheel's clock.
+    ///
+    /// ```
+    /// # use core::time::Duration;
+    /// # use punctual_core::{Fixed, ManualClock, Wheel};
+    /// # let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
+    /// let at = wheel.now() + Duration::from_millis(5);
+    /// let deadline = wheel.deadline_at(at, core::future::pending::<()>());
+    /// # drop(deadline);
+    /// ```
+    pub fn deadline_at<F: Future>(&self, at: Reading, future: F) -> Deadline<'_, F> {
         Deadline::new(future, self, Limit::At(at))
     }
 
@@ -163,7 +162,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     }
 
     /// A future that completes when this wheel's clock reads `at`.
-    pub fn sleep_until(&self, at: Duration) -> Sleep<'_> {
+    pub fn sleep_until(&self, at: Reading) -> Sleep<'_> {
         Sleep::new(self, Limit::At(at))
     }
 

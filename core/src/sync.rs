@@ -16,6 +16,8 @@
 //! [loom]: https://docs.rs/loom
 //! [portable-atomic]: https://docs.rs/portable-atomic
 
+pub(crate) mod atomic_waker;
+
 #[cfg(punctual_loom)]
 pub(crate) use loom::sync::atomic::{AtomicPtr, AtomicU32, AtomicUsize};
 

@@ -1,6 +1,25 @@
 //! The wheel: the shared side (arming, cancelling, waking the driver) and the driver side
 //! (advancing the levels and firing).
 //!
+//! # Layout
+//!
+//! This file holds the [`Wheel`] itself, its constructors and its public face, and the
+//! rules below. Its parts, each a file under `wheel/`:
+//!
+//! * `start`: where a deadline starts (its target, a cap, the arm), and `arm`: the
+//!   deadline side (arming, polling and releasing an entry, where free entries come
+//!   from). Any thread runs these.
+//! * `turn`: the driver side (the driver role, a turn), and `plan`: the plan arming
+//!   threads read and the wheel's tick arithmetic. Only the holder of the driver role
+//!   turns.
+//! * `entry` (an entry's state word and waker), `levels` (the slots), `lists` (free lists
+//!   and inboxes), `shards` (one set of lists per shard of threads), `spare` (a thread's
+//!   kept entry), `storage` (where entries live), `stats` (the driver's counters) and
+//!   `driver_wakers` (the drivers' places for their wakers).
+//!
+//! Time (readings, ticks, their conversions) is `crate::time`'s; the futures that arm
+//! entries reach the wheel through `crate::future::timer`, which this module never names.
+//!
 //! # Ground rules
 //!
 //! * Any thread may arm, poll or release an entry, at any time, without a lock: each is a
@@ -99,7 +118,7 @@
 //! arm and release are then two atomic read-modify-writes, the push and the take-back,
 //! instead of four.
 //!
-//! [`Inbox::unpush`]: crate::lists::Inbox::unpush
+//! [`Inbox::unpush`]: crate::wheel::lists::Inbox::unpush
 //!
 //! Arms then often reach no turn, so an idle driver woken by an arm does not go idle
 //! again at once: it keeps a planned turn for [`LINGER`] ticks, so that arms later than
@@ -117,7 +136,7 @@
 //! entries from the arm inboxes, even when their tick is still ahead.
 //!
 //! The tick in progress gets one more look. When the next slot is the level-0 slot of the
-//! very next tick and it is *sparse* (at most [`SPARSE`](crate::levels::SPARSE) entries),
+//! very next tick and it is *sparse* (at most [`SPARSE`](crate::wheel::levels::SPARSE) entries),
 //! the driver plans its turn at that slot's earliest deadline instead of at the tick
 //! boundary, and such a turn walks the slot and fires the entries that are due, leaving
 //! the rest. So a deadline among few fires at its own time, as late as the driver's
@@ -173,17 +192,36 @@ use core::fmt;
 use core::task::Waker;
 use core::time::Duration;
 
-use crate::clock::Clock;
-use crate::driver_wakers::DriverWakers;
-use crate::entry::{self, CANCELLED, Entry, FIRED, HANDLE, Index, NIL, UNLINKED, WHEEL};
-use crate::levels::Levels;
-use crate::lists::Fresh;
-use crate::shards::{self, SHARDS, Shard};
-use crate::stats::{Counters, Stats};
-use crate::storage::{Fixed, Storage};
-use crate::sync::{AtomicU32, Ordering, UnsafeCell};
-use crate::ticks::TickDivisor;
 use crossbeam_utils::CachePadded;
+
+use crate::clock::Clock;
+use crate::sync::{AtomicU32, Ordering, UnsafeCell};
+use crate::time::{Reading, Tick, TickDivisor};
+use driver_wakers::DriverWakers;
+use entry::{HANDLE, NIL, WHEEL};
+use levels::Levels;
+use lists::Fresh;
+use parked::Parked;
+use plan::{IDLE, Plan};
+use shards::{SHARDS, Shard};
+use stats::{Counters, Stats};
+use storage::{Fixed, Storage};
+use turn::DriverState;
+
+mod arm;
+pub(crate) mod driver_wakers;
+pub(crate) mod entry;
+pub(crate) mod levels;
+pub(crate) mod lists;
+mod parked;
+mod plan;
+pub(crate) mod shards;
+#[cfg(all(feature = "std", not(punctual_loom)))]
+pub(crate) mod spare;
+pub(crate) mod start;
+pub(crate) mod stats;
+pub(crate) mod storage;
+mod turn;
 
 /// The driver never plans a turn further than this many ticks ahead (see "Waking the
 /// driver").
@@ -192,11 +230,6 @@ pub(crate) const MAX_SLEEP: u64 = 1 << 30;
 /// An idle driver woken by an arm plans a turn this many ticks ahead, even with nothing
 /// armed, before it goes idle again (see "Taking back"). Not a new wheel's first turn.
 pub(crate) const LINGER: u64 = 16;
-
-/// `role`: a thread holds the driver role.
-const DRIVING: u32 = 0b01;
-/// `role`: a thread asked for a turn while the role was held.
-const REQUESTED: u32 = 0b10;
 
 /// A hierarchical timer wheel: deadlines are armed on it, and a driver turns it.
 ///
@@ -242,6 +275,8 @@ pub struct Wheel<C, S> {
     /// The drivers' wakers, woken when an arm or a cancel needs a turn sooner than
     /// planned.
     driver_wakers: DriverWakers,
+    /// Where degraded deadlines leave their wakers for the next tick (see `parked`).
+    parked: Parked,
     /// What the driver plans; written once per turn, read by every arm and cancel, so on
     /// lines of its own.
     plan: CachePadded<Plan>,
@@ -255,45 +290,6 @@ pub struct Wheel<C, S> {
     /// that stays at its address for the rest of the process. Not a synchronising flag: an
     /// arm that reads it stale merely does without a spare.
     spares: core::sync::atomic::AtomicBool,
-}
-
-/// The driver's plan, as arming and cancelling threads read it.
-struct Plan {
-    /// Low 32 bits of the tick of the driver's next planned turn.
-    next_wake: AtomicU32,
-    /// How far into the tick before `next_wake` the driver plans to turn, in nanoseconds
-    /// (saturating): an arm into the planned tick that is due earlier than that wakes it
-    /// ("Sub-tick firing"). A whole tick when the plan is a slot of a higher level coming
-    /// down (nothing in it is due before, so every arm due within the tick before wakes
-    /// it). 0 when the driver turns at that tick's end whatever is armed in it: a dense
-    /// slot, or a planned tick with no slot of its own (the end of lingering or of the
-    /// horizon after a reclaiming turn, where waking for each arm would cost a turn per
-    /// arm under a stream of short deadlines released at once).
-    offset: AtomicU32,
-    /// [`IDLE`] while the driver has nothing armed and plans no turn at all; above it,
-    /// the shards in use, whose inboxes the driver's handshake checks (see `shards`,
-    /// "Shards in use"). Published by the driver with a read-modify-write, which is
-    /// its side of the handshake for the shards' first pushes.
-    word: AtomicU32,
-}
-
-/// `Plan::word`: the driver is idle.
-const IDLE: u32 = 1;
-
-struct DriverState {
-    levels: Levels,
-    /// Fired entries whose tasks are still to be woken, linked through `slot_next`. Kept
-    /// here rather than on the stack so that a waker that panics loses nothing: the next
-    /// turn wakes the rest.
-    to_wake: Index,
-    /// The last of `to_wake` (meaningless while `to_wake` is `NIL`): fired entries are
-    /// queued at the tail, so tasks wake in firing order.
-    to_wake_tail: Index,
-    /// The driver does not go idle before this tick (see "Taking back").
-    linger_until: u64,
-    /// No turn has published a plan yet: the wheel's idle mark is the one it was made
-    /// with, not one a turn left, so the first turn does not linger (see "Taking back").
-    fresh: bool,
 }
 
 impl<C, S> Wheel<C, S> {
@@ -330,21 +326,6 @@ const fn new_shards() -> [Shard; SHARDS] {
 #[cfg(punctual_loom)]
 fn new_shards() -> [Shard; SHARDS] {
     core::array::from_fn(|_| shards::new_shard())
-}
-
-/// A clock reading in nanoseconds, saturating at `u64::MAX` (about 584 years).
-fn nanos_of(reading: Duration) -> u64 {
-    u64::try_from(reading.as_nanos()).unwrap_or(u64::MAX)
-}
-
-/// A reading in nanoseconds as a `Duration`; `u64::MAX` stands for `Duration::MAX`
-/// ("never", "idle").
-fn reading_of(nanos: u64) -> Duration {
-    if nanos == u64::MAX {
-        Duration::MAX
-    } else {
-        Duration::from_nanos(nanos)
-    }
 }
 
 const fn tick_nanos(tick: Duration) -> u64 {
@@ -397,6 +378,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 fresh: Fresh::new(),
                 role: AtomicU32::new(0),
                 driver_wakers: DriverWakers::new(),
+                parked: Parked::new(),
                 plan: CachePadded::new(Plan {
                     next_wake: AtomicU32::new(MAX_SLEEP as u32),
                     offset: AtomicU32::new(0),
@@ -406,8 +388,9 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                     levels: Levels::new(),
                     to_wake: NIL,
                     to_wake_tail: NIL,
-                    linger_until: 0,
+                    linger_until: Tick::new(0),
                     fresh: true,
+                    parked: false,
                 })),
                 counters: CachePadded::new(Counters::new()),
                 spares: core::sync::atomic::AtomicBool::new(false),
@@ -446,6 +429,22 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// The clock deadlines on this wheel are measured on.
     pub fn clock(&self) -> &C {
         &self.clock
+    }
+
+    /// The clock's reading now: [`Clock::now`] as a [`Reading`], the instant deadlines on
+    /// this wheel are measured in (saturating at [`Reading::END`]).
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use punctual_core::{Fixed, ManualClock, Reading, Wheel};
+    ///
+    /// let wheel: Wheel<ManualClock, Fixed<4>> =
+    ///     Wheel::fixed(ManualClock::starting_at(Duration::from_secs(2)), Duration::from_millis(1));
+    /// assert_eq!(wheel.now(), Reading::from_nanos(2_000_000_000));
+    /// ```
+    #[inline]
+    pub fn now(&self) -> Reading {
+        Reading::since_origin(self.clock.now())
     }
 
     /// The wheel's tick: the width of its slots, and the unit of the lateness bound. A
@@ -487,17 +486,17 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
 
     /// Fires every deadline whose tick has come by the clock's current time (and those of
     /// a sparse slot whose own time has: "Sub-tick firing") and returns the clock reading
-    /// at which the wheel wants to be turned next, `Duration::MAX` when nothing is armed
+    /// at which the wheel wants to be turned next, [`Reading::END`] when nothing is armed
     /// (see [`Wheel::advance_to`]).
-    pub fn turn(&self) -> Duration {
+    pub fn turn(&self) -> Reading {
         self.turn_as(None)
     }
 
     /// [`Wheel::turn`] by the driver in waker slot `slot` (`None`: a driver with no slot,
     /// or a turn by hand), which a turn that takes the wheel out of idle then does not
     /// wake (see "Waking the driver").
-    pub(crate) fn turn_as(&self, slot: Option<usize>) -> Duration {
-        reading_of(self.advance_nanos(self.now_nanos(), slot))
+    pub(crate) fn turn_as(&self, slot: Option<usize>) -> Reading {
+        self.turn_at(self.now(), slot)
     }
 
     /// Fires every deadline whose tick has come at clock reading `now` (clamped to the
@@ -509,15 +508,15 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     ///
     /// Turn the wheel again when that time comes, or earlier when the waker given to
     /// [`Wheel::register_driver`] (or to a [`DriverSlot`](crate::DriverSlot)) is woken.
-    /// `Duration::MAX` means nothing is armed: wait for the waker only, with no timer
+    /// [`Reading::END`] means nothing is armed: wait for the waker only, with no timer
     /// (every arm wakes an idle driver).
     ///
     /// If another thread is turning the wheel at the moment, this returns at once and that
     /// thread does the work before it lets go. That thread may plan anew as it does, with
     /// no one to tell, so the time returned then is the next tick boundary at the latest
-    /// (never `Duration::MAX`): turn again by then.
-    pub fn advance_to(&self, now: Duration) -> Duration {
-        reading_of(self.advance_nanos(nanos_of(now.min(self.clock.now())), None))
+    /// (never `END`): turn again by then.
+    pub fn advance_to(&self, now: Reading) -> Reading {
+        self.turn_at(now.min(self.now()), None)
     }
 
     /// Registers the waker to wake when the wheel must be turned sooner than planned: a
@@ -537,836 +536,13 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     }
 
     /// The clock reading of the tick of the driver's next planned turn, as of its last turn
-    /// (`Duration::MAX` while it is idle). The driver may turn earlier within the tick
+    /// ([`Reading::END`] while it is idle). The driver may turn earlier within the tick
     /// before, for a sparse slot ("Sub-tick firing"); this is the boundary it turns by.
     /// A boundary at or past the clock's last reading (`u64::MAX` ns) is given as the
     /// reading before it, as [`Wheel::turn`] does, so that it never reads as idle.
-    pub fn next_turn(&self) -> Duration {
-        let reference = self.floor_ticks(self.clock.now());
-        reading_of(self.plan_reading(self.planned_turn(reference)))
-    }
-
-    // ---- time conversions -------------------------------------------------------------
-
-    /// Divides nanoseconds by the tick.
-    #[inline]
-    pub(crate) fn ticks(&self) -> &TickDivisor {
-        &self.tick
-    }
-
-    /// The clock's reading in nanoseconds (saturating at `u64::MAX`).
-    fn now_nanos(&self) -> u64 {
-        nanos_of(self.clock.now())
-    }
-
-    pub(crate) fn floor_ticks(&self, reading: Duration) -> u64 {
-        self.tick.floor_u128(reading.as_nanos())
-    }
-
-    /// The reading (ns) at which a planned tick (`u64::MAX`: idle) begins: `u64::MAX` only
-    /// when idle, else below it, so that a boundary past the clock's last reading is never
-    /// taken for "idle".
-    fn plan_reading(&self, planned: u64) -> u64 {
-        match planned {
-            u64::MAX => u64::MAX,
-            tick => self.tick_start(tick).min(u64::MAX - 1),
-        }
-    }
-
-    /// The reading, in nanoseconds, at which tick `tick` begins (saturating at `u64::MAX`).
-    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
-    fn tick_start(&self, tick: u64) -> u64 {
-        u64::try_from(u128::from(tick) * u128::from(self.tick.tick())).unwrap_or(u64::MAX)
-    }
-
-    /// The tick of a deadline due at reading `due` (ns), and its offset into the tick
-    /// before (see `levels`' "Sparse slots").
-    // Inlined where a 64-bit multiply is one instruction; one copy elsewhere (on 32-bit
-    // microcontrollers, each inlined copy of the widening multiply costs flash).
-    #[cfg_attr(target_pointer_width = "64", inline)]
-    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
-    fn tick_of(&self, due: u64) -> (u64, u32) {
-        let (q, r) = self.tick.div_rem(due);
-        let (when, offset) = if r == 0 {
-            (q, self.tick.tick())
-        } else {
-            (q + 1, r)
-        };
-        (when, u32::try_from(offset).unwrap_or(u32::MAX))
-    }
-
-    /// The full tick of the driver's plan, rebuilt from its low 32 bits near `reference`;
-    /// `u64::MAX` while the driver is idle (then every arm wakes it), and below it
-    /// otherwise (a plan rebuilt past the last tick is that tick's predecessor, which
-    /// only wakes the driver for arms it would have woken it for anyway, within 1 ns of
-    /// the clock's end).
-    fn planned_turn(&self, reference: u64) -> u64 {
-        self.plan_of(self.plan.word.load(Ordering::Relaxed), reference)
-    }
-
-    /// [`planned_turn`](Self::planned_turn), for a thread that just pushed onto an inbox
-    /// of `shard`: marks the shard in use first if it is not yet (see `shards`, "Shards in
-    /// use"), so that the plan read is one the driver's handshake covers.
-    #[cfg_attr(target_pointer_width = "64", inline(always))]
-    fn planned_turn_after_push(&self, reference: u64, shard: usize) -> u64 {
-        let mut word = self.plan.word.load(Ordering::Acquire);
-        let bit = shards::in_use_bit(shard);
-        if word & bit != bit {
-            word = self.mark_in_use(bit);
-        }
-        self.plan_of(word, reference)
-    }
-
-    /// Sets a shard's bit in the plan word; returns the word with it.
-    #[cold]
-    fn mark_in_use(&self, bit: u32) -> u32 {
-        self.plan.word.fetch_or(bit, Ordering::AcqRel) | bit
-    }
-
-    /// The plan, given the plan word read just before (see `planned_turn`).
-    #[inline]
-    fn plan_of(&self, word: u32, reference: u64) -> u64 {
-        if word & IDLE != 0 {
-            return u64::MAX;
-        }
-        let low = self.plan.next_wake.load(Ordering::Relaxed);
-        let delta = low.wrapping_sub(reference as u32) as i32 as i64;
-        reference.saturating_add_signed(delta).min(u64::MAX - 1)
-    }
-
-    // ---- the deadline side ------------------------------------------------------------
-
-    /// Arms an entry due at reading `due` (ns), of tick `when` (`⌈due / tick⌉`), for a
-    /// deadline started at tick `start`. Returns the entry, and whether the drivers must be
-    /// woken: the caller wakes them ([`Wheel::wake_driver`]) once it holds the entry's
-    /// handle, so that a driver's waker that panics loses no entry. `None` when the storage
-    /// is full.
-    // Inlined into the start paths (`start_after`) on 64-bit hosts: its call and frame were
-    // 4 to 5 ns of the 90 ns of an arm + cancel (interleaved runs); firmware keeps one
-    // copy for size.
-    #[cfg_attr(target_pointer_width = "64", inline(always))]
-    pub(crate) fn arm(
-        &self,
-        due: u64,
-        when: u64,
-        start: u64,
-        waker: &Waker,
-    ) -> Option<(Index, bool)> {
-        debug_assert_eq!(when, self.tick_of(due).0, "tick of another deadline");
-        // Cloned before an entry is taken: a `clone` that panics then takes nothing with it
-        // (an entry taken and never armed would be lost to the wheel for good).
-        let waker = waker.clone();
-        let shard = shards::current();
-        let (index, entry) = match self.take_spare() {
-            Some(spare) => spare,
-            None => self.take_free(shard)?,
-        };
-        // SAFETY: just taken (off a free list, or fresh from the bump counter), so this
-        // thread owns it exclusively until the push below publishes it (see `Entry`'s
-        // `Sync`).
-        unsafe { entry.set_due(due) };
-        // SAFETY: as above; a free entry's waker slot is idle and empty (`recycle`), and the
-        // Release push below publishes the waker with the entry.
-        unsafe { entry.waker.set_exclusive(waker) };
-        let generation = entry::generation(entry.state.load(Ordering::Relaxed));
-        entry
-            .state
-            .store(entry::armed(generation), Ordering::Relaxed);
-        self.shards[shard].arm_inbox.push(&entry.slot_next, index);
-        let planned = self.planned_turn_after_push(start, shard);
-        let wake = when < planned || (when == planned && self.before_planned_offset(due));
-        Some((index, wake))
-    }
-
-    /// Whether a deadline due at `due`, in the tick the driver plans to turn at, is due
-    /// before the driver's turn within the tick before (see `Plan::offset`).
-    #[cold]
-    fn before_planned_offset(&self, due: u64) -> bool {
-        self.tick_of(due).1 < self.plan.offset.load(Ordering::Relaxed)
-    }
-
-    /// Polls an armed entry: ready once it fired. Registers `waker` to be woken by the fire.
-    pub(crate) fn poll_entry(&self, index: Index, waker: &Waker) -> bool {
-        let entry = self.storage.entry(index);
-        let state = entry.state.load(Ordering::Acquire);
-        debug_assert_ne!(state & HANDLE, 0, "a deadline's entry it does not own");
-        if state & FIRED != 0 {
-            return true;
-        }
-        entry.waker.register(waker);
-        entry.state.load(Ordering::Acquire) & FIRED != 0
-    }
-
-    /// The clock reading at which an armed entry is due; for the entry's owner.
-    pub(crate) fn entry_deadline(&self, index: Index) -> Duration {
-        // SAFETY: the caller owns the entry (its HANDLE bit is set), so it is not free
-        // and `due` has no writer: it is written only while the entry is exclusively
-        // owned, before it is published; this thread armed it or received the deadline
-        // through a synchronising move.
-        Duration::from_nanos(unsafe { self.storage.entry(index).due() })
-    }
-
-    /// Whether an armed entry has fired, without registering anything.
-    pub(crate) fn entry_fired(&self, index: Index) -> bool {
-        self.storage.entry(index).state.load(Ordering::Acquire) & FIRED != 0
-    }
-
-    /// Lets go of an armed entry: cancels it if it has not fired, and frees it if the wheel
-    /// is done with it too. Returns whether it had fired.
-    ///
-    /// `span` is the deadline's requested span (ns) when the entry's deadline is its start
-    /// plus that span (and the clock's resolution), so that the two tell when it started;
-    /// `None` when they do not (a budget cut the deadline short, or it was armed late,
-    /// after running degraded).
-    pub(crate) fn release(&self, index: Index, span: Option<u64>) -> bool {
-        let entry = self.storage.entry(index);
-        // The deadline owns the entry: its generation cannot change until it lets go.
-        let generation = entry::generation(entry.state.load(Ordering::Relaxed));
-        let shard_index = shards::current();
-        let shard = &self.shards[shard_index];
-        // Still the head of the arm inbox: the driver never saw the entry, so nothing else
-        // can reach it, and it goes straight back to the free list (see "Taking back").
-        // (Only the inbox it was pushed onto can have it as head: this thread's, unless
-        // the deadline moved to another thread since; then it is cancelled as below.)
-        if shard.arm_inbox.unpush(&entry.slot_next, index) {
-            entry.state.store(generation, Ordering::Relaxed);
-            // SAFETY: taken back off the inbox, so the driver never saw it, and this
-            // deadline's handle is its only owner.
-            unsafe { self.free_from_handle(shard, index, entry) };
-            return false;
-        }
-        let armed = entry::armed(generation);
-        match entry.state.compare_exchange(
-            armed,
-            generation | WHEEL | CANCELLED,
-            Ordering::AcqRel,
-            Ordering::Acquire,
-        ) {
-            Ok(_) => {
-                // The waker goes with the handle, dropped on this thread once the cancel
-                // is queued: not on the driver's, at the reclaim (where a drop that panics
-                // would stop the turn), and not held until then.
-                // SAFETY: after the cancel, nothing else touches the waker slot until the
-                // entry is reclaimed, which needs the push below: the driver takes a waker
-                // only after its own transition to FIRED, which now fails; this handle was
-                // the slot's one registrant, and is not registering.
-                let waker = unsafe { entry.waker.take_exclusive() };
-                // The tick the deadline started at stands in for "now" (no clock read on
-                // this path): the plan is compared against it, which can only err towards
-                // an extra wake. The deadline was due `span` after its start, plus the
-                // clock's resolution. Without a span that says so, the driver is woken
-                // (when the inbox was empty), as the plan cannot be judged.
-                let start = span.map(|span| {
-                    // SAFETY: read before the push below: until then the driver cannot
-                    // reclaim the entry, so nothing writes its deadline (the next one to
-                    // arm it would).
-                    let due = unsafe { entry.due() };
-                    let resolution = self.clock.resolution().as_nanos();
-                    let started = due
-                        .saturating_sub(span)
-                        .saturating_sub(u64::try_from(resolution).unwrap_or(u64::MAX));
-                    self.ticks().floor(started)
-                });
-                let was_empty = shard.cancel_inbox.push(&entry.cancel_link, index);
-                if was_empty
-                    && start.is_none_or(|start| {
-                        self.planned_turn_after_push(start, shard_index) > start + 1
-                    })
-                {
-                    self.wake_driver();
-                }
-                drop(waker);
-                false
-            }
-            Err(actual) => {
-                debug_assert_eq!(actual & (FIRED | HANDLE), FIRED | HANDLE, "bad release");
-                let before = entry.state.fetch_and(!HANDLE, Ordering::AcqRel);
-                if before & WHEEL == 0 {
-                    // SAFETY: as `free_entry`'s.
-                    unsafe { self.free_from_handle(shard, index, entry) };
-                }
-                true
-            }
-        }
-    }
-
-    /// Lets go of an entry its handle has seen fired: the outcome is decided for good, so
-    /// this skips the cancel attempt of [`Wheel::release`] (one locked operation less on
-    /// the path of every fired deadline).
-    pub(crate) fn release_fired(&self, index: Index) {
-        let entry = self.storage.entry(index);
-        let before = entry.state.fetch_and(!HANDLE, Ordering::AcqRel);
-        debug_assert_eq!(before & (FIRED | HANDLE), FIRED | HANDLE, "not fired");
-        if before & WHEEL == 0 {
-            // SAFETY: as `free_entry`'s.
-            unsafe { self.free_from_handle(&self.shards[shards::current()], index, entry) };
-        }
-    }
-
-    #[cfg(feature = "count-ready")]
-    pub(crate) fn count_ready(&self) {
-        self.counters.ready();
-    }
-
-    pub(crate) fn count_degraded_poll(&self) {
-        self.counters.degraded_poll();
-    }
-
-    /// Wakes every driver, to turn sooner than planned.
-    pub(crate) fn wake_driver(&self) {
-        self.driver_wakers.wake_all();
-    }
-
-    /// Frees `entry` (at `index`), whose last ownership bit the caller just cleared, onto
-    /// this thread's shard.
-    #[cfg_attr(target_pointer_width = "64", inline(always))]
-    fn free_entry(&self, index: Index, entry: &Entry) {
-        // SAFETY: both ownership bits are clear and the caller cleared the last one with an
-        // AcqRel read-modify-write, after every access of the other owner: it owns the
-        // entry exclusively until the push publishes it.
-        unsafe { Self::free_to(&self.shards[shards::current()], index, entry) };
-    }
-
-    /// Frees `entry` (at `index`) from its deadline's side: into this thread's spare slot
-    /// if the wheel has spares and the slot holds no entry of this wheel yet (see `spare`:
-    /// another wheel's goes back to that wheel), else onto `shard`'s free list.
-    ///
-    /// # Safety
-    ///
-    /// * The caller owns the entry exclusively (as [`Entry::recycle`] requires).
-    #[cfg_attr(target_pointer_width = "64", inline(always))]
-    unsafe fn free_from_handle(&self, shard: &Shard, index: Index, entry: &Entry) {
-        #[cfg(all(feature = "std", not(punctual_loom)))]
-        if self.spares.load(Ordering::Relaxed) {
-            // SAFETY: exclusive ownership, by the caller's contract.
-            let old_waker = unsafe { entry.recycle() };
-            // SAFETY: the wheel has spares, so it lives at this address for the rest of
-            // the process (`enable_thread_spares` takes `&'static self`);
-            // `give_spare_back` is typed for it; the entry is ours, free and recycled.
-            let parked =
-                unsafe { crate::spare::park(self.address(), index, Self::give_spare_back) };
-            if !parked {
-                shard.free.push(index, entry);
-            }
-            drop(old_waker);
-            return;
-        }
-        // SAFETY: the caller's contract.
-        unsafe { Self::free_to(shard, index, entry) };
-    }
-
-    /// An entry this thread parked for this wheel, if any (see `spare`).
-    #[inline(always)]
-    fn take_spare(&self) -> Option<(Index, &Entry)> {
-        #[cfg(all(feature = "std", not(punctual_loom)))]
-        if self.spares.load(Ordering::Relaxed) {
-            return crate::spare::take(self.address()).map(|i| (i, self.storage.entry(i)));
-        }
-        None
-    }
-
-    /// The wheel's address, for `spare` to tell wheels apart.
-    #[cfg(all(feature = "std", not(punctual_loom)))]
-    fn address(&self) -> *const () {
-        core::ptr::from_ref(self).cast()
-    }
-
-    /// Gives a parked entry back to its wheel's free list (a thread with a spare exits,
-    /// or parks another wheel's entry).
-    ///
-    /// # Safety
-    ///
-    /// * `wheel` is the address of a live `Self` (one with spares lives for the rest of
-    ///   the process).
-    /// * Entry `index` of it is free and recycled, and the caller owns it exclusively.
-    #[cfg(all(feature = "std", not(punctual_loom)))]
-    unsafe fn give_spare_back(wheel: *const (), index: Index) {
-        // SAFETY: the caller's contract.
-        let wheel = unsafe { &*wheel.cast::<Self>() };
-        wheel.shards[shards::current()]
-            .free
-            .push(index, wheel.storage.entry(index));
-    }
-
-    /// Recycles `entry` (at `index`) onto `shard`'s free list. The last deadline's waker,
-    /// if the entry still held one, is dropped after the entry is back on the free list,
-    /// so that a drop that panics loses no entry.
-    ///
-    /// # Safety
-    ///
-    /// * The caller owns the entry exclusively (as [`Entry::recycle`] requires).
-    #[cfg_attr(target_pointer_width = "64", inline(always))]
-    unsafe fn free_to(shard: &Shard, index: Index, entry: &Entry) {
-        // SAFETY: exclusive ownership, by the caller's contract, until the push publishes it.
-        let old_waker = unsafe { entry.recycle() };
-        shard.free.push(index, entry);
-        drop(old_waker);
-    }
-
-    /// A free entry for exclusive use, with its index: from this thread's shard, else one
-    /// never used yet that the storage holds already, else from another shard, else one
-    /// never used yet that the storage grows for. `None` when the storage is full.
-    ///
-    /// Untouched entries come in blocks of whole pairs of cache lines, one block to one
-    /// shard; another shard's free list has entries in whatever order they were freed,
-    /// whose neighbours in memory may be in use on a third shard (two threads that started
-    /// after other work then shared lines, and together did 1.3 times the work of one
-    /// instead of 1.9). So a shard steals only when the storage would otherwise have to
-    /// grow: it never grows while another shard has free entries.
-    #[cfg_attr(target_pointer_width = "64", inline(always))]
-    fn take_free(&self, shard: usize) -> Option<(Index, &Entry)> {
-        self.shards[shard]
-            .free
-            .pop(&self.storage)
-            .or_else(|| self.take_fresh(shard, false))
-            .or_else(|| self.steal(shard))
-            .or_else(|| self.take_fresh(shard, true))
-    }
-
-    /// An entry from another shard's free list, with up to `FRESH_BLOCK - 1` more that go
-    /// to `shard`'s list: a new thread then takes over a run of another shard's entries
-    /// rather than one here and there, which another new thread would take the neighbours
-    /// of (sharing their cache lines).
-    #[cold]
-    fn steal(&self, shard: usize) -> Option<(Index, &Entry)> {
-        // Every other shard once, starting after this one (none without shards). The
-        // array's length rather than `SHARDS`, whose range is empty without `std`.
-        let shards = self.shards.len();
-        for k in 1..shards {
-            let victim = &self.shards[(shard + k) % shards].free;
-            let Some(first) = victim.pop(&self.storage) else {
-                continue;
-            };
-            let more = (1..S::FRESH_BLOCK).map_while(|_| victim.pop(&self.storage).map(|(i, _)| i));
-            self.keep(shard, more);
-            return Some(first);
-        }
-        None
-    }
-
-    /// Puts free entries this thread owns alone (just popped, or never used) on `shard`'s
-    /// free list, linked into one chain and pushed with one compare-and-swap.
-    fn keep(&self, shard: usize, entries: impl Iterator<Item = Index>) {
-        let (mut chain, mut last) = (NIL, None);
-        for index in entries {
-            let entry = self.storage.entry(index);
-            // Ours alone until the push below publishes the chain.
-            entry.slot_next.store(chain, Ordering::Relaxed);
-            last.get_or_insert(entry);
-            chain = index;
-        }
-        if let Some(last) = last {
-            self.shards[shard].free.push_chain(chain, last);
-        }
-    }
-
-    /// An entry never used yet. Takes the storage's `FRESH_BLOCK` of them at once and
-    /// keeps the rest on `shard`'s free list, so that the entries of two shards do not
-    /// share cache lines. Only among the entries the storage holds already, unless `grow`.
-    #[cold]
-    fn take_fresh(&self, shard: usize, grow: bool) -> Option<(Index, &Entry)> {
-        let (first, count) = self.fresh.pop_block(&self.storage, S::FRESH_BLOCK, grow)?;
-        // Untouched entries, ours alone since the bump; their state is a recycled entry's.
-        self.keep(shard, first + 1..first + count);
-        Some((first, self.storage.entry(first)))
-    }
-
-    // ---- the driver side --------------------------------------------------------------
-
-    /// Advances to reading `now` (ns) if the driver role is free, else leaves a request for
-    /// its holder. Returns the reading (ns) of the planned next turn, `u64::MAX` if idle.
-    fn advance_nanos(&self, mut now: u64, driver: Option<usize>) -> u64 {
-        let mut role = self.role.load(Ordering::Relaxed);
-        loop {
-            let (next, success) = if role & DRIVING == 0 {
-                (DRIVING, Ordering::Acquire)
-            } else {
-                // Release: the holder, acquiring the request, also sees our clock reading.
-                (role | REQUESTED, Ordering::Release)
-            };
-            match self
-                .role
-                .compare_exchange_weak(role, next, success, Ordering::Relaxed)
-            {
-                Ok(_) if next == DRIVING => break,
-                Ok(_) => {
-                    // The holder will turn for us, and may plan anew as it does (for a
-                    // deadline armed meanwhile, say), with no one to tell: the plan read
-                    // now may be out of date by the time the caller sleeps on it. So ask
-                    // to be turned again by the next tick boundary at the latest, never
-                    // "idle".
-                    let tick = self.ticks().floor(now);
-                    let planned = self.plan_reading(self.planned_turn(tick));
-                    let next_tick = self.tick_start(tick.saturating_add(1)).min(u64::MAX - 1);
-                    return planned.min(next_tick);
-                }
-                Err(actual) => role = actual,
-            }
-        }
-        // Lets go of the role if a waker panics during the turn, so the wheel keeps
-        // working: its structure is consistent at every wake (see `wake_fired`).
-        struct ReleaseOnUnwind<'a>(&'a AtomicU32);
-        impl Drop for ReleaseOnUnwind<'_> {
-            fn drop(&mut self) {
-                self.0.store(0, Ordering::Release);
-            }
-        }
-        let unwind = ReleaseOnUnwind(&self.role);
-        // Whether a turn took the wheel out of idle (see "Waking the driver").
-        let mut woke_from_idle = false;
-        loop {
-            // SAFETY: this thread holds the driver role (the compare-and-swap above, or the
-            // failed release below), the only licence to touch `driver`; the reference
-            // does not outlive this statement.
-            let (planned, left_idle) = self
-                .driver
-                .with_mut(|state| unsafe { self.turn_locked(&mut *state, now) });
-            woke_from_idle |= left_idle;
-            match self
-                .role
-                .compare_exchange(DRIVING, 0, Ordering::Release, Ordering::Relaxed)
-            {
-                Ok(_) => {
-                    core::mem::forget(unwind);
-                    if woke_from_idle {
-                        // After the role is let go: a driver woken turns at once. The
-                        // turning driver knows the plan it returns.
-                        self.driver_wakers.wake_all_but(driver);
-                    }
-                    return planned;
-                }
-                Err(_) => {
-                    // A request came in: keep the role, take the request, and turn again
-                    // with a reading no older than the requester's.
-                    self.role.fetch_and(!REQUESTED, Ordering::Acquire);
-                    now = now.max(self.now_nanos());
-                }
-            }
-        }
-    }
-
-    /// One turn at reading `now` (ns), with the driver role held. Returns the reading (ns)
-    /// of the next planned turn (`u64::MAX` if idle), and whether the turn took the wheel
-    /// out of idle.
-    fn turn_locked(&self, state: &mut DriverState, now_nanos: u64) -> (u64, bool) {
-        // A reading older than one an earlier turn used (another thread turning, or
-        // `advance_to` with an older time) counts as the start of the tick already reached:
-        // some turn read at least that, so it fires nothing early, and an entry armed
-        // from an older reading still, due before that, fires rather than going into a
-        // slot behind `elapsed`.
-        let now_nanos = now_nanos.max(self.tick_start(state.levels.elapsed()));
-        let now = self.ticks().floor(now_nanos);
-        let mut reclaimed = false;
-        // Whether a pass below published a plan over an idle word. Kept across passes: a
-        // pass that takes the wheel out of idle and then finds an inbox not empty (an arm
-        // that read the new plan, and woke no one since its tick was not before it) passes
-        // again, and that pass reads its own plan, not idle; the driver waiting idle must
-        // still be woken (see "Waking the driver").
-        let mut left_idle = false;
-        // A new wheel is marked idle before any turn: its first turn has not been woken
-        // from an idle a turn left, and lingering then would only keep a timer (which a
-        // paused runtime's clock would jump to) with nothing armed.
-        let fresh = core::mem::replace(&mut state.fresh, false);
-        if !fresh && self.plan.word.load(Ordering::Relaxed) & IDLE != 0 {
-            // Woken from idle, most likely by an arm: linger (see "Taking back").
-            state.linger_until = now.saturating_add(LINGER);
-        }
-        loop {
-            // Advance first, so new entries are placed relative to `now` (a wheel whose
-            // clock starts far from zero would otherwise park them at the top level).
-            self.expire(state, now, now_nanos);
-            reclaimed |= self.take_inboxes(state, now, now_nanos);
-            self.fire_early(state, now_nanos);
-            self.wake_fired(state);
-            let elapsed = state.levels.elapsed();
-            let next = state.levels.next_expiration();
-            // Idle: nothing armed and nothing just reclaimed. The driver then needs no timer
-            // at all (a paused tokio clock would otherwise auto-advance to it), and every
-            // arm wakes it.
-            let idle = next.is_none() && !reclaimed && now >= state.linger_until;
-            // After reclaiming, more cancels are likely: look again within a tick. While
-            // lingering, turn when the lingering ends.
-            let horizon = if reclaimed {
-                1
-            } else if next.is_none() && now < state.linger_until {
-                state.linger_until - elapsed.min(state.linger_until - 1)
-            } else {
-                MAX_SLEEP
-            };
-            let mut planned = elapsed.saturating_add(horizon);
-            // The reading at which to turn: the planned tick, or earlier within the tick
-            // before it, when the entries of a sparse slot are due then ("Sub-tick
-            // firing"); and how far into that tick before, for arming threads (see
-            // `Plan::offset`; 0 unless the plan comes from a sparse slot or a higher one).
-            let mut wake = self.tick_start(planned);
-            let mut offset = 0;
-            if let Some(expiration) = next {
-                if expiration.deadline <= planned {
-                    planned = expiration.deadline;
-                    wake = self.tick_start(planned);
-                    if expiration.level == 0 {
-                        if let Some(first) = state.levels.sparse_first(expiration.slot) {
-                            let early = self.tick_start(planned - 1).saturating_add(first.into());
-                            wake = wake.min(early);
-                            offset = first;
-                        }
-                    } else {
-                        // A higher slot comes down at the start of its first key's tick,
-                        // with nothing in it due before (`levels`, "Slot arithmetic"):
-                        // the turn is a whole tick into the tick before, and an arm due
-                        // earlier in that tick wakes the driver, to fire at its own time.
-                        offset = u32::try_from(self.tick.tick()).unwrap_or(u32::MAX);
-                    }
-                }
-            }
-            self.plan.next_wake.store(planned as u32, Ordering::Relaxed);
-            self.plan.offset.store(offset, Ordering::Relaxed);
-            // The driver's side of the handshake (see "Waking the driver"): the plan word
-            // last, with a read-modify-write that also tells which shards are in use.
-            let word = if idle {
-                self.plan.word.fetch_or(IDLE, Ordering::AcqRel)
-            } else {
-                self.plan.word.fetch_and(!IDLE, Ordering::AcqRel)
-            };
-            left_idle |= !idle && word & IDLE != 0;
-            if shards::in_use(word).all(|shard| {
-                let shard = &self.shards[shard];
-                shard.arm_inbox.check() & shard.cancel_inbox.check()
-            }) {
-                // `u64::MAX` means idle: a turn planned at or past the clock's last
-                // reading (its tick boundary saturated) is the reading just before.
-                return if idle {
-                    (u64::MAX, false)
-                } else {
-                    (wake.min(u64::MAX - 1), left_idle)
-                };
-            }
-        }
-    }
-
-    /// Takes every shard's inboxes: reclaims cancelled entries and links new ones into the
-    /// levels. Returns whether anything was reclaimed.
-    fn take_inboxes(&self, state: &mut DriverState, now: u64, now_nanos: u64) -> bool {
-        // Cancels first, from every shard: an entry on these lists was pushed onto an arm
-        // inbox before it was cancelled, so the arm inboxes taken next hold it if no
-        // earlier turn took it. Every shard, not only those in use: `take_all` reads each
-        // head first and swaps only a non-empty one, and no mark needs ordering here (only
-        // the handshake at the end of `turn_locked` skips the shards not in use).
-        let cancelled: [Index; SHARDS] =
-            core::array::from_fn(|shard| self.shards[shard].cancel_inbox.take_all());
-        for shard in &self.shards {
-            let mut index = shard.arm_inbox.take_all();
-            while index != NIL {
-                let entry = self.storage.entry(index);
-                // Before the entry is linked into a slot, which reuses `slot_next`.
-                let next = self.next_ahead(&entry.slot_next);
-                // SAFETY: driver role held; the entry came through an arm inbox.
-                let due = unsafe { entry.due() };
-                let (when, offset) = self.tick_of(due);
-                self.counters.armed();
-                if entry.state.load(Ordering::Acquire) & CANCELLED == 0 {
-                    // Due at `now` (its tick may be ahead: see "Sub-tick firing"); else
-                    // `when > now ≥ elapsed`, as a slot needs.
-                    if due <= now_nanos {
-                        self.fire(state, index, entry, now.saturating_sub(when));
-                    } else {
-                        state.levels.insert(&self.storage, index, when, offset);
-                    }
-                }
-                index = next;
-            }
-        }
-        let mut reclaimed = false;
-        for (shard, &first) in self.shards.iter().zip(&cancelled) {
-            reclaimed |= first != NIL;
-            self.reclaim(state, shard, first);
-        }
-        reclaimed
-    }
-
-    /// Unlinks and frees the cancelled entries linked from `index` through `cancel_link`;
-    /// they go back to `shard`'s free list as one chain, with one compare-and-swap.
-    fn reclaim(&self, state: &mut DriverState, shard: &Shard, mut index: Index) {
-        let (mut freed, mut freed_last) = (NIL, None);
-        while index != NIL {
-            let entry = self.storage.entry(index);
-            let next = self.next_ahead(&entry.cancel_link);
-            // SAFETY: driver role held; the entry came through an arm inbox (taken in this
-            // turn or an earlier one, see `take_inboxes`).
-            let (when, _) = self.tick_of(unsafe { entry.due() });
-            state.levels.remove(&self.storage, index, when);
-            let before = entry.state.fetch_and(!WHEEL, Ordering::AcqRel);
-            debug_assert_eq!(
-                before & (HANDLE | CANCELLED),
-                CANCELLED,
-                "reclaiming a live entry"
-            );
-            self.counters.cancelled();
-            // SAFETY: the handle let go (CANCELLED, HANDLE clear) and this AcqRel
-            // read-modify-write cleared the last ownership bit after its accesses: the
-            // entry is ours alone until the chain is pushed below.
-            let old_waker = unsafe { entry.recycle() };
-            // The cancelling handle took its waker with it.
-            debug_assert!(old_waker.is_none(), "a cancelled entry kept its waker");
-            drop(old_waker);
-            entry.slot_next.store(freed, Ordering::Relaxed);
-            freed_last.get_or_insert(entry);
-            freed = index;
-            index = next;
-        }
-        if let Some(last) = freed_last {
-            shard.free.push_chain(freed, last);
-        }
-    }
-
-    /// Processes every slot that starts at or before tick `now` (reading `now_nanos`).
-    fn expire(&self, state: &mut DriverState, now: u64, now_nanos: u64) {
-        while let Some(expiration) = state.levels.next_expiration() {
-            if expiration.deadline > now {
-                break;
-            }
-            state.levels.reach(&expiration);
-            let mut index = state.levels.take_slot(&expiration);
-            while index != NIL {
-                let next = Levels::next_taken(&self.storage, index);
-                self.fetch_ahead(next);
-                let entry = self.storage.entry(index);
-                // SAFETY: driver role held; the entry came through the arm inbox.
-                let due = unsafe { entry.due() };
-                let (when, offset) = self.tick_of(due);
-                if expiration.level > 0
-                    && when > state.levels.elapsed()
-                    && when <= now
-                    && entry.state.load(Ordering::Acquire) & CANCELLED == 0
-                {
-                    // Due by now, in a later tick of the slot coming down than the one
-                    // reached: down the levels again, so that this turn fires the ticks
-                    // it passes in their order (a turn that passes many fires deadlines
-                    // in deadline order, as a virtual clock's jump must).
-                    state.levels.insert(&self.storage, index, when, offset);
-                } else if due <= now_nanos {
-                    self.fire(state, index, entry, now.saturating_sub(when));
-                } else if entry.state.load(Ordering::Acquire) & CANCELLED == 0 {
-                    // `when > now`: `due` is past this tick.
-                    state.levels.insert(&self.storage, index, when, offset);
-                }
-                index = next;
-            }
-        }
-        if now > state.levels.elapsed() {
-            state.levels.set_elapsed(now);
-        }
-    }
-
-    /// Sub-tick firing: fires the entries of the tick in progress whose own deadline has
-    /// passed, if their slot is sparse (module docs, "Sub-tick firing").
-    fn fire_early(&self, state: &mut DriverState, now_nanos: u64) {
-        let Some(expiration) = state.levels.next_expiration() else {
-            return;
-        };
-        let elapsed = state.levels.elapsed();
-        // The slot of the very next tick (`deadline > elapsed` always, so no overflow).
-        if expiration.level != 0 || expiration.deadline - 1 != elapsed {
-            return;
-        }
-        let Some(first) = state.levels.sparse_first(expiration.slot) else {
-            return;
-        };
-        // How far into tick `elapsed` the clock reads; every entry of the slot is due
-        // that far into it or later.
-        let into = now_nanos.saturating_sub(self.tick_start(elapsed));
-        if u64::from(first) > into {
-            return;
-        }
-        let mut index = state.levels.level0_head(expiration.slot);
-        let mut first = u32::MAX;
-        while index != NIL {
-            let entry = self.storage.entry(index);
-            let next = self.next_ahead(&entry.slot_next);
-            // SAFETY: driver role held; the entry came through an arm inbox.
-            let due = unsafe { entry.due() };
-            if entry.state.load(Ordering::Acquire) & CANCELLED != 0 {
-                // Stays linked until the cancel inbox brings it; its deadline no longer
-                // matters.
-            } else if due <= now_nanos {
-                state
-                    .levels
-                    .remove(&self.storage, index, expiration.deadline);
-                self.fire(state, index, entry, 0);
-            } else {
-                first = first.min(self.tick_of(due).1);
-            }
-            index = next;
-        }
-        state.levels.set_first(expiration.slot, first);
-    }
-
-    /// The entry a list link points to, asked into the cache ahead of its use: the lists
-    /// are threaded through the entries, so a walk would otherwise stall on each entry's
-    /// miss in turn (see [`entry::prefetch`]).
-    #[inline]
-    fn next_ahead(&self, link: &AtomicU32) -> Index {
-        let next = link.load(Ordering::Relaxed);
-        self.fetch_ahead(next);
-        next
-    }
-
-    /// Asks entry `index` into the cache, unless it is `NIL`.
-    #[inline]
-    fn fetch_ahead(&self, index: Index) {
-        if index != NIL {
-            entry::prefetch(self.storage.entry(index));
-        }
-    }
-
-    /// Decides `index` as fired unless it was cancelled, and queues its task to be woken.
-    fn fire(&self, state: &mut DriverState, index: Index, entry: &Entry, late_ticks: u64) {
-        debug_assert_eq!(entry.slot_prev.load(Ordering::Relaxed), UNLINKED);
-        let word = entry.state.load(Ordering::Acquire);
-        if word & CANCELLED != 0 {
-            return; // the cancel inbox will reclaim it
-        }
-        if entry
-            .state
-            .compare_exchange(word, word | FIRED, Ordering::AcqRel, Ordering::Acquire)
-            .is_err()
-        {
-            return; // cancelled meanwhile
-        }
-        self.counters.fired(late_ticks);
-        // The wheel keeps the entry (WHEEL) until its waker has been taken out. Queued at
-        // the tail: tasks are woken in the order their deadlines fired.
-        entry.slot_next.store(NIL, Ordering::Relaxed);
-        if state.to_wake == NIL {
-            state.to_wake = index;
-        } else {
-            self.storage
-                .entry(state.to_wake_tail)
-                .slot_next
-                .store(index, Ordering::Relaxed);
-        }
-        state.to_wake_tail = index;
-    }
-
-    /// Wakes the tasks of fired entries, letting go of each entry first. The wheel's
-    /// structure is consistent throughout, so a waker that panics (the panic reaches the
-    /// caller of the turn) leaves the rest queued for the next turn.
-    fn wake_fired(&self, state: &mut DriverState) {
-        while state.to_wake != NIL {
-            let index = state.to_wake;
-            let entry = self.storage.entry(index);
-            state.to_wake = self.next_ahead(&entry.slot_next);
-            entry.slot_next.store(NIL, Ordering::Relaxed);
-            // Take the waker while the wheel still owns the entry, then let go.
-            let waker = entry.waker.take();
-            let before = entry.state.fetch_and(!WHEEL, Ordering::AcqRel);
-            if before & HANDLE == 0 {
-                self.free_entry(index, entry);
-            }
-            if let Some(waker) = waker {
-                waker.wake();
-            }
-        }
+    pub fn next_turn(&self) -> Reading {
+        let reference = self.ticks().floor(self.now());
+        self.plan_reading(self.planned_turn(reference))
     }
 }
 
@@ -1390,8 +566,8 @@ impl<S: Storage> Wheel<crate::ManualClock, S> {
     /// sparse slot whose own time has) has fired and its task was woken (unless
     /// another thread is turning the wheel at this moment; that thread then does it before
     /// it lets go). Returns the new clock reading.
-    pub fn advance(&self, by: Duration) -> Duration {
-        let now = self.clock.advance(by);
+    pub fn advance(&self, by: Duration) -> Reading {
+        let now = Reading::since_origin(self.clock.advance(by));
         self.advance_to(now);
         now
     }

@@ -9,17 +9,15 @@
 //!
 //! Set `PUNCTUAL_MEMORY_DEADLINES` to change the million.
 
+mod support;
+
 use core::future::{Pending, pending};
-use core::pin::Pin;
-use core::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use core::task::{Context, Waker};
 use core::time::Duration;
-use std::sync::Arc;
-use std::task::Wake;
 
-use punctual_core::{Clock, Deadline, Growable, ManualClock, Wheel};
+use punctual_core::{Deadline, Growable, ManualClock, Wheel};
+use support::{TICK, poll_pending};
 
-const TICK: Duration = Duration::from_millis(1);
 const THIRTY_SECONDS: Duration = Duration::from_secs(30);
 
 fn total() -> usize {
@@ -27,10 +25,6 @@ fn total() -> usize {
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(1_000_000)
-}
-
-fn poll_pending(deadline: &mut Deadline<'_, Pending<()>>, cx: &mut Context<'_>) {
-    assert!(Pin::new(deadline).poll(cx).is_pending());
 }
 
 #[test]
@@ -108,56 +102,4 @@ fn cancels_reclaimed_by_every_turn_keep_occupancy_at_the_live_count() {
     drop(live);
     wheel.advance(Duration::ZERO);
     assert_eq!(wheel.occupied(), 0);
-}
-
-/// A waker that counts its wakes.
-#[derive(Default)]
-struct Counter(AtomicUsize);
-
-impl Wake for Counter {
-    fn wake(self: Arc<Self>) {
-        self.0.fetch_add(1, SeqCst);
-    }
-}
-
-#[test]
-fn a_cancel_wakes_a_driver_that_sleeps_for_longer_than_a_tick_once_per_tick() {
-    // Reclaiming "within about one tick" needs the driver to turn: a cancel that finds the
-    // inbox empty while the driver plans to sleep longer than a tick wakes it (wheel.rs,
-    // "Reclaiming cancelled entries"); further cancels before that turn wake no one.
-    let wheel: Wheel<ManualClock, Growable> = Wheel::growable(ManualClock::new(), TICK);
-    let counter = Arc::new(Counter::default());
-    let driver = Waker::from(counter.clone());
-    let wakes = || counter.0.load(SeqCst);
-    let mut cx = Context::from_waker(Waker::noop());
-
-    let mut deadlines: Vec<_> = (0..100)
-        .map(|_| wheel.deadline(THIRTY_SECONDS, pending::<()>()))
-        .collect();
-    for deadline in &mut deadlines {
-        poll_pending(deadline, &mut cx);
-    }
-    wheel.register_driver(&driver);
-    let _ = wheel.turn();
-    wheel.register_driver(&driver);
-    let before = wakes();
-    assert!(
-        wheel.next_turn() > wheel.clock().now() + TICK,
-        "plans to sleep long"
-    );
-
-    deadlines.truncate(50); // 50 cancels
-    assert_eq!(wakes(), before + 1, "the cancels woke the driver once");
-    assert_eq!(wheel.occupied(), 100);
-    wheel.register_driver(&driver);
-    let _ = wheel.turn();
-    assert_eq!(wheel.occupied(), 50);
-    // Right after a reclaiming turn the driver plans to look again within a tick, so the
-    // next cancels need not wake it; that turn reclaims them.
-    assert!(wheel.next_turn() <= wheel.clock().now() + TICK);
-    let before = wakes();
-    deadlines.truncate(10);
-    assert_eq!(wakes(), before, "a cancel woke a driver due within a tick");
-    wheel.advance(TICK);
-    assert_eq!(wheel.occupied(), 10);
 }

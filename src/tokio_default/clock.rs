@@ -40,7 +40,7 @@
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use core::time::Duration;
 
-use punctual_core::{Clock, Sleeper};
+use punctual_core::{Clock, Reading, Sleeper};
 
 use crate::global::std_clock;
 
@@ -128,7 +128,9 @@ impl Clock for RuntimeClock {
 /// The global clock's reading of the instant tokio reports to this thread.
 #[inline]
 fn tokio_reading() -> Duration {
-    std_clock().reading_of(tokio::time::Instant::now().into_std())
+    std_clock()
+        .reading_of(tokio::time::Instant::now().into_std())
+        .as_duration()
 }
 
 /// `d` in nanoseconds, saturated.
@@ -160,7 +162,7 @@ impl RuntimeSleeper {
 impl Sleeper for RuntimeSleeper {
     type Sleep = tokio::time::Sleep;
 
-    fn sleep_until(&mut self, at: Duration) -> Self::Sleep {
+    fn sleep_until(&mut self, at: Reading) -> Self::Sleep {
         let origin = std_clock().origin();
         // Direct readings of the real source may be behind `Instant`'s by the global
         // clock's slack: its `instant_of` allows for that.
@@ -171,7 +173,7 @@ impl Sleeper for RuntimeSleeper {
         };
         let instant = start
             .and_then(|start| start.checked_add(self.clock.behind()))
-            .and_then(|shifted| shifted.checked_add(at))
+            .and_then(|shifted| shifted.checked_add(at.as_duration()))
             .or_else(|| origin.checked_add(FAR_FUTURE))
             .unwrap_or(origin);
         tokio::time::sleep_until(tokio::time::Instant::from_std(instant))

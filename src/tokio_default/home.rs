@@ -37,7 +37,7 @@ use core::time::Duration;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Wake, Waker};
 
-use punctual_core::{Clock, DriverSlot, Growable, RawWheel, Sleeper, Wheel};
+use punctual_core::{DriverSlot, Growable, RawWheel, Reading, Sleeper, Wheel};
 use tokio::runtime::Handle;
 
 use super::clock::{RuntimeClock, RuntimeSleeper};
@@ -211,13 +211,13 @@ impl DriverTask {
         // A waker that panics must not stop the driver (the hook has reported it; the
         // wheel keeps the remaining wakes for the next turn, which comes at once).
         let next = std::panic::catch_unwind(core::panic::AssertUnwindSafe(|| self.slot.turn()))
-            .unwrap_or(Duration::ZERO);
+            .unwrap_or(Reading::ZERO);
         if has_place {
-            next
+            next.as_duration()
         } else {
             // No place for the waker (three other drivers hold theirs): turn again
             // within a tick, and never wait idle.
-            next.min(self.home.wheel.clock().now().saturating_add(TICK))
+            next.min(self.home.wheel.now() + TICK).as_duration()
         }
     }
 }
@@ -245,7 +245,9 @@ impl Future for DriverTask {
             }
             if this.sleep.is_none() || next != this.planned {
                 this.planned = next;
-                this.sleep = Some(Box::pin(this.sleeper.sleep_until(next)));
+                this.sleep = Some(Box::pin(
+                    this.sleeper.sleep_until(Reading::since_origin(next)),
+                ));
             }
             let waker = Waker::from(Arc::clone(&this.turn_then_wake));
             let sleep = this.sleep.as_mut().expect("just set");

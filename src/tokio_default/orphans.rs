@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Wake, Waker};
 use std::thread::{self, Thread};
 
-use punctual_core::{Clock, DriverSlot, Growable};
+use punctual_core::{Clock, DriverSlot, Growable, Reading};
 
 use super::clock::RuntimeClock;
 use super::home::Home;
@@ -64,13 +64,13 @@ fn run() {
             // Without a place for the waker, turn again within a tick.
             let has_place = slot.register(&waker);
             let next = std::panic::catch_unwind(core::panic::AssertUnwindSafe(|| slot.turn()))
-                .unwrap_or(Duration::ZERO);
+                .unwrap_or(Reading::ZERO);
             if home.wheel.occupied() == 0 {
                 home.orphan_drained();
                 return false;
             }
             let now = home.wheel.clock().now();
-            let mut until = next.saturating_sub(now);
+            let mut until = next.as_duration().saturating_sub(now);
             if !has_place {
                 until = until.min(home.wheel.tick());
             }

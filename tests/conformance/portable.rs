@@ -21,7 +21,7 @@ use core::task::{Context, Poll};
 use core::time::Duration;
 
 use futures_core::Stream;
-use punctual_core::{Budget, Budgeted, Deadline, Limit, RawWheel, Sleep, StreamDeadline};
+use punctual_core::{Budget, Budgeted, Deadline, Limit, RawWheel, Reading, Sleep, StreamDeadline};
 
 /// One wheel under test, with its clocks.
 pub trait Target {
@@ -352,13 +352,23 @@ pub async fn duration_max<T: Target>(t: &T) -> Outcome {
 pub async fn deadline_at_in_the_past<T: Target>(t: &T) -> Outcome {
     sleep(t, t.tick() * 3).await;
     let past = t.now() - t.tick() * 2;
-    let result = Deadline::new(pending::<()>(), t.wheel(), Limit::At(past)).await;
+    let result = Deadline::new(
+        pending::<()>(),
+        t.wheel(),
+        Limit::At(Reading::since_origin(past)),
+    )
+    .await;
     ensure(
         result.map_err(|e| e.duration()) == Err(Duration::ZERO),
         "a deadline at a past instant did not fire at once",
     )?;
     let at = t.now() + t.tick() * 4;
-    let result = Deadline::new(pending::<()>(), t.wheel(), Limit::At(at)).await;
+    let result = Deadline::new(
+        pending::<()>(),
+        t.wheel(),
+        Limit::At(Reading::since_origin(at)),
+    )
+    .await;
     ensure(result.is_err(), "a pending future did not time out")?;
     ensure(t.now() >= at, "deadline_at fired before its instant")
 }

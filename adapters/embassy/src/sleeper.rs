@@ -1,9 +1,7 @@
 //! `EmbassySleeper`: the driver's sleeps on `embassy_time::Timer`.
 
-use core::time::Duration;
-
 use embassy_time::Timer;
-use punctual_core::Sleeper;
+use punctual_core::{Reading, Sleeper};
 
 use crate::EmbassyClock;
 
@@ -19,7 +17,7 @@ pub struct EmbassySleeper;
 impl Sleeper for EmbassySleeper {
     type Sleep = Timer;
 
-    fn sleep_until(&mut self, at: Duration) -> Timer {
-        Timer::at(EmbassyClock::instant_at_or_after(at))
+    fn sleep_until(&mut self, at: Reading) -> Timer {
+        Timer::at(EmbassyClock::instant_at_or_after(at.as_duration()))
     }
 }

@@ -3,11 +3,10 @@
 use core::future::Future;
 use core::pin::Pin;
 use core::task::{Context, Poll};
-use core::time::Duration;
 use std::time::Instant;
 
 use async_io::Timer;
-use punctual_core::{Sleeper, StdClock};
+use punctual_core::{Reading, Sleeper, StdClock};
 
 /// The [`Sleeper`] of a wheel on a [`StdClock`]: an [`async_io::Timer`] at the instant at
 /// which the clock reads the wheel's next turn.
@@ -41,7 +40,7 @@ impl AsyncIoSleeper {
     /// An instant at which the clock reads `at` or later ([`StdClock::instant_of`]), or
     /// `None` if that instant cannot be represented (the sleep then never completes by
     /// itself).
-    pub fn instant_of(&self, at: Duration) -> Option<Instant> {
+    pub fn instant_of(&self, at: Reading) -> Option<Instant> {
         self.clock.instant_of(at)
     }
 }
@@ -49,7 +48,7 @@ impl AsyncIoSleeper {
 impl Sleeper for AsyncIoSleeper {
     type Sleep = TimerSleep;
 
-    fn sleep_until(&mut self, at: Duration) -> TimerSleep {
+    fn sleep_until(&mut self, at: Reading) -> TimerSleep {
         let timer = match self.instant_of(at) {
             Some(instant) => Timer::at(instant),
             None => Timer::never(),
@@ -83,6 +82,7 @@ impl Future for TimerSleep {
 #[cfg(test)]
 mod tests {
     use core::task::Waker;
+    use core::time::Duration;
 
     use punctual_core::Clock;
 
@@ -103,10 +103,13 @@ mod tests {
         let clock = StdClock::new();
         let sleeper = AsyncIoSleeper::new(&clock);
         for reading in READINGS {
-            let instant = sleeper.instant_of(reading).unwrap();
-            assert_eq!(clock.reading_of(instant), reading + clock.slack());
+            let instant = sleeper.instant_of(Reading::since_origin(reading)).unwrap();
+            assert_eq!(
+                clock.reading_of(instant),
+                Reading::since_origin(reading + clock.slack())
+            );
         }
-        assert_eq!(sleeper.instant_of(Duration::MAX), None);
+        assert_eq!(sleeper.instant_of(Reading::END), None);
     }
 
     #[test]
@@ -118,7 +121,7 @@ mod tests {
                 let base = clock.now();
                 for reading in READINGS {
                     let at = base + reading;
-                    sleeper.sleep_until(at).await;
+                    sleeper.sleep_until(Reading::since_origin(at)).await;
                     let now = clock.now();
                     assert!(now >= at, "woke early: {now:?} < {at:?}");
                 }
@@ -134,7 +137,7 @@ mod tests {
         let at = clock.now() + Duration::from_micros(1_500);
         std::thread::scope(|s| {
             s.spawn(|| {
-                smol::future::block_on(sleeper.sleep_until(at));
+                smol::future::block_on(sleeper.sleep_until(Reading::since_origin(at)));
             });
         });
         assert!(clock.now() >= at);
@@ -144,7 +147,7 @@ mod tests {
     fn unrepresentable_never_completes() {
         let clock = StdClock::new();
         let mut sleeper = AsyncIoSleeper::new(&clock);
-        let mut sleep = sleeper.sleep_until(Duration::MAX);
+        let mut sleep = sleeper.sleep_until(Reading::END);
         assert!(!sleep.timer().will_fire());
         let mut cx = Context::from_waker(Waker::noop());
         assert!(Pin::new(&mut sleep).poll(&mut cx).is_pending());

@@ -2,7 +2,7 @@
 
 use core::time::Duration;
 
-use punctual_core::Sleeper;
+use punctual_core::{Reading, Sleeper};
 use tokio::time::{Instant, Sleep};
 
 use crate::TokioClock;
@@ -56,8 +56,8 @@ impl TokioSleeper {
 impl Sleeper for TokioSleeper {
     type Sleep = Sleep;
 
-    fn sleep_until(&mut self, at: Duration) -> Sleep {
-        tokio::time::sleep_until(self.instant_of(at))
+    fn sleep_until(&mut self, at: Reading) -> Sleep {
+        tokio::time::sleep_until(self.instant_of(at.as_duration()))
     }
 }
 
@@ -85,7 +85,7 @@ mod tests {
         let mut sleeper = TokioSleeper::new(&clock);
         for reading in READINGS {
             let at = base + reading;
-            sleeper.sleep_until(at).await;
+            sleeper.sleep_until(Reading::since_origin(at)).await;
             let now = clock.now();
             assert!(now >= at, "woke early: {now:?} < {at:?}");
             assert!(
@@ -122,7 +122,7 @@ mod tests {
         let mut sleeper = TokioSleeper::new(&clock);
         for reading in READINGS {
             let at = clock.now() + reading;
-            sleeper.sleep_until(at).await;
+            sleeper.sleep_until(Reading::since_origin(at)).await;
             assert!(clock.now() >= at);
             // The std clock agrees: the tokio instant is the exact one.
             assert!(std::time::Instant::now() >= sleeper.instant_of(at).into_std());
@@ -135,7 +135,7 @@ mod tests {
         let mut sleeper = TokioSleeper::new(&clock);
         let far = sleeper.instant_of(Duration::MAX);
         assert!(far >= clock.origin() + FAR_FUTURE);
-        let sleep = sleeper.sleep_until(Duration::MAX);
+        let sleep = sleeper.sleep_until(Reading::END);
         assert_eq!(sleep.deadline(), far);
         // A reading tokio can represent is exact.
         let at = Duration::from_nanos(1_234_567);

@@ -8,7 +8,7 @@ use core::task::{Context, Poll, Waker};
 use std::sync::Arc;
 use std::time::Duration;
 
-use punctual_core::{Clock, Growable, Wheel};
+use punctual_core::{Clock, Fixed, Growable, Reading, Wheel};
 use punctual_tokio::{TokioClock, TokioWheel};
 use tokio::runtime::{Builder, Runtime};
 use tokio::time::Instant;
@@ -138,7 +138,10 @@ async fn paused_deadline_at_a_tokio_instant() {
     let wheel = punctual_tokio::start();
     let at = Instant::now() + Duration::from_millis(250);
     let r = wheel
-        .deadline_at(wheel.clock().reading_of(at), std::future::pending::<()>())
+        .deadline_at(
+            Reading::since_origin(wheel.clock().reading_of(at)),
+            std::future::pending::<()>(),
+        )
         .await;
     assert!(r.is_err());
     assert_eq!(Instant::now(), at);
@@ -177,7 +180,7 @@ async fn a_turn_by_hand_on_the_idle_wheel_does_not_stop_its_driver() {
     let wheel = punctual_tokio::start();
     tokio::time::sleep(Duration::from_millis(100)).await;
     settle().await;
-    assert_eq!(wheel.next_turn(), Duration::MAX, "idle");
+    assert_eq!(wheel.next_turn(), Reading::END, "idle");
     let _ = wheel.turn();
     let fired = fires_within_ten_seconds(wheel).await;
     assert!(fired, "the deadline had not fired after 10 s");
@@ -224,6 +227,54 @@ async fn paused_inner_that_finishes_in_time_wins() {
 }
 
 // ---- both flavors, real time ----------------------------------------------------------
+
+/// A full fixed wheel on a paused clock: the deadline that finds no free entry waits for
+/// the next tick's turn instead of asking to be polled again at once, so the runtime goes
+/// idle and auto-advances, and every deadline fires at its time. (Polled again at once, it
+/// kept the runtime busy: no time passed and nothing fired.) Run on a thread of its own,
+/// so that a hang fails the test instead of stalling it.
+#[test]
+fn paused_full_fixed_wheel_auto_advances_and_fires_every_deadline() {
+    let (done, report) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let rt = Builder::new_current_thread()
+            .enable_time()
+            .start_paused(true)
+            .build()
+            .unwrap();
+        let fired_at = rt.block_on(async {
+            let wheel: &'static Wheel<TokioClock, Fixed<2>> = Box::leak(Box::new(Wheel::fixed(
+                TokioClock::new(),
+                Duration::from_millis(1),
+            )));
+            let _driver = punctual_tokio::spawn_driver(wheel);
+            let started = Instant::now();
+            let after = |ms| async move {
+                let out = wheel
+                    .deadline(Duration::from_millis(ms), core::future::pending::<()>())
+                    .await;
+                assert!(out.is_err());
+                started.elapsed()
+            };
+            let (a, b, c) = tokio::join!(after(10), after(20), after(30));
+            (a, b, c, wheel.degraded_polls())
+        });
+        let _ = done.send(fired_at);
+    });
+    let (a, b, c, degraded_polls) = report
+        .recv_timeout(Duration::from_secs(20))
+        .expect("a full fixed wheel on a paused clock hung");
+    let ms = Duration::from_millis;
+    // Never early; the armed two within their tick, the degraded one within two.
+    assert!(a >= ms(10) && a <= ms(11), "10 ms deadline fired at {a:?}");
+    assert!(b >= ms(20) && b <= ms(21), "20 ms deadline fired at {b:?}");
+    assert!(c >= ms(30) && c <= ms(32), "30 ms deadline fired at {c:?}");
+    // It ran degraded until the first entry came free, polled about once a tick.
+    assert!(
+        (1..=20).contains(&degraded_polls),
+        "{degraded_polls} degraded polls for 10 ticks of waiting"
+    );
+}
 
 fn many_deadlines_fire_and_none_early(rt: &Runtime) {
     rt.block_on(async {

@@ -34,7 +34,7 @@ pub fn remaining_budget<W: WheelRef>(wheel: W) -> Option<Duration> {
     wheel.choose();
     let budget = Budget::current()?;
     // A budget that never ends (`punctual::budget(Duration::MAX, ..)`) bounds nothing.
-    if budget.at() == Duration::MAX {
+    if budget.at() == punctual_core::Reading::END {
         return None;
     }
     budget.remaining(&wheel)

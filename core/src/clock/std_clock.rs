@@ -1,9 +1,9 @@
 //! `std::time::Instant`'s clock, read directly on Linux.
 //!
 //! `Instant` is `CLOCK_MONOTONIC` on Linux, but a reading through it (`origin.elapsed()`)
-//! also checks and normalises two `timespec`s and builds a `Duration` from them: on the
-//! benchmark machine a reading cost 52 ns that way and 40 ns read directly, and the clock
-//! read is a third of an arm. Other systems read through `Instant`.
+//! also checks and normalises two `timespec`s and builds a `Duration` from them, which a
+//! direct read skips; the clock read is a large share of an arm (the figures are in
+//! docs/benchmarks.md, "Notes from the source"). Other systems read through `Instant`.
 //!
 //! # Agreement with `Instant`
 //!
@@ -31,6 +31,8 @@
 
 use core::time::Duration;
 use std::time::Instant;
+
+use crate::time::Reading;
 
 /// `std::time::Instant`'s clock (on Linux `CLOCK_MONOTONIC`, read directly, which is
 /// cheaper), measured from the moment the clock was made.
@@ -104,7 +106,7 @@ impl StdClock {
     /// let before = Instant::now();
     /// let clock = StdClock::backdated(Duration::from_millis(5));
     /// // `before` is earlier than the clock's making, but after its origin.
-    /// assert!(clock.reading_of(before) > Duration::ZERO);
+    /// assert!(clock.reading_of(before) > punctual_core::Reading::ZERO);
     /// ```
     pub fn backdated(by: Duration) -> Self {
         let mut clock = Self::new();
@@ -144,18 +146,23 @@ impl StdClock {
         }
     }
 
-    /// The clock reading of `instant`: `Duration::ZERO` for instants before the origin.
+    /// The clock reading of `instant`: [`Reading::ZERO`] for instants before the origin.
     /// A deadline at this reading never ends before `instant` (and at most
     /// [`slack`](Self::slack) after it).
-    pub fn reading_of(&self, instant: Instant) -> Duration {
-        instant.saturating_duration_since(self.origin)
+    pub fn reading_of(&self, instant: Instant) -> Reading {
+        Reading::since_origin(instant.saturating_duration_since(self.origin))
     }
 
     /// An instant at which this clock reads `reading` or later: never before the clock
     /// reads it, and at most [`slack`](Self::slack) after. `None` if the instant cannot be
-    /// represented.
-    pub fn instant_of(&self, reading: Duration) -> Option<Instant> {
-        self.origin.checked_add(self.slack())?.checked_add(reading)
+    /// represented, and for [`Reading::END`].
+    pub fn instant_of(&self, reading: Reading) -> Option<Instant> {
+        if reading == Reading::END {
+            return None; // never comes
+        }
+        self.origin
+            .checked_add(self.slack())?
+            .checked_add(reading.as_duration())
     }
 }
 
@@ -220,6 +227,8 @@ mod tests {
     use core::time::Duration;
     use std::time::Instant;
 
+    use crate::time::Reading;
+
     const ROUNDS: usize = if cfg!(miri) { 100 } else { 100_000 };
 
     #[test]
@@ -239,7 +248,7 @@ mod tests {
         // end before `instant`.
         let clock = StdClock::new();
         for _ in 0..ROUNDS {
-            let reading = clock.now();
+            let reading = Reading::since_origin(clock.now());
             let instant = clock.reading_of(Instant::now());
             assert!(reading <= instant, "{reading:?} ahead of {instant:?}");
         }
@@ -249,12 +258,13 @@ mod tests {
     fn the_instant_of_a_reading_is_never_before_the_clock_reads_it() {
         let clock = StdClock::new();
         for _ in 0..ROUNDS {
-            let at = clock.now() + Duration::from_micros(1);
+            let at = Reading::since_origin(clock.now()) + Duration::from_micros(1);
             let instant = clock.instant_of(at).expect("representable");
             while Instant::now() < instant {
                 core::hint::spin_loop();
             }
-            assert!(clock.now() >= at, "{:?} before {at:?}", clock.now());
+            let now = Reading::since_origin(clock.now());
+            assert!(now >= at, "{now:?} before {at:?}");
             if cfg!(miri) {
                 break;
             }
@@ -270,14 +280,14 @@ mod tests {
             clock.slack()
         );
         for reading in [
-            Duration::ZERO,
-            Duration::from_nanos(1),
-            Duration::from_millis(7),
+            Reading::ZERO,
+            Reading::from_nanos(1),
+            Reading::from_nanos(7_000_000),
         ] {
             let instant = clock.instant_of(reading).expect("representable");
             assert_eq!(clock.reading_of(instant), reading + clock.slack());
         }
-        assert_eq!(clock.instant_of(Duration::MAX), None);
+        assert_eq!(clock.instant_of(Reading::END), None);
     }
 
     #[test]
@@ -285,7 +295,7 @@ mod tests {
         let clock = StdClock::new();
         let before = clock.reading_of(Instant::now());
         std::thread::sleep(Duration::from_millis(5));
-        let reading = clock.now();
+        let reading = Reading::since_origin(clock.now());
         assert!(
             reading + clock.slack() >= before + Duration::from_millis(5),
             "{reading:?}"
@@ -296,8 +306,8 @@ mod tests {
     fn instants_before_the_origin_read_zero() {
         let before = Instant::now();
         let clock = StdClock::new();
-        assert_eq!(clock.reading_of(before), Duration::ZERO);
-        assert_eq!(clock.reading_of(clock.origin()), Duration::ZERO);
+        assert_eq!(clock.reading_of(before), Reading::ZERO);
+        assert_eq!(clock.reading_of(clock.origin()), Reading::ZERO);
     }
 
     /// `CLOCK_MONOTONIC` as `Instant` holds it, from its `Debug` output

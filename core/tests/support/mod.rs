@@ -1,15 +1,45 @@
-//! Helpers shared by the core's tests and the fuzz target (which includes this file with
-//! `#[path]`): a waker that counts its wakes.
-#![allow(dead_code, clippy::new_without_default)]
+//! Helpers shared by the core's tests, in one place: the counting waker every test polls
+//! with (here), the clock and wheel shorthands ([`time`]), the inner future that records
+//! its polls and its drop ([`probe`]), a reproducible random generator ([`rng`]), driving
+//! a wheel by hand ([`driving`]), and a catch for the panics a test provokes
+//! ([`quietly`]).
+//!
+//! The fuzz target includes this file with `#[path]` too, for [`CountingWaker`]; so
+//! nothing here needs more than `std` and `punctual_core`. Under `cfg(punctual_loom)` the
+//! waker counts with a loom atomic, so that loom sees the hand-off of every wake.
+#![allow(
+    dead_code,
+    unused_imports,
+    unexpected_cfgs,
+    clippy::new_without_default
+)]
+
+mod driving;
+mod probe;
+mod rng;
+mod time;
 
 use core::future::Future;
 use core::pin::Pin;
-use core::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use core::sync::atomic::Ordering::SeqCst;
 use core::task::{Context, Poll, Waker};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::task::Wake;
 
-#[derive(Default)]
+#[cfg(not(punctual_loom))]
+use core::sync::atomic::AtomicUsize;
+#[cfg(punctual_loom)]
+use loom::sync::atomic::AtomicUsize;
+
+pub(crate) use driving::{NeverSleeper, TestWheel, drive_until_woken, idle_wheel, poll_until_idle};
+pub(crate) use probe::{Probe, ProbeState};
+pub(crate) use rng::Rng;
+pub(crate) use time::{
+    AdvanceToManual, CLOCK_END, SPREAD, TICK, duration_of, fixed, growable, is_elapsed, ms, ns,
+    ticks, us,
+};
+
 struct Counter(AtomicUsize);
 
 impl Wake for Counter {
@@ -32,7 +62,7 @@ pub(crate) struct CountingWaker {
 impl CountingWaker {
     /// A waker not woken yet.
     pub(crate) fn new() -> Self {
-        let counter = Arc::new(Counter::default());
+        let counter = Arc::new(Counter(AtomicUsize::new(0)));
         let waker = Waker::from(counter.clone());
         Self { counter, waker }
     }
@@ -46,4 +76,19 @@ impl CountingWaker {
     pub(crate) fn poll<F: Future + ?Sized>(&self, future: Pin<&mut F>) -> Poll<F::Output> {
         future.poll(&mut Context::from_waker(&self.waker))
     }
+}
+
+/// Polls `future` once with a waker that does nothing.
+pub(crate) fn poll<F: Future + ?Sized>(future: Pin<&mut F>) -> Poll<F::Output> {
+    future.poll(&mut Context::from_waker(Waker::noop()))
+}
+
+/// Polls `future` once with `cx`: it must stay pending.
+pub(crate) fn poll_pending<F: Future + Unpin>(future: &mut F, cx: &mut Context<'_>) {
+    assert!(Pin::new(future).poll(cx).is_pending());
+}
+
+/// Runs `f`, catching its panic (which the test provoked on purpose).
+pub(crate) fn quietly<R>(f: impl FnOnce() -> R) -> std::thread::Result<R> {
+    catch_unwind(AssertUnwindSafe(f))
 }

@@ -22,9 +22,13 @@
 //! * **occupancy**: `occupied()` equals the live deadlines holding an entry plus the
 //!   releases not reclaimed yet (a release on top of the arm inbox takes its entry back at
 //!   once), every turn reclaims those, and dropping everything leaves the wheel empty;
-//! * **full wheel**: a deadline that finds no free entry runs degraded: it re-wakes its
-//!   task on every poll (counted exactly by `degraded_polls()`), never completes early,
-//!   completes when polled at or after its time, and arms once an entry is free;
+//! * **full wheel**: a deadline that finds no free entry runs degraded (each such poll
+//!   counted exactly by `degraded_polls()`): it leaves its waker in one of the wheel's
+//!   four places, unless one holds it already, and the first turn at a later tick wakes
+//!   it; with every place taken by other wakers it re-wakes its task at once. It never
+//!   completes early, completes when polled at or after its time, and arms once an entry
+//!   is free. A waker left in a place is woken by that turn even if its deadline was
+//!   dropped or polled with another waker since (once, and only then);
 //! * **odd limits**: zero durations and instants in the past complete at their first
 //!   poll; limits ending at or past `u64::MAX` ns never fire and hold no entry.
 #![allow(dead_code)]
@@ -37,7 +41,7 @@ use core::time::Duration;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-use punctual_core::{Clock, Elapsed, ManualClock, Sleep, Storage, Wheel};
+use punctual_core::{Clock, Elapsed, ManualClock, Reading, Sleep, Storage, Wheel};
 
 use crate::support::CountingWaker;
 
@@ -250,8 +254,14 @@ struct Model<'w, S: Storage> {
     /// turn, and its wakes then.
     driver: CountingWaker,
     driver_wakes_at_turn: usize,
+    /// The wheel's places for degraded deadlines' wakers, in the wheel's order, with the
+    /// tick each waker was left at.
+    places: [Option<(Waker, u128)>; PLACES],
     step: usize,
 }
+
+/// Places for degraded deadlines' wakers per wheel (the core's `parked::PLACES`).
+const PLACES: usize = 4;
 
 impl<'w, S: Storage> Model<'w, S> {
     fn new(wheel: &'w Wheel<ManualClock, S>, capacity: Option<usize>) -> Self {
@@ -273,6 +283,7 @@ impl<'w, S: Storage> Model<'w, S> {
                 driver
             },
             driver_wakes_at_turn: 0,
+            places: Default::default(),
             step: 0,
         }
     }
@@ -371,14 +382,18 @@ impl<'w, S: Storage> Model<'w, S> {
         let fut = match kind {
             Kind::Sleep => Fut::Sleep(Box::pin(match limit {
                 Limit::After(_) => self.wheel.sleep(requested),
-                Limit::At { .. } => self.wheel.sleep_until(nanos_to_duration(target)),
+                Limit::At { .. } => self
+                    .wheel
+                    .sleep_until(Reading::since_origin(nanos_to_duration(target))),
             })),
             Kind::Deadline { .. } => {
                 let gate = Rc::new(Cell::new(false));
                 let inner = Gate(gate.clone());
                 let d = match limit {
                     Limit::After(_) => self.wheel.deadline(requested, inner),
-                    Limit::At { .. } => self.wheel.deadline_at(nanos_to_duration(target), inner),
+                    Limit::At { .. } => self
+                        .wheel
+                        .deadline_at(Reading::since_origin(nanos_to_duration(target)), inner),
                 };
                 let d: GatedDeadline<'_> = match name {
                     Some(name) => Box::pin(d.named(name)),
@@ -463,10 +478,31 @@ impl<'w, S: Storage> Model<'w, S> {
                         } else {
                             live.was_degraded = true;
                             self.degraded_polls += 1;
+                            // Left in the first empty place, unless one holds the same
+                            // waker; with neither, the task is woken again at once.
+                            let waker = &live.waker.waker;
+                            let parked = self
+                                .places
+                                .iter()
+                                .flatten()
+                                .any(|(w, _)| w.will_wake(waker))
+                                || match self.places.iter_mut().find(|place| place.is_none()) {
+                                    Some(place) => {
+                                        *place = Some((waker.clone(), now / tick));
+                                        true
+                                    }
+                                    None => false,
+                                };
                             assert_eq!(
                                 live.waker.wakes(),
-                                before + 1,
-                                "{what}: a degraded poll did not re-wake its task"
+                                before + usize::from(!parked),
+                                "{what}: a degraded poll that {} woke its task {} times",
+                                if parked {
+                                    "waits in a place"
+                                } else {
+                                    "found no place"
+                                },
+                                live.waker.wakes() - before
                             );
                         }
                     }
@@ -563,7 +599,30 @@ impl<'w, S: Storage> Model<'w, S> {
         self.wheel.register_driver(&self.driver.waker);
         self.driver_wakes_at_turn = self.driver.wakes();
         self.now = (self.now + by).min(MAX_NANOS);
-        assert_eq!(reading.as_nanos(), self.now, "the clock's reading");
+        assert_eq!(
+            u128::from(reading.as_nanos()),
+            self.now,
+            "the clock's reading"
+        );
+        // The turn woke the wakers left in places at an earlier tick: a retired one may
+        // count that one wake.
+        let now_tick = self.now / self.tick;
+        for place in &mut self.places {
+            if place.as_ref().is_some_and(|&(_, tick)| tick < now_tick) {
+                let (waker, _) = place.take().unwrap();
+                // A deadline armed since it waited there: a spurious wake, not its fire.
+                for live in self.live.values_mut() {
+                    if live.mode == Mode::Armed && live.waker.waker.will_wake(&waker) {
+                        live.wakes_at_poll += 1;
+                    }
+                }
+                for (retired, wakes, _) in &mut self.retired {
+                    if retired.waker.will_wake(&waker) {
+                        *wakes += 1;
+                    }
+                }
+            }
+        }
         // Sub-tick firing: a turn fires every due deadline of a sparse tick (at most
         // `SPARSE` armed in it) whose offset into the tick before its tick the levels keep
         // (below `u32::MAX` ns), not only at the tick's end. (The levels' count of a slot
@@ -615,8 +674,18 @@ impl<'w, S: Storage> Model<'w, S> {
         for id in woken {
             self.poll(id);
         }
+        let now_tick = self.now / self.tick;
         for live in self.live.values() {
             if let (Some(target), Mode::Degraded) = (live.target, live.mode) {
+                // One waiting in a place since this tick is woken by the turn at the next.
+                if self
+                    .places
+                    .iter()
+                    .flatten()
+                    .any(|(waker, tick)| *tick >= now_tick && waker.will_wake(&live.waker.waker))
+                {
+                    continue;
+                }
                 assert!(
                     self.now < degraded_deadline(target),
                     "step {}: {:?} degraded, pending past its time {target}",
@@ -633,7 +702,7 @@ impl<'w, S: Storage> Model<'w, S> {
         // the tick of every armed deadline that has not fired (an arm earlier than the plan
         // wakes it; `next_turn` is the boundary the driver turns by).
         if self.driver.wakes() == self.driver_wakes_at_turn {
-            let plan = self.wheel.next_turn().as_nanos();
+            let plan = u128::from(self.wheel.next_turn().as_nanos());
             for live in self.live.values() {
                 let Some(target) = live.target else { continue };
                 if live.mode != Mode::Armed || live.fired || live.woken() {
@@ -649,6 +718,18 @@ impl<'w, S: Storage> Model<'w, S> {
                     "step {step}: {:?}: due at {due} ns, but the driver, not woken, plans its \
                      turn at {plan} ns",
                     live.op
+                );
+            }
+        }
+        // No lost wakeup for a degraded deadline either: a driver not woken since its last
+        // turn plans one by the start of the tick after each waiting waker's.
+        if self.driver.wakes() == self.driver_wakes_at_turn {
+            let plan = self.wheel.next_turn().as_nanos();
+            for &(_, tick) in self.places.iter().flatten() {
+                assert!(
+                    u128::from(plan) <= (tick + 1) * self.tick,
+                    "step {step}: a degraded deadline waits from tick {tick}, but the \
+                     driver, not woken, plans its turn at {plan} ns"
                 );
             }
         }

@@ -1,0 +1,323 @@
+//! Deadline budgets: one limit for a whole block of work, which every deadline inside it
+//! respects.
+//!
+//! A [`Budgeted`] future bounds its inner future like a deadline does, and in addition
+//! every deadline started inside it (on the same wheel) ends at the earlier of its own
+//! limit and the budget's. So three retries of 800 ms each inside a 2 s budget can never
+//! outlive the 2 s: the third attempt's deadline is cut to what is left, and when the budget
+//! runs out the whole block (the retry loop included) is dropped, so no further attempt
+//! starts.
+//!
+//! # How the budget reaches inner deadlines
+//!
+//! * With `std`, *ambiently*: while a `Budgeted` polls its inner future, it sets a
+//!   thread-local "current budget" (the earlier of its own and any enclosing one), and
+//!   restores the previous value afterwards, also when the inner future panics. A deadline
+//!   reads it at its first pending poll. The budget therefore travels with the polling of
+//!   the future, on any executor, across `.await`s and into nested futures, but not into
+//!   tasks spawned from inside the block (they are polled by someone else). A deadline
+//!   made before the block but first polled inside it (a `select!` in the block, say)
+//!   takes the budget too, and keeps it after the block is done; poll it once before the
+//!   block if it must keep its own limit.
+//! * Without `std`, *explicitly*: make a [`Budget`] (an instant on the wheel's clock), bound
+//!   the block with [`Budgeted::with_budget`], and give each inner deadline the budget
+//!   with [`Deadline::within`](crate::Deadline::within).
+//!
+//! A budget applies only to deadlines on the wheel it was made on: instants of different
+//! clocks cannot be compared.
+//!
+//! # Errors
+//!
+//! When a budget is what ends a deadline (its instant came first), the `Elapsed` says so:
+//! [`Elapsed::is_budget`] is true, its duration is the budget's, and so is its name when
+//! the deadline fires under that budget (polled inside the block, or given it with
+//! [`Deadline::within`](crate::Deadline::within)). A deadline keeps no name of its own
+//! for the budget (an unnamed deadline holds no name at all, which keeps it small): one
+//! that took the budget inside the block and fires after the block is done has the
+//! budget's duration but no name.
+
+use core::fmt;
+use core::time::Duration;
+
+use crate::Elapsed;
+use crate::future::timer::{Cap, Fired, RawWheel, WheelRef};
+use crate::time::{Limit, Reading};
+
+/// A budget's limit: an instant on one wheel's clock, with the duration and name that an
+/// [`Elapsed`] reports when the budget ends a deadline.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Budget {
+    /// The instant on its wheel, and the duration reported: what a timer takes.
+    pub(crate) cap: Cap,
+    pub(crate) name: Option<&'static str>,
+}
+
+fn wheel_id(wheel: &dyn RawWheel) -> usize {
+    (wheel as *const dyn RawWheel).cast::<()>() as usize
+}
+
+impl Budget {
+    /// A budget ending at `at` on `wheel`'s clock, reported as a budget of `duration`.
+    pub fn new(wheel: &dyn RawWheel, at: Reading, duration: Duration) -> Self {
+        Self {
+            cap: Cap {
+                wheel: wheel_id(wheel),
+                at,
+                duration,
+            },
+            name: None,
+        }
+    }
+
+    /// A budget of `duration` from now on `wheel`'s clock (reads the clock).
+    /// `None` for `Duration::MAX`: no limit at all. A budget that ends at or past the
+    /// clock's last reading ([`Reading::END`], about 584 years) is returned, and never
+    /// ends.
+    pub fn starting_now(wheel: &dyn RawWheel, duration: Duration) -> Option<Self> {
+        if duration == Duration::MAX {
+            return None;
+        }
+        let at = wheel.target(Limit::After(duration)).unwrap_or(Reading::END);
+        Some(Self::new(wheel, at, duration))
+    }
+
+    /// Names the budget: the name shows in the `Elapsed` of the block it bounds, and of
+    /// each deadline it ends while it is in force where the deadline fires (a deadline
+    /// that took the budget inside a block and fires after the block has no name).
+    pub fn named(mut self, name: &'static str) -> Self {
+        self.name = Some(name);
+        self
+    }
+
+    /// The instant the budget ends, on its wheel's clock.
+    pub fn at(&self) -> Reading {
+        self.cap.at
+    }
+
+    /// The duration the budget stands for.
+    pub fn duration(&self) -> Duration {
+        self.cap.duration
+    }
+
+    /// The budget's name, if any.
+    pub fn name(&self) -> Option<&'static str> {
+        self.name
+    }
+
+    /// The budget in force on this thread: the one a [`Budgeted`] set while it polls
+    /// here (`std` only). For code that carries it on: into a spawned task, into an
+    /// outgoing request.
+    #[cfg(feature = "std")]
+    pub fn current() -> Option<Self> {
+        ambient()
+    }
+
+    /// What is left of the budget on `wheel`'s clock (zero once it has ended), or `None`
+    /// if it was made on another wheel. A handle that chooses its wheel late must have
+    /// chosen ([`WheelRef::choose`]).
+    pub fn remaining<W: WheelRef>(&self, wheel: &W) -> Option<Duration> {
+        let on = self.applies_to(wheel.id());
+        on.then(|| self.cap.at.saturating_duration_since(wheel.get().now()))
+    }
+
+    /// Whether the budget is on the wheel whose [`WheelRef::id`] is `wheel`.
+    pub(crate) fn applies_to(&self, wheel: usize) -> bool {
+        self.cap.wheel == wheel
+    }
+
+    /// The earlier of two budgets on the same wheel (`self` when they are on different
+    /// wheels: an enclosing budget on another clock does not apply).
+    pub(crate) fn earlier(self, other: Option<Budget>) -> Budget {
+        match other {
+            Some(other) if other.cap.wheel == self.cap.wheel && other.cap.at < self.cap.at => other,
+            _ => self,
+        }
+    }
+}
+
+impl fmt::Debug for Budget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Budget")
+            .field("at", &self.cap.at)
+            .field("duration", &self.cap.duration)
+            .field("name", &self.name)
+            .finish()
+    }
+}
+
+#[cfg(feature = "std")]
+mod ambient {
+    use core::cell::Cell;
+    use core::sync::atomic::{AtomicBool, Ordering};
+
+    use super::Budget;
+
+    std::thread_local! {
+        static CURRENT: Cell<Option<Budget>> = const { Cell::new(None) };
+    }
+
+    /// Set once any budget was entered on any thread, and never cleared: until then no
+    /// thread can have a budget in force, and a deadline's first poll skips the
+    /// thread-local (a load of a line nobody writes, instead of a thread-local access and
+    /// a copy of the budget). Only ever read as a hint: a thread sees its own store.
+    static EVER_ENTERED: AtomicBool = AtomicBool::new(false);
+
+    /// The budget in force on this thread, if a `Budgeted` is polling.
+    #[inline]
+    pub(crate) fn current() -> Option<Budget> {
+        if !EVER_ENTERED.load(Ordering::Relaxed) {
+            return None;
+        }
+        CURRENT.with(Cell::get)
+    }
+
+    /// Sets the current budget until dropped, then restores the previous one (also while
+    /// unwinding).
+    pub(crate) struct Scope(Option<Budget>);
+
+    impl Scope {
+        pub(crate) fn enter(budget: Budget) -> Self {
+            if !EVER_ENTERED.load(Ordering::Relaxed) {
+                EVER_ENTERED.store(true, Ordering::Relaxed);
+            }
+            Self(CURRENT.with(|c| c.replace(Some(budget))))
+        }
+    }
+
+    impl Drop for Scope {
+        fn drop(&mut self) {
+            CURRENT.with(|c| c.set(self.0));
+        }
+    }
+}
+
+#[cfg(not(feature = "std"))]
+mod ambient {
+    use super::Budget;
+
+    pub(crate) fn current() -> Option<Budget> {
+        None
+    }
+
+    pub(crate) struct Scope;
+
+    impl Scope {
+        pub(crate) fn enter(_: Budget) -> Self {
+            Self
+        }
+    }
+}
+
+/// The budget in force for a deadline started now on this thread (`std` only).
+#[inline]
+pub(crate) fn ambient() -> Option<Budget> {
+    ambient::current()
+}
+
+pub(crate) use ambient::Scope;
+
+/// The `Elapsed` of a fired deadline named `name`, polled under `budget` (explicit, or
+/// else with `std` the ambient one, read here only if a budget ended the deadline): when
+/// a budget ended it, the budget's, named after the budget in force if that is the one
+/// that cut it short. A deadline that fires outside the block whose budget cut it (made
+/// before the block, first polled in it, fired after it) has no name then. Emits the
+/// `tracing` event.
+#[cold]
+#[inline(never)]
+pub(crate) fn elapsed_of(
+    fired: &Fired,
+    name: Option<&'static str>,
+    budget: Option<&Budget>,
+) -> Elapsed {
+    if !fired.by_cap() {
+        return fired.elapsed(name);
+    }
+    let ambient;
+    let budget = match budget {
+        Some(budget) => Some(budget),
+        None => {
+            ambient = self::ambient();
+            ambient.as_ref()
+        }
+    };
+    let name = budget
+        .filter(|b| fired.ended_by(&b.cap))
+        .and_then(Budget::name);
+    let elapsed = Elapsed::budget(fired.requested, name);
+    fired.trace(&elapsed);
+    elapsed
+}
+
+#[cfg(all(test, feature = "std", not(punctual_loom)))]
+mod tests {
+    use core::future::{Future, pending};
+    use core::pin::pin;
+    use core::task::{Context, Poll, Waker};
+    use core::time::Duration;
+
+    use super::{Budget, ambient};
+    use crate::{Fixed, ManualClock, Wheel};
+
+    /// A deadline that the ambient budget cut short names the budget when it fires under
+    /// it: the deadline keeps no name for it, the budget in force is asked at the fire.
+    #[test]
+    fn a_deadline_cut_by_the_ambient_budget_names_it_when_it_fires_under_it() {
+        let wheel: Wheel<ManualClock, Fixed<4>> =
+            Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
+        let budget = Budget::starting_now(&wheel, Duration::from_millis(10))
+            .unwrap()
+            .named("checkout");
+        let mut cx = Context::from_waker(Waker::noop());
+        let mut inside = pin!(wheel.deadline(Duration::from_millis(100), pending::<()>()));
+        let mut outside = pin!(wheel.deadline(Duration::from_millis(100), pending::<()>()));
+        {
+            let _scope = ambient::Scope::enter(budget);
+            assert!(inside.as_mut().poll(&mut cx).is_pending());
+            assert!(outside.as_mut().poll(&mut cx).is_pending());
+        }
+        wheel.advance(Duration::from_millis(10));
+        let fired_inside = {
+            let _scope = ambient::Scope::enter(budget);
+            inside.as_mut().poll(&mut cx)
+        };
+        let Poll::Ready(Err(inside)) = fired_inside else {
+            panic!("not cut to the budget: {fired_inside:?}");
+        };
+        assert!(inside.is_budget());
+        assert_eq!(inside.name(), Some("checkout"));
+        let Poll::Ready(Err(outside)) = outside.as_mut().poll(&mut cx) else {
+            panic!("not cut to the budget");
+        };
+        assert!(outside.is_budget());
+        assert_eq!(outside.duration(), Duration::from_millis(10));
+        assert_eq!(outside.name(), None, "no budget in force where it fired");
+    }
+
+    /// Another budget of the same duration in force where the deadline fires is not the
+    /// one that cut it short: it lends no name.
+    #[test]
+    fn a_deadline_is_not_named_after_a_later_budget_of_the_same_length() {
+        let wheel: Wheel<ManualClock, Fixed<4>> =
+            Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
+        let ten = Duration::from_millis(10);
+        let first = Budget::starting_now(&wheel, ten).unwrap().named("a");
+        let mut cx = Context::from_waker(Waker::noop());
+        let mut d = pin!(wheel.deadline(Duration::from_millis(100), pending::<()>()));
+        {
+            let _scope = ambient::Scope::enter(first);
+            assert!(d.as_mut().poll(&mut cx).is_pending());
+        }
+        wheel.advance(Duration::from_millis(5));
+        let later = Budget::starting_now(&wheel, ten).unwrap().named("b");
+        wheel.advance(Duration::from_millis(5));
+        let fired = {
+            let _scope = ambient::Scope::enter(later);
+            d.as_mut().poll(&mut cx)
+        };
+        let Poll::Ready(Err(elapsed)) = fired else {
+            panic!("not cut to the first budget: {fired:?}");
+        };
+        assert!(elapsed.is_budget());
+        assert_eq!(elapsed.name(), None);
+    }
+}

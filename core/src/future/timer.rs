@@ -1,0 +1,506 @@
+//! The part of a deadline that does not depend on the inner future: when it starts, arming,
+//! polling and releasing its entry. Compiled once, not once per future type.
+//!
+//! [`RawWheel`] is the object-safe face of a [`Wheel`], so that `Deadline<'w, F>` does not
+//! carry the wheel's clock and storage types: by default a deadline holds a
+//! `&'w dyn RawWheel`, and each wheel operation on the pending path is one indirect call.
+//! A [`WheelRef`] of a `static` wheel (such as `punctual::Global`) takes no bytes and
+//! calls the wheel directly.
+//!
+//! A deadline that completes at its first poll must cost nothing: [`Timer::poll_fired`]
+//! works on a copy of the timer and [`Timer::release`] passes its arguments by value, so
+//! the deadline's address never reaches out-of-line code and the compiler may keep it in
+//! registers.
+
+use core::mem::ManuallyDrop;
+use core::task::{Context, Poll};
+use core::time::Duration;
+
+use crate::Elapsed;
+use crate::time::{Due, Limit, Reading, duration_of, span_of};
+use crate::wheel::start::Outcome;
+use state::{Phase, State};
+pub(crate) use wheel_ref::Armed;
+pub use wheel_ref::{RawWheel, WheelRef};
+
+mod state;
+mod wheel_ref;
+
+/// A poll of a timer whose earlier poll panicked.
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn poisoned() -> ! {
+    panic!("a deadline polled again after its poll panicked")
+}
+
+/// A limit from outside a deadline (a budget's): an instant on one wheel's clock, and the
+/// duration an `Elapsed` reports when it is what ends the deadline. A timer given a cap
+/// at its start ends at the earlier of its own limit and the cap's (on the cap's wheel
+/// only: readings of two clocks cannot be compared).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Cap {
+    /// The wheel's address ([`WheelRef::id`]), only compared, never dereferenced.
+    pub(crate) wheel: usize,
+    pub(crate) at: Reading,
+    pub(crate) duration: Duration,
+}
+
+/// How a timer ended: what its owner's `Elapsed` reports. A timer keeps no name (an
+/// unnamed deadline pays no bytes for one): the owner adds its own, or a budget's.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Fired {
+    /// The requested duration: the deadline's own, or the cap's when a cap ended it.
+    pub(crate) requested: Duration,
+    /// Set when a cap ended the timer: the instant the cap cut it to, as the timer kept it
+    /// (exactly, or as a degraded timer keeps it); `None` inside when it fired at the
+    /// poll that started it (that poll's cap is the one).
+    cut: Option<Option<Reading>>,
+    /// The wheel's address ([`WheelRef::id`]).
+    wheel: usize,
+    /// How late the fire was seen, for the `tracing` event.
+    #[cfg(feature = "tracing")]
+    pub(crate) late: Duration,
+}
+
+impl Fired {
+    /// Whether a cap ended the timer.
+    pub(crate) fn by_cap(&self) -> bool {
+        self.cut.is_some()
+    }
+
+    /// The `Elapsed` of a timer no cap ended, named `name`; with the `tracing` event.
+    pub(crate) fn elapsed(&self, name: Option<&'static str>) -> Elapsed {
+        debug_assert!(!self.by_cap());
+        let elapsed = Elapsed::new(self.requested, name);
+        self.trace(&elapsed);
+        elapsed
+    }
+
+    /// Emits the `tracing` event of the fire, which `elapsed` reports (with `tracing`).
+    #[inline]
+    pub(crate) fn trace(&self, elapsed: &Elapsed) {
+        #[cfg(feature = "tracing")]
+        tracing::debug!(
+            target: "punctual",
+            name = elapsed.name().unwrap_or(""),
+            duration = ?elapsed.duration(),
+            budget = elapsed.is_budget(),
+            late = ?self.late,
+            "deadline elapsed"
+        );
+        #[cfg(not(feature = "tracing"))]
+        let _ = elapsed;
+    }
+
+    /// Whether `cap` is the one that ended the timer: on its wheel, and ending at the
+    /// instant the timer was cut to. A later cap of the same length, say, is not.
+    pub(crate) fn ended_by(&self, cap: &Cap) -> bool {
+        let Some(cut) = self.cut else {
+            return false;
+        };
+        cap.wheel == self.wheel
+            && cut.is_none_or(|at| at == cap.at || at == State::full(cap.at, false).target())
+    }
+}
+
+/// A limit as a timer keeps it while idle: a span, or (`true`) an instant's nanoseconds.
+/// Always inlined: it is on the ready path, where a call would be most of its cost.
+#[inline(always)]
+const fn kept(limit: Limit) -> (u64, bool) {
+    match limit {
+        Limit::After(duration) => (span_of(duration), false),
+        Limit::At(at) => (at.as_nanos(), true),
+    }
+}
+
+/// The part of `Deadline`, `Sleep`, `Budgeted` and the stream deadlines that does not
+/// depend on the inner future (generic only over how it reaches its wheel).
+pub(crate) struct Timer<W: WheelRef> {
+    wheel: W,
+    /// The limit while idle, the requested duration once started (see [`State`]).
+    /// In nanoseconds, saturated: [`BEYOND`] stands for anything from `u64::MAX`
+    /// nanoseconds on (about 584 years), which never ends.
+    span: u64,
+    state: State,
+}
+
+impl<W: WheelRef> Timer<W> {
+    pub(crate) const fn new(wheel: W, limit: Limit) -> Self {
+        let (span, at) = kept(limit);
+        Self {
+            wheel,
+            span,
+            state: State::idle(at),
+        }
+    }
+
+    /// The wheel, settled first ([`WheelRef::choose`]): for owners that use the wheel
+    /// before the timer starts (a budget reads the clock at its first poll).
+    pub(crate) fn chosen_wheel(&mut self) -> W {
+        self.wheel.choose();
+        self.wheel
+    }
+
+    /// [`Timer::reset`], and the wheel may be chosen again at the next start (see
+    /// [`WheelRef::forget_choice`]): for an owner whose next start owes nothing to the
+    /// last one (an idle timeout's next gap).
+    pub(crate) fn restart(&mut self, limit: Limit) {
+        self.reset(limit);
+        self.wheel.forget_choice();
+    }
+
+    /// Releases the entry, if any, and starts over with `limit` at the next poll.
+    pub(crate) fn reset(&mut self, limit: Limit) {
+        self.release();
+        let (span, at) = kept(limit);
+        self.span = span;
+        self.state = State::idle(at);
+    }
+
+    /// Whether the deadline has fired; called only after the inner future returned
+    /// `Pending` (or for `Sleep`). Starts the timer on the first call; `cap` is a limit
+    /// from outside (a budget's) that bounds this deadline, applied if earlier.
+    ///
+    /// The work happens on a copy of the timer, written back after: the deadline's own
+    /// address never reaches out-of-line code, so the compiler may keep a deadline that
+    /// completes at its first poll in registers (the ready path costs nothing then).
+    /// While the copy works, it owns the entry and this timer is [`Phase::Poisoned`]: if
+    /// the work panics, the copy is dropped as it unwinds (releasing the entry once) and
+    /// this timer never releases it again.
+    #[inline]
+    pub(crate) fn poll_fired(&mut self, cx: &mut Context<'_>, cap: Option<&Cap>) -> Poll<Fired> {
+        let mut copy = self.lend();
+        let poll = copy.poll_fired_slow(cx, cap);
+        self.adopt(copy);
+        poll
+    }
+
+    /// Hands the timer's state to a copy to work on (see [`Timer::poll_fired`]), leaving
+    /// this one poisoned until [`Timer::adopt`] takes the copy's state back.
+    #[inline(always)]
+    fn lend(&mut self) -> Self {
+        let copy = Self {
+            wheel: self.wheel,
+            span: self.span,
+            state: self.state,
+        };
+        self.state.set_phase(Phase::Poisoned);
+        copy
+    }
+
+    /// Takes back the state of a copy from [`Timer::lend`], which is forgotten: the entry
+    /// is this timer's again.
+    #[inline(always)]
+    fn adopt(&mut self, copy: Self) {
+        let copy = ManuallyDrop::new(copy);
+        // The wheel too: a start may have settled it (`WheelRef::choose`).
+        self.wheel = copy.wheel;
+        self.span = copy.span;
+        self.state = copy.state;
+    }
+
+    #[inline(never)]
+    fn poll_fired_slow(&mut self, cx: &mut Context<'_>, cap: Option<&Cap>) -> Poll<Fired> {
+        match self.state.phase() {
+            Phase::Idle => {
+                self.wheel.choose();
+                let cap = cap.filter(|cap| cap.wheel == self.wheel.id());
+                let due = if self.state.flag() {
+                    Due::At(self.wheel.reading_at(Reading::from_nanos(self.span)))
+                } else {
+                    Due::After(self.span)
+                };
+                let started = self
+                    .wheel
+                    .get()
+                    .start(due, cap.map(|cap| cap.at), cx.waker());
+                // The requested span: the deadline's own (its span as it was, for a
+                // relative one), or the cap's when the cap is what ends it.
+                let capped = match cap {
+                    Some(cap) if started.capped => {
+                        self.span = span_of(cap.duration);
+                        true
+                    }
+                    _ => {
+                        self.span = started.requested;
+                        false
+                    }
+                };
+                self.started(started.outcome, capped, cx)
+            }
+            Phase::Armed => {
+                if self.wheel.get().poll_armed(&self.handle(), cx.waker()) {
+                    self.fired(self.state.flag())
+                } else {
+                    Poll::Pending
+                }
+            }
+            Phase::Full => self.poll_full(cx),
+            Phase::Never | Phase::Done => Poll::Pending,
+            Phase::Poisoned => poisoned(),
+        }
+    }
+
+    /// Takes on the outcome of the first pending poll (`capped`: the limit in force is the
+    /// cap's); `span` already holds the requested duration.
+    #[inline(always)]
+    fn started(&mut self, outcome: Outcome, capped: bool, cx: &mut Context<'_>) -> Poll<Fired> {
+        match outcome {
+            Outcome::Passed => self.fired(capped),
+            Outcome::Armed(index, wake) => {
+                self.state = State::armed(index, capped);
+                // After the handle is held: a driver's waker that panics then unwinds
+                // through this copy, which releases the entry.
+                if wake {
+                    self.wheel.get().wake_drivers();
+                }
+                Poll::Pending
+            }
+            Outcome::Full(target) => {
+                self.state = State::full(target, capped);
+                if self.state.phase() == Phase::Full {
+                    self.poll_full(cx)
+                } else {
+                    Poll::Pending
+                }
+            }
+            Outcome::Never => {
+                self.state = State::of(Phase::Never, capped);
+                Poll::Pending
+            }
+        }
+    }
+
+    /// Whether an armed timer has fired, without registering a waker. Lets a deadline
+    /// refuse to poll its inner future after the fire. Panics on a poisoned timer, as
+    /// [`Timer::poll_fired`] does, so that nothing is polled after a panicked poll.
+    ///
+    /// A degraded timer (the wheel was full) answers `None`: its fire is decided at a
+    /// pending poll ([`Timer::poll_fired`]), as the model of the semantics has it (see
+    /// [`Timer::has_passed`] for streams).
+    ///
+    /// Inlined, so that a deadline that never armed pays a comparison or two (or nothing,
+    /// when the compiler sees it was just made).
+    #[inline]
+    pub(crate) fn has_fired(&mut self) -> Option<Fired> {
+        match self.state.phase() {
+            Phase::Armed => {
+                let mut copy = self.lend();
+                let fired = copy.armed_has_fired();
+                self.adopt(copy);
+                fired
+            }
+            Phase::Poisoned => poisoned(),
+            Phase::Idle | Phase::Full | Phase::Never | Phase::Done => None,
+        }
+    }
+
+    /// [`Timer::has_fired`], and for a degraded timer whether its time has come by the
+    /// clock. For stream deadlines: a stream that always has an item ready is never polled
+    /// while pending, so a degraded deadline would otherwise never end.
+    pub(crate) fn has_passed(&mut self) -> Option<Fired> {
+        if self.state.phase() == Phase::Full {
+            self.full_has_passed()
+        } else {
+            self.has_fired()
+        }
+    }
+
+    /// Whether a degraded timer's target has come, by the clock. A degraded timer holds no
+    /// entry, so it needs no copy to work on (see [`Timer::poll_fired`]): a panic here (a
+    /// `tracing` subscriber's) leaves nothing to release.
+    #[cold]
+    fn full_has_passed(&mut self) -> Option<Fired> {
+        debug_assert_eq!(self.state.phase(), Phase::Full);
+        if self.wheel.get().now() < self.state.target() {
+            return None;
+        }
+        match self.fired(self.state.flag()) {
+            Poll::Ready(fired) => Some(fired),
+            Poll::Pending => None,
+        }
+    }
+
+    fn armed_has_fired(&mut self) -> Option<Fired> {
+        debug_assert_eq!(self.state.phase(), Phase::Armed);
+        if !self.wheel.get().has_fired(&self.handle()) {
+            return None;
+        }
+        match self.fired(self.state.flag()) {
+            Poll::Ready(fired) => Some(fired),
+            Poll::Pending => None,
+        }
+    }
+
+    /// Degraded mode: check the clock, try to arm again, else wait for the next tick's turn
+    /// (see the wheel's `parked`), or, with no place to wait in, ask to be polled again at
+    /// once.
+    fn poll_full(&mut self, cx: &mut Context<'_>) -> Poll<Fired> {
+        debug_assert_eq!(
+            self.state.phase(),
+            Phase::Full,
+            "poll_full outside the Full state"
+        );
+        let capped = self.state.flag();
+        let target = self.state.target();
+        match self
+            .wheel
+            .get()
+            .start(Due::At(target), None, cx.waker())
+            .outcome
+        {
+            Outcome::Passed => self.fired(capped),
+            Outcome::Armed(index, wake) => {
+                self.state = State::rearmed(index, capped);
+                if wake {
+                    self.wheel.get().wake_drivers();
+                }
+                Poll::Pending
+            }
+            Outcome::Full(_) => {
+                self.wheel.get().count_degraded_poll();
+                if !self.wheel.get().park_degraded(cx.waker()) {
+                    cx.waker().wake_by_ref();
+                }
+                Poll::Pending
+            }
+            Outcome::Never => {
+                self.state = State::of(Phase::Never, capped);
+                Poll::Pending
+            }
+        }
+    }
+
+    /// Fires: lets go of the entry and reports the requested duration (`span`), and
+    /// whether the cap ended it (`capped`).
+    fn fired(&mut self, capped: bool) -> Poll<Fired> {
+        let requested = duration_of(self.span);
+        // The instant the cap cut the deadline to, read while the entry is still held.
+        let cut = capped.then(|| match self.state.phase() {
+            Phase::Armed => Some(self.wheel.get().deadline_of(&self.handle())),
+            Phase::Full => Some(self.state.target()),
+            _ => None,
+        });
+        #[cfg(feature = "tracing")]
+        let late = if self.state.phase() == Phase::Armed {
+            let wheel = self.wheel.get();
+            wheel.now() - wheel.deadline_of(&self.handle())
+        } else {
+            Duration::ZERO
+        };
+        if self.state.phase() == Phase::Armed {
+            // Seen fired: the outcome is decided, so no cancel is attempted.
+            self.state.set_phase(Phase::Done);
+            release_fired(self.wheel, self.handle());
+        }
+        self.state = State::of(Phase::Done, capped);
+        Poll::Ready(Fired {
+            requested,
+            cut,
+            wheel: self.wheel.id(),
+            #[cfg(feature = "tracing")]
+            late,
+        })
+    }
+
+    /// Lets go of the entry, if armed (the timer is then done). Idempotent. Inlined, so
+    /// that a deadline that never armed pays one comparison, or nothing.
+    #[inline]
+    pub(crate) fn release(&mut self) {
+        if self.state.phase() == Phase::Armed {
+            self.state.set_phase(Phase::Done);
+            release_armed(self.wheel, self.handle());
+        }
+    }
+
+    /// Counts a deadline that completed without starting its timer.
+    #[cfg(feature = "count-ready")]
+    pub(crate) fn count_ready_if_unstarted(&self) {
+        if self.state.phase() == Phase::Idle {
+            self.wheel.get().count_ready();
+        }
+    }
+
+    /// Whether the owner marked its inner future dropped ([`Timer::set_inner_gone`]).
+    #[inline]
+    pub(crate) fn inner_gone(&self) -> bool {
+        self.state.inner_gone()
+    }
+
+    /// Marks the owner's inner future dropped. Only once the timer has no further phase
+    /// change to make (the deadline completed, or is being dropped): a new phase would
+    /// clear the mark.
+    #[inline]
+    pub(crate) fn set_inner_gone(&mut self) {
+        self.state.set_inner_gone();
+    }
+
+    /// The handle of an armed timer.
+    #[inline(always)]
+    fn handle(&self) -> Armed {
+        Armed {
+            index: self.state.index(),
+            span: self.state.start_and_span().then_some(self.span),
+        }
+    }
+
+    /// Whether the timer has started (read the clock).
+    #[inline]
+    pub(crate) fn is_started(&self) -> bool {
+        self.state.phase() != Phase::Idle
+    }
+}
+
+/// Releases an armed entry; out of line and by value (see [`Timer::poll_fired`]).
+#[inline(never)]
+fn release_armed<W: WheelRef>(wheel: W, armed: Armed) {
+    wheel.get().release(&armed);
+}
+
+/// Releases an entry seen fired; out of line and by value (see [`Timer::poll_fired`]).
+#[inline(never)]
+fn release_fired<W: WheelRef>(wheel: W, armed: Armed) {
+    wheel.get().release_fired(&armed);
+}
+
+impl<W: WheelRef> Drop for Timer<W> {
+    #[inline]
+    fn drop(&mut self) {
+        self.release();
+    }
+}
+
+impl<W: WheelRef> core::fmt::Debug for Timer<W> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Timer")
+            .field("state", &self.state)
+            .field("span", &duration_of(self.span))
+            .finish()
+    }
+}
+
+#[cfg(all(test, target_pointer_width = "64"))]
+mod tests {
+    use super::*;
+
+    /// Memory per armed deadline (the target in docs/benchmarks.md): keep the layouts from
+    /// growing unnoticed.
+    #[test]
+    fn layouts_stay_small() {
+        assert_eq!(core::mem::size_of::<State>(), 8);
+        // The limit and the state: 16 bytes, besides how the timer reaches its wheel (16
+        // bytes for a `&dyn RawWheel`, none for a `static` wheel's handle).
+        assert_eq!(core::mem::size_of::<Timer<&dyn RawWheel>>(), 32);
+        // The inner future's "gone" mark lives in the timer, and an unnamed deadline has
+        // no name: nothing beside the future.
+        type Pending = core::future::Pending<()>;
+        assert_eq!(size_of::<crate::Deadline<'_, Pending>>(), 32);
+        assert_eq!(
+            size_of::<crate::Deadline<'_, Pending, &dyn RawWheel, crate::Named>>(),
+            48
+        );
+        // With an entry of 40 bytes: 56 bytes per armed deadline on a `static` wheel.
+        assert_eq!(core::mem::size_of::<crate::wheel::entry::Entry>(), 40);
+    }
+}

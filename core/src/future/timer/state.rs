@@ -1,0 +1,207 @@
+//! A deadline's timer state in one word: the phase, two flags and a payload.
+
+use crate::time::Reading;
+use crate::wheel::entry::Index;
+
+/// What a deadline's timer is doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub(super) enum Phase {
+    /// Not polled yet: no clock read, nothing armed. `span` is the limit: a duration from
+    /// the first poll, or (`flag`) an instant on the wheel's clock.
+    Idle = 0,
+    /// Armed on the wheel (the payload is the entry's index); `span` is the requested
+    /// duration.
+    Armed = 1,
+    /// Degraded: the wheel was full when the deadline started. `span` is the requested
+    /// duration; the payload is the target instant (see [`State::full`]).
+    Full = 2,
+    /// Never fires.
+    Never = 3,
+    /// Fired or released.
+    Done = 4,
+    /// A poll of the timer panicked (a waker's `clone` or `drop`, a driver's waker that
+    /// the arm woke, or a `tracing` subscriber): the work happened on a copy (see
+    /// [`Timer::poll_fired`]), which owned the entry while it unwound and released it.
+    /// Polling again panics, as other futures do after a panic.
+    Poisoned = 5,
+}
+
+impl Phase {
+    pub(super) const fn of(bits: u64) -> Self {
+        match bits & PHASE {
+            0 => Self::Idle,
+            1 => Self::Armed,
+            2 => Self::Full,
+            3 => Self::Never,
+            4 => Self::Done,
+            _ => Self::Poisoned,
+        }
+    }
+}
+
+/// The bits of [`State`] that hold the [`Phase`].
+pub(super) const PHASE: u64 = 0b111;
+/// `Idle`: the limit is an instant. Otherwise: the limit in force is the cap's (then the
+/// requested duration is the cap's, and the fire says so: see `Fired`).
+pub(super) const FLAG: u64 = 1 << 3;
+/// For the owner's use (a `Deadline` marks its inner future dropped): set once the timer
+/// is done, never cleared, and kept by every change of phase.
+pub(super) const INNER_GONE: u64 = 1 << 4;
+/// Where the payload starts: 59 bits of it.
+pub(super) const PAYLOAD: u32 = 5;
+/// In an `Armed` payload, above the index: armed after running degraded.
+pub(super) const REARMED: u64 = 1 << 32;
+/// A degraded deadline's target from this reading on (about 9 years of the clock) is kept
+/// in units of [`COARSE_UNIT`] nanoseconds, rounded up; below, exactly.
+pub(super) const COARSE_FROM: u64 = 1 << (u64::BITS - PAYLOAD - 1);
+/// The unit of a coarse target: any reading fits the payload in it.
+pub(super) const COARSE_UNIT: u64 = 1 << (PAYLOAD + 1);
+/// The last coarse unit, which stands for the targets up to `u64::MAX - 1` ns.
+pub(super) const LAST_COARSE: u64 = (1 << (u64::BITS - PAYLOAD - 1)) - 1;
+
+/// A deadline's timer state, one word: the phase, two flags, and a payload (the entry's
+/// index while armed, the target while degraded). A plain word rather than an enum with
+/// payloads, so that moving from one phase to the next is one aligned store (an enum
+/// whose payloads pack around the tag was rebuilt through the stack, with overlapping
+/// loads that stall store forwarding on the arm path).
+#[derive(Clone, Copy)]
+pub(super) struct State(u64);
+
+impl State {
+    pub(super) const fn idle(at: bool) -> Self {
+        Self::of(Phase::Idle, at)
+    }
+
+    pub(super) const fn of(phase: Phase, flag: bool) -> Self {
+        Self::with_payload(phase, flag, 0)
+    }
+
+    #[inline(always)]
+    pub(super) const fn with_payload(phase: Phase, flag: bool, payload: u64) -> Self {
+        Self(phase as u64 | if flag { FLAG } else { 0 } | payload << PAYLOAD)
+    }
+
+    #[inline(always)]
+    pub(super) const fn armed(index: Index, capped: bool) -> Self {
+        Self::with_payload(Phase::Armed, capped, index as u64)
+    }
+
+    /// An armed state for a deadline that ran degraded first: its entry's deadline is its
+    /// target, not its start plus its span.
+    #[inline(always)]
+    pub(super) const fn rearmed(index: Index, capped: bool) -> Self {
+        Self::with_payload(Phase::Armed, capped, index as u64 | REARMED)
+    }
+
+    /// Whether an `Armed` state's entry is due at the deadline's start plus its span.
+    #[inline(always)]
+    pub(super) const fn start_and_span(self) -> bool {
+        !self.flag() && (self.0 >> PAYLOAD) & REARMED == 0
+    }
+
+    /// A degraded state with `target`. The payload's lowest bit says how the rest holds
+    /// it: exactly, in nanoseconds, for a target below [`COARSE_FROM`] (about 9 years of
+    /// the clock); from there on in [`COARSE_UNIT`]s, rounded up (never early, and at
+    /// most 63 ns late; the last unit stands for every target up to `u64::MAX - 1` ns,
+    /// the last reading that comes, at most 126 ns late). `Never` for `u64::MAX` ns or
+    /// more.
+    pub(super) fn full(target: Reading, capped: bool) -> Self {
+        let payload = match target.as_nanos() {
+            nanos if nanos < COARSE_FROM => nanos << 1,
+            nanos if nanos < u64::MAX => (nanos.div_ceil(COARSE_UNIT).min(LAST_COARSE) << 1) | 1,
+            _ => return Self::of(Phase::Never, capped),
+        };
+        Self::with_payload(Phase::Full, capped, payload)
+    }
+
+    #[inline(always)]
+    pub(super) const fn phase(self) -> Phase {
+        Phase::of(self.0)
+    }
+
+    /// Changes the phase, keeping the flags and the payload.
+    #[inline(always)]
+    pub(super) fn set_phase(&mut self, phase: Phase) {
+        self.0 = self.0 & !PHASE | phase as u64;
+    }
+
+    #[inline(always)]
+    pub(super) const fn flag(self) -> bool {
+        self.0 & FLAG != 0
+    }
+
+    #[inline(always)]
+    pub(super) const fn inner_gone(self) -> bool {
+        self.0 & INNER_GONE != 0
+    }
+
+    #[inline(always)]
+    pub(super) fn set_inner_gone(&mut self) {
+        self.0 |= INNER_GONE;
+    }
+
+    /// The entry's index of an `Armed` state.
+    #[inline(always)]
+    pub(super) const fn index(self) -> Index {
+        (self.0 >> PAYLOAD) as u32 as Index
+    }
+
+    /// The target of a `Full` state.
+    pub(super) fn target(self) -> Reading {
+        let payload = self.0 >> PAYLOAD;
+        let nanos = match (payload & 1, payload >> 1) {
+            (0, nanos) => nanos,
+            // The last unit stands for every target in it up to the last reading that
+            // comes, `u64::MAX - 1` ns (`u64::MAX` never does).
+            (_, LAST_COARSE) => u64::MAX - 1,
+            (_, units) => units * COARSE_UNIT,
+        };
+        Reading::from_nanos(nanos)
+    }
+}
+
+impl core::fmt::Debug for State {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("State")
+            .field("phase", &self.phase())
+            .field("flag", &self.flag())
+            .field("inner_gone", &self.inner_gone())
+            .field("payload", &(self.0 >> PAYLOAD))
+            .finish()
+    }
+}
+
+#[cfg(all(test, target_pointer_width = "64"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    pub(super) fn a_degraded_target_is_kept_exactly_then_rounded_up() {
+        let round_trip = |nanos: u64| {
+            let state = State::full(Reading::from_nanos(nanos), true);
+            assert!(state.flag());
+            (state.phase(), state.target().as_nanos())
+        };
+        for nanos in [0, 1, 12_345_678_901, COARSE_FROM - 1] {
+            assert_eq!(
+                round_trip(nanos),
+                (Phase::Full, nanos),
+                "exact below 2^58 ns"
+            );
+        }
+        for nanos in [COARSE_FROM, COARSE_FROM + 1, u64::MAX - 200, u64::MAX - 127] {
+            let (phase, target) = round_trip(nanos);
+            assert_eq!(phase, Phase::Full);
+            assert!(
+                target >= nanos && target - nanos < COARSE_UNIT,
+                "{nanos} ns kept as {target}"
+            );
+        }
+        // The last unit: up to the last reading that comes.
+        for nanos in [u64::MAX - 126, u64::MAX - 62, u64::MAX - 1] {
+            assert_eq!(round_trip(nanos), (Phase::Full, u64::MAX - 1));
+        }
+        assert_eq!(State::full(Reading::END, false).phase(), Phase::Never);
+    }
+}

@@ -1,0 +1,216 @@
+//! How a deadline reaches its wheel: [`RawWheel`], the object-safe face of a [`Wheel`],
+//! and [`WheelRef`], a handle to one (a reference, or a zero-sized handle of a `static`).
+
+use core::task::Waker;
+
+use crate::clock::Clock;
+use crate::time::{Due, Limit, Reading};
+use crate::wheel::Wheel;
+use crate::wheel::entry::Index;
+use crate::wheel::start::Started;
+use crate::wheel::storage::Storage;
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// A wheel seen through a trait object: what a [`Deadline`](crate::Deadline) needs from
+/// it. Implemented by every [`Wheel`]; sealed.
+pub trait RawWheel: Sync + sealed::Sealed {
+    #[doc(hidden)]
+    fn start(&self, due: Due, cap: Option<Reading>, waker: &Waker) -> Started;
+    #[doc(hidden)]
+    fn target(&self, limit: Limit) -> Option<Reading>;
+    #[doc(hidden)]
+    fn poll_armed(&self, armed: &Armed, waker: &Waker) -> bool;
+    #[doc(hidden)]
+    fn has_fired(&self, armed: &Armed) -> bool;
+    #[doc(hidden)]
+    fn release(&self, armed: &Armed) -> bool;
+    #[doc(hidden)]
+    fn release_fired(&self, armed: &Armed);
+    #[doc(hidden)]
+    fn deadline_of(&self, armed: &Armed) -> Reading;
+    #[doc(hidden)]
+    fn now(&self) -> Reading;
+    #[doc(hidden)]
+    fn wake_drivers(&self);
+    #[doc(hidden)]
+    fn count_degraded_poll(&self);
+    #[doc(hidden)]
+    fn park_degraded(&self, waker: &Waker) -> bool;
+    #[doc(hidden)]
+    #[cfg(feature = "count-ready")]
+    fn count_ready(&self);
+}
+
+/// An armed entry, as a deadline holds it: the entry's index, and the deadline's requested
+/// span in nanoseconds when the entry's deadline is its start plus that span (releasing
+/// derives from the two when the deadline started; `None` when a budget cut it short or
+/// it was armed after running degraded). The entry's generation is not kept: it cannot
+/// change while the deadline owns the entry, so the wheel reads it there.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub struct Armed {
+    pub(crate) index: Index,
+    pub(crate) span: Option<u64>,
+}
+
+impl<C: Clock, S: Storage> sealed::Sealed for Wheel<C, S> {}
+
+impl<C: Clock, S: Storage> RawWheel for Wheel<C, S> {
+    fn start(&self, due: Due, cap: Option<Reading>, waker: &Waker) -> Started {
+        Wheel::start(self, due, cap, waker)
+    }
+
+    fn target(&self, limit: Limit) -> Option<Reading> {
+        self.resolve(limit.into(), Wheel::now(self)).0
+    }
+
+    fn poll_armed(&self, armed: &Armed, waker: &Waker) -> bool {
+        self.poll_entry(armed.index, waker)
+    }
+
+    fn has_fired(&self, armed: &Armed) -> bool {
+        self.entry_fired(armed.index)
+    }
+
+    fn release(&self, armed: &Armed) -> bool {
+        Wheel::release(self, armed.index, armed.span)
+    }
+
+    fn release_fired(&self, armed: &Armed) {
+        Wheel::release_fired(self, armed.index);
+    }
+
+    fn deadline_of(&self, armed: &Armed) -> Reading {
+        self.entry_deadline(armed.index)
+    }
+
+    fn now(&self) -> Reading {
+        Wheel::now(self)
+    }
+
+    fn wake_drivers(&self) {
+        self.wake_driver();
+    }
+
+    fn count_degraded_poll(&self) {
+        Wheel::count_degraded_poll(self);
+    }
+
+    fn park_degraded(&self, waker: &Waker) -> bool {
+        Wheel::park_degraded(self, waker)
+    }
+
+    #[cfg(feature = "count-ready")]
+    fn count_ready(&self) {
+        Wheel::count_ready(self);
+    }
+}
+
+/// How a deadline reaches its wheel.
+///
+/// `&dyn RawWheel` reaches any wheel, with one indirect call per wheel operation and 16
+/// bytes in the deadline. A zero-sized handle to a wheel in a `static` (the global wheel
+/// of `punctual` is one) costs no bytes at all, and the compiler calls the wheel directly.
+///
+/// # Examples
+///
+/// A wheel of your own in a `static` (an embassy firmware's, say), reached by a handle of
+/// zero bytes:
+///
+/// ```
+/// use core::time::Duration;
+/// use punctual_core::{Deadline, Fixed, Limit, ManualClock, Wheel, WheelRef};
+///
+/// static WHEEL: Wheel<ManualClock, Fixed<8>> =
+///     Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
+///
+/// #[derive(Clone, Copy)]
+/// struct MyWheel;
+///
+/// // SAFETY: always the same `static` wheel.
+/// unsafe impl WheelRef for MyWheel {
+///     type Target = Wheel<ManualClock, Fixed<8>>;
+///     fn get(&self) -> &Self::Target {
+///         &WHEEL
+///     }
+/// }
+///
+/// let limit = Limit::After(Duration::from_millis(5));
+/// let wheel: &dyn punctual_core::RawWheel = &WHEEL;
+/// let by_ref = Deadline::new(core::future::pending::<()>(), wheel, limit);
+/// let by_handle = Deadline::new(core::future::pending::<()>(), MyWheel, limit);
+/// assert_eq!(size_of_val(&by_ref) - size_of_val(&by_handle), 16);
+/// ```
+///
+/// # Safety
+///
+/// From a call of [`WheelRef::choose`] until the next [`WheelRef::forget_choice`],
+/// [`WheelRef::get`] must return the same wheel every time it is called, on every copy of
+/// the handle, and a repeated `choose` must not change it: a deadline arms its entry on
+/// the wheel it gets at its first poll and releases that entry (by index) on the wheel it
+/// gets later, so a second wheel would have another deadline's entry released under it.
+/// (A handle whose `choose` does nothing must return the same wheel always.)
+pub unsafe trait WheelRef: Copy + Unpin {
+    /// The wheel's type: a [`Wheel`], or `dyn RawWheel`.
+    type Target: RawWheel + ?Sized;
+
+    /// The wheel.
+    fn get(&self) -> &Self::Target;
+
+    /// Settles which wheel this handle reaches, for a handle that picks its wheel late.
+    /// A timer calls it at each start (its first pending poll, or the first after a
+    /// reset), before it calls [`get`](WheelRef::get) or [`id`](WheelRef::id); the
+    /// handle it calls it on is the one the timer keeps. The default does nothing: most
+    /// handles name their wheel when they are made.
+    ///
+    /// `punctual`'s default deadlines use it to take the wheel of the runtime they are
+    /// first polled in, so that a deadline that is ready at its first poll never looks.
+    #[inline(always)]
+    fn choose(&mut self) {}
+
+    /// The reading of this handle's wheel at which a deadline given `Limit::At(at)`
+    /// ends: `at` itself, unless the handle's instants are readings of another clock than
+    /// its wheel's (`punctual`'s default deadlines take instants on one clock for every
+    /// wheel they may choose). Called at each start, after [`choose`](WheelRef::choose).
+    /// It must never return a reading before the moment `at` stands for.
+    #[inline(always)]
+    fn reading_at(&self, at: Reading) -> Reading {
+        at
+    }
+
+    /// Lets a handle that chose late choose again at the next start: a timer calls it
+    /// when it starts over for a new limit while holding no entry (an idle timeout's next
+    /// gap). The default does nothing.
+    #[inline(always)]
+    fn forget_choice(&mut self) {}
+
+    /// The wheel's address, to tell wheels apart (budgets apply to their own wheel only).
+    #[doc(hidden)]
+    #[inline]
+    fn id(&self) -> usize {
+        (self.get() as *const Self::Target).cast::<()>() as usize
+    }
+}
+
+// SAFETY: a reference always points to the same wheel.
+unsafe impl<'w> WheelRef for &'w dyn RawWheel {
+    type Target = dyn RawWheel + 'w;
+
+    #[inline]
+    fn get(&self) -> &Self::Target {
+        *self
+    }
+}
+
+// SAFETY: a reference always points to the same wheel.
+unsafe impl<C: Clock, S: Storage> WheelRef for &Wheel<C, S> {
+    type Target = Wheel<C, S>;
+
+    #[inline]
+    fn get(&self) -> &Self::Target {
+        self
+    }
+}

@@ -1,0 +1,238 @@
+//! Time as the core counts it, and every conversion between its units. Nothing outside
+//! this module turns nanoseconds into ticks, a `Duration` into a reading, or back.
+//!
+//! * A [`Reading`] is an instant on a wheel's clock: nanoseconds since the clock's origin,
+//!   in a `u64`. A [`Clock`](crate::Clock) reports the time since its origin as a
+//!   `Duration`; the wheel turns it into a reading here, saturating at [`Reading::END`]
+//!   (`u64::MAX` ns, about 584 years). A clock may read `END`, but a deadline due there
+//!   never ends: `END` as a target stands for "never", as does any instant or relative
+//!   limit that reaches it.
+//! * A [`Tick`] counts the wheel's ticks since the clock's origin: the unit of the levels
+//!   and of the driver's plan. A reading falls in the tick of its floor; a deadline's tick
+//!   is the first boundary at or after it ([`TickDivisor`], which divides without a divide
+//!   instruction).
+//! * A *span* is a duration as a deadline keeps it: nanoseconds in a `u64`, where
+//!   [`BEYOND`] stands for any duration from `u64::MAX` ns on (it never ends, as
+//!   `Duration::MAX`).
+//! * A [`Limit`] is what a user gives: a `Duration` from the first poll, or a `Reading`.
+
+use core::fmt;
+use core::ops::{Add, Sub};
+use core::time::Duration;
+
+mod divisor;
+
+pub(crate) use divisor::TickDivisor;
+
+/// An instant on a wheel's clock: the time since the clock's origin, in nanoseconds.
+///
+/// Readings of one wheel's clock compare with each other, never with another clock's.
+/// Arithmetic saturates: at [`Reading::ZERO`] below, at [`Reading::END`] above, which a
+/// deadline never reaches (a limit at or past it never ends).
+///
+/// # Examples
+///
+/// ```
+/// use core::time::Duration;
+/// use punctual_core::{Fixed, ManualClock, Reading, Wheel};
+///
+/// let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
+/// let at = wheel.now() + Duration::from_millis(5);
+/// assert_eq!(at, Reading::from_nanos(5_000_000));
+/// assert_eq!(at - wheel.now(), Duration::from_millis(5));
+/// let sleep = wheel.sleep_until(at);
+/// # drop(sleep);
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Reading(u64);
+
+impl Reading {
+    /// The clock's origin.
+    pub const ZERO: Self = Self(0);
+
+    /// `u64::MAX` nanoseconds after the origin (about 584 years): the last reading a clock
+    /// may give, and as a limit, "never".
+    pub const END: Self = Self(u64::MAX);
+
+    /// The reading `nanos` nanoseconds after the origin.
+    #[inline]
+    pub const fn from_nanos(nanos: u64) -> Self {
+        Self(nanos)
+    }
+
+    /// The reading `elapsed` after the origin (what [`Clock::now`](crate::Clock::now)
+    /// reports), saturating at [`Reading::END`].
+    #[inline(always)]
+    pub const fn since_origin(elapsed: Duration) -> Self {
+        // `u64` arithmetic rather than `as_nanos`' `u128`: this is on every arm.
+        match elapsed.as_secs().checked_mul(1_000_000_000) {
+            Some(nanos) => match nanos.checked_add(elapsed.subsec_nanos() as u64) {
+                Some(nanos) => Self(nanos),
+                None => Self::END,
+            },
+            None => Self::END,
+        }
+    }
+
+    /// Nanoseconds since the origin.
+    #[inline]
+    pub const fn as_nanos(self) -> u64 {
+        self.0
+    }
+
+    /// The time since the origin; [`Reading::END`] as `Duration::MAX`, which stands for
+    /// "never" as a limit and "idle" as a planned turn (so `Reading::since_origin` gives
+    /// back every reading it came from).
+    #[inline]
+    pub const fn as_duration(self) -> Duration {
+        if self.0 == u64::MAX {
+            Duration::MAX
+        } else {
+            Duration::from_nanos(self.0)
+        }
+    }
+
+    /// `self + by`, or `None` past [`Reading::END`].
+    #[inline]
+    pub const fn checked_add(self, by: Duration) -> Option<Self> {
+        let Self(by) = Self::since_origin(by);
+        match self.0.checked_add(by) {
+            Some(nanos) if nanos != u64::MAX => Some(Self(nanos)),
+            _ => None,
+        }
+    }
+
+    /// The time from `earlier` to `self`, zero if `earlier` is later.
+    #[inline]
+    pub const fn saturating_duration_since(self, earlier: Self) -> Duration {
+        Duration::from_nanos(self.0.saturating_sub(earlier.0))
+    }
+
+    /// `self + span` for a span in nanoseconds, saturating at [`Reading::END`].
+    #[inline]
+    pub(crate) const fn after(self, span: u64) -> Self {
+        Self(self.0.saturating_add(span))
+    }
+
+    /// `self - span` for a span in nanoseconds, saturating at [`Reading::ZERO`].
+    #[inline]
+    pub(crate) const fn before(self, span: u64) -> Self {
+        Self(self.0.saturating_sub(span))
+    }
+}
+
+/// Saturates at [`Reading::END`].
+impl Add<Duration> for Reading {
+    type Output = Self;
+
+    #[inline]
+    fn add(self, by: Duration) -> Self {
+        self.after(Self::since_origin(by).0)
+    }
+}
+
+/// Saturates at [`Reading::ZERO`].
+impl Sub<Duration> for Reading {
+    type Output = Self;
+
+    #[inline]
+    fn sub(self, by: Duration) -> Self {
+        Self(self.0.saturating_sub(Self::since_origin(by).0))
+    }
+}
+
+/// The time from the later reading back to the earlier one: zero if the right-hand side
+/// is later (see [`Reading::saturating_duration_since`]).
+impl Sub for Reading {
+    type Output = Duration;
+
+    #[inline]
+    fn sub(self, earlier: Self) -> Duration {
+        self.saturating_duration_since(earlier)
+    }
+}
+
+impl fmt::Debug for Reading {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if *self == Self::END {
+            f.write_str("Reading::END")
+        } else {
+            write!(f, "Reading({:?})", self.as_duration())
+        }
+    }
+}
+
+/// A count of a wheel's ticks since its clock's origin.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Tick(u64);
+
+impl Tick {
+    /// A plan of no turn at all (the driver is idle), and past any tick a turn reaches.
+    pub(crate) const IDLE: Self = Self(u64::MAX);
+
+    #[inline]
+    pub(crate) const fn new(tick: u64) -> Self {
+        Self(tick)
+    }
+
+    /// The count, for the levels' slot arithmetic (the levels count ticks as plain
+    /// numbers).
+    #[inline]
+    pub(crate) const fn get(self) -> u64 {
+        self.0
+    }
+
+    /// `n` ticks later, saturating.
+    #[inline]
+    pub(crate) const fn after(self, n: u64) -> Self {
+        Self(self.0.saturating_add(n))
+    }
+}
+
+/// What limits a deadline: a duration from its first poll, or an instant on the wheel's
+/// clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limit {
+    /// Ends this long after the inner future first returns `Pending`.
+    After(Duration),
+    /// Ends when the wheel's clock reads this.
+    At(Reading),
+}
+
+/// When a deadline is due, as its timer keeps it: a span from its start (nanoseconds,
+/// saturated: [`BEYOND`] never ends), or an instant.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Due {
+    After(u64),
+    At(Reading),
+}
+
+impl From<Limit> for Due {
+    #[inline]
+    fn from(limit: Limit) -> Self {
+        match limit {
+            Limit::After(duration) => Self::After(span_of(duration)),
+            Limit::At(at) => Self::At(at),
+        }
+    }
+}
+
+/// A span of `u64::MAX` nanoseconds or more: beyond any clock reading (about 584 years),
+/// so it never ends (as `Duration::MAX`).
+pub(crate) const BEYOND: u64 = u64::MAX;
+
+/// `d` in saturated nanoseconds (a `Duration` is 16 bytes; a deadline keeps 8).
+#[inline(always)]
+pub(crate) const fn span_of(d: Duration) -> u64 {
+    Reading::since_origin(d).0
+}
+
+/// The `Duration` a span stands for.
+pub(crate) const fn duration_of(span: u64) -> Duration {
+    if span == BEYOND {
+        Duration::MAX
+    } else {
+        Duration::from_nanos(span)
+    }
+}

@@ -1,0 +1,275 @@
+//! The lock-free lists that hand entries between threads: the free list, and the inboxes
+//! through which deadlines reach the driver.
+//!
+//! Both are Treiber stacks of entry indices, linked through a field of the entries
+//! (`slot_next` for the free list and the arm inbox, `cancel_link` for the cancel inbox).
+//!
+//! * [`FreeList`]: one per shard (see `shards`); any thread pushes and pops (the driver
+//!   pushes the entries one turn reclaimed as one chain). Entries never used yet come
+//!   from [`Fresh`], a bump counter shared by all shards. A pop reads the head's successor and then
+//!   swings the head past it, so a head that was popped and pushed back in between (ABA)
+//!   would let a stale successor in. The head therefore packs the index with a tag that
+//!   every successful operation increments; a compare-and-swap against a stale tag fails.
+//!
+//!   | bits (64-bit targets) | bits (32-bit targets) | field |
+//!   |-----------------------|-----------------------|-------|
+//!   | 0..32                 | 0..16                 | index (all ones: empty) |
+//!   | 32..64                | 16..32                | tag   |
+//!
+//!   The tag makes ABA unlikely, not impossible: a pop that read the head, was preempted,
+//!   and resumed after a multiple of 2<sup>32</sup> (64-bit) or 2<sup>16</sup> (32-bit)
+//!   successful operations on the same list, with the same entry back at its head, would
+//!   install a stale successor, and two deadlines would then share an entry. On 64-bit
+//!   targets that is four billion operations within one preemption. On 32-bit targets
+//!   65 536 are within reach of a thread descheduled for milliseconds under heavy load
+//!   (32-bit Linux); a microcontroller's interrupt handlers do not come near it. The
+//!   layout is the design's (an index and its tag in one pointer-sized atomic, which
+//!   every target with compare-and-swap has); a 64-bit head on 32-bit targets that have
+//!   64-bit atomics would widen the tag.
+//!
+//! * [`Inbox`]: any thread pushes; the driver takes everything at once with a swap. The
+//!   one other removal is [`Inbox::unpush`]: the thread that pushed an entry may take that
+//!   entry back while it is still the head. No ABA is possible without a tag, because an
+//!   entry is pushed once per life and only by its owner, who is also the only one who
+//!   unpushes it. If the head reads `index` at the compare-and-swap, no take happened
+//!   since the push: a take empties the inbox, and `index` could become the head again
+//!   only by a second push. Pushes and unpushes of other entries above it never write its
+//!   link, so the successor it installs is the one its push wrote. The head is therefore
+//!   a bare index.
+
+use crate::sync::{AtomicU32, AtomicUsize, Ordering};
+use crate::wheel::entry::{Entry, Index, NIL, Slab};
+
+const INDEX_BITS: u32 = usize::BITS / 2;
+const INDEX_MASK: usize = (1 << INDEX_BITS) - 1;
+
+#[inline]
+fn pack(index: Index, tag: usize) -> usize {
+    let index = if index == NIL {
+        INDEX_MASK
+    } else {
+        index as usize
+    };
+    debug_assert!(index <= INDEX_MASK);
+    (tag << INDEX_BITS) | index
+}
+
+#[inline]
+fn unpack(word: usize) -> (Index, usize) {
+    let index = word & INDEX_MASK;
+    let index = if index == INDEX_MASK {
+        NIL
+    } else {
+        index as Index
+    };
+    (index, word >> INDEX_BITS)
+}
+
+/// Entries nobody owns (one shard's).
+pub(crate) struct FreeList {
+    head: AtomicUsize,
+}
+
+impl FreeList {
+    crate::sync::const_fn! {
+        pub(crate) fn new() -> Self {
+            Self { head: AtomicUsize::new(INDEX_MASK) }
+        }
+    }
+
+    /// Takes an entry for exclusive use, with its index, or `None` when this list is
+    /// empty. Always inlined on 64-bit targets, as are the pushes: the arm and release
+    /// paths then look each entry up once (a call per list operation was a measurable share
+    /// of an arm and a release where the compiler did not inline it by itself: see
+    /// docs/benchmarks.md, "Notes from the source"). Left to the compiler on 32-bit
+    /// microcontrollers, where copies cost flash.
+    #[cfg_attr(target_pointer_width = "64", inline(always))]
+    pub(crate) fn pop<'s, S: Slab>(&self, storage: &'s S) -> Option<(Index, &'s Entry)> {
+        let mut head = self.head.load(Ordering::Acquire);
+        loop {
+            let (index, tag) = unpack(head);
+            if index == NIL {
+                return None;
+            }
+            // A stale read (the head was popped meanwhile) is harmless: the tag has moved
+            // on, so the compare-and-swap below fails.
+            let entry = storage.entry(index);
+            let next = entry.slot_next.load(Ordering::Relaxed);
+            match self.head.compare_exchange_weak(
+                head,
+                pack(next, tag.wrapping_add(1)),
+                Ordering::Acquire,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => {
+                    // The next pop reads the new head's link: fetch it now.
+                    if next != NIL {
+                        crate::wheel::entry::prefetch(storage.entry(next));
+                    }
+                    return Some((index, entry));
+                }
+                Err(actual) => head = actual,
+            }
+        }
+    }
+
+    /// Returns an entry (`entry`, at `index`) the caller owned exclusively and has
+    /// recycled.
+    #[cfg_attr(target_pointer_width = "64", inline(always))]
+    pub(crate) fn push(&self, index: Index, entry: &Entry) {
+        self.push_chain(index, entry);
+    }
+
+    /// Returns a chain of entries the caller owned exclusively and has recycled, linked
+    /// through `slot_next` from index `first` to the entry `last`, with one
+    /// compare-and-swap.
+    #[cfg_attr(target_pointer_width = "64", inline(always))]
+    pub(crate) fn push_chain(&self, first: Index, last: &Entry) {
+        let mut head = self.head.load(Ordering::Relaxed);
+        loop {
+            let (next, tag) = unpack(head);
+            last.slot_next.store(next, Ordering::Relaxed);
+            // Release: the next owner must see the recycled entry and the link.
+            match self.head.compare_exchange_weak(
+                head,
+                pack(first, tag.wrapping_add(1)),
+                Ordering::Release,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return,
+                Err(actual) => head = actual,
+            }
+        }
+    }
+}
+
+/// A bump counter over the entries never used yet, shared by every shard: the slab is
+/// touched (and a growable one grows) only when no shard has a free entry.
+pub(crate) struct Fresh {
+    next: AtomicU32,
+}
+
+impl Fresh {
+    crate::sync::const_fn! {
+        pub(crate) fn new() -> Self {
+            Self { next: AtomicU32::new(0) }
+        }
+    }
+
+    /// Takes up to `want` consecutive untouched entries (at least one), as the first and
+    /// how many; `None` when the storage is full, or when it would have to grow and `grow`
+    /// is false.
+    pub(crate) fn pop_block<S: Slab>(
+        &self,
+        storage: &S,
+        want: u32,
+        grow: bool,
+    ) -> Option<(Index, u32)> {
+        // Whether `index` is usable: held already, or (`grow`) made so.
+        let usable =
+            |index: Index| (grow || (index as usize) < storage.usable()) && storage.reserve(index);
+        let mut fresh = self.next.load(Ordering::Relaxed);
+        loop {
+            if fresh == NIL || !usable(fresh) {
+                return None;
+            }
+            // `reserve` says no from `MAX_ENTRIES` on, far below `NIL`: no overflow.
+            let mut count = 1;
+            while count < want && usable(fresh + count) {
+                count += 1;
+            }
+            // Release: publishes the storage `reserve` made usable (a growable segment)
+            // to `touched`'s readers, which reach these entries by index, through no list.
+            match self.next.compare_exchange_weak(
+                fresh,
+                fresh + count,
+                Ordering::Release,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return Some((fresh, count)),
+                Err(actual) => fresh = actual,
+            }
+        }
+    }
+
+    /// How many entries were ever handed out (the high-water mark of the slab). Every
+    /// entry below it may be reached by index: the Acquire pairs with `pop_block`'s
+    /// Release, after which the storage holds them (a growable segment is installed).
+    pub(crate) fn touched(&self) -> Index {
+        self.next.load(Ordering::Acquire)
+    }
+}
+
+/// A multi-producer stack that its single consumer empties at once.
+pub(crate) struct Inbox {
+    head: AtomicU32,
+}
+
+impl Inbox {
+    crate::sync::const_fn! {
+        pub(crate) fn new() -> Self {
+            Self { head: AtomicU32::new(NIL) }
+        }
+    }
+
+    /// Pushes `index`; returns `true` when the inbox was empty before.
+    ///
+    /// AcqRel: the push takes part in the handshake with the driver (see `Wheel`, "Waking
+    /// the driver"): if it comes after the driver's [`Inbox::check`] in the head's
+    /// modification order, it acquires the plan the driver published before that check.
+    ///
+    /// `link` is the entry's field this inbox threads through.
+    #[cfg_attr(target_pointer_width = "64", inline(always))]
+    pub(crate) fn push(&self, link: &AtomicU32, index: Index) -> bool {
+        let mut head = self.head.load(Ordering::Relaxed);
+        loop {
+            link.store(head, Ordering::Relaxed);
+            match self
+                .head
+                .compare_exchange_weak(head, index, Ordering::AcqRel, Ordering::Relaxed)
+            {
+                Ok(_) => return head == NIL,
+                Err(actual) => head = actual,
+            }
+        }
+    }
+
+    /// Takes `index` back off the inbox if it is still the head: the driver never saw it.
+    /// Returns whether it did; then the caller owns the entry as before its push. `link`
+    /// is the entry's field this inbox threads through.
+    ///
+    /// Only the thread that owns the entry (the one that pushed it, or its deadline moved
+    /// since) may call this, once per push (see the module docs for why no tag is needed).
+    ///
+    /// AcqRel: the compare-and-swap continues the release sequence of the pushes below
+    /// the entry, so the driver's Acquire swap still sees their entries, and it is ordered
+    /// with [`Inbox::check`] like a push.
+    #[cfg_attr(target_pointer_width = "64", inline(always))]
+    pub(crate) fn unpush(&self, link: &AtomicU32, index: Index) -> bool {
+        if self.head.load(Ordering::Relaxed) != index {
+            return false;
+        }
+        // The entry's own link: written by its push, and unchanged since while it is on the
+        // inbox (only a push of this entry writes it).
+        let next = link.load(Ordering::Relaxed);
+        self.head
+            .compare_exchange(index, next, Ordering::AcqRel, Ordering::Relaxed)
+            .is_ok()
+    }
+
+    /// Takes every entry pushed so far; walk the result with the same link.
+    pub(crate) fn take_all(&self) -> Index {
+        if self.head.load(Ordering::Relaxed) == NIL {
+            return NIL;
+        }
+        self.head.swap(NIL, Ordering::Acquire)
+    }
+
+    /// Whether the inbox is empty: the driver's side of the handshake. A read-modify-write
+    /// (that changes nothing), so that it is ordered with every push in the head's
+    /// modification order: either it sees a push, or the push sees what the driver
+    /// published before calling this (Release).
+    pub(crate) fn check(&self) -> bool {
+        self.head.fetch_or(0, Ordering::AcqRel) == NIL
+    }
+}

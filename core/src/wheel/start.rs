@@ -1,0 +1,197 @@
+//! Where a deadline starts: the reading at which its limit ends, whether a cap (a budget's
+//! instant) comes first, and the arm. What a deadline asks of the wheel at its first
+//! pending poll, in the wheel's terms; [`RawWheel`](crate::RawWheel) passes it on.
+//!
+//! One path for every start, in `u64` readings and spans: a relative deadline with no cap
+//! (most of them) takes it as a deadline at an instant or under a budget does, so that
+//! there is one definition to agree with the semantics, not one per case.
+//!
+//! # Never
+//!
+//! A target at [`Reading::END`] never comes (the clock may read `END`, but nothing is due
+//! there): a span of [`BEYOND`] (`Duration::MAX`, or anything from `u64::MAX` ns on), an
+//! instant at `END`, or a relative limit that runs into it. So whatever the tick (on a
+//! wheel whose tick is over a second, `Duration::MAX` would be a countable one), such a
+//! limit holds no entry. A zero span has passed at any moment at or after its start, even
+//! at `END`.
+
+use core::task::Waker;
+
+use super::Wheel;
+use super::entry::Index;
+use super::storage::Storage;
+use crate::clock::Clock;
+use crate::time::{BEYOND, Due, Reading};
+
+/// The outcome of a deadline's first pending poll, and the requested span (the
+/// deadline's own: its span, or from the start to its instant).
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct Started {
+    pub(crate) outcome: Outcome,
+    pub(crate) requested: u64,
+    /// Whether the cap was earlier than the deadline's own limit, and is used.
+    pub(crate) capped: bool,
+}
+
+#[doc(hidden)]
+#[derive(Debug)]
+pub(crate) enum Outcome {
+    /// The deadline had already passed.
+    Passed,
+    /// Armed on the wheel, in the entry of this index; `true` when the drivers must be
+    /// woken, which the deadline does once it holds the handle (see `Wheel::arm`).
+    Armed(Index, bool),
+    /// The wheel is full: the deadline checks the clock on each poll until it passes.
+    Full(Reading),
+    /// Beyond any reading: it never fires.
+    Never,
+}
+
+impl<C: Clock, S: Storage> Wheel<C, S> {
+    /// The reading at which `due` ends, started at `now` (`None`: never, see the module
+    /// docs), and the span it stands for.
+    #[inline(always)]
+    pub(crate) fn resolve(&self, due: Due, now: Reading) -> (Option<Reading>, u64) {
+        match due {
+            Due::After(0) => (Some(now), 0),
+            // Add the clock's granularity: `now` may lag the true time by that much.
+            Due::After(span) => {
+                let target = now.after(self.resolution()).after(span);
+                ((target != Reading::END).then_some(target), span)
+            }
+            Due::At(Reading::END) => (None, BEYOND),
+            Due::At(at) => (Some(at), at.as_nanos().saturating_sub(now.as_nanos())),
+        }
+    }
+
+    /// Starts a deadline due at `due`, bounded by `cap` if that is earlier, from the
+    /// clock's reading now.
+    #[inline]
+    pub(crate) fn start(&self, due: Due, cap: Option<Reading>, waker: &Waker) -> Started {
+        let now = self.now();
+        let (own, requested) = self.resolve(due, now);
+        let cap = cap.filter(|&cap| cap != Reading::END);
+        let (target, capped) = match (own, cap) {
+            (Some(own), Some(cap)) if cap < own => (Some(cap), true),
+            (None, Some(cap)) => (Some(cap), true),
+            (own, _) => (own, false),
+        };
+        let outcome = match target {
+            None => Outcome::Never,
+            Some(target) if target <= now => Outcome::Passed,
+            // `now < target < END`.
+            Some(target) => {
+                let when = self.ticks().ceil(target);
+                match self.arm(target, when, self.ticks().floor(now), waker) {
+                    Some((index, wake)) => Outcome::Armed(index, wake),
+                    None => Outcome::Full(target),
+                }
+            }
+        };
+        Started {
+            outcome,
+            requested,
+            capped,
+        }
+    }
+}
+
+#[cfg(all(test, feature = "std"))]
+mod tests {
+    use core::task::Waker;
+    use core::time::Duration;
+
+    use super::Outcome;
+    use crate::time::{BEYOND, Due, Reading};
+    use crate::{Clock, Fixed, Wheel};
+
+    /// A clock stuck at one reading, with a given resolution.
+    struct Stuck(Duration, Duration);
+
+    impl Clock for Stuck {
+        fn now(&self) -> Duration {
+            self.0
+        }
+
+        fn resolution(&self) -> Duration {
+            self.1
+        }
+    }
+
+    fn outcome(
+        now: Duration,
+        resolution: Duration,
+        due: Due,
+        cap: Option<Reading>,
+    ) -> (&'static str, bool) {
+        let wheel: Wheel<Stuck, Fixed<1>> =
+            Wheel::fixed(Stuck(now, resolution), Duration::from_millis(1));
+        let started = wheel.start(due, cap, Waker::noop());
+        let outcome = match started.outcome {
+            Outcome::Passed => "passed",
+            Outcome::Armed(..) => "armed",
+            Outcome::Full(_) => "full",
+            Outcome::Never => "never",
+        };
+        (outcome, started.capped)
+    }
+
+    /// The rules of the module docs' "Never", at the clock's end and before it.
+    #[test]
+    fn a_target_at_the_clocks_end_never_comes_but_a_zero_span_has_passed() {
+        let end = Duration::MAX;
+        let near_end = Duration::from_nanos(u64::MAX - 10);
+        let zero = Duration::ZERO;
+        let ms = Duration::from_millis(1);
+        let cases = [
+            // A zero span has passed at any moment, even at the end.
+            (end, zero, Due::After(0), None, "passed"),
+            (zero, zero, Due::After(0), None, "passed"),
+            // A span that reaches the end, or never ends, holds no entry.
+            (near_end, zero, Due::After(10), None, "never"),
+            (near_end, zero, Due::After(9), None, "armed"),
+            (near_end, ms, Due::After(1), None, "never"),
+            (zero, zero, Due::After(BEYOND), None, "never"),
+            (end, zero, Due::After(1), None, "never"),
+            // An instant at the end never comes, even when the clock reads it.
+            (end, zero, Due::At(Reading::END), None, "never"),
+            (end, zero, Due::At(Reading::from_nanos(5)), None, "passed"),
+            (zero, zero, Due::At(Reading::from_nanos(5)), None, "armed"),
+            // A cap at the end bounds nothing; an earlier one cuts the deadline short.
+            (zero, zero, Due::After(BEYOND), Some(Reading::END), "never"),
+            (
+                zero,
+                zero,
+                Due::After(BEYOND),
+                Some(Reading::from_nanos(9)),
+                "armed capped",
+            ),
+            (
+                ms,
+                zero,
+                Due::After(5),
+                Some(Reading::from_nanos(1)),
+                "passed capped",
+            ),
+            (
+                zero,
+                zero,
+                Due::After(5),
+                Some(Reading::from_nanos(9)),
+                "armed",
+            ),
+        ];
+        for (now, resolution, due, cap, expected) in cases {
+            let (outcome, capped) = outcome(now, resolution, due, cap);
+            let expected = expected
+                .split_once(' ')
+                .map_or((expected, false), |(o, _)| (o, true));
+            assert_eq!(
+                (outcome, capped),
+                expected,
+                "now {now:?}, resolution {resolution:?}, {due:?}, cap {cap:?}"
+            );
+        }
+    }
+}

@@ -1,0 +1,365 @@
+//! Where a wheel keeps its entries: [`Fixed`] (an inline array, `no_std`) or [`Growable`]
+//! (segments allocated on demand, with `alloc`).
+//!
+//! Entries never move once they exist: an index stays valid for the wheel's whole life,
+//! which is what lets other threads reach an entry by index without a lock.
+
+use crate::wheel::entry::{Entry, Index, Slab};
+
+/// Where a [`Wheel`](crate::Wheel) keeps its entries: [`Fixed`] or [`Growable`].
+///
+#[cfg_attr(
+    not(feature = "alloc"),
+    doc = "[`Growable`]: https://docs.rs/punctual-core/latest/punctual_core/struct.Growable.html"
+)]
+pub trait Storage: Slab {}
+
+/// Where the blocks of untouched entries shards take start: a 128-byte boundary, a pair
+/// of cache lines (which adjacent-line prefetching fetches together).
+const SEGMENT_ALIGN: usize = 128;
+
+/// Untouched entries a shard takes at once from a storage with room for many: at least 8,
+/// and whole 128-byte pairs of lines, so that the entries of two shards are not even
+/// fetched together. 16 entries of 40 bytes, 640 bytes, on 64-bit targets; one without
+/// shards.
+#[cfg(not(punctual_loom))]
+const BLOCK: u32 = if crate::wheel::shards::SHARDS > 1 {
+    block_of(size_of::<Entry>())
+} else {
+    1
+};
+/// Under loom an entry's size says nothing about lines: a small block, as models need.
+#[cfg(punctual_loom)]
+const BLOCK: u32 = 8;
+
+/// The smallest number of `size`-byte entries, at least 8, that fills whole pairs of
+/// lines.
+#[cfg_attr(punctual_loom, allow(dead_code))]
+const fn block_of(size: usize) -> u32 {
+    let (mut a, mut b) = (size, SEGMENT_ALIGN);
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    // `SEGMENT_ALIGN / gcd` entries fill `size / gcd` whole pairs.
+    let pair = SEGMENT_ALIGN / a;
+    (pair * 8_usize.div_ceil(pair)) as u32
+}
+
+/// The block of a [`Fixed`] storage of `n` entries: [`BLOCK`], but no more than a
+/// `2 · SHARDS`-th of the storage, and at least one. A block in flight to a shard's free
+/// list (taken, not yet pushed) is invisible to other threads for that moment, so one of
+/// them that finds the storage exhausted then runs its deadline degraded for one poll (it
+/// tries again at the next, which it asks for at once); small storages, where that is a
+/// large share of the entries, take one at a time as before.
+const fn fixed_block(n: usize) -> u32 {
+    let share = n / (2 * crate::wheel::shards::SHARDS);
+    if share == 0 {
+        1
+    } else if share < BLOCK as usize {
+        share as u32
+    } else {
+        BLOCK
+    }
+}
+
+/// The largest number of entries a wheel may hold: indices are 32-bit on 64-bit targets
+/// and 16-bit on others (so that an index and its ABA tag fit one pointer-sized atomic),
+/// less the list sentinels.
+pub(crate) const MAX_ENTRIES: usize = if usize::BITS >= 64 {
+    (u32::MAX - 2) as usize
+} else {
+    (u16::MAX - 1) as usize
+};
+
+/// A fixed-capacity storage of `N` entries, inline in the wheel: no allocation ever.
+///
+/// When all `N` entries are in use, further deadlines run *degraded* (see
+/// [`Deadline`](crate::Deadline)): they never fire early and never lose a wakeup, but they
+/// look at the clock once a tick instead of waiting for their fire. A deadline dropped (or an idle timeout
+/// re-armed) after the driver took its entry in keeps the entry in use until the driver's
+/// next turn reclaims it; one dropped before that is free again at once.
+///
+/// With `std`, a thread takes untouched entries a block at a time (up to 16, and no more
+/// than a sixteenth of `N`), so that two threads' entries do not share cache lines. A
+/// block is invisible to other threads for the moment it is being taken: a thread that
+/// then finds every other entry in use runs its deadline degraded for one poll, and arms
+/// it at the next, which it asks for at once.
+///
+/// # Panics
+///
+/// Constructing a wheel with `N` above 65 534 (32-bit targets) or 2<sup>32</sup> - 3
+/// (64-bit) fails at compile time.
+// With shards, the entries start on a pair of lines, as the blocks shards take assume.
+#[cfg_attr(all(feature = "std", not(punctual_loom)), repr(align(128)))]
+pub struct Fixed<const N: usize> {
+    entries: [Entry; N],
+}
+
+impl<const N: usize> Fixed<N> {
+    const CHECK: () = assert!(N <= MAX_ENTRIES, "Fixed<N>: N exceeds the largest wheel");
+
+    crate::sync::const_fn! {
+        pub(crate) fn new() -> Self {
+            #[allow(clippy::let_unit_value)]
+            let () = Self::CHECK;
+            #[cfg(not(punctual_loom))]
+            let entries = [const { Entry::new() }; N];
+            #[cfg(punctual_loom)]
+            let entries = core::array::from_fn(|_| Entry::new());
+            Self { entries }
+        }
+    }
+}
+
+impl<const N: usize> Slab for Fixed<N> {
+    const FRESH_BLOCK: u32 = fixed_block(N);
+
+    #[inline]
+    fn entry(&self, index: Index) -> &Entry {
+        &self.entries[index as usize]
+    }
+
+    #[inline]
+    fn reserve(&self, index: Index) -> bool {
+        (index as usize) < N
+    }
+
+    fn usable(&self) -> usize {
+        N
+    }
+}
+
+impl<const N: usize> Storage for Fixed<N> {}
+
+impl<const N: usize> core::fmt::Debug for Fixed<N> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Fixed").field("capacity", &N).finish()
+    }
+}
+
+#[cfg(feature = "alloc")]
+pub use growable::Growable;
+
+#[cfg(feature = "alloc")]
+mod growable {
+    extern crate alloc;
+
+    use alloc::alloc::{alloc, dealloc, handle_alloc_error};
+    use core::alloc::Layout;
+    use core::ptr;
+
+    use super::{BLOCK, MAX_ENTRIES, SEGMENT_ALIGN, Slab, Storage};
+    use crate::sync::{AtomicPtr, AtomicUsize, Ordering};
+    use crate::wheel::entry::{Entry, Index};
+
+    /// The layout of a segment of `len` entries: it starts on a [`SEGMENT_ALIGN`]
+    /// boundary, so that the [`BLOCK`]s shards take are whole pairs of lines.
+    fn segment_layout(len: usize) -> Layout {
+        Layout::array::<Entry>(len)
+            .and_then(|layout| layout.align_to(SEGMENT_ALIGN))
+            .expect("punctual: a segment's size overflows")
+    }
+
+    /// Entries in the first segment; segment `s` holds `FIRST << s`.
+    const FIRST: usize = 64;
+    /// Enough segments to address `MAX_ENTRIES`.
+    const SEGMENTS: usize = (usize::BITS - (MAX_ENTRIES / FIRST).leading_zeros()) as usize + 1;
+
+    /// Storage that grows on demand, in segments that double in size and never move.
+    ///
+    /// Segment `s` holds entries `FIRST·(2^s − 1) .. FIRST·(2^(s+1) − 1)`, `FIRST = 64`. A
+    /// segment is allocated by the first arm that needs it (one allocation per doubling,
+    /// never one per deadline) and installed with a compare-and-swap; a thread that loses
+    /// the race frees its own copy. Nothing is freed before the wheel is dropped.
+    pub struct Growable {
+        segments: [AtomicPtr<Entry>; SEGMENTS],
+        usable: AtomicUsize,
+    }
+
+    /// `(segment, offset)` of an index.
+    #[inline]
+    fn locate(index: Index) -> (usize, usize) {
+        let index = index as usize;
+        let n = index / FIRST + 1;
+        let segment = (usize::BITS - 1 - n.leading_zeros()) as usize;
+        (segment, index - FIRST * ((1 << segment) - 1))
+    }
+
+    #[inline]
+    fn segment_len(segment: usize) -> usize {
+        FIRST << segment
+    }
+
+    impl Growable {
+        crate::sync::const_fn! {
+            pub(crate) fn new() -> Self {
+                #[cfg(not(punctual_loom))]
+                let segments = [const { AtomicPtr::new(ptr::null_mut()) }; SEGMENTS];
+                #[cfg(punctual_loom)]
+                let segments = core::array::from_fn(|_| AtomicPtr::new(ptr::null_mut()));
+                Self { segments, usable: AtomicUsize::new(0) }
+            }
+        }
+    }
+
+    impl Slab for Growable {
+        const FRESH_BLOCK: u32 = BLOCK;
+
+        #[inline]
+        fn entry(&self, index: Index) -> &Entry {
+            let (segment, offset) = locate(index);
+            let base = self.segments[segment].load(Ordering::Acquire);
+            assert!(
+                !base.is_null(),
+                "punctual: entry {index} of an unallocated segment"
+            );
+            // SAFETY: a non-null segment pointer is an allocation of
+            // `segment_len(segment)` initialised entries, published with Release and read
+            // here with Acquire; `offset < segment_len(segment)` by `locate`; segments are
+            // freed only in `drop`, which has `&mut self`.
+            unsafe { &*base.add(offset) }
+        }
+
+        fn reserve(&self, index: Index) -> bool {
+            if index as usize >= MAX_ENTRIES {
+                return false;
+            }
+            let (segment, _) = locate(index);
+            if !self.segments[segment].load(Ordering::Acquire).is_null() {
+                return true;
+            }
+            let len = segment_len(segment);
+            let layout = segment_layout(len);
+            // SAFETY: the layout has a non-zero size (`len >= FIRST` entries).
+            let fresh = unsafe { alloc(layout) }.cast::<Entry>();
+            if fresh.is_null() {
+                handle_alloc_error(layout);
+            }
+            for offset in 0..len {
+                // SAFETY: `offset < len`, within the allocation just made for `len`
+                // entries, suitably aligned (`SEGMENT_ALIGN` is a multiple of the
+                // entry's alignment, and entries are laid out as an array).
+                unsafe { fresh.add(offset).write(Entry::new()) };
+            }
+            match self.segments[segment].compare_exchange(
+                ptr::null_mut(),
+                fresh,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => {
+                    self.usable.fetch_add(len, Ordering::Relaxed);
+                }
+                Err(_) => {
+                    // SAFETY: `fresh` holds `len` entries initialised just above, allocated
+                    // with `segment_layout(len)`, and was never published.
+                    unsafe { free_segment(fresh, len) };
+                }
+            }
+            true
+        }
+
+        fn usable(&self) -> usize {
+            self.usable.load(Ordering::Relaxed)
+        }
+    }
+
+    impl Storage for Growable {}
+
+    /// Drops the `len` entries at `base` and frees their segment.
+    ///
+    /// # Safety
+    ///
+    /// * `base` was allocated by `reserve` with `segment_layout(len)`, all `len` entries
+    ///   are initialised, and nothing uses them any more.
+    unsafe fn free_segment(base: *mut Entry, len: usize) {
+        // SAFETY: by the caller's contract, `base..base + len` are initialised entries
+        // that nothing else uses, in an allocation of `segment_layout(len)`.
+        unsafe {
+            ptr::drop_in_place(ptr::slice_from_raw_parts_mut(base, len));
+            dealloc(base.cast(), segment_layout(len));
+        }
+    }
+
+    impl Drop for Growable {
+        fn drop(&mut self) {
+            for (segment, slot) in self.segments.iter_mut().enumerate() {
+                let base = slot.load(Ordering::Acquire);
+                if !base.is_null() {
+                    // SAFETY: published by `reserve`, which allocated it with
+                    // `segment_layout(segment_len(segment))` and initialised every entry;
+                    // `&mut self` means no one else uses it.
+                    unsafe { free_segment(base, segment_len(segment)) };
+                }
+            }
+        }
+    }
+
+    impl core::fmt::Debug for Growable {
+        fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+            f.debug_struct("Growable")
+                .field("usable", &self.usable.load(Ordering::Relaxed))
+                .finish()
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::super::block_of;
+        use super::*;
+
+        #[test]
+        fn a_block_fills_whole_pairs_of_lines() {
+            assert_eq!(block_of(40), 16);
+            assert_eq!(block_of(48), 8);
+            assert_eq!(block_of(64), 8);
+            assert_eq!(block_of(200), 16);
+            let bytes = BLOCK as usize * size_of::<Entry>();
+            assert!(
+                crate::wheel::shards::SHARDS == 1 || bytes % SEGMENT_ALIGN == 0,
+                "{bytes} bytes"
+            );
+            // Blocks start on a pair: every segment starts at a multiple of the block.
+            assert_eq!(FIRST % BLOCK as usize, 0);
+        }
+
+        #[test]
+        fn locate_is_contiguous() {
+            let mut expected = (0, 0);
+            for index in 0..(FIRST * 15) as Index {
+                assert_eq!(locate(index), expected, "index {index}");
+                expected.1 += 1;
+                if expected.1 == segment_len(expected.0) {
+                    expected = (expected.0 + 1, 0);
+                }
+            }
+            let (last, _) = locate((MAX_ENTRIES - 1) as Index);
+            assert!(last < SEGMENTS);
+        }
+    }
+}
+
+#[cfg(all(test, not(punctual_loom)))]
+mod tests {
+    use super::*;
+    use crate::wheel::entry::Slab;
+    use crate::wheel::shards::SHARDS;
+
+    #[test]
+    fn a_fixed_storage_takes_blocks_only_when_it_is_large() {
+        assert_eq!(fixed_block(0), 1);
+        assert_eq!(fixed_block(2 * SHARDS - 1), 1, "one at a time when small");
+        assert_eq!(fixed_block(4 * SHARDS), 2.min(BLOCK));
+        assert_eq!(fixed_block(4096), BLOCK, "whole blocks when large");
+        assert_eq!(Fixed::<4096>::FRESH_BLOCK, BLOCK);
+    }
+
+    #[test]
+    fn a_fixed_storage_s_blocks_start_on_pairs_of_lines() {
+        let storage = Fixed::<64>::new();
+        let first = core::ptr::from_ref(storage.entry(0)) as usize;
+        if SHARDS > 1 {
+            assert_eq!(first % SEGMENT_ALIGN, 0);
+        }
+    }
+}

@@ -1,0 +1,45 @@
+//! Rule 7 of docs/design.md, the error: `Elapsed` names the deadline's duration and name,
+//! is an `Error`, and converts into a timed-out `std::io::Error`.
+
+mod support;
+
+use core::future::pending;
+use core::pin::pin;
+use core::time::Duration;
+
+use support::{CountingWaker, fixed, is_elapsed, ms};
+
+#[test]
+fn elapsed_display_names_the_duration_and_the_name() {
+    let wheel = fixed::<4>();
+    let w = CountingWaker::new();
+    let mut named = pin!(wheel.deadline(ms(800), pending::<()>()).named("pricing"));
+    let mut plain = pin!(wheel.deadline(Duration::from_secs(2), pending::<()>()));
+    assert_eq!(named.name(), Some("pricing"));
+    assert_eq!(plain.name(), None);
+    assert!(w.poll(named.as_mut()).is_pending());
+    assert!(w.poll(plain.as_mut()).is_pending());
+    wheel.advance(Duration::from_secs(2));
+    let named = is_elapsed(w.poll(named.as_mut()));
+    let plain = is_elapsed(w.poll(plain.as_mut()));
+    assert_eq!(named.to_string(), "deadline 'pricing' of 800ms elapsed");
+    assert_eq!(named.name(), Some("pricing"));
+    assert_eq!(named.duration(), ms(800));
+    assert_eq!(plain.to_string(), "deadline of 2s elapsed");
+    assert_eq!(plain.name(), None);
+
+    // The conversion into `std::io::Error` comes with the `std` feature.
+    #[cfg(feature = "std")]
+    {
+        let io: std::io::Error = named.into();
+        assert_eq!(io.kind(), std::io::ErrorKind::TimedOut);
+        assert_eq!(io.to_string(), "deadline 'pricing' of 800ms elapsed");
+        let inner = io
+            .get_ref()
+            .and_then(|e| e.downcast_ref::<punctual_core::Elapsed>());
+        assert_eq!(inner, Some(&named));
+    }
+
+    fn is_error<E: core::error::Error + Send + Sync + 'static>(_: &E) {}
+    is_error(&plain);
+}

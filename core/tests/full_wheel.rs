@@ -1,0 +1,109 @@
+//! A full fixed wheel: a deadline that finds no free entry runs degraded (it asks to be
+//! polled again, and checks the clock at each poll), is never early and completes at its
+//! first poll after its time; it arms once an entry is free, and then fires from the
+//! wheel.
+
+mod support;
+
+use core::future::pending;
+use core::pin::pin;
+use core::time::Duration;
+
+use support::{CountingWaker, ProbeState, fixed, is_elapsed, ms, ns};
+
+#[test]
+fn a_full_fixed_wheel_degrades_never_early_and_completes_after_its_time() {
+    let wheel = fixed::<2>();
+    let w = CountingWaker::new();
+    let mut a = pin!(wheel.sleep(ms(30)));
+    let mut b = pin!(wheel.sleep(ms(30)));
+    assert!(w.poll(a.as_mut()).is_pending());
+    assert!(w.poll(b.as_mut()).is_pending());
+    assert_eq!(wheel.occupied(), 2);
+
+    let probe = ProbeState::default();
+    let wd = CountingWaker::new();
+    let mut d = pin!(wheel.deadline(ms(10), probe.probe()));
+    assert!(wd.poll(d.as_mut()).is_pending());
+    assert_eq!(wheel.degraded_polls(), 1);
+    assert_eq!(wd.wakes(), 0, "a degraded poll waits for the next tick");
+    assert_eq!(wheel.occupied(), 2);
+    wheel.advance(Duration::ZERO);
+    assert_eq!(wd.wakes(), 0, "a turn in the same tick leaves it waiting");
+
+    wheel.advance(ms(5));
+    assert_eq!(wd.wakes(), 1, "the turn at a later tick wakes it");
+    assert!(wd.poll(d.as_mut()).is_pending());
+    assert_eq!(wheel.degraded_polls(), 2);
+
+    wheel.advance(ms(5) - ns(1));
+    assert_eq!(wd.wakes(), 2);
+    assert!(
+        wd.poll(d.as_mut()).is_pending(),
+        "degraded deadline fired early"
+    );
+    assert_eq!(wheel.degraded_polls(), 3);
+
+    wheel.advance(ns(1));
+    assert_eq!(wd.wakes(), 3, "woken at the tick of its time");
+    let elapsed = is_elapsed(wd.poll(d.as_mut()));
+    assert_eq!(elapsed.duration(), ms(10));
+    assert_eq!(
+        wheel.degraded_polls(),
+        3,
+        "the completing poll is not degraded"
+    );
+    assert!(probe.dropped());
+    assert_eq!(probe.polls(), 4);
+    assert_eq!(wheel.occupied(), 2);
+
+    // Much later than its time, a degraded sleep completes on its first poll.
+    let mut late = pin!(wheel.sleep(ms(1)));
+    assert!(wd.poll(late.as_mut()).is_pending());
+    assert_eq!(wheel.degraded_polls(), 4);
+    wheel.advance(ms(15));
+    assert!(wd.poll(late.as_mut()).is_ready());
+    assert_eq!(w.wakes(), 0, "the 30 ms sleeps are not due yet");
+    wheel.advance(ms(10));
+    assert_eq!(w.wakes(), 2);
+    assert!(w.poll(a.as_mut()).is_ready());
+    assert!(w.poll(b.as_mut()).is_ready());
+    assert_eq!(wheel.occupied(), 0);
+}
+
+#[test]
+fn a_degraded_deadline_arms_once_an_entry_is_free_and_then_fires_from_the_wheel() {
+    let wheel = fixed::<1>();
+    let w = CountingWaker::new();
+    let mut blocker = Box::pin(wheel.sleep(Duration::from_secs(30)));
+    assert!(w.poll(blocker.as_mut()).is_pending());
+
+    let wd = CountingWaker::new();
+    let mut d = pin!(wheel.deadline(ms(10), pending::<()>()));
+    assert!(wd.poll(d.as_mut()).is_pending());
+    assert_eq!(wheel.degraded_polls(), 1);
+
+    drop(blocker);
+    wheel.advance(ms(1)); // reclaims the cancelled entry
+    assert_eq!(wheel.occupied(), 0);
+    assert!(wd.poll(d.as_mut()).is_pending());
+    assert_eq!(
+        wheel.degraded_polls(),
+        1,
+        "the entry was free: this poll armed"
+    );
+    assert_eq!(wheel.occupied(), 1);
+    let wakes = wd.wakes();
+
+    wheel.advance(ms(9) - ns(1));
+    assert_eq!(wd.wakes(), wakes, "woken early");
+    assert!(wd.poll(d.as_mut()).is_pending());
+    wheel.advance(ns(1));
+    assert_eq!(
+        wd.wakes(),
+        wakes + 1,
+        "the wheel must wake the re-armed deadline"
+    );
+    assert_eq!(is_elapsed(wd.poll(d.as_mut())).duration(), ms(10));
+    assert_eq!(wheel.occupied(), 0);
+}
