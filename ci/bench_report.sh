@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The short benchmark suite, written up: measures punctual beside tokio, async-io,
+# The short benchmark suite, written up: measures punctual beside tokio (its default and
 # futures-timer, futures-time and embassy-time, then writes docs/benchmarks.md,
 # docs/benchmarks.svg and the comparison table in the README's "Why punctual". A few
 # minutes, most of it building in release mode. Not part of .ci/run: its numbers depend on

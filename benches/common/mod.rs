@@ -10,7 +10,9 @@
 //! | `punctual-100us`| `f.deadline_on(&WHEEL, d)`: a 100 µs wheel driven by `spawn_driver`   |
 //! | `punctual-smol` | `f.deadline_on(&wheel, d)` on a 1 ms wheel driven inside the executor by `punctual_smol::with_driver` (fire only) |
 //! | `punctual-smol-100us` | the same on a 100 µs wheel driven inside the executor by `punctual_smol::with_driver` (lateness only) |
+//! | `punctual-tokio` | `f.deadline_on(wheel, d)` on the wheel of `punctual::adapters::tokio::start()`: a 1 ms wheel driven by a task of the current-thread runtime (fire and lateness only) |
 //! | `tokio`         | `tokio::time::timeout(d, f)`, always inside `tokio::task::unconstrained` |
+//! | `tokio alt timer` | the same on a 2-worker multi-thread runtime built with `enable_alt_timer()` (per-worker wheels), every scenario in a task on a worker; only when built with `--cfg tokio_unstable` (see [`tokio_alt`]) |
 //! | `async-io`      | `f` raced against `async_io::Timer::after(d)` (made when `f` is pending, as `f.or(async { Timer::after(d).await; .. })` does) |
 //! | `futures-timer` | `f` raced against `futures_timer::Delay::new(d)` (made when `f` is pending) |
 //! | `futures-time`  | `f.timeout(d)` (`futures_time::future::FutureExt`, async-io underneath) |
@@ -55,7 +57,11 @@ pub(crate) enum Peer {
     Punctual100us,
     PunctualSmol,
     PunctualSmol100us,
+    /// The tokio adapter's wheel (see [`PunctualTokio`]).
+    PunctualTokio,
     Tokio,
+    /// tokio's alternative timer (see [`TokioAlt`]).
+    TokioAlt,
     AsyncIo,
     FuturesTimer,
     FuturesTime,
@@ -67,16 +73,52 @@ pub(crate) enum Peer {
 }
 
 impl Peer {
-    /// Every peer that bounds a future, punctual first.
-    pub(crate) const TIMERS: [Peer; 7] = [
+    /// Every peer that bounds a future, punctual first, tokio's alternative timer included
+    /// (see [`Peer::timers`] for the ones this build can run).
+    const ALL_TIMERS: [Peer; 8] = [
         Peer::Punctual,
         Peer::PunctualInTokio,
         Peer::Tokio,
+        Peer::TokioAlt,
         Peer::AsyncIo,
         Peer::FuturesTimer,
         Peer::FuturesTime,
         Peer::Embassy,
     ];
+
+    /// Every peer that bounds a future and that this build can run: tokio's alternative
+    /// timer only when built with `--cfg tokio_unstable`.
+    pub(crate) fn timers() -> impl Iterator<Item = Peer> + Clone {
+        Self::ALL_TIMERS.into_iter().filter(|p| p.available())
+    }
+
+    /// Whether this build can run the peer.
+    pub(crate) fn available(self) -> bool {
+        self != Peer::TokioAlt || cfg!(tokio_unstable)
+    }
+
+    /// Every peer, by its name (for the benches' command lines).
+    pub(crate) fn named(name: &str) -> Option<Peer> {
+        [
+            Peer::Bare,
+            Peer::Punctual,
+            Peer::PunctualInTokio,
+            Peer::Punctual100us,
+            Peer::PunctualSmol,
+            Peer::PunctualSmol100us,
+            Peer::PunctualTokio,
+            Peer::Tokio,
+            Peer::TokioAlt,
+            Peer::AsyncIo,
+            Peer::FuturesTimer,
+            Peer::FuturesTime,
+            Peer::Embassy,
+            Peer::NoTimer,
+            Peer::ArmFloor,
+        ]
+        .into_iter()
+        .find(|p| p.name() == name)
+    }
 
     pub(crate) fn name(self) -> &'static str {
         match self {
@@ -86,7 +128,9 @@ impl Peer {
             Peer::Punctual100us => "punctual-100us",
             Peer::PunctualSmol => "punctual-smol",
             Peer::PunctualSmol100us => "punctual-smol-100us",
+            Peer::PunctualTokio => "punctual-tokio",
             Peer::Tokio => "tokio",
+            Peer::TokioAlt => "tokio alt timer",
             Peer::AsyncIo => "async-io",
             Peer::FuturesTimer => "futures-timer",
             Peer::FuturesTime => "futures-time",
@@ -126,8 +170,16 @@ macro_rules! with_peer {
                 type $t = PunctualSmol100us;
                 $body
             }
+            Peer::PunctualTokio => {
+                type $t = PunctualTokio;
+                $body
+            }
             Peer::Tokio => {
                 type $t = TokioTimeout;
+                $body
+            }
+            Peer::TokioAlt => {
+                type $t = TokioAlt;
                 $body
             }
             Peer::AsyncIo => {
@@ -177,12 +229,13 @@ pub(crate) trait Timeouts: 'static {
 
     /// Runs `f` where the peer's deadlines can be made and polled (tokio: inside its runtime
     /// and `unconstrained`).
-    fn context<R>(f: impl FnOnce() -> R) -> R {
+    /// (`Send + 'static`: tokio's alternative timer runs it in a task on a worker.)
+    fn context<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> R {
         f()
     }
 
     /// Runs `fut` to completion on the executor the peer's users would use.
-    fn block_on<R>(fut: impl Future<Output = R>) -> R {
+    fn block_on<R: Send + 'static>(fut: impl Future<Output = R> + Send + 'static) -> R {
         futures_executor::block_on(fut)
     }
 
@@ -194,7 +247,7 @@ pub(crate) trait Timeouts: 'static {
         let start = Instant::now();
         std::thread::scope(|s| {
             for _ in 0..threads {
-                s.spawn(|| Self::context(|| arm_cancel_loop::<Self>(iters)));
+                s.spawn(move || Self::context(move || arm_cancel_loop::<Self>(iters)));
             }
         });
         start.elapsed()
@@ -275,7 +328,7 @@ impl Timeouts for NoTimer {
         }
     }
 
-    fn block_on<R>(fut: impl Future<Output = R>) -> R {
+    fn block_on<R: Send + 'static>(fut: impl Future<Output = R> + Send + 'static) -> R {
         let mut fut = pin!(fut);
         let mut cx = Context::from_waker(Waker::noop());
         loop {
@@ -483,7 +536,7 @@ macro_rules! smol_peer {
                 async move { f.deadline_on(Self::wheel(), d).await.is_err() }
             }
 
-            fn block_on<R>(fut: impl Future<Output = R>) -> R {
+            fn block_on<R: Send + 'static>(fut: impl Future<Output = R> + Send + 'static) -> R {
                 async_io::block_on(punctual_smol::with_driver(Self::wheel(), fut))
             }
         }
@@ -524,10 +577,55 @@ pub(crate) fn tokio_multi() -> &'static tokio::runtime::Runtime {
     &RT
 }
 
+/// A 2-worker multi-thread tokio runtime built with tokio's alternative timer
+/// (`Builder::enable_alt_timer`: a wheel per worker, timers registered by a worker's own
+/// tasks go to its own wheel). Only with `--cfg tokio_unstable`, as tokio requires;
+/// `bash ci/bench_report.sh` builds so.
+///
+/// # Panics
+///
+/// Built without `--cfg tokio_unstable` (the peer is then left out of every list, see
+/// [`Peer::timers`]).
+pub(crate) fn tokio_alt() -> &'static tokio::runtime::Runtime {
+    #[cfg(tokio_unstable)]
+    {
+        static RT: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| {
+            tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_alt_timer()
+                .build()
+                .expect("tokio runtime")
+        });
+        &RT
+    }
+    #[cfg(not(tokio_unstable))]
+    panic!("tokio's alternative timer: build with RUSTFLAGS=\"--cfg tokio_unstable\"")
+}
+
+/// Runs `fut` in a task on `rt`'s workers (`unconstrained`) and waits for it: where a
+/// multi-thread runtime's users run their code.
+pub(crate) fn on_worker<R: Send + 'static>(
+    rt: &'static tokio::runtime::Runtime,
+    fut: impl Future<Output = R> + Send + 'static,
+) -> R {
+    let task = rt.spawn(tokio::task::unconstrained(fut));
+    rt.block_on(task)
+        .unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic()))
+}
+
 /// The contention scenario of a timer that runs inside tokio: `threads` tasks on the
 /// 2-worker runtime, each an arm + cancel loop of `iters`.
 fn tokio_tasks_contention<T: Timeouts>(threads: usize, iters: u64) -> Duration {
-    tokio_multi().block_on(async move {
+    tokio_tasks_contention_on::<T>(tokio_multi(), threads, iters)
+}
+
+/// [`tokio_tasks_contention`] on the runtime `rt`.
+fn tokio_tasks_contention_on<T: Timeouts>(
+    rt: &'static tokio::runtime::Runtime,
+    threads: usize,
+    iters: u64,
+) -> Duration {
+    rt.block_on(async move {
         let start = Instant::now();
         let tasks: Vec<_> = (0..threads)
             .map(|_| {
@@ -561,11 +659,11 @@ impl Timeouts for TokioTimeout {
         async move { tokio::time::timeout(d, f).await.is_err() }
     }
 
-    fn context<R>(f: impl FnOnce() -> R) -> R {
+    fn context<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> R {
         tokio_current().block_on(tokio::task::unconstrained(async move { f() }))
     }
 
-    fn block_on<R>(fut: impl Future<Output = R>) -> R {
+    fn block_on<R: Send + 'static>(fut: impl Future<Output = R> + Send + 'static) -> R {
         tokio_current().block_on(tokio::task::unconstrained(fut))
     }
 
@@ -594,17 +692,91 @@ impl Timeouts for PunctualInTokio {
         f.deadline(d)
     }
 
-    fn context<R>(f: impl FnOnce() -> R) -> R {
+    fn context<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> R {
         TokioTimeout::context(f)
     }
 
-    fn block_on<R>(fut: impl Future<Output = R>) -> R {
+    fn block_on<R: Send + 'static>(fut: impl Future<Output = R> + Send + 'static) -> R {
         TokioTimeout::block_on(fut)
     }
 
     /// Tasks on the 2-worker runtime instead of threads, as tokio's.
     fn contention(threads: usize, iters: u64) -> Duration {
         tokio_tasks_contention::<Self>(threads, iters)
+    }
+}
+
+/// `tokio::time::timeout` on tokio's alternative timer: every scenario in a task on a
+/// worker of [`tokio_alt`]'s runtime (a timer made there goes to that worker's wheel; one
+/// made outside the workers would take the remote path, which users' tasks do not).
+pub(crate) struct TokioAlt;
+
+impl Timeouts for TokioAlt {
+    fn bound<F: Future + Unpin + Send + 'static>(
+        f: F,
+        d: Duration,
+    ) -> impl Future + Send + 'static {
+        tokio::time::timeout(d, f)
+    }
+
+    fn timed_out<F: Future + Unpin + Send + 'static>(
+        f: F,
+        d: Duration,
+    ) -> impl Future<Output = bool> + Send + 'static {
+        async move { tokio::time::timeout(d, f).await.is_err() }
+    }
+
+    fn context<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> R {
+        on_worker(tokio_alt(), async move { f() })
+    }
+
+    fn block_on<R: Send + 'static>(fut: impl Future<Output = R> + Send + 'static) -> R {
+        on_worker(tokio_alt(), fut)
+    }
+
+    /// Tasks on the 2-worker runtime instead of threads, as tokio's.
+    fn contention(threads: usize, iters: u64) -> Duration {
+        tokio_tasks_contention_on::<Self>(tokio_alt(), threads, iters)
+    }
+}
+
+/// The tokio adapter: `f.deadline_on(wheel, d)` on the wheel of `punctual::adapters::tokio::start()`
+/// (1 ms ticks), whose driver is a task of the current-thread runtime that tokio's
+/// scenarios run on; those scenarios run as [`TokioTimeout`]'s do.
+pub(crate) struct PunctualTokio;
+
+impl PunctualTokio {
+    /// The adapter's wheel, started once on the current-thread runtime.
+    fn wheel() -> &'static punctual::adapters::tokio::TokioWheel {
+        static WHEEL: LazyLock<&'static punctual::adapters::tokio::TokioWheel> = LazyLock::new(|| {
+            let _runtime = tokio_current().enter();
+            punctual::adapters::tokio::start()
+        });
+        &WHEEL
+    }
+}
+
+impl Timeouts for PunctualTokio {
+    fn bound<F: Future + Unpin + Send + 'static>(
+        f: F,
+        d: Duration,
+    ) -> impl Future + Send + 'static {
+        f.deadline_on(Self::wheel(), d)
+    }
+
+    fn timed_out<F: Future + Unpin + Send + 'static>(
+        f: F,
+        d: Duration,
+    ) -> impl Future<Output = bool> + Send + 'static {
+        async move { f.deadline_on(Self::wheel(), d).await.is_err() }
+    }
+
+    fn context<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> R {
+        TokioTimeout::context(f)
+    }
+
+    fn block_on<R: Send + 'static>(fut: impl Future<Output = R> + Send + 'static) -> R {
+        TokioTimeout::block_on(fut)
     }
 }
 
@@ -672,7 +844,7 @@ impl Timeouts for AsyncIoRace {
         }
     }
 
-    fn block_on<R>(fut: impl Future<Output = R>) -> R {
+    fn block_on<R: Send + 'static>(fut: impl Future<Output = R> + Send + 'static) -> R {
         async_io::block_on(fut)
     }
 }
@@ -722,7 +894,7 @@ impl Timeouts for FuturesTimeTimeout {
         }
     }
 
-    fn block_on<R>(fut: impl Future<Output = R>) -> R {
+    fn block_on<R: Send + 'static>(fut: impl Future<Output = R> + Send + 'static) -> R {
         async_io::block_on(fut)
     }
 }
@@ -828,7 +1000,7 @@ impl Rng {
 
 /// `iters` times: a deadline around a future that is ready at its first poll, polled once.
 pub(crate) fn ready<T: Timeouts>(iters: u64) -> Duration {
-    T::context(|| {
+    T::context(move || {
         let mut cx = Context::from_waker(Waker::noop());
         let start = Instant::now();
         for i in 0..iters {
@@ -841,7 +1013,7 @@ pub(crate) fn ready<T: Timeouts>(iters: u64) -> Duration {
 
 /// `iters` times: a deadline around a pending future, polled once (so it arms), dropped.
 pub(crate) fn arm_cancel<T: Timeouts>(iters: u64) -> Duration {
-    T::context(|| arm_cancel_loop::<T>(iters))
+    T::context(move || arm_cancel_loop::<T>(iters))
 }
 
 pub(crate) fn arm_cancel_loop<T: Timeouts>(iters: u64) -> Duration {
@@ -864,7 +1036,7 @@ pub(crate) struct Armed {
 
 /// Arms `n` deadlines of 60 to 120 s, to hold while measuring.
 pub(crate) fn prearm<T: Timeouts>(n: usize) -> Armed {
-    T::context(|| {
+    T::context(move || {
         let mut rng = Rng::new(n as u64);
         let wakes = Arc::new(AtomicUsize::new(0));
         let futures = (0..n)
@@ -921,7 +1093,7 @@ pub(crate) struct FireCost {
     pub(crate) cpu: Duration,
 }
 
-async fn fire_all<T: Timeouts>(durations: &[Duration], give_up: Instant) -> usize {
+async fn fire_all<T: Timeouts>(durations: Vec<Duration>, give_up: Instant) -> usize {
     let mut set: FuturesUnordered<_> = durations
         .iter()
         .map(|&d| T::timed_out(pending::<()>(), d))
@@ -946,7 +1118,7 @@ pub(crate) fn fire<T: Timeouts>(n: usize, give_up: Duration) -> Option<FireCost>
     let durations = fire_durations(n);
     let cpu = process_cpu();
     let start = Instant::now();
-    let fired = T::block_on(fire_all::<T>(&durations, start + give_up));
+    let fired = T::block_on(fire_all::<T>(durations, start + give_up));
     let cost = FireCost {
         wall: start.elapsed(),
         cpu: process_cpu() - cpu,
@@ -960,7 +1132,7 @@ pub(crate) fn fire_budget_on<T: Timeouts>(n: usize, give_up: Duration) -> Option
     let durations = fire_durations(n);
     let cpu = process_cpu();
     let start = Instant::now();
-    let fired = tokio_current().block_on(fire_all::<T>(&durations, start + give_up));
+    let fired = tokio_current().block_on(fire_all::<T>(durations, start + give_up));
     let cost = FireCost {
         wall: start.elapsed(),
         cpu: process_cpu() - cpu,
@@ -985,10 +1157,10 @@ pub(crate) fn lateness_traced<T: Timeouts>(n: usize, seed: u64) -> Vec<(Duration
         .map(|_| rng.duration(Duration::from_millis(1), Duration::from_millis(50)))
         .collect();
     let origin = Instant::now();
-    T::block_on(async {
+    T::block_on(async move {
         let mut set: FuturesUnordered<_> = durations
-            .iter()
-            .map(|&d| async move {
+            .into_iter()
+            .map(|d| async move {
                 let start = Instant::now();
                 let timed_out = T::timed_out(pending::<()>(), d).await;
                 let took = start.elapsed();
