@@ -748,10 +748,11 @@ pub(crate) struct PunctualTokio;
 impl PunctualTokio {
     /// The adapter's wheel, started once on the current-thread runtime.
     fn wheel() -> &'static punctual::adapters::tokio::TokioWheel {
-        static WHEEL: LazyLock<&'static punctual::adapters::tokio::TokioWheel> = LazyLock::new(|| {
-            let _runtime = tokio_current().enter();
-            punctual::adapters::tokio::start()
-        });
+        static WHEEL: LazyLock<&'static punctual::adapters::tokio::TokioWheel> =
+            LazyLock::new(|| {
+                let _runtime = tokio_current().enter();
+                punctual::adapters::tokio::start()
+            });
         &WHEEL
     }
 }

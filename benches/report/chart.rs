@@ -92,9 +92,7 @@ pub(crate) fn chart(r: &Results, m: &Machine) -> String {
     if let Some(&b) = r.ready.get(&Peer::Bare) {
         ready.push((Peer::Bare, b));
     }
-    ready.extend(
-        Peer::timers().filter_map(|p| r.ready.get(&p).map(|&v| (p, v))),
-    );
+    ready.extend(Peer::timers().filter_map(|p| r.ready.get(&p).map(|&v| (p, v))));
     let ac: Vec<(Peer, f64)> = Peer::timers()
         .chain([Peer::ArmFloor])
         .filter_map(|p| r.arm_cancel.get(&p).map(|&v| (p, v)))

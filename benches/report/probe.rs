@@ -11,8 +11,7 @@ pub(crate) fn probe(args: &[String]) {
     let [scenario, peer, iters, ..] = args else {
         panic!("--probe SCENARIO PEER ITERS");
     };
-    let peer = Peer::named(peer)
-    .expect("a peer name");
+    let peer = Peer::named(peer).expect("a peer name");
     let iters: u64 = iters.parse().expect("a number of iterations");
     let d = match scenario.as_str() {
         "ready" => with_peer!(peer, T => common::ready::<T>(iters)),

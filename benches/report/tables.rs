@@ -8,7 +8,7 @@ use crate::common::Peer;
 use crate::format::*;
 use crate::machine::Machine;
 use crate::measure::*;
-use crate::targets::{mark, targets, cause};
+use crate::targets::{cause, mark, targets};
 
 pub(crate) fn markdown(r: &Results, m: &Machine) -> String {
     let mut s = String::new();

@@ -5,7 +5,6 @@ use crate::common::Peer;
 use crate::format::*;
 use crate::measure::*;
 
-
 /// Why a target is missed, as profiling found it (for the `Still missed` table).
 pub(crate) fn cause(target: &str) -> &'static str {
     if target.starts_with("arm + cancel inside tokio") {
