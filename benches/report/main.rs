@@ -14,8 +14,11 @@ mod common;
 
 mod chart;
 mod format;
+mod http;
 mod machine;
 mod measure;
+mod million;
+mod peer_targets;
 mod probe;
 mod tables;
 mod targets;

@@ -160,8 +160,10 @@ pub(crate) fn markdown(r: &Results, m: &Machine) -> String {
          fired and been seen. CPU: user + system time of the whole process (`getrusage`), the \
          drivers' threads included. Each peer on the executor its users would use: \
          `futures::executor::block_on` for punctual, futures-timer and embassy-time, tokio's \
-         current-thread runtime (inside `unconstrained`), `async_io::block_on` for async-io and \
-         futures-time, and for punctual-smol, a 1 ms wheel whose driver runs in the same task \
+         current-thread runtime (inside `unconstrained`) for tokio, punctual in tokio and \
+         punctual-tokio (whose driver is a task of that runtime), a task on a worker of a \
+         2-worker runtime for tokio's alternative timer (it applies to multi-thread runtimes \
+         only), `async_io::block_on` for async-io and futures-time, and for punctual-smol, a 1 ms wheel whose driver runs in the same task \
          (`punctual_smol::with_driver`), so that no deadline crosses between threads. Median \
          of {FIRE_RUNS} runs.\n"
     );
@@ -322,6 +324,9 @@ pub(crate) fn markdown(r: &Results, m: &Machine) -> String {
         }
     }
 
+    crate::million::section(&mut s, r);
+    crate::http::section(&mut s, r);
+
     let _ = writeln!(s, "\n## How each peer is measured\n");
     let _ = writeln!(
         s,
@@ -332,6 +337,14 @@ pub(crate) fn markdown(r: &Results, m: &Machine) -> String {
          inside the executor's own task \
          (`async_io::block_on(punctual_smol::with_driver(wheel, ..))`), sleeping on async-io \
          timers in the reactor that block_on runs, as async-io's own timers do.\n\
+         - **punctual-tokio** (fire and lateness): the tokio adapter, \
+         `f.deadline_on(wheel, d)` on the wheel of `punctual::adapters::tokio::start()` (1 ms \
+         ticks), driven by a task of the current-thread runtime the scenario runs on.\n\
+         - **tokio alt timer**: `tokio::time::timeout(d, f)` on a 2-worker multi-thread \
+         runtime built with `Builder::enable_alt_timer()` (tokio's alternative timer, a \
+         wheel per worker; needs `--cfg tokio_unstable`, which the report command sets), \
+         every scenario in a task on a worker (inside `unconstrained`), so its timers take \
+         the worker-local path users' tasks take; contention runs tasks on the same runtime.\n\
          - **tokio**: `tokio::time::timeout(d, f)`, always inside `tokio::task::unconstrained` \
          (its cooperative budget would otherwise stop its timers from registering after 128 \
          polls in one task), except in the budget-on row. Note that the benchmarks \

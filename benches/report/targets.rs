@@ -241,5 +241,6 @@ pub(crate) fn targets(r: &Results) -> Vec<(String, String, bool)> {
             ));
         }
     }
+    rows.extend(crate::peer_targets::rows(r));
     rows
 }
