@@ -154,7 +154,8 @@ fn http_server(r: &Results, rows: &mut Vec<Row>) {
         let lo = rps.iter().copied().fold(f64::INFINITY, f64::min);
         let hi = rps.iter().copied().fold(0.0, f64::max);
         rows.push((
-            "HTTP, K = 0: requests/s level with tower timeout + tokio's (within its runs' spread)".into(),
+            "HTTP, K = 0: requests/s level with tower timeout + tokio's (within its runs' spread)"
+                .into(),
             format!(
                 "{:.0} vs a median of {med:.0}, runs from {lo:.0} to {hi:.0}",
                 ours.requests_per_s
