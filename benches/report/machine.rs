@@ -44,6 +44,8 @@ pub(crate) fn machine(root: &Path) -> Machine {
         "futures-timer",
         "futures-time",
         "embassy-time",
+        "hyper",
+        "tower",
         "criterion",
     ] {
         let needle = format!("name = \"{name}\"\nversion = \"");

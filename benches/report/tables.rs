@@ -22,7 +22,11 @@ pub(crate) fn markdown(r: &Results, m: &Machine) -> String {
          another with {ARMED} armed; {CONTENTION_SAMPLES} samples for contention, one peer \
          after another; {FIRE_RUNS} fire runs; {LATE_RUNS}×{LATE_N} lateness samples per peer). The \
          full criterion suites are `cargo bench -p punctual-benches --bench timers` and \
-         `--bench fire`; `--bench lateness` and `--bench memory` print their tables.\n"
+         `--bench fire`; `--bench lateness`, `--bench memory`, `--bench million` and \
+         `--bench http` print their tables. The command builds with `--cfg tokio_unstable`, \
+         for tokio's alternative timer.) The machine is shared and was loaded by other work \
+         during the run: read the figures as ratios between peers measured in the same run, \
+         not as absolute costs.\n"
     );
     let _ = writeln!(
         s,
@@ -227,6 +231,13 @@ pub(crate) fn markdown(r: &Results, m: &Machine) -> String {
             }
         }
     }
+
+    let _ = writeln!(
+        s,
+        "\n**Where the default path's fire CPU goes** (profiled; it holds whether or not \
+         this run met the target): {}\n",
+        cause("fire: process CPU ≤ tokio's")
+    );
 
     let _ = writeln!(s, "\n## Memory\n");
     let _ = writeln!(
