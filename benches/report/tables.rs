@@ -58,7 +58,7 @@ pub(crate) fn markdown(r: &Results, m: &Machine) -> String {
         );
         let _ = writeln!(s, "| target | measured | cause |\n|---|---|---|");
         for (target, measured, _) in rows.iter().filter(|(_, _, ok)| !ok) {
-            let _ = writeln!(s, "| {target} | {measured} | {} |", cause(target));
+            let _ = writeln!(s, "| {target} | {measured} | {} |", cause(target, r, m));
         }
     }
 
@@ -236,7 +236,7 @@ pub(crate) fn markdown(r: &Results, m: &Machine) -> String {
         s,
         "\n**Where the default path's fire CPU goes** (profiled; it holds whether or not \
          this run met the target): {}\n",
-        cause("fire: process CPU ≤ tokio's")
+        cause("fire: process CPU ≤ tokio's", r, m)
     );
 
     let _ = writeln!(s, "\n## Memory\n");
