@@ -25,11 +25,21 @@ fn load_cause(target: &str, r: &Results, m: &Machine) -> Option<String> {
     if target.starts_with("lateness: p99") {
         let p99 = |p: Peer| r.lateness.get(&p).map(|(l, _)| fmt_us(l.p99));
         let (tokio, alt, aio) = (p99(Peer::Tokio)?, p99(Peer::TokioAlt), p99(Peer::AsyncIo)?);
+        let inherit =
+            if target.contains("(punctual in tokio)") || target.contains("(punctual-tokio)") {
+                format!(
+                    " This wheel is turned by a task that sleeps on tokio's timer between turns, \
+                 so it inherits that timer's lateness (tokio's own p99: {tokio} µs) and adds \
+                 up to a tick of its own."
+                )
+            } else {
+                String::new()
+            };
         return Some(format!(
-            "The machine's load, measured in the same run: every peer's p99 is milliseconds \
-             late (tokio's {tokio} µs{}, async-io's, with no tick at all, {aio} µs) with a load \
-             average up to {load} on 2 cores, where a thread woken on time waits for a core. \
-             Not a verdict on the wheel; the target is for a quiet machine.",
+            "The machine's load, measured in the same run: the peers' p99 are far above their \
+             ticks (tokio's {tokio} µs{}, async-io's, with no tick at all, {aio} µs) with a \
+             load average up to {load} on 2 cores, where a thread woken on time waits for a \
+             core; the target is for a quiet machine.{inherit}",
             alt.map_or(String::new(), |a| format!(
                 ", its alternative timer's {a} µs"
             ))
