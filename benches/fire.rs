@@ -38,7 +38,7 @@ fn fire(c: &mut Criterion) {
     for (label, cpu) in [("fire_wall", false), ("fire_cpu", true)] {
         let mut group = c.benchmark_group(label);
         group.sample_size(10).sampling_mode(SamplingMode::Flat);
-        for peer in Peer::TIMERS {
+        for peer in Peer::timers().chain([Peer::PunctualTokio]) {
             group.bench_function(BenchmarkId::new(peer.name(), N), |b| {
                 b.iter_custom(|iters| {
                     (0..iters)

@@ -20,17 +20,22 @@ fn main() {
         );
         return;
     }
-    let peers = [
+    let peers: Vec<Peer> = [
         Peer::Punctual,
         Peer::PunctualInTokio,
+        Peer::PunctualTokio,
         Peer::Punctual100us,
         Peer::PunctualSmol100us,
         Peer::Tokio,
+        Peer::TokioAlt,
         Peer::AsyncIo,
         Peer::FuturesTimer,
         Peer::FuturesTime,
         Peer::Embassy,
-    ];
+    ]
+    .into_iter()
+    .filter(|p| p.available())
+    .collect();
     if let Ok(name) = std::env::var("LATENESS_TRACE") {
         // The worst deadlines of one run of one peer: (start, duration, lateness).
         let peer = *peers

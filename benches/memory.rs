@@ -97,7 +97,7 @@ struct Measured {
 }
 
 fn measure<T: Timeouts>(n: usize) -> Measured {
-    T::context(|| {
+    T::context(move || {
         let mut futures: Vec<Pin<Box<_>>> = (0..n)
             .map(|_| Box::pin(T::bound(pending::<()>(), Duration::from_secs(600))))
             .collect();
@@ -154,10 +154,7 @@ fn main() {
         return;
     }
     if let Some(i) = args.iter().position(|a| a == "--one") {
-        let peer = Peer::TIMERS
-            .into_iter()
-            .find(|p| p.name() == args[i + 1])
-            .expect("a peer's name");
+        let peer = Peer::named(&args[i + 1]).expect("a peer's name");
         let n: usize = args[i + 2].parse().expect("a number of deadlines");
         let m = with_peer!(peer, T => measure::<T>(n));
         println!("{}\t{:.1}\t{}", m.future, m.heap, m.held);
@@ -170,7 +167,7 @@ fn main() {
         "{:<16} {:>16} {:>16} {:>8} {:>14}",
         "", "future overhead", "heap per timer", "total", "held"
     );
-    for peer in Peer::TIMERS {
+    for peer in Peer::timers() {
         let m = measure_apart(peer, N);
         println!(
             "{:<16} {:>16} {:>16.1} {:>8.1} {:>14}",
@@ -189,7 +186,7 @@ fn main() {
         ));
     }
     println!("\nheap per armed timer (bytes), as more are armed:");
-    for peer in Peer::TIMERS {
+    for peer in Peer::timers() {
         let mut line = format!("{:<16}", peer.name());
         for n in MORE_N {
             let m = measure_apart(peer, n);

@@ -20,7 +20,7 @@ use criterion::{BenchmarkId, Criterion, Throughput};
 
 fn ready(c: &mut Criterion) {
     let mut group = c.benchmark_group("ready");
-    for peer in [Peer::Bare].into_iter().chain(Peer::TIMERS) {
+    for peer in [Peer::Bare].into_iter().chain(Peer::timers()) {
         group.bench_function(peer.name(), |b| {
             b.iter_custom(|iters| with_peer!(peer, T => common::ready::<T>(iters)))
         });
@@ -31,7 +31,7 @@ fn ready(c: &mut Criterion) {
 fn arm_cancel(c: &mut Criterion) {
     let mut group = c.benchmark_group("arm_cancel");
     for armed in [0, 10_000] {
-        for peer in Peer::TIMERS {
+        for peer in Peer::timers() {
             with_peer!(peer, T => {
                 // Named by the deadlines the peer actually holds (embassy-time: 128 at most).
                 let held = common::prearm::<T>(armed);
@@ -50,7 +50,7 @@ fn arm_cancel(c: &mut Criterion) {
 
 fn contention(c: &mut Criterion) {
     let mut group = c.benchmark_group("contention");
-    for peer in Peer::TIMERS {
+    for peer in Peer::timers() {
         for threads in [1, 2] {
             group.throughput(Throughput::Elements(threads as u64));
             group.bench_with_input(

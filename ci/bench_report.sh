@@ -1,21 +1,37 @@
 #!/usr/bin/env bash
-# The short benchmark suite, written up: measures punctual beside tokio, async-io,
-# futures-timer, futures-time and embassy-time, then writes docs/benchmarks.md,
-# docs/benchmarks.svg and the comparison table in the README's "Why punctual". A few
-# minutes, most of it building in release mode. Not part of .ci/run: its numbers depend on
-# the machine's load.
+# The short benchmark suite, written up: measures punctual beside tokio (its default timer
+# and its alternative one), async-io, futures-timer, futures-time and embassy-time, then
+# writes docs/benchmarks.md and docs/benchmarks.svg (docs/ only). Most of its time is the
+# first release build; the measuring itself takes about ten minutes. Not part of .ci/run:
+# its numbers depend on the machine's load.
+#
+# tokio's alternative timer needs `--cfg tokio_unstable`: this command alone builds so, in
+# a target directory of its own (target/unstable), so that the workspace's ordinary
+# builds keep theirs. Built without it, the benches leave that peer out.
 #
 # The benchmarks are the package `punctual-benches` (benches/), so that the facade's own
 # builds never compile criterion or the peers. The full criterion suites:
 # `cargo bench -p punctual-benches --bench timers` (ready, arm + cancel, contention) and
-# `--bench fire`; `--bench lateness` and `--bench memory` print their tables.
+# `--bench fire`; `--bench lateness`, `--bench memory`, `--bench million` and
+# `--bench http` print their tables.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # Absolute: cargo runs each bench in its package's folder (benches/).
 out="$PWD/target/bench-report"
 mkdir -p "$out"
-# Memory first, in a process of its own: it counts allocations with its own global
-# allocator, which no timing bench should pay for.
-cargo bench -p punctual-benches --bench memory -- --tsv "$out/memory.tsv"
-cargo bench -p punctual-benches --bench report -- --memory "$out/memory.tsv"
-bash ci/firmware_sizes.sh
+export RUSTFLAGS="${RUSTFLAGS:-} --cfg tokio_unstable"
+export CARGO_TARGET_DIR="$PWD/target/unstable"
+bench() { cargo bench -p punctual-benches --bench "$@"; }
+cargo bench -p punctual-benches --no-run
+start=$(date +%s)
+# Memory, a million timers and the HTTP server first, each measurement in a process of its
+# own: memory counts allocations with its own global allocator, which no timing bench
+# should pay for; a million timers reads resident memory, which never shrinks; the HTTP
+# server wants a fresh runtime per peer.
+bench memory -- --tsv "$out/memory.tsv"
+bench million -- --tsv "$out/million.tsv"
+bench http -- --tsv "$out/http.tsv"
+bench report -- --memory "$out/memory.tsv" --million "$out/million.tsv" --http "$out/http.tsv"
+echo "bench_report: measured in $(( $(date +%s) - start )) s" >&2
+# Firmware sizes, with the firmware's own build settings (not this report's cfg).
+env -u RUSTFLAGS -u CARGO_TARGET_DIR bash ci/firmware_sizes.sh

@@ -1,0 +1,217 @@
+//! Each scenario written once, generic over the peer ([`Timeouts`]).
+
+#[allow(unused_imports)]
+use super::*;
+
+/// `iters` times: a deadline around a future that is ready at its first poll, polled once.
+pub(crate) fn ready<T: Timeouts>(iters: u64) -> Duration {
+    T::context(move || {
+        let mut cx = Context::from_waker(Waker::noop());
+        let start = Instant::now();
+        for i in 0..iters {
+            let fut = pin!(T::bound(std::future::ready(black_box(i)), LONG));
+            black_box(fut.poll(&mut cx).is_ready());
+        }
+        start.elapsed()
+    })
+}
+
+/// `iters` times: a deadline around a pending future, polled once (so it arms), dropped.
+pub(crate) fn arm_cancel<T: Timeouts>(iters: u64) -> Duration {
+    T::context(move || arm_cancel_loop::<T>(iters))
+}
+
+pub(crate) fn arm_cancel_loop<T: Timeouts>(iters: u64) -> Duration {
+    let mut cx = Context::from_waker(Waker::noop());
+    let start = Instant::now();
+    for _ in 0..iters {
+        let fut = pin!(T::bound(pending::<()>(), LONG));
+        black_box(fut.poll(&mut cx).is_pending());
+    }
+    start.elapsed()
+}
+
+/// Deadlines kept armed while another scenario runs: each polled once with a waker of its
+/// own (as if each belonged to a task), none due within the run.
+pub(crate) struct Armed {
+    futures: Vec<Pin<Box<dyn Future<Output = ()> + Send>>>,
+    /// Wakes of their wakers (see [`distinct_waker`]).
+    wakes: Arc<AtomicUsize>,
+}
+
+/// Arms `n` deadlines of 60 to 120 s, to hold while measuring.
+pub(crate) fn prearm<T: Timeouts>(n: usize) -> Armed {
+    T::context(move || {
+        let mut rng = Rng::new(n as u64);
+        let wakes = Arc::new(AtomicUsize::new(0));
+        let futures = (0..n)
+            .map(|_| {
+                let d = rng.duration(Duration::from_secs(60), Duration::from_secs(120));
+                let mut fut: Pin<Box<dyn Future<Output = ()> + Send>> = Box::pin(async move {
+                    T::bound(pending::<()>(), d).await;
+                });
+                let waker = distinct_waker(&wakes);
+                let _ = fut.as_mut().poll(&mut Context::from_waker(&waker));
+                fut
+            })
+            .collect();
+        Armed { futures, wakes }
+    })
+}
+
+impl Armed {
+    pub(crate) fn len(&self) -> usize {
+        self.futures.len()
+    }
+
+    /// How many of the deadlines their timer still holds: those whose waker was never
+    /// woken (none is due within a run).
+    pub(crate) fn held(&self) -> usize {
+        self.len()
+            .saturating_sub(self.wakes.load(Ordering::Relaxed))
+    }
+}
+
+/// `threads` threads (tokio: tasks on its 2-worker runtime) each do `iters` arm + cancel;
+/// returns the wall time until all are done.
+pub(crate) fn contention<T: Timeouts>(threads: usize, iters: u64) -> Duration {
+    T::contention(threads, iters)
+}
+
+/// The durations of the fire scenario: `n` deadlines spread evenly over 1 to 100 ms, in a
+/// scattered order.
+pub(crate) fn fire_durations(n: usize) -> Vec<Duration> {
+    let lo = Duration::from_millis(1);
+    let span = Duration::from_millis(99);
+    (0..n)
+        .map(|i| {
+            let k = (i * 7919) % n;
+            lo + span.mul_f64(k as f64 / n as f64)
+        })
+        .collect()
+}
+
+/// What one fire run cost.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FireCost {
+    pub(crate) wall: Duration,
+    pub(crate) cpu: Duration,
+}
+
+async fn fire_all<T: Timeouts>(durations: Vec<Duration>, give_up: Instant) -> usize {
+    let mut set: FuturesUnordered<_> = durations
+        .iter()
+        .map(|&d| T::timed_out(pending::<()>(), d))
+        .collect();
+    let mut fired = 0;
+    while let Some(timed_out) = set.next().await {
+        assert!(
+            timed_out,
+            "a deadline around a pending future ended without firing"
+        );
+        fired += 1;
+        if fired % 1024 == 0 && Instant::now() > give_up {
+            break;
+        }
+    }
+    fired
+}
+
+/// `n` deadlines over 1 to 100 ms in one `FuturesUnordered`, until all fired and were seen.
+/// `None` if they had not after `give_up`.
+pub(crate) fn fire<T: Timeouts>(n: usize, give_up: Duration) -> Option<FireCost> {
+    let durations = fire_durations(n);
+    let cpu = process_cpu();
+    let start = Instant::now();
+    let fired = T::block_on(fire_all::<T>(durations, start + give_up));
+    let cost = FireCost {
+        wall: start.elapsed(),
+        cpu: process_cpu() - cpu,
+    };
+    (fired == n).then_some(cost)
+}
+
+/// The fire scenario inside a tokio task with its cooperative budget on (no
+/// `unconstrained`), on the current-thread runtime.
+pub(crate) fn fire_budget_on<T: Timeouts>(n: usize, give_up: Duration) -> Option<FireCost> {
+    let durations = fire_durations(n);
+    let cpu = process_cpu();
+    let start = Instant::now();
+    let fired = tokio_current().block_on(fire_all::<T>(durations, start + give_up));
+    let cost = FireCost {
+        wall: start.elapsed(),
+        cpu: process_cpu() - cpu,
+    };
+    (fired == n).then_some(cost)
+}
+
+/// On the real clock: `n` deadlines of 1 to 50 ms (to the nanosecond) started together;
+/// for each, when its `Err` was seen minus when it was asked for, in nanoseconds
+/// (negative: early). Measured from just before the deadline is made and first polled.
+pub(crate) fn lateness<T: Timeouts>(n: usize, seed: u64) -> Vec<i64> {
+    lateness_traced::<T>(n, seed)
+        .into_iter()
+        .map(|(_, _, late)| late)
+        .collect()
+}
+
+/// [`lateness`], with each deadline's start (since the run began) and duration.
+pub(crate) fn lateness_traced<T: Timeouts>(n: usize, seed: u64) -> Vec<(Duration, Duration, i64)> {
+    let mut rng = Rng::new(seed);
+    let durations: Vec<Duration> = (0..n)
+        .map(|_| rng.duration(Duration::from_millis(1), Duration::from_millis(50)))
+        .collect();
+    let origin = Instant::now();
+    T::block_on(async move {
+        let mut set: FuturesUnordered<_> = durations
+            .into_iter()
+            .map(|d| async move {
+                let start = Instant::now();
+                let timed_out = T::timed_out(pending::<()>(), d).await;
+                let took = start.elapsed();
+                assert!(
+                    timed_out,
+                    "a deadline around a pending future ended without firing"
+                );
+                (
+                    start - origin,
+                    d,
+                    took.as_nanos() as i64 - d.as_nanos() as i64,
+                )
+            })
+            .collect();
+        let mut out = Vec::with_capacity(n);
+        while let Some(late) = set.next().await {
+            out.push(late);
+        }
+        out
+    })
+}
+
+/// Early count, median, p99 and max of a lateness sample.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LatenessSummary {
+    pub(crate) early: usize,
+    pub(crate) min: i64,
+    pub(crate) median: i64,
+    pub(crate) p99: i64,
+    pub(crate) max: i64,
+}
+
+pub(crate) fn summarize(mut sample: Vec<i64>) -> LatenessSummary {
+    sample.sort_unstable();
+    let at = |q: f64| sample[((sample.len() - 1) as f64 * q).round() as usize];
+    LatenessSummary {
+        early: sample.iter().filter(|&&x| x < 0).count(),
+        min: sample[0],
+        median: at(0.5),
+        p99: at(0.99),
+        max: *sample.last().expect("empty sample"),
+    }
+}
+
+/// The median of some durations.
+pub(crate) fn median(mut xs: Vec<Duration>) -> Duration {
+    xs.sort_unstable();
+    xs[xs.len() / 2]
+}

@@ -1,0 +1,82 @@
+//! The "HTTP server" section: the medians of `benches/http/`'s runs.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use crate::measure::{Http, Results, median_f64};
+
+/// The peers' names as `benches/http/` writes them, in table order.
+pub(crate) const TOKIO: &str = "tower timeout + tokio";
+pub(crate) const TOKIO_ALT: &str = "tower timeout + tokio alt timer";
+pub(crate) const PUNCTUAL: &str = "punctual budget + deadline";
+
+/// Each `(peer, K)`'s medians over its runs, and the number of runs.
+pub(crate) fn medians(r: &Results) -> BTreeMap<(String, usize), (Http, usize)> {
+    r.http
+        .iter()
+        .filter(|(_, runs)| !runs.is_empty())
+        .map(|(key, runs)| {
+            let med = |f: fn(&Http) -> f64| median_f64(runs.iter().map(f).collect());
+            let h = Http {
+                requests_per_s: med(|h| h.requests_per_s),
+                p50: med(|h| h.p50),
+                p99: med(|h| h.p99),
+                p999: med(|h| h.p999),
+                cpu_per_request: med(|h| h.cpu_per_request),
+            };
+            (key.clone(), (h, runs.len()))
+        })
+        .collect()
+}
+
+pub(crate) fn section(s: &mut String, r: &Results) {
+    let m = medians(r);
+    if m.is_empty() {
+        return;
+    }
+    let runs = m.values().map(|(_, n)| *n).min().unwrap_or(0);
+    let _ = writeln!(s, "\n## HTTP server\n");
+    let _ = writeln!(
+        s,
+        "A hyper HTTP/1 server on tokio's multi-thread runtime with 2 workers, on loopback; a \
+         load generator (a current-thread runtime in the same process) keeps 64 keep-alive \
+         connections busy until 20 000 requests are answered (after 2 000 of warm-up). Each \
+         request runs under a per-request deadline of 2 s; its handler starts K inner \
+         deadlines of 100 ms one after another, each around a future pending once and then \
+         ready (`tokio::task::yield_now()`, as a cache that answers at once). No deadline \
+         fires. Peers: *{TOKIO}*: `tower::timeout` (`ServiceBuilder::timeout`) around the \
+         handler, `tokio::time::timeout` inside; *{TOKIO_ALT}*: the same on a runtime built \
+         with `enable_alt_timer()`; *{PUNCTUAL}*: the handling under `punctual::budget` (a \
+         `map_future` layer, written in the benchmark), `.deadline()` inside (the default \
+         inside tokio: the runtime's wheel). Latency as the client saw it; server CPU: the \
+         2 workers' thread CPU clocks, per request. Each measurement a process of its own, \
+         peers and K interleaved; median of {runs} runs each (each column its own \
+         median). × tokio: over tower timeout + tokio's, at the same K.\n"
+    );
+    let _ = writeln!(
+        s,
+        "| | K | requests/s | × tokio | p50 (µs) | p99 (µs) | p99.9 (µs) | server CPU per request (µs) | × tokio |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|"
+    );
+    let ks: std::collections::BTreeSet<usize> = m.keys().map(|(_, k)| *k).collect();
+    for k in ks {
+        let base = m.get(&(TOKIO.to_string(), k)).map(|(h, _)| *h);
+        for peer in [TOKIO, TOKIO_ALT, PUNCTUAL] {
+            let Some((h, _)) = m.get(&(peer.to_string(), k)) else {
+                continue;
+            };
+            let (rps_ratio, cpu_ratio) = match base {
+                Some(b) => (
+                    format!("{:.2}×", h.requests_per_s / b.requests_per_s),
+                    format!("{:.2}×", h.cpu_per_request / b.cpu_per_request),
+                ),
+                None => (String::new(), String::new()),
+            };
+            let _ = writeln!(
+                s,
+                "| {peer} | {k} | {:.0} | {rps_ratio} | {:.0} | {:.0} | {:.0} | {:.1} | {cpu_ratio} |",
+                h.requests_per_s, h.p50, h.p99, h.p999, h.cpu_per_request
+            );
+        }
+    }
+}

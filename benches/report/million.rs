@@ -1,0 +1,95 @@
+//! The "A million timers" section: the medians of `benches/million.rs`'s runs.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use crate::common::Peer;
+use crate::format::*;
+use crate::measure::{Million, Results};
+
+/// Each peer's median run (each figure its own median).
+pub(crate) fn medians(r: &Results) -> BTreeMap<Peer, Million> {
+    let median_d = |mut xs: Vec<Duration>| {
+        xs.sort_unstable();
+        xs[xs.len() / 2]
+    };
+    r.million
+        .iter()
+        .filter(|(_, runs)| !runs.is_empty())
+        .map(|(&peer, runs)| {
+            let mut bytes: Vec<f64> = runs.iter().map(|m| m.bytes).collect();
+            bytes.sort_by(f64::total_cmp);
+            let m = Million {
+                arm: median_d(runs.iter().map(|m| m.arm).collect()),
+                cancel: median_d(runs.iter().map(|m| m.cancel).collect()),
+                bytes: bytes[bytes.len() / 2],
+                fire_cpu: median_d(runs.iter().map(|m| m.fire_cpu).collect()),
+                fire_wall: median_d(runs.iter().map(|m| m.fire_wall).collect()),
+            };
+            (peer, m)
+        })
+        .collect()
+}
+
+/// The best (least) of tokio's two timers by `f`.
+pub(crate) fn best_tokio(m: &BTreeMap<Peer, Million>, f: impl Fn(&Million) -> f64) -> Option<f64> {
+    [Peer::Tokio, Peer::TokioAlt]
+        .iter()
+        .filter_map(|p| m.get(p).map(&f))
+        .reduce(f64::min)
+}
+
+pub(crate) fn section(s: &mut String, r: &Results) {
+    let m = medians(r);
+    if m.is_empty() {
+        return;
+    }
+    let runs = r.million.values().map(Vec::len).max().unwrap_or(0);
+    let _ = writeln!(s, "\n## A million timers\n");
+    let _ = writeln!(
+        s,
+        "1 000 000 deadlines of 1 to 60 s armed at once from 2 threads (punctual's default: 2 \
+         threads; the others: 2 tasks on a 2-worker tokio runtime, the alternative timer's \
+         built with `enable_alt_timer()`), 500 000 each, made, boxed and polled once; then all \
+         dropped by the same 2; then 100 000 deadlines over 1 to 100 ms fired, 50 000 awaited \
+         by each of the 2, in the same process (the fire deadlines are short so that a run \
+         takes a fraction of a second, not a minute). *Bytes*: growth of resident memory \
+         from before the million were made to when all were armed, per deadline (the boxed \
+         future and what its timer holds for it). Each run a process of its own, \
+         `benches/million.rs`; median of {runs} runs. × best tokio: over the better of tokio's \
+         two timers in that column.\n"
+    );
+    let _ = writeln!(
+        s,
+        "| | arm (ms) | × best tokio | cancel (ms) | × best tokio | bytes per armed deadline | × best tokio | fire CPU (ms) | fire wall (ms) |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|"
+    );
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let arm = best_tokio(&m, |x| ms(x.arm));
+    let cancel = best_tokio(&m, |x| ms(x.cancel));
+    let bytes = best_tokio(&m, |x| x.bytes);
+    let ratio = |x: f64, best: Option<f64>| best.map_or(String::new(), |b| fmt_ratio(x / b));
+    for peer in [
+        Peer::Punctual,
+        Peer::PunctualInTokio,
+        Peer::Tokio,
+        Peer::TokioAlt,
+    ] {
+        if let Some(x) = m.get(&peer) {
+            let _ = writeln!(
+                s,
+                "| {} | {:.0} | {} | {:.0} | {} | {:.0} | {} | {} | {} |",
+                peer.name(),
+                ms(x.arm),
+                ratio(ms(x.arm), arm),
+                ms(x.cancel),
+                ratio(ms(x.cancel), cancel),
+                x.bytes,
+                ratio(x.bytes, bytes),
+                fmt_ms(x.fire_cpu),
+                fmt_ms(x.fire_wall)
+            );
+        }
+    }
+}
