@@ -109,8 +109,10 @@ impl Timeouts for TokioTimeout {
         async move { tokio::time::timeout(d, f).await.is_err() }
     }
 
+    /// In a task on a worker of the 2-worker runtime, where a server's handlers run (and
+    /// where tokio's timer takes the path users' tasks take).
     fn context<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> R {
-        tokio_current().block_on(tokio::task::unconstrained(async move { f() }))
+        on_worker(tokio_multi(), async move { f() })
     }
 
     fn block_on<R: Send + 'static>(fut: impl Future<Output = R> + Send + 'static) -> R {

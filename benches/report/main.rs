@@ -70,7 +70,23 @@ fn main() {
         return;
     }
     std::fs::create_dir_all(root.join("docs")).expect("docs/");
-    std::fs::write(root.join("docs/benchmarks.md"), &md).expect("write docs/benchmarks.md");
+    let path = root.join("docs/benchmarks.md");
+    let md = md + &kept_sections(&path);
+    std::fs::write(&path, &md).expect("write docs/benchmarks.md");
     std::fs::write(root.join("docs/benchmarks.svg"), svg).expect("write docs/benchmarks.svg");
     println!("{md}");
+}
+
+/// Where the hand-written part of `docs/benchmarks.md` begins: the notes behind the core's
+/// choices and the firmware sizes (written by `ci/firmware_sizes.sh`), which a run of the
+/// report keeps as they are.
+const KEPT: &str = "<!-- kept by the report: written by hand or by other scripts -->";
+
+/// The part of the existing report from [`KEPT`] on (empty without one).
+fn kept_sections(path: &std::path::Path) -> String {
+    let old = std::fs::read_to_string(path).unwrap_or_default();
+    match old.find(KEPT) {
+        Some(at) => format!("\n{}", &old[at..]),
+        None => String::new(),
+    }
 }

@@ -121,16 +121,16 @@ fn load_cause(target: &str, r: &Results, m: &Machine) -> Option<String> {
 
 fn fixed_cause(target: &str) -> &'static str {
     if target.starts_with("arm + cancel inside tokio") {
-        "Profiled with callgrind (200 000 arm + cancel on a current-thread runtime, in \
-         its `block_on` as the bench runs them): 710 instructions each against 550 on the \
-         global wheel. About 95 of the 160 more read the clock through \
-         `tokio::time::Instant::now()` and convert the `Instant` (the source a paused \
-         runtime needs), where the global wheel reads `CLOCK_MONOTONIC` directly; about \
-         85 choose the wheel: outside a spawned task (the `block_on` future) the choice \
-         asks tokio for the current runtime (`Handle::try_current`, which clones and \
-         drops the runtime's handle), while in a spawned task a task id suffices. Not yet \
-         changed: tokio offers no cheaper way to tell whether a thread is inside a \
-         runtime, or whether its clock may be paused."
+        "Measured in a task on a worker of the 2-worker runtime. callgrind, 100 000 arm + \
+         cancel: 567 instructions on a multi-thread worker against 534 on the global wheel \
+         (1.06×), where its wheel reads `CLOCK_MONOTONIC` directly, as the global wheel \
+         does (tokio never pauses a multi-thread runtime's clock). A current-thread \
+         runtime, whose clock may be paused, still reads through \
+         `tokio::time::Instant::now()` and converts the `Instant`: 651 instructions in a \
+         spawned task (169 of them the clock read), 691 in `block_on`, where choosing the \
+         wheel also asks tokio for the current runtime (`Handle::try_current`, which \
+         clones and drops the runtime's handle). tokio offers no cheaper way to tell \
+         whether a thread is inside a runtime, or whether its clock is paused."
     } else if target.starts_with("arm + cancel") {
         "The floor row (one clock reading and two compare-and-swaps, the least a deadline \
          does that starts at its first poll, docs/design.md rule 4, and hands itself to a \
