@@ -2,7 +2,7 @@
 //!
 //! Every other module imports its atomics from here, so that one switch changes them all:
 //!
-//! * `cfg(punctual_loom)`: [loom]'s model-checked types, for the tests in `tests/loom.rs`.
+//! * `cfg(punctual_loom)`: [loom]'s model-checked types, for the models in `tests/loom/`.
 //!   A namespaced cfg, so that building our tests with it does not flip every dependency
 //!   that keys on a bare `cfg(loom)`.
 //! * feature `portable-atomic`: [portable-atomic]'s types, for targets without
