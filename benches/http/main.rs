@@ -3,8 +3,8 @@
 //! of requests. Each request runs under a per-request deadline and its handler starts K
 //! inner deadlines around futures that complete quickly (K = 0, 4, 16). The peers
 //! ([`server::Peer`]): tower's timeout with `tokio::time::timeout` inside, the same on
-//! tokio's alternative timer, and punctual (the request under `punctual::budget`,
-//! `.deadline()` inside). Reported: requests per second, p50 / p99 / p99.9 latency as the
+//! tokio's alternative timer, and punctual (punctual-tower's `DeadlineLayer`, which runs
+//! the request under a budget, with `.deadline()` inside). Reported: requests per second, p50 / p99 / p99.9 latency as the
 //! client saw it, and the server's CPU (its worker threads only) per request.
 //!
 //! Each measurement is a process of its own (this binary with `--one PEER K`): a fresh

@@ -4,7 +4,6 @@
 //! call to a cache or a database that answers at once), then answering a short body.
 
 use std::convert::Infallible;
-use std::future::Future;
 use std::time::Duration;
 
 use http_body_util::Full;
@@ -28,8 +27,9 @@ pub(crate) enum Peer {
     Tokio,
     /// The same on a runtime built with tokio's alternative timer.
     TokioAlt,
-    /// The handling under `punctual::budget` (a `map_future` layer), `.deadline()` inside:
-    /// on the runtime's own wheel, as punctual's default inside tokio.
+    /// `punctual::adapters::tower::DeadlineLayer` around the handler (the request under a
+    /// budget), `.deadline()` inside: on the runtime's own wheels, as punctual's default
+    /// inside tokio.
     Punctual,
 }
 
@@ -40,7 +40,7 @@ impl Peer {
         match self {
             Peer::Tokio => "tower timeout + tokio",
             Peer::TokioAlt => "tower timeout + tokio alt timer",
-            Peer::Punctual => "punctual budget + deadline",
+            Peer::Punctual => "punctual-tower + deadline",
         }
     }
 
@@ -107,25 +107,14 @@ pub(crate) async fn serve(peer: Peer, k: usize, listener: TcpListener) {
                 }
                 Peer::Punctual => {
                     let service = ServiceBuilder::new()
-                        .map_future(|fut| within_budget(REQUEST_DEADLINE, fut))
+                        .layer(punctual::adapters::tower::DeadlineLayer::new(
+                            REQUEST_DEADLINE,
+                        ))
                         .service(handler);
                     connection(io, service).await;
                 }
             }
         });
-    }
-}
-
-/// The request's handling under a punctual budget: every punctual deadline started while
-/// serving it ends no later than the request's own.
-async fn within_budget<F, T, E>(limit: Duration, fut: F) -> Result<T, BoxError>
-where
-    F: Future<Output = Result<T, E>>,
-    E: Into<BoxError>,
-{
-    match punctual::budget(limit, fut).await {
-        Ok(out) => out.map_err(Into::into),
-        Err(elapsed) => Err(elapsed.into()),
     }
 }
 

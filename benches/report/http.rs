@@ -8,7 +8,7 @@ use crate::measure::{Http, Results, median_f64};
 /// The peers' names as `benches/http/` writes them, in table order.
 pub(crate) const TOKIO: &str = "tower timeout + tokio";
 pub(crate) const TOKIO_ALT: &str = "tower timeout + tokio alt timer";
-pub(crate) const PUNCTUAL: &str = "punctual budget + deadline";
+pub(crate) const PUNCTUAL: &str = "punctual-tower + deadline";
 
 /// Each `(peer, K)`'s medians over its runs, and the number of runs.
 pub(crate) fn medians(r: &Results) -> BTreeMap<(String, usize), (Http, usize)> {
@@ -46,9 +46,9 @@ pub(crate) fn section(s: &mut String, r: &Results) {
          ready (`tokio::task::yield_now()`, as a cache that answers at once). No deadline \
          fires. Peers: *{TOKIO}*: `tower::timeout` (`ServiceBuilder::timeout`) around the \
          handler, `tokio::time::timeout` inside; *{TOKIO_ALT}*: the same on a runtime built \
-         with `enable_alt_timer()`; *{PUNCTUAL}*: the handling under `punctual::budget` (a \
-         `map_future` layer, written in the benchmark), `.deadline()` inside (the default \
-         inside tokio: the runtime's wheel). Latency as the client saw it; server CPU: the \
+         with `enable_alt_timer()`; *{PUNCTUAL}*: punctual-tower's `DeadlineLayer` around \
+         the handler (the handling under the request's budget), `.deadline()` inside (the \
+         default inside tokio: the runtime's wheels). Latency as the client saw it; server CPU: the \
          2 workers' thread CPU clocks, per request. Each measurement a process of its own, \
          peers and K interleaved; median of {runs} runs each (each column its own \
          median). × tokio: over tower timeout + tokio's, at the same K.\n"
