@@ -98,7 +98,7 @@ unsafe impl WheelRef for Ambient {
     }
 
     #[inline]
-    fn reading_at(&self, at: core::time::Duration) -> core::time::Duration {
+    fn reading_at(&self, at: punctual_core::Reading) -> punctual_core::Reading {
         // Instants come as readings of the std reference: the global wheel's clock may be
         // another (`global::reading_at`).
         crate::global::reading_at(at)
@@ -189,7 +189,7 @@ impl Ambient {
 
     /// The global wheel's readings are the global clock's.
     #[cfg(not(any(feature = "tokio", feature = "test-util")))]
-    pub(crate) fn global_reading(&self, at: Reading) -> Reading {
+    pub(crate) fn global_reading(&self, at: punctual_core::Reading) -> punctual_core::Reading {
         at
     }
 }

@@ -104,7 +104,7 @@ impl Budget {
         self.name
     }
 
-    /// The budget in force on this thread: the one a [`Budgeted`] set while it polls
+    /// The budget in force on this thread: the one a [`Budgeted`](crate::Budgeted) set while it polls
     /// here (`std` only). For code that carries it on: into a spawned task, into an
     /// outgoing request.
     #[cfg(feature = "std")]
