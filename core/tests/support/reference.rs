@@ -254,9 +254,9 @@ struct Model<'w, S: Storage> {
     /// turn, and its wakes then.
     driver: CountingWaker,
     driver_wakes_at_turn: usize,
-    /// The wheel's places for degraded deadlines' wakers, in the wheel's order, with the
-    /// tick each waker was left at.
-    places: [Option<(Waker, u128)>; PLACES],
+    /// The wheel's places for degraded deadlines' wakers, in the wheel's order: the
+    /// waker's [`CountingWaker::id`], and the tick it was left at.
+    places: [Option<(usize, u128)>; PLACES],
     step: usize,
 }
 
@@ -480,15 +480,11 @@ impl<'w, S: Storage> Model<'w, S> {
                             self.degraded_polls += 1;
                             // Left in the first empty place, unless one holds the same
                             // waker; with neither, the task is woken again at once.
-                            let waker = &live.waker.waker;
-                            let parked = self
-                                .places
-                                .iter()
-                                .flatten()
-                                .any(|(w, _)| w.will_wake(waker))
+                            let waker = live.waker.id();
+                            let parked = self.places.iter().flatten().any(|&(w, _)| w == waker)
                                 || match self.places.iter_mut().find(|place| place.is_none()) {
                                     Some(place) => {
-                                        *place = Some((waker.clone(), now / tick));
+                                        *place = Some((waker, now / tick));
                                         true
                                     }
                                     None => false,
@@ -612,12 +608,12 @@ impl<'w, S: Storage> Model<'w, S> {
                 let (waker, _) = place.take().unwrap();
                 // A deadline armed since it waited there: a spurious wake, not its fire.
                 for live in self.live.values_mut() {
-                    if live.mode == Mode::Armed && live.waker.waker.will_wake(&waker) {
+                    if live.mode == Mode::Armed && live.waker.id() == waker {
                         live.wakes_at_poll += 1;
                     }
                 }
                 for (retired, wakes, _) in &mut self.retired {
-                    if retired.waker.will_wake(&waker) {
+                    if retired.id() == waker {
                         *wakes += 1;
                     }
                 }
@@ -682,7 +678,7 @@ impl<'w, S: Storage> Model<'w, S> {
                     .places
                     .iter()
                     .flatten()
-                    .any(|(waker, tick)| *tick >= now_tick && waker.will_wake(&live.waker.waker))
+                    .any(|&(waker, tick)| tick >= now_tick && waker == live.waker.id())
                 {
                     continue;
                 }
