@@ -30,18 +30,9 @@ fi
 # working directory, and rustup a rust-toolchain file: both must see the firmware's folder.
 cd "$firmware"
 
-packages=()
-command -v qemu-system-arm >/dev/null || packages+=(qemu-system-arm)
-command -v arm-none-eabi-size >/dev/null || packages+=(binutils-arm-none-eabi)
-if ((${#packages[@]})); then
-    sudo=()
-    [[ "$(id -u)" -eq 0 ]] || sudo=(sudo)
-    echo "firmware.sh: installing ${packages[*]}"
-    "${sudo[@]}" apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends \
-        "${packages[@]}" >/dev/null
-fi
-rustup target add thumbv7m-none-eabi thumbv6m-none-eabi thumbv7em-none-eabihf
+# shellcheck source=ci/firmware_tools.sh
+source "$root/ci/firmware_tools.sh"
+install_firmware_tools firmware.sh thumbv7m-none-eabi thumbv6m-none-eabi thumbv7em-none-eabihf
 
 # Lints and formatting here too: the root's `cargo clippy --workspace` and `cargo fmt --all`
 # do not reach this crate. Both boards, since `cfg(board)` picks code for each.

@@ -19,18 +19,9 @@ begin='<!-- firmware sizes: written by ci/firmware_sizes.sh, do not edit by hand
 end='<!-- end of firmware sizes -->'
 cd "$root/examples/firmware"
 
-packages=()
-command -v qemu-system-arm >/dev/null || packages+=(qemu-system-arm)
-command -v arm-none-eabi-size >/dev/null || packages+=(binutils-arm-none-eabi)
-if ((${#packages[@]})); then
-    sudo=()
-    [[ "$(id -u)" -eq 0 ]] || sudo=(sudo)
-    echo "firmware_sizes.sh: installing ${packages[*]}"
-    "${sudo[@]}" apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends \
-        "${packages[@]}" >/dev/null
-fi
-rustup target add thumbv7m-none-eabi thumbv6m-none-eabi
+# shellcheck source=ci/firmware_tools.sh
+source "$root/ci/firmware_tools.sh"
+install_firmware_tools firmware_sizes.sh thumbv7m-none-eabi thumbv6m-none-eabi
 
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT

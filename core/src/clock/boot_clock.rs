@@ -125,22 +125,7 @@ impl super::Clock for BootClock {
 #[cfg(all(target_os = "linux", not(miri)))]
 #[inline]
 fn boottime_nanos() -> u64 {
-    let mut ts = core::mem::MaybeUninit::<libc::timespec>::uninit();
-    // SAFETY: `ts` is valid for a write of a `timespec`, and `CLOCK_BOOTTIME` a clock id;
-    // on a kernel that lacks it the call fails (checked below) and writes nothing we read.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_BOOTTIME, ts.as_mut_ptr()) };
-    assert_eq!(
-        rc,
-        0,
-        "punctual: clock_gettime(CLOCK_BOOTTIME) failed: {}",
-        std::io::Error::last_os_error()
-    );
-    // SAFETY: `clock_gettime` succeeded, so it wrote the whole `timespec`.
-    let ts = unsafe { ts.assume_init() };
-    // Both fields are non-negative for this clock (time since boot).
-    (ts.tv_sec as u64)
-        .wrapping_mul(1_000_000_000)
-        .wrapping_add(ts.tv_nsec as u64)
+    super::std_clock::clock_nanos(libc::CLOCK_BOOTTIME, "CLOCK_BOOTTIME")
 }
 
 #[cfg(test)]

@@ -197,19 +197,31 @@ impl super::Clock for StdClock {
 #[cfg(target_os = "linux")]
 #[inline]
 fn monotonic_nanos() -> u64 {
+    clock_nanos(libc::CLOCK_MONOTONIC, "CLOCK_MONOTONIC")
+}
+
+/// A Linux clock (`CLOCK_MONOTONIC`, `CLOCK_BOOTTIME`: both count from boot, so both
+/// fields are non-negative) in nanoseconds, read with `clock_gettime`: the one place the
+/// clocks here call the system.
+///
+/// # Panics
+///
+/// If `clock_gettime` fails for `clock` (`name`, for the message).
+#[cfg(target_os = "linux")]
+#[inline]
+pub(super) fn clock_nanos(clock: libc::clockid_t, name: &str) -> u64 {
     let mut ts = core::mem::MaybeUninit::<libc::timespec>::uninit();
-    // SAFETY: `ts` is valid for a write of a `timespec`, and `CLOCK_MONOTONIC` a clock id
-    // every Linux has.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, ts.as_mut_ptr()) };
+    // SAFETY: `ts` is valid for a write of a `timespec`; a clock id the kernel lacks makes
+    // the call fail (checked below) without writing anything we read.
+    let rc = unsafe { libc::clock_gettime(clock, ts.as_mut_ptr()) };
     assert_eq!(
         rc,
         0,
-        "punctual: clock_gettime(CLOCK_MONOTONIC) failed: {}",
+        "punctual: clock_gettime({name}) failed: {}",
         std::io::Error::last_os_error()
     );
     // SAFETY: `clock_gettime` succeeded, so it wrote the whole `timespec`.
     let ts = unsafe { ts.assume_init() };
-    // Both fields are non-negative for this clock (time since boot).
     nanos_of(ts.tv_sec as u64, ts.tv_nsec as u64)
 }
 
