@@ -78,3 +78,33 @@ macro_rules! const_fn {
     };
 }
 pub(crate) use const_fn;
+
+/// A value alone on its cache lines where threads on several cores share the wheel
+/// (`std`): [`crossbeam_utils::CachePadded`], 128 bytes on x86-64.
+#[cfg(feature = "std")]
+pub(crate) use crossbeam_utils::CachePadded as Padded;
+
+/// Without `std`, the value as it is: the parts such builds target (microcontrollers)
+/// have one core or no data cache, where padding only costs RAM (about 60 bytes of a
+/// wheel on a 32-bit part).
+#[cfg(not(feature = "std"))]
+#[derive(Debug, Default)]
+#[repr(transparent)]
+pub(crate) struct Padded<T>(T);
+
+#[cfg(not(feature = "std"))]
+impl<T> Padded<T> {
+    pub(crate) const fn new(value: T) -> Self {
+        Self(value)
+    }
+}
+
+#[cfg(not(feature = "std"))]
+impl<T> core::ops::Deref for Padded<T> {
+    type Target = T;
+
+    #[inline(always)]
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}

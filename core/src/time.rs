@@ -22,7 +22,7 @@ use core::time::Duration;
 
 mod divisor;
 
-pub(crate) use divisor::TickDivisor;
+pub(crate) use divisor::{StoredTick, TickDivisor};
 
 /// An instant on a wheel's clock: the time since the clock's origin, in nanoseconds.
 ///

@@ -192,17 +192,18 @@ use core::fmt;
 use core::task::Waker;
 use core::time::Duration;
 
-use crossbeam_utils::CachePadded;
+use crate::sync::Padded;
 
 use crate::clock::Clock;
 use crate::sync::{AtomicU32, Ordering, UnsafeCell};
-use crate::time::{Reading, Tick, TickDivisor};
+use crate::time::{Reading, StoredTick, Tick, TickDivisor};
 use driver_wakers::DriverWakers;
-use entry::{HANDLE, NIL, WHEEL};
+use entry::{HANDLE, WHEEL};
 use levels::Levels;
+use link::PlainLink;
 use lists::Fresh;
 use parked::Parked;
-use plan::{IDLE, Plan};
+use plan::{ACTIVE, Plan};
 use shards::{SHARDS, Shard};
 use stats::{Counters, Stats};
 use storage::{Fixed, Storage};
@@ -212,6 +213,7 @@ mod arm;
 pub(crate) mod driver_wakers;
 pub(crate) mod entry;
 pub(crate) mod levels;
+pub(crate) mod link;
 pub(crate) mod lists;
 mod parked;
 mod plan;
@@ -263,7 +265,7 @@ pub(crate) const LINGER: u64 = 16;
 pub struct Wheel<C, S> {
     clock: C,
     /// The tick, in nanoseconds, with its reciprocal.
-    tick: TickDivisor,
+    tick: StoredTick,
     storage: S,
     /// Free lists and inboxes, one set per shard of threads (see `shards`).
     shards: [Shard; SHARDS],
@@ -279,12 +281,12 @@ pub struct Wheel<C, S> {
     parked: Parked,
     /// What the driver plans; written once per turn, read by every arm and cancel, so on
     /// lines of its own.
-    plan: CachePadded<Plan>,
+    plan: Padded<Plan>,
     /// Owned by the holder of the driver role; written throughout a turn, so on lines of
     /// its own (away from what the arm path reads).
-    driver: CachePadded<UnsafeCell<DriverState>>,
+    driver: Padded<UnsafeCell<DriverState>>,
     /// Written by the driver for each deadline it fires or reclaims: lines of their own.
-    counters: CachePadded<Counters>,
+    counters: Padded<Counters>,
     /// Whether threads may keep a free entry of this wheel aside (see `spare`): set only
     /// through a `&'static` reference ([`Wheel::enable_thread_spares`]), so only on a wheel
     /// that stays at its address for the rest of the process. Not a synchronising flag: an
@@ -302,7 +304,7 @@ impl<C, S> Wheel<C, S> {
     /// Whether the last turn left the wheel idle (nothing armed, no turn planned): then
     /// every arm wakes the drivers.
     pub(crate) fn is_idle(&self) -> bool {
-        self.plan.word.load(Ordering::Acquire) & IDLE != 0
+        self.plan.word.load(Ordering::Acquire) & ACTIVE == 0
     }
 }
 
@@ -372,27 +374,27 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         fn with_storage(clock: C, tick: Duration, storage: S) -> Self {
             Self {
                 clock,
-                tick: TickDivisor::new(tick_nanos(tick)),
+                tick: StoredTick::new(TickDivisor::new(tick_nanos(tick))),
                 storage,
                 shards: new_shards(),
                 fresh: Fresh::new(),
                 role: AtomicU32::new(0),
                 driver_wakers: DriverWakers::new(),
                 parked: Parked::new(),
-                plan: CachePadded::new(Plan {
-                    next_wake: AtomicU32::new(MAX_SLEEP as u32),
+                plan: Padded::new(Plan {
+                    next_wake: AtomicU32::new(0),
                     offset: AtomicU32::new(0),
-                    word: AtomicU32::new(IDLE),
+                    word: AtomicU32::new(0),
                 }),
-                driver: CachePadded::new(UnsafeCell::new(DriverState {
+                driver: Padded::new(UnsafeCell::new(DriverState {
                     levels: Levels::new(),
-                    to_wake: NIL,
-                    to_wake_tail: NIL,
+                    to_wake: PlainLink::NIL,
+                    to_wake_tail: PlainLink::NIL,
                     linger_until: Tick::new(0),
-                    fresh: true,
+                    started: false,
                     parked: false,
                 })),
-                counters: CachePadded::new(Counters::new()),
+                counters: Padded::new(Counters::new()),
                 spares: core::sync::atomic::AtomicBool::new(false),
             }
         }
@@ -452,7 +454,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// one of few in its slot fires at its own time, as late only as the driver's wake-up
     /// (see the module docs, "Sub-tick firing").
     pub fn tick(&self) -> Duration {
-        Duration::from_nanos(self.tick.tick())
+        Duration::from_nanos(self.ticks().tick())
     }
 
     /// How many entries are in use: armed deadlines, plus fired or cancelled ones the wheel
@@ -550,7 +552,7 @@ impl<C: fmt::Debug, S> fmt::Debug for Wheel<C, S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Wheel")
             .field("clock", &self.clock)
-            .field("tick", &Duration::from_nanos(self.tick.tick()))
+            .field("tick", &Duration::from_nanos(self.tick.get().tick()))
             .finish_non_exhaustive()
     }
 }

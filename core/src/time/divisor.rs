@@ -85,9 +85,52 @@ impl TickDivisor {
     }
 }
 
+/// A [`TickDivisor`] as a wheel keeps it: both words XORed with those of a 1 ms tick, the
+/// commonest, so that a wheel of that tick is all zero bytes when new (it then sits in
+/// `.bss` in firmware, not in `.data`, which costs flash and a copy at boot; see the
+/// wheel's `link`). Decoding is two XORs with constants.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct StoredTick {
+    tick: u64,
+    reciprocal: u64,
+}
+
+impl StoredTick {
+    const REFERENCE: TickDivisor = TickDivisor::new(1_000_000);
+
+    pub(crate) const fn new(divisor: TickDivisor) -> Self {
+        Self {
+            tick: divisor.tick ^ Self::REFERENCE.tick,
+            reciprocal: divisor.reciprocal ^ Self::REFERENCE.reciprocal,
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) const fn get(&self) -> TickDivisor {
+        TickDivisor {
+            tick: self.tick ^ Self::REFERENCE.tick,
+            reciprocal: self.reciprocal ^ Self::REFERENCE.reciprocal,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{Reading, TickDivisor};
+    use super::{Reading, StoredTick, TickDivisor};
+
+    #[test]
+    fn a_stored_tick_reads_back_and_a_millisecond_is_zero() {
+        for tick in [1, 999_999, 1_000_000, 1_000_001, u64::MAX] {
+            let stored = StoredTick::new(TickDivisor::new(tick));
+            assert_eq!(stored.get().tick(), tick);
+            assert_eq!(
+                stored.get().div_rem(u64::MAX - 5),
+                ((u64::MAX - 5) / tick, (u64::MAX - 5) % tick)
+            );
+        }
+        let ms = StoredTick::new(TickDivisor::new(1_000_000));
+        assert_eq!((ms.tick, ms.reciprocal), (0, 0));
+    }
 
     fn check(tick: u64, n: u64) {
         let d = TickDivisor::new(tick);

@@ -47,6 +47,12 @@
 use crate::sync::atomic_waker::AtomicWaker;
 use crate::sync::{AtomicU32, Ordering, UnsafeCell};
 use crate::time::Reading;
+use crate::wheel::link::{Link, NIL_ZERO, UNLINKED_ZERO};
+
+/// A link that starts out `NIL` (stored as zero: see `link`).
+pub(crate) type NextLink = Link<NIL_ZERO>;
+/// A link that starts out `UNLINKED` (stored as zero: see `link`).
+pub(crate) type PrevLink = Link<UNLINKED_ZERO>;
 
 /// An entry index. `NIL` ends a list.
 pub(crate) type Index = u32;
@@ -84,9 +90,9 @@ pub(crate) const fn generation(state: u32) -> u32 {
 /// grow (see `Wheel::take_free`).
 pub struct Entry {
     pub(crate) state: AtomicU32,
-    pub(crate) cancel_link: AtomicU32,
-    pub(crate) slot_prev: AtomicU32,
-    pub(crate) slot_next: AtomicU32,
+    pub(crate) cancel_link: NextLink,
+    pub(crate) slot_prev: PrevLink,
+    pub(crate) slot_next: NextLink,
     /// The deadline: the clock reading, in nanoseconds, from which it may fire (its tick
     /// is derived from it). Written by the arming thread while it owns the entry
     /// exclusively, read by the driver after the arm inbox hands the entry over.
@@ -113,9 +119,9 @@ impl Entry {
         pub(crate) fn new() -> Self {
             Self {
                 state: AtomicU32::new(0),
-                cancel_link: AtomicU32::new(NIL),
-                slot_prev: AtomicU32::new(UNLINKED),
-                slot_next: AtomicU32::new(NIL),
+                cancel_link: NextLink::new(),
+                slot_prev: PrevLink::new(),
+                slot_next: NextLink::new(),
                 due: UnsafeCell::new(Reading::ZERO),
                 waker: AtomicWaker::new(),
             }

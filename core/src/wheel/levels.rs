@@ -71,6 +71,7 @@
 
 use crate::sync::Ordering::Relaxed;
 use crate::wheel::entry::{Index, NIL, Slab, UNLINKED};
+use crate::wheel::link::PlainLink;
 
 pub(crate) const LEVELS: usize = 6;
 const SLOT_BITS: u32 = 6;
@@ -95,10 +96,13 @@ pub(crate) struct Expiration {
 pub(crate) struct Levels {
     elapsed: u64,
     occupied: [u64; LEVELS],
-    heads: [[Index; SLOTS]; LEVELS],
+    /// Each slot's first entry (stored so that `NIL` is zero bytes: see `link`).
+    heads: [[PlainLink; SLOTS]; LEVELS],
     /// Entries per level-0 slot (see "Sparse slots").
     counts: [u8; SLOTS],
-    /// A lower bound on the offsets of each level-0 slot's entries (see "Sparse slots").
+    /// A lower bound on the offsets of each level-0 slot's entries (see "Sparse slots"),
+    /// stored complemented so that "no bound" (`u32::MAX`) is zero bytes, as the rest of
+    /// a new wheel is (see `link`): read and write it through `first` and `set_bound`.
     firsts: [u32; SLOTS],
 }
 
@@ -135,9 +139,9 @@ impl Levels {
         Self {
             elapsed: 0,
             occupied: [0; LEVELS],
-            heads: [[NIL; SLOTS]; LEVELS],
+            heads: [[PlainLink::NIL; SLOTS]; LEVELS],
             counts: [0; SLOTS],
-            firsts: [u32::MAX; SLOTS],
+            firsts: [!u32::MAX; SLOTS],
         }
     }
 
@@ -178,16 +182,16 @@ impl Levels {
         let slot = slot_for(key, level);
         if level == 0 {
             self.counts[slot] = self.counts[slot].saturating_add(1);
-            self.firsts[slot] = self.firsts[slot].min(offset);
+            self.set_bound(slot, self.first(slot).min(offset));
         }
-        let head = self.heads[level][slot];
+        let head = self.heads[level][slot].get();
         let entry = storage.entry(index);
         entry.slot_prev.store(NIL, Relaxed);
         entry.slot_next.store(head, Relaxed);
         if head != NIL {
             storage.entry(head).slot_prev.store(index, Relaxed);
         }
-        self.heads[level][slot] = index;
+        self.heads[level][slot] = PlainLink::new(index);
         self.occupied[level] |= 1 << slot;
     }
 
@@ -209,10 +213,11 @@ impl Levels {
             storage.entry(prev).slot_next.store(next, Relaxed);
         } else {
             debug_assert_eq!(
-                self.heads[level][slot], index,
+                self.heads[level][slot].get(),
+                index,
                 "entry is not where its tick says"
             );
-            self.heads[level][slot] = next;
+            self.heads[level][slot] = PlainLink::new(next);
             if next == NIL {
                 self.occupied[level] &= !(1 << slot);
             }
@@ -285,8 +290,8 @@ impl Levels {
     /// Empties a slot and returns its list, every entry already marked `UNLINKED`; walk it
     /// with [`Levels::next_taken`].
     pub(crate) fn take_slot(&mut self, expiration: &Expiration) -> Index {
-        let head = self.heads[expiration.level][expiration.slot];
-        self.heads[expiration.level][expiration.slot] = NIL;
+        let head = self.heads[expiration.level][expiration.slot].get();
+        self.heads[expiration.level][expiration.slot] = PlainLink::NIL;
         self.occupied[expiration.level] &= !(1 << expiration.slot);
         if expiration.level == 0 {
             self.forget_slot(expiration.slot);
@@ -297,25 +302,37 @@ impl Levels {
     /// Resets the count and offset bound of an emptied level-0 slot.
     fn forget_slot(&mut self, slot: usize) {
         self.counts[slot] = 0;
-        self.firsts[slot] = u32::MAX;
+        self.set_bound(slot, u32::MAX);
+    }
+
+    /// The offset bound of a level-0 slot (`u32::MAX`: none).
+    #[inline]
+    fn first(&self, slot: usize) -> u32 {
+        !self.firsts[slot]
+    }
+
+    #[inline]
+    fn set_bound(&mut self, slot: usize, bound: u32) {
+        self.firsts[slot] = !bound;
     }
 
     /// The offset bound of a level-0 slot, if it is sparse and has one below `u32::MAX`
     /// (see "Sparse slots").
     pub(crate) fn sparse_first(&self, slot: usize) -> Option<u32> {
-        (self.counts[slot] <= SPARSE && self.firsts[slot] != u32::MAX).then_some(self.firsts[slot])
+        let first = self.first(slot);
+        (self.counts[slot] <= SPARSE && first != u32::MAX).then_some(first)
     }
 
     /// The first entry of a level-0 slot (`NIL` if empty), to walk it along `slot_next`.
     pub(crate) fn level0_head(&self, slot: usize) -> Index {
-        self.heads[0][slot]
+        self.heads[0][slot].get()
     }
 
     /// Tightens a level-0 slot's offset bound after a walk found the offset of every entry
     /// that is not cancelled (see "Sparse slots").
     pub(crate) fn set_first(&mut self, slot: usize, first: u32) {
-        if self.heads[0][slot] != NIL {
-            self.firsts[slot] = first;
+        if self.heads[0][slot].get() != NIL {
+            self.set_bound(slot, first);
         }
     }
 

@@ -13,7 +13,7 @@
 //!
 //!   | bits (64-bit targets) | bits (32-bit targets) | field |
 //!   |-----------------------|-----------------------|-------|
-//!   | 0..32                 | 0..16                 | index (all ones: empty) |
+//!   | 0..32                 | 0..16                 | index + 1 (0: empty)  |
 //!   | 32..64                | 16..32                | tag   |
 //!
 //!   The tag makes ABA unlikely, not impossible: a pop that read the head, was preempted,
@@ -38,31 +38,26 @@
 //!   a bare index.
 
 use crate::sync::{AtomicU32, AtomicUsize, Ordering};
-use crate::wheel::entry::{Entry, Index, NIL, Slab};
+use crate::wheel::entry::{Entry, Index, NIL, NextLink, Slab};
 
 const INDEX_BITS: u32 = usize::BITS / 2;
 const INDEX_MASK: usize = (1 << INDEX_BITS) - 1;
 
+/// The head word of `index` (stored as `index + 1`, so that an empty list, `NIL`, is all
+/// zero bits: see `link`) and `tag`.
 #[inline]
 fn pack(index: Index, tag: usize) -> usize {
-    let index = if index == NIL {
-        INDEX_MASK
-    } else {
-        index as usize
-    };
-    debug_assert!(index <= INDEX_MASK);
-    (tag << INDEX_BITS) | index
+    let stored = index.wrapping_add(1) as usize;
+    debug_assert!(stored <= INDEX_MASK);
+    (tag << INDEX_BITS) | stored
 }
 
 #[inline]
 fn unpack(word: usize) -> (Index, usize) {
-    let index = word & INDEX_MASK;
-    let index = if index == INDEX_MASK {
-        NIL
-    } else {
-        index as Index
-    };
-    (index, word >> INDEX_BITS)
+    (
+        ((word & INDEX_MASK) as Index).wrapping_sub(1),
+        word >> INDEX_BITS,
+    )
 }
 
 /// Entries nobody owns (one shard's).
@@ -73,7 +68,7 @@ pub(crate) struct FreeList {
 impl FreeList {
     crate::sync::const_fn! {
         pub(crate) fn new() -> Self {
-            Self { head: AtomicUsize::new(INDEX_MASK) }
+            Self { head: AtomicUsize::new(0) }
         }
     }
 
@@ -202,13 +197,13 @@ impl Fresh {
 
 /// A multi-producer stack that its single consumer empties at once.
 pub(crate) struct Inbox {
-    head: AtomicU32,
+    head: NextLink,
 }
 
 impl Inbox {
     crate::sync::const_fn! {
         pub(crate) fn new() -> Self {
-            Self { head: AtomicU32::new(NIL) }
+            Self { head: NextLink::new() }
         }
     }
 
@@ -220,7 +215,7 @@ impl Inbox {
     ///
     /// `link` is the entry's field this inbox threads through.
     #[cfg_attr(target_pointer_width = "64", inline(always))]
-    pub(crate) fn push(&self, link: &AtomicU32, index: Index) -> bool {
+    pub(crate) fn push(&self, link: &NextLink, index: Index) -> bool {
         let mut head = self.head.load(Ordering::Relaxed);
         loop {
             link.store(head, Ordering::Relaxed);
@@ -245,7 +240,7 @@ impl Inbox {
     /// the entry, so the driver's Acquire swap still sees their entries, and it is ordered
     /// with [`Inbox::check`] like a push.
     #[cfg_attr(target_pointer_width = "64", inline(always))]
-    pub(crate) fn unpush(&self, link: &AtomicU32, index: Index) -> bool {
+    pub(crate) fn unpush(&self, link: &NextLink, index: Index) -> bool {
         if self.head.load(Ordering::Relaxed) != index {
             return false;
         }
@@ -270,6 +265,6 @@ impl Inbox {
     /// modification order: either it sees a push, or the push sees what the driver
     /// published before calling this (Release).
     pub(crate) fn check(&self) -> bool {
-        self.head.fetch_or(0, Ordering::AcqRel) == NIL
+        self.head.read_modify(Ordering::AcqRel) == NIL
     }
 }

@@ -24,15 +24,17 @@ pub(super) struct Plan {
     /// horizon after a reclaiming turn, where waking for each arm would cost a turn per
     /// arm under a stream of short deadlines released at once).
     pub(super) offset: AtomicU32,
-    /// [`IDLE`] while the driver has nothing armed and plans no turn at all; above it,
+    /// [`ACTIVE`] clear while the driver has nothing armed and plans no turn at all (as
+    /// in a new wheel, all zero bytes: see `link`); above it,
     /// the shards in use, whose inboxes the driver's handshake checks (see `shards`,
     /// "Shards in use"). Published by the driver with a read-modify-write, which is
     /// its side of the handshake for the shards' first pushes.
     pub(super) word: AtomicU32,
 }
 
-/// `Plan::word`: the driver is idle.
-pub(super) const IDLE: u32 = 1;
+/// `Plan::word`: the driver plans a turn (clear: it is idle). Set rather than an "idle"
+/// bit so that a new wheel, idle, is all zero bytes (see `link`).
+pub(super) const ACTIVE: u32 = 1;
 
 /// `Plan::word`: a degraded deadline left its waker in a place since the driver last
 /// looked (see `parked`, "Not losing the wake"). Above the shards' bits.
@@ -41,8 +43,8 @@ pub(super) const PARKED: u32 = 1 << 31;
 impl<C: Clock, S: Storage> Wheel<C, S> {
     /// Divides readings by the tick.
     #[inline]
-    pub(crate) fn ticks(&self) -> &TickDivisor {
-        &self.tick
+    pub(crate) fn ticks(&self) -> TickDivisor {
+        self.tick.get()
     }
 
     /// The clock's granularity, as a span (see [`Clock::resolution`]).
@@ -58,21 +60,21 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         if planned == Tick::IDLE {
             Reading::END
         } else {
-            self.tick.start(planned).min(LAST)
+            self.ticks().start(planned).min(LAST)
         }
     }
 
     /// The reading at which tick `tick` begins (saturating at [`Reading::END`]).
     #[inline]
     pub(super) fn tick_start(&self, tick: Tick) -> Reading {
-        self.tick.start(tick)
+        self.ticks().start(tick)
     }
 
     /// The tick of a deadline due at `due`, and its offset into the tick before (see
     /// `levels`' "Sparse slots").
     #[inline]
     pub(super) fn tick_of(&self, due: Reading) -> (Tick, u32) {
-        self.tick.tick_of(due)
+        self.ticks().tick_of(due)
     }
 
     /// The full tick of the driver's plan, rebuilt from its low 32 bits near `reference`;
@@ -106,7 +108,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// The plan, given the plan word read just before (see `planned_turn`).
     #[inline]
     pub(super) fn plan_of(&self, word: u32, reference: Tick) -> Tick {
-        if word & IDLE != 0 {
+        if word & ACTIVE == 0 {
             return Tick::IDLE;
         }
         let low = self.plan.next_wake.load(Ordering::Relaxed);

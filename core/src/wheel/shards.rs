@@ -45,7 +45,7 @@
 //! Taking the inboxes needs no marks: a turn reads every shard's heads with plain loads
 //! and swaps only those that are not empty.
 
-use crossbeam_utils::CachePadded;
+use crate::sync::Padded;
 
 use crate::wheel::lists::{FreeList, Inbox};
 
@@ -63,9 +63,9 @@ pub(crate) const SHARDS: usize = 1;
 #[cfg(all(not(feature = "std"), not(punctual_loom)))]
 pub(crate) const SHARDS: usize = 1;
 
-/// One shard's lists, alone on its cache lines ([`CachePadded`]: 128 bytes on x86-64,
+/// One shard's lists, alone on its cache lines (with `std`, [`Padded`](crate::sync::Padded): 128 bytes on x86-64,
 /// where adjacent-line prefetching pairs 64-byte lines; 32 on 32-bit Arm).
-pub(crate) type Shard = CachePadded<Lists>;
+pub(crate) type Shard = Padded<Lists>;
 
 /// The lists of one shard.
 pub(crate) struct Lists {
@@ -76,7 +76,7 @@ pub(crate) struct Lists {
 
 crate::sync::const_fn! {
     pub(crate) fn new_shard() -> Shard {
-        CachePadded::new(Lists {
+        Padded::new(Lists {
             free: FreeList::new(),
             arm_inbox: Inbox::new(),
             cancel_inbox: Inbox::new(),

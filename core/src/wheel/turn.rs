@@ -4,8 +4,9 @@
 
 use super::entry::{self, CANCELLED, Entry, FIRED, HANDLE, Index, NIL, UNLINKED, WHEEL};
 use super::levels::Levels;
+use super::link::PlainLink;
 use super::plan::LAST;
-use super::plan::{IDLE, PARKED};
+use super::plan::{ACTIVE, PARKED};
 use super::shards::{self, SHARDS, Shard};
 use super::storage::Storage;
 use super::{LINGER, MAX_SLEEP, Wheel};
@@ -28,15 +29,16 @@ pub(super) struct DriverState {
     /// Fired entries whose tasks are still to be woken, linked through `slot_next`. Kept
     /// here rather than on the stack so that a waker that panics loses nothing: the next
     /// turn wakes the rest.
-    pub(super) to_wake: Index,
+    pub(super) to_wake: PlainLink,
     /// The last of `to_wake` (meaningless while `to_wake` is `NIL`): fired entries are
     /// queued at the tail, so tasks wake in firing order.
-    pub(super) to_wake_tail: Index,
+    pub(super) to_wake_tail: PlainLink,
     /// The driver does not go idle before this tick (see "Taking back").
     pub(super) linger_until: Tick,
-    /// No turn has published a plan yet: the wheel's idle mark is the one it was made
-    /// with, not one a turn left, so the first turn does not linger (see "Taking back").
-    pub(super) fresh: bool,
+    /// A turn has published a plan: until then the wheel's idle mark is the one it was
+    /// made with, not one a turn left, so the first turn does not linger (see "Taking
+    /// back"). `false` in a new wheel, whose image is all zero bytes (see `link`).
+    pub(super) started: bool,
     /// The last look at the places of degraded deadlines found one still waiting: the next
     /// turn looks again, whatever the plan word says.
     pub(super) parked: bool,
@@ -137,8 +139,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         // A new wheel is marked idle before any turn: its first turn has not been woken
         // from an idle a turn left, and lingering then would only keep a timer (which a
         // paused runtime's clock would jump to) with nothing armed.
-        let fresh = core::mem::replace(&mut state.fresh, false);
-        if !fresh && self.plan.word.load(Ordering::Relaxed) & IDLE != 0 {
+        let started = core::mem::replace(&mut state.started, true);
+        if started && self.plan.word.load(Ordering::Relaxed) & ACTIVE == 0 {
             // Woken from idle, most likely by an arm: linger (see "Taking back").
             state.linger_until = now.after(LINGER);
         }
@@ -188,7 +190,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                         // with nothing in it due before (`levels`, "Slot arithmetic"):
                         // the turn is a whole tick into the tick before, and an arm due
                         // earlier in that tick wakes the driver, to fire at its own time.
-                        offset = u32::try_from(self.tick.tick()).unwrap_or(u32::MAX);
+                        offset = u32::try_from(self.ticks().tick()).unwrap_or(u32::MAX);
                     }
                 }
             }
@@ -197,11 +199,11 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             // The driver's side of the handshake (see "Waking the driver"): the plan word
             // last, with a read-modify-write that also tells which shards are in use.
             let word = if idle {
-                self.plan.word.fetch_or(IDLE, Ordering::AcqRel)
+                self.plan.word.fetch_and(!ACTIVE, Ordering::AcqRel)
             } else {
-                self.plan.word.fetch_and(!IDLE, Ordering::AcqRel)
+                self.plan.word.fetch_or(ACTIVE, Ordering::AcqRel)
             };
-            left_idle |= !idle && word & IDLE != 0;
+            left_idle |= !idle && word & ACTIVE == 0;
             if word & PARKED != 0 && !parked {
                 // A degraded deadline parked during this pass: look at the places again
                 // before settling on a plan (see `parked`, "Not losing the wake").
@@ -413,7 +415,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// are threaded through the entries, so a walk would otherwise stall on each entry's
     /// miss in turn (see [`entry::prefetch`]).
     #[inline]
-    pub(super) fn next_ahead(&self, link: &AtomicU32) -> Index {
+    pub(super) fn next_ahead(&self, link: &entry::NextLink) -> Index {
         let next = link.load(Ordering::Relaxed);
         self.fetch_ahead(next);
         next
@@ -451,25 +453,25 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         // The wheel keeps the entry (WHEEL) until its waker has been taken out. Queued at
         // the tail: tasks are woken in the order their deadlines fired.
         entry.slot_next.store(NIL, Ordering::Relaxed);
-        if state.to_wake == NIL {
-            state.to_wake = index;
+        if state.to_wake.get() == NIL {
+            state.to_wake = PlainLink::new(index);
         } else {
             self.storage
-                .entry(state.to_wake_tail)
+                .entry(state.to_wake_tail.get())
                 .slot_next
                 .store(index, Ordering::Relaxed);
         }
-        state.to_wake_tail = index;
+        state.to_wake_tail = PlainLink::new(index);
     }
 
     /// Wakes the tasks of fired entries, letting go of each entry first. The wheel's
     /// structure is consistent throughout, so a waker that panics (the panic reaches the
     /// caller of the turn) leaves the rest queued for the next turn.
     pub(super) fn wake_fired(&self, state: &mut DriverState) {
-        while state.to_wake != NIL {
-            let index = state.to_wake;
+        while state.to_wake.get() != NIL {
+            let index = state.to_wake.get();
             let entry = self.storage.entry(index);
-            state.to_wake = self.next_ahead(&entry.slot_next);
+            state.to_wake = PlainLink::new(self.next_ahead(&entry.slot_next));
             entry.slot_next.store(NIL, Ordering::Relaxed);
             // Take the waker while the wheel still owns the entry, then let go.
             let waker = entry.waker.take();
