@@ -123,6 +123,7 @@ pub use time::{Limit, Reading};
 #[cfg(feature = "alloc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub use wheel::GrowableWheel;
+pub use wheel::heads::IndexWidth;
 pub use wheel::stats::Stats;
 #[cfg(feature = "alloc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]

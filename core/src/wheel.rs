@@ -212,6 +212,7 @@ use turn::DriverState;
 mod arm;
 pub(crate) mod driver_wakers;
 pub(crate) mod entry;
+pub(crate) mod heads;
 pub(crate) mod levels;
 pub(crate) mod link;
 pub(crate) mod lists;
@@ -309,7 +310,7 @@ impl<C, S> Wheel<C, S> {
 }
 
 /// `Wheel` with a fixed capacity of `N` entries.
-pub type FixedWheel<C, const N: usize> = Wheel<C, Fixed<N>>;
+pub type FixedWheel<C, const N: usize, W = u32> = Wheel<C, Fixed<N, W>>;
 /// `Wheel` that grows on demand.
 #[cfg(feature = "alloc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
@@ -340,7 +341,7 @@ const fn tick_nanos(tick: Duration) -> u64 {
     nanos as u64
 }
 
-impl<C: Clock, const N: usize> Wheel<C, Fixed<N>> {
+impl<C: Clock, const N: usize, W: heads::IndexWidth> Wheel<C, Fixed<N, W>> {
     crate::sync::const_fn! {
         /// A wheel of `N` entries and the given `tick`, usable in a `static`.
         ///

@@ -138,10 +138,10 @@ pub use clock::EmbassyClock;
 pub use convert::{RESOLUTION, TICK};
 pub use sleeper::EmbassySleeper;
 
-use punctual_core::{Driver, Fixed, FixedWheel, Storage, Wheel};
+use punctual_core::{Driver, Fixed, FixedWheel, IndexWidth, Storage, Wheel};
 
 /// A wheel of `N` deadlines on embassy-time's clock: what [`wheel`] makes and [`run`] drives.
-pub type EmbassyWheel<const N: usize> = FixedWheel<EmbassyClock, N>;
+pub type EmbassyWheel<const N: usize, W = u8> = FixedWheel<EmbassyClock, N, W>;
 
 /// The future [`run`] returns: punctual's [`Driver`] sleeping on embassy timers.
 pub type EmbassyDriver<'w, S> = Driver<'w, EmbassyClock, S, EmbassySleeper>;
@@ -161,8 +161,8 @@ pub type EmbassyDriver<'w, S> = Driver<'w, EmbassyClock, S, EmbassySleeper>;
 /// assert_eq!(WHEEL.capacity(), 8);
 /// assert_eq!(WHEEL.tick(), punctual_embassy::TICK);
 /// ```
-pub const fn wheel<const N: usize>() -> EmbassyWheel<N> {
-    Wheel::<EmbassyClock, Fixed<N>>::fixed(EmbassyClock, TICK)
+pub const fn wheel<const N: usize, W: IndexWidth>() -> EmbassyWheel<N, W> {
+    Wheel::<EmbassyClock, Fixed<N, W>>::fixed(EmbassyClock, TICK)
 }
 
 /// Drives `wheel` forever: turns it, fires every deadline that is due, and sleeps on an

@@ -71,11 +71,10 @@
 
 use crate::sync::Ordering::Relaxed;
 use crate::wheel::entry::{Index, NIL, Slab, UNLINKED};
-use crate::wheel::link::PlainLink;
 
 pub(crate) const LEVELS: usize = 6;
 const SLOT_BITS: u32 = 6;
-const SLOTS: usize = 1 << SLOT_BITS;
+pub(crate) const SLOTS: usize = 1 << SLOT_BITS;
 const SLOT_MASK: u64 = SLOTS as u64 - 1;
 /// Ticks spanned by the whole wheel.
 pub(crate) const RANGE: u64 = 1 << (SLOT_BITS as u64 * LEVELS as u64);
@@ -96,8 +95,6 @@ pub(crate) struct Expiration {
 pub(crate) struct Levels {
     elapsed: u64,
     occupied: [u64; LEVELS],
-    /// Each slot's first entry (stored so that `NIL` is zero bytes: see `link`).
-    heads: [[PlainLink; SLOTS]; LEVELS],
     /// Entries per level-0 slot (see "Sparse slots").
     counts: [u8; SLOTS],
     /// A lower bound on the offsets of each level-0 slot's entries (see "Sparse slots"),
@@ -139,7 +136,6 @@ impl Levels {
         Self {
             elapsed: 0,
             occupied: [0; LEVELS],
-            heads: [[PlainLink::NIL; SLOTS]; LEVELS],
             counts: [0; SLOTS],
             firsts: [!u32::MAX; SLOTS],
         }
@@ -184,14 +180,17 @@ impl Levels {
             self.counts[slot] = self.counts[slot].saturating_add(1);
             self.set_bound(slot, self.first(slot).min(offset));
         }
-        let head = self.heads[level][slot].get();
+        // SAFETY (every use of the heads here): the levels are only reached through the
+        // driver's state, which only the holder of the driver role reaches.
+        let head = unsafe { storage.heads().get(level, slot) };
         let entry = storage.entry(index);
         entry.slot_prev.store(NIL, Relaxed);
         entry.slot_next.store(head, Relaxed);
         if head != NIL {
             storage.entry(head).slot_prev.store(index, Relaxed);
         }
-        self.heads[level][slot] = PlainLink::new(index);
+        // SAFETY: as in `insert`.
+        unsafe { storage.heads().set(level, slot, index) };
         self.occupied[level] |= 1 << slot;
     }
 
@@ -213,11 +212,13 @@ impl Levels {
             storage.entry(prev).slot_next.store(next, Relaxed);
         } else {
             debug_assert_eq!(
-                self.heads[level][slot].get(),
+                // SAFETY: as in `insert`.
+                unsafe { storage.heads().get(level, slot) },
                 index,
                 "entry is not where its tick says"
             );
-            self.heads[level][slot] = PlainLink::new(next);
+            // SAFETY: as in `insert`.
+            unsafe { storage.heads().set(level, slot, next) };
             if next == NIL {
                 self.occupied[level] &= !(1 << slot);
             }
@@ -289,9 +290,12 @@ impl Levels {
 
     /// Empties a slot and returns its list, every entry already marked `UNLINKED`; walk it
     /// with [`Levels::next_taken`].
-    pub(crate) fn take_slot(&mut self, expiration: &Expiration) -> Index {
-        let head = self.heads[expiration.level][expiration.slot].get();
-        self.heads[expiration.level][expiration.slot] = PlainLink::NIL;
+    pub(crate) fn take_slot<S: Slab>(&mut self, storage: &S, expiration: &Expiration) -> Index {
+        let (level, slot) = (expiration.level, expiration.slot);
+        // SAFETY: as in `insert`.
+        let head = unsafe { storage.heads().get(level, slot) };
+        // SAFETY: as in `insert`.
+        unsafe { storage.heads().set(level, slot, NIL) };
         self.occupied[expiration.level] &= !(1 << expiration.slot);
         if expiration.level == 0 {
             self.forget_slot(expiration.slot);
@@ -324,14 +328,16 @@ impl Levels {
     }
 
     /// The first entry of a level-0 slot (`NIL` if empty), to walk it along `slot_next`.
-    pub(crate) fn level0_head(&self, slot: usize) -> Index {
-        self.heads[0][slot].get()
+    pub(crate) fn level0_head<S: Slab>(&self, storage: &S, slot: usize) -> Index {
+        // SAFETY: as in `insert`.
+        unsafe { storage.heads().get(0, slot) }
     }
 
     /// Tightens a level-0 slot's offset bound after a walk found the offset of every entry
     /// that is not cancelled (see "Sparse slots").
-    pub(crate) fn set_first(&mut self, slot: usize, first: u32) {
-        if self.heads[0][slot].get() != NIL {
+    pub(crate) fn set_first<S: Slab>(&mut self, storage: &S, slot: usize, first: u32) {
+        // SAFETY: as in `insert`.
+        if unsafe { storage.heads().get(0, slot) } != NIL {
             self.set_bound(slot, first);
         }
     }

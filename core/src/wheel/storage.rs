@@ -4,7 +4,9 @@
 //! Entries never move once they exist: an index stays valid for the wheel's whole life,
 //! which is what lets other threads reach an entry by index without a lock.
 
+use crate::sync::Padded;
 use crate::wheel::entry::{Entry, Index, Slab};
+use crate::wheel::heads::{Heads, IndexWidth};
 
 /// Where a [`Wheel`](crate::Wheel) keeps its entries: [`Fixed`] or [`Growable`].
 ///
@@ -73,6 +75,19 @@ pub(crate) const MAX_ENTRIES: usize = if usize::BITS >= 64 {
 
 /// A fixed-capacity storage of `N` entries, inline in the wheel: no allocation ever.
 ///
+/// `W` is the width of the levels' slot heads, which this storage keeps: `u32` by default,
+/// `u8` for at most 255 entries, `u16` for at most 65 535. The narrower the width, the
+/// smaller the wheel (384 slot heads: 384 bytes as `u8`, 1 536 as `u32`); behaviour is the
+/// same at every width. A wheel of 8 entries on a 32-bit microcontroller:
+///
+/// ```
+/// use std::time::Duration;
+/// use punctual_core::{Fixed, ManualClock, Wheel};
+/// static SMALL: Wheel<ManualClock, Fixed<8, u8>> =
+///     Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
+/// assert_eq!(SMALL.capacity(), 8);
+/// ```
+///
 /// When all `N` entries are in use, further deadlines run *degraded* (see
 /// [`Deadline`](crate::Deadline)): they never fire early and never lose a wakeup, but they
 /// look at the clock once a tick instead of waiting for their fire. A deadline dropped (or an idle timeout
@@ -88,15 +103,25 @@ pub(crate) const MAX_ENTRIES: usize = if usize::BITS >= 64 {
 /// # Panics
 ///
 /// Constructing a wheel with `N` above 65 534 (32-bit targets) or 2<sup>32</sup> - 3
-/// (64-bit) fails at compile time.
+/// (64-bit), or above what `W` holds (255 for `u8`, 65 535 for `u16`), fails at compile
+/// time.
 // With shards, the entries start on a pair of lines, as the blocks shards take assume.
-#[cfg_attr(all(feature = "std", not(punctual_loom)), repr(align(128)))]
-pub struct Fixed<const N: usize> {
+// `repr(C)`: the entries first, where the alignment puts them.
+#[cfg_attr(all(feature = "std", not(punctual_loom)), repr(C, align(128)))]
+pub struct Fixed<const N: usize, W: IndexWidth = u32> {
     entries: [Entry; N],
+    /// Written by the driver at each insert: on lines of their own with `std`.
+    heads: Padded<Heads<W>>,
 }
 
-impl<const N: usize> Fixed<N> {
-    const CHECK: () = assert!(N <= MAX_ENTRIES, "Fixed<N>: N exceeds the largest wheel");
+impl<const N: usize, W: IndexWidth> Fixed<N, W> {
+    const CHECK: () = {
+        assert!(N <= MAX_ENTRIES, "Fixed<N>: N exceeds the largest wheel");
+        assert!(
+            N <= W::MAX_ENTRIES,
+            "Fixed<N, W>: N exceeds what the index width W holds (u8: 255, u16: 65 535)"
+        );
+    };
 
     crate::sync::const_fn! {
         pub(crate) fn new() -> Self {
@@ -106,13 +131,19 @@ impl<const N: usize> Fixed<N> {
             let entries = [const { Entry::new() }; N];
             #[cfg(punctual_loom)]
             let entries = core::array::from_fn(|_| Entry::new());
-            Self { entries }
+            Self { entries, heads: Padded::new(Heads::new()) }
         }
     }
 }
 
-impl<const N: usize> Slab for Fixed<N> {
+impl<const N: usize, W: IndexWidth> Slab for Fixed<N, W> {
     const FRESH_BLOCK: u32 = fixed_block(N);
+    type Width = W;
+
+    #[inline]
+    fn heads(&self) -> &Heads<W> {
+        &self.heads
+    }
 
     #[inline]
     fn entry(&self, index: Index) -> &Entry {
@@ -129,9 +160,9 @@ impl<const N: usize> Slab for Fixed<N> {
     }
 }
 
-impl<const N: usize> Storage for Fixed<N> {}
+impl<const N: usize, W: IndexWidth> Storage for Fixed<N, W> {}
 
-impl<const N: usize> core::fmt::Debug for Fixed<N> {
+impl<const N: usize, W: IndexWidth> core::fmt::Debug for Fixed<N, W> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Fixed").field("capacity", &N).finish()
     }
@@ -148,7 +179,7 @@ mod growable {
     use core::alloc::Layout;
     use core::ptr;
 
-    use super::{BLOCK, MAX_ENTRIES, SEGMENT_ALIGN, Slab, Storage};
+    use super::{BLOCK, Heads, MAX_ENTRIES, Padded, SEGMENT_ALIGN, Slab, Storage};
     use crate::sync::{AtomicPtr, AtomicUsize, Ordering};
     use crate::wheel::entry::{Entry, Index};
 
@@ -174,6 +205,8 @@ mod growable {
     pub struct Growable {
         segments: [AtomicPtr<Entry>; SEGMENTS],
         usable: AtomicUsize,
+        /// Written by the driver at each insert, away from the segments every arm reads.
+        heads: Padded<Heads<u32>>,
     }
 
     /// `(segment, offset)` of an index.
@@ -197,13 +230,19 @@ mod growable {
                 let segments = [const { AtomicPtr::new(ptr::null_mut()) }; SEGMENTS];
                 #[cfg(punctual_loom)]
                 let segments = core::array::from_fn(|_| AtomicPtr::new(ptr::null_mut()));
-                Self { segments, usable: AtomicUsize::new(0) }
+                Self { segments, usable: AtomicUsize::new(0), heads: Padded::new(Heads::new()) }
             }
         }
     }
 
     impl Slab for Growable {
         const FRESH_BLOCK: u32 = BLOCK;
+        type Width = u32;
+
+        #[inline]
+        fn heads(&self) -> &Heads<u32> {
+            &self.heads
+        }
 
         #[inline]
         fn entry(&self, index: Index) -> &Entry {

@@ -331,7 +331,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 break;
             }
             state.levels.reach(&expiration);
-            let mut index = state.levels.take_slot(&expiration);
+            let mut index = state.levels.take_slot(&self.storage, &expiration);
             while index != NIL {
                 let next = Levels::next_taken(&self.storage, index);
                 self.fetch_ahead(next);
@@ -388,7 +388,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         if u64::from(first) > into {
             return;
         }
-        let mut index = state.levels.level0_head(expiration.slot);
+        let mut index = state.levels.level0_head(&self.storage, expiration.slot);
         let mut first = u32::MAX;
         while index != NIL {
             let entry = self.storage.entry(index);
@@ -408,7 +408,9 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             }
             index = next;
         }
-        state.levels.set_first(expiration.slot, first);
+        state
+            .levels
+            .set_first(&self.storage, expiration.slot, first);
     }
 
     /// The entry a list link points to, asked into the cache ahead of its use: the lists

@@ -1,0 +1,143 @@
+//! The first entry of every slot list, kept by the storage at the width its capacity needs.
+//!
+//! The levels' slot heads are most of a small wheel: 6 levels × 64 slots, 384 indices,
+//! whatever the wheel holds. An index of a wheel of at most 255 entries fits a byte, so
+//! the storage, which knows its capacity, keeps the heads at an [`IndexWidth`] of its
+//! choosing ([`Fixed`](crate::Fixed)'s second parameter: `u8`, `u16` or `u32`), and the
+//! levels read and write them through it. A head is stored as `index + 1`, so that `NIL`
+//! (an empty slot) is 0 at every width, and a new wheel all zero bytes (see `link`).
+//!
+//! The heads belong to the levels: only the holder of the driver role reads or writes
+//! them, which is why [`Heads::get`] and [`Heads::set`] are `unsafe`.
+
+use crate::sync::UnsafeCell;
+use crate::wheel::entry::Index;
+use crate::wheel::levels::{LEVELS, SLOTS};
+
+/// The width of the slot heads a [`Fixed`](crate::Fixed) storage keeps: `u8` (at most 255
+/// entries), `u16` (at most 65 535) or `u32` (the default). Only the size of the wheel
+/// changes with it, never its behaviour: an 8-entry wheel's heads are 384 bytes as `u8`
+/// against 1 536 as `u32`.
+pub trait IndexWidth: width::Width {}
+
+impl IndexWidth for u8 {}
+impl IndexWidth for u16 {}
+impl IndexWidth for u32 {}
+
+pub(crate) mod width {
+    use crate::wheel::entry::Index;
+
+    /// How an index is kept at a width: sealed, only this crate implements it.
+    pub trait Width: Copy + Send + Sync + 'static {
+        /// The most entries a storage may hold at this width.
+        const MAX_ENTRIES: usize;
+        /// Stored `index + 1` (wrapping, so `NIL` is 0), truncated.
+        fn pack(index: Index) -> Self;
+        /// The index `pack` stored.
+        fn unpack(self) -> Index;
+    }
+
+    macro_rules! width {
+        ($($t:ty),*) => {$(
+            impl Width for $t {
+                const MAX_ENTRIES: usize = <$t>::MAX as usize;
+
+                #[inline(always)]
+                fn pack(index: Index) -> Self {
+                    debug_assert!(
+                        index.wrapping_add(1) as u64 <= <$t>::MAX as u64,
+                        "an index wider than the storage's heads"
+                    );
+                    index.wrapping_add(1) as $t
+                }
+
+                #[inline(always)]
+                fn unpack(self) -> Index {
+                    (self as Index).wrapping_sub(1)
+                }
+            }
+        )*};
+    }
+    width!(u8, u16, u32);
+}
+
+/// The slot heads of a wheel's levels, at width `W`. Public only to name it in
+/// [`Storage`](crate::Storage)'s sealed methods; not reachable from outside the crate.
+pub struct Heads<W>(UnsafeCell<[[W; SLOTS]; LEVELS]>);
+
+// SAFETY: the heads are read and written only by the holder of the driver role (the
+// contract of `get` and `set`), which `Wheel`'s role word serialises with Acquire and
+// Release.
+unsafe impl<W: Send> Sync for Heads<W> {}
+
+impl<W: width::Width> Heads<W> {
+    /// Every slot empty: all zero bytes.
+    #[cfg(not(punctual_loom))]
+    pub(crate) const fn new() -> Self {
+        // SAFETY: `W` is `u8`, `u16` or `u32` (the sealed `Width`), for which zero bytes
+        // are the value 0, the packed form of `NIL`.
+        Self(UnsafeCell::new(unsafe { core::mem::zeroed() }))
+    }
+
+    #[cfg(punctual_loom)]
+    pub(crate) fn new() -> Self {
+        // SAFETY: as above.
+        Self(UnsafeCell::new(unsafe { core::mem::zeroed() }))
+    }
+
+    /// The first entry of slot `slot` of level `level` (`NIL`: empty).
+    ///
+    /// # Safety
+    ///
+    /// * The caller holds the driver role.
+    #[inline]
+    pub(crate) unsafe fn get(&self, level: usize, slot: usize) -> Index {
+        // SAFETY: no writer but the role holder, which is the caller.
+        self.0
+            .with(|heads| unsafe { (*heads)[level][slot] })
+            .unpack()
+    }
+
+    /// Makes `index` the first entry of slot `slot` of level `level`.
+    ///
+    /// # Safety
+    ///
+    /// * The caller holds the driver role.
+    #[inline]
+    pub(crate) unsafe fn set(&self, level: usize, slot: usize, index: Index) {
+        // SAFETY: no other reader or writer but the role holder, which is the caller.
+        self.0
+            .with_mut(|heads| unsafe { (*heads)[level][slot] = W::pack(index) });
+    }
+}
+
+impl<W> core::fmt::Debug for Heads<W> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Heads")
+            .field("width", &core::mem::size_of::<W>())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::width::Width;
+    use crate::wheel::entry::NIL;
+
+    #[test]
+    fn every_width_keeps_nil_as_zero_and_its_largest_index() {
+        assert_eq!(0u8.unpack(), NIL);
+        assert_eq!(0u16.unpack(), NIL);
+        assert_eq!(0u32.unpack(), NIL);
+        assert_eq!(u8::pack(NIL), 0);
+        for index in [0, 7, 254] {
+            assert_eq!(u8::pack(index).unpack(), index);
+        }
+        for index in [0, 255, 65_534] {
+            assert_eq!(u16::pack(index).unpack(), index);
+        }
+        for index in [0, 65_535, u32::MAX - 3] {
+            assert_eq!(u32::pack(index).unpack(), index);
+        }
+    }
+}
