@@ -180,8 +180,8 @@ impl Levels {
             self.counts[slot] = self.counts[slot].saturating_add(1);
             self.set_bound(slot, self.first(slot).min(offset));
         }
-        // SAFETY (every use of the heads here): the levels are only reached through the
-        // driver's state, which only the holder of the driver role reaches.
+        // SAFETY: the levels are only reached through the driver's state, which only the
+        // holder of the driver role reaches (so for every use of the heads here).
         let head = unsafe { storage.heads().get(level, slot) };
         let entry = storage.entry(index);
         entry.slot_prev.store(NIL, Relaxed);
@@ -189,7 +189,7 @@ impl Levels {
         if head != NIL {
             storage.entry(head).slot_prev.store(index, Relaxed);
         }
-        // SAFETY: as in `insert`.
+        // SAFETY: as above.
         unsafe { storage.heads().set(level, slot, index) };
         self.occupied[level] |= 1 << slot;
     }
