@@ -88,4 +88,14 @@ for target in thumbv7m-none-eabi thumbv6m-none-eabi thumbv7em-none-eabihf; do
             target, $1 + $2, $2 + $3
     }'
 done
+# A new wheel is all zero bytes, so its static sits in .bss (nothing stored in flash,
+# nothing copied at boot): nm's type letter of the firmware's `WHEEL` must be b or B.
+for target in thumbv7m-none-eabi thumbv6m-none-eabi; do
+    kind=$(arm-none-eabi-nm -C "target/$target/release/$name" | awk '$3 ~ /::WHEEL$/ { print $2 }')
+    if [[ $kind != [bB] ]]; then
+        echo "firmware.sh: $target: the wheel's static is not in .bss (nm type '${kind:-none}')" >&2
+        exit 1
+    fi
+done
+echo "firmware.sh: the wheel's static is in .bss on both cores"
 echo "firmware.sh: passed in $((SECONDS - started)) s"

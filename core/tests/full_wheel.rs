@@ -107,3 +107,47 @@ fn a_degraded_deadline_arms_once_an_entry_is_free_and_then_fires_from_the_wheel(
     assert_eq!(is_elapsed(wd.poll(d.as_mut())).duration(), ms(10));
     assert_eq!(wheel.occupied(), 0);
 }
+
+/// A wheel whose slot heads are bytes holds as many deadlines as a byte can name (255: the
+/// largest index, 254, is stored as 255), spread over every level, and fires each one at
+/// its time, not before; the 256th runs degraded.
+#[test]
+fn a_byte_wide_wheel_holds_255_deadlines_across_the_levels_and_fires_each() {
+    use punctual_core::{Fixed, ManualClock, Wheel};
+    let wheel: Wheel<ManualClock, Fixed<255, u8>> = Wheel::fixed(ManualClock::new(), ms(1));
+    let w = CountingWaker::new();
+    // 1 ms to about 2.7 hours apart, so levels 0 to 3 all hold some.
+    let due = |i: u64| ms(1 + i * i * 150);
+    let mut deadlines: Vec<_> = (0..255)
+        .map(|i| Box::pin(wheel.deadline(due(i), pending::<()>())))
+        .collect();
+    for deadline in &mut deadlines {
+        assert!(w.poll(deadline.as_mut()).is_pending());
+    }
+    assert_eq!(wheel.occupied(), 255);
+    let mut extra = Box::pin(wheel.deadline(ms(1), pending::<()>()));
+    assert!(w.poll(extra.as_mut()).is_pending());
+    assert_eq!(
+        wheel.degraded_polls(),
+        1,
+        "the 256th deadline runs degraded"
+    );
+    drop(extra);
+    let mut now = Duration::ZERO;
+    for (i, deadline) in deadlines.iter_mut().enumerate() {
+        let at = due(i as u64);
+        wheel.advance(at - ns(1) - now);
+        assert!(
+            w.poll(deadline.as_mut()).is_pending(),
+            "deadline {i} fired early"
+        );
+        wheel.advance(ns(1));
+        now = at;
+        assert_eq!(
+            is_elapsed(w.poll(deadline.as_mut())).duration(),
+            at,
+            "deadline {i}"
+        );
+    }
+    assert_eq!(wheel.occupied(), 0);
+}

@@ -1,9 +1,9 @@
 //! Model-based property test of the wheel (docs/design.md, "Evidence"): random cases (a tick,
 //! a clock start, and up to 48 operations: arm, drop, complete, re-poll, advance with or
 //! without polling the woken, advance near a deadline's time), drawn by proptest and
-//! played on a `Fixed<4>` wheel (so that it fills up) and on a growable one, checked after
-//! every operation against the reference model in `support/reference.rs`, which the fuzz
-//! target shares; its docs list what is checked (never early, at most two ticks late,
+//! played on a `Fixed<4>` wheel (so that it fills up), with `u32` and `u8` slot heads, and
+//! on a growable one, checked after every operation against the reference model in
+//! `support/reference.rs`, which the fuzz target shares; its docs list what is checked (never early, at most two ticks late,
 //! decided once, occupancy and reclaiming, degraded polls on a full wheel, odd limits).
 //!
 //! The number of cases per storage kind defaults to [`DEFAULT_CASES`]; set
@@ -181,6 +181,15 @@ proptest! {
     #[test]
     fn fixed_wheel_agrees_with_the_reference(case in case()) {
         let wheel: Wheel<ManualClock, Fixed<FIXED_CAPACITY>> =
+            Wheel::fixed(ManualClock::starting_at(case.start_reading()), case.tick);
+        run(&wheel, Some(FIXED_CAPACITY), &case);
+    }
+
+    /// The same with the slot heads kept as bytes (`Fixed<N, u8>`, as small firmware
+    /// wheels keep them): the width changes the wheel's size, never its behaviour.
+    #[test]
+    fn narrow_fixed_wheel_agrees_with_the_reference(case in case()) {
+        let wheel: Wheel<ManualClock, Fixed<FIXED_CAPACITY, u8>> =
             Wheel::fixed(ManualClock::starting_at(case.start_reading()), case.tick);
         run(&wheel, Some(FIXED_CAPACITY), &case);
     }
