@@ -141,6 +141,20 @@ pub use sleeper::EmbassySleeper;
 use punctual_core::{Driver, Fixed, FixedWheel, IndexWidth, Storage, Wheel};
 
 /// A wheel of `N` deadlines on embassy-time's clock: what [`wheel`] makes and [`run`] drives.
+///
+/// `W` is the width of the slot heads the wheel's storage keeps (see
+/// [`Fixed`](punctual_core::Fixed)): `u8` by default, for at most 255 entries, which keeps an
+/// 8-entry wheel at about 1.2 KB on a 32-bit part, all of it in `.bss`. For more entries,
+/// name a wider one:
+///
+/// ```
+/// use punctual_embassy::EmbassyWheel;
+///
+/// static LARGE: EmbassyWheel<1000, u16> = punctual_embassy::wheel();
+/// assert_eq!(LARGE.capacity(), 1000);
+/// ```
+///
+/// A capacity the width cannot hold (`EmbassyWheel<300>`) fails to compile.
 pub type EmbassyWheel<const N: usize, W = u8> = FixedWheel<EmbassyClock, N, W>;
 
 /// The future [`run`] returns: punctual's [`Driver`] sleeping on embassy timers.
