@@ -134,7 +134,7 @@ section="$out/section.md"
     echo
     data_diff=$(($(arm-none-eabi-size "$out/size-punctual.thumbv7m-none-eabi" | awk 'NR == 2 { print $2 }') -
         $(arm-none-eabi-size "$out/size-with-timeout.thumbv7m-none-eabi" | awk 'NR == 2 { print $2 }')))
-    echo "Besides code, the flash difference holds $(signed "$data_diff") B of \`.data\` image (initial values copied to RAM at boot) and read-only data (panic messages, vtables, constants)."
+    echo "Besides code, the flash difference holds $(signed "$data_diff") B of \`.data\` image (initial values copied to RAM at boot); read-only data (panic messages, vtables, constants) counts in text."
     echo
     echo "The largest functions of punctual's (\`thumbv7m\`):"
     echo
