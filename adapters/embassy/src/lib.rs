@@ -143,7 +143,7 @@ use punctual_core::{Driver, Fixed, FixedWheel, IndexWidth, Storage, Wheel};
 /// A wheel of `N` deadlines on embassy-time's clock: what [`wheel`] makes and [`run`] drives.
 ///
 /// `W` is the width of the slot heads the wheel's storage keeps (see
-/// [`Fixed`](punctual_core::Fixed)): `u8` by default, for at most 255 entries, which keeps an
+/// [`Fixed`]): `u8` by default, for at most 255 entries, which keeps an
 /// 8-entry wheel at about 1.2 KB on a 32-bit part, all of it in `.bss`. For more entries,
 /// name a wider one:
 ///

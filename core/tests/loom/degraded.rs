@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use loom::sync::Arc;
 use loom::thread;
-use punctual_core::{Clock, Reading};
+use punctual_core::Reading;
 use std::task::{Poll, Waker};
 
 use crate::support::TICK;
