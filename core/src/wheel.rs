@@ -209,6 +209,7 @@ use storage::{Fixed, Storage};
 use turn::DriverState;
 
 mod arm;
+mod handoff;
 pub(crate) mod driver_wakers;
 pub(crate) mod entry;
 pub(crate) mod levels;
@@ -285,6 +286,8 @@ pub struct Wheel<C, S> {
     driver: CachePadded<UnsafeCell<DriverState>>,
     /// Written by the driver for each deadline it fires or reclaims: lines of their own.
     counters: CachePadded<Counters>,
+    /// Fired entries handed to a polling thread (see `handoff`): lines of their own.
+    handoff: CachePadded<handoff::Handoff>,
     /// Whether threads may keep a free entry of this wheel aside (see `spare`): set only
     /// through a `&'static` reference ([`Wheel::enable_thread_spares`]), so only on a wheel
     /// that stays at its address for the rest of the process. Not a synchronising flag: an
@@ -391,8 +394,10 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                     linger_until: Tick::new(0),
                     fresh: true,
                     parked: false,
+                    handed_at: Tick::new(0),
                 })),
                 counters: CachePadded::new(Counters::new()),
+                handoff: CachePadded::new(handoff::Handoff::new()),
                 spares: core::sync::atomic::AtomicBool::new(false),
             }
         }
