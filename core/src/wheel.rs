@@ -209,9 +209,9 @@ use storage::{Fixed, Storage};
 use turn::DriverState;
 
 mod arm;
-mod handoff;
 pub(crate) mod driver_wakers;
 pub(crate) mod entry;
+mod handoff;
 pub(crate) mod levels;
 pub(crate) mod lists;
 mod parked;

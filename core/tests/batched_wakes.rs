@@ -19,7 +19,9 @@ fn wakes(wakers: &[CountingWaker]) -> Vec<usize> {
 
 /// The one woken (the lead), when exactly one was.
 fn lead(wakers: &[CountingWaker]) -> usize {
-    let woken: Vec<usize> = (0..wakers.len()).filter(|&i| wakers[i].wakes() > 0).collect();
+    let woken: Vec<usize> = (0..wakers.len())
+        .filter(|&i| wakers[i].wakes() > 0)
+        .collect();
     assert_eq!(woken.len(), 1, "not exactly one lead: {:?}", wakes(wakers));
     woken[0]
 }
@@ -144,14 +146,20 @@ fn a_waker_that_panics_in_the_batch_loses_no_other_wake() {
     let _ = quietly(|| wheel.advance(ms(3)));
     let woken = lead_waker.wakes() + wakes(&after).iter().sum::<usize>();
     let lead_panicked = panicking.0.load(Ordering::SeqCst) == 1;
-    assert_eq!(woken + usize::from(lead_panicked), 1, "one lead woken by the turn");
+    assert_eq!(
+        woken + usize::from(lead_panicked),
+        1,
+        "one lead woken by the turn"
+    );
     if !lead_panicked {
         // The lead's poll wakes the batch, and panics at the panicking waker.
         let lead = after
             .iter()
             .position(|w| w.wakes() == 1)
             .map_or(Pin::as_mut(&mut first), |i| rest[i].as_mut());
-        let lead_waker = if lead_waker.wakes() == 1 { &lead_waker } else {
+        let lead_waker = if lead_waker.wakes() == 1 {
+            &lead_waker
+        } else {
             after.iter().find(|w| w.wakes() == 1).unwrap()
         };
         assert!(quietly(|| lead_waker.poll(lead)).is_err());

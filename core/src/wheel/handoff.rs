@@ -34,10 +34,10 @@
 //!   lead; a waker that panics on the driver's side leaves them queued, as without a
 //!   hand-off.
 
+use super::Wheel;
 use super::entry::{Index, NIL};
 use super::storage::Storage;
 use super::turn::DriverState;
-use super::Wheel;
 use crate::clock::Clock;
 use crate::sync::{AtomicU32, Ordering};
 use crate::time::Tick;
@@ -68,9 +68,9 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// Wakes the tasks of this wheel's fired deadlines in batches: a turn wakes the first
     /// of them, and that deadline, when its task polls it, wakes the rest on the task's
     /// thread (see the module docs). For a wheel driven by a thread of its own whose
-    /// tasks are polled on other threads; the timer thread of
-    /// [`spawn_driver`](https://docs.rs/punctual) turns it on. A deadline whose task does
-    /// not poll it leaves the rest to the next tick's turn: at most one tick later.
+    /// tasks are polled on other threads: the facade's timer threads (the global wheel's,
+    /// and `punctual::spawn_driver`'s) turn it on. A deadline whose task does not poll it
+    /// leaves the rest to the next tick's turn: at most one tick later. Not undone.
     pub fn enable_batched_wakes(&self) {
         self.handoff.mode.store(ON, Ordering::Relaxed);
     }
@@ -165,7 +165,9 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             // As `wake_fired`: take the waker while the wheel still owns the entry (this
             // thread, for the wheel, since the swap), then let go.
             let waker = entry.waker.take();
-            let before = entry.state.fetch_and(!super::entry::WHEEL, Ordering::AcqRel);
+            let before = entry
+                .state
+                .fetch_and(!super::entry::WHEEL, Ordering::AcqRel);
             if before & super::entry::HANDLE == 0 {
                 self.free_entry(index, entry);
             }

@@ -161,11 +161,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             // A batch handed off (see `handoff`) keeps a turn planned by the next tick,
             // which takes it back if its lead has not taken it.
             let handed_off = self.handed_off();
-            let idle = next.is_none()
-                && !reclaimed
-                && !parked
-                && !handed_off
-                && now >= state.linger_until;
+            let idle =
+                next.is_none() && !reclaimed && !parked && !handed_off && now >= state.linger_until;
             // After reclaiming, more cancels are likely: look again within a tick, as for
             // a degraded deadline waiting. While lingering, turn when the lingering ends.
             let horizon = if reclaimed || parked || handed_off {
