@@ -284,6 +284,9 @@ pub(crate) fn spawn_named<C: Clock + 'static, S: Storage + 'static>(
     name: &str,
     max_sleep: Duration,
 ) -> JoinHandle<()> {
+    // The tasks are polled on other threads: a turn wakes one of them, which wakes the
+    // rest of the turn's batch on its own thread (see `Wheel::enable_batched_wakes`).
+    wheel.enable_batched_wakes();
     thread::Builder::new()
         .name(name.into())
         .spawn(move || run(wheel, max_sleep))

@@ -141,21 +141,28 @@ fn fixed_cause(target: &str) -> &'static str {
          counter came closer but could end early when the kernel slews the clock, so it \
          was dropped."
     } else if target.starts_with("fire: process CPU ≤ tokio's") {
-        "Profiled (callgrind, threads run one at a time; perf's cpu-clock samples, threads \
-         at once): the instructions are level, 192 million for the whole run (157 on the \
-         polling thread, 35 on the timer thread) against tokio's 179 million, with 100 of \
-         the harness alone; the time is not. The timer thread wakes 100 000 tasks that \
-         another core polls: each wake writes the task's node in `FuturesUnordered`'s \
-         ready queue, which the polling core then reads. In the samples, that dequeue \
-         (`poll_next_unpin`) takes 24% of the CPU against 9% of the instructions, and the \
-         wake itself 9% against 2%: cache lines crossing between cores, which a quiet \
-         machine (both threads running at once) pays on every wake and a loaded one, \
-         running them in turns, partly hides. Driven on the polling thread (punctual-smol, \
-         punctual-tokio) the same wheel's instructions stay level and the gap goes. The \
-         design change it points to: hand a turn's fired entries to the polling thread in \
-         one batch (one wake per turn, the entries taken and woken there), or drive the \
-         wheel where the tasks are polled, as the default inside tokio does; not made yet \
-         (core work)."
+        "Profiled before batched wakes (callgrind, threads run one at a time; perf's \
+         cpu-clock samples, threads at once): the instructions are level, 192 million for \
+         the whole run (157 on the polling thread, 35 on the timer thread) against tokio's \
+         179 million, with 100 of the harness alone; the time is not. The timer thread \
+         woke 100 000 tasks that another core polls: each wake wrote the task's node in \
+         `FuturesUnordered`'s ready queue, which the polling core then read (in the \
+         samples, the dequeue took 24% of the CPU against 9% of the instructions, the \
+         wake 9% against 2%). Batched wakes (`wheel/handoff.rs`) answer that: a turn wakes \
+         one task, whose deadline's poll wakes the rest of the turn's batch on the polling \
+         thread. Measured with `--probe fire`, batched against one wake per deadline \
+         (the same binary) and tokio, interleaved, medians of CPU: 92 / 117 / 75 ms in one \
+         set of 6 (1.23× tokio's, against 1.56× without); with the load average at 2.6 \
+         to 3.5 on the 2 cores, 98 / 95 / 98 ms (9 runs) and 108 / 100 / 95 ms (7 runs). \
+         The cause, counted in the same load: the first task's poll took the batch in 29 \
+         to 68 of about 100 turns; in the others the polling thread did not run between \
+         two turns (it waits for a core), and the next tick's turn took the batch back \
+         and woke it from the timer thread, as before, to keep every wake within a tick \
+         of its turn. What still crosses between cores with the hand-off taken: each \
+         entry, whose state word the timer thread writes as it fires and the polling \
+         thread reads. Driven on the polling thread (punctual-smol, punctual-tokio) \
+         nothing crosses; driving the wheel where the tasks are polled, as the default \
+         inside tokio does, is the remaining change."
     } else if target.starts_with("fire: the timer's own CPU") {
         "Callgrind, the same run: the timer's own instructions (the run minus the 100 \
          million of no timer) are 91 million driven in the executor against tokio's 79: \
@@ -185,8 +192,10 @@ fn fixed_cause(target: &str) -> &'static str {
     } else if target.starts_with("fire:") {
         "The harness alone (the `no timer` row of the fire table) takes about half of \
          tokio's CPU, which leaves a timer almost nothing for 100000 clock readings (rule \
-         4), arms, fires and wakes. With the global wheel the timer thread also wakes tasks \
-         that another thread polls, so every wake moves the task's waker between caches."
+         4), arms, fires and wakes. With the global wheel the timer thread also fires \
+         entries that another thread polls, so each entry moves between caches, and so do \
+         the wakes of a batch the polling thread does not take within a tick (see the \
+         default global wheel's row)."
     } else if target.starts_with("lateness: at a 100 µs tick") {
         "Level with async-io's to a few tenths of a microsecond: both wait for the same \
          reactor wake-up, and which one is ahead flips from run to run with the machine's \

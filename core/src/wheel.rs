@@ -212,6 +212,7 @@ use turn::DriverState;
 mod arm;
 pub(crate) mod driver_wakers;
 pub(crate) mod entry;
+mod handoff;
 pub(crate) mod heads;
 pub(crate) mod levels;
 pub(crate) mod link;
@@ -288,6 +289,8 @@ pub struct Wheel<C, S> {
     driver: Padded<UnsafeCell<DriverState>>,
     /// Written by the driver for each deadline it fires or reclaims: lines of their own.
     counters: Padded<Counters>,
+    /// Fired entries handed to a polling thread (see `handoff`): lines of their own.
+    handoff: Padded<handoff::Handoff>,
     /// Whether threads may keep a free entry of this wheel aside (see `spare`): set only
     /// through a `&'static` reference ([`Wheel::enable_thread_spares`]), so only on a wheel
     /// that stays at its address for the rest of the process. Not a synchronising flag: an
@@ -394,8 +397,10 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                     linger_until: Tick::new(0),
                     started: false,
                     parked: false,
+                    handed_at: Tick::new(0),
                 })),
                 counters: Padded::new(Counters::new()),
+                handoff: Padded::new(handoff::Handoff::new()),
                 spares: core::sync::atomic::AtomicBool::new(false),
             }
         }

@@ -161,6 +161,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                     // SAFETY: as `free_entry`'s.
                     unsafe { self.free_from_handle(shard, index, entry) };
                 }
+                self.take_handed_off();
                 true
             }
         }
@@ -177,6 +178,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             // SAFETY: as `free_entry`'s.
             unsafe { self.free_from_handle(&self.shards[shards::current()], index, entry) };
         }
+        // This task was woken as the lead of a batch, most likely: wake the rest here.
+        self.take_handed_off();
     }
 
     #[cfg(feature = "count-ready")]

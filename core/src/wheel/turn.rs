@@ -42,6 +42,9 @@ pub(super) struct DriverState {
     /// The last look at the places of degraded deadlines found one still waiting: the next
     /// turn looks again, whatever the plan word says.
     pub(super) parked: bool,
+    /// The tick of the last hand-off (see `handoff`): a turn at a later tick takes back
+    /// what is still on the list.
+    pub(super) handed_at: Tick,
 }
 
 impl<C: Clock, S: Storage> Wheel<C, S> {
@@ -150,17 +153,21 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             self.expire(state, now, reading);
             reclaimed |= self.take_inboxes(state, now, reading);
             self.fire_early(state, reading);
-            self.wake_fired(state);
+            self.wake_fired(state, now);
             let parked = self.wake_parked(state, now);
             let elapsed = state.levels.elapsed();
             let next = state.levels.next_expiration();
             // Idle: nothing armed, nothing just reclaimed and no degraded deadline waiting.
             // The driver then needs no timer at all (a paused tokio clock would otherwise
             // auto-advance to it), and every arm wakes it.
-            let idle = next.is_none() && !reclaimed && !parked && now >= state.linger_until;
+            // A batch handed off (see `handoff`) keeps a turn planned by the next tick,
+            // which takes it back if its lead has not taken it.
+            let handed_off = self.handed_off();
+            let idle =
+                next.is_none() && !reclaimed && !parked && !handed_off && now >= state.linger_until;
             // After reclaiming, more cancels are likely: look again within a tick, as for
             // a degraded deadline waiting. While lingering, turn when the lingering ends.
-            let horizon = if reclaimed || parked {
+            let horizon = if reclaimed || parked || handed_off {
                 1
             } else if next.is_none() && now < state.linger_until {
                 let linger_until = state.linger_until.get();
@@ -466,10 +473,21 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         state.to_wake_tail = PlainLink::new(index);
     }
 
-    /// Wakes the tasks of fired entries, letting go of each entry first. The wheel's
-    /// structure is consistent throughout, so a waker that panics (the panic reaches the
-    /// caller of the turn) leaves the rest queued for the next turn.
-    pub(super) fn wake_fired(&self, state: &mut DriverState) {
+    /// Wakes the tasks of fired entries at tick `now`: first a hand-off list left since an
+    /// earlier tick, then (with batched wakes on, see `handoff`) the first entry queued,
+    /// handing the rest off, else every entry queued.
+    pub(super) fn wake_fired(&self, state: &mut DriverState, now: Tick) {
+        if self.take_back(state, now) {
+            self.wake_queued(state);
+        }
+        self.hand_off(state, now);
+        self.wake_queued(state);
+    }
+
+    /// Wakes the tasks of the queued fired entries, letting go of each entry first. The
+    /// wheel's structure is consistent throughout, so a waker that panics (the panic
+    /// reaches the caller of the turn) leaves the rest queued for the next turn.
+    fn wake_queued(&self, state: &mut DriverState) {
         while state.to_wake.get() != NIL {
             let index = state.to_wake.get();
             let entry = self.storage.entry(index);

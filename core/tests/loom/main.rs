@@ -9,6 +9,8 @@
 //!   segments (steals, fresh blocks, the free list's ABA tag, two first arms, the stats
 //!   scan);
 //! * [`waker`]: a waker slot registered again while the fire takes it;
+//! * [`handoff`]: batched wakes: the lead's poll takes the hand-off list while the next
+//!   tick's turn takes it back or hands off a batch of its own;
 //! * [`degraded`]: a deadline on a full wheel waits in a place for the next tick's turn,
 //!   while the driver turns or another deadline takes a place;
 //! * [`drivers`]: the driver role between two turning threads, and drivers' places: a
@@ -32,6 +34,7 @@ mod support;
 mod degraded;
 mod drivers;
 mod entries;
+mod handoff;
 mod plan;
 mod release;
 mod waker;
