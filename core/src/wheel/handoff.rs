@@ -72,6 +72,9 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// tasks are polled on other threads: the facade's timer threads (the global wheel's,
     /// and `punctual::spawn_driver`'s) turn it on. A deadline whose task does not poll it
     /// leaves the rest to the next tick's turn: at most one tick later. Not undone.
+    ///
+    /// Without `std` (no threads of its own to drive a wheel) this changes nothing, and
+    /// firmware carries none of the hand-off's code.
     pub fn enable_batched_wakes(&self) {
         self.handoff.mode.store(ON, Ordering::Relaxed);
     }
@@ -79,7 +82,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// Whether batched wakes are on.
     #[inline]
     fn batched(&self) -> bool {
-        self.handoff.mode.load(Ordering::Relaxed) == ON
+        cfg!(feature = "std") && self.handoff.mode.load(Ordering::Relaxed) == ON
     }
 
     /// The driver's side, before a pass hands anything off: takes back a list left since a
@@ -87,7 +90,10 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// Returns whether it took one: the caller then wakes the queue itself, with no
     /// hand-off, so that a batch whose lead never takes it is woken by this turn.
     pub(super) fn take_back(&self, state: &mut DriverState, now: Tick) -> bool {
-        if self.handoff.head.load(Ordering::Relaxed) == NIL || now <= state.handed_at {
+        if !cfg!(feature = "std")
+            || self.handoff.head.load(Ordering::Relaxed) == NIL
+            || now <= state.handed_at
+        {
             return false;
         }
         let first = self.handoff.head.swap(NIL, Ordering::Acquire);
@@ -126,14 +132,14 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// Whether the list holds entries (the driver then plans a turn by the next tick).
     #[inline]
     pub(super) fn handed_off(&self) -> bool {
-        self.handoff.head.load(Ordering::Relaxed) != NIL
+        cfg!(feature = "std") && self.handoff.head.load(Ordering::Relaxed) != NIL
     }
 
     /// The deadline's side: a handle that saw its entry fired takes the list, if any, and
     /// wakes it on this thread.
     #[inline]
     pub(crate) fn take_handed_off(&self) {
-        if self.handoff.head.load(Ordering::Relaxed) != NIL {
+        if cfg!(feature = "std") && self.handoff.head.load(Ordering::Relaxed) != NIL {
             self.wake_handed_off();
         }
     }
