@@ -18,11 +18,12 @@ export PROPTEST_CASES=${PROPTEST_CASES:-8}
 # drops it (the `ManuallyDrop` in `Deadline`), a waker that panics while the timer is
 # worked on through its copy (`Shadow`), in `clone` as a deadline arms and as a waker slot
 # registers it, in `drop` with its cancelled deadline, a driver's waker that panics when an
-# arm wakes it; and the accessors of a deadline, running and completed.
+# arm wakes it; the accessors of a deadline, running and completed; and batched wakes (a
+# turn's fired entries handed to a deadline's poll, and taken back by the next tick's turn).
 behaviour=(--test cancel --test on_time --test sub_tick --test plans --test reclaim
     --test clocks --test decided_once --test limits --test full_wheel --test after_completion
     --test accessors --test elapsed --test wakers --test uptime --test auto_traits
-    --test firing_order --test panics --test drivers)
+    --test firing_order --test panics --test drivers --test batched_wakes)
 
 # The core's unit tests, the behaviour tests above and the poll_order and spares tests on a
 # 32-bit target as well (i686: the pointer width of the microcontrollers, whose code paths
