@@ -2,6 +2,10 @@
 //! deadlines, that deadline's poll (or drop) wakes the rest, and a batch no deadline takes
 //! is woken by the next tick's turn, also when the lead never polls, drops its deadline,
 //! or a waker of the batch panics.
+//!
+//! With `std` only: without it the hand-off is compiled out (there is no timer thread to
+//! turn it on), and a turn wakes every deadline it fires, as every other test checks.
+#![cfg(feature = "std")]
 
 mod support;
 
