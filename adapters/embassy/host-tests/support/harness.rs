@@ -33,8 +33,9 @@ use crate::conformance;
 /// Entries of each test's wheel: more than the suite ever holds at once (500).
 pub const CAPACITY: usize = 1024;
 
-/// A wheel for one test, alive for the rest of the process.
-pub type TestWheel = EmbassyWheel<CAPACITY>;
+/// A wheel for one test, alive for the rest of the process: `u16` slot heads, since it
+/// holds more than the 255 entries of the default `u8` ones.
+pub type TestWheel = EmbassyWheel<CAPACITY, u16>;
 
 /// A virtual embassy time driver that a test moves by hand.
 pub trait VirtualTime {
