@@ -313,7 +313,7 @@ impl<C, S> Wheel<C, S> {
 }
 
 /// `Wheel` with a fixed capacity of `N` entries.
-pub type FixedWheel<C, const N: usize, W = u32> = Wheel<C, Fixed<N, W>>;
+pub type FixedWheel<C, const N: usize, W = u32, const L: usize = 6> = Wheel<C, Fixed<N, W, L>>;
 /// `Wheel` that grows on demand.
 #[cfg(feature = "alloc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
@@ -344,7 +344,7 @@ const fn tick_nanos(tick: Duration) -> u64 {
     nanos as u64
 }
 
-impl<C: Clock, const N: usize, W: heads::IndexWidth> Wheel<C, Fixed<N, W>> {
+impl<C: Clock, const N: usize, W: heads::IndexWidth, const L: usize> Wheel<C, Fixed<N, W, L>> {
     crate::sync::const_fn! {
         /// A wheel of `N` entries and the given `tick`, usable in a `static`.
         ///

@@ -295,3 +295,68 @@ fn cancelling_a_deadline_does_not_unlink_another_one() {
     assert!(wl.poll(l.as_mut()).is_ready());
     assert_eq!(wheel.occupied(), 1);
 }
+
+#[test]
+fn a_two_level_wheel_parks_beyond_its_range_of_4096_ticks_and_fires_each_on_time() {
+    // A wheel of 2 levels spans 4 096 ticks: deadlines past that wait at its top level, in
+    // slots of their own, and are placed again each rotation. They fire in order, each
+    // within its tick and never early, whatever the jumps in between.
+    let wheel: Wheel<ManualClock, Fixed<8, u8, 2>> = Wheel::fixed(ManualClock::new(), TICK);
+    let w = CountingWaker::new();
+    let durations = [
+        ms(5_000),
+        ms(4_097),
+        ms(70_003),
+        ms(1_000_000),
+        ms(64 * 4096 + 1),
+    ];
+    let mut sleeps: Vec<_> = durations
+        .iter()
+        .map(|&d| Box::pin(wheel.sleep(d)))
+        .collect();
+    for sleep in &mut sleeps {
+        assert!(w.poll(sleep.as_mut()).is_pending());
+    }
+    let mut order: Vec<_> = (0..durations.len()).collect();
+    order.sort_by_key(|&i| durations[i]);
+    for (fired, &i) in order.iter().enumerate() {
+        wheel.advance_to_manual(durations[i] - ns(1));
+        assert_eq!(w.wakes(), fired, "early: {:?}", durations[i]);
+        assert!(w.poll(sleeps[i].as_mut()).is_pending());
+        wheel.advance_to_manual(durations[i] + TICK);
+        assert_eq!(w.wakes(), fired + 1, "late: {:?}", durations[i]);
+        assert!(w.poll(sleeps[i].as_mut()).is_ready());
+    }
+    assert_eq!(wheel.occupied(), 0);
+}
+
+#[test]
+fn a_jump_over_many_rotations_skips_them_instead_of_replacing_parked_deadlines_each_one() {
+    // A 2-level wheel at a 1 ns tick spans 4 096 ns; these deadlines are 2^50 and 2^52
+    // ticks away: one turn that passed every rotation one by one would re-place each
+    // about 2^40 times and never return. The turn skips to the rotation before the
+    // earliest key instead, and still fires each on time and never early.
+    let tick = ns(1);
+    let wheel: Wheel<ManualClock, Fixed<4, u8, 2>> = Wheel::fixed(ManualClock::new(), tick);
+    let w = CountingWaker::new();
+    let near = ns(1 << 50);
+    let far = ns((1 << 52) + 12_345);
+    let mut near_sleep = pin!(wheel.sleep(near));
+    let mut far_sleep = pin!(wheel.sleep(far));
+    assert!(w.poll(near_sleep.as_mut()).is_pending());
+    assert!(w.poll(far_sleep.as_mut()).is_pending());
+    wheel.advance_to_manual(near - ns(1));
+    assert_eq!(w.wakes(), 0, "early");
+    wheel.advance_to_manual(near);
+    assert_eq!(w.wakes(), 1, "not fired at its tick");
+    assert!(w.poll(near_sleep.as_mut()).is_ready());
+    // A jump that ends short of `far`'s rotation, and one into it.
+    wheel.advance_to_manual(ns(3 << 50));
+    assert!(w.poll(far_sleep.as_mut()).is_pending());
+    wheel.advance_to_manual(far - ns(1));
+    assert_eq!(w.wakes(), 1, "early");
+    wheel.advance_to_manual(far);
+    assert_eq!(w.wakes(), 2, "not fired at its tick");
+    assert!(w.poll(far_sleep.as_mut()).is_ready());
+    assert_eq!(wheel.occupied(), 0);
+}

@@ -194,6 +194,24 @@ proptest! {
         run(&wheel, Some(FIXED_CAPACITY), &case);
     }
 
+    /// The same with fewer levels (`Fixed<N, u8, L>`): a range of 64^L ticks, past which
+    /// deadlines wait at the top level and are placed again each rotation. Two levels
+    /// (4 096 ticks) put most of the cases' longer deadlines beyond the range; three is
+    /// what `punctual-embassy`'s wheels have.
+    #[test]
+    fn two_level_fixed_wheel_agrees_with_the_reference(case in case()) {
+        let wheel: Wheel<ManualClock, Fixed<FIXED_CAPACITY, u8, 2>> =
+            Wheel::fixed(ManualClock::starting_at(case.start_reading()), case.tick);
+        run(&wheel, Some(FIXED_CAPACITY), &case);
+    }
+
+    #[test]
+    fn three_level_fixed_wheel_agrees_with_the_reference(case in case()) {
+        let wheel: Wheel<ManualClock, Fixed<FIXED_CAPACITY, u8, 3>> =
+            Wheel::fixed(ManualClock::starting_at(case.start_reading()), case.tick);
+        run(&wheel, Some(FIXED_CAPACITY), &case);
+    }
+
     #[test]
     fn growable_wheel_agrees_with_the_reference(case in case()) {
         let wheel: Wheel<ManualClock, Growable> =

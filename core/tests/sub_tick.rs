@@ -37,7 +37,9 @@ fn a_deadline_due_in_the_last_tick_before_a_level_boundary_fires_at_its_own_time
     // Ticks 63, 4095 and 127 end blocks of 64 (and of 4096): a deadline due during one of
     // them has its tick (64, 4096, 128) on the far side of the boundary. It must still be
     // on level 0 during the tick it comes due in, and fire at its own time, not wait for
-    // its slot on level 1 or 2 to come down at the boundary (up to a tick late).
+    // its slot on level 1 or 2 to come down at the boundary (up to a tick late). Its own
+    // time as the levels keep it: rounded up to a grain of 16 ns at a 1 ms tick (the last
+    // case's 401 µs into its tick is 25 062.5 grains: the driver looks 8 ns later).
     for (started, duration) in [
         (us(0), us(63_500)),
         (us(0), us(4_095_300)),
@@ -50,12 +52,19 @@ fn a_deadline_due_in_the_last_tick_before_a_level_boundary_fires_at_its_own_time
         let w = CountingWaker::new();
         let mut d = pin!(wheel.deadline(duration, pending::<()>()));
         assert!(w.poll(d.as_mut()).is_pending());
+        let looked_at = ns(due.as_nanos().next_multiple_of(16) as u64);
         wheel.advance_to_manual(due - ns(1));
         assert_eq!(w.wakes(), 0, "early ({duration:?} from {started:?})");
         assert_eq!(
             wheel.turn(),
-            Reading::since_origin(due),
+            Reading::since_origin(looked_at),
             "not planned at its own time ({duration:?} from {started:?})"
+        );
+        wheel.advance_to_manual(looked_at - ns(1));
+        assert_eq!(
+            w.wakes(),
+            0,
+            "fired before its grain ({duration:?} from {started:?})"
         );
         wheel.advance(ns(1));
         assert_eq!(

@@ -142,10 +142,8 @@ use punctual_core::{Driver, Fixed, FixedWheel, IndexWidth, Storage, Wheel};
 
 /// A wheel of `N` deadlines on embassy-time's clock: what [`wheel`] makes and [`run`] drives.
 ///
-/// `W` is the width of the slot heads the wheel's storage keeps (see
-/// [`Fixed`]): `u8` by default, for at most 255 entries, which keeps an
-/// 8-entry wheel at about 1.2 KB on a 32-bit part, all of it in `.bss`. For more entries,
-/// name a wider one:
+/// `W` is the width of the slot heads the wheel's storage keeps (see [`Fixed`]): `u8` by
+/// default, for at most 255 entries. For more entries, name a wider one:
 ///
 /// ```
 /// use punctual_embassy::EmbassyWheel;
@@ -155,7 +153,17 @@ use punctual_core::{Driver, Fixed, FixedWheel, IndexWidth, Storage, Wheel};
 /// ```
 ///
 /// A capacity the width cannot hold (`EmbassyWheel<300>`) fails to compile.
-pub type EmbassyWheel<const N: usize, W = u8> = FixedWheel<EmbassyClock, N, W>;
+///
+/// `L` is the number of levels of 64 slots (see [`Fixed`]): 3 by default, a range of
+/// 2<sup>18</sup> ticks, 4.4 minutes at the 1 ms [`TICK`] of most tick rates (8.5 minutes at
+/// 1.95 ms, 44 minutes at 10 ms). A deadline or sleep longer than that still fires on time
+/// and never early: it waits at the top level, and costs the driver one turn per rotation
+/// (every 4.4 minutes) until it is within range. Each level more costs 72 bytes and
+/// multiplies the range by 64; `EmbassyWheel<N, u8, 4>` reaches 4.6 hours. With the
+/// defaults, an 8-entry wheel is about 930 bytes on a 32-bit part, all of it in `.bss`
+/// (zeroed at boot, nothing copied from flash).
+pub type EmbassyWheel<const N: usize, W = u8, const L: usize = 3> =
+    FixedWheel<EmbassyClock, N, W, L>;
 
 /// The future [`run`] returns: punctual's [`Driver`] sleeping on embassy timers.
 pub type EmbassyDriver<'w, S> = Driver<'w, EmbassyClock, S, EmbassySleeper>;
@@ -175,8 +183,8 @@ pub type EmbassyDriver<'w, S> = Driver<'w, EmbassyClock, S, EmbassySleeper>;
 /// assert_eq!(WHEEL.capacity(), 8);
 /// assert_eq!(WHEEL.tick(), punctual_embassy::TICK);
 /// ```
-pub const fn wheel<const N: usize, W: IndexWidth>() -> EmbassyWheel<N, W> {
-    Wheel::<EmbassyClock, Fixed<N, W>>::fixed(EmbassyClock, TICK)
+pub const fn wheel<const N: usize, W: IndexWidth, const L: usize>() -> EmbassyWheel<N, W, L> {
+    Wheel::<EmbassyClock, Fixed<N, W, L>>::fixed(EmbassyClock, TICK)
 }
 
 /// Drives `wheel` forever: turns it, fires every deadline that is due, and sleeps on an

@@ -217,7 +217,7 @@ impl core::fmt::Debug for Entry {
 
 pub(crate) mod sealed {
     use super::{Entry, Index};
-    use crate::wheel::heads::{Heads, width::Width};
+    use crate::wheel::heads::Table;
 
     /// The entries of a wheel, by index: what the lists, the levels and the wheel need of
     /// a [`Storage`](crate::Storage), which it is the sealed part of (only this crate
@@ -241,12 +241,15 @@ pub(crate) mod sealed {
         /// How many entries are usable now.
         fn usable(&self) -> usize;
 
-        /// The width of the levels' slot heads.
-        type Width: Width;
-
         /// The levels' slot heads, which the storage keeps at the width its capacity
-        /// needs (see `heads`).
-        fn heads(&self) -> &Heads<Self::Width>;
+        /// needs and for the number of levels it chose (see `heads`).
+        type Heads: Table;
+
+        /// How many levels of 64 slots the wheel has (2 to 6).
+        const LEVELS: usize = <Self::Heads as Table>::LEVELS;
+
+        /// The levels' slot heads.
+        fn heads(&self) -> &Self::Heads;
     }
 }
 

@@ -1,4 +1,5 @@
-//! The first entry of every slot list, kept by the storage at the width its capacity needs.
+//! The first entry of every slot list, kept by the storage at the width its capacity needs,
+//! and which slots are non-empty, kept for the number of levels the storage chose.
 //!
 //! The levels' slot heads are most of a small wheel: 6 levels × 64 slots, 384 indices,
 //! whatever the wheel holds. An index of a wheel of at most 255 entries fits a byte, so
@@ -7,12 +8,18 @@
 //! levels read and write them through it. A head is stored as `index + 1`, so that `NIL`
 //! (an empty slot) is 0 at every width, and a new wheel all zero bytes (see `link`).
 //!
-//! The heads belong to the levels: only the holder of the driver role reads or writes
-//! them, which is why [`Heads::get`] and [`Heads::set`] are `unsafe`.
+//! The storage also chooses how many levels there are ([`Fixed`](crate::Fixed)'s third
+//! parameter, 2 to 6): each level multiplies the wheel's range by 64 and costs 64 heads
+//! and a 64-bit occupancy bitmap (one bit per slot).
+//! A wheel with fewer levels keeps deadlines beyond its range at its top level, as every
+//! wheel does beyond 2<sup>36</sup> ticks (see `levels`, "Beyond the range").
+//!
+//! The heads and bitmaps belong to the levels: only the holder of the driver role reads or
+//! writes them, which is why [`Table`]'s methods are `unsafe`.
 
 use crate::sync::UnsafeCell;
 use crate::wheel::entry::Index;
-use crate::wheel::levels::{LEVELS, SLOTS};
+use crate::wheel::levels::{MAX_LEVELS, SLOTS};
 
 /// The width of the slot heads a [`Fixed`](crate::Fixed) storage keeps: `u8` (at most 255
 /// entries), `u16` (at most 65 535) or `u32` (the default). Only the size of the wheel
@@ -61,60 +68,124 @@ pub(crate) mod width {
     width!(u8, u16, u32);
 }
 
-/// The slot heads of a wheel's levels, at width `W`. Public only to name it in
-/// [`Storage`](crate::Storage)'s sealed methods; not reachable from outside the crate.
-pub struct Heads<W>(UnsafeCell<[[W; SLOTS]; LEVELS]>);
+/// The slot heads of a wheel's `L` levels, at width `W`, and their occupancy bitmaps.
+/// Public only to name it in [`Storage`](crate::Storage)'s sealed methods; not reachable
+/// from outside the crate.
+pub struct Heads<W, const L: usize> {
+    heads: UnsafeCell<[[W; SLOTS]; L]>,
+    /// Bit `s` of level `l`'s word is set exactly when slot `s` of level `l` is non-empty.
+    occupied: UnsafeCell<[u64; L]>,
+}
 
-// SAFETY: the heads are read and written only by the holder of the driver role (the
-// contract of `get` and `set`), which `Wheel`'s role word serialises with Acquire and
+// SAFETY: the heads and bitmaps are read and written only by the holder of the driver role
+// (the contract of `Table`'s methods), which `Wheel`'s role word serialises with Acquire and
 // Release.
-unsafe impl<W: Send> Sync for Heads<W> {}
+unsafe impl<W: Send, const L: usize> Sync for Heads<W, L> {}
 
-impl<W: width::Width> Heads<W> {
-    /// Every slot empty: all zero bytes.
-    #[cfg(not(punctual_loom))]
-    pub(crate) const fn new() -> Self {
-        // SAFETY: `W` is `u8`, `u16` or `u32` (the sealed `Width`), for which zero bytes
-        // are the value 0, the packed form of `NIL`.
-        Self(UnsafeCell::new(unsafe { core::mem::zeroed() }))
-    }
-
-    #[cfg(punctual_loom)]
-    pub(crate) fn new() -> Self {
-        // SAFETY: as above.
-        Self(UnsafeCell::new(unsafe { core::mem::zeroed() }))
-    }
+/// What the levels need of a storage's heads, whatever their width and level count:
+/// sealed, only [`Heads`] implements it.
+pub trait Table: Sync {
+    /// How many levels of 64 slots the wheel has.
+    const LEVELS: usize;
 
     /// The first entry of slot `slot` of level `level` (`NIL`: empty).
     ///
     /// # Safety
     ///
     /// * The caller holds the driver role.
-    #[inline]
-    pub(crate) unsafe fn get(&self, level: usize, slot: usize) -> Index {
-        // SAFETY: no writer but the role holder, which is the caller.
-        self.0
-            .with(|heads| unsafe { (*heads)[level][slot] })
-            .unpack()
-    }
+    unsafe fn get(&self, level: usize, slot: usize) -> Index;
 
     /// Makes `index` the first entry of slot `slot` of level `level`.
     ///
     /// # Safety
     ///
     /// * The caller holds the driver role.
-    #[inline]
-    pub(crate) unsafe fn set(&self, level: usize, slot: usize, index: Index) {
-        // SAFETY: no other reader or writer but the role holder, which is the caller.
-        self.0
-            .with_mut(|heads| unsafe { (*heads)[level][slot] = W::pack(index) });
+    unsafe fn set(&self, level: usize, slot: usize, index: Index);
+
+    /// The occupancy bitmap of level `level` (bit `s`: slot `s` is non-empty).
+    ///
+    /// # Safety
+    ///
+    /// * The caller holds the driver role.
+    unsafe fn occupied(&self, level: usize) -> u64;
+
+    /// Sets the occupancy bitmap of level `level`.
+    ///
+    /// # Safety
+    ///
+    /// * The caller holds the driver role.
+    unsafe fn set_occupied(&self, level: usize, bits: u64);
+}
+
+impl<W: width::Width, const L: usize> Heads<W, L> {
+    /// A level count out of range fails to compile wherever a wheel is made.
+    const CHECK: () = assert!(
+        L >= 2 && L <= MAX_LEVELS,
+        "a wheel has 2 to 6 levels of 64 slots"
+    );
+
+    /// Every slot empty: all zero bytes.
+    #[cfg(not(punctual_loom))]
+    pub(crate) const fn new() -> Self {
+        #[allow(clippy::let_unit_value)]
+        let () = Self::CHECK;
+        Self {
+            // SAFETY: `W` is `u8`, `u16` or `u32` (the sealed `Width`), for which zero
+            // bytes are the value 0, the packed form of `NIL`.
+            heads: UnsafeCell::new(unsafe { core::mem::zeroed() }),
+            occupied: UnsafeCell::new([0; L]),
+        }
+    }
+
+    #[cfg(punctual_loom)]
+    pub(crate) fn new() -> Self {
+        #[allow(clippy::let_unit_value)]
+        let () = Self::CHECK;
+        Self {
+            // SAFETY: as above.
+            heads: UnsafeCell::new(unsafe { core::mem::zeroed() }),
+            occupied: UnsafeCell::new([0; L]),
+        }
     }
 }
 
-impl<W> core::fmt::Debug for Heads<W> {
+impl<W: width::Width, const L: usize> Table for Heads<W, L> {
+    const LEVELS: usize = L;
+
+    #[inline]
+    unsafe fn get(&self, level: usize, slot: usize) -> Index {
+        // SAFETY: no writer but the role holder, which is the caller.
+        self.heads
+            .with(|heads| unsafe { (*heads)[level][slot] })
+            .unpack()
+    }
+
+    #[inline]
+    unsafe fn set(&self, level: usize, slot: usize, index: Index) {
+        // SAFETY: no other reader or writer but the role holder, which is the caller.
+        self.heads
+            .with_mut(|heads| unsafe { (*heads)[level][slot] = W::pack(index) });
+    }
+
+    #[inline]
+    unsafe fn occupied(&self, level: usize) -> u64 {
+        // SAFETY: no writer but the role holder, which is the caller.
+        self.occupied.with(|bits| unsafe { (*bits)[level] })
+    }
+
+    #[inline]
+    unsafe fn set_occupied(&self, level: usize, bits: u64) {
+        // SAFETY: no other reader or writer but the role holder, which is the caller.
+        self.occupied
+            .with_mut(|occupied| unsafe { (*occupied)[level] = bits });
+    }
+}
+
+impl<W, const L: usize> core::fmt::Debug for Heads<W, L> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Heads")
             .field("width", &core::mem::size_of::<W>())
+            .field("levels", &L)
             .finish_non_exhaustive()
     }
 }

@@ -8,7 +8,8 @@
 //! # Levels
 //!
 //! Time is counted in ticks. Level `l` has 64 slots of `64^l` ticks each and spans
-//! `64^(l+1)` ticks:
+//! `64^(l+1)` ticks. A wheel has 2 to 6 levels, as its storage chooses (6 unless told
+//! otherwise; see [`Fixed`](crate::Fixed)); with all six:
 //!
 //! | level | slot width  | level span  | at a 1 ms tick        |
 //! |-------|-------------|-------------|-----------------------|
@@ -39,19 +40,40 @@
 //! entries due in the last tick before each 64-tick boundary would wait on level 1 until
 //! the boundary, up to a tick late.)
 //!
-//! An entry more than `2^36` ticks away goes to the top level as if it were within range:
-//! its slot then comes up once per rotation of the top level, and every time it is simply
-//! re-inserted, until it is within range. It never fires early, because nothing fires before
-//! its own deadline is reached.
+//! # Beyond the range
+//!
+//! An entry more than `64^L` ticks away (`2^36` with six levels, `2^24` with four) goes to
+//! the top level as if it were within range: its slot then comes up once per rotation of
+//! the top level, and every time it is simply re-inserted, until it is within range. It
+//! never fires early, because nothing fires before its own deadline is reached. Fewer
+//! levels only make that happen sooner: the levels' arithmetic is the same at every count
+//! (the level count is a constant of the storage's type, so it costs nothing at run time).
+//!
+//! A turn that passes many rotations at once (a clock that jumped, a driver that was not
+//! run) would re-insert such an entry once per rotation passed. It skips them instead
+//! when it can: with the levels below the top empty and every entry on the top level
+//! parked beyond the range, nothing comes down before the rotation of the earliest of
+//! their keys, so `elapsed` may move to the end of the rotation before it (never past the
+//! turn's tick): parked entries stay where they are, since their slot depends on their
+//! key alone while they are beyond the range (see the wheel's `skip_rotations`).
 //!
 //! # Sparse slots
 //!
 //! For each level-0 slot the levels also keep how many entries it holds (counted up to
-//! `u8::MAX`, then "many" until the slot empties) and a lower bound on their *offsets*:
-//! an entry of tick `T` is due at a reading in `((T − 1)·tick, T·tick]`, and its offset is
-//! how far into tick `T − 1` that is, from 1 ns to a whole tick (saturating at
-//! `u32::MAX` ns). A slot of at most [`SPARSE`] entries lets the driver fire each one at
-//! its own time rather than all at the slot's tick (see the wheel's "Sub-tick firing").
+//! `u8::MAX`, then "many" until the slot empties) and a bound on their *offsets*: an entry
+//! of tick `T` is due at a reading in `((T − 1)·tick, T·tick]`, and its offset is how far
+//! into tick `T − 1` that is, from 1 ns to a whole tick (saturating at `u32::MAX` ns). A
+//! slot of at most [`SPARSE`] entries lets the driver fire each one at its own time rather
+//! than all at the slot's tick (see the wheel's "Sub-tick firing").
+//!
+//! The bound is kept in 16 bits, in *grains* of `2^s` ns, where `s` is the least shift
+//! that fits a whole tick's offset in 16 bits (1 ns up to a 65 µs tick; 16 ns at 1 ms; see
+//! [`Grain`]). An offset is rounded *up* to a grain: the bound is at most one grain above
+//! the earliest offset, never below it, so the driver never looks before an entry of the
+//! slot is due (where, on a stopped clock, it would look again and again at the same
+//! time) and looks at most one grain after. An offset that rounds to the last grain of the
+//! tick counts as none: its entries fire at the slot's tick, less than a grain later.
+//!
 //! Both numbers only steer when the driver looks: whether an entry may fire is always
 //! decided on its own deadline.
 //!
@@ -60,24 +82,34 @@
 //! * Every entry on a slot list has `when > elapsed` (its key is `elapsed` or later), and
 //!   is on the list of `slot_for(key, level_for(elapsed, key))`: a slot comes up before
 //!   `elapsed` passes its first key, so the levels never need to be told where an entry is.
-//! * Bit `s` of `occupied[l]` is set exactly when slot `s` of level `l` is non-empty.
+//! * Bit `s` of level `l`'s occupancy bitmap (kept with the heads by the storage) is set
+//!   exactly when slot `s` of level `l` is non-empty.
 //! * An entry on a slot list has `slot_prev` = the previous entry or `NIL` (list head);
 //!   an entry on no list has `slot_prev = UNLINKED`.
 //! * For a level-0 slot, `counts[s]` is its number of entries (or `u8::MAX`: at least
-//!   that many since it was last empty), and `firsts[s]` is at most the offset of each of
-//!   its entries that is not cancelled (a walk of the slot leaves cancelled ones out: they
-//!   wait on it only to be reclaimed); an empty slot has `counts[s] = 0` and
-//!   `firsts[s] = u32::MAX`.
+//!   that many since it was last empty), and its bound, in grains, is at most the offset of
+//!   each of its entries that is not cancelled, rounded up to a grain (a walk of the slot
+//!   leaves cancelled ones out: they wait on it only to be reclaimed); an empty slot has
+//!   count 0 and no bound.
 
 use crate::sync::Ordering::Relaxed;
 use crate::wheel::entry::{Index, NIL, Slab, UNLINKED};
+use crate::wheel::heads::Table;
 
-pub(crate) const LEVELS: usize = 6;
+/// The most levels a wheel has (and the number a storage has unless told otherwise).
+pub(crate) const MAX_LEVELS: usize = 6;
 const SLOT_BITS: u32 = 6;
 pub(crate) const SLOTS: usize = 1 << SLOT_BITS;
 const SLOT_MASK: u64 = SLOTS as u64 - 1;
-/// Ticks spanned by the whole wheel.
-pub(crate) const RANGE: u64 = 1 << (SLOT_BITS as u64 * LEVELS as u64);
+
+/// Ticks spanned by a wheel of `levels` levels: one rotation of its top level.
+#[inline(always)]
+pub(crate) const fn range(levels: usize) -> u64 {
+    1 << (SLOT_BITS as u64 * levels as u64)
+}
+
+/// A bound of [`NO_BOUND`] grains means none (see "Sparse slots").
+const NO_BOUND: u16 = u16::MAX;
 
 /// A level-0 slot of at most this many entries is sparse: the driver fires its entries at
 /// their own deadlines (see "Sparse slots"). Each early look at a sparse slot walks it,
@@ -92,15 +124,47 @@ pub(crate) struct Expiration {
     pub(crate) deadline: u64,
 }
 
+/// The unit of a level-0 slot's offset bound: `2^shift` ns, the least that fits a whole
+/// tick (up to `u32::MAX` ns) in 16 bits (see "Sparse slots"). Made from the tick at each
+/// use: a shift of the wheel's tick, nothing stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Grain {
+    shift: u32,
+}
+
+impl Grain {
+    /// The grain of a wheel whose tick is `tick_nanos` ns.
+    #[inline]
+    pub(crate) fn of_tick(tick_nanos: u64) -> Self {
+        let longest = tick_nanos.min(u64::from(u32::MAX));
+        Self {
+            shift: (u64::BITS - longest.leading_zeros()).saturating_sub(u16::BITS),
+        }
+    }
+
+    /// `offset` in grains, rounded up; [`NO_BOUND`] if that is the last grain or past it.
+    #[inline]
+    fn up(self, offset: u32) -> u16 {
+        let grains = (u64::from(offset) + (1 << self.shift) - 1) >> self.shift;
+        grains.min(u64::from(NO_BOUND)) as u16
+    }
+
+    /// `grains` in nanoseconds (below [`NO_BOUND`], so it fits: at most 16 + 16 bits).
+    #[inline]
+    fn nanos(self, grains: u16) -> u32 {
+        u32::from(grains) << self.shift
+    }
+}
+
 pub(crate) struct Levels {
     elapsed: u64,
-    occupied: [u64; LEVELS],
     /// Entries per level-0 slot (see "Sparse slots").
     counts: [u8; SLOTS],
-    /// A lower bound on the offsets of each level-0 slot's entries (see "Sparse slots"),
-    /// stored complemented so that "no bound" (`u32::MAX`) is zero bytes, as the rest of
-    /// a new wheel is (see `link`): read and write it through `first` and `set_bound`.
-    firsts: [u32; SLOTS],
+    /// A bound on the offsets of each level-0 slot's entries, in grains (see "Sparse
+    /// slots"), stored complemented so that "no bound" ([`NO_BOUND`]) is zero bytes, as the
+    /// rest of a new wheel is (see `link`): read and write it through `bound` and
+    /// `set_bound`.
+    firsts: [u16; SLOTS],
 }
 
 /// The key the levels place an entry of tick `when` by: the tick it comes due in (see
@@ -110,12 +174,32 @@ fn key_of(when: u64) -> u64 {
     when - 1
 }
 
-/// The level an entry of key `key` belongs to, seen from `elapsed`.
+/// Marks slot `slot` of level `level` non-empty (`true`) or empty in the storage's bitmap.
+///
+/// # Safety
+///
+/// * The caller holds the driver role.
 #[inline]
-fn level_for(elapsed: u64, key: u64) -> usize {
+unsafe fn set_bit<S: Slab>(storage: &S, level: usize, slot: usize, occupied: bool) {
+    let heads = storage.heads();
+    // SAFETY: the caller holds the driver role.
+    let bits = unsafe { heads.occupied(level) };
+    let bits = if occupied {
+        bits | 1 << slot
+    } else {
+        bits & !(1 << slot)
+    };
+    // SAFETY: as above.
+    unsafe { heads.set_occupied(level, bits) };
+}
+
+/// The level an entry of key `key` belongs to, seen from `elapsed`, in a wheel of `levels`
+/// levels (the top one for keys beyond its range).
+#[inline]
+fn level_for(elapsed: u64, key: u64, levels: usize) -> usize {
     let mut masked = (elapsed ^ key) | SLOT_MASK;
-    if masked >= RANGE {
-        masked = RANGE - 1;
+    if masked >= range(levels) {
+        masked = range(levels) - 1;
     }
     let significant = 63 - masked.leading_zeros();
     (significant / SLOT_BITS) as usize
@@ -135,9 +219,8 @@ impl Levels {
     pub(crate) const fn new() -> Self {
         Self {
             elapsed: 0,
-            occupied: [0; LEVELS],
             counts: [0; SLOTS],
-            firsts: [!u32::MAX; SLOTS],
+            firsts: [!NO_BOUND; SLOTS],
         }
     }
 
@@ -168,17 +251,24 @@ impl Levels {
 
     /// Links `index`, expiring at tick `when > elapsed` with the given `offset` into the
     /// tick before (see "Sparse slots"), into its slot.
-    pub(crate) fn insert<S: Slab>(&mut self, storage: &S, index: Index, when: u64, offset: u32) {
+    pub(crate) fn insert<S: Slab>(
+        &mut self,
+        storage: &S,
+        index: Index,
+        when: u64,
+        offset: u32,
+        grain: Grain,
+    ) {
         debug_assert!(
             when > self.elapsed,
             "inserting an entry that is already due"
         );
         let key = key_of(when);
-        let level = level_for(self.elapsed, key);
+        let level = level_for(self.elapsed, key, S::LEVELS);
         let slot = slot_for(key, level);
         if level == 0 {
             self.counts[slot] = self.counts[slot].saturating_add(1);
-            self.set_bound(slot, self.first(slot).min(offset));
+            self.set_bound(slot, self.bound(slot).min(grain.up(offset)));
         }
         // SAFETY: the levels are only reached through the driver's state, which only the
         // holder of the driver role reaches (so for every use of the heads here).
@@ -191,7 +281,8 @@ impl Levels {
         }
         // SAFETY: as above.
         unsafe { storage.heads().set(level, slot, index) };
-        self.occupied[level] |= 1 << slot;
+        // SAFETY: as above.
+        unsafe { set_bit(storage, level, slot, true) };
     }
 
     /// Unlinks `index` (expiring at `when`) if it is on a slot list.
@@ -206,7 +297,7 @@ impl Levels {
             storage.entry(next).slot_prev.store(prev, Relaxed);
         }
         let key = key_of(when);
-        let level = level_for(self.elapsed, key);
+        let level = level_for(self.elapsed, key, S::LEVELS);
         let slot = slot_for(key, level);
         if prev != NIL {
             storage.entry(prev).slot_next.store(next, Relaxed);
@@ -220,11 +311,13 @@ impl Levels {
             // SAFETY: as in `insert`.
             unsafe { storage.heads().set(level, slot, next) };
             if next == NIL {
-                self.occupied[level] &= !(1 << slot);
+                // SAFETY: as in `insert`.
+                unsafe { set_bit(storage, level, slot, false) };
             }
         }
         if level == 0 {
-            if self.occupied[0] & (1 << slot) == 0 {
+            // SAFETY: as in `insert`.
+            if unsafe { storage.heads().get(0, slot) } == NIL {
                 self.forget_slot(slot);
             } else if self.counts[slot] != u8::MAX {
                 self.counts[slot] -= 1;
@@ -235,12 +328,13 @@ impl Levels {
     }
 
     /// The earliest non-empty slot, if any.
-    pub(crate) fn next_expiration(&self) -> Option<Expiration> {
-        (0..LEVELS).find_map(|level| self.next_in_level(level))
+    pub(crate) fn next_expiration<S: Slab>(&self, storage: &S) -> Option<Expiration> {
+        (0..S::LEVELS).find_map(|level| self.next_in_level(storage, level))
     }
 
-    fn next_in_level(&self, level: usize) -> Option<Expiration> {
-        let occupied = self.occupied[level];
+    fn next_in_level<S: Slab>(&self, storage: &S, level: usize) -> Option<Expiration> {
+        // SAFETY: as in `insert`.
+        let occupied = unsafe { storage.heads().occupied(level) };
         if occupied == 0 {
             return None;
         }
@@ -278,7 +372,7 @@ impl Levels {
         if deadline <= self.elapsed {
             // Only the top level wraps: its slots also hold entries beyond the wheel's
             // range, so a slot "behind" the current one is one rotation ahead.
-            debug_assert_eq!(level, LEVELS - 1, "a lower level wrapped");
+            debug_assert_eq!(level, S::LEVELS - 1, "a lower level wrapped");
             deadline = deadline.saturating_add(span);
         }
         Some(Expiration {
@@ -296,7 +390,8 @@ impl Levels {
         let head = unsafe { storage.heads().get(level, slot) };
         // SAFETY: as in `insert`.
         unsafe { storage.heads().set(level, slot, NIL) };
-        self.occupied[expiration.level] &= !(1 << expiration.slot);
+        // SAFETY: as in `insert`.
+        unsafe { set_bit(storage, level, slot, false) };
         if expiration.level == 0 {
             self.forget_slot(expiration.slot);
         }
@@ -306,25 +401,52 @@ impl Levels {
     /// Resets the count and offset bound of an emptied level-0 slot.
     fn forget_slot(&mut self, slot: usize) {
         self.counts[slot] = 0;
-        self.set_bound(slot, u32::MAX);
+        self.set_bound(slot, NO_BOUND);
     }
 
-    /// The offset bound of a level-0 slot (`u32::MAX`: none).
+    /// The offset bound of a level-0 slot, in grains ([`NO_BOUND`]: none).
     #[inline]
-    fn first(&self, slot: usize) -> u32 {
+    fn bound(&self, slot: usize) -> u16 {
         !self.firsts[slot]
     }
 
     #[inline]
-    fn set_bound(&mut self, slot: usize, bound: u32) {
-        self.firsts[slot] = !bound;
+    fn set_bound(&mut self, slot: usize, grains: u16) {
+        self.firsts[slot] = !grains;
     }
 
-    /// The offset bound of a level-0 slot, if it is sparse and has one below `u32::MAX`
-    /// (see "Sparse slots").
-    pub(crate) fn sparse_first(&self, slot: usize) -> Option<u32> {
-        let first = self.first(slot);
-        (self.counts[slot] <= SPARSE && first != u32::MAX).then_some(first)
+    /// The offset bound of a level-0 slot in nanoseconds, if the slot is sparse and has a
+    /// bound (see "Sparse slots"): at or after the offset of each of its entries that is
+    /// not cancelled, by less than a grain.
+    pub(crate) fn sparse_first(&self, slot: usize, grain: Grain) -> Option<u32> {
+        let bound = self.bound(slot);
+        (self.counts[slot] <= SPARSE && bound != NO_BOUND).then(|| grain.nanos(bound))
+    }
+
+    /// Whether every level below the top one is empty.
+    pub(crate) fn only_top<S: Slab>(&self, storage: &S) -> bool {
+        // SAFETY: as in `insert`.
+        (0..S::LEVELS - 1).all(|level| unsafe { storage.heads().occupied(level) } == 0)
+    }
+
+    /// The first entry of each non-empty slot of the top level, to walk each along
+    /// `slot_next` (the lists are not changed meanwhile: the caller holds the levels).
+    pub(crate) fn top_lists<'s, S: Slab>(
+        &self,
+        storage: &'s S,
+    ) -> impl Iterator<Item = Index> + 's {
+        let top = S::LEVELS - 1;
+        // SAFETY: as in `insert`.
+        let mut occupied = unsafe { storage.heads().occupied(top) };
+        core::iter::from_fn(move || {
+            if occupied == 0 {
+                return None;
+            }
+            let slot = occupied.trailing_zeros() as usize;
+            occupied &= occupied - 1;
+            // SAFETY: as in `insert`.
+            Some(unsafe { storage.heads().get(top, slot) })
+        })
     }
 
     /// The first entry of a level-0 slot (`NIL` if empty), to walk it along `slot_next`.
@@ -333,12 +455,18 @@ impl Levels {
         unsafe { storage.heads().get(0, slot) }
     }
 
-    /// Tightens a level-0 slot's offset bound after a walk found the offset of every entry
-    /// that is not cancelled (see "Sparse slots").
-    pub(crate) fn set_first<S: Slab>(&mut self, storage: &S, slot: usize, first: u32) {
+    /// Tightens a level-0 slot's offset bound after a walk found `first`, the least offset
+    /// of its entries that are not cancelled (`u32::MAX`: none; see "Sparse slots").
+    pub(crate) fn set_first<S: Slab>(
+        &mut self,
+        storage: &S,
+        slot: usize,
+        first: u32,
+        grain: Grain,
+    ) {
         // SAFETY: as in `insert`.
         if unsafe { storage.heads().get(0, slot) } != NIL {
-            self.set_bound(slot, first);
+            self.set_bound(slot, grain.up(first));
         }
     }
 
@@ -359,19 +487,63 @@ mod tests {
 
     #[test]
     fn level_for_picks_the_highest_differing_group() {
-        assert_eq!(level_for(0, 1), 0);
-        assert_eq!(level_for(0, 63), 0);
-        assert_eq!(level_for(0, 64), 1);
-        assert_eq!(level_for(63, 64), 1);
-        assert_eq!(level_for(64, 127), 0);
-        assert_eq!(level_for(0, 4096), 2);
-        assert_eq!(level_for(0, RANGE - 1), LEVELS - 1);
+        const L: usize = MAX_LEVELS;
+        assert_eq!(level_for(0, 1, L), 0);
+        assert_eq!(level_for(0, 63, L), 0);
+        assert_eq!(level_for(0, 64, L), 1);
+        assert_eq!(level_for(63, 64, L), 1);
+        assert_eq!(level_for(64, 127, L), 0);
+        assert_eq!(level_for(0, 4096, L), 2);
+        assert_eq!(level_for(0, range(L) - 1, L), L - 1);
         assert_eq!(
-            level_for(0, RANGE),
-            LEVELS - 1,
+            level_for(0, range(L), L),
+            L - 1,
             "beyond range parks at the top"
         );
-        assert_eq!(level_for(0, u64::MAX - 1), LEVELS - 1);
+        assert_eq!(level_for(0, u64::MAX - 1, L), L - 1);
+    }
+
+    #[test]
+    fn fewer_levels_park_beyond_their_range_at_their_top() {
+        assert_eq!(range(4), 1 << 24);
+        assert_eq!(level_for(0, (1 << 24) - 1, 4), 3);
+        assert_eq!(level_for(0, 1 << 24, 4), 3);
+        assert_eq!(level_for(0, 1 << 30, 4), 3);
+        assert_eq!(level_for(0, u64::MAX - 1, 2), 1);
+        assert_eq!(level_for(0, 4095, 2), 1);
+        assert_eq!(level_for(0, 63, 2), 0);
+    }
+
+    #[test]
+    fn a_grain_fits_a_whole_tick_in_16_bits_and_rounds_up() {
+        // Up to 65 535 ns a tick, grains are nanoseconds.
+        let exact = Grain::of_tick(65_535);
+        assert_eq!(exact.shift, 0);
+        assert_eq!(exact.up(1), 1);
+        assert_eq!(exact.up(65_534), 65_534);
+        assert_eq!(exact.up(65_535), NO_BOUND, "a whole tick counts as none");
+        // 1 ms: 16 ns grains, rounded up, never below the offset.
+        let ms = Grain::of_tick(1_000_000);
+        assert_eq!(ms.shift, 4);
+        assert_eq!(ms.up(1), 1);
+        assert_eq!(ms.up(16), 1);
+        assert_eq!(ms.up(17), 2);
+        assert_eq!(ms.up(1_000_000), 62_500);
+        for offset in [1, 15, 16, 17, 999_999, 1_000_000] {
+            let back = ms.nanos(ms.up(offset));
+            assert!(back >= offset && back - offset < 16, "{offset} -> {back}");
+        }
+        // Ticks of 4.3 s and more: offsets saturate at u32::MAX, which is none.
+        let long = Grain::of_tick(10_000_000_000);
+        assert_eq!(long.shift, 16);
+        assert_eq!(long.up(u32::MAX), NO_BOUND);
+        for offset in [1, 65_536, 4_000_000_000, u32::MAX - 65_536] {
+            let back = long.nanos(long.up(offset));
+            assert!(
+                back >= offset && back - offset < 65_536,
+                "{offset} -> {back}"
+            );
+        }
     }
 
     #[test]

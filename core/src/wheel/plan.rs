@@ -2,6 +2,7 @@
 //! arithmetic: readings in nanoseconds, ticks, and the tick of the plan rebuilt from its
 //! low 32 bits (see the wheel's module docs, "Waking the driver").
 
+use super::levels::Grain;
 use super::storage::Storage;
 use super::{Wheel, shards};
 use crate::clock::Clock;
@@ -75,6 +76,13 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     #[inline]
     pub(super) fn tick_of(&self, due: Reading) -> (Tick, u32) {
         self.ticks().tick_of(due)
+    }
+
+    /// The unit of the levels' offset bounds for this wheel's tick (see `levels`' "Sparse
+    /// slots").
+    #[inline]
+    pub(super) fn grain(&self) -> Grain {
+        Grain::of_tick(self.ticks().tick())
     }
 
     /// The full tick of the driver's plan, rebuilt from its low 32 bits near `reference`;

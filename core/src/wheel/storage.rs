@@ -78,12 +78,20 @@ pub(crate) const MAX_ENTRIES: usize = if usize::BITS >= 64 {
 /// `W` is the width of the levels' slot heads, which this storage keeps: `u32` by default,
 /// `u8` for at most 255 entries, `u16` for at most 65 535. The narrower the width, the
 /// smaller the wheel (384 slot heads: 384 bytes as `u8`, 1 536 as `u32`); behaviour is the
-/// same at every width. A wheel of 8 entries on a 32-bit microcontroller:
+/// same at every width.
+///
+/// `L` is the number of levels of 64 slots, 2 to 6 (the default): the wheel's range is
+/// 64<sup>`L`</sup> ticks, 2<sup>36</sup> with 6 levels (2.2 years at 1 ms), 2<sup>24</sup>
+/// with 4 (4.6 hours at 1 ms), and each level costs 64 slot heads. Deadlines beyond the
+/// range wait at the top level and are placed again each time their slot comes up (once
+/// per rotation of the top level): they never fire early, and cost the driver one turn
+/// per rotation. Behaviour is otherwise the same at every level count. A wheel of 8
+/// entries on a 32-bit microcontroller, with byte-wide heads and 4 levels:
 ///
 /// ```
 /// use std::time::Duration;
 /// use punctual_core::{Fixed, ManualClock, Wheel};
-/// static SMALL: Wheel<ManualClock, Fixed<8, u8>> =
+/// static SMALL: Wheel<ManualClock, Fixed<8, u8, 4>> =
 ///     Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
 /// assert_eq!(SMALL.capacity(), 8);
 /// ```
@@ -103,18 +111,18 @@ pub(crate) const MAX_ENTRIES: usize = if usize::BITS >= 64 {
 /// # Panics
 ///
 /// Constructing a wheel with `N` above 65 534 (32-bit targets) or 2<sup>32</sup> - 3
-/// (64-bit), or above what `W` holds (255 for `u8`, 65 535 for `u16`), fails at compile
-/// time.
+/// (64-bit), or above what `W` holds (255 for `u8`, 65 535 for `u16`), or with `L`
+/// outside 2 to 6, fails at compile time.
 // With shards, the entries start on a pair of lines, as the blocks shards take assume.
 // `repr(C)`: the entries first, where the alignment puts them.
 #[cfg_attr(all(feature = "std", not(punctual_loom)), repr(C, align(128)))]
-pub struct Fixed<const N: usize, W: IndexWidth = u32> {
+pub struct Fixed<const N: usize, W: IndexWidth = u32, const L: usize = 6> {
     entries: [Entry; N],
     /// Written by the driver at each insert: on lines of their own with `std`.
-    heads: Padded<Heads<W>>,
+    heads: Padded<Heads<W, L>>,
 }
 
-impl<const N: usize, W: IndexWidth> Fixed<N, W> {
+impl<const N: usize, W: IndexWidth, const L: usize> Fixed<N, W, L> {
     const CHECK: () = {
         assert!(N <= MAX_ENTRIES, "Fixed<N>: N exceeds the largest wheel");
         assert!(
@@ -136,12 +144,12 @@ impl<const N: usize, W: IndexWidth> Fixed<N, W> {
     }
 }
 
-impl<const N: usize, W: IndexWidth> Slab for Fixed<N, W> {
+impl<const N: usize, W: IndexWidth, const L: usize> Slab for Fixed<N, W, L> {
     const FRESH_BLOCK: u32 = fixed_block(N);
-    type Width = W;
+    type Heads = Heads<W, L>;
 
     #[inline]
-    fn heads(&self) -> &Heads<W> {
+    fn heads(&self) -> &Heads<W, L> {
         &self.heads
     }
 
@@ -160,11 +168,14 @@ impl<const N: usize, W: IndexWidth> Slab for Fixed<N, W> {
     }
 }
 
-impl<const N: usize, W: IndexWidth> Storage for Fixed<N, W> {}
+impl<const N: usize, W: IndexWidth, const L: usize> Storage for Fixed<N, W, L> {}
 
-impl<const N: usize, W: IndexWidth> core::fmt::Debug for Fixed<N, W> {
+impl<const N: usize, W: IndexWidth, const L: usize> core::fmt::Debug for Fixed<N, W, L> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Fixed").field("capacity", &N).finish()
+        f.debug_struct("Fixed")
+            .field("capacity", &N)
+            .field("levels", &L)
+            .finish()
     }
 }
 
@@ -206,7 +217,7 @@ mod growable {
         segments: [AtomicPtr<Entry>; SEGMENTS],
         usable: AtomicUsize,
         /// Written by the driver at each insert, away from the segments every arm reads.
-        heads: Padded<Heads<u32>>,
+        heads: Padded<Heads<u32, { crate::wheel::levels::MAX_LEVELS }>>,
     }
 
     /// `(segment, offset)` of an index.
@@ -237,10 +248,10 @@ mod growable {
 
     impl Slab for Growable {
         const FRESH_BLOCK: u32 = BLOCK;
-        type Width = u32;
+        type Heads = Heads<u32, { crate::wheel::levels::MAX_LEVELS }>;
 
         #[inline]
-        fn heads(&self) -> &Heads<u32> {
+        fn heads(&self) -> &Self::Heads {
             &self.heads
         }
 

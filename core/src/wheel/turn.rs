@@ -3,7 +3,7 @@
 //! Only the holder of the driver role runs a turn (see the wheel's module docs).
 
 use super::entry::{self, CANCELLED, Entry, FIRED, HANDLE, Index, NIL, UNLINKED, WHEEL};
-use super::levels::Levels;
+use super::levels::{self, Levels};
 use super::link::PlainLink;
 use super::plan::LAST;
 use super::plan::{ACTIVE, PARKED};
@@ -156,7 +156,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             self.wake_fired(state, now);
             let parked = self.wake_parked(state, now);
             let elapsed = state.levels.elapsed();
-            let next = state.levels.next_expiration();
+            let next = state.levels.next_expiration(&self.storage);
             // Idle: nothing armed, nothing just reclaimed and no degraded deadline waiting.
             // The driver then needs no timer at all (a paused tokio clock would otherwise
             // auto-advance to it), and every arm wakes it.
@@ -187,7 +187,9 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                     planned = expiration.deadline;
                     wake = self.tick_start(Tick::new(planned));
                     if expiration.level == 0 {
-                        if let Some(first) = state.levels.sparse_first(expiration.slot) {
+                        if let Some(first) =
+                            state.levels.sparse_first(expiration.slot, self.grain())
+                        {
                             let early = self.tick_start(Tick::new(planned - 1)).after(first.into());
                             wake = wake.min(early);
                             offset = first;
@@ -282,7 +284,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                     } else {
                         state
                             .levels
-                            .insert(&self.storage, index, when.get(), offset);
+                            .insert(&self.storage, index, when.get(), offset, self.grain());
                     }
                 }
                 index = next;
@@ -333,7 +335,11 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
 
     /// Processes every slot that starts at or before tick `now` (at `reading`).
     pub(super) fn expire(&self, state: &mut DriverState, now: Tick, reading: Reading) {
-        while let Some(expiration) = state.levels.next_expiration() {
+        loop {
+            self.skip_rotations(state, now);
+            let Some(expiration) = state.levels.next_expiration(&self.storage) else {
+                break;
+            };
             if expiration.deadline > now.get() {
                 break;
             }
@@ -357,14 +363,14 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                     // in deadline order, as a virtual clock's jump must).
                     state
                         .levels
-                        .insert(&self.storage, index, when.get(), offset);
+                        .insert(&self.storage, index, when.get(), offset, self.grain());
                 } else if due <= reading {
                     self.fire(state, index, entry, late(now, when));
                 } else if entry.state.load(Ordering::Acquire) & CANCELLED == 0 {
                     // `when > now`: `due` is past this tick.
                     state
                         .levels
-                        .insert(&self.storage, index, when.get(), offset);
+                        .insert(&self.storage, index, when.get(), offset, self.grain());
                 }
                 index = next;
             }
@@ -374,10 +380,46 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         }
     }
 
+    /// Catching up over many rotations of the top level (see `levels`, "Beyond the
+    /// range"): when the turn is at least two rotations ahead of `elapsed`, the levels
+    /// below the top are empty and every entry on the top level is parked beyond the
+    /// range, moves `elapsed` to the end of the rotation before the earliest of their keys'
+    /// (or to `now`, if sooner), instead of re-inserting each parked entry once per
+    /// rotation passed. Cancelled entries count too: a bound that is lower than needed
+    /// only skips less.
+    fn skip_rotations(&self, state: &mut DriverState, now: Tick) {
+        let rotation = levels::range(S::LEVELS);
+        let elapsed = state.levels.elapsed();
+        if now.get().saturating_sub(elapsed) < 2 * rotation || !state.levels.only_top(&self.storage)
+        {
+            return;
+        }
+        let mut first_rotation = u64::MAX;
+        for mut index in state.levels.top_lists(&self.storage) {
+            while index != NIL {
+                let entry = self.storage.entry(index);
+                // SAFETY: driver role held; the entry came through an arm inbox.
+                let (when, _) = self.tick_of(unsafe { entry.due() });
+                // The levels' key, `when - 1` (`when > elapsed ≥ 0`).
+                first_rotation = first_rotation.min((when.get() - 1) / rotation);
+                index = entry.slot_next.load(Ordering::Relaxed);
+            }
+        }
+        // Every key is at or after the start of `first_rotation`; an entry of the current
+        // rotation (within the range) makes the target fall behind `elapsed`.
+        let target = first_rotation
+            .saturating_mul(rotation)
+            .saturating_sub(1)
+            .min(now.get());
+        if target > elapsed {
+            state.levels.set_elapsed(target);
+        }
+    }
+
     /// Sub-tick firing: fires the entries of the tick in progress whose own deadline has
     /// passed, if their slot is sparse (module docs, "Sub-tick firing").
     pub(super) fn fire_early(&self, state: &mut DriverState, reading: Reading) {
-        let Some(expiration) = state.levels.next_expiration() else {
+        let Some(expiration) = state.levels.next_expiration(&self.storage) else {
             return;
         };
         let elapsed = state.levels.elapsed();
@@ -385,7 +427,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         if expiration.level != 0 || expiration.deadline - 1 != elapsed {
             return;
         }
-        let Some(first) = state.levels.sparse_first(expiration.slot) else {
+        let Some(first) = state.levels.sparse_first(expiration.slot, self.grain()) else {
             return;
         };
         // How far into tick `elapsed` the clock reads; every entry of the slot is due
@@ -417,7 +459,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         }
         state
             .levels
-            .set_first(&self.storage, expiration.slot, first);
+            .set_first(&self.storage, expiration.slot, first, self.grain());
     }
 
     /// The entry a list link points to, asked into the cache ahead of its use: the lists

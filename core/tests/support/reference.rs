@@ -12,8 +12,9 @@
 //!   deadline has been woken (and completes when polled) once the clock reaches its tick,
 //!   the first tick boundary at or after its time (a manual clock turns the wheel on time;
 //!   sub-tick firing may fire it sooner, never before its time); in a tick with at most 8
-//!   armed deadlines (a sparse one), a turn at or after a deadline's own time fires it
-//!   (unless its offset into the tick is more than the levels keep, `u32::MAX` ns);
+//!   armed deadlines (a sparse one), a turn at or after a deadline's own time, rounded up
+//!   to the levels' grain (the least power of two of nanoseconds that fits a whole tick
+//!   in 16 bits), fires it (unless that rounds to the last grain of the tick or past it);
 //! * **no lost wakeup**: a driver loop (`Wheel::register_driver`) that was not woken since
 //!   its last turn plans to turn by the tick of every armed deadline that has not fired;
 //! * **decided once**: completing the inner future gives `Ok` unless the fire was already
@@ -620,14 +621,18 @@ impl<'w, S: Storage> Model<'w, S> {
             }
         }
         // Sub-tick firing: a turn fires every due deadline of a sparse tick (at most
-        // `SPARSE` armed in it) whose offset into the tick before its tick the levels keep
-        // (below `u32::MAX` ns), not only at the tick's end. (The levels' count of a slot
+        // `SPARSE` armed in it) once the clock passes its offset into the tick before its
+        // tick rounded up to a grain, if that is below the last grain, not only at the
+        // tick's end. (The levels' count of a slot
         // saturates at 255 and then reads "many" until the slot empties; a case would need
         // over 500 operations to bring such a slot back down to `SPARSE`, and cases have
         // at most 256.)
+        let grain = grain_of(self.tick);
         for (id, due, when) in pending {
-            let offset = due - (when - 1) * self.tick;
-            if due <= self.now && per_tick[&when] <= SPARSE && offset < u128::from(u32::MAX) {
+            let offset = (due - (when - 1) * self.tick).min(u128::from(u32::MAX));
+            let grains = offset.div_ceil(grain);
+            let looked_at = (when - 1) * self.tick + grains * grain;
+            if looked_at <= self.now && per_tick[&when] <= SPARSE && grains < 0xFFFF {
                 let live = &self.live[&id];
                 assert!(
                     live.woken(),
@@ -762,6 +767,15 @@ impl<'w, S: Storage> Model<'w, S> {
 /// A tick with at most this many armed deadlines fires each at its own time (the core's
 /// `levels::SPARSE`).
 const SPARSE: usize = 8;
+
+/// The unit in which the levels keep a sparse slot's offset bound, for a tick of `tick`
+/// ns: the least power of two of nanoseconds that fits a whole tick, or `u32::MAX` ns if
+/// the tick is longer, in 16 bits (mirrors `levels::Grain`).
+fn grain_of(tick: u128) -> u128 {
+    let longest = tick.min(u128::from(u32::MAX));
+    let bits = u128::BITS - longest.leading_zeros();
+    1 << bits.saturating_sub(16)
+}
 
 /// The tick boundary at or after `target` (ns): the latest an armed deadline fires on a
 /// wheel turned on time.
