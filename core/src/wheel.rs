@@ -199,7 +199,7 @@ use crate::sync::{AtomicU32, Ordering, UnsafeCell};
 use crate::time::{Reading, StoredTick, Tick, TickDivisor};
 use driver_wakers::DriverWakers;
 use entry::{HANDLE, WHEEL};
-use levels::Levels;
+use levels::{Grain, Levels};
 use link::PlainLink;
 use lists::Fresh;
 use parked::Parked;
@@ -398,6 +398,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                     started: false,
                     parked: false,
                     handed_at: Tick::new(0),
+                    grain: Grain::NANOS,
                 })),
                 counters: Padded::new(Counters::new()),
                 handoff: Padded::new(handoff::Handoff::new()),

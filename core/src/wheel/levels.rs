@@ -125,20 +125,24 @@ pub(crate) struct Expiration {
 }
 
 /// The unit of a level-0 slot's offset bound: `2^shift` ns, the least that fits a whole
-/// tick (up to `u32::MAX` ns) in 16 bits (see "Sparse slots"). Made from the tick at each
-/// use: a shift of the wheel's tick, nothing stored.
+/// tick (up to `u32::MAX` ns) in 16 bits (see "Sparse slots"). The driver keeps it beside
+/// the levels, set from the wheel's tick at the start of each turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Grain {
-    shift: u32,
+    shift: u8,
 }
 
 impl Grain {
+    /// Nanoseconds: all zero bytes, as a new wheel is (see `link`); no turn uses it, since
+    /// each sets the wheel's own grain first.
+    pub(crate) const NANOS: Self = Self { shift: 0 };
+
     /// The grain of a wheel whose tick is `tick_nanos` ns.
     #[inline]
     pub(crate) fn of_tick(tick_nanos: u64) -> Self {
         let longest = tick_nanos.min(u64::from(u32::MAX));
         Self {
-            shift: (u64::BITS - longest.leading_zeros()).saturating_sub(u16::BITS),
+            shift: (u64::BITS - longest.leading_zeros()).saturating_sub(u16::BITS) as u8,
         }
     }
 

@@ -3,7 +3,7 @@
 //! Only the holder of the driver role runs a turn (see the wheel's module docs).
 
 use super::entry::{self, CANCELLED, Entry, FIRED, HANDLE, Index, NIL, UNLINKED, WHEEL};
-use super::levels::{self, Levels};
+use super::levels::{self, Grain, Levels};
 use super::link::PlainLink;
 use super::plan::LAST;
 use super::plan::{ACTIVE, PARKED};
@@ -45,6 +45,10 @@ pub(super) struct DriverState {
     /// The tick of the last hand-off (see `handoff`): a turn at a later tick takes back
     /// what is still on the list.
     pub(super) handed_at: Tick,
+    /// The unit of the levels' offset bounds, from the wheel's tick, set at the start of
+    /// each turn (see `levels`, "Sparse slots"); here rather than in the levels, where it
+    /// would take a padded word of its own.
+    pub(super) grain: Grain,
 }
 
 impl<C: Clock, S: Storage> Wheel<C, S> {
@@ -142,6 +146,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         // A new wheel is marked idle before any turn: its first turn has not been woken
         // from an idle a turn left, and lingering then would only keep a timer (which a
         // paused runtime's clock would jump to) with nothing armed.
+        state.grain = self.grain();
         let started = core::mem::replace(&mut state.started, true);
         if started && self.plan.word.load(Ordering::Relaxed) & ACTIVE == 0 {
             // Woken from idle, most likely by an arm: linger (see "Taking back").
@@ -187,8 +192,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                     planned = expiration.deadline;
                     wake = self.tick_start(Tick::new(planned));
                     if expiration.level == 0 {
-                        if let Some(first) =
-                            state.levels.sparse_first(expiration.slot, self.grain())
+                        if let Some(first) = state.levels.sparse_first(expiration.slot, state.grain)
                         {
                             let early = self.tick_start(Tick::new(planned - 1)).after(first.into());
                             wake = wake.min(early);
@@ -284,7 +288,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                     } else {
                         state
                             .levels
-                            .insert(&self.storage, index, when.get(), offset, self.grain());
+                            .insert(&self.storage, index, when.get(), offset, state.grain);
                     }
                 }
                 index = next;
@@ -363,14 +367,14 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                     // in deadline order, as a virtual clock's jump must).
                     state
                         .levels
-                        .insert(&self.storage, index, when.get(), offset, self.grain());
+                        .insert(&self.storage, index, when.get(), offset, state.grain);
                 } else if due <= reading {
                     self.fire(state, index, entry, late(now, when));
                 } else if entry.state.load(Ordering::Acquire) & CANCELLED == 0 {
                     // `when > now`: `due` is past this tick.
                     state
                         .levels
-                        .insert(&self.storage, index, when.get(), offset, self.grain());
+                        .insert(&self.storage, index, when.get(), offset, state.grain);
                 }
                 index = next;
             }
@@ -394,17 +398,23 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         {
             return;
         }
-        let mut first_rotation = u64::MAX;
+        let mut first_due = Reading::END;
         for mut index in state.levels.top_lists(&self.storage) {
             while index != NIL {
                 let entry = self.storage.entry(index);
                 // SAFETY: driver role held; the entry came through an arm inbox.
-                let (when, _) = self.tick_of(unsafe { entry.due() });
-                // The levels' key, `when - 1` (`when > elapsed ≥ 0`).
-                first_rotation = first_rotation.min((when.get() - 1) / rotation);
+                first_due = first_due.min(unsafe { entry.due() });
                 index = entry.slot_next.load(Ordering::Relaxed);
             }
         }
+        // The rotation of the earliest one's key, `when - 1` (`when > elapsed ≥ 0`); with
+        // no entry at all (no limit that ends at `END` holds one), `elapsed` may go to `now`
+        // at once, as it does at the end of `expire`.
+        let first_rotation = if first_due == Reading::END {
+            u64::MAX
+        } else {
+            (self.tick_of(first_due).0.get() - 1) / rotation
+        };
         // Every key is at or after the start of `first_rotation`; an entry of the current
         // rotation (within the range) makes the target fall behind `elapsed`.
         let target = first_rotation
@@ -427,7 +437,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         if expiration.level != 0 || expiration.deadline - 1 != elapsed {
             return;
         }
-        let Some(first) = state.levels.sparse_first(expiration.slot, self.grain()) else {
+        let Some(first) = state.levels.sparse_first(expiration.slot, state.grain) else {
             return;
         };
         // How far into tick `elapsed` the clock reads; every entry of the slot is due
@@ -459,7 +469,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         }
         state
             .levels
-            .set_first(&self.storage, expiration.slot, first, self.grain());
+            .set_first(&self.storage, expiration.slot, first, state.grain);
     }
 
     /// The entry a list link points to, asked into the cache ahead of its use: the lists
