@@ -137,7 +137,8 @@
 //!
 //! The tick in progress gets one more look. When the next slot is the level-0 slot of the
 //! very next tick and it is *sparse* (at most [`SPARSE`](crate::wheel::levels::SPARSE) entries),
-//! the driver plans its turn at that slot's earliest deadline instead of at the tick
+//! the driver plans its turn at that slot's earliest deadline (rounded up to the levels'
+//! grain, 16 ns at a 1 ms tick: see `levels`, "Sparse slots") instead of at the tick
 //! boundary, and such a turn walks the slot and fires the entries that are due, leaving
 //! the rest. So a deadline among few fires at its own time, as late as the driver's
 //! wake-up and not half a tick on average; a dense slot (the case where waking per entry
