@@ -48,6 +48,23 @@ pub(crate) fn load_average() -> Option<f64> {
         .ok()
 }
 
+/// The machine's CPU time so far, from `/proc/stat`'s first line (all cores, in clock
+/// ticks): `(total, steal)`, where *steal* is the time a virtual machine's cores were ready
+/// to run but the hypervisor ran something else. Two readings give the share of a run's
+/// CPU time that was stolen: a thread woken on time then waits for its core however idle
+/// the machine looks from inside (its load average does not count it).
+pub(crate) fn cpu_times() -> Option<(u64, u64)> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let line = stat.lines().next()?.strip_prefix("cpu ")?;
+    let fields: Vec<u64> = line
+        .split_whitespace()
+        .map(|f| f.parse().ok())
+        .collect::<Option<_>>()?;
+    // user nice system idle iowait irq softirq steal (guest time is already in user).
+    let total = fields.iter().take(8).sum();
+    Some((total, *fields.get(7)?))
+}
+
 /// A small deterministic generator (xorshift64*), so runs are comparable.
 pub(crate) struct Rng(u64);
 

@@ -10,6 +10,8 @@ pub(crate) struct Machine {
     pub(crate) rustc: String,
     pub(crate) load_before: Option<f64>,
     pub(crate) load_after: Option<f64>,
+    /// The share of the machine's CPU time stolen by its hypervisor during the run.
+    pub(crate) steal: Option<f64>,
     pub(crate) versions: Vec<(String, String)>,
 }
 
@@ -61,6 +63,7 @@ pub(crate) fn machine(root: &Path) -> Machine {
         rustc,
         load_before: None,
         load_after: None,
+        steal: None,
         versions,
     }
 }

@@ -58,9 +58,17 @@ fn main() {
     }
     let mut m = machine::machine(&root);
     m.load_before = common::load_average();
+    let cpu_before = common::cpu_times();
     let start = Instant::now();
     measure::measure(&mut results);
     m.load_after = common::load_average();
+    m.steal =
+        cpu_before
+            .zip(common::cpu_times())
+            .and_then(|((total0, steal0), (total1, steal1))| {
+                let total = total1.checked_sub(total0).filter(|&t| t > 0)?;
+                Some(steal1.saturating_sub(steal0) as f64 / total as f64)
+            });
     measure::progress(&format!("measured in {:.0?}", start.elapsed()));
 
     let md = tables::markdown(&results, &m);

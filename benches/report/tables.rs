@@ -13,6 +13,7 @@ use crate::targets::{cause, mark, targets};
 pub(crate) fn markdown(r: &Results, m: &Machine) -> String {
     let mut s = String::new();
     let load = |l: Option<f64>| l.map_or("?".into(), |l| format!("{l:.2}"));
+    let steal = |share: Option<f64>| share.map_or("?".into(), |x| format!("{:.1}%", x * 100.0));
     let versions: Vec<String> = m.versions.iter().map(|(n, v)| format!("{n} {v}")).collect();
     let _ = writeln!(s, "# Benchmarks\n");
     let _ = writeln!(
@@ -24,18 +25,21 @@ pub(crate) fn markdown(r: &Results, m: &Machine) -> String {
          full criterion suites are `cargo bench -p punctual-benches --bench timers` and \
          `--bench fire`; `--bench lateness`, `--bench memory`, `--bench million` and \
          `--bench http` print their tables. The command builds with `--cfg tokio_unstable`, \
-         for tokio's alternative timer.) The machine is shared and was loaded by other work \
-         during the run: read the figures as ratios between peers measured in the same run, \
-         not as absolute costs.\n"
+         for tokio's alternative timer.) The machine is a virtual one, shared with other \
+         work: read the figures as ratios between peers measured in the same run, not as \
+         absolute costs.\n"
     );
     let _ = writeln!(
         s,
-        "- **Machine**: {}, {} cores; load average {} before the run, {} after \
-         (a shared machine: other work was running)\n- **Toolchain**: {}\n- **Crates**: {}\n",
+        "- **Machine**: {}, {} cores; load average {} before the run, {} after; {} of the \
+         CPU time during the run stolen by the hypervisor (steal: cores ready to run that \
+         the host gave to other work, which the load average does not show)\n\
+         - **Toolchain**: {}\n- **Crates**: {}\n",
         m.cpu,
         m.cores,
         load(m.load_before),
         load(m.load_after),
+        steal(m.steal),
         m.rustc,
         versions.join(", ")
     );

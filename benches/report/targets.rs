@@ -35,11 +35,18 @@ fn load_cause(target: &str, r: &Results, m: &Machine) -> Option<String> {
             } else {
                 String::new()
             };
+        let steal = m.steal.map_or(String::new(), |x| {
+            format!(
+                " and {:.1}% of the CPU time stolen by the hypervisor (cores ready to run that \
+                 the host gave to other work)",
+                x * 100.0
+            )
+        });
         return Some(format!(
             "The machine's load, measured in the same run: the peers' p99 are far above their \
              ticks (tokio's {tokio} µs{}, async-io's, with no tick at all, {aio} µs) with a \
-             load average up to {load} on 2 cores, where a thread woken on time waits for a \
-             core; the target is for a quiet machine.{inherit}",
+             load average up to {load} on 2 cores{steal}, where a thread woken on time waits \
+             for a core; the target is for a quiet machine.{inherit}",
             alt.map_or(String::new(), |a| format!(
                 ", its alternative timer's {a} µs"
             ))
