@@ -33,12 +33,14 @@
 //! One word, read once by every reading of the clock: whether the timer thread runs
 //! (`RUNNING`) or is being started (`STARTING`), and which clock was chosen (`STD` or
 //! `BOOT`; at most one, set once, never cleared). `RUNNING` is set only with a clock
-//! chosen, so a reading that finds `RUNNING` alone needs nothing more.
+//! chosen, so a reading that finds `RUNNING` alone needs nothing more. Its transitions
+//! are in [`state`], with their loom models.
+
+mod state;
 
 use core::sync::atomic::{AtomicU32, Ordering};
 use core::time::Duration;
 use std::sync::OnceLock;
-use std::thread;
 use std::time::Instant;
 
 use punctual_core::{BootClock, Clock, Growable, Reading, StdClock, Wheel, WheelRef};
@@ -47,16 +49,9 @@ use punctual_core::{BootClock, Clock, Growable, Reading, StdClock, Wheel, WheelR
 const TICK: Duration = Duration::from_millis(1);
 
 static GLOBAL: Wheel<GlobalClock, Growable> = Wheel::growable(GlobalClock, TICK);
-/// See the module docs, "State".
+/// See the module docs, "State", and [`state`].
 static STATE: AtomicU32 = AtomicU32::new(0);
-/// `STATE`: this process's timer thread was started.
-const RUNNING: u32 = 1;
-/// `STATE`: a thread is starting the timer thread.
-const STARTING: u32 = 2;
-/// `STATE`: the clock is [`StdClock`] ([`std_clock`]).
-const STD: u32 = 4;
-/// `STATE`: the clock is [`BootClock`] ([`boot_clock`]).
-const BOOT: u32 = 8;
+use state::{BOOT, RUNNING, STARTING, STD, Start};
 /// The clock behind [`GlobalClock`] on `StdClock`, made at its first reading.
 static CLOCK: OnceLock<StdClock> = OnceLock::new();
 /// The clock behind [`GlobalClock`] on `BootClock`, made at its first reading.
@@ -154,9 +149,7 @@ impl GlobalClock {
             GlobalClockKind::Std => STD,
             GlobalClockKind::Boot => BOOT,
         };
-        let _ = STATE.fetch_update(Ordering::AcqRel, Ordering::Acquire, |state| {
-            (state & (STD | BOOT) == 0).then_some(state | bit)
-        });
+        state::select(&STATE, bit);
         let in_use = Self::kind();
         if in_use == kind {
             Ok(())
@@ -207,14 +200,7 @@ pub(crate) fn reads_std_clock() -> bool {
 /// The chosen clock's bit (`STD` or `BOOT`), choosing `StdClock` if nothing was chosen:
 /// the clock is in use from here on.
 fn chosen() -> u32 {
-    let state = STATE.load(Ordering::Acquire);
-    if state & (STD | BOOT) != 0 {
-        return state & (STD | BOOT);
-    }
-    let _ = STATE.fetch_update(Ordering::AcqRel, Ordering::Acquire, |state| {
-        (state & (STD | BOOT) == 0).then_some(state | STD)
-    });
-    STATE.load(Ordering::Acquire) & (STD | BOOT)
+    state::chosen(&STATE)
 }
 
 /// `at`, a reading of [`std_clock`] (the instants default deadlines are given), as a
@@ -243,7 +229,7 @@ pub(crate) fn reading_at(at: Reading) -> Reading {
 /// read-modify-write.
 #[cfg_attr(not(all(target_os = "linux", not(miri))), allow(dead_code))]
 pub(crate) fn forget_timer_thread() {
-    STATE.fetch_and(!(RUNNING | STARTING), Ordering::AcqRel);
+    state::forget_timer_thread(&STATE);
 }
 
 /// How long the timer thread sleeps at most: on `BootClock`, the thread's sleeps stop
@@ -261,39 +247,24 @@ fn max_sleep(state: u32) -> Duration {
 #[cold]
 #[inline(never)]
 fn start_timer_thread() -> u32 {
-    /// Clears `STARTING` if the start panics: the next reading tries again.
+    /// Gives the claim up if the start panics: the next reading tries again.
     struct Unclaim;
     impl Drop for Unclaim {
         fn drop(&mut self) {
-            STATE.fetch_and(!STARTING, Ordering::AcqRel);
+            state::abandon_start(&STATE);
         }
     }
-    loop {
-        let state = STATE.load(Ordering::Acquire);
-        if state & STARTING != 0 {
-            // The timer thread itself comes here at its first reading, while the thread
-            // that spawned it finishes: a few microseconds.
-            thread::yield_now();
-            continue;
+    match state::claim_start(&STATE) {
+        Start::Running(state) => state,
+        Start::Claimed(claimed) => {
+            let unclaim = Unclaim;
+            // Before the thread exists: a fork from here on finds the handlers in place.
+            crate::thread_driver::handle_forks();
+            GLOBAL.enable_thread_spares();
+            crate::thread_driver::spawn_named(&GLOBAL, "punctual-timer", max_sleep(claimed));
+            core::mem::forget(unclaim);
+            state::started(&STATE)
         }
-        if state & RUNNING != 0 {
-            return state;
-        }
-        let kind = if state & (STD | BOOT) == 0 { STD } else { 0 };
-        let claimed = state | STARTING | kind;
-        if STATE
-            .compare_exchange(state, claimed, Ordering::AcqRel, Ordering::Acquire)
-            .is_err()
-        {
-            continue;
-        }
-        let unclaim = Unclaim;
-        // Before the thread exists: a fork from here on finds the handlers in place.
-        crate::thread_driver::handle_forks();
-        GLOBAL.enable_thread_spares();
-        crate::thread_driver::spawn_named(&GLOBAL, "punctual-timer", max_sleep(claimed));
-        core::mem::forget(unclaim);
-        return STATE.fetch_xor(STARTING | RUNNING, Ordering::AcqRel) ^ (STARTING | RUNNING);
     }
 }
 

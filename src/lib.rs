@@ -30,6 +30,8 @@ mod instant;
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub mod prelude;
 #[cfg(feature = "std")]
+mod sync_model;
+#[cfg(feature = "std")]
 mod thread_driver;
 #[cfg(feature = "tokio")]
 mod tokio_default;

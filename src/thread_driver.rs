@@ -32,6 +32,8 @@ use punctual_core::{Clock, Reading, Storage, Wheel};
 
 use crate::wake_lead::{WakeEarly, spin_until};
 
+mod fork_gate;
+
 /// Wakes the driver thread: the wheel's way to say "turn sooner". `woken` ends a spin
 /// before a planned turn (a thread that spins is not parked, so the unpark alone would
 /// reach it only at its next park).
@@ -69,10 +71,8 @@ fn tighten_timer_slack() {
 pub(crate) const BOOT_MAX_SLEEP: Duration = Duration::from_secs(1);
 
 /// Timer-thread turns in progress in this process (the low half), and forks waiting for
-/// them to end (the high half, in units of [`FORK`]). See the module docs.
+/// them to end (the high half). See the module docs and [`fork_gate`].
 static TURNS: AtomicUsize = AtomicUsize::new(0);
-/// One fork in [`TURNS`].
-const FORK: usize = 1 << (usize::BITS / 2);
 
 std::thread_local! {
     /// Whether this thread is in a turn (a waker it runs that forks must not wait for its
@@ -86,26 +86,16 @@ struct Turning;
 
 impl Turning {
     fn enter() -> Self {
-        loop {
-            // Acquire: a turn after a fork's parent handler sees what came before it.
-            if TURNS.fetch_add(1, Ordering::Acquire) < FORK {
-                IN_TURN.with(|t| t.set(true));
-                return Self;
-            }
-            // A fork waits: step back, and wait for it to be done.
-            TURNS.fetch_sub(1, Ordering::Release);
-            while TURNS.load(Ordering::Relaxed) >= FORK {
-                thread::yield_now();
-            }
-        }
+        fork_gate::enter(&TURNS);
+        IN_TURN.with(|t| t.set(true));
+        Self
     }
 }
 
 impl Drop for Turning {
     fn drop(&mut self) {
         IN_TURN.with(|t| t.set(false));
-        // Release: the fork that sees the count drop sees the whole turn.
-        TURNS.fetch_sub(1, Ordering::Release);
+        fork_gate::leave(&TURNS);
     }
 }
 
@@ -113,17 +103,14 @@ impl Drop for Turning {
 /// progress (other than this thread's own, for a waker that forks).
 #[cfg(all(target_os = "linux", not(miri)))]
 extern "C" fn before_fork() {
-    TURNS.fetch_add(FORK, Ordering::AcqRel);
     let own = usize::from(IN_TURN.with(core::cell::Cell::get));
-    while TURNS.load(Ordering::Acquire) % FORK > own {
-        thread::yield_now();
-    }
+    fork_gate::close(&TURNS, own);
 }
 
 /// After a fork, in the parent: open the gate.
 #[cfg(all(target_os = "linux", not(miri)))]
 extern "C" fn after_fork_in_parent() {
-    TURNS.fetch_sub(FORK, Ordering::Release);
+    fork_gate::open(&TURNS);
 }
 
 /// After a fork, in the child, where only the thread that forked runs: no other turn is
@@ -133,7 +120,7 @@ extern "C" fn after_fork_in_parent() {
 #[cfg(all(target_os = "linux", not(miri)))]
 extern "C" fn after_fork_in_child() {
     let own = usize::from(IN_TURN.with(core::cell::Cell::get));
-    TURNS.store(own, Ordering::Release);
+    fork_gate::reset_in_child(&TURNS, own);
     crate::global::forget_timer_thread();
 }
 

@@ -1,0 +1,261 @@
+//! loom models of the facade's two lock-free state machines, which the core's models
+//! (`core/tests/loom/`) do not reach:
+//!
+//! * the global wheel's state word (`src/global/state.rs`): readings of the global clock
+//!   that race to start the timer thread start exactly one, on the one clock that
+//!   `GlobalClock::select` and the first reading agree on, also when a start fails;
+//! * the timer threads' fork gate (`src/thread_driver/fork_gate.rs`): a fork never
+//!   overlaps a turn (it waits for the turns in progress, and turns wait for it), also
+//!   when the forking thread is itself in a turn (a waker that forks).
+//!
+//! Both files are included here as they are, with a `sync_model` of this test's that
+//! names loom's atomics and yield (the crate's names `core`'s and `std`'s), so the models
+//! check the code that runs. Run with
+//! `RUSTFLAGS="--cfg punctual_loom_facade" cargo test -p punctual --test loom_facade --release`
+//! (`ci/loom.sh` does); without that cfg this file is empty.
+#![cfg(punctual_loom_facade)]
+
+mod sync_model {
+    pub(crate) use loom::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+    pub(crate) use loom::thread::yield_now;
+}
+
+#[allow(dead_code)]
+#[path = "../src/global/state.rs"]
+mod state;
+
+#[allow(dead_code)]
+#[path = "../src/thread_driver/fork_gate.rs"]
+mod fork_gate;
+
+use loom::cell::UnsafeCell;
+use loom::sync::Arc;
+use loom::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use loom::thread;
+
+use state::{BOOT, CLOCKS, RUNNING, STARTING, STD, Start};
+
+/// Runs `f` under loom, failing a model that loom ran only once (its threads never raced,
+/// so it checked one interleaving, not all), and prints how many it explored.
+fn model(f: impl Fn() + Sync + Send + 'static) {
+    let executions = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = executions.clone();
+    let mut builder = loom::model::Builder::new();
+    if builder.preemption_bound.is_none() {
+        builder.preemption_bound = Some(3);
+    }
+    builder.check(move || {
+        counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        f();
+    });
+    let executions = executions.load(std::sync::atomic::Ordering::Relaxed);
+    eprintln!(
+        "{}: {executions} interleavings",
+        std::thread::current().name().unwrap_or("model")
+    );
+    assert!(executions > 1, "loom explored one interleaving");
+}
+
+/// The global state word and what happened to it: how many timer threads were spawned.
+struct Global {
+    state: AtomicU32,
+    spawned: AtomicUsize,
+}
+
+impl Global {
+    fn new() -> Arc<Self> {
+        Arc::new(Self {
+            state: AtomicU32::new(0),
+            spawned: AtomicUsize::new(0),
+        })
+    }
+
+    /// A reading of the global clock, as `GlobalClock::now` makes it: the word it reads
+    /// the clock by.
+    fn read(&self) -> u32 {
+        let word = self.state.load(Ordering::Acquire);
+        if word & (RUNNING | STARTING) == RUNNING {
+            return word;
+        }
+        match state::claim_start(&self.state) {
+            Start::Running(word) => word,
+            Start::Claimed(claimed) => {
+                assert_ne!(claimed & CLOCKS, 0, "a start claimed with no clock");
+                self.spawned.fetch_add(1, Ordering::Relaxed);
+                state::started(&self.state)
+            }
+        }
+    }
+}
+
+/// The word a reading used: the timer thread runs, on exactly one clock.
+fn assert_running_on_one_clock(word: u32) {
+    assert_eq!(word & (RUNNING | STARTING), RUNNING, "{word:#b}");
+    let clock = word & CLOCKS;
+    assert!(clock == STD || clock == BOOT, "{word:#b}");
+}
+
+#[test]
+fn readings_that_race_start_one_timer_thread() {
+    model(|| {
+        let global = Global::new();
+        let other = global.clone();
+        let racer = thread::spawn(move || other.read());
+        let mine = global.read();
+        let theirs = racer.join().unwrap();
+        assert_eq!(global.spawned.load(Ordering::Relaxed), 1, "timer threads");
+        for word in [mine, theirs] {
+            assert_running_on_one_clock(word);
+            assert_eq!(word & CLOCKS, STD, "no clock was selected: StdClock");
+        }
+    });
+}
+
+#[test]
+fn select_and_a_first_reading_agree_on_one_clock() {
+    model(|| {
+        let global = Global::new();
+        let other = global.clone();
+        let selecting = thread::spawn(move || state::select(&other.state, BOOT));
+        let read = global.read();
+        let selected = selecting.join().unwrap();
+        let kept = global.state.load(Ordering::Acquire) & CLOCKS;
+        assert!(kept == STD || kept == BOOT, "{kept:#b}");
+        assert_eq!(
+            selected, kept,
+            "select reported another clock than the one kept"
+        );
+        assert_eq!(
+            read & CLOCKS,
+            kept,
+            "a reading used another clock than the one kept"
+        );
+        assert_running_on_one_clock(read);
+        assert_eq!(global.spawned.load(Ordering::Relaxed), 1);
+    });
+}
+
+#[test]
+fn a_start_that_fails_is_claimed_again_and_one_thread_runs() {
+    model(|| {
+        let global = Global::new();
+        let other = global.clone();
+        let failing = thread::spawn(move || {
+            // The first attempt panics while spawning (`Unclaim` gives the claim up); the
+            // next reading of the same thread tries again.
+            if let Start::Claimed(_) = state::claim_start(&other.state) {
+                state::abandon_start(&other.state);
+            }
+            other.read()
+        });
+        let mine = global.read();
+        let theirs = failing.join().unwrap();
+        assert_running_on_one_clock(mine);
+        assert_running_on_one_clock(theirs);
+        assert_eq!(global.spawned.load(Ordering::Relaxed), 1, "timer threads");
+    });
+}
+
+/// The fork gate, and two wheels, each turned by a timer thread of its own (turns of two
+/// wheels may overlap; a fork and a turn may not).
+struct Gate {
+    turns: AtomicUsize,
+    /// Written by turns, read by forks: loom reports any access of one that overlaps the
+    /// other's.
+    wheels: [UnsafeCell<u32>; 2],
+}
+
+impl Gate {
+    fn new() -> Arc<Self> {
+        Arc::new(Self {
+            turns: AtomicUsize::new(0),
+            wheels: [UnsafeCell::new(0), UnsafeCell::new(0)],
+        })
+    }
+
+    /// Changes wheel `wheel`, as a turn does, in two steps between which a fork must never
+    /// copy it; the caller is in a turn.
+    fn change(&self, wheel: usize) {
+        for _ in 0..2 {
+            self.wheels[wheel].with_mut(|w| {
+                // SAFETY: the gate keeps forks out while a turn is in progress, and only
+                // this wheel's timer thread turns it (loom reports it if not).
+                unsafe { *w += 1 }
+            });
+        }
+    }
+
+    /// A timer thread's turn of wheel `wheel`.
+    fn turn(&self, wheel: usize) {
+        fork_gate::enter(&self.turns);
+        self.change(wheel);
+        fork_gate::leave(&self.turns);
+    }
+
+    /// What a fork copies of wheel `wheel`, with the gate closed.
+    fn copy(&self, wheel: usize) -> u32 {
+        self.wheels[wheel].with(|w| {
+            // SAFETY: no turn of another thread is in progress (loom reports it if not).
+            unsafe { *w }
+        })
+    }
+}
+
+#[test]
+fn a_fork_never_copies_a_wheel_in_the_middle_of_a_turn() {
+    model(|| {
+        let gate = Gate::new();
+        let other = gate.clone();
+        let timer = thread::spawn(move || {
+            other.turn(0);
+            other.turn(0);
+        });
+        // A fork by a thread in no turn of its own.
+        fork_gate::close(&gate.turns, 0);
+        let copied = gate.copy(0);
+        fork_gate::open(&gate.turns);
+        timer.join().unwrap();
+        assert_eq!(copied % 2, 0, "the fork copied half a turn");
+        assert_eq!(
+            gate.turns.load(Ordering::Relaxed),
+            0,
+            "the gate stayed closed"
+        );
+    });
+}
+
+#[test]
+fn a_waker_that_forks_in_its_turn_waits_for_the_other_turns_only() {
+    model(|| {
+        let gate = Gate::new();
+        let other = gate.clone();
+        let timer = thread::spawn(move || other.turn(1));
+        // This thread's turn of wheel 0 runs a waker that forks: the fork waits for the
+        // other timer thread's turn of wheel 1, not for its own (which would never end).
+        fork_gate::enter(&gate.turns);
+        gate.change(0);
+        fork_gate::close(&gate.turns, 1);
+        let copied = gate.copy(1);
+        fork_gate::open(&gate.turns);
+        gate.change(0);
+        fork_gate::leave(&gate.turns);
+        timer.join().unwrap();
+        assert_eq!(copied % 2, 0, "the fork copied half of the other turn");
+        assert_eq!(gate.copy(0), 4);
+        assert_eq!(gate.turns.load(Ordering::Relaxed), 0);
+    });
+}
+
+#[test]
+fn the_child_keeps_only_the_forking_threads_own_turn() {
+    // In the child only the forking thread runs: whatever the parent's word held, the
+    // child's says one turn (its own, from a waker) or none, and no fork waiting.
+    loom::model(|| {
+        let turns = AtomicUsize::new(3 + fork_gate::FORK);
+        fork_gate::reset_in_child(&turns, 1);
+        assert!(fork_gate::try_enter(&turns), "the child's gate is open");
+        fork_gate::leave(&turns);
+        fork_gate::leave(&turns);
+        assert_eq!(turns.load(Ordering::Relaxed), 0);
+    });
+}
