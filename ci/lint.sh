@@ -6,6 +6,8 @@ rustup component add clippy rustfmt >/dev/null 2>&1 || true
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps
+# Every feature, as docs.rs builds them: links in feature-gated modules resolve too.
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --all-features
 # The core's docs as a firmware or no-alloc user builds them: links to items those
 # features leave out point at the full docs instead.
 for features in "" "alloc"; do
