@@ -14,7 +14,9 @@
 //!
 //! Each measurement runs in a process of its own (this binary with `--one PEER`): resident
 //! memory does not shrink when the million are freed. `-- --tsv PATH` writes the runs for
-//! the report (`ci/bench_report.sh`); without `--bench` it does nothing.
+//! the report (`ci/bench_report.sh`); `-- --one PEER --marks` runs one and prints where
+//! its phases start, to profile each with perf (see `mark`); without `--bench` it does
+//! nothing.
 
 #[macro_use]
 mod common;
@@ -139,12 +141,29 @@ struct Run {
     fire_wall: Duration,
 }
 
+/// With `--marks`, prints where each phase starts on `CLOCK_MONOTONIC` to stderr, for
+/// `perf record -k CLOCK_MONOTONIC` and `perf report --time FROM,TO` to profile one phase:
+/// `million: arm 3560.361314368`.
+fn mark(what: &str) {
+    if !std::env::args().any(|a| a == "--marks") {
+        return;
+    }
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `clock_gettime` writes the reading into the valid `timespec` it is given.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    eprintln!("million: {what} {}.{:09}", ts.tv_sec, ts.tv_nsec);
+}
+
 fn run<T: Timeouts>(peer: Peer) -> Run {
     // Warm up: the runtime's workers, the wheel, the allocator's first arenas.
     let (warm, _) = on_two(peer, |i| async move { arm::<T>(10_000, 1 + i as u64) });
     drop(warm);
     std::thread::sleep(Duration::from_millis(50));
     let before = resident();
+    mark("arm");
     let (halves, arm_time) = on_two(peer, |i| async move { arm::<T>(N / THREADS, 7 + i as u64) });
     // Let drivers take in what was handed to them (tokio's alternative timer files a
     // worker's new timers at its next turn).
@@ -156,11 +175,13 @@ fn run<T: Timeouts>(peer: Peer) -> Run {
         .map(|h| std::sync::Mutex::new(Some(h)))
         .collect();
     let halves = Arc::new(halves);
+    mark("cancel");
     let (_, cancel_time) = on_two(peer, move |i| {
         let halves = halves.clone();
         async move { drop(halves[i].lock().expect("a half").take()) }
     });
     // Fire: each of the 2 awaits its 50 000 on the peer's executor.
+    mark("fire");
     let cpu = common::process_cpu();
     let start = Instant::now();
     let (fired, _) = on_two(peer, move |i| {
@@ -183,6 +204,7 @@ fn run<T: Timeouts>(peer: Peer) -> Run {
         }
     });
     let fire_wall = start.elapsed();
+    mark("end");
     let fire_cpu = common::process_cpu() - cpu;
     assert_eq!(fired.iter().sum::<usize>(), FIRED, "not all fired");
     Run {

@@ -181,15 +181,27 @@ fn fixed_cause(target: &str) -> &'static str {
          about 550 a deadline: the fire side's three calls would have to become one, and \
          the turn's descent be skipped for entries already due."
     } else if target.starts_with("a million timers: arm") {
-        "perf's samples of the run: the arms publish each entry for the timer thread to \
-         file, and that thread files the million into its levels while the 2 arming \
-         threads run (`turn_as`: 16% of the process's CPU in this scenario, a third \
-         thread on the 2 cores), besides the growable slab's new segments (`reserve`, \
-         page faults). tokio files a timer in its wheel on the arming thread itself."
+        "perf's samples of each phase alone (`--bench million -- --one punctual --marks`, \
+         `perf record -k CLOCK_MONOTONIC`, `perf report --time` between the marks): while \
+         the million are armed the timer thread is idle (0.3% of the samples: arms later \
+         than its plan wake no one, so it files none of them yet). The arming threads' time \
+         goes to reading the clock (`clock_gettime` and `GlobalClock::now`, 11%: each \
+         deadline reads it at its first poll, docs/design.md rule 4), the start path (9%: \
+         the entry, its waker, the push), and the memory every peer's boxes fault in \
+         (page faults, zeroing and malloc, about 25%), besides the benchmark's own loop. \
+         tokio's default timer pays the clock and the memory too, and files each timer in \
+         its wheel on the arming thread, which punctual leaves to the driver (next row)."
     } else if target.starts_with("a million timers: cancel") {
-        "perf's samples of the run: each drop takes its entry out of the wheel's levels \
-         (`release`, `Levels::remove`) with the timer thread filing and firing at the same \
-         time on the same 2 cores. Not profiled further."
+        "perf's samples of the cancel phase alone (as for the arm): 36% are the timer \
+         thread's. The first cancel wakes the driver (cancelled entries are reclaimed within \
+         a tick), whose turn takes the arm inboxes, the million arms it was never woken for, \
+         and files every entry not cancelled yet (`turn_as`, `Levels::insert`), to unlink \
+         each again as its cancel arrives: work the arms left behind lands here, on a third \
+         thread that shares the 2 cores with the 2 cancelling ones (their own `release` is \
+         35% of the samples, the boxes' `free` 11%). The design change this points to: a \
+         turn woken to reclaim keeps the arms later than its plan unfiled (every arm that \
+         woke no one is), so that entries cancelled before their time is near are never \
+         filed at all."
     } else if target.starts_with("a million timers:") {
         "Not profiled yet."
     } else if target.starts_with("HTTP") {
