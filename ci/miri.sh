@@ -39,8 +39,12 @@ i686_pid=$!
 # If a step below fails, the script stops there: the background run stops with it, Miri
 # processes included (`setsid` gave it a process group of its own).
 trap 'kill -- -"$i686_pid" 2>/dev/null || true' EXIT
+# The model's 2- and 3-level wheels run natively only: under Miri they would double the
+# model's time for the same unsafe code (the heads and entries at any level count are
+# reached through the same accessors, which the 6-level wheels cover).
 cargo +nightly miri test -p punctual-core --lib "${behaviour[@]}" --test model \
-    --test budgets --test streams --test stats --test poll_order --test spares
+    --test budgets --test streams --test stats --test poll_order --test spares \
+    -- --skip two_level_fixed_wheel --skip three_level_fixed_wheel
 # Threads: deadlines hopping between threads while another turns the wheel (a waker slot
 # registered while a fire takes it), deadlines dropped on other threads while the driver
 # fires them, and two threads growing a growable wheel at once (one frees its segment).

@@ -22,10 +22,9 @@ mod time;
 use core::future::Future;
 use core::pin::Pin;
 use core::sync::atomic::Ordering::SeqCst;
-use core::task::{Context, Poll, Waker};
+use core::task::{Context, Poll, RawWaker, RawWakerVTable, Waker};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
-use std::task::Wake;
 
 #[cfg(not(punctual_loom))]
 use core::sync::atomic::AtomicUsize;
@@ -42,14 +41,56 @@ pub(crate) use time::{
 
 struct Counter(AtomicUsize);
 
-impl Wake for Counter {
-    fn wake(self: Arc<Self>) {
-        self.0.fetch_add(1, SeqCst);
-    }
+/// The vtable of every `CountingWaker`'s waker and of its clones, in a `static`: one
+/// address, which `Waker::will_wake` compares, under Miri too. (`Waker::from` an
+/// `Arc<impl Wake>` names a constant vtable, and Miri may give each use of a constant an
+/// address of its own: two clones of one such waker may then not "will wake" each other,
+/// and the wheel, which keeps a waker once where it compares them, would keep it twice.)
+static COUNTING: RawWakerVTable = RawWakerVTable::new(
+    clone_counting,
+    wake_counting,
+    wake_counting_by_ref,
+    drop_counting,
+);
 
-    fn wake_by_ref(self: &Arc<Self>) {
-        self.0.fetch_add(1, SeqCst);
-    }
+/// A raw waker over one strong count of the `Arc<Counter>` behind `data`.
+fn raw_counting(data: *const ()) -> RawWaker {
+    RawWaker::new(data, &COUNTING)
+}
+
+/// # Safety
+///
+/// `data` is an `Arc<Counter>`'s pointer (`Arc::into_raw`) whose waker holds one count.
+unsafe fn clone_counting(data: *const ()) -> RawWaker {
+    // SAFETY: the waker being cloned holds a count of this `Arc`, so it is alive.
+    unsafe { Arc::increment_strong_count(data.cast::<Counter>()) };
+    raw_counting(data)
+}
+
+/// # Safety
+///
+/// As for `clone_counting`; the waker's count is given up.
+unsafe fn wake_counting(data: *const ()) {
+    // SAFETY: takes back the count the waker held.
+    let counter = unsafe { Arc::from_raw(data.cast::<Counter>()) };
+    counter.0.fetch_add(1, SeqCst);
+}
+
+/// # Safety
+///
+/// As for `clone_counting`.
+unsafe fn wake_counting_by_ref(data: *const ()) {
+    // SAFETY: the waker holds a count, so the counter is alive while it is borrowed.
+    let counter = unsafe { &*data.cast::<Counter>() };
+    counter.0.fetch_add(1, SeqCst);
+}
+
+/// # Safety
+///
+/// As for `wake_counting`.
+unsafe fn drop_counting(data: *const ()) {
+    // SAFETY: takes back the count the waker held, and drops it.
+    drop(unsafe { Arc::from_raw(data.cast::<Counter>()) });
 }
 
 /// A waker that counts its wakes.
@@ -63,7 +104,10 @@ impl CountingWaker {
     /// A waker not woken yet.
     pub(crate) fn new() -> Self {
         let counter = Arc::new(Counter(AtomicUsize::new(0)));
-        let waker = Waker::from(counter.clone());
+        let data = Arc::into_raw(counter.clone()).cast::<()>();
+        // SAFETY: `COUNTING`'s functions keep the contract of `RawWakerVTable` for a
+        // `data` that is an `Arc<Counter>` holding one count, as this one does.
+        let waker = unsafe { Waker::from_raw(raw_counting(data)) };
         Self { counter, waker }
     }
 
@@ -73,8 +117,7 @@ impl CountingWaker {
     }
 
     /// Tells this waker apart from every other `CountingWaker`, clones of its `waker`
-    /// included: unlike `Waker::will_wake`, which Miri may answer `false` for two clones
-    /// of one waker (it does not keep vtables unique), this never errs.
+    /// included, without a `Waker` at hand.
     #[allow(dead_code)]
     pub(crate) fn id(&self) -> usize {
         Arc::as_ptr(&self.counter) as usize
