@@ -44,10 +44,10 @@ pub(crate) fn leave(turns: &AtomicUsize) {
     turns.fetch_sub(1, Ordering::Release);
 }
 
-#[cfg_attr(not(all(target_os = "linux", not(miri))), allow(dead_code))]
 /// Before a fork: closes the gate to new turns and waits (yielding) for the turns in
 /// progress, other than the forking thread's own (`own`: 1 if a waker that its turn runs
 /// forks, else 0).
+#[cfg_attr(not(all(target_os = "linux", not(miri))), allow(dead_code))]
 pub(crate) fn close(turns: &AtomicUsize, own: usize) {
     turns.fetch_add(FORK, Ordering::AcqRel);
     while turns.load(Ordering::Acquire) % FORK > own {
@@ -55,16 +55,16 @@ pub(crate) fn close(turns: &AtomicUsize, own: usize) {
     }
 }
 
-#[cfg_attr(not(all(target_os = "linux", not(miri))), allow(dead_code))]
 /// After a fork, in the parent: opens the gate.
+#[cfg_attr(not(all(target_os = "linux", not(miri))), allow(dead_code))]
 pub(crate) fn open(turns: &AtomicUsize) {
     turns.fetch_sub(FORK, Ordering::Release);
 }
 
-#[cfg_attr(not(all(target_os = "linux", not(miri))), allow(dead_code))]
 /// After a fork, in the child: no other turn is in progress and no other fork waits; the
 /// forking thread's own turn (`own`), if it forked from a waker, is still its own.
 /// Async-signal-safe: one atomic store.
+#[cfg_attr(not(all(target_os = "linux", not(miri))), allow(dead_code))]
 pub(crate) fn reset_in_child(turns: &AtomicUsize, own: usize) {
     turns.store(own, Ordering::Release);
 }

@@ -160,7 +160,7 @@ use punctual_core::{Driver, Fixed, FixedWheel, IndexWidth, Storage, Wheel};
 /// and never early: it waits at the top level, and costs the driver one turn per rotation
 /// (every 4.4 minutes) until it is within range. Each level more costs 72 bytes and
 /// multiplies the range by 64; `EmbassyWheel<N, u8, 4>` reaches 4.6 hours. With the
-/// defaults, an 8-entry wheel is about 930 bytes on a 32-bit part, all of it in `.bss`
+/// defaults, an 8-entry wheel is about 900 bytes on a 32-bit part, all of it in `.bss`
 /// (zeroed at boot, nothing copied from flash).
 pub type EmbassyWheel<const N: usize, W = u8, const L: usize = 3> =
     FixedWheel<EmbassyClock, N, W, L>;

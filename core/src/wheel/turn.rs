@@ -143,10 +143,10 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         // again, and that pass reads its own plan, not idle; the driver waiting idle must
         // still be woken (see "Waking the driver").
         let mut left_idle = false;
+        state.grain = self.grain();
         // A new wheel is marked idle before any turn: its first turn has not been woken
         // from an idle a turn left, and lingering then would only keep a timer (which a
         // paused runtime's clock would jump to) with nothing armed.
-        state.grain = self.grain();
         let started = core::mem::replace(&mut state.started, true);
         if started && self.plan.word.load(Ordering::Relaxed) & ACTIVE == 0 {
             // Woken from idle, most likely by an arm: linger (see "Taking back").
