@@ -12,6 +12,12 @@
 //!   `FuturesUnordered`, in the same process right after the million were cancelled (so
 //!   each timer has grown to hold them): the process's CPU time and the wall time.
 //!
+//! The `floor: clock + waker + CAS` row (`common::OwnFloor`, on 2 threads as punctual's)
+//! is the scenario with no timer's work at all: each deadline reads the clock, keeps its
+//! waker and cancels with one compare-and-swap on its own word. Its arm and cancel times
+//! are a floor under every peer's; it fires nothing, so it has no fire figures (0 in the
+//! output).
+//!
 //! Each measurement runs in a process of its own (this binary with `--one PEER`): resident
 //! memory does not shrink when the million are freed. `-- --tsv PATH` writes the runs for
 //! the report (`ci/bench_report.sh`); `-- --one PEER --marks` runs one and prints where
@@ -42,13 +48,14 @@ const RUNS: usize = 3;
 type Boxed = Pin<Box<dyn Future<Output = ()> + Send>>;
 
 /// The peers: punctual's default (from 2 threads), the default inside a 2-worker tokio
-/// runtime, and tokio's two timers on the same runtime shape.
+/// runtime, and tokio's two timers on the same runtime shape; and the floor.
 fn peers() -> Vec<Peer> {
     [
         Peer::Punctual,
         Peer::PunctualInTokio,
         Peer::Tokio,
         Peer::TokioAlt,
+        Peer::OwnFloor,
     ]
     .into_iter()
     .filter(|p| p.available())
@@ -63,7 +70,7 @@ fn on_two<R: Send + 'static, F: Future<Output = R> + Send + 'static>(
     f: impl Fn(usize) -> F + Send + Sync + Clone + 'static,
 ) -> (Vec<R>, Duration) {
     let runtime = match peer {
-        Peer::Punctual => None,
+        Peer::Punctual | Peer::OwnFloor => None,
         Peer::TokioAlt => Some(common::tokio_alt()),
         _ => Some(common::tokio_multi()),
     };
@@ -180,6 +187,16 @@ fn run<T: Timeouts>(peer: Peer) -> Run {
         let halves = halves.clone();
         async move { drop(halves[i].lock().expect("a half").take()) }
     });
+    if peer == Peer::OwnFloor {
+        // Nothing to fire.
+        return Run {
+            arm: arm_time,
+            cancel: cancel_time,
+            bytes,
+            fire_cpu: Duration::ZERO,
+            fire_wall: Duration::ZERO,
+        };
+    }
     // Fire: each of the 2 awaits its 50 000 on the peer's executor.
     mark("fire");
     let cpu = common::process_cpu();

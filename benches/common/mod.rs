@@ -19,6 +19,7 @@
 //! | `embassy-time`  | `embassy_time::with_timeout(d, f)`: the `std` driver, generic queue of 128 |
 //! | `no timer`      | no deadline at all: `f` and a future woken once, in order of `d`, by a bare loop (fire only: the harness's own cost, below any timer's) |
 //! | `floor: clock + 2 CAS` | the least any deadline that starts at its first poll and hands itself to a driver on another thread must do: one clock reading, a kept waker, one compare-and-swap to publish and one to take back (arm + cancel only: a floor under every such timer's cost; see [`ArmFloor`]) |
+//! | `floor: clock + waker + CAS` | a deadline with no timer behind it, that touches nothing shared: one clock reading and a kept waker at its first poll, one compare-and-swap on its own state word when dropped (a million timers only: the scenario's own cost, below any timer's; see [`OwnFloor`]) |
 //!
 //! Micro benches poll by hand with a no-op waker, so that only the deadline is measured.
 //! Tokio's part of every scenario runs inside `tokio::task::unconstrained` (its cooperative
@@ -84,6 +85,8 @@ pub(crate) enum Peer {
     NoTimer,
     /// The floor under an arm + cancel (see [`ArmFloor`]).
     ArmFloor,
+    /// A deadline that touches nothing shared (see [`OwnFloor`]).
+    OwnFloor,
 }
 
 impl Peer {
@@ -129,6 +132,7 @@ impl Peer {
             Peer::Embassy,
             Peer::NoTimer,
             Peer::ArmFloor,
+            Peer::OwnFloor,
         ]
         .into_iter()
         .find(|p| p.name() == name)
@@ -151,6 +155,7 @@ impl Peer {
             Peer::Embassy => "embassy-time",
             Peer::NoTimer => "no timer",
             Peer::ArmFloor => "floor: clock + 2 CAS",
+            Peer::OwnFloor => "floor: clock + waker + CAS",
         }
     }
 }
@@ -218,6 +223,10 @@ macro_rules! with_peer {
             }
             Peer::ArmFloor => {
                 type $t = ArmFloor;
+                $body
+            }
+            Peer::OwnFloor => {
+                type $t = OwnFloor;
                 $body
             }
         }

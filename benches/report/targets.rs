@@ -12,6 +12,9 @@ pub(crate) fn cause(target: &str, r: &Results, m: &Machine) -> String {
     if let Some(text) = load_cause(target, r, m) {
         return text;
     }
+    if let Some(text) = crate::million::cause(target, r) {
+        return text;
+    }
     fixed_cause(target).to_string()
 }
 
@@ -111,18 +114,6 @@ fn load_cause(target: &str, r: &Results, m: &Machine) -> Option<String> {
              up to {load}: requests per second move with it from run to run."
         ));
     }
-    if target.starts_with("a million timers: bytes") {
-        let total = |p: Peer| r.memory.get(&p).map(|mem| mem.total());
-        let (ours, tokio) = (total(Peer::Punctual)?, total(Peer::Tokio)?);
-        return Some(format!(
-            "Measured, not a design change: resident growth counts what every peer pays \
-             alike, the box of each future (with malloc's header and rounding), its slot in \
-             the `Vec` that keeps it (8 B) and the async block around it. The deadline \
-             alone, from the memory table, is {ours:.0} B against tokio's {tokio:.0} B \
-             ({:.2}×).",
-            ours / tokio
-        ));
-    }
     None
 }
 
@@ -180,28 +171,6 @@ fn fixed_cause(target: &str) -> &'static str {
          start it (`start_after`: the clock reading and the entry). 0.7× tokio's own is \
          about 550 a deadline: the fire side's three calls would have to become one, and \
          the turn's descent be skipped for entries already due."
-    } else if target.starts_with("a million timers: arm") {
-        "perf's samples of each phase alone (`--bench million -- --one punctual --marks`, \
-         `perf record -k CLOCK_MONOTONIC`, `perf report --time` between the marks): while \
-         the million are armed the timer thread is idle (0.3% of the samples: arms later \
-         than its plan wake no one, so it files none of them yet). The arming threads' time \
-         goes to reading the clock (`clock_gettime` and `GlobalClock::now`, 11%: each \
-         deadline reads it at its first poll, docs/design.md rule 4), the start path (9%: \
-         the entry, its waker, the push), and the memory every peer's boxes fault in \
-         (page faults, zeroing and malloc, about 25%), besides the benchmark's own loop. \
-         tokio's default timer pays the clock and the memory too, and files each timer in \
-         its wheel on the arming thread, which punctual leaves to the driver (next row)."
-    } else if target.starts_with("a million timers: cancel") {
-        "perf's samples of the cancel phase alone (as for the arm): 36% are the timer \
-         thread's. The first cancel wakes the driver (cancelled entries are reclaimed within \
-         a tick), whose turn takes the arm inboxes, the million arms it was never woken for, \
-         and files every entry not cancelled yet (`turn_as`, `Levels::insert`), to unlink \
-         each again as its cancel arrives: work the arms left behind lands here, on a third \
-         thread that shares the 2 cores with the 2 cancelling ones (their own `release` is \
-         35% of the samples, the boxes' `free` 11%). The design change this points to: a \
-         turn woken to reclaim keeps the arms later than its plan unfiled (every arm that \
-         woke no one is), so that entries cancelled before their time is near are never \
-         filed at all."
     } else if target.starts_with("a million timers:") {
         "Not profiled yet."
     } else if target.starts_with("HTTP") {
