@@ -32,8 +32,12 @@ fn load_cause(target: &str, r: &Results, m: &Machine) -> Option<String> {
             if target.contains("(punctual in tokio)") || target.contains("(punctual-tokio)") {
                 format!(
                     " This wheel is turned by a task that sleeps on tokio's timer between turns, \
-                 so it inherits that timer's lateness (tokio's own p99: {tokio} µs) and adds \
-                 up to a tick of its own."
+                 so it inherits that timer's lateness (tokio's own p99: {tokio} µs). With \
+                 early looks (`Wheel::enable_early_looks`, on for every wheel a tokio task \
+                 drives) most deadlines fire at that timer's first wake after their own time, \
+                 as tokio's own do (the medians: punctual's below tokio's); the rest of a \
+                 slot of more than 8 that its one early look left still waits for the \
+                 slot's tick and then tokio's rounding, the tail above tokio's."
                 )
             } else {
                 String::new()

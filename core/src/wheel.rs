@@ -159,6 +159,11 @@
 //! * offsets of more than `u32::MAX` ns (ticks over 4.29 s), which the levels do not keep;
 //! * a thread that asks the driver role's holder to turn for it is told the tick.
 //!
+//! A wheel whose driver sleeps on a coarser timer (tokio's millisecond grid) may look at
+//! a dense slot early too, once ([`Wheel::enable_early_looks`]; see `levels`, "Early
+//! looks"): the plan is then at the slot's earliest deadline, as for a sparse one, and the
+//! look fires what is due and leaves the rest to the slot's tick.
+//!
 //! A turn never uses a reading older than the start of the tick the wheel has reached (a
 //! second driver, or `advance_to` with an older time, may bring one): some turn read at
 //! least that much, so the reading fires nothing early, and a deadline armed from an
@@ -297,6 +302,10 @@ pub struct Wheel<C, S> {
     /// that stays at its address for the rest of the process. Not a synchronising flag: an
     /// arm that reads it stale merely does without a spare.
     spares: core::sync::atomic::AtomicBool,
+    /// Whether the driver looks at dense level-0 slots before their tick too
+    /// ([`Wheel::enable_early_looks`]): read by the driver at the start of each turn, so
+    /// not a synchronising flag either.
+    early_looks: core::sync::atomic::AtomicBool,
 }
 
 impl<C, S> Wheel<C, S> {
@@ -400,12 +409,46 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                     parked: false,
                     handed_at: Tick::new(0),
                     grain: Grain::NANOS,
+                    early_looks: false,
                 })),
                 counters: Padded::new(Counters::new()),
                 handoff: Padded::new(handoff::Handoff::new()),
                 spares: core::sync::atomic::AtomicBool::new(false),
+                early_looks: core::sync::atomic::AtomicBool::new(false),
             }
         }
+    }
+
+    /// For a wheel whose driver sleeps on a coarser timer than the wheel's ticks, as
+    /// tokio's is (it rounds every sleep up to a millisecond grid of its own): the driver
+    /// then also looks once before its tick at a slot of many deadlines, at the earliest
+    /// one, and fires what is due by then. Without this, such a slot fires at its tick,
+    /// and the driver's timer adds its own rounding after that; with it, a deadline
+    /// fires at the first wake of that timer after its own deadline, as the timer's own
+    /// sleeps would. It costs the driver one more walk of such a slot per tick, at most.
+    /// Nothing ever fires before its deadline either way. The tokio adapters turn it on;
+    /// a driver on a precise timer (a thread of its own, async-io, embassy) has no use
+    /// for it. Not undone.
+    ///
+    /// Without `std` this changes nothing, and firmware carries none of its code.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use punctual_core::{Fixed, ManualClock, Wheel};
+    ///
+    /// let wheel: Wheel<ManualClock, Fixed<64>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
+    /// wheel.enable_early_looks();
+    /// ```
+    pub fn enable_early_looks(&self) {
+        self.early_looks.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether early looks are on (see [`Wheel::enable_early_looks`]); never without `std`.
+    #[inline]
+    fn early_looks(&self) -> bool {
+        cfg!(feature = "std") && self.early_looks.load(Ordering::Relaxed)
     }
 
     /// Lets each thread keep aside the last entry it freed on this wheel, for its next

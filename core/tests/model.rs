@@ -129,6 +129,35 @@ fn case() -> impl Strategy<Value = Case> {
     })
 }
 
+/// Cases that crowd many deadlines into a few ticks (so that slots hold more than a sparse
+/// slot's eight) and advance the clock by parts of a tick (so that turns come inside the
+/// tick before a crowded slot's): what early looks change. On a 1 ms tick.
+fn crowded_case() -> impl Strategy<Value = Case> {
+    let near_span = (0u64..3, any::<u64>()).prop_map(|(ticks, frac)| Span::Ticks { ticks, frac });
+    let kind = prop_oneof![
+        Just(Kind::Sleep),
+        any::<bool>().prop_map(|named| Kind::Deadline { named })
+    ];
+    let near = prop_oneof![
+        Just(Near::OneNsBefore),
+        Just(Near::At),
+        Just(Near::OneNsAfter),
+    ];
+    let op = prop_oneof![
+        12 => (kind, near_span).prop_map(|(kind, span)| Op::Arm { kind, limit: Limit::After(span) }),
+        1 => any::<u8>().prop_map(|pick| Op::Drop { pick }),
+        1 => any::<u8>().prop_map(|pick| Op::Complete { pick }),
+        3 => any::<u64>().prop_map(|frac| Op::Advance { span: Span::Ticks { ticks: 0, frac }, poll: true }),
+        1 => Just(Op::Advance { span: Span::Ticks { ticks: 1, frac: 0 }, poll: true }),
+        3 => (any::<u8>(), near).prop_map(|(pick, near)| Op::AdvanceNear { pick, near }),
+    ];
+    prop::collection::vec(op, 16..96).prop_map(|ops| Case {
+        tick: Duration::from_millis(1),
+        start: (0, 0),
+        ops,
+    })
+}
+
 std::thread_local! {
     /// Set while a case runs: proptest reports a panic in the case (a disagreement with
     /// the reference, or a debug assertion in the wheel) as the case's failure, so printing
@@ -210,6 +239,26 @@ proptest! {
         let wheel: Wheel<ManualClock, Fixed<FIXED_CAPACITY, u8, 3>> =
             Wheel::fixed(ManualClock::starting_at(case.start_reading()), case.tick);
         run(&wheel, Some(FIXED_CAPACITY), &case);
+    }
+
+    /// A growable wheel with early looks on (`Wheel::enable_early_looks`), on cases that
+    /// crowd slots: dense slots are also looked at once before their tick, which may fire
+    /// a deadline sooner, never before its time, and changes nothing the reference
+    /// requires.
+    #[test]
+    fn early_looking_wheel_agrees_with_the_reference(case in crowded_case()) {
+        let wheel: Wheel<ManualClock, Growable> =
+            Wheel::growable(ManualClock::starting_at(case.start_reading()), case.tick);
+        wheel.enable_early_looks();
+        run(&wheel, None, &case);
+    }
+
+    /// The crowded cases without early looks, for comparison: the same reference holds.
+    #[test]
+    fn growable_wheel_agrees_with_the_reference_on_crowded_cases(case in crowded_case()) {
+        let wheel: Wheel<ManualClock, Growable> =
+            Wheel::growable(ManualClock::starting_at(case.start_reading()), case.tick);
+        run(&wheel, None, &case);
     }
 
     #[test]

@@ -78,6 +78,10 @@ impl Home {
             state: AtomicU8::new(0),
         }));
         home.wheel.enable_thread_spares();
+        // Its driver sleeps on tokio's timer, which rounds each sleep up to a millisecond
+        // grid of its own: without early looks, that rounding would come on top of the
+        // wheel's tick boundary.
+        home.wheel.enable_early_looks();
         // tokio pauses the clock of a `current_thread` runtime only (`pause` and
         // `start_paused` refuse the others).
         let pausable = !matches!(

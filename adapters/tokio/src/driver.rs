@@ -145,6 +145,9 @@ pub fn spawn_driver_on<S: Storage + 'static>(
 /// Dropping the driver stops the wheel: armed deadlines no longer fire until another
 /// driver turns it. Nothing is lost; they fire late, once one does.
 pub fn driver<S: Storage>(wheel: &Wheel<TokioClock, S>) -> TokioDriver<'_, S> {
+    // tokio's timer rounds each sleep up to a millisecond grid of its own: a dense slot
+    // is looked at early, so that this rounding does not come on top of its tick's.
+    wheel.enable_early_looks();
     wheel.driver(TokioSleeper::new(wheel.clock()))
 }
 

@@ -142,6 +142,12 @@
 //! up to whole milliseconds, and the driver task waits its turn on the scheduler. Ticks
 //! below 1 ms do not make deadlines more precise on tokio.
 //!
+//! So that tokio's rounding does not come on top of the wheel's own, [`driver`] turns on
+//! the wheel's early looks ([`Wheel::enable_early_looks`](punctual_core::Wheel::enable_early_looks)):
+//! the driver also wakes at the earliest deadline of a tick that holds many, and fires
+//! what is due then, rather than only at the tick's end. Most deadlines then fire at
+//! tokio's first wake after their own time, as tokio's own timers do.
+//!
 //! [punctual]: https://docs.rs/punctual
 //! [`tokio::time::advance`]: https://docs.rs/tokio/1/tokio/time/fn.advance.html
 #![cfg_attr(docsrs, feature(doc_cfg))]

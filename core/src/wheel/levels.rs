@@ -77,6 +77,20 @@
 //! Both numbers only steer when the driver looks: whether an entry may fire is always
 //! decided on its own deadline.
 //!
+//! # Early looks
+//!
+//! A wheel whose driver sleeps on a coarser timer than the wheel's own ticks (tokio's
+//! timer rounds every sleep up to its own millisecond grid, which the wheel's ticks do not
+//! share) turns late by that rounding at each tick boundary, on top of the tick's own. With
+//! early looks on ([`Wheel::enable_early_looks`](crate::Wheel::enable_early_looks)) a
+//! dense slot is looked at once before its tick too, at its offset bound, as a sparse
+//! one is: the timer then wakes the driver at its own grid point after the earliest
+//! deadline, and the turn fires every entry due by then. The slot is marked as looked at
+//! (a bit per level-0 slot, cleared when the slot empties), and while it stays dense the
+//! rest fire at its tick: one more walk of a dense slot per tick, at most. One that the
+//! look thinned to [`SPARSE`] entries or fewer is sparse again, and looked at as such.
+//! Nothing fires before its deadline either way.
+//!
 //! # Invariants
 //!
 //! * Every entry on a slot list has `when > elapsed` (its key is `elapsed` or later), and
@@ -115,6 +129,17 @@ const NO_BOUND: u16 = u16::MAX;
 /// their own deadlines (see "Sparse slots"). Each early look at a sparse slot walks it,
 /// so this bounds that work to `SPARSE²` entry visits per slot.
 pub(crate) const SPARSE: u8 = 8;
+
+/// A look at a level-0 slot before its tick ([`Levels::first_look`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Look {
+    /// How far into the tick before the slot's the earliest of its entries may be due, in
+    /// nanoseconds (its offset bound).
+    pub(crate) first: u32,
+    /// The slot holds more than [`SPARSE`] entries: it gets this one early look (see
+    /// "Early looks").
+    pub(crate) dense: bool,
+}
 
 /// The next slot to process: its level, its index, and the tick at which it starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -169,6 +194,10 @@ pub(crate) struct Levels {
     /// rest of a new wheel is (see `link`): read and write it through `bound` and
     /// `set_bound`.
     firsts: [u16; SLOTS],
+    /// Bit `s`: level-0 slot `s` had its one early look while dense (see "Early looks").
+    /// Only with `std`, the only builds with early looks.
+    #[cfg(feature = "std")]
+    looked: u64,
 }
 
 /// The key the levels place an entry of tick `when` by: the tick it comes due in (see
@@ -225,6 +254,8 @@ impl Levels {
             elapsed: 0,
             counts: [0; SLOTS],
             firsts: [!NO_BOUND; SLOTS],
+            #[cfg(feature = "std")]
+            looked: 0,
         }
     }
 
@@ -406,6 +437,33 @@ impl Levels {
     fn forget_slot(&mut self, slot: usize) {
         self.counts[slot] = 0;
         self.set_bound(slot, NO_BOUND);
+        #[cfg(feature = "std")]
+        {
+            self.looked &= !(1 << slot);
+        }
+    }
+
+    /// Whether level-0 slot `slot` had its one early look while dense.
+    #[inline]
+    fn was_looked_at(&self, slot: usize) -> bool {
+        #[cfg(feature = "std")]
+        return self.looked & (1 << slot) != 0;
+        #[cfg(not(feature = "std"))]
+        {
+            let _ = slot;
+            false
+        }
+    }
+
+    /// Records the early look at a dense level-0 slot: it gets no other while it stays
+    /// dense (see "Early looks").
+    pub(crate) fn mark_looked_at(&mut self, slot: usize) {
+        #[cfg(feature = "std")]
+        {
+            self.looked |= 1 << slot;
+        }
+        #[cfg(not(feature = "std"))]
+        let _ = slot;
     }
 
     /// The offset bound of a level-0 slot, in grains ([`NO_BOUND`]: none).
@@ -419,12 +477,19 @@ impl Levels {
         self.firsts[slot] = !grains;
     }
 
-    /// The offset bound of a level-0 slot in nanoseconds, if the slot is sparse and has a
-    /// bound (see "Sparse slots"): at or after the offset of each of its entries that is
-    /// not cancelled, by less than a grain.
-    pub(crate) fn sparse_first(&self, slot: usize, grain: Grain) -> Option<u32> {
+    /// The offset bound of a level-0 slot in nanoseconds, if it has one and the driver is
+    /// to look at the slot before its tick: at or after the offset of each of its entries
+    /// that is not cancelled, by less than a grain. A sparse slot is looked at so (see
+    /// "Sparse slots"); a dense one only with `early_looks`, once (see "Early looks"), and
+    /// the answer then says it is dense.
+    pub(crate) fn first_look(&self, slot: usize, grain: Grain, early_looks: bool) -> Option<Look> {
         let bound = self.bound(slot);
-        (self.counts[slot] <= SPARSE && bound != NO_BOUND).then(|| grain.nanos(bound))
+        let dense = self.counts[slot] > SPARSE;
+        let look = !dense || (early_looks && !self.was_looked_at(slot));
+        (bound != NO_BOUND && look).then(|| Look {
+            first: grain.nanos(bound),
+            dense,
+        })
     }
 
     /// Whether every level below the top one is empty.

@@ -49,6 +49,9 @@ pub(super) struct DriverState {
     /// each turn (see `levels`, "Sparse slots"); here rather than in the levels, where it
     /// would take a padded word of its own.
     pub(super) grain: Grain,
+    /// Whether this turn looks at dense level-0 slots early too (see `levels`, "Early
+    /// looks"), read from the wheel at the start of each turn.
+    pub(super) early_looks: bool,
 }
 
 impl<C: Clock, S: Storage> Wheel<C, S> {
@@ -144,6 +147,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         // still be woken (see "Waking the driver").
         let mut left_idle = false;
         state.grain = self.grain();
+        state.early_looks = self.early_looks();
         // A new wheel is marked idle before any turn: its first turn has not been woken
         // from an idle a turn left, and lingering then would only keep a timer (which a
         // paused runtime's clock would jump to) with nothing armed.
@@ -192,11 +196,16 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                     planned = expiration.deadline;
                     wake = self.tick_start(Tick::new(planned));
                     if expiration.level == 0 {
-                        if let Some(first) = state.levels.sparse_first(expiration.slot, state.grain)
+                        if let Some(look) =
+                            state
+                                .levels
+                                .first_look(expiration.slot, state.grain, state.early_looks)
                         {
-                            let early = self.tick_start(Tick::new(planned - 1)).after(first.into());
+                            let early = self
+                                .tick_start(Tick::new(planned - 1))
+                                .after(look.first.into());
                             wake = wake.min(early);
-                            offset = first;
+                            offset = look.first;
                         }
                     } else {
                         // A higher slot comes down at the start of its first key's tick,
@@ -437,14 +446,17 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         if expiration.level != 0 || expiration.deadline - 1 != elapsed {
             return;
         }
-        let Some(first) = state.levels.sparse_first(expiration.slot, state.grain) else {
+        let Some(look) = state
+            .levels
+            .first_look(expiration.slot, state.grain, state.early_looks)
+        else {
             return;
         };
         // How far into tick `elapsed` the clock reads; every entry of the slot is due
         // that far into it or later.
         let into =
             (reading.as_nanos()).saturating_sub(self.tick_start(Tick::new(elapsed)).as_nanos());
-        if u64::from(first) > into {
+        if u64::from(look.first) > into {
             return;
         }
         let mut index = state.levels.level0_head(&self.storage, expiration.slot);
@@ -466,6 +478,11 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 first = first.min(self.tick_of(due).1);
             }
             index = next;
+        }
+        if look.dense {
+            // Its one early look: while it stays dense, the rest fire at its tick (see
+            // `levels`, "Early looks").
+            state.levels.mark_looked_at(expiration.slot);
         }
         state
             .levels

@@ -1,0 +1,158 @@
+//! Early looks (`Wheel::enable_early_looks`, for a driver on a coarser timer than the
+//! wheel's ticks, as tokio's is): a dense slot is looked at once before its tick, at its
+//! earliest deadline; the look fires every deadline due by then and nothing before its own
+//! time, and while the slot stays dense the rest fire at its tick; a slot the look thinned
+//! to sparse is looked at as a sparse one. Without early looks a dense slot fires all at
+//! once at its tick (`sub_tick.rs`).
+
+mod support;
+
+use core::pin::Pin;
+
+use punctual_core::{Fixed, ManualClock, Reading, Sleep, Wheel};
+use support::{AdvanceToManual, CountingWaker, ms, ns, us};
+
+type TestWheel = Wheel<ManualClock, Fixed<32>>;
+
+fn wheel(early_looks: bool) -> TestWheel {
+    let wheel = Wheel::fixed(ManualClock::new(), ms(1));
+    if early_looks {
+        wheel.enable_early_looks();
+    }
+    wheel
+}
+
+/// One sleep per waker, due at 2.1 ms minus `step` and on, `step` apart (in the slot of
+/// tick 3 while they end by 3 ms), each polled once, then filed by a turn at 0 ms.
+fn in_the_slot_of_tick_3<'w>(
+    wheel: &'w TestWheel,
+    wakers: &[CountingWaker],
+    first: u64,
+    step: u64,
+) -> Vec<Pin<Box<Sleep<'w>>>> {
+    let mut sleeps: Vec<_> = (0..wakers.len() as u64)
+        .map(|k| Box::pin(wheel.sleep(us(first + step * k))))
+        .collect();
+    for (w, s) in wakers.iter().zip(&mut sleeps) {
+        assert!(w.poll(s.as_mut()).is_pending());
+    }
+    // Filed while the clock reads 0, so the slot holds them all (a first turn later in
+    // the tick would fire those due from the arm inbox and file only the rest).
+    wheel.turn();
+    sleeps
+}
+
+fn wakers(count: usize) -> Vec<CountingWaker> {
+    (0..count).map(|_| CountingWaker::new()).collect()
+}
+
+/// How many of `wakers` were woken, checking that they were woken in order (never a later
+/// deadline before an earlier one) and at most once.
+fn woken(wakers: &[CountingWaker]) -> usize {
+    let wakes: Vec<usize> = wakers.iter().map(CountingWaker::wakes).collect();
+    let count = wakes.iter().take_while(|&&w| w == 1).count();
+    assert!(
+        wakes[count..].iter().all(|&w| w == 0),
+        "woken out of order or twice: {wakes:?}"
+    );
+    count
+}
+
+#[test]
+fn a_dense_slot_is_looked_at_once_at_its_earliest_deadline() {
+    // Twenty due at 2.05, 2.10 … 3.00 ms.
+    let wheel = wheel(true);
+    let w = wakers(20);
+    let mut sleeps = in_the_slot_of_tick_3(&wheel, &w, 2050, 50);
+    assert_eq!(
+        wheel.turn(),
+        Reading::since_origin(us(2050)),
+        "a dense slot not planned at its earliest deadline"
+    );
+    wheel.advance_to_manual(us(2050) - ns(1));
+    assert_eq!(woken(&w), 0, "fired before its time");
+    // The driver's coarse timer wakes it later than planned, at 2.45 ms: the nine due by
+    // then fire, the eleven others (still a dense slot) wait.
+    wheel.advance_to_manual(us(2450));
+    assert_eq!(woken(&w), 9);
+    for (w, s) in w.iter().zip(&mut sleeps).take(9) {
+        assert!(w.poll(s.as_mut()).is_ready());
+    }
+    // One look only: the rest fire at the slot's tick, not at their own times.
+    assert_eq!(
+        wheel.turn(),
+        Reading::since_origin(ms(3)),
+        "a dense slot looked at twice"
+    );
+    wheel.advance_to_manual(us(2950));
+    assert_eq!(woken(&w), 9);
+    wheel.advance_to_manual(ms(3));
+    assert_eq!(woken(&w), 20);
+    assert_eq!(wheel.stats().fired, 20);
+}
+
+#[test]
+fn a_look_at_the_earliest_deadline_fires_it_alone() {
+    // The look's turn comes at the planned time: the earliest fires, nineteen wait, and
+    // the slot is not looked at again.
+    let wheel = wheel(true);
+    let w = wakers(20);
+    let _sleeps = in_the_slot_of_tick_3(&wheel, &w, 2050, 50);
+    wheel.advance_to_manual(us(2050) - ns(1));
+    assert_eq!(wheel.turn(), Reading::since_origin(us(2050)));
+    wheel.advance_to_manual(us(2050));
+    assert_eq!(woken(&w), 1);
+    assert_eq!(wheel.turn(), Reading::since_origin(ms(3)));
+}
+
+#[test]
+fn an_arm_into_a_slot_looked_at_waits_for_its_tick() {
+    // After the look at 2.45 ms, a sleep due at 2.6 ms goes into the same slot, still
+    // dense and looked at: it fires at the tick with the rest, as without early looks.
+    let wheel = wheel(true);
+    let w = wakers(20);
+    let _sleeps = in_the_slot_of_tick_3(&wheel, &w, 2050, 50);
+    wheel.advance_to_manual(us(2450));
+    assert_eq!(woken(&w), 9);
+    let late = CountingWaker::new();
+    let mut extra = Box::pin(wheel.sleep(us(150)));
+    assert!(late.poll(extra.as_mut()).is_pending());
+    assert_eq!(wheel.turn(), Reading::since_origin(ms(3)));
+    wheel.advance_to_manual(us(2700));
+    assert_eq!((late.wakes(), woken(&w)), (0, 9));
+    wheel.advance_to_manual(ms(3));
+    assert_eq!((late.wakes(), woken(&w)), (1, 20));
+    assert!(late.poll(extra.as_mut()).is_ready());
+}
+
+#[test]
+fn a_slot_the_look_thinned_to_sparse_fires_each_at_its_own_time() {
+    // Twelve due at 2.1, 2.175 … 2.925 ms: the look at 2.45 ms fires five, and the seven
+    // left are a sparse slot, whose earliest (2.475 ms) fires at its own time.
+    let wheel = wheel(true);
+    let w = wakers(12);
+    let _sleeps = in_the_slot_of_tick_3(&wheel, &w, 2100, 75);
+    wheel.advance_to_manual(us(2450));
+    assert_eq!(woken(&w), 5);
+    let planned = wheel.turn();
+    assert!(
+        planned >= Reading::since_origin(us(2475)) && planned < Reading::since_origin(us(2476)),
+        "a sparse slot not planned at its earliest deadline: {planned:?}"
+    );
+    wheel.advance_to_manual(us(2500));
+    assert_eq!(woken(&w), 6);
+}
+
+#[test]
+fn without_early_looks_a_dense_slot_waits_for_its_tick() {
+    // The same twenty and the same late wake-up, on a wheel without early looks: nothing
+    // fires before the tick.
+    let wheel = wheel(false);
+    let w = wakers(20);
+    let _sleeps = in_the_slot_of_tick_3(&wheel, &w, 2050, 50);
+    assert_eq!(wheel.turn(), Reading::since_origin(ms(3)));
+    wheel.advance_to_manual(us(2450));
+    assert_eq!(woken(&w), 0);
+    wheel.advance_to_manual(ms(3));
+    assert_eq!(woken(&w), 20);
+}
