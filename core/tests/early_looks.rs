@@ -156,3 +156,32 @@ fn without_early_looks_a_dense_slot_waits_for_its_tick() {
     wheel.advance_to_manual(ms(3));
     assert_eq!(woken(&w), 20);
 }
+
+#[test]
+fn a_slot_the_look_emptied_is_looked_at_again_when_its_index_comes_round() {
+    // Twenty due at 2.05 … 2.905 ms, all due by a look at 2.95 ms, which empties the slot
+    // of tick 3. Its index comes round for tick 67 (64 ticks on): twenty there are looked
+    // at early too.
+    let wheel = wheel(true);
+    let w = wakers(20);
+    let sleeps = in_the_slot_of_tick_3(&wheel, &w, 2050, 45);
+    wheel.advance_to_manual(us(2950));
+    assert_eq!(woken(&w), 20);
+    // Their entries go back to the wheel, for the next twenty.
+    drop(sleeps);
+    let w = wakers(20);
+    let mut sleeps: Vec<_> = (0..20u64)
+        .map(|k| Box::pin(wheel.sleep(us(66_050 + 50 * k) - us(2950))))
+        .collect();
+    for (w, s) in w.iter().zip(&mut sleeps) {
+        assert!(w.poll(s.as_mut()).is_pending());
+    }
+    wheel.advance_to_manual(ms(66));
+    assert_eq!(
+        wheel.turn(),
+        Reading::since_origin(us(66_050)),
+        "the slot's index came round marked as looked at"
+    );
+    wheel.advance_to_manual(us(66_450));
+    assert_eq!(woken(&w), 9);
+}

@@ -479,9 +479,10 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             }
             index = next;
         }
-        if look.dense {
+        if look.dense && state.levels.level0_head(&self.storage, expiration.slot) != NIL {
             // Its one early look: while it stays dense, the rest fire at its tick (see
-            // `levels`, "Early looks").
+            // `levels`, "Early looks"). A slot the look emptied was forgotten, and stays
+            // so: its index comes round for another tick.
             state.levels.mark_looked_at(expiration.slot);
         }
         state
