@@ -142,14 +142,14 @@
 //! boundary, and such a turn walks the slot and fires the entries that are due, leaving
 //! the rest. So a deadline among few fires at its own time, as late as the driver's
 //! wake-up and not half a tick on average; a dense slot (the case where waking per entry
-//! would cost more than it saves) still fires all at once at its tick, and the walks of a
-//! sparse one are bounded by its few entries. Either way nothing fires before its
-//! deadline, and nothing later than its tick.
+//! would cost more than it saves) still fires all at once at its tick, unless the wheel
+//! has early looks (below), and the walks of a sparse one are bounded by its few entries.
+//! Either way nothing fires before its deadline, and nothing later than its tick.
 //!
 //! Arming threads see the planned tick and how far into the tick before it the driver
 //! plans to turn (`Plan::offset`). An arm into the planned tick that is due before that
-//! turn wakes the driver, which plans anew; an arm due after it, or into a dense slot,
-//! wakes no one.
+//! turn wakes the driver, which plans anew; an arm due after it, or into a dense slot
+//! planned at its tick, wakes no one.
 //!
 //! Where this falls back to the tick (never later than without it):
 //!
@@ -161,8 +161,9 @@
 //!
 //! A wheel whose driver sleeps on a coarser timer (tokio's millisecond grid) may look at
 //! a dense slot early too, once ([`Wheel::enable_early_looks`]; see `levels`, "Early
-//! looks"): the plan is then at the slot's earliest deadline, as for a sparse one, and the
-//! look fires what is due and leaves the rest to the slot's tick.
+//! looks"): the plan is then at the slot's earliest deadline, as for a sparse one (so an
+//! arm into that tick due before it wakes the driver, as for a sparse one), and the look
+//! fires what is due and leaves the rest to the slot's tick.
 //!
 //! A turn never uses a reading older than the start of the tick the wheel has reached (a
 //! second driver, or `advance_to` with an older time, may bring one): some turn read at
@@ -423,12 +424,15 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// tokio's is (it rounds every sleep up to a millisecond grid of its own): the driver
     /// then also looks once before its tick at a slot of many deadlines, at the earliest
     /// one, and fires what is due by then. Without this, such a slot fires at its tick,
-    /// and the driver's timer adds its own rounding after that; with it, a deadline
-    /// fires at the first wake of that timer after its own deadline, as the timer's own
-    /// sleeps would. It costs the driver one more walk of such a slot per tick, at most.
-    /// Nothing ever fires before its deadline either way. The tokio adapters turn it on;
-    /// a driver on a precise timer (a thread of its own, async-io, embassy) has no use
-    /// for it. Not undone.
+    /// and the driver's timer adds its own rounding after that. With it, when the tick is
+    /// no longer than the timer's grid step (1 ms on tokio), a deadline fires at the first
+    /// wake of that timer after its own deadline, as the timer's own sleeps would; with a
+    /// longer tick, those due after the look still wait for the tick. It costs the driver
+    /// one more walk of such a slot when the look fires something, and a wake for an arm
+    /// into the planned tick due before the earliest. Nothing ever fires before its
+    /// deadline either way. The tokio adapters turn it on; a driver on a precise timer (a
+    /// thread of its own, async-io, embassy) has no use for it. For every driver of the
+    /// wheel, and not undone.
     ///
     /// Without `std` this changes nothing, and firmware carries none of its code.
     ///

@@ -185,3 +185,61 @@ fn a_slot_the_look_emptied_is_looked_at_again_when_its_index_comes_round() {
     wheel.advance_to_manual(us(66_450));
     assert_eq!(woken(&w), 9);
 }
+
+#[test]
+fn an_arm_before_a_planned_look_wakes_the_driver_and_one_after_it_does_not() {
+    // The plan is the look at 2.05 ms: an arm into the same tick due at 2.02 ms wakes the
+    // driver (its turn must come sooner); once the slot was looked at, the plan is the
+    // tick, and an arm into it due at 2.6 ms wakes no one.
+    let wheel = wheel(true);
+    let w = wakers(20);
+    let _sleeps = in_the_slot_of_tick_3(&wheel, &w, 2050, 50);
+    let driver = CountingWaker::new();
+    wheel.register_driver(&driver.waker);
+    assert_eq!(wheel.turn(), Reading::since_origin(us(2050)));
+    let sooner = CountingWaker::new();
+    let mut early = Box::pin(wheel.sleep(us(2020)));
+    assert!(sooner.poll(early.as_mut()).is_pending());
+    assert_eq!(
+        driver.wakes(),
+        1,
+        "an arm before the planned look woke no driver"
+    );
+    assert_eq!(wheel.turn(), Reading::since_origin(us(2020)));
+    wheel.advance_to_manual(us(2450));
+    assert_eq!((sooner.wakes(), woken(&w)), (1, 9));
+    assert_eq!(wheel.turn(), Reading::since_origin(ms(3)));
+    let woken_before = driver.wakes();
+    let later = CountingWaker::new();
+    let mut late = Box::pin(wheel.sleep(us(150)));
+    assert!(later.poll(late.as_mut()).is_pending());
+    assert_eq!(
+        driver.wakes(),
+        woken_before,
+        "an arm into a tick planned at its end woke the driver"
+    );
+}
+
+#[test]
+fn a_look_that_finds_only_cancelled_deadlines_due_is_not_spent() {
+    // The three earliest of twenty are dropped after they were filed: the slot's bound
+    // stays at the first (2.05 ms), whose look finds nothing due. It fires nothing,
+    // tightens the bound, and the look comes again at the earliest left (2.2 ms).
+    let wheel = wheel(true);
+    let w = wakers(20);
+    let mut sleeps = in_the_slot_of_tick_3(&wheel, &w, 2050, 50);
+    drop(sleeps.drain(..3));
+    wheel.turn(); // reclaims them
+    wheel.advance_to_manual(ms(1));
+    assert_eq!(wheel.turn(), Reading::since_origin(us(2050)));
+    wheel.advance_to_manual(us(2050));
+    assert_eq!(woken(&w[3..]), 0);
+    assert_eq!(
+        wheel.turn(),
+        Reading::since_origin(us(2200)),
+        "a look that fired nothing was spent"
+    );
+    wheel.advance_to_manual(us(2200));
+    assert_eq!(woken(&w[3..]), 1);
+    assert_eq!(wheel.turn(), Reading::since_origin(ms(3)));
+}

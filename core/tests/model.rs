@@ -1,10 +1,13 @@
-//! Model-based property test of the wheel (docs/design.md, "Evidence"): random cases (a tick,
-//! a clock start, and up to 48 operations: arm, drop, complete, re-poll, advance with or
-//! without polling the woken, advance near a deadline's time), drawn by proptest and
-//! played on a `Fixed<4>` wheel (so that it fills up), with `u32` and `u8` slot heads, and
-//! on a growable one, checked after every operation against the reference model in
-//! `support/reference.rs`, which the fuzz target shares; its docs list what is checked (never early, at most two ticks late,
-//! decided once, occupancy and reclaiming, degraded polls on a full wheel, odd limits).
+//! Model-based property test of the wheel (docs/design.md, "Evidence"): random cases (a
+//! tick, a clock start, and up to 48 operations: arm, drop, complete, re-poll, advance
+//! with or without polling the woken, advance near a deadline's time), drawn by proptest
+//! and played on a `Fixed<4>` wheel (so that it fills up), with `u32` and `u8` slot heads,
+//! and on a growable one; and cases that crowd slots past eight deadlines (up to 96
+//! operations, on a 1 ms tick) on growable wheels with and without early looks. Each is
+//! checked after every operation against the reference model in `support/reference.rs`,
+//! which the fuzz target shares; its docs list what is checked (never early, at most two
+//! ticks late, decided once, occupancy and reclaiming, degraded polls on a full wheel,
+//! odd limits). The contract, not early looks themselves: `early_looks.rs` checks those.
 //!
 //! The number of cases per storage kind defaults to [`DEFAULT_CASES`]; set
 //! `PROPTEST_CASES` to change it.

@@ -140,6 +140,9 @@ pub fn spawn_driver_on<S: Storage + 'static>(
 /// # }
 /// ```
 ///
+/// It turns on the wheel's early looks ([`Wheel::enable_early_looks`]), for good and for
+/// every driver of the wheel: tokio's timer rounds each sleep up to its own millisecond.
+///
 /// # Cancel safety
 ///
 /// Dropping the driver stops the wheel: armed deadlines no longer fire until another

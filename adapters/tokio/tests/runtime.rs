@@ -559,3 +559,45 @@ fn clock_reads_the_runtime_it_runs_in() {
         assert_eq!(clock.now(), Duration::from_secs(5));
     });
 }
+
+#[tokio::test(start_paused = true)]
+async fn paused_a_crowded_tick_longer_than_tokios_millisecond_is_looked_at_early() {
+    // A 5 ms tick, and twenty deadlines within one tick (0.1, 0.3 … 3.9 ms into it). The
+    // driver turns on early looks, so the first fires at tokio's first millisecond after
+    // it, not at the tick's end; none fires before its time, all by the tick's end.
+    let wheel = punctual_tokio::start_with_tick(Duration::from_millis(5));
+    let tick = wheel.tick();
+    let now = wheel.clock().now();
+    let into = Duration::from_nanos((now.as_nanos() % tick.as_nanos()) as u64);
+    if !into.is_zero() {
+        tokio::time::advance(tick - into).await; // to a tick boundary
+    }
+    let start = Instant::now();
+    let tasks: Vec<_> = (0..20u64)
+        .map(|k| {
+            let requested = Duration::from_micros(100 + 200 * k);
+            let deadline = wheel.deadline(requested, std::future::pending::<()>());
+            tokio::spawn(async move {
+                assert!(deadline.await.is_err());
+                (requested, start.elapsed())
+            })
+        })
+        .collect();
+    let mut fired = Vec::new();
+    for task in tasks {
+        fired.push(task.await.unwrap());
+    }
+    for &(requested, at) in &fired {
+        assert!(at >= requested, "early: {requested:?} fired at {at:?}");
+        assert!(
+            at <= tick + Duration::from_millis(1),
+            "late: {requested:?} fired at {at:?}"
+        );
+    }
+    let (first, at) = fired[0];
+    assert!(
+        at < first + Duration::from_millis(2),
+        "the first of a crowded tick fired at {at:?}, not at tokio's first millisecond after \
+         {first:?}: no early look"
+    );
+}

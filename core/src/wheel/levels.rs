@@ -85,11 +85,18 @@
 //! early looks on ([`Wheel::enable_early_looks`](crate::Wheel::enable_early_looks)) a
 //! dense slot is looked at once before its tick too, at its offset bound, as a sparse
 //! one is: the timer then wakes the driver at its own grid point after the earliest
-//! deadline, and the turn fires every entry due by then. The slot is marked as looked at
-//! (a bit per level-0 slot, cleared when the slot empties), and while it stays dense the
-//! rest fire at its tick: one more walk of a dense slot per tick, at most. One that the
-//! look thinned to [`SPARSE`] entries or fewer is sparse again, and looked at as such.
-//! Nothing fires before its deadline either way.
+//! deadline, and the turn fires every entry due by then. When the look fired something and
+//! left entries, the slot is marked as looked at (a bit per level-0 slot), and while it
+//! stays dense the rest fire at its tick. So the driver walks a dense slot once more than
+//! without early looks for each look that fires something (a look that empties its slot
+//! leaves no mark, and entries armed into it after that may get a look of their own; one
+//! that finds only entries cancelled since it was planned fires nothing, tightens the
+//! bound and is not spent). One that the look thinned to [`SPARSE`] entries or fewer is
+//! sparse again, and looked at as such. The look is as good as the driver's wake: with a
+//! tick no longer than the timer's grid step, the timer's first wake after the earliest
+//! deadline comes at or after every other deadline's own grid point but the tick's, so
+//! the rest fire at the first wake after their own time too; with a longer tick, those
+//! due after the look wait for the tick. Nothing fires before its deadline either way.
 //!
 //! # Invariants
 //!
@@ -105,6 +112,8 @@
 //!   each of its entries that is not cancelled, rounded up to a grain (a walk of the slot
 //!   leaves cancelled ones out: they wait on it only to be reclaimed); an empty slot has
 //!   count 0 and no bound.
+//! * A level-0 slot marked as looked at (see "Early looks") is not empty: emptying a slot
+//!   clears its mark, and a look that empties its slot leaves none.
 
 use crate::sync::Ordering::Relaxed;
 use crate::wheel::entry::{Index, NIL, Slab, UNLINKED};

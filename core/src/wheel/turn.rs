@@ -186,9 +186,10 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             };
             let mut planned = elapsed.saturating_add(horizon);
             // The reading at which to turn: the planned tick, or earlier within the tick
-            // before it, when the entries of a sparse slot are due then ("Sub-tick
-            // firing"); and how far into that tick before, for arming threads (see
-            // `Plan::offset`; 0 unless the plan comes from a sparse slot or a higher one).
+            // before it, when the entries of a sparse slot (or of a dense one to look at
+            // early) are due then ("Sub-tick firing"); and how far into that tick before,
+            // for arming threads (see `Plan::offset`; 0 unless the plan comes from such a
+            // slot or a higher one).
             let mut wake = self.tick_start(Tick::new(planned));
             let mut offset = 0;
             if let Some(expiration) = next {
@@ -436,7 +437,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     }
 
     /// Sub-tick firing: fires the entries of the tick in progress whose own deadline has
-    /// passed, if their slot is sparse (module docs, "Sub-tick firing").
+    /// passed, if their slot is sparse, or dense and due its one early look (module docs,
+    /// "Sub-tick firing"; `levels`, "Early looks").
     pub(super) fn fire_early(&self, state: &mut DriverState, reading: Reading) {
         let Some(expiration) = state.levels.next_expiration(&self.storage) else {
             return;
@@ -461,6 +463,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         }
         let mut index = state.levels.level0_head(&self.storage, expiration.slot);
         let mut first = u32::MAX;
+        let mut fired = false;
         while index != NIL {
             let entry = self.storage.entry(index);
             let next = self.next_ahead(&entry.slot_next);
@@ -474,15 +477,18 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                     .levels
                     .remove(&self.storage, index, expiration.deadline);
                 self.fire(state, index, entry, 0);
+                fired = true;
             } else {
                 first = first.min(self.tick_of(due).1);
             }
             index = next;
         }
-        if look.dense && state.levels.level0_head(&self.storage, expiration.slot) != NIL {
+        if look.dense && fired && state.levels.level0_head(&self.storage, expiration.slot) != NIL {
             // Its one early look: while it stays dense, the rest fire at its tick (see
-            // `levels`, "Early looks"). A slot the look emptied was forgotten, and stays
-            // so: its index comes round for another tick.
+            // `levels`, "Early looks"). A look that fired nothing (its bound was an entry
+            // cancelled since) is not spent: the bound is tightened below, and the next
+            // look comes at the earliest entry left. A slot the look emptied was
+            // forgotten, and stays so: its index comes round for another tick.
             state.levels.mark_looked_at(expiration.slot);
         }
         state
