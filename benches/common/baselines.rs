@@ -138,6 +138,26 @@ static FLOOR_LIST: FloorList = FloorList {
 
 static FLOOR_CLOCK: LazyLock<StdClock> = LazyLock::new(StdClock::new);
 
+/// What both floors do first: polls `inner` (`None` when it is ready) and, at its first
+/// pending poll, reads the clock the global wheel reads and keeps the due time and a clone
+/// of the waker in `armed` (`Some(Some(due))` then; `Some(None)` at later polls).
+fn poll_and_keep<F: Future + Unpin>(
+    inner: &mut F,
+    duration: Duration,
+    armed: &mut Option<(Duration, Waker)>,
+    cx: &mut Context<'_>,
+) -> Option<Option<Duration>> {
+    if Pin::new(inner).poll(cx).is_ready() {
+        return None;
+    }
+    if armed.is_some() {
+        return Some(None);
+    }
+    let due = punctual::Clock::now(&*FLOOR_CLOCK) + duration;
+    *armed = Some((due, cx.waker().clone()));
+    Some(Some(due))
+}
+
 /// The future of [`ArmFloor`].
 struct FloorDeadline<F> {
     inner: F,
@@ -152,12 +172,11 @@ impl<F: Future + Unpin> Future for FloorDeadline<F> {
     type Output = bool;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<bool> {
-        if Pin::new(&mut self.inner).poll(cx).is_ready() {
+        let this = &mut *self;
+        let Some(first) = poll_and_keep(&mut this.inner, this.duration, &mut this.armed, cx) else {
             return Poll::Ready(false);
-        }
-        if self.armed.is_none() {
-            let due = punctual::Clock::now(&*FLOOR_CLOCK) + self.duration;
-            self.armed = Some((due, cx.waker().clone()));
+        };
+        if let Some(due) = first {
             let token = &self.armed as *const _ as usize;
             let list = &FLOOR_LIST;
             let mut head = list.head.load(Ordering::Relaxed);
@@ -233,13 +252,12 @@ impl<F: Future + Unpin> Future for OwnDeadline<F> {
     type Output = bool;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<bool> {
-        if Pin::new(&mut self.inner).poll(cx).is_ready() {
+        let this = &mut *self;
+        let Some(first) = poll_and_keep(&mut this.inner, this.duration, &mut this.armed, cx) else {
             return Poll::Ready(false);
-        }
-        if self.armed.is_none() {
-            let due = punctual::Clock::now(&*FLOOR_CLOCK) + self.duration;
-            self.armed = Some((due, cx.waker().clone()));
-            self.state.store(OWN_ARMED, Ordering::Release);
+        };
+        if first.is_some() {
+            this.state.store(OWN_ARMED, Ordering::Release);
         }
         Poll::Pending
     }
