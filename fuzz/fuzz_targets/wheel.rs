@@ -1,8 +1,8 @@
 //! Fuzz target `wheel`: the input bytes are decoded into a tick, a clock start and a
-//! sequence of operations, which run on a small [`Fixed`] wheel and on a [`Growable`]
-//! wheel, each on its own [`ManualClock`], and are checked after every operation against
-//! the reference model that `core/tests/model.rs` also uses
-//! (`core/tests/support/reference.rs`, whose docs list what is checked).
+//! sequence of operations, which run on a small [`Fixed`] wheel and on two [`Growable`]
+//! wheels, one with early looks on, each on its own [`ManualClock`], and are checked
+//! after every operation against the reference model that `core/tests/model.rs` also
+//! uses (`core/tests/support/reference.rs`, whose docs list what is checked).
 //!
 //! Any disagreement panics, which libFuzzer reports as a crash with the input that caused
 //! it. The input format is documented at [`decode`]; `ci/fuzz.sh` runs this target from
@@ -34,6 +34,11 @@ fuzz_target!(|data: &[u8]| {
     let growable: Wheel<ManualClock, Growable> =
         Wheel::growable(ManualClock::starting_at(start), case.tick);
     run(&growable, None, &case);
+    // Early looks change when a crowded slot fires, never what the reference requires.
+    let looking: Wheel<ManualClock, Growable> =
+        Wheel::growable(ManualClock::starting_at(start), case.tick);
+    looking.enable_early_looks();
+    run(&looking, None, &case);
 });
 
 // ---- the input ------------------------------------------------------------------------
