@@ -13,11 +13,31 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-cargo publish --dry-run --workspace --allow-dirty
+# Each verification asks the crates.io index again: more retries than cargo's default 3
+# for a registry that drops a request, and one more whole attempt if the dry run still
+# fails (a real packaging error fails both attempts the same way).
+export CARGO_NET_RETRY=${CARGO_NET_RETRY:-6}
+if ! cargo publish --dry-run --workspace --allow-dirty; then
+    echo "package.sh: the dry run failed; trying once more" >&2
+    cargo publish --dry-run --workspace --allow-dirty
+fi
+
+# The file list of one package; cargo's own error is shown if it cannot make it.
+package_files() {
+    local err
+    err=$(mktemp)
+    if ! cargo package -p "$1" --allow-dirty --list 2>"$err"; then
+        echo "package.sh: cannot list the files of $1's package:" >&2
+        cat "$err" >&2
+        rm -f "$err"
+        return 1
+    fi
+    rm -f "$err"
+}
 
 status=0
 for crate in punctual punctual-core punctual-tokio punctual-smol punctual-embassy punctual-tower; do
-    files=$(cargo package -p "$crate" --allow-dirty --list 2>/dev/null)
+    files=$(package_files "$crate")
     for needed in LICENSE-MIT LICENSE-APACHE README.md; do
         if ! grep -qx "$needed" <<<"$files"; then
             echo "package.sh: $crate's package has no $needed" >&2
@@ -26,7 +46,7 @@ for crate in punctual punctual-core punctual-tokio punctual-smol punctual-embass
     done
     echo "package.sh: $crate: $(wc -l <<<"$files") files"
 done
-facade=$(cargo package -p punctual --allow-dirty --list 2>/dev/null)
+facade=$(package_files punctual)
 if stray=$(grep -E '^(\.ci|ci|benches|fuzz|core|adapters|tests|examples/(firmware|embassy_host))/' <<<"$facade"); then
     echo "package.sh: the facade's package holds files users do not need:" >&2
     echo "$stray" >&2
