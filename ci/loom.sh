@@ -19,8 +19,8 @@ RUSTFLAGS="--cfg punctual_loom --cfg punctual_loom_one_shard" CARGO_TARGET_DIR=t
     --skip a_second_arm_on_a_new_shard --skip fresh_blocks_and_steals_across_shards \
     --skip free_list_aba
 # The facade's own state machines (the global wheel's state word, the timer threads' fork
-# gate): their files included in a test of their own with loom's atomics, under a cfg of
-# their own, so that the facade (whose statics need the core's const constructors) builds
-# as it always does.
+# gate, the holders of a tokio runtime's default wheel): their files included in a test of
+# their own with loom's atomics, under a cfg of their own, so that the facade (whose
+# statics need the core's const constructors) builds as it always does.
 RUSTFLAGS="--cfg punctual_loom_facade" CARGO_TARGET_DIR=target/loom-facade \
     cargo test -p punctual --test loom_facade --release -- --nocapture

@@ -1,4 +1,4 @@
-//! loom models of the facade's two lock-free state machines, which the core's models
+//! loom models of the facade's lock-free state machines, which the core's models
 //! (`core/tests/loom/`) do not reach:
 //!
 //! * the global wheel's state word (`src/global/state.rs`): readings of the global clock
@@ -6,9 +6,12 @@
 //!   `GlobalClock::select` and the first reading agree on, also when a start fails;
 //! * the timer threads' fork gate (`src/thread_driver/fork_gate.rs`): a fork never
 //!   overlaps a turn (it waits for the turns in progress, and turns wait for it), also
-//!   when the forking thread is itself in a turn (a waker that forks).
+//!   when the forking thread is itself in a turn (a waker that forks);
+//! * the holders of a tokio runtime's default wheel (`src/tokio_default/home_state.rs`):
+//!   its owner thread and its driver leave in any order and race, and the home is counted
+//!   drained exactly once; a driver idle on an empty wheel sees its owner leave.
 //!
-//! Both files are included here as they are, with a `sync_model` of this test's that
+//! The files are included here as they are, with a `sync_model` of this test's that
 //! names loom's atomics and yield (the crate's names `core`'s and `std`'s), so the models
 //! check the code that runs. Run with
 //! `RUSTFLAGS="--cfg punctual_loom_facade" cargo test -p punctual --test loom_facade --release`
@@ -16,7 +19,7 @@
 #![cfg(punctual_loom_facade)]
 
 mod sync_model {
-    pub(crate) use loom::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+    pub(crate) use loom::sync::atomic::{AtomicU8, AtomicU32, AtomicUsize, Ordering};
     pub(crate) use loom::thread::yield_now;
 }
 
@@ -28,11 +31,15 @@ mod state;
 #[path = "../src/thread_driver/fork_gate.rs"]
 mod fork_gate;
 
+#[path = "../src/tokio_default/home_state.rs"]
+mod home_state;
+
 use loom::cell::UnsafeCell;
 use loom::sync::Arc;
 use loom::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use loom::thread;
 
+use home_state::HomeState;
 use state::{BOOT, CLOCKS, RUNNING, STARTING, STD, Start};
 
 /// Runs `f` under loom, failing a model that loom ran only once (its threads never raced,
@@ -257,5 +264,94 @@ fn the_child_keeps_only_the_forking_threads_own_turn() {
         fork_gate::leave(&turns);
         fork_gate::leave(&turns);
         assert_eq!(turns.load(Ordering::Relaxed), 0);
+    });
+}
+
+/// A home, what is armed on its wheel, and how many times it was counted drained.
+struct Home {
+    state: HomeState,
+    armed: AtomicUsize,
+    drained: AtomicUsize,
+}
+
+impl Home {
+    fn claimed() -> Arc<Self> {
+        let home = Arc::new(Self {
+            state: HomeState::new(),
+            armed: AtomicUsize::new(0),
+            drained: AtomicUsize::new(0),
+        });
+        home.state.claim();
+        home
+    }
+
+    fn count_drained(&self) {
+        assert_eq!(
+            self.armed.load(Ordering::Relaxed),
+            0,
+            "counted with a deadline armed"
+        );
+        self.drained.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The driver task, as `DriverTask::poll` runs it: registered (loom's park token
+    /// stands for the waker), it retires once the owner has left and nothing is armed,
+    /// and waits for a wake otherwise. loom reports a deadlock if a wake is lost.
+    fn drive(&self) {
+        loop {
+            if self.state.owner_left() && self.armed.load(Ordering::Acquire) == 0 {
+                if self.state.release_driver() {
+                    self.count_drained();
+                }
+                return;
+            }
+            thread::park();
+        }
+    }
+
+    /// The owner leaves, as `Home::disown` does: counts the home drained if the driver
+    /// has stopped, and wakes it otherwise.
+    fn disown(&self, driver: &thread::Thread) {
+        if self.state.release_owner() {
+            self.count_drained();
+        } else {
+            driver.unpark();
+        }
+    }
+}
+
+#[test]
+fn an_owner_leaving_a_home_its_driver_waits_on_is_seen_and_counted_once() {
+    model(|| {
+        let home = Home::claimed();
+        let other = home.clone();
+        let driver = thread::spawn(move || other.drive());
+        // The owner's last deadline: armed and cancelled, then the thread exits.
+        home.armed.fetch_add(1, Ordering::AcqRel);
+        home.armed.fetch_sub(1, Ordering::AcqRel);
+        home.disown(driver.thread());
+        driver.join().unwrap();
+        assert_eq!(home.drained.load(Ordering::Relaxed), 1, "counted drained");
+        assert!(home.state.owner_left());
+    });
+}
+
+#[test]
+fn an_owner_and_a_driver_that_leave_together_count_the_home_once() {
+    // The runtime shuts down with nothing armed (the driver lets go at once), while the
+    // owner thread exits.
+    model(|| {
+        let home = Home::claimed();
+        let other = home.clone();
+        let driver = thread::spawn(move || {
+            if other.state.release_driver() {
+                other.count_drained();
+            }
+        });
+        if home.state.release_owner() {
+            home.count_drained();
+        }
+        driver.join().unwrap();
+        assert_eq!(home.drained.load(Ordering::Relaxed), 1, "counted drained");
     });
 }

@@ -21,17 +21,13 @@
 //!
 //! # State
 //!
-//! `OWNED` is set while a thread's lease holds the home; `DRIVEN` while a driver (the task
-//! or the orphan thread) turns it. Each party clears its own bit with one atomic
-//! operation; the one that clears the last bit of a drained home counts it drained. (A
-//! drained wheel is not reused yet: it would serve from the plan of its last turn.)
-//! A home is drained when nothing is armed on it: only its owner arms on it (a deadline
-//! chooses its wheel at its start, on the thread that polls it), so once the owner has
-//! left, a drained home stays drained.
+//! Who still holds the home, its owner or its driver, is a word of two bits
+//! ([`HomeState`]): the one that leaves last counts the home drained. (A drained wheel is
+//! not reused yet: it would serve from the plan of its last turn.)
 
 use core::future::Future;
 use core::pin::Pin;
-use core::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicUsize, Ordering};
 use core::task::{Context, Poll};
 use core::time::Duration;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -41,21 +37,19 @@ use punctual_core::{DriverSlot, Growable, RawWheel, Reading, Sleeper, Wheel};
 use tokio::runtime::Handle;
 
 use super::clock::{RuntimeClock, RuntimeSleeper};
+use super::home_state::HomeState;
 use crate::ambient::Chosen;
 
 /// The tick of every runtime's default wheel: tokio's own timer resolution, and the
 /// global wheel's tick.
 pub(crate) const TICK: Duration = Duration::from_millis(1);
 
-const OWNED: u8 = 1;
-const DRIVEN: u8 = 2;
-
 /// A default wheel for one thread of a runtime (see the module docs).
 pub(crate) struct Home {
     pub(crate) wheel: Wheel<RuntimeClock, Growable>,
     /// How default deadlines reach `wheel` (set once the home is leaked).
     pub(crate) chosen: OnceLock<Chosen>,
-    state: AtomicU8,
+    state: HomeState,
 }
 
 /// Homes that have drained and have no owner and no driver (see `Home::claim`).
@@ -75,7 +69,7 @@ impl Home {
         let home: &'static Home = Box::leak(Box::new(Home {
             wheel: Wheel::growable(RuntimeClock::new(), TICK),
             chosen: OnceLock::new(),
-            state: AtomicU8::new(0),
+            state: HomeState::new(),
         }));
         home.wheel.enable_thread_spares();
         // Its driver sleeps on tokio's timer, which rounds each sleep up to a millisecond
@@ -95,10 +89,9 @@ impl Home {
             // a budget started here may then end a deadline on the global wheel.
             on_global_timeline: !pausable && crate::global::reads_std_clock(),
         });
-        debug_assert_eq!(home.state.load(Ordering::Relaxed), 0);
         debug_assert_eq!(home.wheel.occupied(), 0);
         home.wheel.clock().switch_to_tokio(TICK, pausable);
-        home.state.store(OWNED | DRIVEN, Ordering::Release);
+        home.state.claim();
         handle.spawn(DriverTask::new(home, handle.clone()));
         Some(home)
     }
@@ -116,8 +109,7 @@ impl Home {
     /// The owner lets go (thread exit, or its runtime is gone). Wakes the driver, which
     /// lets go once the home is drained; counts it drained now if no driver is left.
     pub(crate) fn disown(&'static self) {
-        let before = self.state.fetch_and(!OWNED, Ordering::AcqRel);
-        if before & DRIVEN == 0 {
+        if self.state.release_owner() {
             count_drained(self);
         } else {
             // The driver may be idle, waiting for an arm: let it look at the state.
@@ -127,15 +119,14 @@ impl Home {
 
     /// A driver stops driving a drained home; counts it drained if the owner has left too.
     fn undrive(&'static self) {
-        let before = self.state.fetch_and(!DRIVEN, Ordering::AcqRel);
-        if before & OWNED == 0 {
+        if self.state.release_driver() {
             count_drained(self);
         }
     }
 
     /// Whether the driver task may stop: the owner has left and nothing is armed.
     fn retirable(&self) -> bool {
-        self.state.load(Ordering::Acquire) & OWNED == 0 && self.wheel.occupied() == 0
+        self.state.owner_left() && self.wheel.occupied() == 0
     }
 
     /// Called once the driver task is gone without retiring (its runtime shut down):

@@ -53,6 +53,7 @@
 
 mod clock;
 mod home;
+mod home_state;
 mod orphans;
 
 use core::cell::Cell;

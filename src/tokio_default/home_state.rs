@@ -1,0 +1,59 @@
+//! Who still holds a [`Home`](super::home::Home): its state word.
+//!
+//! Two parties hold a home: its **owner**, the thread whose default deadlines it serves,
+//! and its **driver**, the runtime task that turns it (or, after the runtime shut down,
+//! the orphan driver thread). Both bits are set together when a thread claims the home.
+//! Each party clears its own bit once, with one atomic operation, and learns from the
+//! bits it cleared whether it was the last to leave; the last one counts the home
+//! drained. So a home is counted exactly once, whichever party leaves first and however
+//! the two race.
+//!
+//! The driver stops driving only once the owner has left ([`HomeState::owner_left`])
+//! and nothing is armed: only the owner arms on the home, so a home found empty after the
+//! owner left stays empty. The driver reads the word after registering its waker, and an
+//! owner that leaves while the driver still holds the home wakes the driver after
+//! clearing its bit: a driver idle on an empty wheel always sees the owner leave.
+//!
+//! `tests/loom_facade.rs` includes this file with loom's atomics in place of
+//! `crate::sync_model`'s, and checks both claims under every interleaving.
+
+use crate::sync_model::{AtomicU8, Ordering};
+
+const OWNED: u8 = 1;
+const DRIVEN: u8 = 2;
+
+/// The state word of a home (see the module docs).
+pub(crate) struct HomeState(AtomicU8);
+
+impl HomeState {
+    /// A home no one holds yet.
+    pub(crate) fn new() -> Self {
+        Self(AtomicU8::new(0))
+    }
+
+    /// A thread claims the home, and a driver is started for it.
+    pub(crate) fn claim(&self) {
+        debug_assert_eq!(self.0.load(Ordering::Relaxed), 0, "a home claimed twice");
+        self.0.store(OWNED | DRIVEN, Ordering::Release);
+    }
+
+    /// The owner leaves. Returns whether it was the last holder (the driver had already
+    /// stopped): the caller counts the home drained. Otherwise the caller wakes the
+    /// driver, which may be idle.
+    #[must_use = "the last holder counts the home drained; otherwise the driver must be woken"]
+    pub(crate) fn release_owner(&self) -> bool {
+        self.0.fetch_and(!OWNED, Ordering::AcqRel) & DRIVEN == 0
+    }
+
+    /// The driver stops driving. Returns whether it was the last holder (the owner had
+    /// already left): the caller counts the home drained.
+    #[must_use = "the last holder counts the home drained"]
+    pub(crate) fn release_driver(&self) -> bool {
+        self.0.fetch_and(!DRIVEN, Ordering::AcqRel) & OWNED == 0
+    }
+
+    /// Whether the owner has left: from then on nothing new is armed on the home.
+    pub(crate) fn owner_left(&self) -> bool {
+        self.0.load(Ordering::Acquire) & OWNED == 0
+    }
+}
