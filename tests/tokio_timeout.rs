@@ -249,6 +249,46 @@ async fn spawned_deadlines_fire_at_their_virtual_times() {
     }
 }
 
+/// A crowded tick fires at tokio's first timer wake after its deadlines, as tokio's own
+/// timers would, not at the wake after the tick's end (the default wheel looks at a
+/// crowded tick early). Half a millisecond off tokio's millisecond ticks: the paused
+/// clock then moves in whole milliseconds from there, so tokio's timers fire at 10.5,
+/// 11.5 … ms after the runtime started, and the wheel's ticks (which start where the
+/// thread's first deadline started) end at those instants too, where a sleep to them is
+/// rounded up to the next one.
+#[tokio::test(start_paused = true)]
+async fn a_crowded_tick_fires_at_tokios_first_wake_after_its_deadlines() {
+    time::advance(Duration::from_micros(500)).await;
+    let start = Instant::now();
+    // Due 9.2 to 9.42 ms from here: one tick of the wheel (9 to 10 ms from here). tokio's
+    // first wake after them is at 10 ms from here; the one after the tick's end, at 11.
+    let requested: Vec<Duration> = (0..12u64)
+        .map(|k| Duration::from_micros(9_200 + 20 * k))
+        .collect();
+    let tasks: Vec<_> = requested
+        .iter()
+        .map(|&d| {
+            tokio::spawn(async move {
+                let r = pending::<()>().deadline(d).await;
+                (r.is_err(), Instant::now() - start)
+            })
+        })
+        .collect();
+    for (d, task) in requested.into_iter().zip(tasks) {
+        let (fired, at) = task.await.unwrap();
+        assert!(fired);
+        assert_eq!(
+            at,
+            ms(10),
+            "{d:?}: not at tokio's first wake after it (no early look)"
+        );
+    }
+    // tokio's own timer, for comparison: the same wake.
+    let before = Instant::now();
+    time::sleep_until(start + Duration::from_micros(19_200)).await;
+    assert_eq!(before.elapsed(), ms(10));
+}
+
 /// Outside the paused runtime (a plain thread) the same call is on real time, and a
 /// runtime that is not paused runs on real time too.
 #[test]
