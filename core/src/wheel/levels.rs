@@ -492,12 +492,16 @@ impl Levels {
     /// "Sparse slots"); a dense one only with `early_looks`, once (see "Early looks"), and
     /// the answer then says it is dense.
     pub(crate) fn first_look(&self, slot: usize, grain: Grain, early_looks: bool) -> Option<Look> {
+        // Without `std` early looks are off (see `Wheel::enable_early_looks`): a constant
+        // here, so that firmware carries none of their bookkeeping.
+        let early_looks = cfg!(feature = "std") && early_looks;
         let bound = self.bound(slot);
         let dense = self.counts[slot] > SPARSE;
         let look = !dense || (early_looks && !self.was_looked_at(slot));
         (bound != NO_BOUND && look).then(|| Look {
             first: grain.nanos(bound),
-            dense,
+            // A dense slot is only looked at with early looks on.
+            dense: dense && early_looks,
         })
     }
 
