@@ -35,10 +35,9 @@ fn load_cause(target: &str, r: &Results, m: &Machine) -> Option<String> {
                  so it inherits that timer's lateness (tokio's own p99: {tokio} µs). With \
                  early looks (`Wheel::enable_early_looks`, on for every wheel a tokio task \
                  drives) deadlines fire at that timer's first wake after their own time, as \
-                 tokio's own do, and the medians are below tokio's; the tail above tokio's \
-                 p99 (by about 0.15 ms in `--probe lateness` runs on a quiet machine) is not \
-                 profiled yet: the driver is a task of its own, which tokio's timer wakes \
-                 before it can wake the deadline's task."
+                 tokio's own do (`--probe trace`: as many driver wakes as tokio's own timer \
+                 makes in the same scenario), and on a quiet machine both the median and the \
+                 p99 are below tokio's."
                 )
             } else {
                 String::new()

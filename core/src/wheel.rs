@@ -160,10 +160,10 @@
 //! * a thread that asks the driver role's holder to turn for it is told the tick.
 //!
 //! A wheel whose driver sleeps on a coarser timer (tokio's millisecond grid) may look at
-//! a dense slot early too, once ([`Wheel::enable_early_looks`]; see `levels`, "Early
-//! looks"): the plan is then at the slot's earliest deadline, as for a sparse one (so an
-//! arm into that tick due before it wakes the driver, as for a sparse one), and the look
-//! fires what is due and leaves the rest to the slot's tick.
+//! dense slots early too ([`Wheel::enable_early_looks`]; see `levels`, "Early looks"): a
+//! dense slot is then planned and looked at as a sparse one is, at its earliest deadline
+//! (so an arm into that tick due before it wakes the driver), and each look fires what is
+//! due and plans the next at the earliest one left.
 //!
 //! A turn never uses a reading older than the start of the tick the wheel has reached (a
 //! second driver, or `advance_to` with an older time, may bring one): some turn read at
@@ -422,17 +422,17 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
 
     /// For a wheel whose driver sleeps on a coarser timer than the wheel's ticks, as
     /// tokio's is (it rounds every sleep up to a millisecond grid of its own): the driver
-    /// then also looks once before its tick at a slot of many deadlines, at the earliest
-    /// one, and fires what is due by then. Without this, such a slot fires at its tick,
-    /// and the driver's timer adds its own rounding after that. With it, when the tick is
-    /// no longer than the timer's grid step (1 ms on tokio), a deadline fires at the first
-    /// wake of that timer after its own deadline, as the timer's own sleeps would; with a
-    /// longer tick, those due after the look still wait for the tick. It costs the driver
-    /// one more walk of such a slot when the look fires something, and a wake for an arm
-    /// into the planned tick due before the earliest. Nothing ever fires before its
-    /// deadline either way. The tokio adapters turn it on; a driver on a precise timer (a
-    /// thread of its own, async-io, embassy) has no use for it. For every driver of the
-    /// wheel, and not undone.
+    /// then also looks before its tick at a slot of many deadlines, whenever the earliest
+    /// of them is due, and fires what is due by then. Without this, such a slot fires at
+    /// its tick, and the driver's timer adds its own rounding after that. With it, a
+    /// deadline fires at the first wake of that timer after its own deadline, as the
+    /// timer's own sleeps would, whatever the tick. Each look walks the slot: with a
+    /// coarse timer, a few walks per tick (the timer's wakes during it), and a wake for
+    /// an arm into the planned tick due before the earliest. Nothing ever fires before
+    /// its deadline either way. The tokio adapters turn it on. A driver on a precise
+    /// timer (a thread of its own, async-io, embassy) has no use for it, and should not
+    /// turn it on: it would wake for each deadline of a crowded tick and walk the tick's
+    /// deadlines each time. For every driver of the wheel, and not undone.
     ///
     /// Without `std` this changes nothing, and firmware carries none of its code.
     ///

@@ -1,10 +1,11 @@
 //! Early looks (`Wheel::enable_early_looks`, for a driver on a coarser timer than the
-//! wheel's ticks, as tokio's is): a dense slot is looked at once before its tick, at its
-//! earliest deadline; the look fires every deadline due by then and nothing before its own
-//! time, and while the slot stays dense the rest fire at its tick; a slot the look thinned
-//! to sparse is looked at as a sparse one. Without early looks a dense slot fires all at
-//! once at its tick (`sub_tick.rs`). With `std` only: without it, early looks change
-//! nothing (firmware carries none of their code).
+//! wheel's ticks, as tokio's is): a dense slot is looked at before its tick as a sparse
+//! one is, whenever its earliest deadline is due; each look fires every deadline due by
+//! then and nothing before its own time, and plans the next at the earliest one left. So
+//! with a driver that wakes late (as a coarse timer does), each deadline fires at the
+//! driver's first wake after its own time, not at the slot's tick. Without early looks a
+//! dense slot fires all at once at its tick (`sub_tick.rs`). With `std` only: without it,
+//! early looks change nothing (firmware carries none of their code).
 #![cfg(feature = "std")]
 
 mod support;
@@ -61,7 +62,7 @@ fn woken(wakers: &[CountingWaker]) -> usize {
 }
 
 #[test]
-fn a_dense_slot_is_looked_at_once_at_its_earliest_deadline() {
+fn a_dense_slot_is_looked_at_whenever_its_earliest_deadline_is_due() {
     // Twenty due at 2.05, 2.10 … 3.00 ms.
     let wheel = wheel(true);
     let w = wakers(20);
@@ -74,20 +75,25 @@ fn a_dense_slot_is_looked_at_once_at_its_earliest_deadline() {
     wheel.advance_to_manual(us(2050) - ns(1));
     assert_eq!(woken(&w), 0, "fired before its time");
     // The driver's coarse timer wakes it later than planned, at 2.45 ms: the nine due by
-    // then fire, the eleven others (still a dense slot) wait.
+    // then fire, and the next look is planned at the earliest left (2.5 ms), not at the
+    // slot's tick.
     wheel.advance_to_manual(us(2450));
     assert_eq!(woken(&w), 9);
     for (w, s) in w.iter().zip(&mut sleeps).take(9) {
         assert!(w.poll(s.as_mut()).is_ready());
     }
-    // One look only: the rest fire at the slot's tick, not at their own times.
     assert_eq!(
         wheel.turn(),
-        Reading::since_origin(ms(3)),
-        "a dense slot looked at twice"
+        Reading::since_origin(us(2500)),
+        "a dense slot not looked at again at the earliest deadline left"
     );
+    // The timer's next wake, at 2.95 ms, fires the ten due by then; the last (due at the
+    // tick itself) fires at the tick.
+    wheel.advance_to_manual(us(2500) - ns(1));
+    assert_eq!(woken(&w), 9, "fired before its time");
     wheel.advance_to_manual(us(2950));
-    assert_eq!(woken(&w), 9);
+    assert_eq!(woken(&w), 19);
+    assert_eq!(wheel.turn(), Reading::since_origin(ms(3)));
     wheel.advance_to_manual(ms(3));
     assert_eq!(woken(&w), 20);
     assert_eq!(wheel.stats().fired, 20);
@@ -96,7 +102,7 @@ fn a_dense_slot_is_looked_at_once_at_its_earliest_deadline() {
 #[test]
 fn a_look_at_the_earliest_deadline_fires_it_alone() {
     // The look's turn comes at the planned time: the earliest fires, nineteen wait, and
-    // the slot is not looked at again.
+    // the next look is planned at the next one.
     let wheel = wheel(true);
     let w = wakers(20);
     let _sleeps = in_the_slot_of_tick_3(&wheel, &w, 2050, 50);
@@ -104,13 +110,13 @@ fn a_look_at_the_earliest_deadline_fires_it_alone() {
     assert_eq!(wheel.turn(), Reading::since_origin(us(2050)));
     wheel.advance_to_manual(us(2050));
     assert_eq!(woken(&w), 1);
-    assert_eq!(wheel.turn(), Reading::since_origin(ms(3)));
+    assert_eq!(wheel.turn(), Reading::since_origin(us(2100)));
 }
 
 #[test]
-fn an_arm_into_a_slot_looked_at_waits_for_its_tick() {
+fn an_arm_into_a_slot_looked_at_fires_at_its_own_time() {
     // After the look at 2.45 ms, a sleep due at 2.6 ms goes into the same slot, still
-    // dense and looked at: it fires at the tick with the rest, as without early looks.
+    // dense: it fires at the first look after its time, with those due by then.
     let wheel = wheel(true);
     let w = wakers(20);
     let _sleeps = in_the_slot_of_tick_3(&wheel, &w, 2050, 50);
@@ -119,11 +125,11 @@ fn an_arm_into_a_slot_looked_at_waits_for_its_tick() {
     let late = CountingWaker::new();
     let mut extra = Box::pin(wheel.sleep(us(150)));
     assert!(late.poll(extra.as_mut()).is_pending());
-    assert_eq!(wheel.turn(), Reading::since_origin(ms(3)));
+    assert_eq!(wheel.turn(), Reading::since_origin(us(2500)));
+    wheel.advance_to_manual(us(2600) - ns(1));
+    assert_eq!((late.wakes(), woken(&w)), (0, 11));
     wheel.advance_to_manual(us(2700));
-    assert_eq!((late.wakes(), woken(&w)), (0, 9));
-    wheel.advance_to_manual(ms(3));
-    assert_eq!((late.wakes(), woken(&w)), (1, 20));
+    assert_eq!((late.wakes(), woken(&w)), (1, 14));
     assert!(late.poll(extra.as_mut()).is_ready());
 }
 
@@ -160,39 +166,11 @@ fn without_early_looks_a_dense_slot_waits_for_its_tick() {
 }
 
 #[test]
-fn a_slot_the_look_emptied_is_looked_at_again_when_its_index_comes_round() {
-    // Twenty due at 2.05 … 2.905 ms, all due by a look at 2.95 ms, which empties the slot
-    // of tick 3. Its index comes round for tick 67 (64 ticks on): twenty there are looked
-    // at early too.
-    let wheel = wheel(true);
-    let w = wakers(20);
-    let sleeps = in_the_slot_of_tick_3(&wheel, &w, 2050, 45);
-    wheel.advance_to_manual(us(2950));
-    assert_eq!(woken(&w), 20);
-    // Their entries go back to the wheel, for the next twenty.
-    drop(sleeps);
-    let w = wakers(20);
-    let mut sleeps: Vec<_> = (0..20u64)
-        .map(|k| Box::pin(wheel.sleep(us(66_050 + 50 * k) - us(2950))))
-        .collect();
-    for (w, s) in w.iter().zip(&mut sleeps) {
-        assert!(w.poll(s.as_mut()).is_pending());
-    }
-    wheel.advance_to_manual(ms(66));
-    assert_eq!(
-        wheel.turn(),
-        Reading::since_origin(us(66_050)),
-        "the slot's index came round marked as looked at"
-    );
-    wheel.advance_to_manual(us(66_450));
-    assert_eq!(woken(&w), 9);
-}
-
-#[test]
 fn an_arm_before_a_planned_look_wakes_the_driver_and_one_after_it_does_not() {
     // The plan is the look at 2.05 ms: an arm into the same tick due at 2.02 ms wakes the
-    // driver (its turn must come sooner); once the slot was looked at, the plan is the
-    // tick, and an arm into it due at 2.6 ms wakes no one.
+    // driver (its turn must come sooner). After the look at 2.45 ms the plan is the next
+    // look, at 2.5 ms: an arm into the slot due at 2.6 ms wakes no one, one due at 2.48
+    // ms wakes the driver.
     let wheel = wheel(true);
     let w = wakers(20);
     let _sleeps = in_the_slot_of_tick_3(&wheel, &w, 2050, 50);
@@ -210,7 +188,8 @@ fn an_arm_before_a_planned_look_wakes_the_driver_and_one_after_it_does_not() {
     assert_eq!(wheel.turn(), Reading::since_origin(us(2020)));
     wheel.advance_to_manual(us(2450));
     assert_eq!((sooner.wakes(), woken(&w)), (1, 9));
-    assert_eq!(wheel.turn(), Reading::since_origin(ms(3)));
+    wheel.register_driver(&driver.waker);
+    assert_eq!(wheel.turn(), Reading::since_origin(us(2500)));
     let woken_before = driver.wakes();
     let later = CountingWaker::new();
     let mut late = Box::pin(wheel.sleep(us(150)));
@@ -218,8 +197,17 @@ fn an_arm_before_a_planned_look_wakes_the_driver_and_one_after_it_does_not() {
     assert_eq!(
         driver.wakes(),
         woken_before,
-        "an arm into a tick planned at its end woke the driver"
+        "an arm due after the planned look woke the driver"
     );
+    let before = CountingWaker::new();
+    let mut sooner_again = Box::pin(wheel.sleep(us(30)));
+    assert!(before.poll(sooner_again.as_mut()).is_pending());
+    assert_eq!(
+        driver.wakes(),
+        woken_before + 1,
+        "an arm due before the planned look woke no driver"
+    );
+    assert_eq!(wheel.turn(), Reading::since_origin(us(2480)));
 }
 
 #[test]
@@ -243,5 +231,5 @@ fn a_look_that_finds_only_cancelled_deadlines_due_is_not_spent() {
     );
     wheel.advance_to_manual(us(2200));
     assert_eq!(woken(&w[3..]), 1);
-    assert_eq!(wheel.turn(), Reading::since_origin(ms(3)));
+    assert_eq!(wheel.turn(), Reading::since_origin(us(2250)));
 }

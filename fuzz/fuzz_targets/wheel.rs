@@ -18,7 +18,7 @@ use core::time::Duration;
 
 use libfuzzer_sys::fuzz_target;
 use punctual_core::{Fixed, Growable, ManualClock, Wheel};
-use reference::{Case, Kind, Limit, Near, Op, Span, run};
+use reference::{Case, Kind, Limit, Near, Op, Span, run, run_looking_early};
 
 /// Entries of the fixed wheel: small, so that inputs fill it.
 const FIXED_CAPACITY: usize = 8;
@@ -34,11 +34,11 @@ fuzz_target!(|data: &[u8]| {
     let growable: Wheel<ManualClock, Growable> =
         Wheel::growable(ManualClock::starting_at(start), case.tick);
     run(&growable, None, &case);
-    // Early looks change when a crowded slot fires, never what the reference requires.
+    // With early looks, a crowded slot's deadlines also fire at the first turn after
+    // their own time.
     let looking: Wheel<ManualClock, Growable> =
         Wheel::growable(ManualClock::starting_at(start), case.tick);
-    looking.enable_early_looks();
-    run(&looking, None, &case);
+    run_looking_early(&looking, None, &case);
 });
 
 // ---- the input ------------------------------------------------------------------------

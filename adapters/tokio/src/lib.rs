@@ -144,10 +144,10 @@
 //!
 //! So that tokio's rounding does not come on top of the wheel's own, [`driver`] turns on
 //! the wheel's early looks ([`Wheel::enable_early_looks`](punctual_core::Wheel::enable_early_looks)):
-//! the driver also wakes at the earliest deadline of a tick that holds many, and fires
-//! what is due then, rather than only at the tick's end. With a tick of 1 ms, deadlines
-//! then fire at tokio's first wake after their own time, as tokio's own timers do; with a
-//! longer tick, those of a tick that come due after that look still wait for its end.
+//! the driver also wakes at the earliest deadline of a tick that holds many, fires what
+//! is due then, and wakes again at the earliest one left, rather than only at the tick's
+//! end. Deadlines then fire at tokio's first wake after their own time, as tokio's own
+//! timers do, whatever the tick.
 //!
 //! [punctual]: https://docs.rs/punctual
 //! [`tokio::time::advance`]: https://docs.rs/tokio/1/tokio/time/fn.advance.html

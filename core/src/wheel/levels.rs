@@ -83,20 +83,19 @@
 //! timer rounds every sleep up to its own millisecond grid, which the wheel's ticks do not
 //! share) turns late by that rounding at each tick boundary, on top of the tick's own. With
 //! early looks on ([`Wheel::enable_early_looks`](crate::Wheel::enable_early_looks)) a
-//! dense slot is looked at once before its tick too, at its offset bound, as a sparse
-//! one is: the timer then wakes the driver at its own grid point after the earliest
-//! deadline, and the turn fires every entry due by then. When the look fired something and
-//! left entries, the slot is marked as looked at (a bit per level-0 slot), and while it
-//! stays dense the rest fire at its tick. So the driver walks a dense slot once more than
-//! without early looks for each look that fires something (a look that empties its slot
-//! leaves no mark, and entries armed into it after that may get a look of their own; one
-//! that finds only entries cancelled since it was planned fires nothing, tightens the
-//! bound and is not spent). One that the look thinned to [`SPARSE`] entries or fewer is
-//! sparse again, and looked at as such. The look is as good as the driver's wake: with a
-//! tick no longer than the timer's grid step, the timer's first wake after the earliest
-//! deadline comes at or after every other deadline's own grid point but the tick's, so
-//! the rest fire at the first wake after their own time too; with a longer tick, those
-//! due after the look wait for the tick. Nothing fires before its deadline either way.
+//! dense slot is looked at before its tick as a sparse one is, whenever its earliest entry
+//! is due: the timer wakes the driver at its first wake after that deadline, and the turn
+//! fires every entry due by then and plans the next look at the earliest one left. So each
+//! deadline fires at the timer's first wake after its own time, as the timer's own sleeps
+//! would, whatever the tick.
+//!
+//! Each look walks the slot, and comes only when an entry of it is due (a look that finds
+//! only entries cancelled since it was planned fires nothing and tightens the bound to the
+//! earliest left). Without early looks that could cost `n²` entry visits for a slot of `n`
+//! entries, one wake per deadline, which is why dense slots otherwise wait for their tick;
+//! with a coarse timer the looks at a slot are bounded by the timer's wakes during its
+//! tick (about two for a 1 ms tick on tokio), and by the wakes of arms due before the
+//! planned look. Nothing fires before its deadline either way.
 //!
 //! # Invariants
 //!
@@ -112,8 +111,6 @@
 //!   each of its entries that is not cancelled, rounded up to a grain (a walk of the slot
 //!   leaves cancelled ones out: they wait on it only to be reclaimed); an empty slot has
 //!   count 0 and no bound.
-//! * A level-0 slot marked as looked at (see "Early looks") is not empty: emptying a slot
-//!   clears its mark, and a look that empties its slot leaves none.
 
 use crate::sync::Ordering::Relaxed;
 use crate::wheel::entry::{Index, NIL, Slab, UNLINKED};
@@ -138,17 +135,6 @@ const NO_BOUND: u16 = u16::MAX;
 /// their own deadlines (see "Sparse slots"). Each early look at a sparse slot walks it,
 /// so this bounds that work to `SPARSE²` entry visits per slot.
 pub(crate) const SPARSE: u8 = 8;
-
-/// A look at a level-0 slot before its tick ([`Levels::first_look`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Look {
-    /// How far into the tick before the slot's the earliest of its entries may be due, in
-    /// nanoseconds (its offset bound).
-    pub(crate) first: u32,
-    /// The slot holds more than [`SPARSE`] entries: it gets this one early look (see
-    /// "Early looks").
-    pub(crate) dense: bool,
-}
 
 /// The next slot to process: its level, its index, and the tick at which it starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -203,10 +189,6 @@ pub(crate) struct Levels {
     /// rest of a new wheel is (see `link`): read and write it through `bound` and
     /// `set_bound`.
     firsts: [u16; SLOTS],
-    /// Bit `s`: level-0 slot `s` had its one early look while dense (see "Early looks").
-    /// Only with `std`, the only builds with early looks.
-    #[cfg(feature = "std")]
-    looked: u64,
 }
 
 /// The key the levels place an entry of tick `when` by: the tick it comes due in (see
@@ -263,8 +245,6 @@ impl Levels {
             elapsed: 0,
             counts: [0; SLOTS],
             firsts: [!NO_BOUND; SLOTS],
-            #[cfg(feature = "std")]
-            looked: 0,
         }
     }
 
@@ -446,33 +426,6 @@ impl Levels {
     fn forget_slot(&mut self, slot: usize) {
         self.counts[slot] = 0;
         self.set_bound(slot, NO_BOUND);
-        #[cfg(feature = "std")]
-        {
-            self.looked &= !(1 << slot);
-        }
-    }
-
-    /// Whether level-0 slot `slot` had its one early look while dense.
-    #[inline]
-    fn was_looked_at(&self, slot: usize) -> bool {
-        #[cfg(feature = "std")]
-        return self.looked & (1 << slot) != 0;
-        #[cfg(not(feature = "std"))]
-        {
-            let _ = slot;
-            false
-        }
-    }
-
-    /// Records the early look at a dense level-0 slot: it gets no other while it stays
-    /// dense (see "Early looks").
-    pub(crate) fn mark_looked_at(&mut self, slot: usize) {
-        #[cfg(feature = "std")]
-        {
-            self.looked |= 1 << slot;
-        }
-        #[cfg(not(feature = "std"))]
-        let _ = slot;
     }
 
     /// The offset bound of a level-0 slot, in grains ([`NO_BOUND`]: none).
@@ -489,20 +442,14 @@ impl Levels {
     /// The offset bound of a level-0 slot in nanoseconds, if it has one and the driver is
     /// to look at the slot before its tick: at or after the offset of each of its entries
     /// that is not cancelled, by less than a grain. A sparse slot is looked at so (see
-    /// "Sparse slots"); a dense one only with `early_looks`, once (see "Early looks"), and
-    /// the answer then says it is dense.
-    pub(crate) fn first_look(&self, slot: usize, grain: Grain, early_looks: bool) -> Option<Look> {
+    /// "Sparse slots"); a dense one only with `early_looks` (see "Early looks").
+    pub(crate) fn first_look(&self, slot: usize, grain: Grain, early_looks: bool) -> Option<u32> {
         // Without `std` early looks are off (see `Wheel::enable_early_looks`): a constant
-        // here, so that firmware carries none of their bookkeeping.
+        // here, so that firmware carries none of their code.
         let early_looks = cfg!(feature = "std") && early_looks;
         let bound = self.bound(slot);
-        let dense = self.counts[slot] > SPARSE;
-        let look = !dense || (early_looks && !self.was_looked_at(slot));
-        (bound != NO_BOUND && look).then(|| Look {
-            first: grain.nanos(bound),
-            // A dense slot is only looked at with early looks on.
-            dense: dense && early_looks,
-        })
+        let look = early_looks || self.counts[slot] <= SPARSE;
+        (bound != NO_BOUND && look).then(|| grain.nanos(bound))
     }
 
     /// Whether every level below the top one is empty.

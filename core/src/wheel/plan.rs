@@ -21,7 +21,7 @@ pub(super) struct Plan {
     /// ("Sub-tick firing"). A whole tick when the plan is a slot of a higher level coming
     /// down (nothing in it is due before, so every arm due within the tick before wakes
     /// it). 0 when the driver turns at that tick's end whatever is armed in it: a dense
-    /// slot (without an early look to come, see `levels`, "Early looks"), or a planned
+    /// slot (without early looks, see `levels`, "Early looks"), or a planned
     /// tick with no slot of its own (the end of lingering or of the
     /// horizon after a reclaiming turn, where waking for each arm would cost a turn per
     /// arm under a stream of short deadlines released at once).

@@ -197,16 +197,14 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                     planned = expiration.deadline;
                     wake = self.tick_start(Tick::new(planned));
                     if expiration.level == 0 {
-                        if let Some(look) =
+                        if let Some(first) =
                             state
                                 .levels
                                 .first_look(expiration.slot, state.grain, state.early_looks)
                         {
-                            let early = self
-                                .tick_start(Tick::new(planned - 1))
-                                .after(look.first.into());
+                            let early = self.tick_start(Tick::new(planned - 1)).after(first.into());
                             wake = wake.min(early);
-                            offset = look.first;
+                            offset = first;
                         }
                     } else {
                         // A higher slot comes down at the start of its first key's tick,
@@ -437,7 +435,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     }
 
     /// Sub-tick firing: fires the entries of the tick in progress whose own deadline has
-    /// passed, if their slot is sparse, or dense and due its one early look (module docs,
+    /// passed, if their slot is sparse, or dense with early looks on (module docs,
     /// "Sub-tick firing"; `levels`, "Early looks").
     pub(super) fn fire_early(&self, state: &mut DriverState, reading: Reading) {
         let Some(expiration) = state.levels.next_expiration(&self.storage) else {
@@ -448,7 +446,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         if expiration.level != 0 || expiration.deadline - 1 != elapsed {
             return;
         }
-        let Some(look) = state
+        let Some(bound) = state
             .levels
             .first_look(expiration.slot, state.grain, state.early_looks)
         else {
@@ -458,12 +456,11 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         // that far into it or later.
         let into =
             (reading.as_nanos()).saturating_sub(self.tick_start(Tick::new(elapsed)).as_nanos());
-        if u64::from(look.first) > into {
+        if u64::from(bound) > into {
             return;
         }
         let mut index = state.levels.level0_head(&self.storage, expiration.slot);
         let mut first = u32::MAX;
-        let mut fired = false;
         while index != NIL {
             let entry = self.storage.entry(index);
             let next = self.next_ahead(&entry.slot_next);
@@ -477,19 +474,10 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                     .levels
                     .remove(&self.storage, index, expiration.deadline);
                 self.fire(state, index, entry, 0);
-                fired = true;
             } else {
                 first = first.min(self.tick_of(due).1);
             }
             index = next;
-        }
-        if look.dense && fired && state.levels.level0_head(&self.storage, expiration.slot) != NIL {
-            // Its one early look: while it stays dense, the rest fire at its tick (see
-            // `levels`, "Early looks"). A look that fired nothing (its bound was an entry
-            // cancelled since) is not spent: the bound is tightened below, and the next
-            // look comes at the earliest entry left. A slot the look emptied was
-            // forgotten, and stays so: its index comes round for another tick.
-            state.levels.mark_looked_at(expiration.slot);
         }
         state
             .levels

@@ -259,13 +259,16 @@ struct Model<'w, S: Storage> {
     /// waker's [`CountingWaker::id`], and the tick it was left at.
     places: [Option<(usize, u128)>; PLACES],
     step: usize,
+    /// The wheel looks at dense slots early too (`Wheel::enable_early_looks`): a due
+    /// deadline fires at any turn after its own time, whatever its tick holds.
+    early_looks: bool,
 }
 
 /// Places for degraded deadlines' wakers per wheel (the core's `parked::PLACES`).
 const PLACES: usize = 4;
 
 impl<'w, S: Storage> Model<'w, S> {
-    fn new(wheel: &'w Wheel<ManualClock, S>, capacity: Option<usize>) -> Self {
+    fn new(wheel: &'w Wheel<ManualClock, S>, capacity: Option<usize>, early_looks: bool) -> Self {
         Self {
             wheel,
             capacity,
@@ -286,6 +289,7 @@ impl<'w, S: Storage> Model<'w, S> {
             driver_wakes_at_turn: 0,
             places: Default::default(),
             step: 0,
+            early_looks,
         }
     }
 
@@ -621,9 +625,9 @@ impl<'w, S: Storage> Model<'w, S> {
             }
         }
         // Sub-tick firing: a turn fires every due deadline of a sparse tick (at most
-        // `SPARSE` armed in it) once the clock passes its offset into the tick before its
-        // tick rounded up to a grain, if that is below the last grain, not only at the
-        // tick's end. (The levels' count of a slot
+        // `SPARSE` armed in it; of any tick with early looks) once the clock passes its
+        // offset into the tick before its tick rounded up to a grain, if that is below the
+        // last grain, not only at the tick's end. (The levels' count of a slot
         // saturates at 255 and then reads "many" until the slot empties; a case would need
         // over 500 operations to bring such a slot back down to `SPARSE`, and cases have
         // at most 256.)
@@ -632,12 +636,13 @@ impl<'w, S: Storage> Model<'w, S> {
             let offset = (due - (when - 1) * self.tick).min(u128::from(u32::MAX));
             let grains = offset.div_ceil(grain);
             let looked_at = (when - 1) * self.tick + grains * grain;
-            if looked_at <= self.now && per_tick[&when] <= SPARSE && grains < 0xFFFF {
+            let looked = self.early_looks || per_tick[&when] <= SPARSE;
+            if looked_at <= self.now && looked && grains < 0xFFFF {
                 let live = &self.live[&id];
                 assert!(
                     live.woken(),
-                    "step {}: {:?} (now {} ns): due at {due} in a sparse tick, not fired at \
-                     its own time",
+                    "step {}: {:?} (now {} ns): due at {due} in a sparse tick (or with early \
+                     looks), not fired at its own time",
                     self.step,
                     live.op,
                     self.now
@@ -786,7 +791,27 @@ fn tick_end(target: u128, tick: u128) -> u128 {
 /// Plays `case` on `wheel` (a fixed one of `capacity` entries, or a growable one) and
 /// checks it against the model; panics at the first disagreement.
 pub(crate) fn run<S: Storage>(wheel: &Wheel<ManualClock, S>, capacity: Option<usize>, case: &Case) {
-    let mut model = Model::new(wheel, capacity);
+    play(wheel, capacity, case, false);
+}
+
+/// [`run`] with the wheel's early looks on (it turns them on): every deadline also fires
+/// at the first turn after its own time, as a sparse tick's does.
+pub(crate) fn run_looking_early<S: Storage>(
+    wheel: &Wheel<ManualClock, S>,
+    capacity: Option<usize>,
+    case: &Case,
+) {
+    wheel.enable_early_looks();
+    play(wheel, capacity, case, true);
+}
+
+fn play<S: Storage>(
+    wheel: &Wheel<ManualClock, S>,
+    capacity: Option<usize>,
+    case: &Case,
+    early_looks: bool,
+) {
+    let mut model = Model::new(wheel, capacity, early_looks);
     for &op in &case.ops {
         model.apply(op);
     }
