@@ -12,7 +12,7 @@ mod support;
 
 use core::pin::Pin;
 
-use punctual_core::{Fixed, ManualClock, Reading, Sleep, Wheel};
+use punctual_core::{Fixed, Growable, ManualClock, Reading, Sleep, Wheel};
 use support::{AdvanceToManual, CountingWaker, ms, ns, us};
 
 type TestWheel = Wheel<ManualClock, Fixed<32>>;
@@ -115,40 +115,76 @@ fn a_look_at_the_earliest_deadline_fires_it_alone() {
 
 #[test]
 fn an_arm_into_a_slot_looked_at_fires_at_its_own_time() {
-    // After the look at 2.45 ms, a sleep due at 2.6 ms goes into the same slot, still
-    // dense: it fires at the first look after its time, with those due by then.
+    // After the look at 2.45 ms, a sleep due at 2.575 ms goes into the same slot, still
+    // dense: after the look at 2.55 ms the next is planned at it (the earliest left), and
+    // it fires then, not before.
     let wheel = wheel(true);
     let w = wakers(20);
     let _sleeps = in_the_slot_of_tick_3(&wheel, &w, 2050, 50);
     wheel.advance_to_manual(us(2450));
     assert_eq!(woken(&w), 9);
     let late = CountingWaker::new();
-    let mut extra = Box::pin(wheel.sleep(us(150)));
+    let mut extra = Box::pin(wheel.sleep(us(125)));
     assert!(late.poll(extra.as_mut()).is_pending());
-    assert_eq!(wheel.turn(), Reading::since_origin(us(2500)));
-    wheel.advance_to_manual(us(2600) - ns(1));
+    wheel.advance_to_manual(us(2550));
     assert_eq!((late.wakes(), woken(&w)), (0, 11));
-    wheel.advance_to_manual(us(2700));
-    assert_eq!((late.wakes(), woken(&w)), (1, 14));
+    let planned = wheel.turn();
+    assert!(
+        planned >= Reading::since_origin(us(2575)) && planned < Reading::since_origin(us(2576)),
+        "the next look not planned at the arm's deadline: {planned:?}"
+    );
+    wheel.advance_to_manual(us(2575) - ns(1));
+    assert_eq!(late.wakes(), 0, "fired before its time");
+    wheel.advance_to_manual(planned.as_duration());
+    assert_eq!((late.wakes(), woken(&w)), (1, 11));
     assert!(late.poll(extra.as_mut()).is_ready());
 }
 
 #[test]
-fn a_slot_the_look_thinned_to_sparse_fires_each_at_its_own_time() {
-    // Twelve due at 2.1, 2.175 … 2.925 ms: the look at 2.45 ms fires five, and the seven
-    // left are a sparse slot, whose earliest (2.475 ms) fires at its own time.
-    let wheel = wheel(true);
-    let w = wakers(12);
-    let _sleeps = in_the_slot_of_tick_3(&wheel, &w, 2100, 75);
+fn a_slot_of_more_deadlines_than_its_count_keeps_is_looked_at_early_too() {
+    // Three hundred due at 2.001, 2.004 … 2.898 ms in one slot (its count saturates at
+    // 255, "many"): the look at 2.45 ms fires the 150 due by then, and the next is planned
+    // at the earliest left.
+    let wheel: Wheel<ManualClock, Growable> = Wheel::growable(ManualClock::new(), ms(1));
+    wheel.enable_early_looks();
+    let w = wakers(300);
+    let mut sleeps: Vec<_> = (0..300u64)
+        .map(|k| Box::pin(wheel.sleep(us(2001) + us(3 * k))))
+        .collect();
+    for (w, s) in w.iter().zip(&mut sleeps) {
+        assert!(w.poll(s.as_mut()).is_pending());
+    }
+    wheel.turn();
     wheel.advance_to_manual(us(2450));
-    assert_eq!(woken(&w), 5);
+    assert_eq!(woken(&w), 150);
     let planned = wheel.turn();
     assert!(
-        planned >= Reading::since_origin(us(2475)) && planned < Reading::since_origin(us(2476)),
-        "a sparse slot not planned at its earliest deadline: {planned:?}"
+        planned >= Reading::since_origin(us(2451)) && planned < Reading::since_origin(us(2452)),
+        "not planned at the earliest left: {planned:?}"
     );
-    wheel.advance_to_manual(us(2500));
-    assert_eq!(woken(&w), 6);
+    wheel.advance_to_manual(us(2900));
+    assert_eq!(woken(&w), 300);
+}
+
+#[test]
+fn a_dense_slot_come_down_from_a_higher_level_is_looked_at_early() {
+    // Twenty due at 66.05 … 67 ms, armed at 0 ms: they wait at level 1 and come down to
+    // the slot of tick 67 as the wheel reaches tick 66, which is then looked at early.
+    let wheel = wheel(true);
+    let w = wakers(20);
+    let mut sleeps: Vec<_> = (0..20u64)
+        .map(|k| Box::pin(wheel.sleep(us(66_050 + 50 * k))))
+        .collect();
+    for (w, s) in w.iter().zip(&mut sleeps) {
+        assert!(w.poll(s.as_mut()).is_pending());
+    }
+    wheel.turn();
+    wheel.advance_to_manual(ms(66));
+    assert_eq!(woken(&w), 0);
+    assert_eq!(wheel.turn(), Reading::since_origin(us(66_050)));
+    wheel.advance_to_manual(us(66_450));
+    assert_eq!(woken(&w), 9);
+    assert_eq!(wheel.turn(), Reading::since_origin(us(66_500)));
 }
 
 #[test]
@@ -211,7 +247,7 @@ fn an_arm_before_a_planned_look_wakes_the_driver_and_one_after_it_does_not() {
 }
 
 #[test]
-fn a_look_that_finds_only_cancelled_deadlines_due_is_not_spent() {
+fn a_look_that_finds_only_cancelled_deadlines_due_tightens_the_bound() {
     // The three earliest of twenty are dropped after they were filed: the slot's bound
     // stays at the first (2.05 ms), whose look finds nothing due. It fires nothing,
     // tightens the bound, and the look comes again at the earliest left (2.2 ms).
@@ -227,7 +263,7 @@ fn a_look_that_finds_only_cancelled_deadlines_due_is_not_spent() {
     assert_eq!(
         wheel.turn(),
         Reading::since_origin(us(2200)),
-        "a look that fired nothing was spent"
+        "a look that fired nothing left the bound at a cancelled deadline"
     );
     wheel.advance_to_manual(us(2200));
     assert_eq!(woken(&w[3..]), 1);

@@ -7,7 +7,9 @@
 //! checked after every operation against the reference model in `support/reference.rs`,
 //! which the fuzz target shares; its docs list what is checked (never early, at most two
 //! ticks late, decided once, occupancy and reclaiming, degraded polls on a full wheel,
-//! odd limits). The contract, not early looks themselves: `early_looks.rs` checks those.
+//! odd limits), and with early looks that a crowded tick's deadlines fire at the first
+//! turn after their own time, as a sparse tick's do; `early_looks.rs` checks the looks'
+//! plans and the driver's wakes around them.
 //!
 //! The number of cases per storage kind defaults to [`DEFAULT_CASES`]; set
 //! `PROPTEST_CASES` to change it.

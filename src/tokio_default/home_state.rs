@@ -9,8 +9,9 @@
 //! the two race.
 //!
 //! The driver stops driving only once the owner has left ([`HomeState::owner_left`])
-//! and nothing is armed: only the owner arms on the home, so a home found empty after the
-//! owner left stays empty. The driver reads the word after registering its waker, and an
+//! and nothing is armed: only the owner arms on the home (a deadline chooses its wheel at
+//! its start, on the thread that polls it), so a home found empty after the owner left
+//! stays empty. The driver reads the word after registering its waker, and an
 //! owner that leaves while the driver still holds the home wakes the driver after
 //! clearing its bit: a driver idle on an empty wheel always sees the owner leave.
 //!

@@ -91,11 +91,12 @@
 //!
 //! Each look walks the slot, and comes only when an entry of it is due (a look that finds
 //! only entries cancelled since it was planned fires nothing and tightens the bound to the
-//! earliest left). Without early looks that could cost `n²` entry visits for a slot of `n`
-//! entries, one wake per deadline, which is why dense slots otherwise wait for their tick;
-//! with a coarse timer the looks at a slot are bounded by the timer's wakes during its
-//! tick (about two for a 1 ms tick on tokio), and by the wakes of arms due before the
-//! planned look. Nothing fires before its deadline either way.
+//! earliest left). On a precise timer, which wakes the driver at each deadline, that
+//! could cost `n²` entry visits for a slot of `n` entries, which is why dense slots
+//! otherwise wait for their tick; with a coarse timer the looks at a slot are bounded by
+//! the timer's wakes during its tick (about two for a 1 ms tick on tokio), and by the
+//! wakes of arms due before the planned look. Nothing fires before its deadline either
+//! way.
 //!
 //! # Invariants
 //!
