@@ -3,8 +3,14 @@
 //!
 //! Started at the first shutdown that leaves a deadline armed; it then lives as long as
 //! the process, parked while it has nothing to drive. It turns each wheel by hand and
-//! sleeps until the earliest next turn of any of them; a wake from a wheel (an earlier
-//! arm by the thread that still holds it) unparks it.
+//! sleeps until the earliest next turn of any of them, rounded up to the wheel's tick; a
+//! wake from a wheel (an earlier arm by the thread that still holds it) unparks it.
+//!
+//! The rounding keeps the wheels' early looks cheap: they were turned on for tokio's
+//! timer, which wakes at most once a millisecond, and a crowded tick is walked at each
+//! look. A thread woken at each deadline's own time would walk it once per deadline.
+//! Woken on the tick grid, a deadline fires by the end of its tick, as the contract
+//! allows.
 
 use core::time::Duration;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -70,9 +76,10 @@ fn run() {
                 return false;
             }
             let now = home.wheel.clock().now();
-            let mut until = next.as_duration().saturating_sub(now);
+            let tick = home.wheel.tick();
+            let mut until = on_tick_grid(next.as_duration(), tick).saturating_sub(now);
             if !has_place {
-                until = until.min(home.wheel.tick());
+                until = until.min(tick);
             }
             wait = wait.min(until);
             true
@@ -82,5 +89,26 @@ fn run() {
         } else {
             thread::park_timeout(wait);
         }
+    }
+}
+
+/// `at` rounded up to a whole number of `tick`s (saturating).
+fn on_tick_grid(at: Duration, tick: Duration) -> Duration {
+    let tick = tick.as_nanos().max(1);
+    let rounded = at.as_nanos().div_ceil(tick).saturating_mul(tick);
+    u64::try_from(rounded).map_or(Duration::MAX, Duration::from_nanos)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wakes_round_up_to_the_tick_grid() {
+        let ms = Duration::from_millis;
+        assert_eq!(on_tick_grid(ms(3), ms(1)), ms(3));
+        assert_eq!(on_tick_grid(ms(3) + Duration::from_nanos(1), ms(1)), ms(4));
+        assert_eq!(on_tick_grid(Duration::ZERO, ms(1)), Duration::ZERO);
+        assert_eq!(on_tick_grid(Duration::MAX, ms(1)), Duration::MAX);
     }
 }
