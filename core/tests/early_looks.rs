@@ -12,7 +12,7 @@ mod support;
 
 use core::pin::Pin;
 
-use punctual_core::{Fixed, Growable, ManualClock, Reading, Sleep, Wheel};
+use punctual_core::{Fixed, Growable, ManualClock, Reading, Sleep, Storage, Wheel};
 use support::{AdvanceToManual, CountingWaker, ms, ns, us};
 
 type TestWheel = Wheel<ManualClock, Fixed<32>>;
@@ -25,10 +25,11 @@ fn wheel(early_looks: bool) -> TestWheel {
     wheel
 }
 
-/// One sleep per waker, due at 2.1 ms minus `step` and on, `step` apart (in the slot of
-/// tick 3 while they end by 3 ms), each polled once, then filed by a turn at 0 ms.
-fn in_the_slot_of_tick_3<'w>(
-    wheel: &'w TestWheel,
+/// One sleep per waker, due at `first` µs and on, `step` µs apart, each polled once, then
+/// filed by a turn while the clock reads 0 (a first turn later would fire those due from
+/// the arm inbox and file only the rest).
+fn filed<'w, S: Storage>(
+    wheel: &'w Wheel<ManualClock, S>,
     wakers: &[CountingWaker],
     first: u64,
     step: u64,
@@ -39,9 +40,19 @@ fn in_the_slot_of_tick_3<'w>(
     for (w, s) in wakers.iter().zip(&mut sleeps) {
         assert!(w.poll(s.as_mut()).is_pending());
     }
-    // Filed while the clock reads 0, so the slot holds them all (a first turn later in
-    // the tick would fire those due from the arm inbox and file only the rest).
     wheel.turn();
+    sleeps
+}
+
+/// [`filed`] for sleeps in the slot of tick 3 (due after 2 ms and by 3 ms).
+fn in_the_slot_of_tick_3<'w>(
+    wheel: &'w TestWheel,
+    wakers: &[CountingWaker],
+    first: u64,
+    step: u64,
+) -> Vec<Pin<Box<Sleep<'w>>>> {
+    let sleeps = filed(wheel, wakers, first, step);
+    assert!(first > 2000 && first + step * (wakers.len() as u64 - 1) <= 3000);
     sleeps
 }
 
@@ -148,13 +159,7 @@ fn a_slot_of_more_deadlines_than_its_count_keeps_is_looked_at_early_too() {
     let wheel: Wheel<ManualClock, Growable> = Wheel::growable(ManualClock::new(), ms(1));
     wheel.enable_early_looks();
     let w = wakers(300);
-    let mut sleeps: Vec<_> = (0..300u64)
-        .map(|k| Box::pin(wheel.sleep(us(2001) + us(3 * k))))
-        .collect();
-    for (w, s) in w.iter().zip(&mut sleeps) {
-        assert!(w.poll(s.as_mut()).is_pending());
-    }
-    wheel.turn();
+    let _sleeps = filed(&wheel, &w, 2001, 3);
     wheel.advance_to_manual(us(2450));
     assert_eq!(woken(&w), 150);
     let planned = wheel.turn();
@@ -172,13 +177,7 @@ fn a_dense_slot_come_down_from_a_higher_level_is_looked_at_early() {
     // the slot of tick 67 as the wheel reaches tick 66, which is then looked at early.
     let wheel = wheel(true);
     let w = wakers(20);
-    let mut sleeps: Vec<_> = (0..20u64)
-        .map(|k| Box::pin(wheel.sleep(us(66_050 + 50 * k))))
-        .collect();
-    for (w, s) in w.iter().zip(&mut sleeps) {
-        assert!(w.poll(s.as_mut()).is_pending());
-    }
-    wheel.turn();
+    let _sleeps = filed(&wheel, &w, 66_050, 50);
     wheel.advance_to_manual(ms(66));
     assert_eq!(woken(&w), 0);
     assert_eq!(wheel.turn(), Reading::since_origin(us(66_050)));
