@@ -13,9 +13,9 @@ cargo clippy -p punctual-core --features tracing,count-ready --all-targets -- -D
 # tests use; the tests of what needs `std` are compiled out.
 cargo test -p punctual-core --no-default-features --features alloc
 cargo clippy -p punctual-core --no-default-features --features alloc --all-targets -- -D warnings
-# The facade with its adapters on: its doc tests with the `punctual::tokio` and
-# `punctual::smol` modules in (the README's examples run in `cargo test --workspace` too,
-# through the adapter crates).
+# The facade with its adapters on: its doc tests with the `punctual::adapters::*` modules
+# in (the README's and docs/ pages' examples are doc tests of the `punctual-tests` package,
+# which `cargo test --workspace` runs).
 cargo test -p punctual --features tokio,smol,tower,tracing,count-ready --doc
 cargo clippy -p punctual --features tokio,smol,embassy,tower,tracing,count-ready --lib -- -D warnings
 cargo clippy -p punctual-tower --no-default-features --lib -- -D warnings

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# clippy with warnings denied, rustfmt, and docs without warnings.
+# clippy with warnings denied, rustfmt, docs without warnings, and every Rust code block of
+# a README or docs/ page compiled as a doc test (ci/doc_blocks.sh).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 rustup component add clippy rustfmt >/dev/null 2>&1 || true
@@ -14,3 +15,4 @@ for features in "" "alloc"; do
     RUSTDOCFLAGS="-D warnings" cargo doc -p punctual-core --no-deps --no-default-features \
         --features "$features"
 done
+bash ci/doc_blocks.sh

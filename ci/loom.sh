@@ -23,4 +23,4 @@ RUSTFLAGS="--cfg punctual_loom --cfg punctual_loom_one_shard" CARGO_TARGET_DIR=t
 # their own with loom's atomics, under a cfg of their own, so that the facade (whose
 # statics need the core's const constructors) builds as it always does.
 RUSTFLAGS="--cfg punctual_loom_facade" CARGO_TARGET_DIR=target/loom-facade \
-    cargo test -p punctual --test loom_facade --release -- --nocapture
+    cargo test -p punctual-tests --test loom_facade --release -- --nocapture

@@ -14,10 +14,10 @@ export PROPTEST_CASES=${PROPTEST_CASES:-8}
 
 # The tests of the contract's rules and of the wheel's behaviour, one file each, on one
 # thread: the whole of each runs here (the few with thousands of turns are ignored under
-# Miri; smaller ones run the same code paths). Among them the panics: an inner future's destructor panicking at each place a deadline
-# drops it (the `ManuallyDrop` in `Deadline`), a waker that panics while the timer is
-# worked on through its copy (`Shadow`), in `clone` as a deadline arms and as a waker slot
-# registers it, in `drop` with its cancelled deadline, a driver's waker that panics when an
+# Miri; smaller ones run the same code paths). Among them the panics: an inner future's
+# destructor panicking at each place a deadline drops it (the `ManuallyDrop` in
+# `Deadline`), a waker that panics when its deadline fires, when it is replaced, in
+# `clone` as a deadline arms and as a waker slot registers it, in `drop` with its cancelled deadline, a driver's waker that panics when an
 # arm wakes it; the accessors of a deadline, running and completed; and batched wakes (a
 # turn's fired entries handed to a deadline's poll, and taken back by the next tick's turn).
 behaviour=(--test cancel --test on_time --test sub_tick --test plans --test reclaim

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # ThreadSanitizer over the concurrent tests, at a reduced size: the stress test
-# (tests/stress.rs: the thread driver, the global wheel and the tokio driver, 4 000
+# (tests/tests/stress.rs: the thread driver, the global wheel and the tokio driver, 4 000
 # deadlines each here) and the core's threaded tests (core/tests/threads.rs: deadlines
 # hopping threads, dropped while fired, a full wheel under threads). Any data race fails the
 # run. The core's single-threaded tests run under Miri (ci/miri.sh).
@@ -17,10 +17,10 @@ export RUSTDOCFLAGS="-Zsanitizer=thread"
 export CARGO_TARGET_DIR=target/tsan
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
 export PUNCTUAL_STRESS_SCALE=${PUNCTUAL_STRESS_SCALE:-2}
-cargo +nightly test -Zbuild-std --target "$target" -p punctual --test stress -- --nocapture
+cargo +nightly test -Zbuild-std --target "$target" -p punctual-tests --test stress -- --nocapture
 # The default wheels inside tokio: a task's driver, the turn from tokio's timer waker, the
 # hand-over at runtime shutdown, threads that leave their wheel.
-cargo +nightly test -Zbuild-std --target "$target" -p punctual --test tokio_timeout \
+cargo +nightly test -Zbuild-std --target "$target" -p punctual-tests --test tokio_timeout \
     --test default_wheels --test conformance_tokio_default
 # The core's threaded tests (the others are single-threaded).
 cargo +nightly test -Zbuild-std --target "$target" -p punctual-core --test threads

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Stress (tests/stress.rs), optimised: threads arm deadlines on one wheel while others
+# Stress (tests/tests/stress.rs), optimised: threads arm deadlines on one wheel while others
 # complete or cancel them at random times, on the default thread driver, on the global wheel
 # under tokio's multi-thread runtime, and on the punctual-tokio driver; 300 000 deadlines
 # each. Every deadline must end exactly once, none early, none hung (a watchdog names them),
@@ -11,4 +11,4 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 echo "stress: PUNCTUAL_STRESS_SCALE=${PUNCTUAL_STRESS_SCALE:-1}"
-cargo test --release -p punctual --test stress -- --nocapture
+cargo test --release -p punctual-tests --test stress -- --nocapture

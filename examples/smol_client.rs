@@ -13,7 +13,7 @@
 //! around the client's main future: no spawned driver, no extra thread; the driver sleeps
 //! on async-io timers inside `smol::block_on`.
 //!
-//! Run it with `cargo run --example smol_client`. It exits 0 within about a second, or
+//! Run it with `cargo run -p punctual-tests --example smol_client`. It exits 0 within about a second, or
 //! non-zero if anything did not happen as described.
 
 use std::net::SocketAddr;

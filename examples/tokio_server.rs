@@ -14,7 +14,7 @@
 //! Serve clients on an address until Ctrl-C, with 5 s per request:
 //!
 //! ```text
-//! cargo run --example tokio_server -- 127.0.0.1:8080
+//! cargo run -p punctual-tests --example tokio_server -- 127.0.0.1:8080
 //! curl http://127.0.0.1:8080/you          # hi you
 //! nc 127.0.0.1 8080                       # type `HELLO me`, or wait 5 s to be cut off
 //! ```

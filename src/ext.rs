@@ -112,19 +112,19 @@ pub trait DeadlineExt: Future + Sized {
     /// use std::time::Duration;
     /// use punctual::prelude::*;
     ///
-    /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
-    /// # async fn main() {
-    /// let spawned = punctual::budget(Duration::from_millis(100), async {
-    ///     let slow = tokio::time::sleep(Duration::from_secs(5)).deadline(Duration::from_secs(1));
-    ///     tokio::spawn(slow.with_current_budget())
+    /// # futures_executor::block_on(async {
+    /// let handle = punctual::budget(Duration::from_millis(50), async {
+    ///     let slow = std::future::pending::<()>().deadline(Duration::from_secs(1));
+    ///     let bounded = slow.with_current_budget();
+    ///     std::thread::spawn(move || futures_executor::block_on(bounded))
     /// })
     /// .await
     /// .unwrap();
-    /// // The spawned deadline ended with the budget, at 100 ms, not at its own 1 s.
-    /// let err = spawned.await.unwrap().unwrap_err();
+    /// // The deadline on the other thread ended with the budget, at 50 ms, not at its own 1 s.
+    /// let err = handle.join().unwrap().unwrap_err();
     /// assert!(err.is_budget());
-    /// assert_eq!(err.duration(), Duration::from_millis(100));
-    /// # }
+    /// assert_eq!(err.duration(), Duration::from_millis(50));
+    /// # });
     /// ```
     ///
     /// # Errors

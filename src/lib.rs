@@ -1,4 +1,6 @@
-#![doc = include_str!("../README.md")]
+// The README is the front page on docs.rs; its examples need runtimes this crate does not
+// depend on, so they run as doc tests of the `punctual-tests` package (tests/src/lib.rs).
+#![cfg_attr(not(doctest), doc = include_str!("../README.md"))]
 #![cfg_attr(not(feature = "std"), no_std)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
@@ -100,17 +102,18 @@ pub mod __private {
 }
 
 /// Migrating from tokio, tokio-stream, tower, embassy-time, async-io and futures-timer
-/// (`docs/migrating.md`), here so its examples are tested.
+/// (`docs/migrating.md`). Its examples run as doc tests of the `punctual-tests` package.
 #[cfg(all(feature = "tokio", feature = "test-util", feature = "tower"))]
 #[cfg_attr(
     docsrs,
     doc(cfg(all(feature = "tokio", feature = "test-util", feature = "tower")))
 )]
-#[doc = include_str!("../docs/migrating.md")]
+#[cfg_attr(not(doctest), doc = include_str!("../docs/migrating.md"))]
 pub mod migrating {}
 
-/// The guide to choosing deadlines (`docs/guide.md`), here so its examples are tested.
+/// The guide to choosing deadlines (`docs/guide.md`). Its examples run as doc tests of the
+/// `punctual-tests` package.
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
-#[doc = include_str!("../docs/guide.md")]
+#[cfg_attr(not(doctest), doc = include_str!("../docs/guide.md"))]
 pub mod guide {}

@@ -2,7 +2,7 @@
 //! wheel's state word, `global::state`; the timer threads' fork gate,
 //! `thread_driver::fork_gate`; the holders of a tokio runtime's default wheel,
 //! `tokio_default::home_state`): `core`'s and `std`'s here. Their loom models
-//! (`tests/loom_facade.rs`) include those files with a module of this name of their own,
+//! (`tests/tests/loom_facade.rs`) include those files with a module of this name of their own,
 //! which names loom's instead, so that the models check the very code that runs.
 
 #[cfg(feature = "tokio")]

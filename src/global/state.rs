@@ -18,7 +18,7 @@
 //! `STARTING` ([`forget_timer_thread`]): the child's first reading starts a thread of its
 //! own, on the same clock.
 //!
-//! The loom models of these transitions are in `tests/loom_facade.rs`.
+//! The loom models of these transitions are in `tests/tests/loom_facade.rs`.
 
 use crate::sync_model::{AtomicU32, Ordering, yield_now};
 

@@ -11,7 +11,7 @@
 //!
 //! Acquire on entering and Release on leaving make a turn and the fork that waited for it
 //! (or that it waited for) happen one after the other, whole: a fork never copies a wheel
-//! in the middle of a turn. The loom models are in `tests/loom_facade.rs`.
+//! in the middle of a turn. The loom models are in `tests/tests/loom_facade.rs`.
 
 use crate::sync_model::{AtomicUsize, Ordering, yield_now};
 

@@ -15,7 +15,7 @@
 //! owner that leaves while the driver still holds the home wakes the driver after
 //! clearing its bit: a driver idle on an empty wheel always sees the owner leave.
 //!
-//! `tests/loom_facade.rs` includes this file with loom's atomics in place of
+//! `tests/tests/loom_facade.rs` includes this file with loom's atomics in place of
 //! `crate::sync_model`'s, and checks both claims under every interleaving.
 
 use crate::sync_model::{AtomicU8, Ordering};

@@ -10,9 +10,9 @@
 //!     cargo run -p punctual-tower --example propagation
 //!
 //! It checks what the back service saw and when it stopped, and exits non-zero if a
-//! check fails. (On a `current_thread` runtime: on tokio's multi-thread runtime each
-//! worker has a default wheel of its own, and a budget reaches the deadlines and the
-//! outgoing calls made on the worker its request started on; see the guide.)
+//! check fails. It runs on a `current_thread` runtime; on the multi-thread runtime the
+//! budget follows the request's task from worker to worker in the same way (see the
+//! guide).
 
 use std::convert::Infallible;
 use std::net::SocketAddr;

@@ -5,7 +5,7 @@
 //! runs. Each test gets a fresh leaked wheel (1 ms tick). Real time: only never-early,
 //! eventual firing and cancellation are checked, never lateness.
 
-#[path = "conformance/mod.rs"]
+#[path = "../conformance/mod.rs"]
 mod conformance;
 
 use core::future::Future;

@@ -10,7 +10,7 @@
 //! millisecond, and `tokio::time::sleep_until` rounds up to that grid, so it adds nothing.
 //! A deadline therefore fires less than one tick after its requested time.
 
-#[path = "conformance/mod.rs"]
+#[path = "../conformance/mod.rs"]
 mod conformance;
 
 use core::future::Future;

@@ -14,7 +14,7 @@
 //! The files are included here as they are, with a `sync_model` of this test's that
 //! names loom's atomics and yield (the crate's names `core`'s and `std`'s), so the models
 //! check the code that runs. Run with
-//! `RUSTFLAGS="--cfg punctual_loom_facade" cargo test -p punctual --test loom_facade --release`
+//! `RUSTFLAGS="--cfg punctual_loom_facade" cargo test -p punctual-tests --test loom_facade --release`
 //! (`ci/loom.sh` does); without that cfg this file is empty.
 #![cfg(punctual_loom_facade)]
 
@@ -24,14 +24,14 @@ mod sync_model {
 }
 
 #[allow(dead_code)]
-#[path = "../src/global/state.rs"]
+#[path = "../../src/global/state.rs"]
 mod state;
 
 #[allow(dead_code)]
-#[path = "../src/thread_driver/fork_gate.rs"]
+#[path = "../../src/thread_driver/fork_gate.rs"]
 mod fork_gate;
 
-#[path = "../src/tokio_default/home_state.rs"]
+#[path = "../../src/tokio_default/home_state.rs"]
 mod home_state;
 
 use loom::cell::UnsafeCell;

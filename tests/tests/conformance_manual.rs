@@ -6,7 +6,7 @@
 //! (where a task that polls busily sees the clock move a tick every [`BUSY_POLLS`] polls,
 //! as time passes on a real clock while it spins).
 
-#[path = "conformance/mod.rs"]
+#[path = "../conformance/mod.rs"]
 mod conformance;
 
 use core::future::Future;

@@ -1,4 +1,4 @@
-//! tokio's own timeout tests (`tests/time_timeout.rs` and `tests/time_pause.rs` in tokio),
+//! tokio's own timeout tests (`tests/tests/time_timeout.rs` and `tests/tests/time_pause.rs` in tokio),
 //! with `.deadline()` and `punctual::timeout` in place of `tokio::time::timeout`: default
 //! deadlines follow the runtime's clock, paused or not, with no setup.
 //!

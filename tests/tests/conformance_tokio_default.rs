@@ -7,7 +7,7 @@
 //! the tokio default's clock), so the driver's sleeps land on tokio's ticks, and a fired
 //! sleep turns the wheel where tokio fires its own timers.
 
-#[path = "conformance/mod.rs"]
+#[path = "../conformance/mod.rs"]
 mod conformance;
 
 use core::future::Future;

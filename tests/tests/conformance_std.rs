@@ -2,7 +2,7 @@
 //! global wheel uses) with the real clock, under `futures_executor::block_on`. Real time:
 //! only never-early, eventual firing and cancellation are checked, never lateness.
 
-#[path = "conformance/mod.rs"]
+#[path = "../conformance/mod.rs"]
 mod conformance;
 
 use core::future::Future;

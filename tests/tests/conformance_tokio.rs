@@ -3,7 +3,7 @@
 //! is a task on the runtime; the body runs in `Runtime::block_on`. Real time: only
 //! never-early, eventual firing and cancellation are checked, never lateness.
 
-#[path = "conformance/mod.rs"]
+#[path = "../conformance/mod.rs"]
 mod conformance;
 
 use core::future::Future;
