@@ -93,7 +93,7 @@ where
                 state.set(State::Done);
                 if grpc {
                     let mut trailers = http::HeaderMap::new();
-                    crate::http::deadline_exceeded(&mut trailers);
+                    crate::grpc_timeout::deadline_exceeded(&mut trailers);
                     return Poll::Ready(Some(Ok(Frame::trailers(trailers))));
                 }
                 return Poll::Ready(Some(Err(Box::new(elapsed))));

@@ -1,4 +1,5 @@
-//! The `grpc-timeout` header: its parser and its encoder.
+//! The `grpc-timeout` header: its parser and its encoder; and the status a call that ran
+//! out of time answers with.
 //!
 //! The gRPC wire format is `TimeoutValue TimeoutUnit`: an ASCII integer of at most eight
 //! digits, then one unit, `H` (hours), `M` (minutes), `S` (seconds), `m` (milliseconds),
@@ -165,4 +166,13 @@ pub(crate) fn write_at_most(headers: &mut HeaderMap, left: Duration) {
         }
     }
     headers.insert(GRPC_TIMEOUT, encode(left));
+}
+
+/// gRPC's status for a call that ran out of time, in headers or trailers.
+pub(crate) fn deadline_exceeded(headers: &mut HeaderMap) {
+    headers.insert("grpc-status", HeaderValue::from_static("4"));
+    headers.insert(
+        "grpc-message",
+        HeaderValue::from_static("deadline%20exceeded"),
+    );
 }

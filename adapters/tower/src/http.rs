@@ -16,6 +16,7 @@ use tower_layer::Layer;
 use tower_service::Service;
 
 use crate::body::DeadlineBody;
+use crate::grpc_timeout::deadline_exceeded;
 use crate::limits::Limits;
 use crate::source::{GrpcTimeout, OwnLimit, RequestTimeout};
 
@@ -207,15 +208,6 @@ where
             body_wheel: self.bound_body.then_some(self.limits.wheel),
         }
     }
-}
-
-/// gRPC's status for a call that ran out of time, in headers or trailers.
-pub(crate) fn deadline_exceeded(headers: &mut http::HeaderMap) {
-    headers.insert("grpc-status", HeaderValue::from_static("4"));
-    headers.insert(
-        "grpc-message",
-        HeaderValue::from_static("deadline%20exceeded"),
-    );
 }
 
 /// Whether `req` is a gRPC request, by its content type.
