@@ -1,7 +1,7 @@
 //! The free functions: `sleep`, `sleep_until`, `budget`, and tokio's shapes `timeout` and
 //! `timeout_at`, all on the default wheel.
 
-use core::future::Future;
+use core::future::IntoFuture;
 use core::time::Duration;
 
 use punctual_core::Limit;
@@ -85,12 +85,13 @@ pub fn sleep_until(at: impl DeadlineInstant) -> Sleep {
 ///
 /// At its first poll (which reads the clock even if `future` is ready), if the global
 /// wheel is used and its timer thread is not running and cannot be started ([`GlobalClock`](crate::GlobalClock)).
-pub fn budget<F: Future>(duration: Duration, future: F) -> Budgeted<F> {
-    Budgeted::new(future, Ambient::new(), duration)
+pub fn budget<F: IntoFuture>(duration: Duration, future: F) -> Budgeted<F::IntoFuture> {
+    Budgeted::new(future.into_future(), Ambient::new(), duration)
 }
 
 /// Bounds `future` by `duration`: `future.deadline(duration)` in the shape of
-/// `tokio::time::timeout`, so that migrating is a change of path.
+/// `tokio::time::timeout`, so that migrating is a change of path. As tokio's, it takes
+/// anything that implements [`IntoFuture`] (a request builder, say).
 ///
 /// Unlike tokio's, the clock starts at the first poll that finds `future` pending, not
 /// when `timeout` is called, and `Err(Elapsed)` is never returned early (see
@@ -118,13 +119,13 @@ pub fn budget<F: Future>(duration: Duration, future: F) -> Budgeted<F> {
 /// # Cancel safety
 ///
 /// Dropping the deadline drops `future`.
-pub fn timeout<F: Future>(duration: Duration, future: F) -> Deadline<F> {
-    future.deadline(duration)
+pub fn timeout<F: IntoFuture>(duration: Duration, future: F) -> Deadline<F::IntoFuture> {
+    future.into_future().deadline(duration)
 }
 
 /// Bounds `future` by the instant `at`: `future.deadline_at(at)` in the shape of
 /// `tokio::time::timeout_at`. Takes a `std::time::Instant`, or a `tokio::time::Instant`
-/// with the `tokio` feature.
+/// with the `tokio` feature, and anything that implements [`IntoFuture`].
 ///
 /// ```
 /// use std::time::{Duration, Instant};
@@ -148,6 +149,10 @@ pub fn timeout<F: Future>(duration: Duration, future: F) -> Deadline<F> {
 /// # Cancel safety
 ///
 /// Dropping the deadline drops `future`.
-pub fn timeout_at<F: Future>(at: impl DeadlineInstant, future: F) -> Deadline<F> {
-    Deadline::new(future, Ambient::new(), Limit::At(at.reading()))
+pub fn timeout_at<F: IntoFuture>(at: impl DeadlineInstant, future: F) -> Deadline<F::IntoFuture> {
+    Deadline::new(
+        future.into_future(),
+        Ambient::new(),
+        Limit::At(at.reading()),
+    )
 }
