@@ -85,6 +85,9 @@ pub fn pause() {
             clock.advance(std_clock().now());
             let wheel: &'static Wheel<ManualClock, Growable> =
                 Box::leak(Box::new(Wheel::growable(clock, TICK)));
+            // A crowded tick's deadlines fire at their own times too, as a sparse one's do,
+            // so that advances that add up to a deadline fire it however they are split.
+            wheel.enable_early_looks();
             let leaked: &'static Paused = Box::leak(Box::new(Paused {
                 wheel,
                 chosen: Chosen {
@@ -115,9 +118,9 @@ pub fn advance(by: Duration) {
     paused_wheel("advance").advance(by);
 }
 
-/// Moves this thread's virtual clock to the next pending deadline (to the end of its
-/// tick, at most one tick after its time) and fires what is due there. Returns how far the clock moved, or `None` (the clock stays) when nothing is
-/// pending.
+/// Moves this thread's virtual clock to the next pending deadline's own time and fires
+/// what is due there. Returns how far the clock moved, or `None` (the clock stays) when
+/// nothing is pending.
 ///
 /// # Panics
 ///
@@ -125,23 +128,35 @@ pub fn advance(by: Duration) {
 pub fn advance_to_next() -> Option<Duration> {
     let wheel = paused_wheel("advance_to_next");
     let start = wheel.clock().now();
+    let reading = || Reading::since_origin(wheel.clock().now());
+    let step = |by: Duration| {
+        wheel.clock().advance(by);
+        wheel.advance_to(reading())
+    };
     // A turn where the clock stands takes in what was armed since the last one.
-    wheel.advance(Duration::ZERO);
+    let mut plan = step(Duration::ZERO);
     if wheel.occupied() == 0 {
         return None;
     }
+    // The wheel plans its turn at a deadline's time rounded up to its grain, a few
+    // nanoseconds at most (under a 32768th of a tick), and fires a deadline at any turn
+    // at or after its own time: from a grain before the plan, a nanosecond at a time,
+    // the clock stops on the deadline's own time.
+    let grain = Duration::from_nanos((wheel.tick().as_nanos() / 32_768) as u64);
     let fired = wheel.stats().fired;
     while wheel.stats().fired == fired && wheel.occupied() != 0 {
-        let now = wheel.clock().now();
-        // A planned turn may be a cascade that fires nothing: go on to the one that does.
-        // (A plan at or before now, which a turn would have carried out, moves a tick.)
-        let next = wheel.next_turn();
-        let by = if next == Reading::END || next <= Reading::since_origin(now) {
-            wheel.tick()
-        } else {
-            next - Reading::since_origin(now)
-        };
-        wheel.advance(by);
+        let now = reading();
+        if plan == Reading::END || plan <= now {
+            // A plan at or before now, which a turn would have carried out, moves a tick.
+            plan = step(wheel.tick());
+            continue;
+        }
+        let target = plan;
+        plan = step((target - now).saturating_sub(grain));
+        while wheel.stats().fired == fired && reading() < target {
+            plan = step(Duration::from_nanos(1));
+        }
+        // A plan may be a cascade that fires nothing: go on to the one that does.
     }
     Some(wheel.clock().now() - start)
 }

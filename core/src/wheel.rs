@@ -140,7 +140,10 @@
 //! the driver plans its turn at that slot's earliest deadline (rounded up to the levels'
 //! grain, 16 ns at a 1 ms tick: see `levels`, "Sparse slots") instead of at the tick
 //! boundary, and such a turn walks the slot and fires the entries that are due, leaving
-//! the rest. So a deadline among few fires at its own time, as late as the driver's
+//! the rest. Any turn less than a grain before that plan walks the slot too: the rounding
+//! may put the plan after an entry's own time, and a turn at that time (a manual clock
+//! advanced to it) must fire it. So advances of a manual clock that add up to a deadline
+//! fire it, however they are split. So a deadline among few fires at its own time, as late as the driver's
 //! wake-up and not half a tick on average; a dense slot (the case where waking per entry
 //! would cost more than it saves) still fires all at once at its tick, unless the wheel
 //! has early looks (below), and the walks of a sparse one are bounded by its few entries.

@@ -174,6 +174,12 @@ impl Grain {
         grains.min(u64::from(NO_BOUND)) as u16
     }
 
+    /// One grain in nanoseconds.
+    #[inline]
+    pub(crate) fn unit(self) -> u32 {
+        1 << self.shift
+    }
+
     /// `grains` in nanoseconds (below [`NO_BOUND`], so it fits: at most 16 + 16 bits).
     #[inline]
     fn nanos(self, grains: u16) -> u32 {

@@ -452,11 +452,13 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         else {
             return;
         };
-        // How far into tick `elapsed` the clock reads; every entry of the slot is due
-        // that far into it or later.
+        // How far into tick `elapsed` the clock reads. The bound is rounded up to a grain,
+        // so an entry may be due up to a grain before it: the slot is skipped only when
+        // the reading is a whole grain before the bound, and then nothing in it is due. A
+        // reading that lands on an entry's own time (a virtual clock's advance) fires it.
         let into =
             (reading.as_nanos()).saturating_sub(self.tick_start(Tick::new(elapsed)).as_nanos());
-        if u64::from(bound) > into {
+        if u64::from(bound) >= into + u64::from(state.grain.unit()) {
             return;
         }
         let mut index = state.levels.level0_head(&self.storage, expiration.slot);
