@@ -43,7 +43,7 @@ use core::time::Duration;
 use std::sync::OnceLock;
 use std::time::Instant;
 
-use punctual_core::{BootClock, Clock, Growable, Reading, StdClock, Wheel, WheelRef};
+use punctual_core::{BootClock, Clock, ClockInstant, Growable, Reading, StdClock, Wheel, WheelRef};
 
 /// The global wheel's tick.
 const TICK: Duration = Duration::from_millis(1);
@@ -109,8 +109,8 @@ impl GlobalClock {
     /// [`BootClock`], which `Instant`s do not count on, the reading by which as much time
     /// will have passed, suspends included, as lies between now and `instant`: so do
     /// default deadlines given an instant (`deadline_at`, `sleep_until`) end there.
-    pub fn reading_of(instant: Instant) -> Duration {
-        reading_at(std_clock().reading_of(instant)).as_duration()
+    pub fn reading_of(instant: Instant) -> Reading {
+        reading_at(std_clock().reading_of(instant))
     }
 
     /// Chooses the clock of the global wheel, before anything read it: [`BootClock`] to
@@ -265,6 +265,13 @@ fn start_timer_thread() -> u32 {
             core::mem::forget(unclaim);
             state::started(&STATE)
         }
+    }
+}
+
+impl ClockInstant<GlobalClock> for Instant {
+    #[inline]
+    fn reading_on(self, _: &GlobalClock) -> Reading {
+        GlobalClock::reading_of(self)
     }
 }
 

@@ -9,8 +9,8 @@
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use punctual_core::{BootClock, Growable, GrowableWheel, ManualClock, StdClock};
 pub use punctual_core::{
-    Budget, Clock, DeadlineName, Driver, Elapsed, Fixed, FixedWheel, IndexWidth, Limit, Named,
-    RawWheel, Sleeper, Stats, Storage, Unnamed, Wheel, WheelRef, Within,
+    Budget, Clock, ClockInstant, DeadlineName, Driver, Elapsed, Fixed, FixedWheel, IndexWidth,
+    Limit, Named, RawWheel, Reading, Sleeper, Stats, Storage, Unnamed, Wheel, WheelRef, Within,
 };
 
 /// The core crate, for everything not re-exported here.

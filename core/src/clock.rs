@@ -13,6 +13,35 @@
 
 use core::time::Duration;
 
+/// An instant at which a wheel on clock `C` can end a deadline or a sleep
+/// ([`Wheel::deadline_at`](crate::Wheel::deadline_at),
+/// [`Wheel::sleep_until`](crate::Wheel::sleep_until)): a [`Reading`](crate::Reading) of
+/// the clock, or the runtime's own instant where the clock converts it
+/// (`std::time::Instant` on [`StdClock`](crate::StdClock), `tokio::time::Instant` on
+/// punctual-tokio's `TokioClock`, `embassy_time::Instant` on punctual-embassy's
+/// `EmbassyClock`).
+///
+/// ```
+/// # use core::time::Duration;
+/// # use punctual_core::{Fixed, ManualClock, Wheel};
+/// # let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
+/// let at = wheel.now() + Duration::from_millis(5); // a `Reading`
+/// let sleep = wheel.sleep_until(at);
+/// # drop(sleep);
+/// ```
+pub trait ClockInstant<C: ?Sized> {
+    /// This instant as a reading of `clock`: a deadline at that reading never ends before
+    /// the instant.
+    fn reading_on(self, clock: &C) -> crate::Reading;
+}
+
+impl<C: ?Sized> ClockInstant<C> for crate::Reading {
+    #[inline]
+    fn reading_on(self, _: &C) -> crate::Reading {
+        self
+    }
+}
+
 /// A monotonic time source for a [`Wheel`](crate::Wheel).
 ///
 /// # Contract

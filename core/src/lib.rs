@@ -101,7 +101,6 @@ mod wheel;
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use clock::BootClock;
-pub use clock::Clock;
 #[cfg(any(target_has_atomic = "64", feature = "portable-atomic"))]
 #[cfg_attr(
     docsrs,
@@ -111,6 +110,7 @@ pub use clock::ManualClock;
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use clock::StdClock;
+pub use clock::{Clock, ClockInstant};
 pub use driver::{Driver, DriverSlot, Sleeper};
 pub use future::budget::Budget;
 pub use future::budgeted::{Budgeted, Within};
@@ -143,7 +143,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         Deadline::new(future, self, Limit::After(duration))
     }
 
-    /// Bounds `future` by the instant `at` on this wheel's clock.
+    /// Bounds `future` by the instant `at` on this wheel's clock: a [`Reading`], or the
+    /// clock's own instant type ([`ClockInstant`]).
     ///
     /// ```
     /// # use core::time::Duration;
@@ -153,8 +154,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// let deadline = wheel.deadline_at(at, core::future::pending::<()>());
     /// # drop(deadline);
     /// ```
-    pub fn deadline_at<F: Future>(&self, at: Reading, future: F) -> Deadline<'_, F> {
-        Deadline::new(future, self, Limit::At(at))
+    pub fn deadline_at<F: Future>(&self, at: impl ClockInstant<C>, future: F) -> Deadline<'_, F> {
+        Deadline::new(future, self, Limit::At(at.reading_on(self.clock())))
     }
 
     /// A future that completes `duration` after its first poll.
@@ -162,9 +163,10 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         Sleep::new(self, Limit::After(duration))
     }
 
-    /// A future that completes when this wheel's clock reads `at`.
-    pub fn sleep_until(&self, at: Reading) -> Sleep<'_> {
-        Sleep::new(self, Limit::At(at))
+    /// A future that completes when this wheel's clock reaches `at`: a [`Reading`], or the
+    /// clock's own instant type ([`ClockInstant`]).
+    pub fn sleep_until(&self, at: impl ClockInstant<C>) -> Sleep<'_> {
+        Sleep::new(self, Limit::At(at.reading_on(self.clock())))
     }
 
     /// Bounds `future` by `duration`. With `std`, every deadline on this wheel first polled

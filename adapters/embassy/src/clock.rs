@@ -3,7 +3,7 @@
 use core::time::Duration;
 
 use embassy_time::{Instant, TICK_HZ};
-use punctual_core::Clock;
+use punctual_core::{Clock, ClockInstant, Reading};
 
 use crate::convert;
 
@@ -30,17 +30,18 @@ pub struct EmbassyClock;
 
 impl EmbassyClock {
     /// The clock reading of `instant`: its ticks as a duration, rounded down to a whole
-    /// nanosecond (exact when a tick is a whole number of nanoseconds).
+    /// nanosecond (exact when a tick is a whole number of nanoseconds). A wheel on this
+    /// clock takes an embassy instant as it is: `WHEEL.deadline_at(at, fut)`.
     ///
     /// ```
     /// use embassy_time::{Instant, TICK_HZ};
     /// use punctual_embassy::EmbassyClock;
     ///
     /// let one_second = Instant::from_ticks(TICK_HZ);
-    /// assert_eq!(EmbassyClock::reading_of(one_second), core::time::Duration::from_secs(1));
+    /// assert_eq!(EmbassyClock::reading_of(one_second).as_duration(), core::time::Duration::from_secs(1));
     /// ```
-    pub const fn reading_of(instant: Instant) -> Duration {
-        convert::reading_of_ticks(instant.as_ticks(), TICK_HZ)
+    pub const fn reading_of(instant: Instant) -> Reading {
+        Reading::since_origin(convert::reading_of_ticks(instant.as_ticks(), TICK_HZ))
     }
 
     /// The first embassy instant whose reading is at or after `reading` (rounded up to a
@@ -53,19 +54,26 @@ impl EmbassyClock {
     /// use core::time::Duration;
     /// use punctual_embassy::EmbassyClock;
     ///
-    /// let reading = Duration::from_nanos(1);
+    /// let reading = punctual_core::Reading::since_origin(Duration::from_nanos(1));
     /// let at = EmbassyClock::instant_at_or_after(reading);
     /// assert!(EmbassyClock::reading_of(at) >= reading);
     /// assert!(at.as_ticks() >= 1); // `Instant::from_nanos(1)` is tick 0: before `reading`
     /// ```
-    pub const fn instant_at_or_after(reading: Duration) -> Instant {
-        Instant::from_ticks(convert::ticks_at_or_after(reading, TICK_HZ))
+    pub const fn instant_at_or_after(reading: Reading) -> Instant {
+        Instant::from_ticks(convert::ticks_at_or_after(reading.as_duration(), TICK_HZ))
+    }
+}
+
+impl ClockInstant<EmbassyClock> for Instant {
+    #[inline]
+    fn reading_on(self, _: &EmbassyClock) -> Reading {
+        EmbassyClock::reading_of(self)
     }
 }
 
 impl Clock for EmbassyClock {
     fn now(&self) -> Duration {
-        Self::reading_of(Instant::now())
+        Self::reading_of(Instant::now()).as_duration()
     }
 
     fn resolution(&self) -> Duration {

@@ -44,8 +44,9 @@
 //! # fn main() {}
 //! ```
 //!
-//! [`Wheel::sleep`] and [`Wheel::deadline_at`] (an instant as an [`EmbassyClock`] reading,
-//! see [`EmbassyClock::reading_of`]) work the same way.
+//! [`Wheel::sleep`], [`Wheel::sleep_until`] and [`Wheel::deadline_at`] work the same way;
+//! the last two take an `embassy_time::Instant` as it is, or a reading of the clock
+//! ([`EmbassyClock::reading_of`]).
 //!
 //! # Precision
 //!

@@ -18,6 +18,6 @@ impl Sleeper for EmbassySleeper {
     type Sleep = Timer;
 
     fn sleep_until(&mut self, at: Reading) -> Timer {
-        Timer::at(EmbassyClock::instant_at_or_after(at.as_duration()))
+        Timer::at(EmbassyClock::instant_at_or_after(at))
     }
 }

@@ -2,7 +2,7 @@
 
 use core::time::Duration;
 
-use punctual_core::Clock;
+use punctual_core::{Clock, ClockInstant, Reading};
 use tokio::time::Instant;
 
 /// A wheel [`Clock`] on [`tokio::time::Instant`], measured from the moment the clock was
@@ -28,7 +28,7 @@ use tokio::time::Instant;
 ///
 /// ```
 /// use std::time::Duration;
-/// use punctual_core::Clock;
+/// use punctual_core::{Clock, ClockInstant, Reading};
 /// use punctual_tokio::TokioClock;
 ///
 /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
@@ -66,19 +66,19 @@ impl TokioClock {
         self.origin
     }
 
-    /// The reading of `instant` on this clock: `Duration::ZERO` for instants before the
+    /// The reading of `instant` on this clock: [`Reading::ZERO`] for instants before the
     /// origin.
     ///
-    /// Use it to give a wheel an absolute deadline as a tokio instant:
-    /// `wheel.deadline_at(wheel.clock().reading_of(at), fut)`.
-    pub fn reading_of(&self, instant: Instant) -> Duration {
-        instant.saturating_duration_since(self.origin)
+    /// A wheel on this clock takes a tokio instant as it is, with no conversion of your
+    /// own: `wheel.deadline_at(at, fut)`, `wheel.sleep_until(at)`.
+    pub fn reading_of(&self, instant: Instant) -> Reading {
+        Reading::since_origin(instant.saturating_duration_since(self.origin))
     }
 
     /// The instant at which this clock reads `reading`, or `None` if that instant cannot
     /// be represented. Exact: `reading_of(instant_of(r)) == r`.
-    pub fn instant_of(&self, reading: Duration) -> Option<Instant> {
-        self.origin.checked_add(reading)
+    pub fn instant_of(&self, reading: Reading) -> Option<Instant> {
+        self.origin.checked_add(reading.as_duration())
     }
 }
 
@@ -91,7 +91,14 @@ impl Default for TokioClock {
 
 impl Clock for TokioClock {
     fn now(&self) -> Duration {
-        self.reading_of(Instant::now())
+        self.reading_of(Instant::now()).as_duration()
+    }
+}
+
+impl ClockInstant<TokioClock> for Instant {
+    #[inline]
+    fn reading_on(self, clock: &TokioClock) -> Reading {
+        clock.reading_of(self)
     }
 }
 
@@ -124,13 +131,14 @@ mod tests {
             Duration::from_micros(1_500),
             Duration::from_secs(86_400 * 365),
         ] {
+            let reading = Reading::since_origin(reading);
             let instant = clock.instant_of(reading).unwrap();
             assert_eq!(clock.reading_of(instant), reading);
         }
         // Before the origin saturates to zero; past the representable range is `None`.
         let before = clock.origin() - Duration::from_millis(5);
-        assert_eq!(clock.reading_of(before), Duration::ZERO);
-        assert_eq!(clock.instant_of(Duration::MAX), None);
+        assert_eq!(clock.reading_of(before), Reading::ZERO);
+        assert_eq!(clock.instant_of(Reading::END), None);
     }
 
     #[test]

@@ -44,7 +44,7 @@ impl TokioSleeper {
     /// The tokio instant to sleep until for the clock reading `at`: exactly the instant at
     /// which the clock reads `at`, or a far future one (30 years ahead, as tokio's own
     /// "never") if that instant cannot be represented.
-    pub fn instant_of(&self, at: Duration) -> Instant {
+    pub fn instant_of(&self, at: Reading) -> Instant {
         self.clock.instant_of(at).unwrap_or_else(|| {
             // Waking early only costs a spurious turn: the wheel reads the clock again.
             let origin = self.clock.origin();
@@ -57,7 +57,7 @@ impl Sleeper for TokioSleeper {
     type Sleep = Sleep;
 
     fn sleep_until(&mut self, at: Reading) -> Sleep {
-        tokio::time::sleep_until(self.instant_of(at.as_duration()))
+        tokio::time::sleep_until(self.instant_of(at))
     }
 }
 
@@ -125,6 +125,7 @@ mod tests {
             sleeper.sleep_until(Reading::since_origin(at)).await;
             assert!(clock.now() >= at);
             // The std clock agrees: the tokio instant is the exact one.
+            let at = Reading::since_origin(at);
             assert!(std::time::Instant::now() >= sleeper.instant_of(at).into_std());
         }
     }
@@ -133,12 +134,12 @@ mod tests {
     async fn unrepresentable_is_far_future_not_a_panic() {
         let clock = TokioClock::new();
         let mut sleeper = TokioSleeper::new(&clock);
-        let far = sleeper.instant_of(Duration::MAX);
+        let far = sleeper.instant_of(Reading::END);
         assert!(far >= clock.origin() + FAR_FUTURE);
         let sleep = sleeper.sleep_until(Reading::END);
         assert_eq!(sleep.deadline(), far);
         // A reading tokio can represent is exact.
-        let at = Duration::from_nanos(1_234_567);
+        let at = Reading::since_origin(Duration::from_nanos(1_234_567));
         assert_eq!(clock.reading_of(sleeper.instant_of(at)), at);
     }
 }

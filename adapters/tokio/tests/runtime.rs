@@ -136,15 +136,17 @@ async fn paused_auto_advance_is_exact_to_the_tick() {
 #[tokio::test(start_paused = true)]
 async fn paused_deadline_at_a_tokio_instant() {
     let wheel = punctual_tokio::start();
+    // The wheel takes tokio's own instant, and a reading of its clock, alike.
     let at = Instant::now() + Duration::from_millis(250);
-    let r = wheel
-        .deadline_at(
-            Reading::since_origin(wheel.clock().reading_of(at)),
-            std::future::pending::<()>(),
-        )
-        .await;
+    let r = wheel.deadline_at(at, std::future::pending::<()>()).await;
     assert!(r.is_err());
     assert_eq!(Instant::now(), at);
+    let later = at + Duration::from_millis(40);
+    wheel.sleep_until(later).await;
+    assert_eq!(Instant::now(), later);
+    let reading = wheel.clock().reading_of(later + Duration::from_millis(10));
+    wheel.sleep_until(reading).await;
+    assert_eq!(wheel.now(), reading);
 }
 
 #[tokio::test(start_paused = true)]

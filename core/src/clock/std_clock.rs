@@ -172,6 +172,13 @@ impl Default for StdClock {
     }
 }
 
+impl super::ClockInstant<StdClock> for Instant {
+    #[inline]
+    fn reading_on(self, clock: &StdClock) -> Reading {
+        clock.reading_of(self)
+    }
+}
+
 impl super::Clock for StdClock {
     #[inline]
     fn now(&self) -> Duration {
