@@ -98,7 +98,7 @@ pub(crate) fn current() -> Option<&'static Chosen> {
             if let Some(gone) = lease.0.take() {
                 gone.disown();
             }
-            let home = Home::claim(&handle)?;
+            let home = Home::claim(&handle);
             lease.0.set(Some(home));
             Some(home.chosen())
         })

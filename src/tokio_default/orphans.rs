@@ -20,7 +20,7 @@ use std::thread::{self, Thread};
 use punctual_core::{Clock, DriverSlot, Growable, Reading};
 
 use super::clock::RuntimeClock;
-use super::home::Home;
+use super::home::{Home, on_tick_grid};
 
 /// Homes handed over and not yet taken in by the thread.
 static INBOX: Mutex<Vec<&'static Home>> = Mutex::new(Vec::new());
@@ -90,13 +90,6 @@ fn run() {
             thread::park_timeout(wait);
         }
     }
-}
-
-/// `at` rounded up to a whole number of `tick`s (saturating).
-fn on_tick_grid(at: Duration, tick: Duration) -> Duration {
-    let tick = tick.as_nanos().max(1);
-    let rounded = at.as_nanos().div_ceil(tick).saturating_mul(tick);
-    u64::try_from(rounded).map_or(Duration::MAX, Duration::from_nanos)
 }
 
 #[cfg(test)]
