@@ -1,16 +1,18 @@
 //! `Home`: a default wheel for one thread of a tokio runtime, its driver task, and the
-//! count of wheels that drained.
+//! shelves of homes let go, which later claims take again.
 //!
 //! # Life of a home
 //!
 //! ```text
-//!   new ──claim──▶ owned + driven ──owner leaves──▶ driven ──drained──▶ drained
+//!   new ──claim──▶ owned + driven ──owner leaves──▶ driven ──drained──▶ shelved ──claim──▶ …
 //!                        │                               ▲
-//!                        └──runtime shuts down──▶ orphan driver (real time) ──drained──▶ drained
+//!                        └──runtime shuts down──▶ orphan driver (real time) ──drained──▶ shelved
 //! ```
 //!
-//! * **Claimed** by a thread at its first pending default deadline inside a runtime: the
-//!   clock reads that runtime's time, and a driver task is spawned on it.
+//! * **Claimed** by a thread at its first pending default deadline inside a runtime: a
+//!   shelved home of the runtime's flavour if there is one, else a new one. The wheel
+//!   starts over (`Wheel::restart`), the clock reads that runtime's time, and a driver
+//!   task is spawned on it.
 //! * **Owner leaves** when the thread exits, or when its runtime shut down and the thread
 //!   starts a deadline again (it claims another home then): the driver task goes on
 //!   until the wheel is drained, then ends.
@@ -18,12 +20,36 @@
 //!   real time (from the reading it had, never backwards), and if deadlines are still
 //!   armed on the wheel (held by futures outside the runtime), hands the wheel to the
 //!   orphan driver thread, which fires them on real time and lets go once drained.
+//! * **Shelved** by the last of the owner and the driver to leave, for the next claim.
+//!
+//! # Why homes are shelved, not freed
+//!
+//! `'static` references to a home are handed out and outlive it: every deadline that
+//! chose it keeps its [`Chosen`] (and a budget, its wheel) for life, finished or not; a
+//! thread keeps a spare entry of the wheel in a thread-local slot, which it gives back by
+//! the wheel's address when it exits; tokio may still hold a clone of the driver's
+//! waker. So a home is never freed: memory stays bounded by the homes in use at once,
+//! since each claim takes a shelved home first. What a home on the shelf guarantees:
+//!
+//! * nothing armed on it (a home is drained before it is shelved; a claim that finds
+//!   the wheel in use again refuses it: see below);
+//! * no driver and no one turning it: the task, or the orphan driver, dropped its timers,
+//!   its place for a waker and the waker's right to turn (see `DriverTask::let_go`)
+//!   before it let go;
+//! * its wheel starts over before it serves again (`Wheel::restart`): a wheel that
+//!   served another clock keeps the plan of its last turn and the tick it reached, from
+//!   which the new clock's first deadlines would fire late, or early when the last
+//!   clock (a paused one) ran ahead.
+//!
+//! A deadline that outlived its thread and starts again after its reset
+//! (`Sleep::reset`) arms on the home it chose, which may serve another runtime by then
+//! (or, shelved, no runtime: it then waits until a claim, which refuses such a home, so
+//! the deadline waits for good, as it did before homes were shelved).
 //!
 //! # State
 //!
 //! Who still holds the home, its owner or its driver, is a word of two bits
-//! ([`HomeState`]): the one that leaves last counts the home drained. (A drained wheel is
-//! not reused yet: it would serve from the plan of its last turn.)
+//! ([`HomeState`]): the one that leaves last shelves the home.
 
 use core::future::Future;
 use core::pin::Pin;
@@ -50,35 +76,76 @@ pub(crate) struct Home {
     /// How default deadlines reach `wheel` (set once the home is leaked).
     pub(crate) chosen: OnceLock<Chosen>,
     state: HomeState,
+    /// Made for a runtime whose clock tokio may pause (a `current_thread` one): `chosen`
+    /// depends on it, so a home serves runtimes of its flavour only.
+    pausable: bool,
 }
 
-/// Homes that have drained and have no owner and no driver (see `Home::claim`).
-static DRAINED: AtomicUsize = AtomicUsize::new(0);
+/// Homes let go by their owner and their driver, with nothing armed, for the next claim
+/// of a runtime of their flavour: `[multi-thread, pausable]`. A lock, not a lock-free
+/// list: a claim or a shelving comes once per thread and runtime.
+static SHELVES: [Mutex<Vec<&'static Home>>; 2] = [Mutex::new(Vec::new()), Mutex::new(Vec::new())];
+
+/// Homes ever made (leaked): bounded by the homes in use at once (see the module docs).
+static MADE: AtomicUsize = AtomicUsize::new(0);
+
+/// How many homes have been made in this process: for the tests of their reuse.
+pub(crate) fn made() -> usize {
+    MADE.load(Ordering::Relaxed)
+}
+
+fn shelf(pausable: bool) -> std::sync::MutexGuard<'static, Vec<&'static Home>> {
+    SHELVES[usize::from(pausable)]
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
 
 impl Home {
-    /// A new home for the calling thread, in the runtime of `handle` (whose context the
-    /// thread is in). Spawns its driver task, which needs no time driver of the runtime's
-    /// (see [`DriverTask`]).
+    /// A home for the calling thread, in the runtime of `handle` (whose context the
+    /// thread is in): a shelved one started over, or a new one. Spawns its driver task,
+    /// which needs no time driver of the runtime's (see [`DriverTask`]).
     pub(crate) fn claim(handle: &Handle) -> &'static Home {
-        // A new wheel each time: a drained wheel that served another runtime keeps the
-        // plan of its last turn, and serving again from there made its first deadlines
-        // fire a tick late; until that is settled, drained wheels are only counted.
-        let home: &'static Home = Box::leak(Box::new(Home {
-            wheel: Wheel::growable(RuntimeClock::new(), TICK),
-            chosen: OnceLock::new(),
-            state: HomeState::new(),
-        }));
-        home.wheel.enable_thread_spares();
-        // Its driver sleeps on tokio's timer, which rounds each sleep up to a millisecond
-        // grid of its own: without early looks, that rounding would come on top of the
-        // wheel's tick boundary.
-        home.wheel.enable_early_looks();
         // tokio pauses the clock of a `current_thread` runtime only (`pause` and
         // `start_paused` refuse the others).
         let pausable = !matches!(
             handle.runtime_flavor(),
             tokio::runtime::RuntimeFlavor::MultiThread
         );
+        let home = Self::unshelve(pausable).unwrap_or_else(|| Self::make(pausable));
+        home.wheel.clock().switch_to_tokio(TICK, pausable);
+        home.state.claim();
+        handle.spawn(DriverTask::new(home, handle.clone()));
+        home
+    }
+
+    /// A shelved home of the flavour, its wheel started over; `None` if the shelf is
+    /// empty.
+    fn unshelve(pausable: bool) -> Option<&'static Home> {
+        loop {
+            let home = shelf(pausable).pop()?;
+            // Refused only if the wheel is in use again: a deadline that outlived its
+            // thread armed there after a reset (see the module docs). It stays off the
+            // shelf, holding that deadline.
+            if home.wheel.restart() {
+                return Some(home);
+            }
+        }
+    }
+
+    /// A new home (leaked: see the module docs).
+    fn make(pausable: bool) -> &'static Home {
+        let home: &'static Home = Box::leak(Box::new(Home {
+            wheel: Wheel::growable(RuntimeClock::new(), TICK),
+            chosen: OnceLock::new(),
+            state: HomeState::new(),
+            pausable,
+        }));
+        MADE.fetch_add(1, Ordering::Relaxed);
+        home.wheel.enable_thread_spares();
+        // Its driver sleeps on tokio's timer, which rounds each sleep up to a millisecond
+        // grid of its own, or on the tick grid: without early looks, tokio's rounding
+        // would come on top of the wheel's tick boundary.
+        home.wheel.enable_early_looks();
         home.chosen.get_or_init(|| Chosen {
             wheel: &home.wheel,
             runtime_clock: Some(home.wheel.clock()),
@@ -86,10 +153,6 @@ impl Home {
             // a budget started here may then end a deadline on the global wheel.
             on_global_timeline: !pausable && crate::global::reads_std_clock(),
         });
-        debug_assert_eq!(home.wheel.occupied(), 0);
-        home.wheel.clock().switch_to_tokio(TICK, pausable);
-        home.state.claim();
-        handle.spawn(DriverTask::new(home, handle.clone()));
         home
     }
 
@@ -104,21 +167,28 @@ impl Home {
     }
 
     /// The owner lets go (thread exit, or its runtime is gone). Wakes the driver, which
-    /// lets go once the home is drained; counts it drained now if no driver is left.
+    /// lets go once the home is drained; shelves it now if no driver is left.
     pub(crate) fn disown(&'static self) {
         if self.state.release_owner() {
-            count_drained(self);
+            self.shelve();
         } else {
             // The driver may be idle, waiting for an arm: let it look at the state.
             RawWheel::wake_drivers(&self.wheel);
         }
     }
 
-    /// A driver stops driving a drained home; counts it drained if the owner has left too.
+    /// A driver stops driving a drained home (it let go of everything that reaches the
+    /// wheel first); shelves it if the owner has left too.
     fn undrive(&'static self) {
         if self.state.release_driver() {
-            count_drained(self);
+            self.shelve();
         }
+    }
+
+    /// The last holder shelves the home: no owner, no driver, nothing armed.
+    fn shelve(&'static self) {
+        debug_assert_eq!(self.wheel.occupied(), 0);
+        shelf(self.pausable).push(self);
     }
 
     /// Whether the driver task may stop: the owner has left and nothing is armed.
@@ -141,11 +211,6 @@ impl Home {
     pub(crate) fn orphan_drained(&'static self) {
         self.undrive();
     }
-}
-
-fn count_drained(home: &'static Home) {
-    debug_assert_eq!(home.wheel.occupied(), 0);
-    DRAINED.fetch_add(1, Ordering::Relaxed);
 }
 
 /// The driver task of a home: turns the wheel and sleeps until its next turn, until the

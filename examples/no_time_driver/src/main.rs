@@ -58,10 +58,13 @@ fn run(rt: &Runtime) -> usize {
     fired
 }
 
+/// A named way to build a runtime.
+type Recipe = (&'static str, fn() -> Builder);
+
 fn main() {
     // Each runtime is dropped before the next starts: a thread that goes back and forth
     // between live runtimes keeps the first one's wheel (see the guide).
-    let builders: [(&str, fn() -> Builder); 3] = [
+    let builders: [Recipe; 3] = [
         // The configuration of the report: a current-thread runtime with IO, no time.
         ("current-thread with IO", || {
             let mut builder = Builder::new_current_thread();
