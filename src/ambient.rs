@@ -36,6 +36,12 @@ pub struct Ambient {
 
 /// A wheel a default deadline may choose, with how its clock reads the instants that
 /// default deadlines are given (readings of the global clock).
+///
+/// Lives for the rest of the process, as its wheel does: a runtime's or a paused
+/// thread's wheel is never freed, so a deadline may keep its choice past its thread. Such
+/// a wheel is reused once its thread is gone and nothing is armed on it (it may then
+/// serve another runtime or thread), which only a deadline that starts again after a
+/// reset, past its thread, ever sees.
 #[cfg(any(feature = "tokio", feature = "test-util"))]
 pub(crate) struct Chosen {
     pub(crate) wheel: &'static dyn RawWheel,

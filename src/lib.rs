@@ -98,7 +98,13 @@ pub mod adapters {
 #[doc(hidden)]
 #[cfg(feature = "tokio")]
 pub mod __private {
-    pub use crate::tokio_default::{RuntimeClock, runtime_wheel};
+    pub use crate::tokio_default::{RuntimeClock, runtime_wheel, runtime_wheels_made};
+
+    /// How many paused threads' wheels this process has made (see `virtual_time`).
+    #[cfg(feature = "test-util")]
+    pub fn paused_wheels_made() -> usize {
+        crate::virtual_time::paused_wheels_made()
+    }
 }
 
 /// Migrating from tokio, tokio-stream, tower, embassy-time, async-io and futures-timer

@@ -89,8 +89,9 @@ impl RuntimeClock {
 
     /// Serves the caller's runtime from now on, on the runtime's grid of `tick` (see
     /// `behind`): reading tokio's time, or the real source directly when `pausable` is
-    /// false (a multi-thread runtime, whose time tokio never pauses). Only for a new
-    /// wheel, which holds no entry and has no driver.
+    /// false (a multi-thread runtime, whose time tokio never pauses). Only for a wheel
+    /// that holds no entry and has no driver: a new one, or one started over for its new
+    /// runtime (`Wheel::restart`), whose earlier readings no longer bound the new ones.
     pub(crate) fn switch_to_tokio(&self, tick: Duration, pausable: bool) {
         // On the real source, no offset: the readings are then the global clock's own, and
         // budgets carry over between such wheels (see `Chosen::on_global_timeline`). tokio
@@ -101,8 +102,35 @@ impl RuntimeClock {
             0
         };
         self.behind.store(behind, Ordering::Relaxed);
+        self.gone.store(false, Ordering::Relaxed);
         self.state
             .store(if pausable { 0 } else { REAL }, Ordering::Release);
+    }
+
+    /// Whether this clock reads virtual time now: it reads tokio's time (a
+    /// `current_thread` runtime's), and tokio's clock has been paused or moved, so that
+    /// it no longer reads the real time. Read in the runtime's context. Once tokio's
+    /// clock has left the real time it does not come back to it (a resume keeps the
+    /// offset an advance or a pause made), so the answer stays `true`, but for the
+    /// nanosecond coincidence of a pause made just then.
+    pub(crate) fn reads_virtual_time(&self) -> bool {
+        if self.state.load(Ordering::Acquire) & REAL != 0 {
+            return false;
+        }
+        // Unmoved, tokio's clock is the real one read through an `Instant` of its own:
+        // its reading falls between two real readings taken around it. A paused clock
+        // stands still before the first; one that was moved, or resumed, reads off by
+        // what it was moved or stood still.
+        let before = std::time::Instant::now();
+        let tokio_now = tokio::time::Instant::now().into_std();
+        let after = std::time::Instant::now();
+        !(before <= tokio_now && tokio_now <= after)
+    }
+
+    /// `at`, a reading of this clock, as a reading of the global clock (`std_clock`): at
+    /// or after the moment this clock reads `at`, while it reads the real time.
+    pub(crate) fn global_reading(&self, at: Reading) -> Reading {
+        at.checked_add(self.behind()).unwrap_or(Reading::END)
     }
 
     /// How far behind the global clock this clock reads (see `behind`).

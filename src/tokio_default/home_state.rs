@@ -4,9 +4,9 @@
 //! and its **driver**, the runtime task that turns it (or, after the runtime shut down,
 //! the orphan driver thread). Both bits are set together when a thread claims the home.
 //! Each party clears its own bit once, with one atomic operation, and learns from the
-//! bits it cleared whether it was the last to leave; the last one counts the home
-//! drained. So a home is counted exactly once, whichever party leaves first and however
-//! the two race.
+//! bits it cleared whether it was the last to leave; the last one shelves the home for
+//! the next claim. So a home is shelved exactly once, whichever party leaves first and
+//! however the two race, and a claim finds the word clear again.
 //!
 //! The driver stops driving only once the owner has left ([`HomeState::owner_left`])
 //! and nothing is armed: only the owner arms on the home (a deadline chooses its wheel at
@@ -32,23 +32,24 @@ impl HomeState {
         Self(AtomicU8::new(0))
     }
 
-    /// A thread claims the home, and a driver is started for it.
+    /// A thread claims the home (new, or shelved: both bits clear), and a driver is
+    /// started for it.
     pub(crate) fn claim(&self) {
         debug_assert_eq!(self.0.load(Ordering::Relaxed), 0, "a home claimed twice");
         self.0.store(OWNED | DRIVEN, Ordering::Release);
     }
 
     /// The owner leaves. Returns whether it was the last holder (the driver had already
-    /// stopped): the caller counts the home drained. Otherwise the caller wakes the
+    /// stopped): the caller shelves the home. Otherwise the caller wakes the
     /// driver, which may be idle.
-    #[must_use = "the last holder counts the home drained; otherwise the driver must be woken"]
+    #[must_use = "the last holder shelves the home; otherwise the driver must be woken"]
     pub(crate) fn release_owner(&self) -> bool {
         self.0.fetch_and(!OWNED, Ordering::AcqRel) & DRIVEN == 0
     }
 
     /// The driver stops driving. Returns whether it was the last holder (the owner had
-    /// already left): the caller counts the home drained.
-    #[must_use = "the last holder counts the home drained"]
+    /// already left): the caller shelves the home.
+    #[must_use = "the last holder shelves the home"]
     pub(crate) fn release_driver(&self) -> bool {
         self.0.fetch_and(!DRIVEN, Ordering::AcqRel) & OWNED == 0
     }

@@ -4,9 +4,12 @@
 //! on a thread inside a tokio runtime runs on that runtime's clock: tokio's
 //! `Instant::now()`, which is the real time, or the runtime's virtual time when it is
 //! paused (`#[tokio::test(start_paused = true)]`, `tokio::time::pause`). The wheel is
-//! turned by a task on that runtime, which sleeps with `tokio::time::sleep_until`, so a
-//! paused runtime auto-advances to the next deadline when it has nothing else to do, and
-//! `tokio::time::advance` fires what it passes, exactly as with tokio's own timers.
+//! turned by a task on that runtime. On virtual time the task sleeps with
+//! `tokio::time::sleep_until`, so a paused runtime auto-advances to the next deadline
+//! when it has nothing else to do, and `tokio::time::advance` fires what it passes,
+//! exactly as with tokio's own timers. On real time it sleeps on the global wheel
+//! instead and makes no tokio timer, which would panic on a runtime without a time
+//! driver (tokio offers no way to ask; see `home`'s `DriverTask`).
 //!
 //! # How a deadline finds its wheel
 //!
@@ -38,18 +41,26 @@
 //!   `current_thread` first runtime, its deadlines then fire only while that runtime runs.
 //! * **`spawn_blocking` threads** are inside the runtime: they get wheels of their own on
 //!   the runtime's clock, like any of its threads. When such a thread exits, its wheel's
-//!   driver task ends once the wheel is drained; the wheel's memory is not reused. **`block_in_place`**
-//!   keeps the worker's wheel; its driver task runs on the other workers meanwhile.
-//! * **No time driver.** On a runtime built without `enable_time`, default deadlines use
-//!   the global wheel (real time) instead of panicking.
+//!   driver task ends once the wheel is drained, and the wheel is shelved for the next
+//!   thread that needs one. **`block_in_place`** keeps the worker's wheel; its driver task
+//!   runs on the other workers meanwhile.
+//! * **No time driver.** A runtime built without `enable_time` is served as any other:
+//!   on real time the driver task asks tokio for no timer. (A runtime whose clock tokio
+//!   paused needs its time driver, as tokio's own timers do.)
+//! * **A clock paused later.** The driver task sees that tokio paused or moved a
+//!   `current_thread` runtime's clock at its next wake, and sleeps on tokio's timer from
+//!   then on; until then tokio's auto-advance does not stop at the wheel's deadlines.
 //!
 //! # Memory
 //!
-//! A wheel (a few kilobytes, and the entries it grew to hold) per thread and runtime that
-//! ever started a default deadline inside the runtime. Worker threads live as long as
-//! their runtime, so a server holds one per worker; a process that keeps creating
-//! threads that use deadlines inside a runtime (a blocking pool that churns) keeps the
-//! wheels of the threads that are gone.
+//! A wheel (a few kilobytes, and the entries it grew to hold) per thread using default
+//! deadlines inside a runtime at once. Worker threads live as long as their runtime, so a
+//! server holds one per worker. A wheel is never freed (`'static` references to it are
+//! handed out, see `home`), but a wheel whose thread has gone and that has drained is
+//! shelved and taken over by the next thread that claims one, of a runtime of the same
+//! flavour: a process that keeps creating threads that use deadlines inside runtimes (a
+//! blocking pool that churns, a thread per short-lived runtime) holds as many wheels as
+//! such threads live at once.
 
 mod clock;
 mod home;
@@ -81,7 +92,7 @@ std::thread_local! {
 }
 
 /// The wheel of the tokio runtime this thread is in, claiming one for the thread if
-/// needed; `None` outside every runtime (or one without time, or while the thread exits).
+/// needed; `None` outside every runtime (or while the thread exits).
 pub(crate) fn current() -> Option<&'static Chosen> {
     LEASE
         .try_with(|lease| {
@@ -98,7 +109,7 @@ pub(crate) fn current() -> Option<&'static Chosen> {
             if let Some(gone) = lease.0.take() {
                 gone.disown();
             }
-            let home = Home::claim(&handle)?;
+            let home = Home::claim(&handle);
             lease.0.set(Some(home));
             Some(home.chosen())
         })
@@ -112,4 +123,10 @@ pub fn runtime_wheel()
 -> Option<&'static punctual_core::Wheel<RuntimeClock, punctual_core::Growable>> {
     current()?;
     LEASE.with(|lease| lease.0.get().map(|home| &home.wheel))
+}
+
+/// How many runtime wheels (homes) this process has made: each claim takes a shelved one
+/// first, so this stays at the most in use at once. For the tests of their reuse.
+pub fn runtime_wheels_made() -> usize {
+    home::made()
 }

@@ -20,7 +20,7 @@ use std::thread::{self, Thread};
 use punctual_core::{Clock, DriverSlot, Growable, Reading};
 
 use super::clock::RuntimeClock;
-use super::home::Home;
+use super::home::{Home, on_tick_grid};
 
 /// Homes handed over and not yet taken in by the thread.
 static INBOX: Mutex<Vec<&'static Home>> = Mutex::new(Vec::new());
@@ -56,22 +56,33 @@ impl Wake for Unpark {
 
 fn run() {
     let waker = Waker::from(Arc::new(Unpark(thread::current())));
-    let mut driving: Vec<(&'static Home, DriverSlot<'static, RuntimeClock, Growable>)> = Vec::new();
+    // A slot is `None` once its home is let go.
+    type Driving = (
+        &'static Home,
+        Option<DriverSlot<'static, RuntimeClock, Growable>>,
+    );
+    let mut driving: Vec<Driving> = Vec::new();
     loop {
         driving.extend(
             INBOX
                 .lock()
                 .unwrap_or_else(|poisoned| poisoned.into_inner())
                 .drain(..)
-                .map(|home| (home, home.wheel.driver_slot())),
+                .map(|home| (home, Some(home.wheel.driver_slot()))),
         );
         let mut wait = Duration::MAX;
-        driving.retain_mut(|(home, slot)| {
+        driving.retain_mut(|(home, held)| {
+            let Some(slot) = held.as_mut() else {
+                return false;
+            };
             // Without a place for the waker, turn again within a tick.
             let has_place = slot.register(&waker);
             let next = std::panic::catch_unwind(core::panic::AssertUnwindSafe(|| slot.turn()))
                 .unwrap_or(Reading::ZERO);
             if home.wheel.occupied() == 0 {
+                // The place for the waker first: the home may serve another runtime
+                // as soon as it is let go.
+                *held = None;
                 home.orphan_drained();
                 return false;
             }
@@ -90,13 +101,6 @@ fn run() {
             thread::park_timeout(wait);
         }
     }
-}
-
-/// `at` rounded up to a whole number of `tick`s (saturating).
-fn on_tick_grid(at: Duration, tick: Duration) -> Duration {
-    let tick = tick.as_nanos().max(1);
-    let rounded = at.as_nanos().div_ceil(tick).saturating_mul(tick);
-    u64::try_from(rounded).map_or(Duration::MAX, Duration::from_nanos)
 }
 
 #[cfg(test)]

@@ -96,17 +96,63 @@ fn blocking_threads_and_block_in_place() {
     });
 }
 
-/// A runtime without a time driver: default deadlines fall back to the global wheel
-/// instead of panicking.
+/// A runtime without a time driver: default deadlines run on a wheel of the runtime's
+/// whose driver asks tokio for no timer (one would panic there), on both flavours, in
+/// `block_on` and in a task. (`ci/panic_abort.sh` checks that nothing panics, caught or
+/// not, with a release build that aborts on a panic.)
 #[test]
-fn a_runtime_without_time_uses_the_global_wheel() {
+fn a_runtime_without_time_serves_default_deadlines() {
+    let current = || tokio::runtime::Builder::new_current_thread().build();
+    let multi = || {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .build()
+    };
+    for build in [
+        current as fn() -> std::io::Result<tokio::runtime::Runtime>,
+        multi,
+    ] {
+        let rt = build().unwrap();
+        let start = Instant::now();
+        let r = rt.block_on(pending::<()>().deadline(ms(10)));
+        assert!(r.is_err());
+        assert!(start.elapsed() >= ms(10));
+        let in_task = rt.block_on(async {
+            tokio::spawn(async {
+                assert!(punctual::__private::runtime_wheel().is_some());
+                let start = Instant::now();
+                let r = pending::<()>().deadline(ms(5)).await;
+                r.is_err() && start.elapsed() >= ms(5)
+            })
+            .await
+            .unwrap()
+        });
+        assert!(in_task);
+    }
+}
+
+/// A `current_thread` runtime whose clock is paused after its wheel's driver started on
+/// real time: the driver sees the pause at its next wake and sleeps on tokio's timer from
+/// then on, so tokio auto-advances to a deadline started after the pause.
+#[test]
+fn a_clock_paused_after_the_driver_started_on_real_time() {
     let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
         .build()
         .unwrap();
-    let start = Instant::now();
-    let r = rt.block_on(pending::<()>().deadline(ms(10)));
-    assert!(r.is_err());
-    assert!(start.elapsed() >= ms(10));
+    let real = Instant::now();
+    rt.block_on(async {
+        assert!(pending::<()>().deadline(ms(2)).await.is_err());
+        tokio::time::pause();
+        let start = tokio::time::Instant::now();
+        let d = Duration::from_secs(3600);
+        assert!(pending::<()>().deadline(d).await.is_err());
+        // Within the contract's two ticks, not to the tick: the wheel's tick grid was
+        // laid on the real time, not on the paused clock's millisecond grid.
+        let took = start.elapsed();
+        assert!(took >= d && took <= d + ms(2), "{took:?}");
+    });
+    assert!(real.elapsed() < Duration::from_secs(60));
 }
 
 /// Virtual time under `futures::executor::block_on`: nothing moves until the test says so,

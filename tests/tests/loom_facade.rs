@@ -9,7 +9,9 @@
 //!   when the forking thread is itself in a turn (a waker that forks);
 //! * the holders of a tokio runtime's default wheel (`src/tokio_default/home_state.rs`):
 //!   its owner thread and its driver leave in any order and race, and the home is counted
-//!   drained exactly once; a driver idle on an empty wheel sees its owner leave.
+//!   drained (shelved) exactly once; a driver idle on an empty wheel sees its owner leave;
+//!   a claim that takes the home off the shelf while the last holder is still leaving
+//!   finds its word clear.
 //!
 //! The files are included here as they are, with a `sync_model` of this test's that
 //! names loom's atomics and yield (the crate's names `core`'s and `std`'s), so the models
@@ -353,5 +355,51 @@ fn an_owner_and_a_driver_that_leave_together_count_the_home_once() {
         }
         driver.join().unwrap();
         assert_eq!(home.drained.load(Ordering::Relaxed), 1, "counted drained");
+    });
+}
+
+/// A home shelved by whichever of its holders leaves last is taken off the shelf by a
+/// claim on a third thread, racing with both: the shelf's lock hands it over, and the
+/// claim finds the word clear (its second life's holders then leave as the first's did,
+/// the last of them seeing the other gone).
+#[test]
+fn a_home_taken_off_the_shelf_while_its_holders_leave_is_claimed_clear() {
+    model(|| {
+        let home = Home::claimed();
+        let shelf = Arc::new(loom::sync::Mutex::new(Vec::new()));
+        let shelve = |home: &Arc<Home>, shelf: &loom::sync::Mutex<Vec<Arc<Home>>>| {
+            home.count_drained();
+            shelf.lock().unwrap().push(home.clone());
+        };
+        let (other, other_shelf) = (home.clone(), shelf.clone());
+        let driver = thread::spawn(move || {
+            if other.state.release_driver() {
+                shelve(&other, &other_shelf);
+            }
+        });
+        let claimer_shelf = shelf.clone();
+        let claimer = thread::spawn(move || {
+            let home = loop {
+                if let Some(home) = claimer_shelf.lock().unwrap().pop() {
+                    break home;
+                }
+                thread::yield_now();
+            };
+            assert!(home.state.owner_left(), "shelved with an owner");
+            home.state.claim();
+            assert!(!home.state.owner_left());
+            // Both bits were clear: the owner leaves first, and the driver is last.
+            assert!(!home.state.release_owner(), "a driver bit was missing");
+            assert!(
+                home.state.release_driver(),
+                "a bit of the last life was left"
+            );
+        });
+        if home.state.release_owner() {
+            shelve(&home, &shelf);
+        }
+        driver.join().unwrap();
+        claimer.join().unwrap();
+        assert_eq!(home.drained.load(Ordering::Relaxed), 1, "shelved once");
     });
 }

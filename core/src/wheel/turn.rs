@@ -127,6 +127,69 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         }
     }
 
+    /// Starts the wheel over, as a new wheel, for a clock whose readings no longer follow
+    /// the ones it served: one that now reads another source, earlier or much later than
+    /// the last turn's reading. The last turn's plan and the tick it reached are
+    /// forgotten, so the next turn starts from the clock's reading then, as a new wheel's
+    /// first turn does: it does not linger, and nothing is placed or fired relative to
+    /// the old readings (a turn never goes below the tick it reached, which on a clock
+    /// now reading earlier would fire deadlines early, and a plan far ahead of the new
+    /// readings would keep arms from waking the driver). The entries it grew, its free
+    /// lists and its counters stay.
+    ///
+    /// Only for a wheel that nothing is armed on and that no driver turns (its drivers
+    /// have stopped, and will start again after this). Returns `false` and changes
+    /// nothing if an entry is in use ([`occupied`](Wheel::occupied) is not 0), or a
+    /// turn is in progress on another thread.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use punctual_core::{Fixed, ManualClock, Wheel};
+    ///
+    /// let wheel: Wheel<ManualClock, Fixed<8>> =
+    ///     Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
+    /// wheel.advance(Duration::from_secs(3600));
+    /// // Nothing armed, no driver: the wheel may start over for another clock.
+    /// assert!(wheel.restart());
+    /// ```
+    pub fn restart(&self) -> bool {
+        if self
+            .role
+            .compare_exchange(0, DRIVING, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            return false;
+        }
+        // SAFETY: this thread holds the driver role (the compare-and-swap above), the only
+        // licence to touch `driver`; the reference does not outlive the closure.
+        let restarted = self.driver.with_mut(|state| unsafe {
+            let state = &mut *state;
+            // Empty: no entry in the levels, on the to-wake list or handed off.
+            if self.occupied() != 0 || state.to_wake.get() != NIL || self.handed_off() {
+                return false;
+            }
+            state.levels = Levels::new();
+            state.linger_until = Tick::new(0);
+            state.handed_at = Tick::new(0);
+            state.started = false;
+            true
+        });
+        if restarted {
+            // Idle, as a new wheel is marked before its first turn; the shards' marks
+            // stay (a mark only makes the driver look at a shard's inboxes).
+            self.plan.next_wake.store(0, Ordering::Relaxed);
+            self.plan.offset.store(0, Ordering::Relaxed);
+            self.plan.word.fetch_and(!ACTIVE, Ordering::AcqRel);
+        }
+        if self.role.swap(0, Ordering::AcqRel) & REQUESTED != 0 {
+            // A thread asked for a turn meanwhile: it is owed one.
+            self.turn_at(self.now(), None);
+        }
+        restarted
+    }
+
     /// One turn at reading `now`, with the driver role held. Returns the reading of the
     /// next planned turn ([`Reading::END`] if idle), and whether the turn took the wheel out
     /// of idle. (The levels count ticks as plain numbers: `Tick::get` and `Tick::new` at

@@ -2,7 +2,8 @@
 //! request the holder honours); drivers' places for wakers, taken or given back while a
 //! deadline is armed; a turn by hand out of idle racing an arm later than its plan (also
 //! on a shard marked in use, and end to end through a `Driver` future); an idle driver
-//! that skips its turn only if no arm woke it.
+//! that skips its turn only if no arm woke it; a restart (a wheel started over for a
+//! new clock) racing a turn.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -346,4 +347,47 @@ fn an_idle_driver_skips_its_turn_only_if_no_arm_woke_it() {
         drop(driving);
         settle(&wheel, &task, 1, due);
     });
+}
+
+/// `Wheel::restart` takes the driver role as a turn does: racing a turn on another
+/// thread, either it is refused (the turn holds the role), or the turn, finding the role
+/// taken, leaves a request that the restart honours. Either way the role ends free and
+/// nothing races on the driver's state (loom checks its cell), and the wheel serves
+/// from the new start: a deadline armed after fires once, at its time.
+#[test]
+fn a_restart_races_a_turn() {
+    model(|| {
+        let wheel = wheel();
+        // Served a while: a deadline fired, nothing armed, the plan of its last turn.
+        arm_and_fire(&wheel);
+        let w = lend(&wheel);
+        let turner = thread::spawn(move || {
+            w.turn();
+        });
+        let _restarted = wheel.restart();
+        turner.join().unwrap();
+        let (task, task_waker) = counter();
+        let start = wheel.clock().now();
+        let mut sleep = wheel.sleep(TICK);
+        assert!(poll(&mut sleep, &task_waker).is_pending());
+        wheel.turn();
+        assert_eq!(woken(&task), 0, "fired early");
+        wheel.clock().set(start + TICK);
+        wheel.turn();
+        assert_eq!(woken(&task), 1, "not fired at its time");
+        assert!(poll(&mut sleep, &task_waker).is_ready());
+        assert!(wheel.restart(), "the role was left taken");
+    });
+}
+
+/// Arms a deadline one tick ahead and fires it.
+fn arm_and_fire(wheel: &TestWheel) {
+    let (task, task_waker) = counter();
+    let mut sleep = wheel.sleep(TICK);
+    assert!(poll(&mut sleep, &task_waker).is_pending());
+    wheel.turn();
+    wheel.clock().set(wheel.clock().now() + TICK);
+    wheel.turn();
+    assert_eq!(woken(&task), 1);
+    assert!(poll(&mut sleep, &task_waker).is_ready());
 }
