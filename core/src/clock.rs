@@ -17,7 +17,7 @@ use core::time::Duration;
 /// ([`Wheel::deadline_at`](crate::Wheel::deadline_at),
 /// [`Wheel::sleep_until`](crate::Wheel::sleep_until)): a [`Reading`](crate::Reading) of
 /// the clock, or the runtime's own instant where the clock converts it
-/// (`std::time::Instant` on [`StdClock`](crate::StdClock), `tokio::time::Instant` on
+/// (`std::time::Instant` on `StdClock`, with `std`; `tokio::time::Instant` on
 /// punctual-tokio's `TokioClock`, `embassy_time::Instant` on punctual-embassy's
 /// `EmbassyClock`).
 ///
