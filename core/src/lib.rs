@@ -179,7 +179,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
 
     /// Bounds the whole of `stream` by `duration` from its first poll. See
     /// [`StreamDeadline`].
-    pub fn stream_deadline<St: futures_core::Stream>(
+    pub fn total_deadline<St: futures_core::Stream>(
         &self,
         duration: Duration,
         stream: St,

@@ -48,7 +48,7 @@ fn a_whole_stream_deadline_ends_with_one_error() {
         next: ms(10),
         count: 0,
     };
-    let mut s = pin!(wheel.stream_deadline(ms(35), ticker).named("feed"));
+    let mut s = pin!(wheel.total_deadline(ms(35), ticker).named("feed"));
     let mut items = Vec::new();
     for _ in 0..100 {
         match poll_next(s.as_mut()) {
@@ -85,14 +85,14 @@ impl Stream for Ready {
 #[test]
 fn a_zero_whole_stream_deadline_ends_before_the_stream_is_polled() {
     let wheel = growable();
-    let mut s = pin!(wheel.stream_deadline(Duration::ZERO, Ready(vec![1, 2, 3].into_iter())));
+    let mut s = pin!(wheel.total_deadline(Duration::ZERO, Ready(vec![1, 2, 3].into_iter())));
     let Poll::Ready(Some(Err(err))) = poll_next(s.as_mut()) else {
         panic!("a zero deadline yields its error at the first poll");
     };
     assert_eq!(err.duration(), Duration::ZERO);
     assert_eq!(poll_next(s.as_mut()), Poll::Ready(None));
     // A deadline of 1 ns lets the ready items through (the clock has not moved).
-    let mut s = pin!(wheel.stream_deadline(Duration::from_nanos(1), Ready(vec![1, 2].into_iter())));
+    let mut s = pin!(wheel.total_deadline(Duration::from_nanos(1), Ready(vec![1, 2].into_iter())));
     assert_eq!(poll_next(s.as_mut()), Poll::Ready(Some(Ok(1))));
     assert_eq!(poll_next(s.as_mut()), Poll::Ready(Some(Ok(2))));
     assert_eq!(poll_next(s.as_mut()), Poll::Ready(None));
@@ -116,7 +116,7 @@ fn a_whole_stream_deadline_on_a_full_wheel_ends_even_if_items_never_stop() {
     let wheel: Wheel<ManualClock, Fixed<1>> = Wheel::fixed(ManualClock::new(), TICK);
     let mut taken = pin!(wheel.sleep(ms(500)));
     assert!(poll(taken.as_mut()).is_pending());
-    let mut s = pin!(wheel.stream_deadline(ms(5), Endless));
+    let mut s = pin!(wheel.total_deadline(ms(5), Endless));
     assert_eq!(poll_next(s.as_mut()), Poll::Ready(Some(Ok(7))));
     wheel.advance(ms(5) - Duration::from_nanos(1));
     assert_eq!(

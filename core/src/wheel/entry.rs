@@ -47,18 +47,13 @@
 use crate::sync::atomic_waker::AtomicWaker;
 use crate::sync::{AtomicU32, Ordering, UnsafeCell};
 use crate::time::Reading;
+pub(crate) use crate::wheel::link::{Index, NIL, UNLINKED};
 use crate::wheel::link::{Link, NIL_ZERO, UNLINKED_ZERO};
 
 /// A link that starts out `NIL` (stored as zero: see `link`).
 pub(crate) type NextLink = Link<NIL_ZERO>;
 /// A link that starts out `UNLINKED` (stored as zero: see `link`).
 pub(crate) type PrevLink = Link<UNLINKED_ZERO>;
-
-/// An entry index. `NIL` ends a list.
-pub(crate) type Index = u32;
-pub(crate) const NIL: Index = u32::MAX;
-/// `slot_prev` of an entry that is on no slot list.
-pub(crate) const UNLINKED: Index = u32::MAX - 1;
 
 pub(crate) const HANDLE: u32 = 0b0001;
 pub(crate) const WHEEL: u32 = 0b0010;

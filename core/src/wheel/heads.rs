@@ -18,8 +18,13 @@
 //! writes them, which is why [`Table`]'s methods are `unsafe`.
 
 use crate::sync::UnsafeCell;
-use crate::wheel::entry::Index;
-use crate::wheel::levels::{MAX_LEVELS, SLOTS};
+use crate::wheel::link::Index;
+
+/// The most levels a wheel has (and the number a storage has unless told otherwise).
+pub(crate) const MAX_LEVELS: usize = 6;
+/// Slots per level: `1 << SLOT_BITS`.
+pub(crate) const SLOT_BITS: u32 = 6;
+pub(crate) const SLOTS: usize = 1 << SLOT_BITS;
 
 /// The width of the slot heads a [`Fixed`](crate::Fixed) storage keeps: `u8` (at most 255
 /// entries), `u16` (at most 65 535) or `u32` (the default). Only the size of the wheel

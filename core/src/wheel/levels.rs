@@ -115,12 +115,9 @@
 
 use crate::sync::Ordering::Relaxed;
 use crate::wheel::entry::{Index, NIL, Slab, UNLINKED};
-use crate::wheel::heads::Table;
+pub(crate) use crate::wheel::heads::{MAX_LEVELS, SLOTS};
+use crate::wheel::heads::{SLOT_BITS, Table};
 
-/// The most levels a wheel has (and the number a storage has unless told otherwise).
-pub(crate) const MAX_LEVELS: usize = 6;
-const SLOT_BITS: u32 = 6;
-pub(crate) const SLOTS: usize = 1 << SLOT_BITS;
 const SLOT_MASK: u64 = SLOTS as u64 - 1;
 
 /// Ticks spanned by a wheel of `levels` levels: one rotation of its top level.

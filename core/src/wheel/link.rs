@@ -17,7 +17,12 @@
 //! stored form changes.
 
 use crate::sync::{AtomicU32, Ordering};
-use crate::wheel::entry::Index;
+
+/// An entry index. `NIL` ends a list.
+pub(crate) type Index = u32;
+pub(crate) const NIL: Index = u32::MAX;
+/// `slot_prev` of an entry that is on no slot list.
+pub(crate) const UNLINKED: Index = u32::MAX - 1;
 
 /// The bias of a link that starts out `NIL`.
 pub(crate) const NIL_ZERO: u32 = 1;
