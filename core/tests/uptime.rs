@@ -133,7 +133,19 @@ impl<'w, S: Storage> Uptime<'w, S> {
                 Poll::Pending => false,
                 Poll::Ready(Ok(())) => panic!("{}: `pending()` completed", tracked.label),
                 Poll::Ready(Err(e)) => {
-                    assert_eq!(e.duration(), tracked.duration, "{}", tracked.label);
+                    // A deadline at an instant reports that instant, one of a duration
+                    // its duration.
+                    match e.instant() {
+                        Some(at) => {
+                            assert_eq!(
+                                u128::from(at.as_nanos()),
+                                tracked.requested,
+                                "{}",
+                                tracked.label
+                            );
+                        }
+                        None => assert_eq!(e.duration(), tracked.duration, "{}", tracked.label),
+                    }
                     true
                 }
             },

@@ -47,10 +47,10 @@ use crate::time::Limit;
 ///   of four tasks waiting so at once; a deadline of a fifth task asks to be polled again
 ///   at once instead (a busy task, and on a paused tokio clock no auto-advance while it
 ///   lasts). A waker left in a place is woken once by that turn even if its deadline was
-///   dropped or armed since (a spurious wake). (From 2^58 ns of
-///   the clock on, about 9 years, a degraded deadline keeps its target to 64 ns, rounded
-///   up: it may then fire up to 63 ns late, 126 in the clock's last 128 ns, which on a
-///   wheel of ticks under 64 ns is more than two ticks.)
+///   dropped or armed since (a spurious wake). (From 2^57 ns of
+///   the clock on, about 4.5 years, a degraded deadline keeps its target to 128 ns,
+///   rounded up: it may then fire up to 127 ns late, 254 in the clock's last 256 ns,
+///   which on a wheel of ticks under 128 ns is more than two ticks.)
 ///
 /// # Precision
 ///

@@ -3,6 +3,8 @@
 use core::fmt;
 use core::time::Duration;
 
+use crate::time::Reading;
+
 /// The deadline passed before the inner future completed; the inner future has been dropped.
 ///
 /// Carries the requested duration and, when the deadline was [named], its name:
@@ -15,14 +17,33 @@ use core::time::Duration;
 /// assert_eq!(Elapsed::new(Duration::from_secs(2), None).to_string(), "deadline of 2s elapsed");
 /// ```
 ///
-/// For [`deadline_at`](crate::Wheel::deadline_at), the duration is the time from the first poll
-/// to the requested instant (zero when the instant had already passed).
+/// A deadline at an instant ([`deadline_at`](crate::Wheel::deadline_at),
+/// [`sleep_until`](crate::Wheel::sleep_until)) reports that instant as it was given
+/// ([`Elapsed::instant`]), and no duration:
+///
+/// ```
+/// # use core::time::Duration;
+/// # use punctual_core::{Fixed, ManualClock, Wheel};
+/// # futures_executor::block_on(async {
+/// let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
+/// let at = wheel.now() + Duration::from_millis(50);
+/// let deadline = wheel.deadline_at(at, core::future::pending::<()>());
+/// wheel.clock().advance(Duration::from_millis(60)); // before its first poll
+/// let e = deadline.await.unwrap_err();
+/// assert_eq!(e.instant(), Some(at));
+/// assert_eq!(e.duration(), Duration::ZERO);
+/// assert_eq!(e.to_string(), "deadline at an instant elapsed");
+/// # });
+/// ```
 ///
 /// [named]: crate::Deadline::named
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Elapsed {
     duration: Duration,
     name: Option<&'static str>,
+    /// The limit's instant for a deadline at an instant; [`Reading::END`] (which a
+    /// deadline never reaches) for one of a duration.
+    at: Reading,
     budget: bool,
 }
 
@@ -32,6 +53,7 @@ impl Elapsed {
         Self {
             duration,
             name,
+            at: Reading::END,
             budget: false,
         }
     }
@@ -50,6 +72,7 @@ impl Elapsed {
         Self {
             duration,
             name,
+            at: Reading::END,
             budget: true,
         }
     }
@@ -59,9 +82,43 @@ impl Elapsed {
         self.budget
     }
 
-    /// The duration the deadline allowed.
+    /// An `Elapsed` for a deadline at the instant `at`, named `name`. Its duration is
+    /// zero; [`Reading::END`] stands for no instant (a deadline there never ends), as
+    /// [`Elapsed::new`] with a zero duration.
+    ///
+    /// ```
+    /// # use punctual_core::{Elapsed, Reading};
+    /// let at = Reading::from_nanos(7_000_000);
+    /// let e = Elapsed::at_instant(at, Some("flush"));
+    /// assert_eq!(e.instant(), Some(at));
+    /// assert_eq!(e.to_string(), "deadline 'flush' at an instant elapsed");
+    /// ```
+    pub const fn at_instant(at: Reading, name: Option<&'static str>) -> Self {
+        Self {
+            duration: Duration::ZERO,
+            name,
+            at,
+            budget: false,
+        }
+    }
+
+    /// The duration the deadline allowed: the one it was given, the budget's for a
+    /// budget; zero for a deadline at an instant (see [`Elapsed::instant`]).
     pub const fn duration(&self) -> Duration {
         self.duration
+    }
+
+    /// The instant a deadline at an instant was given (`deadline_at`, `timeout_at`,
+    /// `sleep_until`), as a reading: of its wheel's clock for a wheel of your own, of
+    /// `punctual::GlobalClock` for a default deadline (`GlobalClock::reading_of(at)`,
+    /// whichever wheel it ran on). `None` for a deadline of a duration, and for a
+    /// budget, or a deadline that a budget ended.
+    pub const fn instant(&self) -> Option<Reading> {
+        if self.at.as_nanos() == Reading::END.as_nanos() {
+            None
+        } else {
+            Some(self.at)
+        }
     }
 
     /// The deadline's name, if it was given one.
@@ -73,9 +130,15 @@ impl Elapsed {
 impl fmt::Display for Elapsed {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let what = if self.budget { "budget" } else { "deadline" };
-        match self.name {
-            Some(name) => write!(f, "{what} '{name}' of {:?} elapsed", self.duration),
-            None => write!(f, "{what} of {:?} elapsed", self.duration),
+        if let Some(name) = self.name {
+            write!(f, "{what} '{name}' ")?;
+        } else {
+            write!(f, "{what} ")?;
+        }
+        if self.instant().is_some() {
+            write!(f, "at an instant elapsed")
+        } else {
+            write!(f, "of {:?} elapsed", self.duration)
         }
     }
 }
@@ -118,14 +181,17 @@ impl defmt::Format for Elapsed {
     fn format(&self, f: defmt::Formatter<'_>) {
         let what = if self.budget { "budget" } else { "deadline" };
         match self.name {
-            Some(name) => defmt::write!(f, "{=str} '{=str}' of ", what, name),
-            None => defmt::write!(f, "{=str} of ", what),
+            Some(name) => defmt::write!(f, "{=str} '{=str}' ", what, name),
+            None => defmt::write!(f, "{=str} ", what),
+        }
+        if self.instant().is_some() {
+            return defmt::write!(f, "at an instant elapsed");
         }
         match whole_units(self.duration) {
-            Some((count, unit)) => defmt::write!(f, "{=u64}{=str} elapsed", count, unit),
+            Some((count, unit)) => defmt::write!(f, "of {=u64}{=str} elapsed", count, unit),
             None => defmt::write!(
                 f,
-                "{=u64}s {=u32}ns elapsed",
+                "of {=u64}s {=u32}ns elapsed",
                 self.duration.as_secs(),
                 self.duration.subsec_nanos()
             ),

@@ -46,16 +46,30 @@ pub(crate) struct Cap {
     pub(crate) duration: Duration,
 }
 
+/// Whether a cap ended a timer, and where it cut the timer to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CapEnd {
+    /// The timer's own limit ended it.
+    Own,
+    /// A cap ended it at the poll that started it (that poll's cap is the one).
+    AtStart,
+    /// A cap ended it at this instant, as the timer kept it (exactly, or as a degraded
+    /// timer keeps it).
+    At(Reading),
+}
+
 /// How a timer ended: what its owner's `Elapsed` reports. A timer keeps no name (an
 /// unnamed deadline pays no bytes for one): the owner adds its own, or a budget's.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Fired {
-    /// The requested duration: the deadline's own, or the cap's when a cap ended it.
+    /// The requested duration: the deadline's own, or the cap's when a cap ended it;
+    /// zero for a limit at an instant that no cap ended.
     pub(crate) requested: Duration,
-    /// Set when a cap ended the timer: the instant the cap cut it to, as the timer kept it
-    /// (exactly, or as a degraded timer keeps it); `None` inside when it fired at the
-    /// poll that started it (that poll's cap is the one).
-    cut: Option<Option<Reading>>,
+    /// The instant a limit at an instant was given, as its owner gave it: set when no cap
+    /// ended the timer.
+    pub(crate) at: Option<Reading>,
+    /// Whether a cap ended the timer.
+    cap_end: CapEnd,
     /// The wheel's address ([`WheelRef::id`]).
     wheel: usize,
     /// How late the fire was seen, for the `tracing` event.
@@ -66,13 +80,16 @@ pub(crate) struct Fired {
 impl Fired {
     /// Whether a cap ended the timer.
     pub(crate) fn by_cap(&self) -> bool {
-        self.cut.is_some()
+        self.cap_end != CapEnd::Own
     }
 
     /// The `Elapsed` of a timer no cap ended, named `name`; with the `tracing` event.
     pub(crate) fn elapsed(&self, name: Option<&'static str>) -> Elapsed {
         debug_assert!(!self.by_cap());
-        let elapsed = Elapsed::new(self.requested, name);
+        let elapsed = match self.at {
+            Some(at) => Elapsed::at_instant(at, name),
+            None => Elapsed::new(self.requested, name),
+        };
         self.trace(&elapsed);
         elapsed
     }
@@ -96,11 +113,12 @@ impl Fired {
     /// Whether `cap` is the one that ended the timer: on its wheel, and ending at the
     /// instant the timer was cut to. A later cap of the same length, say, is not.
     pub(crate) fn ended_by(&self, cap: &Cap) -> bool {
-        let Some(cut) = self.cut else {
-            return false;
+        let at_the_cut = match self.cap_end {
+            CapEnd::Own => return false,
+            CapEnd::AtStart => true,
+            CapEnd::At(at) => at == cap.at || at == State::full(cap.at, false).target(),
         };
-        cap.wheel == self.wheel
-            && cut.is_none_or(|at| at == cap.at || at == State::full(cap.at, false).target())
+        cap.wheel == self.wheel && at_the_cut
     }
 }
 
@@ -118,7 +136,8 @@ const fn kept(limit: Limit) -> (u64, bool) {
 /// depend on the inner future (generic only over how it reaches its wheel).
 pub(crate) struct Timer<W: WheelRef> {
     wheel: W,
-    /// The limit while idle, the requested duration once started (see [`State`]).
+    /// The limit while idle; once started, the requested duration, or for a limit at an
+    /// instant the instant as given, until a cap ends it (see [`State`]).
     /// In nanoseconds, saturated: [`BEYOND`] stands for anything from `u64::MAX`
     /// nanoseconds on (about 584 years), which never ends.
     span: u64,
@@ -206,7 +225,8 @@ impl<W: WheelRef> Timer<W> {
             Phase::Idle => {
                 self.wheel.choose();
                 let cap = cap.filter(|cap| cap.wheel == self.wheel.id());
-                let due = if self.state.flag() {
+                let at = self.state.at();
+                let due = if at {
                     Due::At(self.wheel.reading_at(Reading::from_nanos(self.span)))
                 } else {
                     Due::After(self.span)
@@ -216,18 +236,21 @@ impl<W: WheelRef> Timer<W> {
                     .get()
                     .start(due, cap.map(|cap| cap.at), cx.waker());
                 // The requested span: the deadline's own (its span as it was, for a
-                // relative one), or the cap's when the cap is what ends it.
+                // relative one; an instant stays as given), or the cap's when the cap is
+                // what ends it.
                 let capped = match cap {
                     Some(cap) if started.capped => {
                         self.span = span_of(cap.duration);
                         true
                     }
                     _ => {
-                        self.span = started.requested;
+                        if !at {
+                            self.span = started.requested;
+                        }
                         false
                     }
                 };
-                self.started(started.outcome, capped, cx)
+                self.started(started.outcome, capped, at, cx)
             }
             Phase::Armed => {
                 if self.wheel.get().poll_armed(&self.handle(), cx.waker()) {
@@ -243,13 +266,25 @@ impl<W: WheelRef> Timer<W> {
     }
 
     /// Takes on the outcome of the first pending poll (`capped`: the limit in force is the
-    /// cap's); `span` already holds the requested duration.
+    /// cap's; `at`: the limit is an instant); `span` already holds the requested duration
+    /// or the instant.
     #[inline(always)]
-    fn started(&mut self, outcome: Outcome, capped: bool, cx: &mut Context<'_>) -> Poll<Fired> {
+    fn started(
+        &mut self,
+        outcome: Outcome,
+        capped: bool,
+        at: bool,
+        cx: &mut Context<'_>,
+    ) -> Poll<Fired> {
         match outcome {
             Outcome::Passed => self.fired(capped),
             Outcome::Armed(index, wake) => {
-                self.state = State::armed(index, capped);
+                // An instant's entry is due at its target, not at the start plus a span.
+                self.state = if at {
+                    State::rearmed(index, capped).marked_at(true)
+                } else {
+                    State::armed(index, capped)
+                };
                 // After the handle is held: a driver's waker that panics then unwinds
                 // through this copy, which releases the entry.
                 if wake {
@@ -258,7 +293,7 @@ impl<W: WheelRef> Timer<W> {
                 Poll::Pending
             }
             Outcome::Full(target) => {
-                self.state = State::full(target, capped);
+                self.state = State::full(target, capped).marked_at(at);
                 if self.state.phase() == Phase::Full {
                     self.poll_full(cx)
                 } else {
@@ -352,7 +387,7 @@ impl<W: WheelRef> Timer<W> {
         {
             Outcome::Passed => self.fired(capped),
             Outcome::Armed(index, wake) => {
-                self.state = State::rearmed(index, capped);
+                self.state = State::rearmed(index, capped).marked_at(self.state.at());
                 if wake {
                     self.wheel.get().wake_drivers();
                 }
@@ -372,16 +407,21 @@ impl<W: WheelRef> Timer<W> {
         }
     }
 
-    /// Fires: lets go of the entry and reports the requested duration (`span`), and
-    /// whether the cap ended it (`capped`).
+    /// Fires: lets go of the entry and reports the requested duration or instant
+    /// (`span`), and whether the cap ended it (`capped`).
     fn fired(&mut self, capped: bool) -> Poll<Fired> {
-        let requested = duration_of(self.span);
+        let (requested, at) = if self.state.at() && !capped {
+            (Duration::ZERO, Some(Reading::from_nanos(self.span)))
+        } else {
+            (duration_of(self.span), None)
+        };
         // The instant the cap cut the deadline to, read while the entry is still held.
-        let cut = capped.then(|| match self.state.phase() {
-            Phase::Armed => Some(self.wheel.get().deadline_of(&self.handle())),
-            Phase::Full => Some(self.state.target()),
-            _ => None,
-        });
+        let cap_end = match self.state.phase() {
+            _ if !capped => CapEnd::Own,
+            Phase::Armed => CapEnd::At(self.wheel.get().deadline_of(&self.handle())),
+            Phase::Full => CapEnd::At(self.state.target()),
+            _ => CapEnd::AtStart,
+        };
         #[cfg(feature = "tracing")]
         let late = if self.state.phase() == Phase::Armed {
             let wheel = self.wheel.get();
@@ -397,7 +437,8 @@ impl<W: WheelRef> Timer<W> {
         self.state = State::of(Phase::Done, capped);
         Poll::Ready(Fired {
             requested,
-            cut,
+            at,
+            cap_end,
             wheel: self.wheel.id(),
             #[cfg(feature = "tracing")]
             late,

@@ -18,7 +18,8 @@
 //! * **no lost wakeup**: a driver loop (`Wheel::register_driver`) that was not woken since
 //!   its last turn plans to turn by the tick of every armed deadline that has not fired;
 //! * **decided once**: completing the inner future gives `Ok` unless the fire was already
-//!   decided (its waker woken), then `Err` with the requested duration and name;
+//!   decided (its waker woken), then `Err` with the requested duration and name (and
+//!   the instant, for a deadline at one);
 //!   cancelled, finished and replaced wakers are never woken again;
 //! * **occupancy**: `occupied()` equals the live deadlines holding an entry plus the
 //!   releases not reclaimed yet (a release on top of the arm inbox takes its entry back at
@@ -218,6 +219,9 @@ struct Live<'w> {
     /// Requested time, in clock nanoseconds (`None`: never).
     target: Option<u128>,
     requested: Duration,
+    /// The instant of a deadline limited by one (`deadline_at`): its error reports it as
+    /// given, even where `target` is the coarser one a degraded deadline keeps.
+    at: Option<Reading>,
     name: Option<&'static str>,
     mode: Mode,
     /// Polled degraded at least once: armed later, its entry is due at its target as the
@@ -425,6 +429,10 @@ impl<'w, S: Storage> Model<'w, S> {
                 wakes_at_poll: 0,
                 target: countable.then_some(target),
                 requested,
+                at: match limit {
+                    Limit::At { .. } => u64::try_from(target).ok().map(Reading::from_nanos),
+                    Limit::After(_) => None,
+                },
                 name,
                 // A countable deadline starts like a degraded one: its first poll
                 // completes it if its time has come, else arms it or degrades it.
@@ -524,11 +532,11 @@ impl<'w, S: Storage> Model<'w, S> {
                     "{what}: completed early"
                 );
                 if let Polled::Err(elapsed) = result {
-                    assert_eq!(
-                        elapsed,
-                        Elapsed::new(live.requested, live.name),
-                        "{what}: wrong error"
-                    );
+                    let expected = match live.at {
+                        Some(at) => Elapsed::at_instant(at, live.name),
+                        None => Elapsed::new(live.requested, live.name),
+                    };
+                    assert_eq!(elapsed, expected, "{what}: wrong error");
                 }
                 if gate_open && live.mode != Mode::Armed {
                     panic!("{what}: Err with its gate open and no fire decided");
@@ -832,12 +840,12 @@ fn play<S: Storage>(
 }
 
 /// When a degraded deadline with `target` (ns) fires at the latest, at a pending poll: at
-/// its target, except that a deadline keeps a target from 2^58 ns of the clock on (about 9
-/// years) in units of 64 ns, rounded up, the last unit standing for every target up to
+/// its target, except that a deadline keeps a target from 2^57 ns of the clock on (about 4.5
+/// years) in units of 128 ns, rounded up, the last unit standing for every target up to
 /// the last reading that comes, `u64::MAX - 1` (`State::full` in the core's `timer.rs`).
 fn degraded_deadline(target: u128) -> u128 {
-    const COARSE_FROM: u128 = 1 << 58;
-    const COARSE_UNIT: u128 = 64;
+    const COARSE_FROM: u128 = 1 << 57;
+    const COARSE_UNIT: u128 = 128;
     // The last unit's own value, from which it stands for `u64::MAX - 1`.
     const LAST: u128 = (1 << 64) - COARSE_UNIT;
     if target < COARSE_FROM {

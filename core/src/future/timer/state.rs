@@ -1,4 +1,4 @@
-//! A deadline's timer state in one word: the phase, two flags and a payload.
+//! A deadline's timer state in one word: the phase, three flags and a payload.
 
 use crate::time::Reading;
 use crate::wheel::entry::Index;
@@ -8,13 +8,13 @@ use crate::wheel::entry::Index;
 #[repr(u8)]
 pub(super) enum Phase {
     /// Not polled yet: no clock read, nothing armed. `span` is the limit: a duration from
-    /// the first poll, or (`flag`) an instant on the wheel's clock.
+    /// the first poll, or ([`AT`]) an instant on the wheel's clock.
     Idle = 0,
     /// Armed on the wheel (the payload is the entry's index); `span` is the requested
-    /// duration.
+    /// duration, or with [`AT`] the instant as given.
     Armed = 1,
-    /// Degraded: the wheel was full when the deadline started. `span` is the requested
-    /// duration; the payload is the target instant (see [`State::full`]).
+    /// Degraded: the wheel was full when the deadline started. `span` is as while
+    /// `Armed`; the payload is the target instant (see [`State::full`]).
     Full = 2,
     /// Never fires.
     Never = 3,
@@ -42,17 +42,21 @@ impl Phase {
 
 /// The bits of [`State`] that hold the [`Phase`].
 pub(super) const PHASE: u64 = 0b111;
-/// `Idle`: the limit is an instant. Otherwise: the limit in force is the cap's (then the
-/// requested duration is the cap's, and the fire says so: see `Fired`).
+/// The limit in force is the cap's (then the requested duration is the cap's, and the
+/// fire says so: see `Fired`). Never set while `Idle`.
 pub(super) const FLAG: u64 = 1 << 3;
 /// For the owner's use (a `Deadline` marks its inner future dropped): set once the timer
 /// is done, never cleared, and kept by every change of phase.
 pub(super) const INNER_GONE: u64 = 1 << 4;
-/// Where the payload starts: 59 bits of it.
-pub(super) const PAYLOAD: u32 = 5;
-/// In an `Armed` payload, above the index: armed after running degraded.
+/// The limit is an instant, not a duration: kept by every change of phase but the last
+/// (to `Done`), so that the fire can report the instant.
+pub(super) const AT: u64 = 1 << 5;
+/// Where the payload starts: 58 bits of it.
+pub(super) const PAYLOAD: u32 = 6;
+/// In an `Armed` payload, above the index: the entry is due at its target, not at the
+/// start plus the span (a limit at an instant, or armed after running degraded).
 pub(super) const REARMED: u64 = 1 << 32;
-/// A degraded deadline's target from this reading on (about 9 years of the clock) is kept
+/// A degraded deadline's target from this reading on (about 4.5 years of the clock) is kept
 /// in units of [`COARSE_UNIT`] nanoseconds, rounded up; below, exactly.
 pub(super) const COARSE_FROM: u64 = 1 << (u64::BITS - PAYLOAD - 1);
 /// The unit of a coarse target: any reading fits the payload in it.
@@ -60,7 +64,7 @@ pub(super) const COARSE_UNIT: u64 = 1 << (PAYLOAD + 1);
 /// The last coarse unit, which stands for the targets up to `u64::MAX - 1` ns.
 pub(super) const LAST_COARSE: u64 = (1 << (u64::BITS - PAYLOAD - 1)) - 1;
 
-/// A deadline's timer state, one word: the phase, two flags, and a payload (the entry's
+/// A deadline's timer state, one word: the phase, three flags, and a payload (the entry's
 /// index while armed, the target while degraded). A plain word rather than an enum with
 /// payloads, so that moving from one phase to the next is one aligned store (an enum
 /// whose payloads pack around the tag was rebuilt through the stack, with overlapping
@@ -70,7 +74,7 @@ pub(super) struct State(u64);
 
 impl State {
     pub(super) const fn idle(at: bool) -> Self {
-        Self::of(Phase::Idle, at)
+        Self(Phase::Idle as u64 | if at { AT } else { 0 })
     }
 
     pub(super) const fn of(phase: Phase, flag: bool) -> Self {
@@ -87,8 +91,8 @@ impl State {
         Self::with_payload(Phase::Armed, capped, index as u64)
     }
 
-    /// An armed state for a deadline that ran degraded first: its entry's deadline is its
-    /// target, not its start plus its span.
+    /// An armed state whose entry's deadline is its target, not its start plus its span: a
+    /// limit at an instant, or a deadline that ran degraded first.
     #[inline(always)]
     pub(super) const fn rearmed(index: Index, capped: bool) -> Self {
         Self::with_payload(Phase::Armed, capped, index as u64 | REARMED)
@@ -100,11 +104,23 @@ impl State {
         !self.flag() && (self.0 >> PAYLOAD) & REARMED == 0
     }
 
+    /// Whether the limit is an instant ([`AT`]).
+    #[inline(always)]
+    pub(super) const fn at(self) -> bool {
+        self.0 & AT != 0
+    }
+
+    /// This state, marked as the state of a limit at an instant if `at`.
+    #[inline(always)]
+    pub(super) const fn marked_at(self, at: bool) -> Self {
+        Self(self.0 | if at { AT } else { 0 })
+    }
+
     /// A degraded state with `target`. The payload's lowest bit says how the rest holds
-    /// it: exactly, in nanoseconds, for a target below [`COARSE_FROM`] (about 9 years of
+    /// it: exactly, in nanoseconds, for a target below [`COARSE_FROM`] (about 4.5 years of
     /// the clock); from there on in [`COARSE_UNIT`]s, rounded up (never early, and at
-    /// most 63 ns late; the last unit stands for every target up to `u64::MAX - 1` ns,
-    /// the last reading that comes, at most 126 ns late). `Never` for `u64::MAX` ns or
+    /// most 127 ns late; the last unit stands for every target up to `u64::MAX - 1` ns,
+    /// the last reading that comes, at most 254 ns late). `Never` for `u64::MAX` ns or
     /// more.
     pub(super) fn full(target: Reading, capped: bool) -> Self {
         let payload = match target.as_nanos() {
@@ -166,6 +182,7 @@ impl core::fmt::Debug for State {
         f.debug_struct("State")
             .field("phase", &self.phase())
             .field("flag", &self.flag())
+            .field("at", &self.at())
             .field("inner_gone", &self.inner_gone())
             .field("payload", &(self.0 >> PAYLOAD))
             .finish()
@@ -187,10 +204,10 @@ mod tests {
             assert_eq!(
                 round_trip(nanos),
                 (Phase::Full, nanos),
-                "exact below 2^58 ns"
+                "exact below 2^57 ns"
             );
         }
-        for nanos in [COARSE_FROM, COARSE_FROM + 1, u64::MAX - 200, u64::MAX - 127] {
+        for nanos in [COARSE_FROM, COARSE_FROM + 1, u64::MAX - 400, u64::MAX - 256] {
             let (phase, target) = round_trip(nanos);
             assert_eq!(phase, Phase::Full);
             assert!(
@@ -199,7 +216,7 @@ mod tests {
             );
         }
         // The last unit: up to the last reading that comes.
-        for nanos in [u64::MAX - 126, u64::MAX - 62, u64::MAX - 1] {
+        for nanos in [u64::MAX - 254, u64::MAX - 126, u64::MAX - 1] {
             assert_eq!(round_trip(nanos), (Phase::Full, u64::MAX - 1));
         }
         assert_eq!(State::full(Reading::END, false).phase(), Phase::Never);
