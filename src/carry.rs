@@ -19,7 +19,7 @@ use pin_project_lite::pin_project;
 use punctual_core::{Budget, Elapsed, WheelRef};
 
 use crate::ambient::Ambient;
-use crate::ext::Budgeted;
+use crate::defaults::Budgeted;
 
 /// The budget to carry: its end on the global clock, and what its `Elapsed` reports.
 #[derive(Debug, Clone, Copy)]

@@ -8,27 +8,8 @@ use punctual_core::{Limit, RawWheel};
 
 use crate::ambient::Ambient;
 use crate::carry::CurrentBudget;
+use crate::defaults::{Deadline, IdleTimeout, StreamDeadline};
 use crate::instant::DeadlineInstant;
-
-/// A default deadline: on the wheel of the runtime it is first polled in, or the global
-/// wheel ([`Ambient`]). See [`punctual_core::Deadline`] for the rules.
-pub type Deadline<F> = punctual_core::Deadline<'static, F, Ambient>;
-
-/// A default deadline with a name ([`punctual_core::Deadline::named`]: the name is part
-/// of the type, so that deadlines without one carry no bytes for it).
-pub type NamedDeadline<F> = punctual_core::Deadline<'static, F, Ambient, punctual_core::Named>;
-
-/// A default sleep. See [`punctual_core::Sleep`].
-pub type Sleep = punctual_core::Sleep<'static, Ambient>;
-
-/// A default budget. See [`punctual_core::Budgeted`].
-pub type Budgeted<F> = punctual_core::Budgeted<'static, F, Ambient>;
-
-/// A default whole-stream deadline. See [`punctual_core::StreamDeadline`].
-pub type StreamDeadline<S> = punctual_core::StreamDeadline<'static, S, Ambient>;
-
-/// A default idle timeout for a stream. See [`punctual_core::IdleTimeout`].
-pub type IdleTimeout<S> = punctual_core::IdleTimeout<'static, S, Ambient>;
 
 /// Bounds any future by a deadline: `.deadline(d)` and `.deadline_at(instant)` on the
 /// default wheel, `.deadline_on(&wheel, d)` on a wheel of your own.

@@ -7,7 +7,8 @@ use core::time::Duration;
 use punctual_core::Limit;
 
 use crate::ambient::Ambient;
-use crate::ext::{Budgeted, Deadline, DeadlineExt, Sleep};
+use crate::defaults::{Budgeted, Deadline, Sleep};
+use crate::ext::DeadlineExt;
 use crate::instant::DeadlineInstant;
 
 /// A future that completes `duration` after its first poll, on the default wheel (see

@@ -22,9 +22,10 @@
 //!
 //! A child process has only the thread that forked: no timer thread, though its copy of
 //! the wheel still looks driven. So the state word below has a bit for "the timer thread
-//! was started in this process", which a fork handler clears in the child
-//! (`thread_driver`, "Across fork"); the child's first reading then starts a thread of its
-//! own. The same handlers keep a fork from copying a wheel in the middle of a turn.
+//! was started in this process", which a fork handler of this module clears in the
+//! child; the child's first reading then starts a thread of its own. The timer threads'
+//! handlers (`thread_driver`, "Across fork") keep a fork from copying a wheel in the
+//! middle of a turn.
 //! Entries armed before the fork stay armed in both copies of the wheel and fire in each
 //! at their time, on that process's timer thread.
 //!
@@ -224,12 +225,36 @@ pub(crate) fn reading_at(at: Reading) -> Reading {
     }
 }
 
-/// In a child process, from the fork handler (`thread_driver`): the timer thread, and any
-/// start of it in progress, stayed in the parent. Async-signal-safe: one atomic
-/// read-modify-write.
-#[cfg_attr(not(all(target_os = "linux", not(miri))), allow(dead_code))]
-pub(crate) fn forget_timer_thread() {
+/// In a child process, from the fork handler: the timer thread, and any start of it in
+/// progress, stayed in the parent. Async-signal-safe: one atomic read-modify-write.
+#[cfg(all(target_os = "linux", not(miri)))]
+extern "C" fn forget_timer_thread() {
     state::forget_timer_thread(&STATE);
+}
+
+/// Registers [`forget_timer_thread`] to run in every child process, once per process:
+/// before the timer thread starts.
+///
+/// # Panics
+///
+/// If the system cannot register it (out of memory).
+fn handle_forks() {
+    crate::thread_driver::handle_forks();
+    #[cfg(all(target_os = "linux", not(miri)))]
+    {
+        static REGISTERED: std::sync::Once = std::sync::Once::new();
+        REGISTERED.call_once(|| {
+            // SAFETY: an `extern "C" fn()` that cannot unwind (one atomic operation) and
+            // stays valid for the life of the process.
+            let rc = unsafe { libc::pthread_atfork(None, None, Some(forget_timer_thread)) };
+            assert_eq!(
+                rc,
+                0,
+                "punctual: could not register the fork handler of the global wheel: {}",
+                std::io::Error::from_raw_os_error(rc)
+            );
+        });
+    }
 }
 
 /// How long the timer thread sleeps at most: on `BootClock`, the thread's sleeps stop
@@ -259,7 +284,7 @@ fn start_timer_thread() -> u32 {
         Start::Claimed(claimed) => {
             let unclaim = Unclaim;
             // Before the thread exists: a fork from here on finds the handlers in place.
-            crate::thread_driver::handle_forks();
+            handle_forks();
             GLOBAL.enable_thread_spares();
             crate::thread_driver::spawn_named(&GLOBAL, "punctual-timer", max_sleep(claimed));
             core::mem::forget(unclaim);

@@ -20,6 +20,10 @@ pub use punctual_core;
 mod ambient;
 #[cfg(feature = "std")]
 mod carry;
+#[cfg(any(feature = "tokio", feature = "test-util"))]
+mod default_wheel;
+#[cfg(feature = "std")]
+mod defaults;
 #[cfg(feature = "std")]
 mod ext;
 #[cfg(feature = "std")]
@@ -32,7 +36,7 @@ mod instant;
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub mod prelude;
 #[cfg(feature = "std")]
-mod sync_model;
+mod sync;
 #[cfg(feature = "std")]
 mod thread_driver;
 #[cfg(feature = "tokio")]
@@ -51,10 +55,10 @@ pub use ambient::Ambient;
 pub use carry::CurrentBudget;
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
-pub use ext::{
-    Budgeted, Deadline, DeadlineExt, IdleTimeout, NamedDeadline, Sleep, StreamDeadline,
-    StreamDeadlineExt,
-};
+pub use defaults::{Budgeted, Deadline, IdleTimeout, NamedDeadline, Sleep, StreamDeadline};
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub use ext::{DeadlineExt, StreamDeadlineExt};
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use functions::{budget, sleep, sleep_until, timeout, timeout_at};

@@ -1,5 +1,12 @@
-//! Driving a wheel from a plain thread: turn, sleep until shortly before the next turn,
-//! spin the rest (see `wake_lead`), repeat.
+//! Driving wheels from a plain thread: turn each, sleep until shortly before the earliest
+//! next turn, spin the rest (see `wake_lead`), repeat. One loop ([`run`]) serves every
+//! timer thread: the global wheel's, `spawn_driver`'s, and the one that fires what
+//! runtimes that shut down left armed (`tokio_default::orphans`).
+//!
+//! * A turn runs under the fork gate ([`Turning`]) and inside `catch_unwind`: a waker
+//!   that panics never stops a timer thread.
+//! * A wheel with no place for the thread's waker is turned again within a tick.
+//! * Nothing armed anywhere: the thread parks until a wake.
 //!
 //! # Across fork
 //!
@@ -11,9 +18,9 @@
 //! the fork waits for the turns in progress (microseconds, plus the wakes of what they
 //! fire), and no turn starts until the fork is done. (A waker that blocks until the
 //! forking thread lets go of a lock it holds would therefore hold up the fork for good;
-//! wakers are expected not to block.) In the child, the handler also tells
-//! the global wheel that its timer thread stayed behind (`global`, "Across fork"); a
-//! wheel of one's own gets a thread again with another [`spawn_driver`].
+//! wakers are expected not to block.) The global wheel registers a child handler of its
+//! own (`global`, "Across fork"); a wheel of one's own gets a thread again with another
+//! [`spawn_driver`].
 //!
 //! The dead timer thread keeps its place for a waker on the child's copy of the wheel
 //! (three per wheel): a child forked from a child forked from a child, each starting a
@@ -28,7 +35,7 @@ use std::sync::Arc;
 use std::task::Wake;
 use std::thread::{self, JoinHandle, Thread};
 
-use punctual_core::{Clock, Reading, Storage, Wheel};
+use punctual_core::{Clock, DriverSlot, Reading, Storage, Wheel};
 
 use crate::wake_lead::{WakeEarly, spin_until};
 
@@ -121,7 +128,6 @@ extern "C" fn after_fork_in_parent() {
 extern "C" fn after_fork_in_child() {
     let own = usize::from(IN_TURN.with(core::cell::Cell::get));
     fork_gate::reset_in_child(&TURNS, own);
-    crate::global::forget_timer_thread();
 }
 
 /// Registers the fork handlers (see the module docs), once per process: before the first
@@ -158,51 +164,106 @@ pub(crate) fn handle_forks() {
     }
 }
 
-/// Turns `wheel` on the current thread, forever, sleeping at most `max_sleep` at a time
-/// while anything is armed.
-fn run<C: Clock, S: Storage>(wheel: &Wheel<C, S>, max_sleep: Duration) -> ! {
+/// A wheel as a timer thread drives it.
+pub(crate) trait Driven {
+    type Clock: Clock + 'static;
+    type Storage: Storage + 'static;
+    fn wheel(&self) -> &'static Wheel<Self::Clock, Self::Storage>;
+    /// The thread's place on the wheel (`Wheel::driver_slot`).
+    fn slot(&mut self) -> &mut DriverSlot<'static, Self::Clock, Self::Storage>;
+    /// When to turn again, given the turn's answer.
+    fn next_turn(&self, next: Reading) -> Reading {
+        next
+    }
+    /// Called after each turn: whether the thread is done with the wheel (it is then
+    /// dropped). A wheel driven for life answers `false`.
+    fn finished(&mut self) -> bool {
+        false
+    }
+}
+
+/// A wheel driven for the rest of the process.
+struct ForLife<C: Clock + 'static, S: Storage + 'static> {
+    wheel: &'static Wheel<C, S>,
+    slot: DriverSlot<'static, C, S>,
+}
+
+impl<C: Clock, S: Storage> Driven for ForLife<C, S> {
+    type Clock = C;
+    type Storage = S;
+
+    fn wheel(&self) -> &'static Wheel<C, S> {
+        self.wheel
+    }
+
+    fn slot(&mut self) -> &mut DriverSlot<'static, C, S> {
+        &mut self.slot
+    }
+}
+
+/// Drives wheels on the current thread, forever: the ones `take_in` adds to the set
+/// before each round, until each is finished. While anything is armed it sleeps at most
+/// `max_sleep` at a time.
+pub(crate) fn run<D: Driven>(mut take_in: impl FnMut(&mut Vec<D>), max_sleep: Duration) -> ! {
     tighten_timer_slack();
     let unpark = Arc::new(Unpark {
         thread: thread::current(),
         woken: AtomicBool::new(false),
     });
     let waker = Waker::from(Arc::clone(&unpark));
-    // A place of its own for the waker: other drivers of the same wheel (a second thread,
-    // a runtime's task) keep theirs.
-    let mut slot = wheel.driver_slot();
+    let mut driving: Vec<D> = Vec::new();
     let mut early = WakeEarly::default();
     loop {
-        // Cleared before the turn: a wake from here on is for an arm this turn may not
-        // have taken in, and ends the spin below. (It only ends a spin early; the unpark
+        take_in(&mut driving);
+        // Cleared before the turns: a wake from here on is for an arm a turn may not have
+        // taken in, and ends the spin below. (It only ends a spin early; the unpark
         // token is what no wake can lose.)
         unpark.woken.store(false, Ordering::Relaxed);
-        let has_place = slot.register(&waker);
-        // A waker that panics must not stop the timer thread (every deadline on the wheel
-        // depends on it): the hook has reported the panic, the wheel let go of its role and
-        // keeps the remaining wakes for the next turn.
-        let turned = {
-            let _turning = Turning::enter();
-            panic::catch_unwind(AssertUnwindSafe(|| slot.turn()))
-        };
-        let Ok(mut next) = turned else {
-            continue;
-        };
-        if !has_place {
-            // No place left for our waker (three other drivers hold theirs): nothing
-            // unparks us, so turn again within a tick, and never park without a timeout.
-            next = next.min(wheel.now() + wheel.tick());
-        }
-        if next != Reading::END && max_sleep != Duration::MAX {
-            // A clock that counts suspended time: look again by then (see `BOOT_MAX_SLEEP`).
-            next = next.min(wheel.now().checked_add(max_sleep).unwrap_or(Reading::END));
-        }
-        if next == Reading::END {
+        // The wheel to turn first next: its index, its reading then, and how long until
+        // then (readings of two wheels' clocks do not compare, the waits do).
+        let mut first: Option<(usize, Duration, Duration)> = None;
+        let mut index = 0;
+        driving.retain_mut(|wheel| {
+            let has_place = wheel.slot().register(&waker);
+            let turned = {
+                let _turning = Turning::enter();
+                panic::catch_unwind(AssertUnwindSafe(|| wheel.slot().turn()))
+            };
+            if wheel.finished() {
+                return false;
+            }
+            // A turn whose waker panicked: the wheel keeps the remaining wakes for the
+            // next turn, at once.
+            let mut next = wheel
+                .next_turn(turned.unwrap_or(Reading::ZERO))
+                .as_duration();
+            let now = wheel.wheel().clock().now();
+            if !has_place {
+                // Nothing unparks us for this wheel: turn again within a tick.
+                next = next.min(now.saturating_add(wheel.wheel().tick()));
+            }
+            if next != Reading::END.as_duration() && max_sleep != Duration::MAX {
+                // A clock that counts suspended time: look again by then (see
+                // `BOOT_MAX_SLEEP`).
+                next = next.min(now.saturating_add(max_sleep));
+            }
+            if next != Reading::END.as_duration() {
+                let until = next.saturating_sub(now);
+                if first.is_none_or(|(_, _, soonest)| until < soonest) {
+                    first = Some((index, next, until));
+                }
+            }
+            index += 1;
+            true
+        });
+        let Some((at, next, _)) = first else {
             // Idle: nothing armed. The next arm unparks us.
             thread::park();
             continue;
-        }
+        };
+        let wheel = driving[at].wheel();
         let now = wheel.clock().now();
-        let Some(wait) = early.plan(now, next.as_duration(), wheel.tick()) else {
+        let Some(wait) = early.plan(now, next, wheel.tick()) else {
             continue;
         };
         if !wait.sleep.is_zero() {
@@ -214,7 +275,7 @@ fn run<C: Clock, S: Storage>(wheel: &Wheel<C, S>, max_sleep: Duration) -> ! {
             }
         }
         if !wait.spin.is_zero() {
-            spin_until(wheel.clock(), next.as_duration(), &unpark.woken, wait.spin);
+            spin_until(wheel.clock(), next, &unpark.woken, wait.spin);
         }
     }
 }
@@ -276,7 +337,15 @@ pub(crate) fn spawn_named<C: Clock + 'static, S: Storage + 'static>(
     wheel.enable_batched_wakes();
     thread::Builder::new()
         .name(name.into())
-        .spawn(move || run(wheel, max_sleep))
+        .spawn(move || {
+            let mut once = Some(ForLife {
+                wheel,
+                // A place of its own for the waker: other drivers of the same wheel (a
+                // second thread, a runtime's task) keep theirs.
+                slot: wheel.driver_slot(),
+            });
+            run(|driving| driving.extend(once.take()), max_sleep)
+        })
         .unwrap_or_else(|err| panic!("punctual: could not start the timer thread: {err}"))
 }
 

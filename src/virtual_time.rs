@@ -51,7 +51,7 @@ use std::time::Instant;
 
 use punctual_core::{Clock, Growable, Reading, Wheel};
 
-use crate::ambient::Chosen;
+use crate::default_wheel::DefaultWheel;
 use crate::global::std_clock;
 
 /// The tick of a paused thread's wheel, as the global wheel's.
@@ -95,7 +95,7 @@ type VirtualWheel = Wheel<VirtualClock, Growable>;
 /// A paused thread's wheel, and how default deadlines reach it. Leaked.
 struct Paused {
     wheel: &'static VirtualWheel,
-    chosen: Chosen,
+    chosen: DefaultWheel,
 }
 
 /// The wheels of paused threads that have exited, for the next `pause`. A lock: taken
@@ -135,7 +135,7 @@ std::thread_local! {
 
 /// The paused thread's wheel, for a deadline starting now.
 #[inline]
-pub(crate) fn current() -> Option<&'static Chosen> {
+pub(crate) fn current() -> Option<&'static DefaultWheel> {
     PAUSED
         .try_with(|held| held.0.get())
         .ok()
@@ -195,7 +195,7 @@ fn make() -> &'static Paused {
     MADE.fetch_add(1, Ordering::Relaxed);
     Box::leak(Box::new(Paused {
         wheel,
-        chosen: Chosen {
+        chosen: DefaultWheel {
             wheel,
             #[cfg(feature = "tokio")]
             runtime_clock: None,

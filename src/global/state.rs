@@ -20,7 +20,7 @@
 //!
 //! The loom models of these transitions are in `tests/tests/loom_facade.rs`.
 
-use crate::sync_model::{AtomicU32, Ordering, yield_now};
+use crate::sync::{AtomicU32, Ordering, yield_now};
 
 /// This process's timer thread was started.
 pub(crate) const RUNNING: u32 = 1;

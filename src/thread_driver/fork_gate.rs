@@ -13,7 +13,7 @@
 //! (or that it waited for) happen one after the other, whole: a fork never copies a wheel
 //! in the middle of a turn. The loom models are in `tests/tests/loom_facade.rs`.
 
-use crate::sync_model::{AtomicUsize, Ordering, yield_now};
+use crate::sync::{AtomicUsize, Ordering, yield_now};
 
 /// One fork in the gate's word.
 pub(crate) const FORK: usize = 1 << (usize::BITS / 2);

@@ -94,7 +94,7 @@ impl RuntimeClock {
     /// runtime (`Wheel::restart`), whose earlier readings no longer bound the new ones.
     pub(crate) fn switch_to_tokio(&self, tick: Duration, pausable: bool) {
         // On the real source, no offset: the readings are then the global clock's own, and
-        // budgets carry over between such wheels (see `Chosen::on_global_timeline`). tokio
+        // budgets carry over between such wheels (see `DefaultWheel::on_global_timeline`). tokio
         // rounds a real-time sleep up to its millisecond anyway.
         let behind = if pausable {
             nanos(tokio_reading()) % nanos(tick).max(1)

@@ -25,7 +25,7 @@
 //! # Why homes are shelved, not freed
 //!
 //! `'static` references to a home are handed out and outlive it: every deadline that
-//! chose it keeps its [`Chosen`] (and a budget, its wheel) for life, finished or not; a
+//! chose it keeps its [`DefaultWheel`] (and a budget, its wheel) for life, finished or not; a
 //! thread keeps a spare entry of the wheel in a thread-local slot, which it gives back by
 //! the wheel's address when it exits; tokio may still hold a clone of the driver's
 //! waker. So a home is never freed: memory stays bounded by the homes in use at once,
@@ -64,7 +64,7 @@ use tokio::runtime::Handle;
 
 use super::clock::{RuntimeClock, RuntimeSleeper};
 use super::home_state::HomeState;
-use crate::ambient::Chosen;
+use crate::default_wheel::DefaultWheel;
 
 /// The tick of every runtime's default wheel: tokio's own timer resolution, and the
 /// global wheel's tick.
@@ -74,7 +74,7 @@ pub(crate) const TICK: Duration = Duration::from_millis(1);
 pub(crate) struct Home {
     pub(crate) wheel: Wheel<RuntimeClock, Growable>,
     /// How default deadlines reach `wheel` (set once the home is leaked).
-    pub(crate) chosen: OnceLock<Chosen>,
+    pub(crate) chosen: OnceLock<DefaultWheel>,
     state: HomeState,
     /// Made for a runtime whose clock tokio may pause (a `current_thread` one): `chosen`
     /// depends on it, so a home serves runtimes of its flavour only.
@@ -146,7 +146,7 @@ impl Home {
         // grid of its own, or on the tick grid: without early looks, tokio's rounding
         // would come on top of the wheel's tick boundary.
         home.wheel.enable_early_looks();
-        home.chosen.get_or_init(|| Chosen {
+        home.chosen.get_or_init(|| DefaultWheel {
             wheel: &home.wheel,
             runtime_clock: Some(home.wheel.clock()),
             // Settles the global wheel's clock (`StdClock` unless another was selected):
@@ -157,7 +157,7 @@ impl Home {
     }
 
     /// How default deadlines reach this home's wheel.
-    pub(crate) fn chosen(&'static self) -> &'static Chosen {
+    pub(crate) fn chosen(&'static self) -> &'static DefaultWheel {
         self.chosen.get().expect("set when the home was made")
     }
 

@@ -16,9 +16,9 @@
 //! clearing its bit: a driver idle on an empty wheel always sees the owner leave.
 //!
 //! `tests/tests/loom_facade.rs` includes this file with loom's atomics in place of
-//! `crate::sync_model`'s, and checks both claims under every interleaving.
+//! `crate::sync`'s, and checks both claims under every interleaving.
 
-use crate::sync_model::{AtomicU8, Ordering};
+use crate::sync::{AtomicU8, Ordering};
 
 const OWNED: u8 = 1;
 const DRIVEN: u8 = 2;

@@ -74,7 +74,7 @@ use tokio::runtime::Handle;
 pub use clock::RuntimeClock;
 use home::Home;
 
-use crate::ambient::Chosen;
+use crate::default_wheel::DefaultWheel;
 
 /// The thread's home: given up when the thread exits.
 struct Lease(Cell<Option<&'static Home>>);
@@ -93,7 +93,7 @@ std::thread_local! {
 
 /// The wheel of the tokio runtime this thread is in, claiming one for the thread if
 /// needed; `None` outside every runtime (or while the thread exits).
-pub(crate) fn current() -> Option<&'static Chosen> {
+pub(crate) fn current() -> Option<&'static DefaultWheel> {
     LEASE
         .try_with(|lease| {
             let held = lease.0.get().filter(|home| !home.runtime_gone());

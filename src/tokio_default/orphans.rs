@@ -2,9 +2,9 @@
 //! wheels of runtimes that shut down, and lets go of each wheel once it has drained.
 //!
 //! Started at the first shutdown that leaves a deadline armed; it then lives as long as
-//! the process, parked while it has nothing to drive. It turns each wheel by hand and
-//! sleeps until the earliest next turn of any of them, rounded up to the wheel's tick; a
-//! wake from a wheel (an earlier arm by the thread that still holds it) unparks it.
+//! the process, parked while it has nothing to drive. It is a timer thread like the
+//! global wheel's (`thread_driver::run`), over the set of orphaned wheels, each turn's
+//! next reading rounded up to the wheel's tick.
 //!
 //! The rounding keeps the wheels' early looks cheap: they were turned on for tokio's
 //! timer, which wakes at most once a millisecond, and a crowded tick is walked at each
@@ -13,14 +13,14 @@
 //! allows.
 
 use core::time::Duration;
-use std::sync::{Arc, Mutex, OnceLock};
-use std::task::{Wake, Waker};
+use std::sync::{Mutex, OnceLock};
 use std::thread::{self, Thread};
 
-use punctual_core::{Clock, DriverSlot, Growable, Reading};
+use punctual_core::{DriverSlot, Growable, Reading, Wheel};
 
 use super::clock::RuntimeClock;
 use super::home::{Home, on_tick_grid};
+use crate::thread_driver::{self, Driven};
 
 /// Homes handed over and not yet taken in by the thread.
 static INBOX: Mutex<Vec<&'static Home>> = Mutex::new(Vec::new());
@@ -33,6 +33,7 @@ pub(crate) fn adopt(home: &'static Home) {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
         .push(home);
     let thread = THREAD.get_or_init(|| {
+        thread_driver::handle_forks();
         thread::Builder::new()
             .name("punctual-orphans".into())
             .spawn(run)
@@ -43,64 +44,59 @@ pub(crate) fn adopt(home: &'static Home) {
     thread.unpark();
 }
 
-struct Unpark(Thread);
+/// A home's wheel, driven until it drains. The slot is `None` once the home is let go.
+struct Orphan {
+    home: &'static Home,
+    slot: Option<DriverSlot<'static, RuntimeClock, Growable>>,
+}
 
-impl Wake for Unpark {
-    fn wake(self: Arc<Self>) {
-        self.0.unpark();
+impl Driven for Orphan {
+    type Clock = RuntimeClock;
+    type Storage = Growable;
+
+    fn wheel(&self) -> &'static Wheel<RuntimeClock, Growable> {
+        &self.home.wheel
     }
-    fn wake_by_ref(self: &Arc<Self>) {
-        self.0.unpark();
+
+    fn slot(&mut self) -> &mut DriverSlot<'static, RuntimeClock, Growable> {
+        self.slot
+            .as_mut()
+            .expect("a home is not driven after it is let go")
+    }
+
+    /// On the tick grid (see the module docs).
+    fn next_turn(&self, next: Reading) -> Reading {
+        Reading::since_origin(on_tick_grid(next.as_duration(), self.home.wheel.tick()))
+    }
+
+    fn finished(&mut self) -> bool {
+        if self.home.wheel.occupied() != 0 {
+            return false;
+        }
+        // The place for the waker first: the home may serve another runtime as soon as
+        // it is let go.
+        self.slot = None;
+        self.home.orphan_drained();
+        true
     }
 }
 
-fn run() {
-    let waker = Waker::from(Arc::new(Unpark(thread::current())));
-    // A slot is `None` once its home is let go.
-    type Driving = (
-        &'static Home,
-        Option<DriverSlot<'static, RuntimeClock, Growable>>,
-    );
-    let mut driving: Vec<Driving> = Vec::new();
-    loop {
-        driving.extend(
-            INBOX
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner())
-                .drain(..)
-                .map(|home| (home, Some(home.wheel.driver_slot()))),
-        );
-        let mut wait = Duration::MAX;
-        driving.retain_mut(|(home, held)| {
-            let Some(slot) = held.as_mut() else {
-                return false;
-            };
-            // Without a place for the waker, turn again within a tick.
-            let has_place = slot.register(&waker);
-            let next = std::panic::catch_unwind(core::panic::AssertUnwindSafe(|| slot.turn()))
-                .unwrap_or(Reading::ZERO);
-            if home.wheel.occupied() == 0 {
-                // The place for the waker first: the home may serve another runtime
-                // as soon as it is let go.
-                *held = None;
-                home.orphan_drained();
-                return false;
-            }
-            let now = home.wheel.clock().now();
-            let tick = home.wheel.tick();
-            let mut until = on_tick_grid(next.as_duration(), tick).saturating_sub(now);
-            if !has_place {
-                until = until.min(tick);
-            }
-            wait = wait.min(until);
-            true
-        });
-        if wait == Duration::MAX {
-            thread::park();
-        } else {
-            thread::park_timeout(wait);
-        }
-    }
+fn run() -> ! {
+    thread_driver::run(
+        |driving: &mut Vec<Orphan>| {
+            driving.extend(
+                INBOX
+                    .lock()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner())
+                    .drain(..)
+                    .map(|home| Orphan {
+                        home,
+                        slot: Some(home.wheel.driver_slot()),
+                    }),
+            );
+        },
+        Duration::MAX,
+    )
 }
 
 #[cfg(test)]

@@ -13,14 +13,14 @@
 //!   a claim that takes the home off the shelf while the last holder is still leaving
 //!   finds its word clear.
 //!
-//! The files are included here as they are, with a `sync_model` of this test's that
+//! The files are included here as they are, with a `sync` of this test's that
 //! names loom's atomics and yield (the crate's names `core`'s and `std`'s), so the models
 //! check the code that runs. Run with
 //! `RUSTFLAGS="--cfg punctual_loom_facade" cargo test -p punctual-tests --test loom_facade --release`
 //! (`ci/loom.sh` does); without that cfg this file is empty.
 #![cfg(punctual_loom_facade)]
 
-mod sync_model {
+mod sync {
     pub(crate) use loom::sync::atomic::{AtomicU8, AtomicU32, AtomicUsize, Ordering};
     pub(crate) use loom::thread::yield_now;
 }

@@ -1,0 +1,117 @@
+//! `Ambient` with the `tokio` or `test-util` feature: a reference to the wheel chosen at
+//! the first pending poll (see `ambient`), kept until `forget_choice`.
+
+use punctual_core::{RawWheel, Reading, WheelRef};
+
+use super::Ambient;
+use crate::default_wheel::DefaultWheel;
+
+impl core::fmt::Debug for Ambient {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let chosen = self
+            .chosen
+            .map(|chosen| (chosen.wheel as *const dyn RawWheel).cast::<()>());
+        f.debug_struct("Ambient").field("chosen", &chosen).finish()
+    }
+}
+
+impl Ambient {
+    /// A handle that has not chosen yet.
+    pub const fn new() -> Self {
+        Self { chosen: None }
+    }
+}
+
+// SAFETY: `choose` settles `chosen` (the global wheel included, stored as any other) and
+// a repeated `choose` keeps it; only `forget_choice` clears it. So from a `choose` to the
+// next `forget_choice`, `get` returns the one wheel chosen, on every copy. `reading_at`
+// only ever moves an instant later on the chosen wheel's clock (it reads behind), or
+// carries it over to the global wheel's clock (`global::reading_at`).
+unsafe impl WheelRef for Ambient {
+    type Target = dyn RawWheel;
+
+    #[inline]
+    fn get(&self) -> &Self::Target {
+        match self.chosen {
+            Some(chosen) => chosen.wheel,
+            None => crate::global::global_wheel(),
+        }
+    }
+
+    #[inline]
+    fn choose(&mut self) {
+        if self.chosen.is_none() {
+            self.chosen = Some(choose());
+        }
+    }
+
+    #[inline]
+    fn reading_at(&self, at: Reading) -> Reading {
+        match self.chosen {
+            // The global wheel's clock may be another than the std reference
+            // (`global::reading_at`).
+            Some(chosen) if core::ptr::eq(chosen, &GLOBAL_CHOSEN) => crate::global::reading_at(at),
+            Some(chosen) => chosen.reading_at(at),
+            None => crate::global::reading_at(at),
+        }
+    }
+
+    #[inline]
+    fn forget_choice(&mut self) {
+        self.chosen = None;
+    }
+
+    /// Budgets apply across the wheels whose clocks read the same (see
+    /// `DefaultWheel::on_global_timeline`): those answer the global wheel's address.
+    #[inline]
+    fn id(&self) -> usize {
+        (self.budget_wheel() as *const dyn RawWheel).cast::<()>() as usize
+    }
+}
+
+impl Ambient {
+    /// The wheel a budget made for this handle names (`Budget::new`): the chosen one, or
+    /// the global wheel for every wheel that reads the global wheel's clock (see
+    /// [`WheelRef::id`]).
+    pub(crate) fn budget_wheel(&self) -> &'static dyn RawWheel {
+        match self.chosen {
+            Some(chosen) if !chosen.on_global_timeline => chosen.wheel,
+            _ => crate::global::global_wheel(),
+        }
+    }
+}
+
+impl Ambient {
+    /// `at`, a reading of the chosen wheel's clock, as a reading of the global clock: the
+    /// inverse of `reading_at`, so that an instant can move from one default wheel to
+    /// another (a budget carried into a task polled on another thread).
+    pub(crate) fn global_reading(&self, at: Reading) -> Reading {
+        #[cfg(feature = "tokio")]
+        if let Some(clock) = self.chosen.and_then(|chosen| chosen.runtime_clock) {
+            return at.checked_add(clock.behind()).unwrap_or(Reading::END);
+        }
+        at
+    }
+}
+
+/// The global wheel, as a default deadline chooses it.
+static GLOBAL_CHOSEN: DefaultWheel = DefaultWheel {
+    wheel: crate::global::global_wheel_static(),
+    #[cfg(feature = "tokio")]
+    runtime_clock: None,
+    on_global_timeline: true,
+};
+
+/// The wheel for a deadline that starts now on this thread.
+#[inline(never)]
+fn choose() -> &'static DefaultWheel {
+    #[cfg(feature = "test-util")]
+    if let Some(wheel) = crate::virtual_time::current() {
+        return wheel;
+    }
+    #[cfg(feature = "tokio")]
+    if let Some(wheel) = crate::tokio_default::current() {
+        return wheel;
+    }
+    &GLOBAL_CHOSEN
+}

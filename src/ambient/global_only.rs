@@ -1,0 +1,53 @@
+//! `Ambient` without the `tokio` and `test-util` features: zero bytes, always the global
+//! wheel.
+
+use punctual_core::{RawWheel, Reading, WheelRef};
+
+use super::Ambient;
+use crate::global::Global;
+
+impl core::fmt::Debug for Ambient {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Ambient")
+            .field("chosen", &"the global wheel")
+            .finish()
+    }
+}
+
+impl Ambient {
+    /// A handle; there is nothing to choose.
+    pub const fn new() -> Self {
+        Self {}
+    }
+}
+
+// SAFETY: always the global wheel (`Global`'s).
+unsafe impl WheelRef for Ambient {
+    type Target = <Global as WheelRef>::Target;
+
+    #[inline(always)]
+    fn get(&self) -> &Self::Target {
+        Global.get()
+    }
+
+    #[inline]
+    fn reading_at(&self, at: Reading) -> Reading {
+        // Instants come as readings of the std reference: the global wheel's clock may be
+        // another (`global::reading_at`).
+        crate::global::reading_at(at)
+    }
+}
+
+impl Ambient {
+    /// The wheel a budget made for this handle names: the global wheel.
+    pub(crate) fn budget_wheel(&self) -> &'static dyn RawWheel {
+        crate::global::global_wheel()
+    }
+}
+
+impl Ambient {
+    /// The global wheel's readings are the global clock's.
+    pub(crate) fn global_reading(&self, at: Reading) -> Reading {
+        at
+    }
+}
