@@ -2,7 +2,7 @@
 # The short benchmark suite, written up: measures punctual beside tokio (its default timer
 # and its alternative one), async-io, futures-timer, futures-time and embassy-time, then
 # writes docs/benchmarks.md and docs/benchmarks.svg (docs/ only). Most of its time is the
-# first release build; the measuring itself takes about ten minutes. Not part of .ci/run:
+# first release build; the measuring itself takes a few minutes. Not part of .ci/run:
 # its numbers depend on the machine's load.
 #
 # tokio's alternative timer needs `--cfg tokio_unstable`: this command alone builds so, in
@@ -23,6 +23,9 @@ export RUSTFLAGS="${RUSTFLAGS:-} --cfg tokio_unstable"
 export CARGO_TARGET_DIR="$PWD/target/unstable"
 bench() { cargo bench -p punctual-benches --bench "$@"; }
 cargo bench -p punctual-benches --no-run
+# Firmware sizes first, with the firmware's own build settings (not this report's cfg):
+# the report's verdict reads them from the page.
+env -u RUSTFLAGS -u CARGO_TARGET_DIR bash ci/firmware_sizes.sh
 start=$(date +%s)
 # Memory, a million timers and the HTTP server first, each measurement in a process of its
 # own: memory counts allocations with its own global allocator, which no timing bench
@@ -33,5 +36,3 @@ bench million -- --tsv "$out/million.tsv"
 bench http -- --tsv "$out/http.tsv"
 bench report -- --memory "$out/memory.tsv" --million "$out/million.tsv" --http "$out/http.tsv"
 echo "bench_report: measured in $(( $(date +%s) - start )) s" >&2
-# Firmware sizes, with the firmware's own build settings (not this report's cfg).
-env -u RUSTFLAGS -u CARGO_TARGET_DIR bash ci/firmware_sizes.sh

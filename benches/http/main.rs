@@ -30,7 +30,7 @@ const REQUESTS: usize = 20_000;
 /// Inner deadlines per request.
 const KS: [usize; 3] = [0, 4, 16];
 /// Runs per peer and K.
-const RUNS: usize = 5;
+const RUNS: usize = 7;
 
 /// One measurement: requests/s, p50, p99 and p99.9 (µs), server CPU per request (µs).
 fn one(peer: Peer, k: usize) -> [f64; 5] {

@@ -1,6 +1,7 @@
 //! The short benchmark suite, written up: measures every scenario of `common` for every peer
-//! ([`measure`]), then writes `docs/benchmarks.md` ([`tables`], with the targets of
-//! [`targets`]) and `docs/benchmarks.svg` ([`chart`]). It writes `docs/` only.
+//! ([`measure`]), then writes `docs/benchmarks.md` ([`tables`]: the [`verdict`] per use
+//! case, the tables, the targets of [`targets`] with their [`causes`]) and
+//! `docs/benchmarks.svg` ([`chart`]). It writes `docs/` only.
 //!
 //! Run it with `bash ci/bench_report.sh`, which first measures, each in processes of its
 //! own, memory (`benches/memory.rs`, with a counting allocator), a million timers
@@ -12,6 +13,7 @@
 #[macro_use]
 mod common;
 
+mod causes;
 mod chart;
 mod format;
 mod http;
@@ -22,6 +24,7 @@ mod peer_targets;
 mod probe;
 mod tables;
 mod targets;
+mod verdict;
 
 use std::path::Path;
 use std::time::Instant;
@@ -71,15 +74,16 @@ fn main() {
             });
     measure::progress(&format!("measured in {:.0?}", start.elapsed()));
 
-    let md = tables::markdown(&results, &m);
+    let path = root.join("docs/benchmarks.md");
+    let old = std::fs::read_to_string(&path).unwrap_or_default();
+    let md = tables::markdown(&results, &m, verdict::firmware(&old));
     let svg = chart::chart(&results, &m);
     if args.iter().any(|a| a == "--no-write") {
         println!("{md}");
         return;
     }
     std::fs::create_dir_all(root.join("docs")).expect("docs/");
-    let path = root.join("docs/benchmarks.md");
-    let md = md + &kept_sections(&path);
+    let md = md + &kept_sections(&old);
     std::fs::write(&path, &md).expect("write docs/benchmarks.md");
     std::fs::write(root.join("docs/benchmarks.svg"), svg).expect("write docs/benchmarks.svg");
     println!("{md}");
@@ -91,8 +95,7 @@ fn main() {
 const KEPT: &str = "<!-- kept by the report: written by hand or by other scripts -->";
 
 /// The part of the existing report from [`KEPT`] on (empty without one).
-fn kept_sections(path: &std::path::Path) -> String {
-    let old = std::fs::read_to_string(path).unwrap_or_default();
+fn kept_sections(old: &str) -> String {
     match old.find(KEPT) {
         Some(at) => format!("\n{}", &old[at..]),
         None => String::new(),

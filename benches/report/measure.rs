@@ -78,13 +78,22 @@ pub(crate) fn lateness_peers() -> Vec<(Peer, &'static str)> {
 #[derive(Default)]
 pub(crate) struct Results {
     pub(crate) ready: BTreeMap<Peer, f64>,
+    /// Each round's sample, in round order: the peers' rounds are interleaved, so round `k`
+    /// of two peers saw the same moment of the machine (the same for `arm_cancel_runs`).
+    pub(crate) ready_runs: BTreeMap<Peer, Vec<f64>>,
     pub(crate) arm_cancel: BTreeMap<Peer, f64>,
+    pub(crate) arm_cancel_runs: BTreeMap<Peer, Vec<f64>>,
     pub(crate) arm_cancel_armed: BTreeMap<Peer, f64>,
     /// Peers that did not hold all [`ARMED`] deadlines: how many they held.
     pub(crate) armed_short: BTreeMap<Peer, usize>,
     /// Operations per second on 1 and on 2 threads.
     pub(crate) contention: BTreeMap<Peer, (f64, f64)>,
+    /// Each sample's operations per second on 2 threads (one peer after another).
+    pub(crate) contention_runs: BTreeMap<Peer, Vec<f64>>,
     pub(crate) fire: BTreeMap<Peer, Option<FireCost>>,
+    /// Each fire run's process CPU, in run order (interleaved between the peers); only
+    /// for peers whose every run finished.
+    pub(crate) fire_runs: BTreeMap<Peer, Vec<f64>>,
     pub(crate) fire_budget_on: BTreeMap<Peer, Option<FireCost>>,
     pub(crate) lateness: BTreeMap<Peer, (LatenessSummary, usize)>,
     /// Each lateness run's median (ns), in run order: runs of the peers are interleaved,
@@ -147,9 +156,10 @@ pub(crate) fn measure(results: &mut Results) {
         }
     }
     results.ready = samples
-        .into_iter()
-        .map(|(p, s)| (p, median_f64(s)))
+        .iter()
+        .map(|(&p, s)| (p, median_f64(s.clone())))
         .collect();
+    results.ready_runs = samples;
 
     // ---- arm + cancel ----------------------------------------------------------------
     progress("arm + cancel");
@@ -164,9 +174,10 @@ pub(crate) fn measure(results: &mut Results) {
         }
     }
     results.arm_cancel = samples
-        .into_iter()
-        .map(|(p, s)| (p, median_f64(s)))
+        .iter()
+        .map(|(&p, s)| (p, median_f64(s.clone())))
         .collect();
+    results.arm_cancel_runs = samples;
 
     progress("arm + cancel with 10 000 armed");
     for peer in Peer::timers() {
@@ -201,7 +212,8 @@ pub(crate) fn measure(results: &mut Results) {
         });
         results
             .contention
-            .insert(peer, (median_f64(one), median_f64(two)));
+            .insert(peer, (median_f64(one), median_f64(two.clone())));
+        results.contention_runs.insert(peer, two);
     }
 
     // ---- fire --------------------------------------------------------------------------
@@ -212,6 +224,12 @@ pub(crate) fn measure(results: &mut Results) {
         for &peer in &fire_peers {
             let cost = with_peer!(peer, T => common::fire::<T>(FIRE_N, FIRE_GIVE_UP));
             runs.entry(peer).or_default().push(cost);
+        }
+    }
+    for (&peer, costs) in &runs {
+        if costs.iter().all(Option::is_some) {
+            let cpu = costs.iter().flatten().map(|c| c.cpu.as_secs_f64() * 1e3);
+            results.fire_runs.insert(peer, cpu.collect());
         }
     }
     results.fire = runs

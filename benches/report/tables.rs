@@ -1,5 +1,5 @@
-//! The markdown of `docs/benchmarks.md`: the targets, then one table per scenario, then how
-//! each peer is measured.
+//! The markdown of `docs/benchmarks.md`: the verdict per use case, one table per scenario,
+//! how each peer is measured, and the project's targets as an appendix.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -8,9 +8,10 @@ use crate::common::Peer;
 use crate::format::*;
 use crate::machine::Machine;
 use crate::measure::*;
-use crate::targets::{cause, mark, targets};
+use crate::targets::{mark, targets};
+use crate::verdict::Firmware;
 
-pub(crate) fn markdown(r: &Results, m: &Machine) -> String {
+pub(crate) fn markdown(r: &Results, m: &Machine, firmware: Option<Firmware>) -> String {
     let mut s = String::new();
     let load = |l: Option<f64>| l.map_or("?".into(), |l| format!("{l:.2}"));
     let steal = |share: Option<f64>| share.map_or("?".into(), |x| format!("{:.1}%", x * 100.0));
@@ -25,7 +26,8 @@ pub(crate) fn markdown(r: &Results, m: &Machine) -> String {
          full criterion suites are `cargo bench -p punctual-benches --bench timers` and \
          `--bench fire`; `--bench lateness`, `--bench memory`, `--bench million` and \
          `--bench http` print their tables. The command builds with `--cfg tokio_unstable`, \
-         for tokio's alternative timer.) The machine is a virtual one, shared with other \
+         for tokio's alternative timer, and tokio without `test-util`, as a service's \
+         release build has it.) The machine is a virtual one, shared with other \
          work: read the figures as ratios between peers measured in the same run, not as \
          absolute costs.\n"
     );
@@ -48,23 +50,7 @@ pub(crate) fn markdown(r: &Results, m: &Machine) -> String {
         "![cost per operation, fire and lateness](benchmarks.svg)\n"
     );
 
-    let _ = writeln!(s, "## Targets\n");
-    let _ = writeln!(s, "| target | measured | |\n|---|---|---|");
-    let rows = targets(r);
-    for (target, measured, ok) in &rows {
-        let _ = writeln!(s, "| {target} | {measured} | {} |", mark(*ok));
-    }
-    if rows.iter().any(|(_, _, ok)| !ok) {
-        let _ = writeln!(s, "\n## Still missed\n");
-        let _ = writeln!(
-            s,
-            "Each target missed in this run, and what profiling found to be the cause.\n"
-        );
-        let _ = writeln!(s, "| target | measured | cause |\n|---|---|---|");
-        for (target, measured, _) in rows.iter().filter(|(_, _, ok)| !ok) {
-            let _ = writeln!(s, "| {target} | {measured} | {} |", cause(target, r, m));
-        }
-    }
+    crate::verdict::section(&mut s, r, firmware);
 
     let _ = writeln!(s, "\n## Cost per operation\n");
     let _ = writeln!(
@@ -236,13 +222,6 @@ pub(crate) fn markdown(r: &Results, m: &Machine) -> String {
         }
     }
 
-    let _ = writeln!(
-        s,
-        "\n**Where the default path's fire CPU goes** (profiled; it holds whether or not \
-         this run met the target): {}\n",
-        cause("fire: process CPU ≤ tokio's", r, m)
-    );
-
     let _ = writeln!(s, "\n## Memory\n");
     let _ = writeln!(
         s,
@@ -362,9 +341,9 @@ pub(crate) fn markdown(r: &Results, m: &Machine) -> String {
          the worker-local path users' tasks take; contention runs tasks on the same runtime.\n\
          - **tokio**: `tokio::time::timeout(d, f)`, always inside `tokio::task::unconstrained` \
          (its cooperative budget would otherwise stop its timers from registering after 128 \
-         polls in one task), except in the budget-on row. Note that the benchmarks \
-         enable tokio's `test-util` feature (as the workspace's tests do, for the adapter's \
-         paused-clock tests), under which tokio's `Instant::now()` checks for a paused clock.\n\
+         polls in one task), except in the budget-on row. Built without tokio's \
+         `test-util` feature, under which tokio's `Instant::now()` would first check for a \
+         paused clock on every reading.\n\
          - **async-io**: `f` raced against `async_io::Timer::after(d)`, the timer made once `f` \
          is pending (as `f.or(async {{ Timer::after(d).await; .. }})` does).\n\
          - **futures-timer**: `f` raced against `futures_timer::Delay::new(d)`, made once `f` is \
@@ -384,5 +363,45 @@ pub(crate) fn markdown(r: &Results, m: &Machine) -> String {
          deadline does that starts at its first poll and hands itself to a driver on \
          another thread without a lock.\n"
     );
+    appendix(&mut s, r, m);
     s
+}
+
+/// The targets the project set itself, each judged on this run, with the cause of each
+/// one missed.
+fn appendix(s: &mut String, r: &Results, m: &Machine) {
+    let rows = targets(r);
+    if rows.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "## Appendix: targets
+"
+    );
+    let _ = writeln!(
+        s,
+        "The targets the project set itself, most of them against tokio, judged on this run; \
+         for each one missed, what profiling or the same run found to be the cause. A target \
+         missed here may still be a row where punctual is ahead of every peer (the verdict \
+         says which).\n"
+    );
+    let _ = writeln!(s, "| target | measured | | cause |\n|---|---|---|---|");
+    // A cause shared by several targets is written once.
+    let mut written: Vec<(String, &str)> = Vec::new();
+    for (target, measured, ok) in &rows {
+        let cause = if *ok {
+            String::new()
+        } else {
+            let cause = crate::causes::missed(target, r, m);
+            match written.iter().find(|(text, _)| *text == cause) {
+                Some((_, first)) => format!("As for *{first}*."),
+                None => {
+                    written.push((cause.clone(), target));
+                    cause
+                }
+            }
+        };
+        let _ = writeln!(s, "| {target} | {measured} | {} | {cause} |", mark(*ok));
+    }
 }
