@@ -16,7 +16,7 @@ pub(crate) struct DefaultWheel {
     /// A runtime's clock, which reads behind the global clock by a fraction of a tick;
     /// `None` for a clock that reads the global clock's readings.
     #[cfg(feature = "tokio")]
-    pub(crate) runtime_clock: Option<&'static crate::tokio_default::RuntimeClock>,
+    pub(crate) reads_behind: Option<&'static dyn ReadsBehind>,
     /// The wheel's clock reads what the global wheel's reads, at every moment (a
     /// multi-thread runtime's wheel, on the real source with no offset, while the global
     /// wheel is on `StdClock`): a budget started on either applies on the other, so that
@@ -24,12 +24,19 @@ pub(crate) struct DefaultWheel {
     pub(crate) on_global_timeline: bool,
 }
 
+/// A clock that reads behind the global clock by less than a tick (a runtime's).
+#[cfg(feature = "tokio")]
+pub(crate) trait ReadsBehind: Sync {
+    /// How far behind the global clock's readings it reads.
+    fn behind(&self) -> core::time::Duration;
+}
+
 impl DefaultWheel {
     /// `at`, a reading of the global clock, as a reading of this wheel's clock.
     #[inline]
     pub(crate) fn reading_at(&self, at: Reading) -> Reading {
         #[cfg(feature = "tokio")]
-        if let Some(clock) = self.runtime_clock {
+        if let Some(clock) = self.reads_behind {
             if at != Reading::END {
                 return at - clock.behind();
             }

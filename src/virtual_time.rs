@@ -198,7 +198,7 @@ fn make() -> &'static Paused {
         chosen: DefaultWheel {
             wheel,
             #[cfg(feature = "tokio")]
-            runtime_clock: None,
+            reads_behind: None,
             on_global_timeline: false,
         },
     }))

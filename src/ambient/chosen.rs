@@ -87,7 +87,7 @@ impl Ambient {
     /// another (a budget carried into a task polled on another thread).
     pub(crate) fn global_reading(&self, at: Reading) -> Reading {
         #[cfg(feature = "tokio")]
-        if let Some(clock) = self.chosen.and_then(|chosen| chosen.runtime_clock) {
+        if let Some(clock) = self.chosen.and_then(|chosen| chosen.reads_behind) {
             return at.checked_add(clock.behind()).unwrap_or(Reading::END);
         }
         at
@@ -98,7 +98,7 @@ impl Ambient {
 static GLOBAL_CHOSEN: DefaultWheel = DefaultWheel {
     wheel: crate::global::global_wheel_static(),
     #[cfg(feature = "tokio")]
-    runtime_clock: None,
+    reads_behind: None,
     on_global_timeline: true,
 };
 

@@ -42,6 +42,7 @@ use core::time::Duration;
 
 use punctual_core::{Clock, Reading, Sleeper};
 
+use crate::default_wheel::ReadsBehind;
 use crate::global::std_clock;
 
 const REAL: u64 = 1;
@@ -132,9 +133,11 @@ impl RuntimeClock {
     pub(crate) fn global_reading(&self, at: Reading) -> Reading {
         at.checked_add(self.behind()).unwrap_or(Reading::END)
     }
+}
 
+impl ReadsBehind for RuntimeClock {
     /// How far behind the global clock this clock reads (see `behind`).
-    pub(crate) fn behind(&self) -> Duration {
+    fn behind(&self) -> Duration {
         Duration::from_nanos(self.behind.load(Ordering::Relaxed))
     }
 }

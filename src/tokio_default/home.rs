@@ -148,7 +148,7 @@ impl Home {
         home.wheel.enable_early_looks();
         home.chosen.get_or_init(|| DefaultWheel {
             wheel: &home.wheel,
-            runtime_clock: Some(home.wheel.clock()),
+            reads_behind: Some(home.wheel.clock()),
             // Settles the global wheel's clock (`StdClock` unless another was selected):
             // a budget started here may then end a deadline on the global wheel.
             on_global_timeline: !pausable && crate::global::reads_std_clock(),

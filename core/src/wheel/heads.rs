@@ -37,7 +37,7 @@ impl IndexWidth for u16 {}
 impl IndexWidth for u32 {}
 
 pub(crate) mod width {
-    use crate::wheel::entry::Index;
+    use crate::wheel::link::Index;
 
     /// How an index is kept at a width: sealed, only this crate implements it.
     pub trait Width: Copy + Send + Sync + 'static {
@@ -198,7 +198,7 @@ impl<W, const L: usize> core::fmt::Debug for Heads<W, L> {
 #[cfg(test)]
 mod tests {
     use super::width::Width;
-    use crate::wheel::entry::NIL;
+    use crate::wheel::link::NIL;
 
     #[test]
     fn every_width_keeps_nil_as_zero_and_its_largest_index() {
