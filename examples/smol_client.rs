@@ -20,7 +20,6 @@ use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use punctual::DeadlineExt;
 use smol::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use smol::net::{TcpListener, TcpStream};
 
@@ -64,8 +63,8 @@ async fn client(wheel: &'static punctual_smol::SmolWheel, addr: SocketAddr) -> b
     let mut ok = true;
     for (path, name, expect_met) in [("/fast", "fast", true), ("/slow", "slow", false)] {
         let start = Instant::now();
-        let result = fetch(addr, path)
-            .deadline_on(wheel, REQUEST_DEADLINE)
+        let result = wheel
+            .deadline(REQUEST_DEADLINE, fetch(addr, path))
             .named(name)
             .await;
         let took = start.elapsed();

@@ -29,7 +29,6 @@ use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use punctual::DeadlineExt;
 use punctual_tokio::TokioWheel;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
@@ -86,8 +85,8 @@ async fn read_request(socket: &mut BufReader<TcpStream>) -> std::io::Result<Requ
 /// Serves one connection: one request under `deadline`, then the answer.
 async fn serve_one(socket: TcpStream, wheel: &'static TokioWheel, deadline: Duration) -> Outcome {
     let mut socket = BufReader::new(socket);
-    let request = match read_request(&mut socket)
-        .deadline_on(wheel, deadline)
+    let request = match wheel
+        .deadline(deadline, read_request(&mut socket))
         .named("request")
         .await
     {
@@ -251,9 +250,9 @@ async fn self_test() -> ExitCode {
     // The clients are bounded too (by the same wheel), so the example cannot hang.
     let client_limit = Duration::from_secs(5);
     let (fast, http, slow) = tokio::join!(
-        fast_client(addr).deadline_on(wheel, client_limit),
-        http_client(addr).deadline_on(wheel, client_limit),
-        slow_client(addr).deadline_on(wheel, client_limit),
+        wheel.deadline(client_limit, fast_client(addr)),
+        wheel.deadline(client_limit, http_client(addr)),
+        wheel.deadline(client_limit, slow_client(addr)),
     );
     let mut ok = true;
     match fast {

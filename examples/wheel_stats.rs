@@ -7,10 +7,11 @@ use std::sync::LazyLock;
 use std::time::Duration;
 
 use futures_util::future::join_all;
-use punctual::{DeadlineExt, Growable, StdClock, Wheel};
+use punctual::{Growable, StdClock, Wheel};
 
-static WHEEL: LazyLock<Wheel<StdClock, Growable>> =
-    LazyLock::new(|| Wheel::growable(StdClock::new(), Duration::from_millis(1)));
+static WHEEL: LazyLock<Wheel<StdClock, Growable>> = LazyLock::new(|| {
+    Wheel::growable(StdClock::new(), Duration::from_millis(1)).with_batched_wakes()
+});
 
 fn main() {
     punctual::spawn_driver(&WHEEL);
@@ -20,20 +21,21 @@ fn main() {
             match i % 3 {
                 // Fires: the inner future never completes.
                 0 => {
-                    let _ = std::future::pending::<()>()
-                        .deadline_on(wheel, Duration::from_millis(1 + i % 20))
+                    let _ = wheel
+                        .deadline(
+                            Duration::from_millis(1 + i % 20),
+                            std::future::pending::<()>(),
+                        )
                         .await;
                 }
                 // Completes in time: a short sleep under a long deadline.
                 1 => {
-                    let _ = wheel
-                        .sleep(Duration::from_millis(1 + i % 5))
-                        .deadline_on(wheel, Duration::from_secs(5))
-                        .await;
+                    let sleep = wheel.sleep(Duration::from_millis(1 + i % 5));
+                    let _ = wheel.deadline(Duration::from_secs(5), sleep).await;
                 }
                 // Ready at once: arms nothing.
                 _ => {
-                    let _ = async { i }.deadline_on(wheel, Duration::from_secs(5)).await;
+                    let _ = wheel.deadline(Duration::from_secs(5), async { i }).await;
                 }
             }
         });

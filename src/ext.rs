@@ -4,7 +4,7 @@ use core::future::Future;
 use core::time::Duration;
 
 use futures_core::Stream;
-use punctual_core::{Limit, RawWheel};
+use punctual_core::Limit;
 
 use crate::ambient::Ambient;
 use crate::carry::CurrentBudget;
@@ -12,7 +12,7 @@ use crate::defaults::{Deadline, IdleTimeout, StreamDeadline};
 use crate::instant::DeadlineInstant;
 
 /// Bounds any future by a deadline: `.deadline(d)` and `.deadline_at(instant)` on the
-/// default wheel, `.deadline_on(&wheel, d)` on a wheel of your own.
+/// default wheel. On a wheel of your own, `wheel.deadline(d, fut)`.
 ///
 /// The default wheel is chosen at the first poll that finds the future pending: inside a
 /// tokio runtime (feature `tokio`), that runtime's wheel, on its clock, paused or not; on
@@ -118,23 +118,6 @@ pub trait DeadlineExt: Future + Sized {
     /// Dropping it drops `self`.
     fn with_current_budget(self) -> CurrentBudget<Self> {
         crate::carry::carry(self)
-    }
-
-    /// Bounds `self` by `duration` on a wheel of your own.
-    ///
-    /// # Errors
-    ///
-    /// `Err(Elapsed)` when `duration` passes before `self` completes.
-    ///
-    /// # Cancel safety
-    ///
-    /// Dropping the deadline drops `self`; see [`punctual_core::Deadline`].
-    fn deadline_on(
-        self,
-        wheel: &dyn RawWheel,
-        duration: Duration,
-    ) -> punctual_core::Deadline<'_, Self> {
-        punctual_core::Deadline::new(self, wheel, Limit::After(duration))
     }
 }
 

@@ -49,7 +49,13 @@ use punctual_core::{BootClock, Clock, ClockInstant, Growable, Reading, StdClock,
 /// The global wheel's tick.
 const TICK: Duration = Duration::from_millis(1);
 
-static GLOBAL: Wheel<GlobalClock, Growable> = Wheel::growable(GlobalClock, TICK);
+// SAFETY: a static stays at its address for the rest of the process. Its tasks are polled
+// on other threads than the timer thread's: batched wakes.
+static GLOBAL: Wheel<GlobalClock, Growable> = unsafe {
+    Wheel::growable(GlobalClock, TICK)
+        .with_batched_wakes()
+        .with_thread_spares()
+};
 /// See the module docs, "State", and [`state`].
 static STATE: AtomicU32 = AtomicU32::new(0);
 use state::{BOOT, RUNNING, STARTING, STD, Start};
@@ -285,7 +291,6 @@ fn start_timer_thread() -> u32 {
             let unclaim = Unclaim;
             // Before the thread exists: a fork from here on finds the handlers in place.
             handle_forks();
-            GLOBAL.enable_thread_spares();
             crate::thread_driver::spawn_named(&GLOBAL, "punctual-timer", max_sleep(claimed));
             core::mem::forget(unclaim);
             state::started(&STATE)

@@ -294,19 +294,25 @@ pub(crate) fn run<D: Driven>(mut take_in: impl FnMut(&mut Vec<D>), max_sleep: Du
 /// armed: its sleeps stop during a suspend, and deadlines that came due meanwhile fire
 /// within a second of the resume.
 ///
+/// Its tasks are polled on other threads: build the wheel with batched wakes
+/// ([`Wheel::with_batched_wakes`](punctual_core::Wheel::with_batched_wakes)), so that a
+/// turn wakes one task and that task's poll wakes the rest on its own thread.
+///
 /// A child process forked from this one has no such thread (a fork copies only the thread
 /// that called it); call `spawn_driver` again in the child to drive its copy of the
 /// wheel. A fork waits for a turn in progress, so the copy is never half turned.
 ///
 /// ```
 /// use std::time::Duration;
-/// use punctual::{DeadlineExt, Growable, StdClock, Wheel};
+/// use punctual::{Growable, StdClock, Wheel};
 ///
 /// static WHEEL: std::sync::LazyLock<Wheel<StdClock, Growable>> =
-///     std::sync::LazyLock::new(|| Wheel::growable(StdClock::new(), Duration::from_micros(100)));
+///     std::sync::LazyLock::new(|| {
+///         Wheel::growable(StdClock::new(), Duration::from_micros(100)).with_batched_wakes()
+///     });
 /// punctual::spawn_driver(&WHEEL);
 /// # futures_executor::block_on(async {
-/// let r = std::future::pending::<()>().deadline_on(&*WHEEL, Duration::from_millis(2)).await;
+/// let r = WHEEL.deadline(Duration::from_millis(2), std::future::pending::<()>()).await;
 /// assert!(r.is_err());
 /// # });
 /// ```
@@ -332,9 +338,6 @@ pub(crate) fn spawn_named<C: Clock + 'static, S: Storage + 'static>(
     name: &str,
     max_sleep: Duration,
 ) -> JoinHandle<()> {
-    // The tasks are polled on other threads: a turn wakes one of them, which wakes the
-    // rest of the turn's batch on its own thread (see `Wheel::enable_batched_wakes`).
-    wheel.enable_batched_wakes();
     thread::Builder::new()
         .name(name.into())
         .spawn(move || {

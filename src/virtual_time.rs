@@ -152,8 +152,8 @@ fn paused_wheel(caller: &str) -> &'static VirtualWheel {
 
 /// Moves `wheel`'s clock by `by` and fires what comes due (see [`advance`]).
 fn advance_wheel(wheel: &VirtualWheel, by: Duration) {
-    let now = wheel.clock().advance(by);
-    wheel.advance_to(Reading::since_origin(now));
+    wheel.clock().advance(by);
+    wheel.turn();
 }
 
 /// Pauses time for the default deadlines started on this thread from now on (see the
@@ -185,13 +185,11 @@ fn unshelve() -> Option<&'static Paused> {
 
 /// A new wheel (leaked: see the module docs).
 fn make() -> &'static Paused {
-    let wheel: &'static VirtualWheel = Box::leak(Box::new(Wheel::growable(
-        VirtualClock(AtomicU64::new(0)),
-        TICK,
-    )));
     // A crowded tick's deadlines fire at their own times too, as a sparse one's do, so
     // that advances that add up to a deadline fire it however they are split.
-    wheel.enable_early_looks();
+    let wheel: &'static VirtualWheel = Box::leak(Box::new(
+        Wheel::growable(VirtualClock(AtomicU64::new(0)), TICK).with_early_looks(),
+    ));
     MADE.fetch_add(1, Ordering::Relaxed);
     Box::leak(Box::new(Paused {
         wheel,
@@ -234,7 +232,7 @@ pub fn advance_to_next() -> Option<Duration> {
     // Moves the clock by `by` and turns; returns the reading the wheel plans to turn at.
     let step = |by: Duration| {
         wheel.clock().advance(by);
-        wheel.advance_to(reading())
+        wheel.turn()
     };
     // A turn where the clock stands takes in what was armed since the last one.
     let mut plan = step(Duration::ZERO);

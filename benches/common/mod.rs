@@ -7,10 +7,10 @@
 //! |-----------------|------------------------------------------------------------------------|
 //! | `punctual`      | `f.deadline(d)`: the global wheel (1 ms tick) and its thread           |
 //! | `punctual in tokio` | `f.deadline(d)` polled inside a tokio runtime: the runtime's wheel (1 ms tick), turned by a task of the runtime, as tokio's scenarios run |
-//! | `punctual-100us`| `f.deadline_on(&WHEEL, d)`: a 100 µs wheel driven by `spawn_driver`   |
-//! | `punctual-smol` | `f.deadline_on(&wheel, d)` on a 1 ms wheel driven inside the executor by `punctual_smol::with_driver` (fire only) |
+//! | `punctual-100us`| `WHEEL.deadline(d, f)`: a 100 µs wheel driven by `spawn_driver`   |
+//! | `punctual-smol` | `wheel.deadline(d, f)` on a 1 ms wheel driven inside the executor by `punctual_smol::with_driver` (fire only) |
 //! | `punctual-smol-100us` | the same on a 100 µs wheel driven inside the executor by `punctual_smol::with_driver` (lateness only) |
-//! | `punctual-tokio` | `f.deadline_on(wheel, d)` on the wheel of `punctual::adapters::tokio::start()`: a 1 ms wheel driven by a task of the current-thread runtime (fire and lateness only) |
+//! | `punctual-tokio` | `wheel.deadline(d, f)` on the wheel of `punctual::adapters::tokio::start()`: a 1 ms wheel driven by a task of the current-thread runtime (fire and lateness only) |
 //! | `tokio`         | `tokio::time::timeout(d, f)`, always inside `tokio::task::unconstrained`; the micro benches (ready, arm + cancel) in a task on a worker of a 2-worker runtime, the fire and lateness scenarios in a current-thread runtime's `block_on` |
 //! | `tokio alt timer` | the same on a 2-worker multi-thread runtime built with `enable_alt_timer()` (per-worker wheels), every scenario in a task on a worker; only when built with `--cfg tokio_unstable` (see [`tokio_alt`]) |
 //! | `async-io`      | `f` raced against `async_io::Timer::after(d)` (made when `f` is pending, as `f.or(async { Timer::after(d).await; .. })` does) |

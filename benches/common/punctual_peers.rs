@@ -25,8 +25,9 @@ impl Timeouts for PunctualGlobal {
 
 /// A wheel with a 100 µs tick, driven by `punctual::spawn_driver`.
 pub(crate) fn wheel_100us() -> &'static Wheel<StdClock, Growable> {
-    static WHEEL: LazyLock<Wheel<StdClock, Growable>> =
-        LazyLock::new(|| Wheel::growable(StdClock::new(), Duration::from_micros(100)));
+    static WHEEL: LazyLock<Wheel<StdClock, Growable>> = LazyLock::new(|| {
+        Wheel::growable(StdClock::new(), Duration::from_micros(100)).with_batched_wakes()
+    });
     static DRIVER: Once = Once::new();
     DRIVER.call_once(|| {
         punctual::spawn_driver(&WHEEL);
@@ -42,14 +43,14 @@ impl Timeouts for Punctual100us {
         f: F,
         d: Duration,
     ) -> impl Future + Send + 'static {
-        f.deadline_on(wheel_100us(), d)
+        wheel_100us().deadline(d, f)
     }
 
     fn timed_out<F: Future + Unpin + Send + 'static>(
         f: F,
         d: Duration,
     ) -> impl Future<Output = bool> + Send + 'static {
-        async move { f.deadline_on(wheel_100us(), d).await.is_err() }
+        async move { wheel_100us().deadline(d, f).await.is_err() }
     }
 }
 
@@ -75,14 +76,14 @@ macro_rules! smol_peer {
                 f: F,
                 d: Duration,
             ) -> impl Future + Send + 'static {
-                f.deadline_on(Self::wheel(), d)
+                Self::wheel().deadline(d, f)
             }
 
             fn timed_out<F: Future + Unpin + Send + 'static>(
                 f: F,
                 d: Duration,
             ) -> impl Future<Output = bool> + Send + 'static {
-                async move { f.deadline_on(Self::wheel(), d).await.is_err() }
+                async move { Self::wheel().deadline(d, f).await.is_err() }
             }
 
             fn block_on<R: Send + 'static>(fut: impl Future<Output = R> + Send + 'static) -> R {

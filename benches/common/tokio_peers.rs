@@ -192,7 +192,7 @@ impl Timeouts for TokioAlt {
     }
 }
 
-/// The tokio adapter: `f.deadline_on(wheel, d)` on the wheel of `punctual::adapters::tokio::start()`
+/// The tokio adapter: `wheel.deadline(d, f)` on the wheel of `punctual::adapters::tokio::start()`
 /// (1 ms ticks), whose driver is a task of the current-thread runtime that tokio's
 /// scenarios run on; those scenarios run as [`TokioTimeout`]'s do.
 pub(crate) struct PunctualTokio;
@@ -214,14 +214,14 @@ impl Timeouts for PunctualTokio {
         f: F,
         d: Duration,
     ) -> impl Future + Send + 'static {
-        f.deadline_on(Self::wheel(), d)
+        Self::wheel().deadline(d, f)
     }
 
     fn timed_out<F: Future + Unpin + Send + 'static>(
         f: F,
         d: Duration,
     ) -> impl Future<Output = bool> + Send + 'static {
-        async move { f.deadline_on(Self::wheel(), d).await.is_err() }
+        async move { Self::wheel().deadline(d, f).await.is_err() }
     }
 
     fn context<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> R {

@@ -325,14 +325,14 @@ pub(crate) fn markdown(r: &Results, m: &Machine, firmware: Option<Firmware>) -> 
     let _ = writeln!(
         s,
         "- **punctual**: `f.deadline(d)` on the global wheel (1 ms tick, its own driver \
-         thread); **punctual-100us**: `f.deadline_on(&wheel, d)` on a growable wheel of 100 µs \
+         thread); **punctual-100us**: `wheel.deadline(d, f)` on a growable wheel of 100 µs \
          ticks driven by `punctual::spawn_driver`; **punctual-smol** (fire only) and \
          **punctual-smol-100us**: growable wheels of 1 ms and 100 µs ticks whose driver runs \
          inside the executor's own task \
          (`async_io::block_on(punctual_smol::with_driver(wheel, ..))`), sleeping on async-io \
          timers in the reactor that block_on runs, as async-io's own timers do.\n\
          - **punctual-tokio** (fire and lateness): the tokio adapter, \
-         `f.deadline_on(wheel, d)` on the wheel of `punctual::adapters::tokio::start()` (1 ms \
+         `wheel.deadline(d, f)` on the wheel of `punctual::adapters::tokio::start()` (1 ms \
          ticks), driven by a task of the current-thread runtime the scenario runs on.\n\
          - **tokio alt timer**: `tokio::time::timeout(d, f)` on a 2-worker multi-thread \
          runtime built with `Builder::enable_alt_timer()` (tokio's alternative timer, a \

@@ -112,7 +112,7 @@
 //! turn, so an arm and a release touch only this thread's cache lines. A release that
 //! finds the entry taken, or below later arms, cancels it through the cancel inbox.
 //!
-//! On a wheel with thread spares ([`Wheel::enable_thread_spares`]: one that lives for the
+//! On a wheel with thread spares ([`Wheel::with_thread_spares`]: one that lives for the
 //! rest of the process, as the global wheel), the releasing thread keeps the entry it
 //! freed in a thread-local slot and its next arm takes it from there (see `spare`): such an
 //! arm and release are then two atomic read-modify-writes, the push and the take-back,
@@ -163,13 +163,13 @@
 //! * a thread that asks the driver role's holder to turn for it is told the tick.
 //!
 //! A wheel whose driver sleeps on a coarser timer (tokio's millisecond grid) may look at
-//! dense slots early too ([`Wheel::enable_early_looks`]; see `levels`, "Early looks"): a
+//! dense slots early too ([`Wheel::with_early_looks`]; see `levels`, "Early looks"): a
 //! dense slot is then planned and looked at as a sparse one is, at its earliest deadline
 //! (so an arm into that tick due before it wakes the driver), and each look fires what is
 //! due and plans the next at the earliest one left.
 //!
 //! A turn never uses a reading older than the start of the tick the wheel has reached (a
-//! second driver, or `advance_to` with an older time, may bring one): some turn read at
+//! second driver, whose reading is older, may bring one): some turn read at
 //! least that much, so the reading fires nothing early, and a deadline armed from an
 //! older reading still, due before that tick, fires rather than going into a slot behind
 //! the wheel.
@@ -206,11 +206,9 @@ use crate::sync::Padded;
 
 use crate::clock::Clock;
 use crate::sync::{AtomicU32, Ordering, UnsafeCell};
-use crate::time::{Reading, StoredTick, Tick, TickDivisor};
+use crate::time::{Reading, StoredTick};
 use driver_wakers::DriverWakers;
 use entry::{HANDLE, WHEEL};
-use levels::{Grain, Levels};
-use link::PlainLink;
 use lists::Fresh;
 use parked::Parked;
 use plan::{ACTIVE, Plan};
@@ -220,6 +218,7 @@ use storage::{Fixed, Storage};
 use turn::DriverState;
 
 mod arm;
+mod build;
 pub(crate) mod driver_wakers;
 pub(crate) mod entry;
 mod handoff;
@@ -301,15 +300,13 @@ pub struct Wheel<C, S> {
     counters: Padded<Counters>,
     /// Fired entries handed to a polling thread (see `handoff`): lines of their own.
     handoff: Padded<handoff::Handoff>,
-    /// Whether threads may keep a free entry of this wheel aside (see `spare`): set only
-    /// through a `&'static` reference ([`Wheel::enable_thread_spares`]), so only on a wheel
-    /// that stays at its address for the rest of the process. Not a synchronising flag: an
-    /// arm that reads it stale merely does without a spare.
-    spares: core::sync::atomic::AtomicBool,
-    /// Whether the driver looks at dense level-0 slots before their tick too
-    /// ([`Wheel::enable_early_looks`]): read by the driver at the start of each turn, so
-    /// not a synchronising flag either.
-    early_looks: core::sync::atomic::AtomicBool,
+    /// Threads may keep a free entry of this wheel aside (see `spare`): set only on a wheel
+    /// that stays at its address for the rest of the process.
+    spares: bool,
+    /// The driver looks at dense level-0 slots before their tick too.
+    early_looks: bool,
+    /// A turn hands its fired deadlines' wakes to the first task it wakes (see `handoff`).
+    batched_wakes: bool,
 }
 
 impl<C, S> Wheel<C, S> {
@@ -338,154 +335,7 @@ pub type GrowableWheel<C> = Wheel<C, crate::Growable>;
 // shared fields are atomics or `Sync` (`C: Sync` by `Clock`, `S: Sync` by `Storage`).
 unsafe impl<C: Clock, S: Storage> Sync for Wheel<C, S> {}
 
-#[cfg(not(punctual_loom))]
-const fn new_shards() -> [Shard; SHARDS] {
-    [const { shards::new_shard() }; SHARDS]
-}
-
-#[cfg(punctual_loom)]
-fn new_shards() -> [Shard; SHARDS] {
-    core::array::from_fn(|_| shards::new_shard())
-}
-
-const fn tick_nanos(tick: Duration) -> u64 {
-    let nanos = tick.as_nanos();
-    assert!(nanos > 0, "punctual: a wheel's tick must be at least 1 ns");
-    assert!(
-        nanos <= u64::MAX as u128,
-        "punctual: a wheel's tick must be below 584 years"
-    );
-    nanos as u64
-}
-
-impl<C: Clock, const N: usize, W: heads::IndexWidth, const L: usize> Wheel<C, Fixed<N, W, L>> {
-    crate::sync::const_fn! {
-        /// A wheel of `N` entries and the given `tick`, usable in a `static`.
-        ///
-        /// # Panics
-        ///
-        /// If `tick` is zero, or 2<sup>64</sup> ns (about 584 years) or more (at compile
-        /// time in a `static`).
-        pub fn fixed(clock: C, tick: Duration) -> Self {
-            Self::with_storage(clock, tick, Fixed::new())
-        }
-    }
-}
-
-#[cfg(feature = "alloc")]
-#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
-impl<C: Clock> Wheel<C, crate::Growable> {
-    crate::sync::const_fn! {
-        /// A wheel that grows as deadlines are armed, with the given `tick`.
-        ///
-        /// # Panics
-        ///
-        /// If `tick` is zero, or 2<sup>64</sup> ns (about 584 years) or more.
-        pub fn growable(clock: C, tick: Duration) -> Self {
-            Self::with_storage(clock, tick, crate::Growable::new())
-        }
-    }
-}
-
 impl<C: Clock, S: Storage> Wheel<C, S> {
-    crate::sync::const_fn! {
-        fn with_storage(clock: C, tick: Duration, storage: S) -> Self {
-            Self {
-                clock,
-                tick: StoredTick::new(TickDivisor::new(tick_nanos(tick))),
-                storage,
-                shards: new_shards(),
-                fresh: Fresh::new(),
-                role: AtomicU32::new(0),
-                driver_wakers: DriverWakers::new(),
-                parked: Parked::new(),
-                plan: Padded::new(Plan {
-                    next_wake: AtomicU32::new(0),
-                    offset: AtomicU32::new(0),
-                    word: AtomicU32::new(0),
-                }),
-                driver: Padded::new(UnsafeCell::new(DriverState {
-                    levels: Levels::new(),
-                    to_wake: PlainLink::NIL,
-                    to_wake_tail: PlainLink::NIL,
-                    linger_until: Tick::new(0),
-                    started: false,
-                    parked: false,
-                    handed_at: Tick::new(0),
-                    grain: Grain::NANOS,
-                    early_looks: false,
-                })),
-                counters: Padded::new(Counters::new()),
-                handoff: Padded::new(handoff::Handoff::new()),
-                spares: core::sync::atomic::AtomicBool::new(false),
-                early_looks: core::sync::atomic::AtomicBool::new(false),
-            }
-        }
-    }
-
-    /// For a wheel whose driver sleeps on a coarser timer than the wheel's ticks, as
-    /// tokio's is (it rounds every sleep up to a millisecond grid of its own): the driver
-    /// then also looks before its tick at a slot of many deadlines, whenever the earliest
-    /// of them is due, and fires what is due by then. Without this, such a slot fires at
-    /// its tick, and the driver's timer adds its own rounding after that. With it, a
-    /// deadline fires at the first wake of that timer after its own deadline, as the
-    /// timer's own sleeps would, whatever the tick. Each look walks the slot: with a
-    /// coarse timer, a few walks per tick (the timer's wakes during it), and a wake for
-    /// an arm into the planned tick due before the earliest. Nothing ever fires before
-    /// its deadline either way. The tokio adapters turn it on. A driver on a precise
-    /// timer (a thread of its own, async-io, embassy) has no use for it, and should not
-    /// turn it on: it would wake for each deadline of a crowded tick and walk the tick's
-    /// deadlines each time. For every driver of the wheel, and not undone.
-    ///
-    /// Without `std` this changes nothing, and firmware carries none of its code.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use core::time::Duration;
-    /// use punctual_core::{Fixed, ManualClock, Wheel};
-    ///
-    /// let wheel: Wheel<ManualClock, Fixed<64>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
-    /// wheel.enable_early_looks();
-    /// ```
-    pub fn enable_early_looks(&self) {
-        self.early_looks.store(true, Ordering::Relaxed);
-    }
-
-    /// Whether early looks are on (see [`Wheel::enable_early_looks`]); never without `std`.
-    #[inline]
-    fn early_looks(&self) -> bool {
-        cfg!(feature = "std") && self.early_looks.load(Ordering::Relaxed)
-    }
-
-    /// Lets each thread keep aside the last entry it freed on this wheel, for its next
-    /// deadline: a deadline released before the driver saw it (the commonest kind) then
-    /// costs two atomic read-modify-writes instead of four. A thread gives its entry back
-    /// when it exits, or when it parks an entry of another wheel. Without `std` (no
-    /// thread-locals) this changes nothing.
-    ///
-    /// Only a wheel that lives for the rest of the process can have spares (a `static`, or
-    /// a leaked one), as a `&'static` reference promises: a thread that exits gives its
-    /// entry back by the wheel's address.
-    ///
-    /// A parked entry is not in use ([`occupied`](Wheel::occupied) does not count it), but
-    /// no other thread can take it: a fixed wheel lends up to one entry to each thread
-    /// that used it last.
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// use punctual_core::{Fixed, ManualClock, Wheel};
-    /// static WHEEL: Wheel<ManualClock, Fixed<64>> =
-    ///     Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
-    /// WHEEL.enable_thread_spares();
-    /// ```
-    ///
-    /// (`punctual::global_wheel()` and the wheels of `punctual_smol::leak_wheel` and
-    /// `punctual_tokio` have spares.)
-    pub fn enable_thread_spares(&'static self) {
-        self.spares.store(true, Ordering::Relaxed);
-    }
-
     /// The clock deadlines on this wheel are measured on.
     pub fn clock(&self) -> &C {
         &self.clock
@@ -546,25 +396,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
 
     /// Fires every deadline whose tick has come by the clock's current time (and those of
     /// a sparse slot whose own time has: "Sub-tick firing") and returns the clock reading
-    /// at which the wheel wants to be turned next, [`Reading::END`] when nothing is armed
-    /// (see [`Wheel::advance_to`]).
-    pub fn turn(&self) -> Reading {
-        self.turn_as(None)
-    }
-
-    /// [`Wheel::turn`] by the driver in waker slot `slot` (`None`: a driver with no slot,
-    /// or a turn by hand), which a turn that takes the wheel out of idle then does not
-    /// wake (see "Waking the driver").
-    pub(crate) fn turn_as(&self, slot: Option<usize>) -> Reading {
-        self.turn_at(self.now(), slot)
-    }
-
-    /// Fires every deadline whose tick has come at clock reading `now` (clamped to the
-    /// clock's current reading, so a driver that runs ahead can never make a deadline fire
-    /// early), and those of a sparse slot whose own time has (module docs, "Sub-tick
-    /// firing"); wakes their tasks, reclaims released entries, and returns the clock
-    /// reading at which the wheel wants to be turned next: a tick boundary, or the time of
-    /// the next sparse slot's earliest deadline.
+    /// at which the wheel wants to be turned next: a tick boundary, or the time of the
+    /// next sparse slot's earliest deadline.
     ///
     /// Turn the wheel again when that time comes, or earlier when the waker given to
     /// [`Wheel::register_driver`] (or to a [`DriverSlot`](crate::DriverSlot)) is woken.
@@ -575,8 +408,15 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// thread does the work before it lets go. That thread may plan anew as it does, with
     /// no one to tell, so the time returned then is the next tick boundary at the latest
     /// (never `END`): turn again by then.
-    pub fn advance_to(&self, now: Reading) -> Reading {
-        self.turn_at(now.min(self.now()), None)
+    pub fn turn(&self) -> Reading {
+        self.turn_as(None)
+    }
+
+    /// [`Wheel::turn`] by the driver in waker slot `slot` (`None`: a driver with no slot,
+    /// or a turn by hand), which a turn that takes the wheel out of idle then does not
+    /// wake (see "Waking the driver").
+    pub(crate) fn turn_as(&self, slot: Option<usize>) -> Reading {
+        self.turn_at(self.now(), slot)
     }
 
     /// Registers the waker to wake when the wheel must be turned sooner than planned: a
@@ -628,7 +468,7 @@ impl<S: Storage> Wheel<crate::ManualClock, S> {
     /// it lets go). Returns the new clock reading.
     pub fn advance(&self, by: Duration) -> Reading {
         let now = Reading::since_origin(self.clock.advance(by));
-        self.advance_to(now);
+        self.turn_at(now, None);
         now
     }
 }

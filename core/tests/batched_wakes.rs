@@ -1,4 +1,4 @@
-//! Batched wakes (`Wheel::enable_batched_wakes`): a turn wakes the first of its fired
+//! Batched wakes (`Wheel::with_batched_wakes`): a turn wakes the first of its fired
 //! deadlines, that deadline's poll (or drop) wakes the rest, and a batch no deadline takes
 //! is woken by the next tick's turn, also when the lead never polls, drops its deadline,
 //! or a waker of the batch panics.
@@ -44,8 +44,7 @@ fn without_batched_wakes_a_turn_wakes_every_fired_deadline() {
 
 #[test]
 fn the_leads_poll_wakes_the_rest_of_its_batch() {
-    let wheel = growable();
-    wheel.enable_batched_wakes();
+    let wheel = growable().with_batched_wakes();
     let wakers: Vec<CountingWaker> = (0..4).map(|_| CountingWaker::new()).collect();
     let mut sleeps: Vec<_> = (0..4).map(|_| Box::pin(wheel.sleep(ms(10)))).collect();
     for (s, w) in sleeps.iter_mut().zip(&wakers) {
@@ -68,8 +67,7 @@ fn the_leads_poll_wakes_the_rest_of_its_batch() {
 
 #[test]
 fn a_lead_that_never_polls_leaves_the_batch_to_the_next_ticks_turn() {
-    let wheel = fixed::<8>();
-    wheel.enable_batched_wakes();
+    let wheel = fixed::<8>().with_batched_wakes();
     let wakers: Vec<CountingWaker> = (0..3).map(|_| CountingWaker::new()).collect();
     let mut deadlines: Vec<_> = (0..3)
         .map(|_| Box::pin(wheel.deadline(ms(10), core::future::pending::<()>())))
@@ -98,8 +96,7 @@ fn a_lead_that_never_polls_leaves_the_batch_to_the_next_ticks_turn() {
 
 #[test]
 fn a_lead_that_drops_its_deadline_wakes_the_rest() {
-    let wheel = growable();
-    wheel.enable_batched_wakes();
+    let wheel = growable().with_batched_wakes();
     let wakers: Vec<CountingWaker> = (0..3).map(|_| CountingWaker::new()).collect();
     let mut sleeps: Vec<Option<Pin<Box<_>>>> =
         (0..3).map(|_| Some(Box::pin(wheel.sleep(ms(3))))).collect();
@@ -127,8 +124,7 @@ impl Wake for Panicking {
 
 #[test]
 fn a_waker_that_panics_in_the_batch_loses_no_other_wake() {
-    let wheel = growable();
-    wheel.enable_batched_wakes();
+    let wheel = growable().with_batched_wakes();
     let lead_waker = CountingWaker::new();
     let panicking = Arc::new(Panicking(AtomicUsize::new(0)));
     let panicking_waker = Waker::from(Arc::clone(&panicking));

@@ -261,11 +261,6 @@ fn a_refused_backwards_set_changes_nothing_and_fires_nothing_early() {
         ms(100),
         "a refused set moved the clock"
     );
-    // Turning to an earlier reading (a stale one) is a no-op.
-    assert_eq!(
-        wheel.advance_to(Reading::since_origin(ms(50))),
-        Reading::since_origin(ms(110))
-    );
     assert!(w.poll(d.as_mut()).is_pending());
     wheel.advance(ms(10) - ns(1));
     assert_eq!(w.wakes(), 0);
@@ -273,10 +268,4 @@ fn a_refused_backwards_set_changes_nothing_and_fires_nothing_early() {
     wheel.advance(ns(1));
     assert_eq!(w.wakes(), 1);
     assert!(w.poll(d.as_mut()).is_ready());
-    // A turn to a reading ahead of the clock is clamped to the clock: nothing fires early.
-    let mut e = pin!(wheel.sleep(ms(5)));
-    assert!(w.poll(e.as_mut()).is_pending());
-    let _ = wheel.advance_to(Reading::since_origin(ms(200)));
-    assert_eq!(w.wakes(), 1, "advance_to ran ahead of the clock");
-    assert!(w.poll(e.as_mut()).is_pending());
 }

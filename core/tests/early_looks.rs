@@ -1,4 +1,4 @@
-//! Early looks (`Wheel::enable_early_looks`, for a driver on a coarser timer than the
+//! Early looks (`Wheel::with_early_looks`, for a driver on a coarser timer than the
 //! wheel's ticks, as tokio's is): a dense slot is looked at before its tick as a sparse
 //! one is, whenever its earliest deadline is due; each look fires every deadline due by
 //! then and nothing before its own time, and plans the next at the earliest one left. So
@@ -20,9 +20,10 @@ type TestWheel = Wheel<ManualClock, Fixed<32>>;
 fn wheel(early_looks: bool) -> TestWheel {
     let wheel = Wheel::fixed(ManualClock::new(), ms(1));
     if early_looks {
-        wheel.enable_early_looks();
+        wheel.with_early_looks()
+    } else {
+        wheel
     }
-    wheel
 }
 
 /// One sleep per waker, due at `first` µs and on, `step` µs apart, each polled once, then
@@ -156,8 +157,8 @@ fn a_slot_of_more_deadlines_than_its_count_keeps_is_looked_at_early_too() {
     // Three hundred due at 2.001, 2.004 … 2.898 ms in one slot (its count saturates at
     // 255, "many"): the look at 2.45 ms fires the 150 due by then, and the next is planned
     // at the earliest left.
-    let wheel: Wheel<ManualClock, Growable> = Wheel::growable(ManualClock::new(), ms(1));
-    wheel.enable_early_looks();
+    let wheel: Wheel<ManualClock, Growable> =
+        Wheel::growable(ManualClock::new(), ms(1)).with_early_looks();
     let w = wakers(300);
     let _sleeps = filed(&wheel, &w, 2001, 3);
     wheel.advance_to_manual(us(2450));

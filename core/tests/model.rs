@@ -262,7 +262,7 @@ proptest! {
         run(&wheel, Some(FIXED_CAPACITY), &case);
     }
 
-    /// A growable wheel with early looks on (`Wheel::enable_early_looks`), on cases that
+    /// A growable wheel with early looks on (`Wheel::with_early_looks`), on cases that
     /// crowd slots: dense slots are also looked at before their tick, so every deadline
     /// fires at the first turn after its own time, as a sparse tick's does; never before.
     /// With `std` only: without it, early looks change nothing.
@@ -270,7 +270,8 @@ proptest! {
     #[test]
     fn early_looking_wheel_agrees_with_the_reference(case in crowded_case()) {
         let wheel: Wheel<ManualClock, Growable> =
-            Wheel::growable(ManualClock::starting_at(case.start_reading()), case.tick);
+            Wheel::growable(ManualClock::starting_at(case.start_reading()), case.tick)
+                .with_early_looks();
         run_looking_early(&wheel, None, &case);
     }
 

@@ -1,10 +1,10 @@
-//! Wheels with thread spares (`Wheel::enable_thread_spares`): a thread keeps the last entry
+//! Wheels with thread spares (`Wheel::with_thread_spares`): a thread keeps the last entry
 //! it freed aside for its next deadline. These tests check that a spare is really kept
 //! (another thread cannot take it), and what makes that safe: a spare serves only the
 //! wheel it came from, a thread gives it back when it exits or moves on to another wheel,
 //! and a deadline armed from a spare behaves as any other.
 //!
-//! Each test has wheels of its own (`static`s, so that spares can be enabled), and runs
+//! Each test has wheels of its own (`static`s, which may have spares), and runs
 //! its deadlines on threads of its own: a thread's spare slot is per thread, not per wheel.
 //!
 //! With `std` only: without it there are no thread-locals, and spares change nothing.
@@ -72,8 +72,9 @@ impl Holder {
 
 #[test]
 fn a_parked_entry_is_kept_from_other_threads_until_its_thread_exits() {
-    static WHEEL: Wheel<ManualClock, Fixed<1>> = Wheel::fixed(ManualClock::new(), TICK);
-    WHEEL.enable_thread_spares();
+    // SAFETY: a static stays at its address for good.
+    static WHEEL: Wheel<ManualClock, Fixed<1>> =
+        unsafe { Wheel::fixed(ManualClock::new(), TICK).with_thread_spares() };
     let holder = Holder::after(|| arm_and_drop(&WHEEL));
     // The wheel's one entry waits in the holder's slot: no other thread gets it.
     assert_eq!(WHEEL.occupied(), 0, "a parked entry is not in use");
@@ -86,10 +87,12 @@ fn a_parked_entry_is_kept_from_other_threads_until_its_thread_exits() {
 
 #[test]
 fn a_thread_that_moves_on_to_another_wheel_gives_the_first_one_its_entry_back() {
-    static FIRST: Wheel<ManualClock, Fixed<1>> = Wheel::fixed(ManualClock::new(), TICK);
-    static SECOND: Wheel<ManualClock, Fixed<1>> = Wheel::fixed(ManualClock::new(), TICK);
-    FIRST.enable_thread_spares();
-    SECOND.enable_thread_spares();
+    // SAFETY: a static stays at its address for good.
+    static FIRST: Wheel<ManualClock, Fixed<1>> =
+        unsafe { Wheel::fixed(ManualClock::new(), TICK).with_thread_spares() };
+    // SAFETY: a static stays at its address for good.
+    static SECOND: Wheel<ManualClock, Fixed<1>> =
+        unsafe { Wheel::fixed(ManualClock::new(), TICK).with_thread_spares() };
     let holder = Holder::after(|| {
         arm_and_drop(&FIRST);
         arm_and_drop(&SECOND);
@@ -103,10 +106,12 @@ fn a_thread_that_moves_on_to_another_wheel_gives_the_first_one_its_entry_back() 
 
 #[test]
 fn a_spare_serves_only_the_wheel_it_came_from() {
-    static TWO: Wheel<ManualClock, Fixed<2>> = Wheel::fixed(ManualClock::new(), TICK);
-    static ONE: Wheel<ManualClock, Fixed<1>> = Wheel::fixed(ManualClock::new(), TICK);
-    TWO.enable_thread_spares();
-    ONE.enable_thread_spares();
+    // SAFETY: a static stays at its address for good.
+    static TWO: Wheel<ManualClock, Fixed<2>> =
+        unsafe { Wheel::fixed(ManualClock::new(), TICK).with_thread_spares() };
+    // SAFETY: a static stays at its address for good.
+    static ONE: Wheel<ManualClock, Fixed<1>> =
+        unsafe { Wheel::fixed(ManualClock::new(), TICK).with_thread_spares() };
     thread::spawn(|| {
         let mut cx = Context::from_waker(Waker::noop());
         // Park `TWO`'s entry 1: armed last, so it is the arm inbox's head when dropped.
@@ -144,8 +149,9 @@ fn a_spare_serves_only_the_wheel_it_came_from() {
 
 #[test]
 fn a_deadline_armed_from_a_spare_fires_on_time_and_frees_its_entry() {
-    static WHEEL: Wheel<ManualClock, Fixed<1>> = Wheel::fixed(ManualClock::new(), TICK);
-    WHEEL.enable_thread_spares();
+    // SAFETY: a static stays at its address for good.
+    static WHEEL: Wheel<ManualClock, Fixed<1>> =
+        unsafe { Wheel::fixed(ManualClock::new(), TICK).with_thread_spares() };
     thread::spawn(|| {
         let mut cx = Context::from_waker(Waker::noop());
         for round in 0..3u32 {
@@ -177,8 +183,9 @@ fn a_deadline_armed_from_a_spare_fires_on_time_and_frees_its_entry() {
 
 #[test]
 fn a_deadline_dropped_while_its_thread_exits_still_frees_its_entry() {
-    static WHEEL: Wheel<ManualClock, Fixed<1>> = Wheel::fixed(ManualClock::new(), TICK);
-    WHEEL.enable_thread_spares();
+    // SAFETY: a static stays at its address for good.
+    static WHEEL: Wheel<ManualClock, Fixed<1>> =
+        unsafe { Wheel::fixed(ManualClock::new(), TICK).with_thread_spares() };
     /// Drops an armed deadline in its own thread-local destructor, which may run after
     /// the spare slot's: the release must then free the entry without a slot.
     struct DropsADeadline(

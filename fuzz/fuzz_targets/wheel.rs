@@ -37,7 +37,7 @@ fuzz_target!(|data: &[u8]| {
     // With early looks, a crowded slot's deadlines also fire at the first turn after
     // their own time.
     let looking: Wheel<ManualClock, Growable> =
-        Wheel::growable(ManualClock::starting_at(start), case.tick);
+        Wheel::growable(ManualClock::starting_at(start), case.tick).with_early_looks();
     run_looking_early(&looking, None, &case);
 });
 

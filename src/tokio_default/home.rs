@@ -134,18 +134,18 @@ impl Home {
 
     /// A new home (leaked: see the module docs).
     fn make(pausable: bool) -> &'static Home {
+        // Its driver sleeps on tokio's timer, which rounds each sleep up to a millisecond
+        // grid of its own, or on the tick grid: without early looks, tokio's rounding
+        // would come on top of the wheel's tick boundary.
+        let wheel = Wheel::growable(RuntimeClock::new(), TICK).with_early_looks();
         let home: &'static Home = Box::leak(Box::new(Home {
-            wheel: Wheel::growable(RuntimeClock::new(), TICK),
+            // SAFETY: the home is leaked, so its wheel stays where it is for good.
+            wheel: unsafe { wheel.with_thread_spares() },
             chosen: OnceLock::new(),
             state: HomeState::new(),
             pausable,
         }));
         MADE.fetch_add(1, Ordering::Relaxed);
-        home.wheel.enable_thread_spares();
-        // Its driver sleeps on tokio's timer, which rounds each sleep up to a millisecond
-        // grid of its own, or on the tick grid: without early looks, tokio's rounding
-        // would come on top of the wheel's tick boundary.
-        home.wheel.enable_early_looks();
         home.chosen.get_or_init(|| DefaultWheel {
             wheel: &home.wheel,
             reads_behind: Some(home.wheel.clock()),

@@ -13,8 +13,9 @@ use std::time::{Duration, Instant};
 
 use punctual::{Growable, StdClock, Wheel};
 
-static WHEEL: LazyLock<Wheel<StdClock, Growable>> =
-    LazyLock::new(|| Wheel::growable(StdClock::new(), Duration::from_millis(1)));
+static WHEEL: LazyLock<Wheel<StdClock, Growable>> = LazyLock::new(|| {
+    Wheel::growable(StdClock::new(), Duration::from_millis(1)).with_batched_wakes()
+});
 
 struct Count(AtomicUsize);
 

@@ -18,8 +18,9 @@ use punctual::{
 /// A deadline that has not fired after this long has failed (it would have hung).
 const WATCHDOG: Duration = Duration::from_secs(20);
 
-static OWN: LazyLock<Wheel<BootClock, Growable>> =
-    LazyLock::new(|| Wheel::growable(BootClock::new(), Duration::from_millis(1)));
+static OWN: LazyLock<Wheel<BootClock, Growable>> = LazyLock::new(|| {
+    Wheel::growable(BootClock::new(), Duration::from_millis(1)).with_batched_wakes()
+});
 
 /// Awaits `fut` on a thread of its own, failing if it takes longer than [`WATCHDOG`].
 fn within_watchdog<T: Send + 'static>(
@@ -87,7 +88,7 @@ fn boot_clock_on_a_wheel_of_ones_own_and_on_the_global_wheel() {
         let started = Instant::now();
         let fired = within_watchdog(
             "a deadline on a BootClock wheel",
-            pending::<()>().deadline_on(&*OWN, requested),
+            OWN.deadline(requested, pending::<()>()),
         );
         assert!(fired.is_err());
         assert!(

@@ -16,10 +16,9 @@ struct StdThread {
 
 impl StdThread {
     fn new() -> Self {
-        let wheel = Box::leak(Box::new(Wheel::growable(
-            StdClock::new(),
-            Duration::from_millis(1),
-        )));
+        let wheel = Wheel::growable(StdClock::new(), Duration::from_millis(1))
+            .with_batched_wakes()
+            .leak();
         punctual::spawn_driver(wheel);
         Self { wheel }
     }

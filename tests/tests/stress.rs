@@ -694,8 +694,9 @@ fn run_scenario<C: Clock + 'static, S: Storage + 'static>(
 
 #[test]
 fn thread_driver_with_std_threads() {
-    static WHEEL: LazyLock<Wheel<StdClock, Growable>> =
-        LazyLock::new(|| Wheel::growable(StdClock::new(), Duration::from_millis(1)));
+    static WHEEL: LazyLock<Wheel<StdClock, Growable>> = LazyLock::new(|| {
+        Wheel::growable(StdClock::new(), Duration::from_millis(1)).with_batched_wakes()
+    });
     punctual::spawn_driver(&WHEEL);
     let executor = Arc::new(Executor::default());
     let workers: Vec<_> = (0..2)

@@ -43,9 +43,7 @@ pub type SmolDriver<'w, S = Growable> = Driver<'w, StdClock, S, AsyncIoSleeper>;
 ///
 /// If `tick` is zero, or 2<sup>64</sup> ns (about 584 years) or more.
 pub fn leak_wheel(tick: Duration) -> &'static SmolWheel {
-    let wheel = Box::leak(Box::new(Wheel::growable(StdClock::new(), tick)));
-    wheel.enable_thread_spares();
-    wheel
+    Wheel::growable(StdClock::new(), tick).leak()
 }
 
 /// The driver future of `wheel`: spawn it on any executor (`smol::spawn(..).detach()`,

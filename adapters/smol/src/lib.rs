@@ -5,8 +5,7 @@
 //! driven by [`driver`], a future that turns the wheel and sleeps on an
 //! [`async_io::Timer`] until its next turn. Spawn it on any executor, or run it alongside
 //! your own future with [`with_driver`]; deadlines are made on the wheel with
-//! [`Wheel::deadline`](punctual_core::Wheel::deadline) (or the facade's
-//! `DeadlineExt::deadline_on`).
+//! [`Wheel::deadline`](punctual_core::Wheel::deadline).
 //!
 //! ```
 //! use std::time::Duration;

@@ -63,8 +63,7 @@ pub fn start_with_tick(tick: Duration) -> &'static TokioWheel {
         let _context = handle.enter();
         TokioClock::new()
     };
-    let wheel: &'static TokioWheel = Box::leak(Box::new(Wheel::growable(clock, tick)));
-    wheel.enable_thread_spares();
+    let wheel: &'static TokioWheel = Wheel::growable(clock, tick).with_early_looks().leak();
     spawn_driver_on(&handle, wheel);
     wheel
 }
@@ -140,17 +139,15 @@ pub fn spawn_driver_on<S: Storage + 'static>(
 /// # }
 /// ```
 ///
-/// It turns on the wheel's early looks ([`Wheel::enable_early_looks`]), for good and for
-/// every driver of the wheel: tokio's timer rounds each sleep up to its own millisecond.
+/// Build the wheel with early looks ([`Wheel::with_early_looks`]): tokio's timer rounds
+/// each sleep up to its own millisecond, which would otherwise come on top of the
+/// wheel's tick.
 ///
 /// # Cancel safety
 ///
 /// Dropping the driver stops the wheel: armed deadlines no longer fire until another
 /// driver turns it. Nothing is lost; they fire late, once one does.
 pub fn driver<S: Storage>(wheel: &Wheel<TokioClock, S>) -> TokioDriver<'_, S> {
-    // tokio's timer rounds each sleep up to a millisecond grid of its own: a dense slot
-    // is looked at early, so that this rounding does not come on top of its tick's.
-    wheel.enable_early_looks();
     wheel.driver(TokioSleeper::new(wheel.clock()))
 }
 

@@ -3,8 +3,7 @@
 //!
 //! [`start`] makes a wheel on the current runtime's clock ([`TokioClock`]), spawns its
 //! driver as an ordinary task, and returns the `&'static` wheel; deadlines are made on it
-//! with [`Wheel::deadline`](punctual_core::Wheel::deadline) (or the facade's
-//! `DeadlineExt::deadline_on`). It works on `current_thread` and `multi_thread` runtimes.
+//! with [`Wheel::deadline`](punctual_core::Wheel::deadline). It works on `current_thread` and `multi_thread` runtimes.
 //!
 //! ```
 //! use std::time::Duration;
@@ -142,8 +141,9 @@
 //! up to whole milliseconds, and the driver task waits its turn on the scheduler. Ticks
 //! below 1 ms do not make deadlines more precise on tokio.
 //!
-//! So that tokio's rounding does not come on top of the wheel's own, [`driver`] turns on
-//! the wheel's early looks ([`Wheel::enable_early_looks`](punctual_core::Wheel::enable_early_looks)):
+//! So that tokio's rounding does not come on top of the wheel's own, the wheel of
+//! [`start`] is built with early looks, and so should a wheel of your own be
+//! ([`Wheel::with_early_looks`](punctual_core::Wheel::with_early_looks)):
 //! the driver also wakes at the earliest deadline of a tick that holds many, fires what
 //! is due then, and wakes again at the earliest one left, rather than only at the tick's
 //! end. Deadlines then fire at tokio's first wake after their own time, as tokio's own

@@ -565,7 +565,7 @@ fn clock_reads_the_runtime_it_runs_in() {
 #[tokio::test(start_paused = true)]
 async fn paused_a_crowded_tick_longer_than_tokios_millisecond_is_looked_at_early() {
     // A 5 ms tick, and twenty deadlines within one tick (0.1, 0.3 … 3.9 ms into it). The
-    // driver turns on early looks, so each fires at tokio's first millisecond after it,
+    // wheel of `start_with_tick` looks early, so each fires at tokio's first millisecond after it,
     // not at the tick's end; none fires before its time.
     let wheel = punctual_tokio::start_with_tick(Duration::from_millis(5));
     let tick = wheel.tick();

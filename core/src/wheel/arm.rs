@@ -232,11 +232,11 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     #[cfg_attr(target_pointer_width = "64", inline(always))]
     pub(super) unsafe fn free_from_handle(&self, shard: &Shard, index: Index, entry: &Entry) {
         #[cfg(all(feature = "std", not(punctual_loom)))]
-        if self.spares.load(Ordering::Relaxed) {
+        if self.spares {
             // SAFETY: exclusive ownership, by the caller's contract.
             let old_waker = unsafe { entry.recycle() };
             // SAFETY: the wheel has spares, so it lives at this address for the rest of
-            // the process (`enable_thread_spares` takes `&'static self`);
+            // the process (`with_thread_spares`'s contract);
             // `give_spare_back` is typed for it; the entry is ours, free and recycled.
             let parked =
                 unsafe { crate::wheel::spare::park(self.address(), index, Self::give_spare_back) };
@@ -254,7 +254,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     #[inline(always)]
     pub(super) fn take_spare(&self) -> Option<(Index, &Entry)> {
         #[cfg(all(feature = "std", not(punctual_loom)))]
-        if self.spares.load(Ordering::Relaxed) {
+        if self.spares {
             return crate::wheel::spare::take(self.address()).map(|i| (i, self.storage.entry(i)));
         }
         None

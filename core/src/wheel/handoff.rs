@@ -1,6 +1,6 @@
 //! Batched wakes: a turn's fired entries handed to the thread that polls their tasks.
 //!
-//! A wheel driven by a thread of its own ([`Wheel::enable_batched_wakes`]) would otherwise
+//! A wheel driven by a thread of its own ([`Wheel::with_batched_wakes`]) would otherwise
 //! wake every task it fires from that thread. When the tasks are polled on another core,
 //! each wake writes the executor's ready queue there (a `FuturesUnordered` node, a run
 //! queue slot), and the polling core reads it back: cache lines crossing between cores,
@@ -40,18 +40,13 @@ use super::link::PlainLink;
 use super::storage::Storage;
 use super::turn::DriverState;
 use crate::clock::Clock;
-use crate::sync::{AtomicU32, Ordering};
+use crate::sync::Ordering;
 use crate::time::Tick;
 
-/// `Handoff::mode`: batched wakes are on.
-const ON: u32 = 1;
-
-/// The wheel's hand-off list, and whether batched wakes are on.
+/// The wheel's hand-off list.
 pub(super) struct Handoff {
     /// The first entry of the list (`NIL`: empty).
     head: NextLink,
-    /// [`ON`] once [`Wheel::enable_batched_wakes`] was called.
-    mode: AtomicU32,
 }
 
 impl Handoff {
@@ -59,32 +54,12 @@ impl Handoff {
         pub(super) fn new() -> Self {
             Self {
                 head: NextLink::new(),
-                mode: AtomicU32::new(0),
             }
         }
     }
 }
 
 impl<C: Clock, S: Storage> Wheel<C, S> {
-    /// Wakes the tasks of this wheel's fired deadlines in batches: a turn wakes the first
-    /// of them, and that deadline, when its task polls it, wakes the rest on the task's
-    /// thread (see the module docs). For a wheel driven by a thread of its own whose
-    /// tasks are polled on other threads: the facade's timer threads (the global wheel's,
-    /// and `punctual::spawn_driver`'s) turn it on. A deadline whose task does not poll it
-    /// leaves the rest to the next tick's turn: at most one tick later. Not undone.
-    ///
-    /// Without `std` (no threads of its own to drive a wheel) this changes nothing, and
-    /// firmware carries none of the hand-off's code.
-    pub fn enable_batched_wakes(&self) {
-        self.handoff.mode.store(ON, Ordering::Relaxed);
-    }
-
-    /// Whether batched wakes are on.
-    #[inline]
-    fn batched(&self) -> bool {
-        cfg!(feature = "std") && self.handoff.mode.load(Ordering::Relaxed) == ON
-    }
-
     /// The driver's side, before a pass hands anything off: takes back a list left since a
     /// tick before `now` and queues it at the front of `state.to_wake` (it fired first).
     /// Returns whether it took one: the caller then wakes the queue itself, with no

@@ -82,7 +82,7 @@
 //! A wheel whose driver sleeps on a coarser timer than the wheel's own ticks (tokio's
 //! timer rounds every sleep up to its own millisecond grid, which the wheel's ticks do not
 //! share) turns late by that rounding at each tick boundary, on top of the tick's own. With
-//! early looks on ([`Wheel::enable_early_looks`](crate::Wheel::enable_early_looks)) a
+//! early looks on ([`Wheel::with_early_looks`](crate::Wheel::with_early_looks)) a
 //! dense slot is looked at before its tick as a sparse one is, whenever its earliest entry
 //! is due: the timer wakes the driver at its first wake after that deadline, and the turn
 //! fires every entry due by then and plans the next look at the earliest one left. So each
@@ -115,7 +115,7 @@
 
 use crate::sync::Ordering::Relaxed;
 use crate::wheel::entry::{Index, NIL, Slab, UNLINKED};
-pub(crate) use crate::wheel::heads::{MAX_LEVELS, SLOTS};
+use crate::wheel::heads::SLOTS;
 use crate::wheel::heads::{SLOT_BITS, Table};
 
 const SLOT_MASK: u64 = SLOTS as u64 - 1;
@@ -448,7 +448,7 @@ impl Levels {
     /// that is not cancelled, by less than a grain. A sparse slot is looked at so (see
     /// "Sparse slots"); a dense one only with `early_looks` (see "Early looks").
     pub(crate) fn first_look(&self, slot: usize, grain: Grain, early_looks: bool) -> Option<u32> {
-        // Without `std` early looks are off (see `Wheel::enable_early_looks`): a constant
+        // Without `std` early looks are off (see `Wheel::with_early_looks`): a constant
         // here, so that firmware carries none of their code.
         let early_looks = cfg!(feature = "std") && early_looks;
         let bound = self.bound(slot);
@@ -520,7 +520,7 @@ mod tests {
 
     #[test]
     fn level_for_picks_the_highest_differing_group() {
-        const L: usize = MAX_LEVELS;
+        const L: usize = crate::wheel::heads::MAX_LEVELS;
         assert_eq!(level_for(0, 1, L), 0);
         assert_eq!(level_for(0, 63, L), 0);
         assert_eq!(level_for(0, 64, L), 1);

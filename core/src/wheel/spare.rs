@@ -4,7 +4,7 @@
 //! driver ever saw it (the inner future finished first). Freeing its entry onto the shard's
 //! free list and popping it again for the next deadline are two of the four atomic
 //! read-modify-writes of that life. A wheel with spares
-//! ([`Wheel::enable_thread_spares`](crate::Wheel::enable_thread_spares)) lets each thread
+//! ([`Wheel::with_thread_spares`](crate::Wheel::with_thread_spares)) lets each thread
 //! keep the entry it last freed in a thread-local slot instead, and take it back for its
 //! next arm with plain loads and stores.
 //!
@@ -44,7 +44,7 @@ impl Parked {
     /// Returns the entry to its wheel's free list.
     fn give_back(self) {
         // SAFETY: the wheel that parked the entry has spares, so it lives at this address
-        // for the rest of the process (`Wheel::enable_thread_spares` takes `&'static`),
+        // for the rest of the process (`Wheel::with_thread_spares`'s contract),
         // with the type `give_back` was made for. The entry is this thread's alone.
         unsafe { (self.give_back)(self.wheel, self.index) };
     }

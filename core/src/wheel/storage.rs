@@ -217,7 +217,7 @@ mod growable {
         segments: [AtomicPtr<Entry>; SEGMENTS],
         usable: AtomicUsize,
         /// Written by the driver at each insert, away from the segments every arm reads.
-        heads: Padded<Heads<u32, { crate::wheel::levels::MAX_LEVELS }>>,
+        heads: Padded<Heads<u32, { crate::wheel::heads::MAX_LEVELS }>>,
     }
 
     /// `(segment, offset)` of an index.
@@ -248,7 +248,7 @@ mod growable {
 
     impl Slab for Growable {
         const FRESH_BLOCK: u32 = BLOCK;
-        type Heads = Heads<u32, { crate::wheel::levels::MAX_LEVELS }>;
+        type Heads = Heads<u32, { crate::wheel::heads::MAX_LEVELS }>;
 
         #[inline]
         fn heads(&self) -> &Self::Heads {

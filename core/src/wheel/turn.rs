@@ -196,7 +196,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// their edge.)
     pub(super) fn turn_locked(&self, state: &mut DriverState, reading: Reading) -> (Reading, bool) {
         // A reading older than one an earlier turn used (another thread turning, or
-        // `advance_to` with an older time) counts as the start of the tick already reached:
+        // a turn at an older reading) counts as the start of the tick already reached:
         // some turn read at least that, so it fires nothing early, and an entry armed
         // from an older reading still, due before that, fires rather than going into a
         // slot behind `elapsed`.

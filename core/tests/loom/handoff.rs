@@ -32,8 +32,7 @@ fn arm(
 #[test]
 fn lead_takes_vs_take_back() {
     model(|| {
-        let wheel = wheel();
-        wheel.enable_batched_wakes();
+        let wheel = wheel().with_batched_wakes();
         let mut armed = arm(&wheel, 3, TICK);
         wheel.clock().set(TICK);
         wheel.turn();
@@ -71,8 +70,7 @@ fn lead_takes_vs_take_back() {
 #[test]
 fn lead_takes_vs_a_new_hand_off() {
     model(|| {
-        let wheel = wheel();
-        wheel.enable_batched_wakes();
+        let wheel = wheel().with_batched_wakes();
         let mut first = arm(&wheel, 2, TICK);
         let second = arm(&wheel, 2, TICK * 2);
         wheel.clock().set(TICK);

@@ -263,7 +263,7 @@ struct Model<'w, S: Storage> {
     /// waker's [`CountingWaker::id`], and the tick it was left at.
     places: [Option<(usize, u128)>; PLACES],
     step: usize,
-    /// The wheel looks at dense slots early too (`Wheel::enable_early_looks`): a due
+    /// The wheel looks at dense slots early too (`Wheel::with_early_looks`): a due
     /// deadline fires at any turn after its own time, whatever its tick holds.
     early_looks: bool,
 }
@@ -802,14 +802,13 @@ pub(crate) fn run<S: Storage>(wheel: &Wheel<ManualClock, S>, capacity: Option<us
     play(wheel, capacity, case, false);
 }
 
-/// [`run`] with the wheel's early looks on (it turns them on): every deadline also fires
-/// at the first turn after its own time, as a sparse tick's does.
+/// [`run`] on a wheel built with early looks: every deadline also fires at the first turn
+/// after its own time, as a sparse tick's does.
 pub(crate) fn run_looking_early<S: Storage>(
     wheel: &Wheel<ManualClock, S>,
     capacity: Option<usize>,
     case: &Case,
 ) {
-    wheel.enable_early_looks();
     play(wheel, capacity, case, true);
 }
 

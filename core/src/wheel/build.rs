@@ -1,0 +1,218 @@
+//! Building a wheel: its storage, its tick, and how it is driven.
+//!
+//! * A wheel's behaviour is chosen here, before it is shared, and never changes.
+//! * Every option is a `const fn` on the wheel by value, so a `static` can take it.
+//! * Without `std` every option but the storage changes nothing: firmware carries none of
+//!   their code.
+
+use core::time::Duration;
+
+use super::driver_wakers::DriverWakers;
+use super::handoff::Handoff;
+use super::levels::{Grain, Levels};
+use super::link::PlainLink;
+use super::lists::Fresh;
+use super::parked::Parked;
+use super::plan::Plan;
+use super::shards::{self, SHARDS, Shard};
+use super::stats::Counters;
+use super::turn::DriverState;
+use super::{Fixed, Storage, Wheel, heads};
+use crate::clock::Clock;
+use crate::sync::{AtomicU32, Padded, UnsafeCell};
+use crate::time::{StoredTick, Tick, TickDivisor};
+
+#[cfg(not(punctual_loom))]
+const fn new_shards() -> [Shard; SHARDS] {
+    [const { shards::new_shard() }; SHARDS]
+}
+
+#[cfg(punctual_loom)]
+fn new_shards() -> [Shard; SHARDS] {
+    core::array::from_fn(|_| shards::new_shard())
+}
+
+const fn tick_nanos(tick: Duration) -> u64 {
+    let nanos = tick.as_nanos();
+    assert!(nanos > 0, "punctual: a wheel's tick must be at least 1 ns");
+    assert!(
+        nanos <= u64::MAX as u128,
+        "punctual: a wheel's tick must be below 584 years"
+    );
+    nanos as u64
+}
+
+impl<C: Clock, const N: usize, W: heads::IndexWidth, const L: usize> Wheel<C, Fixed<N, W, L>> {
+    crate::sync::const_fn! {
+        /// A wheel of `N` entries and the given `tick`, usable in a `static`.
+        ///
+        /// # Panics
+        ///
+        /// If `tick` is zero, or 2<sup>64</sup> ns (about 584 years) or more (at compile
+        /// time in a `static`).
+        pub fn fixed(clock: C, tick: Duration) -> Self {
+            Self::with_storage(clock, tick, Fixed::new())
+        }
+    }
+}
+
+#[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
+impl<C: Clock> Wheel<C, crate::Growable> {
+    crate::sync::const_fn! {
+        /// A wheel that grows as deadlines are armed, with the given `tick`.
+        ///
+        /// # Panics
+        ///
+        /// If `tick` is zero, or 2<sup>64</sup> ns (about 584 years) or more.
+        pub fn growable(clock: C, tick: Duration) -> Self {
+            Self::with_storage(clock, tick, crate::Growable::new())
+        }
+    }
+}
+
+impl<C: Clock, S: Storage> Wheel<C, S> {
+    crate::sync::const_fn! {
+        fn with_storage(clock: C, tick: Duration, storage: S) -> Self {
+            Self {
+                clock,
+                tick: StoredTick::new(TickDivisor::new(tick_nanos(tick))),
+                storage,
+                shards: new_shards(),
+                fresh: Fresh::new(),
+                role: AtomicU32::new(0),
+                driver_wakers: DriverWakers::new(),
+                parked: Parked::new(),
+                plan: Padded::new(Plan {
+                    next_wake: AtomicU32::new(0),
+                    offset: AtomicU32::new(0),
+                    word: AtomicU32::new(0),
+                }),
+                driver: Padded::new(UnsafeCell::new(DriverState {
+                    levels: Levels::new(),
+                    to_wake: PlainLink::NIL,
+                    to_wake_tail: PlainLink::NIL,
+                    linger_until: Tick::new(0),
+                    started: false,
+                    parked: false,
+                    handed_at: Tick::new(0),
+                    grain: Grain::NANOS,
+                    early_looks: false,
+                })),
+                counters: Padded::new(Counters::new()),
+                handoff: Padded::new(Handoff::new()),
+                spares: false,
+                early_looks: false,
+                batched_wakes: false,
+            }
+        }
+    }
+
+    crate::sync::const_fn! {
+        /// For a wheel driven by a thread of its own whose tasks are polled on other
+        /// threads: a turn wakes the first task of its fired deadlines, and that
+        /// deadline, when its task polls it, wakes the rest on the task's thread. A
+        /// deadline whose task does not poll it leaves the rest to the next tick's turn:
+        /// at most one tick later. The facade's timer threads run such wheels.
+        ///
+        /// ```
+        /// use core::time::Duration;
+        /// use punctual_core::{Growable, ManualClock, Wheel};
+        ///
+        /// let wheel: Wheel<ManualClock, Growable> =
+        ///     Wheel::growable(ManualClock::new(), Duration::from_millis(1)).with_batched_wakes();
+        /// # drop(wheel);
+        /// ```
+        #[must_use]
+        pub fn with_batched_wakes(mut self) -> Self {
+            self.batched_wakes = true;
+            self
+        }
+    }
+
+    crate::sync::const_fn! {
+        /// For a wheel whose driver sleeps on a coarser timer than its ticks, as tokio's
+        /// is (it rounds every sleep up to a millisecond grid of its own): the driver
+        /// also looks at a slot of many deadlines before its tick, whenever the earliest
+        /// is due, and fires what is due then. A deadline then fires at the first wake of
+        /// that timer after its time, as the timer's own sleeps do. Nothing fires early
+        /// either way. A driver on a precise timer (a thread, async-io, embassy) should
+        /// not use it: it would wake once per deadline of a crowded tick.
+        ///
+        /// ```
+        /// use core::time::Duration;
+        /// use punctual_core::{Fixed, ManualClock, Wheel};
+        ///
+        /// static WHEEL: Wheel<ManualClock, Fixed<64>> =
+        ///     Wheel::fixed(ManualClock::new(), Duration::from_millis(1)).with_early_looks();
+        /// ```
+        #[must_use]
+        pub fn with_early_looks(mut self) -> Self {
+            self.early_looks = true;
+            self
+        }
+    }
+
+    /// Lets each thread keep aside the last entry it freed on this wheel, for its next
+    /// deadline: a deadline released before the driver saw it (the commonest kind) then
+    /// costs two atomic read-modify-writes instead of four. A thread gives its entry back
+    /// when it exits, or when it keeps an entry of another wheel. A kept entry is not
+    /// [`occupied`](Wheel::occupied), but no other thread can take it. The wheels of
+    /// `Wheel::leak` (with `alloc`) have spares; this is for a `static`.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use punctual_core::{Fixed, ManualClock, Wheel};
+    ///
+    /// // SAFETY: a `static` stays at its address for the rest of the process.
+    /// static WHEEL: Wheel<ManualClock, Fixed<64>> = unsafe {
+    ///     Wheel::fixed(ManualClock::new(), Duration::from_millis(1)).with_thread_spares()
+    /// };
+    /// ```
+    ///
+    /// # Safety
+    ///
+    /// Once a deadline has run on it, the wheel is never moved nor dropped: threads give
+    /// their kept entries back by its address. A `static` or a leaked wheel qualifies.
+    #[must_use]
+    pub const unsafe fn with_thread_spares(mut self) -> Self {
+        self.spares = true;
+        self
+    }
+
+    /// The wheel, for the rest of the process, with thread spares
+    /// ([`Wheel::with_thread_spares`]): a few kilobytes, and the entries it grows to
+    /// hold, never freed.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use punctual_core::{Growable, ManualClock, Wheel};
+    ///
+    /// let wheel: &'static Wheel<ManualClock, Growable> =
+    ///     Wheel::growable(ManualClock::new(), Duration::from_millis(1)).leak();
+    /// assert_eq!(wheel.occupied(), 0);
+    /// ```
+    #[cfg(feature = "alloc")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
+    pub fn leak(self) -> &'static Self
+    where
+        Self: 'static,
+    {
+        extern crate alloc;
+        // SAFETY: leaked, so never moved nor dropped.
+        let wheel = unsafe { self.with_thread_spares() };
+        alloc::boxed::Box::leak(alloc::boxed::Box::new(wheel))
+    }
+
+    /// Whether batched wakes are on (never without `std`).
+    #[inline]
+    pub(super) fn batched(&self) -> bool {
+        cfg!(feature = "std") && self.batched_wakes
+    }
+
+    /// Whether early looks are on (never without `std`).
+    #[inline]
+    pub(super) fn early_looks(&self) -> bool {
+        cfg!(feature = "std") && self.early_looks
+    }
+}
