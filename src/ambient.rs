@@ -7,7 +7,7 @@
 //! 1. the thread's virtual-time wheel, if the thread paused time
 //!    ([`virtual_time::pause`](crate::virtual_time::pause), feature `test-util`);
 //! 2. the wheel of the tokio runtime the thread is in, if any (feature `tokio`; see
-//!    `tokio_default`), so that the runtime's clock applies, paused or not;
+//!    `tokio_wheels`), so that the runtime's clock applies, paused or not;
 //! 3. the global wheel, driven by its own thread.
 //!
 //! The choice is kept for the deadline's life: the entry it arms lives on that wheel. An

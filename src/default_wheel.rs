@@ -16,19 +16,12 @@ pub(crate) struct DefaultWheel {
     /// A runtime's clock, which reads behind the global clock by a fraction of a tick;
     /// `None` for a clock that reads the global clock's readings.
     #[cfg(feature = "tokio")]
-    pub(crate) reads_behind: Option<&'static dyn ReadsBehind>,
+    pub(crate) reads_behind: Option<&'static punctual_tokio::RuntimeClock>,
     /// The wheel's clock reads what the global wheel's reads, at every moment (a
     /// multi-thread runtime's wheel, on the real source with no offset, while the global
     /// wheel is on `StdClock`): a budget started on either applies on the other, so that
     /// a request's budget follows its task from worker to worker.
     pub(crate) on_global_timeline: bool,
-}
-
-/// A clock that reads behind the global clock by less than a tick (a runtime's).
-#[cfg(feature = "tokio")]
-pub(crate) trait ReadsBehind: Sync {
-    /// How far behind the global clock's readings it reads.
-    fn behind(&self) -> core::time::Duration;
 }
 
 impl DefaultWheel {

@@ -40,7 +40,7 @@ mod sync;
 #[cfg(feature = "std")]
 mod thread_driver;
 #[cfg(feature = "tokio")]
-mod tokio_default;
+mod tokio_wheels;
 #[cfg_attr(docsrs, doc(cfg(feature = "test-util")))]
 #[cfg(feature = "test-util")]
 pub mod virtual_time;
@@ -102,7 +102,7 @@ pub mod adapters {
 #[doc(hidden)]
 #[cfg(feature = "tokio")]
 pub mod __private {
-    pub use crate::tokio_default::{RuntimeClock, runtime_wheel, runtime_wheels_made};
+    pub use crate::tokio_wheels::{RuntimeClock, runtime_wheel, runtime_wheels_made};
 
     /// How many paused threads' wheels this process has made (see `virtual_time`).
     #[cfg(feature = "test-util")]

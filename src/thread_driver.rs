@@ -1,7 +1,7 @@
 //! Driving wheels from a plain thread: turn each, sleep until shortly before the earliest
 //! next turn, spin the rest (see `wake_lead`), repeat. One loop ([`run`]) serves every
 //! timer thread: the global wheel's, `spawn_driver`'s, and the one that fires what
-//! runtimes that shut down left armed (`tokio_default::orphans`).
+//! runtimes that shut down left armed (`tokio_wheels::orphans`).
 //!
 //! * A turn runs under the fork gate ([`Turning`]) and inside `catch_unwind`: a waker
 //!   that panics never stops a timer thread.

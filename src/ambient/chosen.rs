@@ -110,7 +110,7 @@ fn choose() -> &'static DefaultWheel {
         return wheel;
     }
     #[cfg(feature = "tokio")]
-    if let Some(wheel) = crate::tokio_default::current() {
+    if let Some(wheel) = crate::tokio_wheels::current() {
         return wheel;
     }
     &GLOBAL_CHOSEN

@@ -7,7 +7,7 @@
 //! * the timer threads' fork gate (`src/thread_driver/fork_gate.rs`): a fork never
 //!   overlaps a turn (it waits for the turns in progress, and turns wait for it), also
 //!   when the forking thread is itself in a turn (a waker that forks);
-//! * the holders of a tokio runtime's default wheel (`src/tokio_default/home_state.rs`):
+//! * the holders of a tokio runtime's default wheel (`src/tokio_wheels/holders.rs`):
 //!   its owner thread and its driver leave in any order and race, and the home is counted
 //!   drained (shelved) exactly once; a driver idle on an empty wheel sees its owner leave;
 //!   a claim that takes the home off the shelf while the last holder is still leaving
@@ -33,15 +33,15 @@ mod state;
 #[path = "../../src/thread_driver/fork_gate.rs"]
 mod fork_gate;
 
-#[path = "../../src/tokio_default/home_state.rs"]
-mod home_state;
+#[path = "../../src/tokio_wheels/holders.rs"]
+mod holders;
 
 use loom::cell::UnsafeCell;
 use loom::sync::Arc;
 use loom::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use loom::thread;
 
-use home_state::HomeState;
+use holders::Holders;
 use state::{BOOT, CLOCKS, RUNNING, STARTING, STD, Start};
 
 /// Runs `f` under loom, failing a model that loom ran only once (its threads never raced,
@@ -270,16 +270,16 @@ fn the_child_keeps_only_the_forking_threads_own_turn() {
 }
 
 /// A home, what is armed on its wheel, and how many times it was counted drained.
-struct Home {
-    state: HomeState,
+struct RuntimeWheel {
+    state: Holders,
     armed: AtomicUsize,
     drained: AtomicUsize,
 }
 
-impl Home {
+impl RuntimeWheel {
     fn claimed() -> Arc<Self> {
         let home = Arc::new(Self {
-            state: HomeState::new(),
+            state: Holders::new(),
             armed: AtomicUsize::new(0),
             drained: AtomicUsize::new(0),
         });
@@ -311,7 +311,7 @@ impl Home {
         }
     }
 
-    /// The owner leaves, as `Home::disown` does: counts the home drained if the driver
+    /// The owner leaves, as `RuntimeWheel::disown` does: counts the home drained if the driver
     /// has stopped, and wakes it otherwise.
     fn disown(&self, driver: &thread::Thread) {
         if self.state.release_owner() {
@@ -325,7 +325,7 @@ impl Home {
 #[test]
 fn an_owner_leaving_a_home_its_driver_waits_on_is_seen_and_counted_once() {
     model(|| {
-        let home = Home::claimed();
+        let home = RuntimeWheel::claimed();
         let other = home.clone();
         let driver = thread::spawn(move || other.drive());
         // The owner's last deadline: armed and cancelled, then the thread exits.
@@ -343,7 +343,7 @@ fn an_owner_and_a_driver_that_leave_together_count_the_home_once() {
     // The runtime shuts down with nothing armed (the driver lets go at once), while the
     // owner thread exits.
     model(|| {
-        let home = Home::claimed();
+        let home = RuntimeWheel::claimed();
         let other = home.clone();
         let driver = thread::spawn(move || {
             if other.state.release_driver() {
@@ -365,9 +365,10 @@ fn an_owner_and_a_driver_that_leave_together_count_the_home_once() {
 #[test]
 fn a_home_taken_off_the_shelf_while_its_holders_leave_is_claimed_clear() {
     model(|| {
-        let home = Home::claimed();
+        let home = RuntimeWheel::claimed();
         let shelf = Arc::new(loom::sync::Mutex::new(Vec::new()));
-        let shelve = |home: &Arc<Home>, shelf: &loom::sync::Mutex<Vec<Arc<Home>>>| {
+        let shelve = |home: &Arc<RuntimeWheel>,
+                      shelf: &loom::sync::Mutex<Vec<Arc<RuntimeWheel>>>| {
             home.count_drained();
             shelf.lock().unwrap().push(home.clone());
         };

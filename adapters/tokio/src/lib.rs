@@ -3,7 +3,8 @@
 //!
 //! [`start`] makes a wheel on the current runtime's clock ([`TokioClock`]), spawns its
 //! driver as an ordinary task, and returns the `&'static` wheel; deadlines are made on it
-//! with [`Wheel::deadline`](punctual_core::Wheel::deadline). It works on `current_thread` and `multi_thread` runtimes.
+//! with [`Wheel::deadline`](punctual_core::Wheel::deadline). It works on `current_thread`
+//! and `multi_thread` runtimes.
 //!
 //! ```
 //! use std::time::Duration;
@@ -30,7 +31,10 @@
 //! The pieces are public for other arrangements: [`spawn_driver`] for a wheel you made
 //! yourself (another tick, a fixed capacity, a `static`), [`driver`] for the driver future
 //! itself (in a `LocalSet`, or `select!`ed with your own future), and [`TokioSleeper`]
-//! for assembling a [`Driver`](punctual_core::Driver) by hand.
+//! for assembling a [`Driver`](punctual_core::Driver) by hand; wrap it in a
+//! [`TurningSleeper`] to have tokio's timer turn a `'static` wheel where it fires, as
+//! `punctual`'s default wheels do on a paused clock. [`RuntimeClock`] and
+//! [`RuntimeSleeper`] are the clock and sleeps of those default wheels.
 //!
 //! # When to choose this over the default driver
 //!
@@ -156,11 +160,15 @@
 
 mod clock;
 mod driver;
+mod runtime_clock;
 mod sleeper;
+mod turning;
 
 pub use clock::TokioClock;
 pub use driver::{
     DEFAULT_TICK, TokioDriver, TokioWheel, driver, spawn_driver, spawn_driver_on, start,
     start_with_tick,
 };
+pub use runtime_clock::{RuntimeClock, RuntimeSleeper};
 pub use sleeper::TokioSleeper;
+pub use turning::{TurningSleep, TurningSleeper};

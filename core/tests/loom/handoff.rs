@@ -6,7 +6,7 @@ use loom::thread;
 use punctual_core::Reading;
 
 use crate::support::TICK;
-use crate::{counter, lend, model, poll, settle, wheel, woken};
+use crate::{batched_wheel, counter, lend, model, poll, settle, woken};
 
 /// Arms a sleep until `at` for each of `n` new counting wakers, polled once.
 fn arm(
@@ -32,7 +32,7 @@ fn arm(
 #[test]
 fn lead_takes_vs_take_back() {
     model(|| {
-        let wheel = wheel().with_batched_wakes();
+        let wheel = batched_wheel();
         let mut armed = arm(&wheel, 3, TICK);
         wheel.clock().set(TICK);
         wheel.turn();
@@ -70,7 +70,7 @@ fn lead_takes_vs_take_back() {
 #[test]
 fn lead_takes_vs_a_new_hand_off() {
     model(|| {
-        let wheel = wheel().with_batched_wakes();
+        let wheel = batched_wheel();
         let mut first = arm(&wheel, 2, TICK);
         let second = arm(&wheel, 2, TICK * 2);
         wheel.clock().set(TICK);

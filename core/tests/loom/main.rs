@@ -55,6 +55,11 @@ fn wheel() -> Arc<TestWheel> {
     Arc::new(Wheel::fixed(ManualClock::new(), TICK))
 }
 
+/// A wheel with batched wakes (see `handoff`).
+fn batched_wheel() -> Arc<TestWheel> {
+    Arc::new(Wheel::fixed(ManualClock::new(), TICK).with_batched_wakes())
+}
+
 /// A counting waker and a clone of its waker, to move into a model's thread.
 fn counter() -> (CountingWaker, Waker) {
     let count = CountingWaker::new();

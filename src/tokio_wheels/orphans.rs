@@ -17,21 +17,21 @@ use std::sync::{Mutex, OnceLock};
 use std::thread::{self, Thread};
 
 use punctual_core::{DriverSlot, Growable, Reading, Wheel};
+use punctual_tokio::RuntimeClock;
 
-use super::clock::RuntimeClock;
-use super::home::{Home, on_tick_grid};
+use super::runtime_wheel::{RuntimeWheel, on_tick_grid};
 use crate::thread_driver::{self, Driven};
 
-/// Homes handed over and not yet taken in by the thread.
-static INBOX: Mutex<Vec<&'static Home>> = Mutex::new(Vec::new());
+/// Runtime wheels handed over and not yet taken in by the thread.
+static INBOX: Mutex<Vec<&'static RuntimeWheel>> = Mutex::new(Vec::new());
 static THREAD: OnceLock<Thread> = OnceLock::new();
 
-/// Hands `home` (its clock already on real time) to the orphan driver.
-pub(crate) fn adopt(home: &'static Home) {
+/// Hands `rw` (its clock already on real time) to the orphan driver.
+pub(crate) fn hand_over(rw: &'static RuntimeWheel) {
     INBOX
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
-        .push(home);
+        .push(rw);
     let thread = THREAD.get_or_init(|| {
         thread_driver::handle_forks();
         thread::Builder::new()
@@ -44,9 +44,9 @@ pub(crate) fn adopt(home: &'static Home) {
     thread.unpark();
 }
 
-/// A home's wheel, driven until it drains. The slot is `None` once the home is let go.
+/// A runtime wheel, driven until it drains. The slot is `None` once it is let go.
 struct Orphan {
-    home: &'static Home,
+    rw: &'static RuntimeWheel,
     slot: Option<DriverSlot<'static, RuntimeClock, Growable>>,
 }
 
@@ -55,28 +55,28 @@ impl Driven for Orphan {
     type Storage = Growable;
 
     fn wheel(&self) -> &'static Wheel<RuntimeClock, Growable> {
-        &self.home.wheel
+        &self.rw.wheel
     }
 
     fn slot(&mut self) -> &mut DriverSlot<'static, RuntimeClock, Growable> {
         self.slot
             .as_mut()
-            .expect("a home is not driven after it is let go")
+            .expect("a runtime wheel is not driven after it is let go")
     }
 
     /// On the tick grid (see the module docs).
     fn next_turn(&self, next: Reading) -> Reading {
-        Reading::since_origin(on_tick_grid(next.as_duration(), self.home.wheel.tick()))
+        Reading::since_origin(on_tick_grid(next.as_duration(), self.rw.wheel.tick()))
     }
 
     fn finished(&mut self) -> bool {
-        if self.home.wheel.occupied() != 0 {
+        if self.rw.wheel.occupied() != 0 {
             return false;
         }
-        // The place for the waker first: the home may serve another runtime as soon as
+        // The place for the waker first: the wheel may serve another runtime as soon as
         // it is let go.
         self.slot = None;
-        self.home.orphan_drained();
+        self.rw.orphan_drained();
         true
     }
 }
@@ -89,9 +89,9 @@ fn run() -> ! {
                     .lock()
                     .unwrap_or_else(|poisoned| poisoned.into_inner())
                     .drain(..)
-                    .map(|home| Orphan {
-                        home,
-                        slot: Some(home.wheel.driver_slot()),
+                    .map(|rw| Orphan {
+                        rw,
+                        slot: Some(rw.wheel.driver_slot()),
                     }),
             );
         },

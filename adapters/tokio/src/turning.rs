@@ -1,0 +1,143 @@
+//! `TurningSleeper`: sleeps on tokio's timer whose wake turns the wheel before it wakes
+//! the driver's task.
+//!
+//! * A wake turns the wheel where tokio fires its timers, then wakes the task.
+//! * A sleep that was dropped turns nothing, even if tokio still holds its waker.
+//! * A task waker that panics during that turn does not unwind into tokio's timer.
+
+use core::future::Future;
+use core::pin::Pin;
+use core::task::{Context, Poll};
+use std::sync::{Arc, Mutex};
+use std::task::{Wake, Waker};
+
+use pin_project_lite::pin_project;
+use punctual_core::{Clock, Reading, Sleeper, Storage, Wheel};
+
+/// A [`Sleeper`] for a `'static` wheel whose sleeps, when tokio's timer fires them, turn
+/// the wheel first and then wake the driver's task.
+///
+/// A deadline then fires in the same step as a tokio timer of the same instant: on a
+/// paused clock, `tokio::time::advance(d).await` returns with both fired. A plain
+/// [`TokioSleeper`](crate::TokioSleeper) leaves the turn to the driver's task, one
+/// scheduling round later. `punctual`'s default wheels inside a runtime sleep so on
+/// virtual time.
+///
+/// ```
+/// use std::time::Duration;
+/// use punctual_core::{Growable, Wheel};
+/// use punctual_tokio::{TokioClock, TokioSleeper, TurningSleeper};
+///
+/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+/// # async fn main() {
+/// let wheel: &'static Wheel<TokioClock, Growable> =
+///     Wheel::growable(TokioClock::new(), Duration::from_millis(1)).with_early_looks().leak();
+/// let sleeper = TurningSleeper::new(TokioSleeper::new(wheel.clock()), wheel);
+/// tokio::spawn(async move { match wheel.driver(sleeper).await {} });
+///
+/// let r = wheel.deadline(Duration::from_millis(10), std::future::pending::<()>()).await;
+/// assert!(r.is_err());
+/// # }
+/// ```
+#[derive(Debug)]
+pub struct TurningSleeper<T, C: 'static, S: 'static> {
+    inner: T,
+    wheel: &'static Wheel<C, S>,
+}
+
+impl<T, C, S> TurningSleeper<T, C, S> {
+    /// Sleeps of `inner` whose wakes turn `wheel`.
+    pub const fn new(inner: T, wheel: &'static Wheel<C, S>) -> Self {
+        Self { inner, wheel }
+    }
+}
+
+impl<T, C, S> Sleeper for TurningSleeper<T, C, S>
+where
+    T: Sleeper<Sleep = tokio::time::Sleep>,
+    C: Clock + 'static,
+    S: Storage + 'static,
+{
+    type Sleep = TurningSleep<C, S>;
+
+    fn sleep_until(&mut self, at: Reading) -> TurningSleep<C, S> {
+        TurningSleep {
+            sleep: self.inner.sleep_until(at),
+            wake: Arc::new(TurnThenWake {
+                wheel: self.wheel,
+                task: Mutex::new(Some(None)),
+            }),
+        }
+    }
+}
+
+pin_project! {
+    /// A sleep of [`TurningSleeper`].
+    #[derive(Debug)]
+    pub struct TurningSleep<C: 'static, S: 'static> {
+        #[pin]
+        sleep: tokio::time::Sleep,
+        wake: Arc<TurnThenWake<C, S>>,
+    }
+
+    impl<C: 'static, S: 'static> PinnedDrop for TurningSleep<C, S> {
+        fn drop(this: Pin<&mut Self>) {
+            this.project().wake.let_go();
+        }
+    }
+}
+
+impl<C: Clock + 'static, S: Storage + 'static> Future for TurningSleep<C, S> {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let this = self.project();
+        this.wake.set_task(cx.waker());
+        let waker = Waker::from(Arc::clone(this.wake));
+        this.sleep.poll(&mut Context::from_waker(&waker))
+    }
+}
+
+/// The waker of a [`TurningSleep`]: turns the wheel, then wakes the task.
+#[derive(Debug)]
+struct TurnThenWake<C: 'static, S: 'static> {
+    wheel: &'static Wheel<C, S>,
+    /// The task's waker; the outer `None` once the sleep is dropped. A wake holds the lock
+    /// through its turn, so none is still turning once the sleep is gone.
+    task: Mutex<Option<Option<Waker>>>,
+}
+
+impl<C, S> TurnThenWake<C, S> {
+    fn set_task(&self, waker: &Waker) {
+        let mut task = self.task.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(task) = task.as_mut() {
+            if !task.as_ref().is_some_and(|t| t.will_wake(waker)) {
+                *task = Some(waker.clone());
+            }
+        }
+    }
+
+    fn let_go(&self) {
+        *self.task.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    }
+}
+
+impl<C: Clock + 'static, S: Storage + 'static> Wake for TurnThenWake<C, S> {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        // tokio fires timers in the runtime's context: the clock reads its time here.
+        let held = self.task.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(task) = held.as_ref() else {
+            return;
+        };
+        let task = task.clone();
+        let _ = std::panic::catch_unwind(core::panic::AssertUnwindSafe(|| self.wheel.turn()));
+        drop(held);
+        if let Some(task) = task {
+            task.wake();
+        }
+    }
+}
