@@ -5,7 +5,7 @@
 //! ready at its first poll never starts it). The thread sleeps until the next expiration,
 //! not every tick (waking early by the oversleep it has measured, at most 50 µs, and
 //! spinning the rest, so that a turn is not late by the system's wake-up latency; see
-//! `wake_lead`), and lives as long as the process.
+//! `punctual_thread`), and lives as long as the process.
 //!
 //! # The clock
 //!
@@ -24,7 +24,7 @@
 //! the wheel still looks driven. So the state word below has a bit for "the timer thread
 //! was started in this process", which a fork handler of this module clears in the
 //! child; the child's first reading then starts a thread of its own. The timer threads'
-//! handlers (`thread_driver`, "Across fork") keep a fork from copying a wheel in the
+//! handlers (`punctual_thread`, "Across fork") keep a fork from copying a wheel in the
 //! middle of a turn.
 //! Entries armed before the fork stay armed in both copies of the wheel and fire in each
 //! at their time, on that process's timer thread.
@@ -245,7 +245,7 @@ extern "C" fn forget_timer_thread() {
 ///
 /// If the system cannot register it (out of memory).
 fn handle_forks() {
-    crate::thread_driver::handle_forks();
+    punctual_thread::handle_forks();
     #[cfg(all(target_os = "linux", not(miri)))]
     {
         static REGISTERED: std::sync::Once = std::sync::Once::new();
@@ -267,7 +267,7 @@ fn handle_forks() {
 /// during a suspend, so it looks at the clock every second (see `BootClock`).
 fn max_sleep(state: u32) -> Duration {
     if state & BOOT != 0 {
-        crate::thread_driver::BOOT_MAX_SLEEP
+        punctual_thread::BOOT_MAX_SLEEP
     } else {
         Duration::MAX
     }
@@ -291,7 +291,7 @@ fn start_timer_thread() -> u32 {
             let unclaim = Unclaim;
             // Before the thread exists: a fork from here on finds the handlers in place.
             handle_forks();
-            crate::thread_driver::spawn_named(&GLOBAL, "punctual-timer", max_sleep(claimed));
+            punctual_thread::spawn_named(&GLOBAL, "punctual-timer", max_sleep(claimed));
             core::mem::forget(unclaim);
             state::started(&STATE)
         }

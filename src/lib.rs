@@ -37,15 +37,11 @@ mod instant;
 pub mod prelude;
 #[cfg(feature = "std")]
 mod sync;
-#[cfg(feature = "std")]
-mod thread_driver;
 #[cfg(feature = "tokio")]
 mod tokio_wheels;
 #[cfg_attr(docsrs, doc(cfg(feature = "test-util")))]
 #[cfg(feature = "test-util")]
 pub mod virtual_time;
-#[cfg(feature = "std")]
-mod wake_lead;
 
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
@@ -70,7 +66,7 @@ pub use global::{Global, GlobalClock, GlobalClockInUse, GlobalClockKind, global_
 pub use instant::DeadlineInstant;
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
-pub use thread_driver::spawn_driver;
+pub use punctual_thread::spawn_driver;
 
 /// The runtime adapters, for a wheel of your own driven by a runtime: each is its own
 /// crate, re-exported here behind the feature of the same name. (In a module of their own

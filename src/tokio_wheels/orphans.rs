@@ -3,7 +3,7 @@
 //!
 //! Started at the first shutdown that leaves a deadline armed; it then lives as long as
 //! the process, parked while it has nothing to drive. It is a timer thread like the
-//! global wheel's (`thread_driver::run`), over the set of orphaned wheels, each turn's
+//! global wheel's (`punctual_thread::run`), over the set of orphaned wheels, each turn's
 //! next reading rounded up to the wheel's tick.
 //!
 //! The rounding keeps the wheels' early looks cheap: they were turned on for tokio's
@@ -20,7 +20,7 @@ use punctual_core::{DriverSlot, Growable, Reading, Wheel};
 use punctual_tokio::RuntimeClock;
 
 use super::runtime_wheel::{RuntimeWheel, on_tick_grid};
-use crate::thread_driver::{self, Driven};
+use punctual_thread::Driven;
 
 /// Runtime wheels handed over and not yet taken in by the thread.
 static INBOX: Mutex<Vec<&'static RuntimeWheel>> = Mutex::new(Vec::new());
@@ -33,7 +33,7 @@ pub(crate) fn hand_over(rw: &'static RuntimeWheel) {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
         .push(rw);
     let thread = THREAD.get_or_init(|| {
-        thread_driver::handle_forks();
+        punctual_thread::handle_forks();
         thread::Builder::new()
             .name("punctual-orphans".into())
             .spawn(run)
@@ -82,7 +82,7 @@ impl Driven for Orphan {
 }
 
 fn run() -> ! {
-    thread_driver::run(
+    punctual_thread::run(
         |driving: &mut Vec<Orphan>| {
             driving.extend(
                 INBOX

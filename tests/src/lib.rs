@@ -34,6 +34,10 @@ pub mod benchmarks {}
 #[doc = include_str!("../../core/README.md")]
 pub mod core_readme {}
 
+/// punctual-thread's front page (`adapters/thread/README.md`).
+#[doc = include_str!("../../adapters/thread/README.md")]
+pub mod thread_readme {}
+
 /// punctual-tokio's front page (`adapters/tokio/README.md`).
 #[doc = include_str!("../../adapters/tokio/README.md")]
 pub mod tokio_readme {}

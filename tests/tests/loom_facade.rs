@@ -4,7 +4,7 @@
 //! * the global wheel's state word (`src/global/state.rs`): readings of the global clock
 //!   that race to start the timer thread start exactly one, on the one clock that
 //!   `GlobalClock::select` and the first reading agree on, also when a start fails;
-//! * the timer threads' fork gate (`src/thread_driver/fork_gate.rs`): a fork never
+//! * the timer threads' fork gate (`adapters/thread/src/fork_gate.rs`): a fork never
 //!   overlaps a turn (it waits for the turns in progress, and turns wait for it), also
 //!   when the forking thread is itself in a turn (a waker that forks);
 //! * the holders of a tokio runtime's default wheel (`src/tokio_wheels/holders.rs`):
@@ -30,7 +30,7 @@ mod sync {
 mod state;
 
 #[allow(dead_code)]
-#[path = "../../src/thread_driver/fork_gate.rs"]
+#[path = "../../adapters/thread/src/fork_gate.rs"]
 mod fork_gate;
 
 #[path = "../../src/tokio_wheels/holders.rs"]

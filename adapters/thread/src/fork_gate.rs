@@ -1,4 +1,4 @@
-//! The gate that timer-thread turns pass and forks close (see `thread_driver`, "Across
+//! The gate that timer-thread turns pass and forks close (see the crate docs, "Across
 //! fork"): one word, the turns in progress in its low half and the forks waiting for them
 //! in its high half (in units of [`FORK`]).
 //!

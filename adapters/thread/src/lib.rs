@@ -1,31 +1,41 @@
-//! Driving wheels from a plain thread: turn each, sleep until shortly before the earliest
-//! next turn, spin the rest (see `wake_lead`), repeat. One loop ([`run`]) serves every
-//! timer thread: the global wheel's, `spawn_driver`'s, and the one that fires what
-//! runtimes that shut down left armed (`tokio_wheels::orphans`).
+//! Drive [punctual] timer wheels from a plain std thread: turn each wheel, sleep until
+//! shortly before the earliest next turn, spin the rest, repeat.
 //!
-//! * A turn runs under the fork gate ([`Turning`]) and inside `catch_unwind`: a waker
-//!   that panics never stops a timer thread.
+//! [`spawn_driver`] starts a thread for one wheel; [`run`] drives a changing set of
+//! wheels ([`Driven`]) on the current thread. One loop serves every timer thread.
+//!
+//! ```
+//! use std::time::Duration;
+//! use punctual_core::{Growable, StdClock, Wheel};
+//!
+//! let wheel: &'static Wheel<StdClock, Growable> =
+//!     Wheel::growable(StdClock::new(), Duration::from_millis(1)).with_batched_wakes().leak();
+//! punctual_thread::spawn_driver(wheel);
+//! # futures_executor::block_on(async {
+//! let r = wheel.deadline(Duration::from_millis(5), std::future::pending::<()>()).await;
+//! assert!(r.is_err());
+//! # });
+//! ```
+//!
+//! # Rules
+//!
+//! * A turn runs under the fork gate and inside `catch_unwind`: a waker that panics
+//!   never stops a timer thread.
 //! * A wheel with no place for the thread's waker is turned again within a tick.
-//! * Nothing armed anywhere: the thread parks until a wake.
+//! * Nothing armed on any wheel: the thread parks until a wake.
+//! * It wakes early by the oversleep it measured (at most 50 µs and half a tick) and
+//!   spins to the turn. The turn reads the clock, so nothing fires early.
 //!
 //! # Across fork
 //!
-//! `fork` copies the whole memory of a process into the child but only the thread that
-//! called it: a wheel whose timer thread was in the middle of a turn would be copied with
-//! its driver role held, and its levels half changed, by a thread the child does not have.
-//! So every turn of a timer thread goes through a gate ([`Turning`]), and fork handlers
-//! (registered with the first timer thread, [`handle_forks`]) close it before a fork:
-//! the fork waits for the turns in progress (microseconds, plus the wakes of what they
-//! fire), and no turn starts until the fork is done. (A waker that blocks until the
-//! forking thread lets go of a lock it holds would therefore hold up the fork for good;
-//! wakers are expected not to block.) The global wheel registers a child handler of its
-//! own (`global`, "Across fork"); a wheel of one's own gets a thread again with another
-//! [`spawn_driver`].
+//! A fork copies only the thread that called it. Every turn passes a gate that fork
+//! handlers close before a fork ([`handle_forks`]): the fork waits for the turns in
+//! progress, and no turn starts until it is done. So a child never holds a half-turned
+//! wheel. A child has no timer thread: it starts one with another [`spawn_driver`].
+//! Wakers must not block, or a fork waits for them.
 //!
-//! The dead timer thread keeps its place for a waker on the child's copy of the wheel
-//! (three per wheel): a child forked from a child forked from a child, each starting a
-//! timer thread, finds none left, and its thread then turns the wheel every tick instead
-//! of sleeping until the next expiration (on time still, only busier).
+//! [punctual]: https://docs.rs/punctual
+#![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
 
 use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use core::task::Waker;
@@ -40,6 +50,8 @@ use punctual_core::{Clock, DriverSlot, Reading, Storage, Wheel};
 use crate::wake_lead::{WakeEarly, spin_until};
 
 mod fork_gate;
+mod sync;
+mod wake_lead;
 
 /// Wakes the driver thread: the wheel's way to say "turn sooner". `woken` ends a spin
 /// before a planned turn (a thread that spins is not parked, so the unpark alone would
@@ -75,7 +87,7 @@ fn tighten_timer_slack() {
 /// The longest sleep of a timer thread on a clock that counts suspended time
 /// ([`BootClock`](punctual_core::BootClock)): its sleeps count `CLOCK_MONOTONIC`, which
 /// stops during a suspend, so after a resume it turns within this much awake time.
-pub(crate) const BOOT_MAX_SLEEP: Duration = Duration::from_secs(1);
+pub const BOOT_MAX_SLEEP: Duration = Duration::from_secs(1);
 
 /// Timer-thread turns in progress in this process (the low half), and forks waiting for
 /// them to end (the high half). See the module docs and [`fork_gate`].
@@ -130,13 +142,13 @@ extern "C" fn after_fork_in_child() {
     fork_gate::reset_in_child(&TURNS, own);
 }
 
-/// Registers the fork handlers (see the module docs), once per process: before the first
-/// timer thread starts.
+/// Registers the fork handlers (see "Across fork"), once per process. Call it before the
+/// first timer thread of your own [`run`] starts; [`spawn_driver`] calls it.
 ///
 /// # Panics
 ///
 /// If the system cannot register them (out of memory).
-pub(crate) fn handle_forks() {
+pub fn handle_forks() {
     #[cfg(all(target_os = "linux", not(miri)))]
     {
         static REGISTERED: std::sync::Mutex<bool> = std::sync::Mutex::new(false);
@@ -164,10 +176,13 @@ pub(crate) fn handle_forks() {
     }
 }
 
-/// A wheel as a timer thread drives it.
-pub(crate) trait Driven {
+/// A wheel as a timer thread drives it ([`run`]).
+pub trait Driven {
+    /// The wheel's clock.
     type Clock: Clock + 'static;
+    /// The wheel's storage.
     type Storage: Storage + 'static;
+    /// The wheel.
     fn wheel(&self) -> &'static Wheel<Self::Clock, Self::Storage>;
     /// The thread's place on the wheel (`Wheel::driver_slot`).
     fn slot(&mut self) -> &mut DriverSlot<'static, Self::Clock, Self::Storage>;
@@ -204,7 +219,7 @@ impl<C: Clock, S: Storage> Driven for ForLife<C, S> {
 /// Drives wheels on the current thread, forever: the ones `take_in` adds to the set
 /// before each round, until each is finished. While anything is armed it sleeps at most
 /// `max_sleep` at a time.
-pub(crate) fn run<D: Driven>(mut take_in: impl FnMut(&mut Vec<D>), max_sleep: Duration) -> ! {
+pub fn run<D: Driven>(mut take_in: impl FnMut(&mut Vec<D>), max_sleep: Duration) -> ! {
     tighten_timer_slack();
     let unpark = Arc::new(Unpark {
         thread: thread::current(),
@@ -304,13 +319,13 @@ pub(crate) fn run<D: Driven>(mut take_in: impl FnMut(&mut Vec<D>), max_sleep: Du
 ///
 /// ```
 /// use std::time::Duration;
-/// use punctual::{Growable, StdClock, Wheel};
+/// use punctual_core::{Growable, StdClock, Wheel};
 ///
 /// static WHEEL: std::sync::LazyLock<Wheel<StdClock, Growable>> =
 ///     std::sync::LazyLock::new(|| {
 ///         Wheel::growable(StdClock::new(), Duration::from_micros(100)).with_batched_wakes()
 ///     });
-/// punctual::spawn_driver(&WHEEL);
+/// punctual_thread::spawn_driver(&WHEEL);
 /// # futures_executor::block_on(async {
 /// let r = WHEEL.deadline(Duration::from_millis(2), std::future::pending::<()>()).await;
 /// assert!(r.is_err());
@@ -330,10 +345,14 @@ pub fn spawn_driver<C: Clock + 'static, S: Storage + 'static>(
     spawn_named(wheel, "punctual-driver", max_sleep)
 }
 
-/// Starts a thread that drives `wheel`, sleeping at most `max_sleep` at a time while
-/// anything is armed (`Duration::MAX`: no bound). The fork handlers must be registered
-/// already ([`handle_forks`]).
-pub(crate) fn spawn_named<C: Clock + 'static, S: Storage + 'static>(
+/// Starts a thread named `name` that drives `wheel`, sleeping at most `max_sleep` at a
+/// time while anything is armed (`Duration::MAX`: no bound). Register the fork handlers
+/// first ([`handle_forks`]).
+///
+/// # Panics
+///
+/// If the operating system refuses to start a thread.
+pub fn spawn_named<C: Clock + 'static, S: Storage + 'static>(
     wheel: &'static Wheel<C, S>,
     name: &str,
     max_sleep: Duration,
