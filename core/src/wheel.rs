@@ -207,10 +207,10 @@ use crate::sync::Padded;
 use crate::clock::Clock;
 use crate::sync::{AtomicU32, Ordering, UnsafeCell};
 use crate::time::{Reading, StoredTick};
+use degraded_wakers::DegradedWakers;
 use driver_wakers::DriverWakers;
 use entry::{HANDLE, WHEEL};
 use lists::Fresh;
-use parked::Parked;
 use plan::{ACTIVE, Plan};
 use shards::{SHARDS, Shard};
 use stats::{Counters, Stats};
@@ -219,6 +219,7 @@ use turn::DriverState;
 
 mod arm;
 mod build;
+mod degraded_wakers;
 pub(crate) mod driver_wakers;
 pub(crate) mod entry;
 mod handoff;
@@ -226,7 +227,6 @@ pub(crate) mod heads;
 pub(crate) mod levels;
 pub(crate) mod link;
 pub(crate) mod lists;
-mod parked;
 mod plan;
 pub(crate) mod shards;
 #[cfg(all(feature = "std", not(punctual_loom)))]
@@ -288,8 +288,8 @@ pub struct Wheel<C, S> {
     /// The drivers' wakers, woken when an arm or a cancel needs a turn sooner than
     /// planned.
     driver_wakers: DriverWakers,
-    /// Where degraded deadlines leave their wakers for the next tick (see `parked`).
-    parked: Parked,
+    /// Where degraded deadlines leave their wakers for the next tick (see `degraded_wakers`).
+    degraded_wakers: DegradedWakers,
     /// What the driver plans; written once per turn, read by every arm and cancel, so on
     /// lines of its own.
     plan: Padded<Plan>,

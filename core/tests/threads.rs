@@ -277,7 +277,7 @@ fn a_deadline_hopping_threads_while_the_wheel_turns_never_loses_its_wakeup() {
                 let next = senders[(i + 1) % RING].clone();
                 let (waiting, done) = (waiting.clone(), done.clone());
                 s.spawn(move || {
-                    let mut parked: Vec<(Hop, Arc<Flag>)> = Vec::new();
+                    let mut held: Vec<(Hop, Arc<Flag>)> = Vec::new();
                     loop {
                         match rx.recv_timeout(Duration::from_micros(200)) {
                             Ok(mut hop) => {
@@ -298,7 +298,7 @@ fn a_deadline_hopping_threads_while_the_wheel_turns_never_loses_its_wakeup() {
                                     next.send(hop).unwrap();
                                 } else {
                                     waiting.lock().unwrap().push(hop.id);
-                                    parked.push((hop, flag));
+                                    held.push((hop, flag));
                                 }
                             }
                             Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => {
@@ -307,14 +307,14 @@ fn a_deadline_hopping_threads_while_the_wheel_turns_never_loses_its_wakeup() {
                                 }
                             }
                         }
-                        // Poll the parked deadlines whose last waker was woken.
+                        // Poll the held deadlines whose last waker was woken.
                         let mut i = 0;
-                        while i < parked.len() {
-                            if !parked[i].1.woken.load(SeqCst) {
+                        while i < held.len() {
+                            if !held[i].1.woken.load(SeqCst) {
                                 i += 1;
                                 continue;
                             }
-                            let (mut hop, _) = parked.swap_remove(i);
+                            let (mut hop, _) = held.swap_remove(i);
                             let flag = Arc::new(Flag {
                                 woken: AtomicBool::new(false),
                                 thread: thread::current(),
@@ -329,7 +329,7 @@ fn a_deadline_hopping_threads_while_the_wheel_turns_never_loses_its_wakeup() {
                                     done.fetch_add(1, SeqCst);
                                 }
                                 // A spurious wake (a register racing the fire): wait again.
-                                Poll::Pending => parked.push((hop, flag)),
+                                Poll::Pending => held.push((hop, flag)),
                             }
                         }
                     }

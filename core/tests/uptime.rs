@@ -424,7 +424,7 @@ fn long_uptime_deadlines_near_the_end_of_the_clock() {
     ignore = "thousands of turns; the same code paths run under Miri in the smaller tests"
 )]
 fn instants_beyond_the_wheels_range_from_a_late_start_are_never_early_nor_lost() {
-    // `limits.rs` parks a relative deadline beyond the range from a clock near zero;
+    // `limits.rs` holds a relative deadline beyond the range from a clock near zero;
     // here absolute instants are, from a clock that has run for 5 rotations of the top
     // level and a bit (so every level's current slot is mid-way).
     let start = ticks(TICK, (5 << 36) + (37 << 30) + 12_345) + Duration::from_micros(250);

@@ -52,9 +52,9 @@
 //! A turn that passes many rotations at once (a clock that jumped, a driver that was not
 //! run) would re-insert such an entry once per rotation passed. It skips them instead
 //! when it can: with the levels below the top empty and every entry on the top level
-//! parked beyond the range, nothing comes down before the rotation of the earliest of
+//! held there beyond the range, nothing comes down before the rotation of the earliest of
 //! their keys, so `elapsed` may move to the end of the rotation before it (never past the
-//! turn's tick): parked entries stay where they are, since their slot depends on their
+//! turn's tick): those entries stay where they are, since their slot depends on their
 //! key alone while they are beyond the range (see the wheel's `skip_rotations`).
 //!
 //! # Sparse slots
@@ -384,7 +384,7 @@ impl Levels {
         // Above level 0, slots after the current one come first (the current one holds
         // nothing: keys from `elapsed` on that share its group differ from `elapsed` only
         // lower down). Only the top level can have occupied slots at or before the
-        // current one: entries parked beyond the wheel's range, due one rotation later at
+        // current one: entries held there beyond the wheel's range, due one rotation later at
         // the earliest, so they are searched last.
         let after = if now_slot as usize == SLOTS - 1 {
             0
@@ -531,13 +531,13 @@ mod tests {
         assert_eq!(
             level_for(0, range(L), L),
             L - 1,
-            "beyond range parks at the top"
+            "beyond the range goes to the top"
         );
         assert_eq!(level_for(0, u64::MAX - 1, L), L - 1);
     }
 
     #[test]
-    fn fewer_levels_park_beyond_their_range_at_their_top() {
+    fn fewer_levels_hold_far_keys_at_their_top() {
         assert_eq!(range(4), 1 << 24);
         assert_eq!(level_for(0, (1 << 24) - 1, 4), 3);
         assert_eq!(level_for(0, 1 << 24, 4), 3);

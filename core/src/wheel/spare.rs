@@ -13,16 +13,16 @@
 //! * A slot holds at most one entry, of one wheel (by address), free and recycled, that no
 //!   list holds and no other thread can reach: the thread owns it as it owns an entry it
 //!   just popped.
-//! * An arm takes the entry only for the wheel it came from. A release parks its entry
+//! * An arm takes the entry only for the wheel it came from. A release keeps its entry
 //!   unless the slot holds one of the same wheel already (then it frees it onto the free
-//!   list, as without spares). Parking gives back the entry the slot held, if it was
+//!   list, as without spares). Keeping gives back the entry the slot held, if it was
 //!   another wheel's (one push onto that wheel's free list): a thread that moves on to
 //!   another wheel holds on to nothing of the first.
 //! * The slot's destructor, when the thread exits, gives the entry back to its wheel's
 //!   free list. That is why only a wheel that lives for the rest of the process may have
 //!   spares (they are enabled through a `&'static` reference): a `static`, or one leaked on
 //!   the heap.
-//! * A parked entry reads as free in [`Wheel::occupied`](crate::Wheel::occupied), and is
+//! * A kept entry reads as free in [`Wheel::occupied`](crate::Wheel::occupied), and is
 //!   not on any free list: a fixed wheel lends at most one entry to each thread that used
 //!   it last.
 
@@ -30,20 +30,20 @@ use core::cell::Cell;
 
 use crate::wheel::entry::Index;
 
-/// An entry parked in a thread's slot.
+/// An entry kept in a thread's slot.
 #[derive(Clone, Copy)]
-struct Parked {
+struct Kept {
     /// The wheel's address.
     wheel: *const (),
     index: Index,
-    /// Returns the entry to the wheel's free list (typed by the wheel that parked it).
+    /// Returns the entry to the wheel's free list (typed by the wheel that kept it).
     give_back: unsafe fn(*const (), Index),
 }
 
-impl Parked {
+impl Kept {
     /// Returns the entry to its wheel's free list.
     fn give_back(self) {
-        // SAFETY: the wheel that parked the entry has spares, so it lives at this address
+        // SAFETY: the wheel that kept the entry has spares, so it lives at this address
         // for the rest of the process (`Wheel::with_thread_spares`'s contract),
         // with the type `give_back` was made for. The entry is this thread's alone.
         unsafe { (self.give_back)(self.wheel, self.index) };
@@ -51,12 +51,12 @@ impl Parked {
 }
 
 /// A thread's slot; gives its entry back when the thread exits.
-struct Slot(Cell<Option<Parked>>);
+struct Slot(Cell<Option<Kept>>);
 
 impl Drop for Slot {
     fn drop(&mut self) {
-        if let Some(parked) = self.0.take() {
-            parked.give_back();
+        if let Some(kept) = self.0.take() {
+            kept.give_back();
         }
     }
 }
@@ -65,14 +65,14 @@ std::thread_local! {
     static SLOT: Slot = const { Slot(Cell::new(None)) };
 }
 
-/// Takes this thread's parked entry if it is `wheel`'s. `None` when the slot is empty,
+/// Takes this thread's kept entry if it is `wheel`'s. `None` when the slot is empty,
 /// holds another wheel's entry, or is being destroyed (the thread is exiting).
 #[inline]
 pub(crate) fn take(wheel: *const ()) -> Option<Index> {
     SLOT.try_with(|slot| match slot.0.get() {
-        Some(parked) if parked.wheel == wheel => {
+        Some(kept) if kept.wheel == wheel => {
             slot.0.set(None);
-            Some(parked.index)
+            Some(kept.index)
         }
         _ => None,
     })
@@ -80,8 +80,8 @@ pub(crate) fn take(wheel: *const ()) -> Option<Index> {
     .flatten()
 }
 
-/// Parks `index`, a free and recycled entry of `wheel` that this thread owns alone, and
-/// gives back the entry the slot held if it was another wheel's. Returns whether it parked;
+/// Keeps `index`, a free and recycled entry of `wheel` that this thread owns alone, and
+/// gives back the entry the slot held if it was another wheel's. Returns whether it kept it;
 /// if not (the slot holds an entry of `wheel` already, or the thread is exiting), the
 /// caller frees the entry as usual.
 ///
@@ -89,9 +89,9 @@ pub(crate) fn take(wheel: *const ()) -> Option<Index> {
 ///
 /// * `wheel` has spares (it lives at this address for the rest of the process), and
 ///   `give_back(wheel, i)` returns entry `i` of it to its free list.
-/// * The caller owns the entry exclusively, free and recycled; parking hands that over.
+/// * The caller owns the entry exclusively, free and recycled; keeping hands that over.
 #[inline]
-pub(crate) unsafe fn park(
+pub(crate) unsafe fn keep(
     wheel: *const (),
     index: Index,
     give_back: unsafe fn(*const (), Index),
@@ -101,7 +101,7 @@ pub(crate) unsafe fn park(
         if held.is_some_and(|held| held.wheel == wheel) {
             return false;
         }
-        slot.0.set(Some(Parked {
+        slot.0.set(Some(Kept {
             wheel,
             index,
             give_back,

@@ -6,7 +6,7 @@ use super::entry::{self, CANCELLED, Entry, FIRED, HANDLE, Index, NIL, UNLINKED, 
 use super::levels::{self, Grain, Levels};
 use super::link::PlainLink;
 use super::plan::LAST;
-use super::plan::{ACTIVE, PARKED};
+use super::plan::{ACTIVE, DEGRADED};
 use super::shards::{self, SHARDS, Shard};
 use super::storage::Storage;
 use super::{LINGER, MAX_SLEEP, Wheel};
@@ -41,7 +41,7 @@ pub(super) struct DriverState {
     pub(super) started: bool,
     /// The last look at the places of degraded deadlines found one still waiting: the next
     /// turn looks again, whatever the plan word says.
-    pub(super) parked: bool,
+    pub(super) degraded_waiting: bool,
     /// The tick of the last hand-off (see `handoff`): a turn at a later tick takes back
     /// what is still on the list.
     pub(super) handed_at: Tick,
@@ -221,12 +221,12 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         }
         loop {
             // Advance first, so new entries are placed relative to `now` (a wheel whose
-            // clock starts far from zero would otherwise park them at the top level).
+            // clock starts far from zero would otherwise place them at the top level).
             self.expire(state, now, reading);
             reclaimed |= self.take_inboxes(state, now, reading);
             self.fire_early(state, reading);
             self.wake_fired(state, now);
-            let parked = self.wake_parked(state, now);
+            let degraded = self.wake_degraded(state, now);
             let elapsed = state.levels.elapsed();
             let next = state.levels.next_expiration(&self.storage);
             // Idle: nothing armed, nothing just reclaimed and no degraded deadline waiting.
@@ -235,11 +235,14 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             // A batch handed off (see `handoff`) keeps a turn planned by the next tick,
             // which takes it back if its lead has not taken it.
             let handed_off = self.handed_off();
-            let idle =
-                next.is_none() && !reclaimed && !parked && !handed_off && now >= state.linger_until;
+            let idle = next.is_none()
+                && !reclaimed
+                && !degraded
+                && !handed_off
+                && now >= state.linger_until;
             // After reclaiming, more cancels are likely: look again within a tick, as for
             // a degraded deadline waiting. While lingering, turn when the lingering ends.
-            let horizon = if reclaimed || parked || handed_off {
+            let horizon = if reclaimed || degraded || handed_off {
                 1
             } else if next.is_none() && now < state.linger_until {
                 let linger_until = state.linger_until.get();
@@ -288,10 +291,11 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 self.plan.word.fetch_or(ACTIVE, Ordering::AcqRel)
             };
             left_idle |= !idle && word & ACTIVE == 0;
-            if word & PARKED != 0 && !parked {
-                // A degraded deadline parked during this pass: look at the places again
-                // before settling on a plan (see `parked`, "Not losing the wake").
-                state.parked = true;
+            if word & DEGRADED != 0 && !degraded {
+                // A degraded deadline left its waker during this pass: look at the places
+                // again before settling on a plan (see `degraded_wakers`, "Not losing the
+                // wake").
+                state.degraded_waiting = true;
                 continue;
             }
             if shards::in_use(word).all(|shard| {
@@ -311,21 +315,22 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
 
     /// Takes every shard's inboxes: reclaims cancelled entries and links new ones into the
     /// levels. Returns whether anything was reclaimed.
-    /// Wakes the degraded deadlines that parked before tick `now`; returns whether any
-    /// still waits. Looks only when the plan word says one parked, or one still waited at
-    /// the last look: the mark is cleared before the places are read, so a deadline that
-    /// parks after the read marks the word again, which the publication of the plan sees.
+    /// Wakes the degraded deadlines that left their wakers before tick `now`; returns
+    /// whether any still waits. Looks only when the plan word says one left a waker, or one
+    /// still waited at the last look: the mark is cleared before the places are read, so a
+    /// deadline that leaves its waker after the read marks the word again, which the
+    /// publication of the plan sees.
     #[inline]
-    fn wake_parked(&self, state: &mut DriverState, now: Tick) -> bool {
-        if !state.parked && self.plan.word.load(Ordering::Relaxed) & PARKED == 0 {
+    fn wake_degraded(&self, state: &mut DriverState, now: Tick) -> bool {
+        if !state.degraded_waiting && self.plan.word.load(Ordering::Relaxed) & DEGRADED == 0 {
             return false;
         }
-        self.plan.word.fetch_and(!PARKED, Ordering::AcqRel);
+        self.plan.word.fetch_and(!DEGRADED, Ordering::AcqRel);
         // Recorded before the wakes: a waker that panics leaves the rest for the next turn,
         // which must then look.
-        state.parked = true;
-        state.parked = self.parked.wake_before(now);
-        state.parked
+        state.degraded_waiting = true;
+        state.degraded_waiting = self.degraded_wakers.wake_before(now);
+        state.degraded_waiting
     }
 
     pub(super) fn take_inboxes(
@@ -457,9 +462,9 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
 
     /// Catching up over many rotations of the top level (see `levels`, "Beyond the
     /// range"): when the turn is at least two rotations ahead of `elapsed`, the levels
-    /// below the top are empty and every entry on the top level is parked beyond the
+    /// below the top are empty and every entry on the top level is beyond the
     /// range, moves `elapsed` to the end of the rotation before the earliest of their keys'
-    /// (or to `now`, if sooner), instead of re-inserting each parked entry once per
+    /// (or to `now`, if sooner), instead of re-inserting each such entry once per
     /// rotation passed. Cancelled entries count too: a bound that is lower than needed
     /// only skips less.
     fn skip_rotations(&self, state: &mut DriverState, now: Tick) {
