@@ -13,7 +13,7 @@
 //! `word` holds two bits per place: `LOCK` (a thread is in the place) and `FULL` (it
 //! holds a waker).
 //!
-//! * A thread owns a place from the `fetch_or` that sets `LOCK` to the write that clears it.
+//! * A thread owns a place from the `fetch_or` setting `LOCK` to the write clearing it.
 //! * Nobody waits for a locked place: they pass it by, so no thread spins here.
 //! * The waker is cloned before any place is locked, so a panicking `clone` locks nothing.
 //! * Leaving: lock a place. If empty, store the waker and tick, then swap `LOCK` for

@@ -81,8 +81,8 @@ pub(crate) fn take(wheel: *const ()) -> Option<Index> {
 }
 
 /// Keeps `index`, a free and recycled entry of `wheel` that this thread owns alone, and
-/// gives back the entry the slot held if it was another wheel's. Returns whether it kept it;
-/// if not (the slot holds an entry of `wheel` already, or the thread is exiting), the
+/// gives back the entry the slot held if it was another wheel's. Returns whether it kept
+/// it; if not (the slot holds an entry of `wheel` already, or the thread is exiting), the
 /// caller frees the entry as usual.
 ///
 /// # Safety
