@@ -5,7 +5,8 @@
 //! This file holds [`Wheel`], its public face, and the rules below. Its parts:
 //!
 //! * Any thread: `start` (where a deadline starts) and `arm` (arm, poll, release).
-//! * The driver role's holder only: `turn` (taking the role, one turn) and its steps.
+//! * The driver role: `role` (taking it, letting go), `turn` (one turn, pass by pass).
+//! * A turn's steps: `cascade` (slots that come up), `intake` (the inboxes), `fire`.
 //! * `plan`: the plan arming threads read, and the wheel's tick arithmetic.
 //! * Shared structures: `entry`, `lists`, `shards`, `spare`, `storage`, `handoff`.
 //! * The driver's: `levels` and `heads` (the slots), `stats` (its counters).
@@ -156,15 +157,19 @@ use turn::DriverState;
 
 mod arm;
 mod build;
+mod cascade;
 mod degraded_wakers;
 pub(crate) mod driver_wakers;
 pub(crate) mod entry;
+mod fire;
 mod handoff;
 pub(crate) mod heads;
+mod intake;
 pub(crate) mod levels;
 pub(crate) mod link;
 pub(crate) mod lists;
 mod plan;
+mod role;
 pub(crate) mod shards;
 #[cfg(all(feature = "std", not(punctual_loom)))]
 pub(crate) mod spare;
