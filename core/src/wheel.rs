@@ -9,7 +9,7 @@
 //! * A turn's steps: `cascade` (slots that come up), `intake` (the inboxes), `fire`.
 //! * `plan`: the plan arming threads read, and the wheel's tick arithmetic.
 //! * Shared structures: `entry`, `lists`, `shards`, `spare`, `storage`, `handoff`.
-//! * The driver's: `levels` and `heads` (the slots), `stats` (its counters).
+//! * The driver's: `levels`, `grain` and `heads` (the slots), `stats` (its counters).
 //! * Places for wakers: `driver_wakers` (drivers') and `degraded_wakers` (full wheel).
 //!
 //! Time is `crate::time`'s. Futures reach the wheel through `crate::future::timer`,
@@ -162,6 +162,7 @@ mod degraded_wakers;
 pub(crate) mod driver_wakers;
 pub(crate) mod entry;
 mod fire;
+mod grain;
 mod handoff;
 pub(crate) mod heads;
 mod intake;

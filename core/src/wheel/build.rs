@@ -9,8 +9,9 @@ use core::time::Duration;
 
 use super::degraded_wakers::DegradedWakers;
 use super::driver_wakers::DriverWakers;
+use super::grain::Grain;
 use super::handoff::Handoff;
-use super::levels::{Grain, Levels};
+use super::levels::Levels;
 use super::link::PlainLink;
 use super::lists::Fresh;
 use super::plan::Plan;

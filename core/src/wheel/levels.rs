@@ -57,14 +57,8 @@
 //!   a whole tick, saturating at `u32::MAX` ns.
 //! * A slot of at most [`SPARSE`] entries is sparse: the driver fires each entry at its
 //!   own time (see the wheel's "Sub-tick firing").
-//! * The bound is 16 bits of *grains* of `2^s` ns ([`Grain`]). `s` is the least shift
-//!   that fits a whole tick in 16 bits: 1 ns up to a 65 µs tick, 16 ns at 1 ms.
-//! * Offsets round *up* to a grain. The bound is never below the earliest offset, and at
-//!   most one grain above it.
-//! * So the driver never looks before an entry of the slot is due, and at most a grain
-//!   after.
-//! * An offset that rounds to the tick's last grain counts as none. Its entries fire at
-//!   the slot's tick, less than a grain later.
+//! * The bound is kept in 16 bits, in grains rounded up (see `grain`). So the driver
+//!   never looks before an entry of the slot is due, and at most a grain after.
 //! * Count and bound only steer when the driver looks. Whether an entry fires is always
 //!   decided on its own deadline.
 //!
@@ -94,6 +88,7 @@
 
 use crate::sync::Ordering::Relaxed;
 use crate::wheel::entry::{Index, NIL, Slab, UNLINKED};
+use crate::wheel::grain::{Grain, NO_BOUND};
 use crate::wheel::heads::SLOTS;
 use crate::wheel::heads::{SLOT_BITS, Table};
 
@@ -104,9 +99,6 @@ const SLOT_MASK: u64 = SLOTS as u64 - 1;
 pub(crate) const fn range(levels: usize) -> u64 {
     1 << (SLOT_BITS as u64 * levels as u64)
 }
-
-/// A bound of [`NO_BOUND`] grains means none (see "Sparse slots").
-const NO_BOUND: u16 = u16::MAX;
 
 /// A level-0 slot of at most this many entries is sparse: the driver fires its entries at
 /// their own deadlines (see "Sparse slots"). Each early look at a sparse slot walks it,
@@ -119,48 +111,6 @@ pub(crate) struct Expiration {
     pub(crate) level: usize,
     pub(crate) slot: usize,
     pub(crate) deadline: u64,
-}
-
-/// The unit of a level-0 slot's offset bound: `2^shift` ns, the least that fits a whole
-/// tick (up to `u32::MAX` ns) in 16 bits (see "Sparse slots"). The driver keeps it beside
-/// the levels, set from the wheel's tick at the start of each turn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Grain {
-    shift: u8,
-}
-
-impl Grain {
-    /// Nanoseconds: all zero bytes, as a new wheel is (see `link`); no turn uses it, since
-    /// each sets the wheel's own grain first.
-    pub(crate) const NANOS: Self = Self { shift: 0 };
-
-    /// The grain of a wheel whose tick is `tick_nanos` ns.
-    #[inline]
-    pub(crate) fn of_tick(tick_nanos: u64) -> Self {
-        let longest = tick_nanos.min(u64::from(u32::MAX));
-        Self {
-            shift: (u64::BITS - longest.leading_zeros()).saturating_sub(u16::BITS) as u8,
-        }
-    }
-
-    /// `offset` in grains, rounded up; [`NO_BOUND`] if that is the last grain or past it.
-    #[inline]
-    fn up(self, offset: u32) -> u16 {
-        let grains = (u64::from(offset) + (1 << self.shift) - 1) >> self.shift;
-        grains.min(u64::from(NO_BOUND)) as u16
-    }
-
-    /// One grain in nanoseconds.
-    #[inline]
-    pub(crate) fn unit(self) -> u32 {
-        1 << self.shift
-    }
-
-    /// `grains` in nanoseconds (below [`NO_BOUND`], so it fits: at most 16 + 16 bits).
-    #[inline]
-    fn nanos(self, grains: u16) -> u32 {
-        u32::from(grains) << self.shift
-    }
 }
 
 pub(crate) struct Levels {
@@ -524,38 +474,6 @@ mod tests {
         assert_eq!(level_for(0, u64::MAX - 1, 2), 1);
         assert_eq!(level_for(0, 4095, 2), 1);
         assert_eq!(level_for(0, 63, 2), 0);
-    }
-
-    #[test]
-    fn a_grain_fits_a_whole_tick_in_16_bits_and_rounds_up() {
-        // Up to 65 535 ns a tick, grains are nanoseconds.
-        let exact = Grain::of_tick(65_535);
-        assert_eq!(exact.shift, 0);
-        assert_eq!(exact.up(1), 1);
-        assert_eq!(exact.up(65_534), 65_534);
-        assert_eq!(exact.up(65_535), NO_BOUND, "a whole tick counts as none");
-        // 1 ms: 16 ns grains, rounded up, never below the offset.
-        let ms = Grain::of_tick(1_000_000);
-        assert_eq!(ms.shift, 4);
-        assert_eq!(ms.up(1), 1);
-        assert_eq!(ms.up(16), 1);
-        assert_eq!(ms.up(17), 2);
-        assert_eq!(ms.up(1_000_000), 62_500);
-        for offset in [1, 15, 16, 17, 999_999, 1_000_000] {
-            let back = ms.nanos(ms.up(offset));
-            assert!(back >= offset && back - offset < 16, "{offset} -> {back}");
-        }
-        // Ticks of 4.3 s and more: offsets saturate at u32::MAX, which is none.
-        let long = Grain::of_tick(10_000_000_000);
-        assert_eq!(long.shift, 16);
-        assert_eq!(long.up(u32::MAX), NO_BOUND);
-        for offset in [1, 65_536, 4_000_000_000, u32::MAX - 65_536] {
-            let back = long.nanos(long.up(offset));
-            assert!(
-                back >= offset && back - offset < 65_536,
-                "{offset} -> {back}"
-            );
-        }
     }
 
     #[test]

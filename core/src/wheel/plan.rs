@@ -2,7 +2,7 @@
 //! arithmetic: readings in nanoseconds, ticks, and the tick of the plan rebuilt from its
 //! low 32 bits (see the wheel's module docs, "Waking the driver").
 
-use super::levels::Grain;
+use super::grain::Grain;
 use super::storage::Storage;
 use super::{Wheel, shards};
 use crate::clock::Clock;

@@ -17,7 +17,8 @@
 //! * A pass that finds a new `DEGRADED` mark in the word it published passes again.
 
 use super::entry::{self, Index, NIL};
-use super::levels::{Grain, Levels};
+use super::grain::Grain;
+use super::levels::Levels;
 use super::link::PlainLink;
 use super::plan::{ACTIVE, DEGRADED, LAST};
 use super::shards;
