@@ -59,7 +59,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_grain_fits_a_whole_tick_in_16_bits_and_rounds_up() {
+    fn a_grain_fits_a_tick_in_16_bits_rounding_up() {
         // Up to 65 535 ns a tick, grains are nanoseconds.
         let exact = Grain::of_tick(65_535);
         assert_eq!(exact.shift, 0);

@@ -201,7 +201,7 @@ mod tests {
     use crate::wheel::link::NIL;
 
     #[test]
-    fn every_width_keeps_nil_as_zero_and_its_largest_index() {
+    fn every_width_stores_nil_as_zero_and_max_index() {
         assert_eq!(0u8.unpack(), NIL);
         assert_eq!(0u16.unpack(), NIL);
         assert_eq!(0u32.unpack(), NIL);
