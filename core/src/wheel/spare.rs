@@ -1,30 +1,23 @@
 //! One free entry per thread, kept aside for the thread's next deadline.
 //!
-//! The commonest life of a deadline is short: armed at its first poll, released before the
-//! driver ever saw it (the inner future finished first). Freeing its entry onto the shard's
-//! free list and popping it again for the next deadline are two of the four atomic
-//! read-modify-writes of that life. A wheel with spares
-//! ([`Wheel::with_thread_spares`](crate::Wheel::with_thread_spares)) lets each thread
-//! keep the entry it last freed in a thread-local slot instead, and take it back for its
-//! next arm with plain loads and stores.
+//! On a wheel with spares ([`Wheel::with_thread_spares`](crate::Wheel::with_thread_spares)),
+//! a thread keeps the entry it last freed in a thread-local slot. Its next arm takes it
+//! back with plain loads and stores, instead of a free list's pop.
 //!
 //! # Invariants
 //!
-//! * A slot holds at most one entry, of one wheel (by address), free and recycled, that no
-//!   list holds and no other thread can reach: the thread owns it as it owns an entry it
-//!   just popped.
-//! * An arm takes the entry only for the wheel it came from. A release keeps its entry
-//!   unless the slot holds one of the same wheel already (then it frees it onto the free
-//!   list, as without spares). Keeping gives back the entry the slot held, if it was
-//!   another wheel's (one push onto that wheel's free list): a thread that moves on to
-//!   another wheel holds on to nothing of the first.
-//! * The slot's destructor, when the thread exits, gives the entry back to its wheel's
-//!   free list. That is why only a wheel that lives for the rest of the process may have
-//!   spares (they are enabled through a `&'static` reference): a `static`, or one leaked on
-//!   the heap.
+//! * A slot holds at most one entry, of one wheel (by address). It is free, recycled, on
+//!   no list, and no other thread can reach it.
+//! * An arm takes the entry only for the wheel it came from.
+//! * A release keeps its entry unless the slot holds one of the same wheel already. Then
+//!   it frees the entry onto the free list, as without spares.
+//! * Keeping an entry gives back the one the slot held, if it was another wheel's. So a
+//!   thread that moves on to another wheel holds nothing of the first.
+//! * When the thread exits, the slot's destructor gives the entry back to its wheel.
+//! * So only a wheel that lives for the rest of the process may have spares: a `static`,
+//!   or one leaked on the heap. They are enabled through a `&'static` reference.
 //! * A kept entry reads as free in [`Wheel::occupied`](crate::Wheel::occupied), and is
-//!   not on any free list: a fixed wheel lends at most one entry to each thread that used
-//!   it last.
+//!   on no free list. A fixed wheel lends at most one entry to each thread that used it.
 
 use core::cell::Cell;
 
