@@ -19,7 +19,7 @@ use support::{
 };
 
 #[test]
-fn duration_zero_fires_at_the_first_pending_poll_without_an_entry() {
+fn duration_zero_fires_at_first_poll_without_entry() {
     let wheel = fixed::<4>();
     wheel.advance(ms(3));
     let probe = ProbeState::default();
@@ -44,7 +44,7 @@ fn duration_zero_loses_to_a_ready_inner_future() {
 }
 
 #[test]
-fn deadline_at_in_the_past_fires_at_the_first_pending_poll() {
+fn deadline_at_in_the_past_fires_at_first_poll() {
     let wheel = fixed::<4>();
     wheel.advance(ms(100));
     let w = CountingWaker::new();
@@ -102,7 +102,7 @@ fn duration_max_never_fires_and_holds_no_entry() {
 }
 
 #[test]
-fn durations_that_overflow_the_clock_never_fire_and_hold_no_entry() {
+fn clock_overflowing_durations_never_fire_no_entry() {
     // Documented on `Deadline` ("Odd limits"): a deadline beyond the last tick the wheel
     // can count never fires and holds no entry. Each of these ends beyond it, by
     // overflowing `Duration` (start + duration), or the tick counter (a 1 ns tick).
@@ -142,7 +142,7 @@ fn durations_that_overflow_the_clock_never_fire_and_hold_no_entry() {
 }
 
 #[test]
-fn a_deadline_past_the_clocks_end_never_fires_and_holds_no_entry() {
+fn past_clocks_end_never_fires_and_holds_no_entry() {
     // An entry keeps its deadline as a reading in `u64` nanoseconds, so a deadline that
     // ends at or after `u64::MAX` ns (the manual clock's last reading, about 584 years)
     // stands for "never", whatever the tick: a relative one that runs past it and an
@@ -175,7 +175,7 @@ fn a_deadline_past_the_clocks_end_never_fires_and_holds_no_entry() {
 }
 
 #[test]
-fn a_limit_of_u64_max_nanoseconds_or_more_never_fires_even_at_the_clocks_end() {
+fn u64_max_ns_limit_never_fires_even_at_clock_end() {
     // A deadline keeps its limit in `u64` nanoseconds: from `u64::MAX` on it stands for
     // "never", even for an instant the manual clock can reach (it ends at `u64::MAX` ns).
     let wheel: Wheel<ManualClock, Fixed<2>> =

@@ -86,7 +86,7 @@ fn a_kept_entry_stays_with_its_thread_until_exit() {
 }
 
 #[test]
-fn a_thread_that_moves_on_to_another_wheel_gives_the_first_one_its_entry_back() {
+fn moving_to_another_wheel_gives_first_entry_back() {
     // SAFETY: a static stays at its address for good.
     static FIRST: Wheel<ManualClock, Fixed<1>> =
         unsafe { Wheel::fixed(ManualClock::new(), TICK).with_thread_spares() };
@@ -148,7 +148,7 @@ fn a_spare_serves_only_the_wheel_it_came_from() {
 }
 
 #[test]
-fn a_deadline_armed_from_a_spare_fires_on_time_and_frees_its_entry() {
+fn spare_armed_deadline_fires_on_time_frees_entry() {
     // SAFETY: a static stays at its address for good.
     static WHEEL: Wheel<ManualClock, Fixed<1>> =
         unsafe { Wheel::fixed(ManualClock::new(), TICK).with_thread_spares() };
@@ -182,7 +182,7 @@ fn a_deadline_armed_from_a_spare_fires_on_time_and_frees_its_entry() {
 }
 
 #[test]
-fn a_deadline_dropped_while_its_thread_exits_still_frees_its_entry() {
+fn drop_during_thread_exit_still_frees_entry() {
     // SAFETY: a static stays at its address for good.
     static WHEEL: Wheel<ManualClock, Fixed<1>> =
         unsafe { Wheel::fixed(ManualClock::new(), TICK).with_thread_spares() };

@@ -46,7 +46,7 @@ fn full_wheel_planning_the_next_tick() -> Arc<TestWheel> {
 /// driver) brings a turn by the tick after the one it waited from; and a later turn wakes
 /// it in any case (the waker is never lost in its place).
 #[test]
-fn a_degraded_deadline_waits_in_a_place_while_the_driver_turns() {
+fn degraded_deadline_waits_in_place_while_turning() {
     model(|| {
         let wheel = full_wheel_planning_the_next_tick();
         let (task, task_waker) = counter();
