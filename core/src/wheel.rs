@@ -1,202 +1,140 @@
-//! The wheel: the shared side (arming, cancelling, waking the driver) and the driver side
-//! (advancing the levels and firing).
+//! The wheel: any thread arms deadlines, and one driver at a time advances the levels.
 //!
 //! # Layout
 //!
-//! This file holds the [`Wheel`] itself, its constructors and its public face, and the
-//! rules below. Its parts, each a file under `wheel/`:
+//! This file holds [`Wheel`], its public face, and the rules below. Its parts:
 //!
-//! * `start`: where a deadline starts (its target, a cap, the arm), and `arm`: the
-//!   deadline side (arming, polling and releasing an entry, where free entries come
-//!   from). Any thread runs these.
-//! * `turn`: the driver side (the driver role, a turn), and `plan`: the plan arming
-//!   threads read and the wheel's tick arithmetic. Only the holder of the driver role
-//!   turns.
-//! * `entry` (an entry's state word and waker), `levels` (the slots), `lists` (free lists
-//!   and inboxes), `shards` (one set of lists per shard of threads), `spare` (a thread's
-//!   kept entry), `storage` (where entries live), `stats` (the driver's counters) and
-//!   `driver_wakers` (the drivers' places for their wakers).
+//! * Any thread: `start` (where a deadline starts) and `arm` (arm, poll, release).
+//! * The driver role: `role` (taking it, letting go), `turn` (one turn, pass by pass).
+//! * A turn's steps: `cascade` (slots that come up), `intake` (the inboxes), `fire`.
+//! * `plan`: the plan arming threads read, and the wheel's tick arithmetic.
+//! * Shared structures: `entry`, `lists`, `shards`, `spare`, `storage`, `handoff`.
+//! * The driver's: `levels`, `grain` and `heads` (the slots), `stats` (its counters).
+//! * Places for wakers: `driver_wakers` (drivers') and `degraded_wakers` (full wheel).
 //!
-//! Time (readings, ticks, their conversions) is `crate::time`'s; the futures that arm
-//! entries reach the wheel through `crate::future::timer`, which this module never names.
+//! Time is `crate::time`'s. Futures reach the wheel through `crate::future::timer`,
+//! which this module never names.
 //!
 //! # Ground rules
 //!
-//! * Any thread may arm, poll or release an entry, at any time, without a lock: each is a
-//!   bounded number of atomic operations on the entry, a free list and one inbox. Free
-//!   lists and inboxes come one set per shard of threads (see `shards`), so that threads
-//!   arming at the same time do not share their cache lines.
-//! * Exactly one thread at a time holds the *driver role* (`role`), and only it touches
-//!   the [`Levels`]. A thread that finds the role taken does not wait: it leaves a request
-//!   (the `REQUESTED` bit) that the holder honours, with a fresh clock reading, before it
-//!   lets go. Taking, requesting and letting go are read-modify-writes of the one `role`
-//!   word, so a request is never missed: the holder's release fails if a request came in.
-//!   The requester is told to turn again by the next tick boundary at the latest: the
-//!   holder may change the plan it would otherwise sleep on.
-//! * Drivers leave their wakers in places of their own (see `driver_wakers`), and a wake
-//!   for a sooner turn wakes them all: several drivers may run on one wheel, and one that
-//!   stops takes no other's wake with it.
-//! * New entries reach the driver through the arm inboxes, released ones through the
-//!   cancel inboxes. A turn takes every shard's cancel inbox first, then every arm inbox,
-//!   so that every entry it is asked to reclaim has already come out of whichever arm
-//!   inbox it was on (a task may move between threads, so an entry may be armed through
-//!   one shard and cancelled through another).
-//! * The driver wakes wakers only after an entry's outcome is decided, and lets go of the
-//!   entry only after it took the waker out, so it never wakes a waker of a later deadline
-//!   that reused the entry. Fired entries wait on a driver-owned to-wake list until then,
-//!   and wakes happen only while the levels are consistent: a waker that panics
-//!   propagates to the caller of the turn, the role is let go, and the next turn wakes the
-//!   rest.
+//! * Any thread may arm, poll or release an entry at any time, without a lock.
+//! * Each costs a bounded number of atomic operations: the entry, a free list, one inbox.
+//! * Each shard of threads has its own free list and inboxes (see `shards`).
+//! * One thread at a time holds the *driver role* (`role`). Only it touches [`Levels`].
+//! * A thread that finds the role taken sets `REQUESTED` and returns without waiting.
+//! * The holder honours a request with a fresh reading before it lets go.
+//! * Taking, requesting and letting go are read-modify-writes of `role`.
+//!   So a request is never missed: the holder's release fails if one came in.
+//! * A requester is told to turn again by the next tick boundary at the latest.
+//! * Drivers keep their wakers in places of their own (see `driver_wakers`).
+//!   A wake for a sooner turn wakes them all.
+//! * New entries reach the driver through arm inboxes, released ones through cancel
+//!   inboxes.
+//! * A turn takes every cancel inbox before any arm inbox. An entry it reclaims has
+//!   then left its arm inbox, even one armed and cancelled through different shards.
+//! * The driver wakes a waker only after the entry's outcome is decided.
+//! * It lets go of an entry only after taking its waker out. So it never wakes the
+//!   waker of a later deadline that reused the entry.
+//! * Fired entries wait on the driver's to-wake list. Wakes happen only while the
+//!   levels are consistent.
+//! * A panicking waker unwinds to the turn's caller. The role is let go, and the next
+//!   turn wakes the rest.
 //!
 //! # Waking the driver
 //!
-//! The driver publishes the tick it plans to turn at next (`next_wake`, with how far into
-//! the tick before it the driver may turn: `offset`, see "Sub-tick firing"), then checks
-//! the inboxes once more with a read-modify-write of each head (Release). An arming
-//! thread pushes its entry with a read-modify-write of the same head (Acquire), then reads
-//! the plan, and wakes the driver if its deadline is earlier. Read-modify-writes of one
-//! location are totally ordered, so one of them comes first: either the driver's check
-//! finds the new entry, or the push synchronises with the check and the arming thread sees
-//! the plan it must correct. Arms later than the plan wake no one. (No SeqCst fence is
-//! needed, which also keeps the handshake within what loom models exactly.)
+//! * The driver publishes its plan: the tick `next_wake`, and `offset` ("Sub-tick firing").
+//! * It then checks each inbox head with a read-modify-write (Release).
+//! * An arming thread pushes with a read-modify-write of the same head (Acquire).
+//!   It then reads the plan, and wakes the drivers if its deadline is earlier.
+//! * Read-modify-writes of one head are totally ordered. Either the check finds the
+//!   entry, or the push synchronises with it and the arm sees the plan. No SeqCst fence.
+//! * The driver checks only the shards in use, named in the plan word (see `shards`,
+//!   "Shards in use"). It publishes that word last, with a read-modify-write.
+//! * A thread that finds its shard unmarked after its push marks it by read-modify-write.
+//!   Either the driver's write finds the mark, or the mark acquires the plan.
 //!
-//! The driver checks only the inboxes of the shards in use. It learns which from the
-//! plan word, whose idle bit it publishes last with a read-modify-write; a thread that
-//! finds its shard unmarked when it reads the plan after its push marks it there with a
-//! read-modify-write of its own. Again one of the two comes first: either the driver's
-//! read-modify-write finds the mark and checks the shard, or the mark acquires the plan
-//! (see `shards`, "Shards in use").
+//! With nothing armed the driver is *idle* (`ACTIVE` clear). It needs no timer, and
+//! every arm wakes it. It goes idle only after lingering [`LINGER`] ticks ("Taking back").
 //!
-//! With nothing armed the driver is *idle*: it publishes that instead of a plan, needs no
-//! timer (a runtime's virtual clock has nothing to jump to), and every arm wakes it. (It
-//! goes idle only after lingering [`LINGER`] ticks; see "Taking back".)
+//! A turn that takes the wheel out of idle wakes every other driver, after letting go of
+//! the role. Arms later than the new plan wake no one, so an idle driver must hear of it.
+//! A turn counts as leaving idle when any of its passes does.
 //!
-//! A turn that takes the wheel out of idle wakes every other driver once it has let go of
-//! the driver role. The arm that woke a driver is not the only way out of idle: a turn made
-//! by hand ([`Wheel::turn`]), or by a driver without a place for its waker, also plans
-//! ahead (it lingers), and arms later than that plan wake no one. A driver that was left
-//! idle, and is waiting for its waker only, would then never learn of the plan; once the
-//! plan's time had passed with no one to carry it out, no arm would ever wake a driver
-//! again. Woken, each driver turns and sleeps until the plan. A turn counts as taking the
-//! wheel out of idle when any of its passes does (once one has, the turn lingers, and no
-//! later pass publishes idle): a pass that publishes a plan over the idle word and then
-//! finds an inbox not empty passes again, and the arm behind that entry may have read the
-//! new plan (at or before its deadline's tick) and so woken no one; the next pass reads
-//! its own plan, not idle, yet the waiting driver has still not heard of it. (The first
-//! push onto a shard marks it in use, and that mark reads the word with a
-//! read-modify-write, which orders it with the driver's; an arm on a shard already marked,
-//! by any earlier push, and every arm on a wheel of one shard, reads it with a plain
-//! load.)
-//!
-//! `next_wake` holds the low 32 bits of the tick (so that 32-bit targets stay lock-free).
-//! The driver never plans more than [`MAX_SLEEP`] ticks ahead, and readers rebuild the full
-//! tick from a nearby one, which is exact while the driver is less than 2^31 ticks overdue.
+//! `next_wake` holds the tick's low 32 bits, so 32-bit targets stay lock-free. The driver
+//! plans at most [`MAX_SLEEP`] ticks ahead. Readers rebuild the tick from a nearby one,
+//! exactly while the driver is less than 2^31 ticks overdue.
 //!
 //! # Reclaiming cancelled entries
 //!
-//! A cancelled entry sits on the cancel inbox until the driver's next turn. So that this
-//! is soon, the driver plans its next turn at most one tick ahead after any turn that
-//! reclaimed entries, and a cancel that finds the inbox empty while the driver plans to
-//! sleep longer than a tick wakes it. A cancelled entry is therefore back on the free
-//! list within about one tick of being cancelled, on a driver that is not starved; a
-//! steady stream of cancels costs the driver one turn per tick, not one per cancel, and
-//! the entries one turn reclaims go back to the free list as one chain (one
-//! compare-and-swap).
+//! * A cancelled entry waits on a cancel inbox until the driver's next turn.
+//! * After a turn that reclaimed entries, the next turn is planned at most a tick ahead.
+//! * A cancel that finds the inbox empty wakes the driver if it plans longer than a tick.
+//! * So a cancelled entry is free again within about a tick, unless the driver starves.
+//! * One turn's reclaimed entries go back to a free list as one chain, in one CAS.
 //!
 //! # Taking back
 //!
-//! Most deadlines are released long before they are due, often at once (an RPC that
-//! answers in microseconds under a timeout of seconds). A release that finds its entry
-//! still at the head of the arm inbox takes it back off ([`Inbox::unpush`]) and frees it
-//! itself: the driver never sees the entry, no cancel is queued and nothing needs a
-//! turn, so an arm and a release touch only this thread's cache lines. A release that
-//! finds the entry taken, or below later arms, cancels it through the cancel inbox.
-//!
-//! On a wheel with thread spares ([`Wheel::with_thread_spares`]: one that lives for the
-//! rest of the process, as the global wheel), the releasing thread keeps the entry it
-//! freed in a thread-local slot and its next arm takes it from there (see `spare`): such an
-//! arm and release are then two atomic read-modify-writes, the push and the take-back,
-//! instead of four.
+//! * A release that finds its entry at the arm inbox's head takes it back
+//!   ([`Inbox::unpush`]) and frees it itself. The driver never sees it.
+//! * Otherwise (taken, or under later arms) the release cancels through a cancel inbox.
+//! * With thread spares ([`Wheel::with_thread_spares`]) the thread keeps the freed entry
+//!   for its next arm (see `spare`).
+//! * A driver woken from idle keeps a planned turn for [`LINGER`] ticks before idling.
+//! * A new wheel is marked idle before its first turn, and that turn does not linger.
+//!   So a wheel with nothing ever armed plans no turn at all.
 //!
 //! [`Inbox::unpush`]: crate::wheel::lists::Inbox::unpush
 //!
-//! Arms then often reach no turn, so an idle driver woken by an arm does not go idle
-//! again at once: it keeps a planned turn for [`LINGER`] ticks, so that arms later than
-//! that turn do not wake it again (a steady stream of arms and releases costs one wake
-//! per `LINGER` ticks, not one per arm). A new wheel is marked idle before its first
-//! turn, which no arm needs to have woken: that turn does not linger, so a wheel with
-//! nothing ever armed plans no turn at all (a driver on a runtime's virtual clock holds
-//! no timer it could jump to).
-//!
 //! # Sub-tick firing
 //!
-//! An entry keeps its exact deadline (a reading in nanoseconds); its tick, the first tick
-//! boundary at or after it, only places it in the levels. A turn fires every entry whose
-//! deadline has passed that it meets: the entries of the slots it processes, and new
-//! entries from the arm inboxes, even when their tick is still ahead.
+//! * An entry keeps its exact deadline, in nanoseconds. Its tick only places it.
+//! * A turn fires every entry it meets whose deadline has passed. That includes new
+//!   entries from the arm inboxes whose tick is still ahead.
+//! * The next slot may be the level-0 slot of the very next tick, and *sparse*: at most
+//!   [`SPARSE`](crate::wheel::levels::SPARSE) entries. The driver then plans its turn at
+//!   the slot's earliest deadline, rounded up to a grain (`levels`, "Sparse slots").
+//! * Such a turn walks the slot, fires the entries due and leaves the rest.
+//! * Any turn less than a grain before that plan walks the slot too. So manual clock
+//!   advances that add up to a deadline fire it, however they are split.
+//! * A dense slot fires at its tick, unless the wheel has early looks
+//!   ([`Wheel::with_early_looks`]; `levels`, "Early looks").
+//! * Nothing fires before its deadline, and nothing later than its tick.
 //!
-//! The tick in progress gets one more look. When the next slot is the level-0 slot of the
-//! very next tick and it is *sparse* (at most [`SPARSE`](crate::wheel::levels::SPARSE) entries),
-//! the driver plans its turn at that slot's earliest deadline (rounded up to the levels'
-//! grain, 16 ns at a 1 ms tick: see `levels`, "Sparse slots") instead of at the tick
-//! boundary, and such a turn walks the slot and fires the entries that are due, leaving
-//! the rest. Any turn less than a grain before that plan walks the slot too: the rounding
-//! may put the plan after an entry's own time, and a turn at that time (a manual clock
-//! advanced to it) must fire it. So advances of a manual clock that add up to a deadline
-//! fire it, however they are split. So a deadline among few fires at its own time, as late as the driver's
-//! wake-up and not half a tick on average; a dense slot (the case where waking per entry
-//! would cost more than it saves) still fires all at once at its tick, unless the wheel
-//! has early looks (below), and the walks of a sparse one are bounded by its few entries.
-//! Either way nothing fires before its deadline, and nothing later than its tick.
+//! Arming threads read the planned tick and `Plan::offset`: how far into the tick before
+//! it the driver turns. An arm into that tick due before the offset wakes the driver.
+//! One due after it, or into a dense slot planned at its tick, wakes no one.
 //!
-//! Arming threads see the planned tick and how far into the tick before it the driver
-//! plans to turn (`Plan::offset`). An arm into the planned tick that is due before that
-//! turn wakes the driver, which plans anew; an arm due after it, or into a dense slot
-//! planned at its tick, wakes no one.
+//! Firing falls back to the tick, never later than without sub-tick firing, for:
 //!
-//! Where this falls back to the tick (never later than without it):
+//! * an arm into the tick of a plan from no slot (end of lingering, reclaim horizon);
+//! * offsets over `u32::MAX` ns (ticks over 4.29 s), which the levels do not keep;
+//! * a thread that asks the role's holder to turn for it: it is told the tick.
 //!
-//! * an arm into the tick of a planned turn that comes from no slot (the end of lingering,
-//!   or of the one-tick horizon after a reclaiming turn): it wakes no one, and fires at
-//!   that turn;
-//! * offsets of more than `u32::MAX` ns (ticks over 4.29 s), which the levels do not keep;
-//! * a thread that asks the driver role's holder to turn for it is told the tick.
-//!
-//! A wheel whose driver sleeps on a coarser timer (tokio's millisecond grid) may look at
-//! dense slots early too ([`Wheel::with_early_looks`]; see `levels`, "Early looks"): a
-//! dense slot is then planned and looked at as a sparse one is, at its earliest deadline
-//! (so an arm into that tick due before it wakes the driver), and each look fires what is
-//! due and plans the next at the earliest one left.
-//!
-//! A turn never uses a reading older than the start of the tick the wheel has reached (a
-//! second driver, whose reading is older, may bring one): some turn read at
-//! least that much, so the reading fires nothing early, and a deadline armed from an
-//! older reading still, due before that tick, fires rather than going into a slot behind
-//! the wheel.
+//! A turn never uses a reading older than the start of the tick already reached. Some
+//! turn read that much, so nothing fires early. A deadline armed from an older reading
+//! still fires, rather than going into a slot behind the wheel.
 //!
 //! # Firing order
 //!
-//! A turn that passes many ticks (a driver that slept long, a virtual clock's jump) fires
-//! them in tick order, and wakes the tasks in the order it fired their entries: the wake
-//! list is first in, first out. The entries of a higher level's slot coming down that are
-//! due in a later tick than the one reached go down the levels again rather than firing
-//! at once, so they fire when the turn reaches their own tick. Within one tick, entries
-//! fire in their slot's order.
+//! * A turn that passes many ticks fires them in tick order.
+//! * Tasks wake in firing order: the to-wake list is first in, first out.
+//! * A higher slot's entries due in a later tick than the one reached go down the
+//!   levels again. They fire when the turn reaches their own tick.
+//! * Within one tick, entries fire in their slot's order.
 //!
 //! # Exclusive moments
 //!
-//! Between leaving the free list and the push onto the arm inbox, an entry belongs to the
-//! arming thread alone, and between the clearing of its last ownership bit and its push
-//! back onto the free list, to the thread that cleared it. In those moments its waker slot
-//! is written and emptied without the `AtomicWaker` protocol (no read-modify-write): the
-//! free list's and the inbox's Release pushes and Acquire pops order those accesses with
-//! every other thread's.
+//! An entry's waker slot is written without the `AtomicWaker` protocol only by its sole
+//! owner:
 //!
-//! A third moment is the waker slot's alone: after a handle's cancel (its compare-and-swap
-//! out of `HANDLE|WHEEL`) and before its push onto the cancel inbox, the handle empties
-//! the slot the same way. The driver still reaches the entry then, but touches a waker
-//! only after its own compare-and-swap to `FIRED`, which the cancel made fail, and it
-//! reclaims the entry only after the push.
+//! * the arming thread, from leaving the free list to the push onto the arm inbox;
+//! * the thread that cleared the last ownership bit, until the push onto the free list;
+//! * a cancelling handle, from its CAS out of `HANDLE|WHEEL` to its cancel-inbox push.
+//!
+//! The Release pushes and Acquire pops of the lists order those writes with other threads.
+//! In the third moment the driver may still reach the entry. It touches a waker only
+//! after its own CAS to `FIRED`, which the cancel made fail. It reclaims the entry only
+//! after the push.
 
 use core::fmt;
 use core::task::Waker;
@@ -207,10 +145,10 @@ use crate::sync::Padded;
 use crate::clock::Clock;
 use crate::sync::{AtomicU32, Ordering, UnsafeCell};
 use crate::time::{Reading, StoredTick};
+use degraded_wakers::DegradedWakers;
 use driver_wakers::DriverWakers;
 use entry::{HANDLE, WHEEL};
 use lists::Fresh;
-use parked::Parked;
 use plan::{ACTIVE, Plan};
 use shards::{SHARDS, Shard};
 use stats::{Counters, Stats};
@@ -219,15 +157,20 @@ use turn::DriverState;
 
 mod arm;
 mod build;
+mod cascade;
+mod degraded_wakers;
 pub(crate) mod driver_wakers;
 pub(crate) mod entry;
+mod fire;
+mod grain;
 mod handoff;
 pub(crate) mod heads;
+mod intake;
 pub(crate) mod levels;
 pub(crate) mod link;
 pub(crate) mod lists;
-mod parked;
 mod plan;
+mod role;
 pub(crate) mod shards;
 #[cfg(all(feature = "std", not(punctual_loom)))]
 pub(crate) mod spare;
@@ -288,8 +231,9 @@ pub struct Wheel<C, S> {
     /// The drivers' wakers, woken when an arm or a cancel needs a turn sooner than
     /// planned.
     driver_wakers: DriverWakers,
-    /// Where degraded deadlines leave their wakers for the next tick (see `parked`).
-    parked: Parked,
+    /// Where degraded deadlines leave their wakers for the next tick (see
+    /// `degraded_wakers`).
+    degraded_wakers: DegradedWakers,
     /// What the driver plans; written once per turn, read by every arm and cancel, so on
     /// lines of its own.
     plan: Padded<Plan>,

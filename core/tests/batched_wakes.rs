@@ -31,7 +31,7 @@ fn lead(wakers: &[CountingWaker]) -> usize {
 }
 
 #[test]
-fn without_batched_wakes_a_turn_wakes_every_fired_deadline() {
+fn unbatched_turn_wakes_every_fired_deadline() {
     let wheel = growable();
     let wakers: Vec<CountingWaker> = (0..3).map(|_| CountingWaker::new()).collect();
     let mut sleeps: Vec<_> = (0..3).map(|_| Box::pin(wheel.sleep(ms(10)))).collect();
@@ -66,7 +66,7 @@ fn the_leads_poll_wakes_the_rest_of_its_batch() {
 }
 
 #[test]
-fn a_lead_that_never_polls_leaves_the_batch_to_the_next_ticks_turn() {
+fn lead_never_polling_leaves_batch_to_next_tick() {
     let wheel = fixed::<8>().with_batched_wakes();
     let wakers: Vec<CountingWaker> = (0..3).map(|_| CountingWaker::new()).collect();
     let mut deadlines: Vec<_> = (0..3)
@@ -123,7 +123,7 @@ impl Wake for Panicking {
 }
 
 #[test]
-fn a_waker_that_panics_in_the_batch_loses_no_other_wake() {
+fn panicking_waker_in_batch_loses_no_other_wake() {
     let wheel = growable().with_batched_wakes();
     let lead_waker = CountingWaker::new();
     let panicking = Arc::new(Panicking(AtomicUsize::new(0)));

@@ -16,7 +16,7 @@ use punctual_core::{Clock, Fixed, ManualClock, Reading, Wheel};
 use support::{CountingWaker, ProbeState, TICK, fixed, is_elapsed, ms, ns, quietly};
 
 #[test]
-fn a_relative_deadline_starts_at_its_first_poll_not_at_creation() {
+fn relative_deadline_starts_at_first_poll() {
     let wheel = fixed::<4>();
     let w = CountingWaker::new();
     let mut d = pin!(wheel.deadline(ms(10), pending::<()>()));
@@ -94,7 +94,7 @@ impl Clock for CountingClock {
 }
 
 #[test]
-fn a_future_ready_at_first_poll_reads_no_clock_and_arms_nothing() {
+fn ready_at_first_poll_reads_no_clock_arms_nothing() {
     let wheel: Wheel<CountingClock, Fixed<4>> = Wheel::fixed(CountingClock::default(), TICK);
     let w = CountingWaker::new();
     let probe = ProbeState::default();
@@ -120,7 +120,7 @@ fn a_future_ready_at_first_poll_reads_no_clock_and_arms_nothing() {
 }
 
 #[test]
-fn a_coarse_clock_adds_its_resolution_to_relative_deadlines() {
+fn coarse_clock_adds_resolution_to_relative_deadlines() {
     let resolution = ms(2);
     let clock = CountingClock::with_resolution(resolution);
     let wheel: Wheel<CountingClock, Fixed<4>> = Wheel::fixed(clock, TICK);
@@ -156,7 +156,7 @@ fn a_coarse_clock_adds_its_resolution_to_relative_deadlines() {
 }
 
 #[test]
-fn a_coarse_clock_adds_its_resolution_to_deadlines_a_budget_bounds_too() {
+fn coarse_clock_adds_resolution_to_budgeted_ones() {
     // A budget in force (here one far off) takes the general path of starting a deadline:
     // the clock's resolution is added there as well, and to a budget made on that clock.
     let resolution = ms(2);
@@ -204,7 +204,7 @@ impl Clock for StaleClock {
 }
 
 #[test]
-fn a_turn_on_a_stale_reading_fires_what_an_earlier_turn_made_due_and_nothing_early() {
+fn stale_reading_turn_fires_what_was_due_not_early() {
     // The wheel was turned at 11.2 ms (tick 11 reached). Then a deadline armed from a
     // reading of 10.5 ms (due 10.95 ms) and a turn from a reading of 10.9 ms meet: the
     // deadline is due before the tick already reached, so it fires (the true time is past
@@ -241,13 +241,13 @@ fn a_turn_on_a_stale_reading_fires_what_an_earlier_turn_made_due_and_nothing_ear
 
 #[test]
 #[should_panic(expected = "ManualClock::set: cannot move the clock backwards from 10ms to 9ms")]
-fn setting_a_manual_clock_backwards_panics_with_a_clear_message() {
+fn setting_manual_clock_backwards_panics_clearly() {
     let clock = ManualClock::starting_at(ms(10));
     clock.set(ms(9));
 }
 
 #[test]
-fn a_refused_backwards_set_changes_nothing_and_fires_nothing_early() {
+fn refused_backwards_set_changes_and_fires_nothing() {
     let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), TICK);
     let w = CountingWaker::new();
     wheel.advance(ms(100));

@@ -20,7 +20,7 @@ use support::{
 };
 
 #[test]
-fn a_stopped_driver_loses_nothing_and_deadlines_fire_at_the_next_turn() {
+fn stopped_driver_loses_nothing_next_turn_fires() {
     // `Driver` docs: "Dropping the driver stops the wheel: armed deadlines no longer fire
     // until another driver (or `Wheel::turn`) turns it. Nothing is lost; they fire late,
     // once it does."
@@ -74,7 +74,7 @@ fn a_stopped_driver_loses_nothing_and_deadlines_fire_at_the_next_turn() {
 }
 
 #[test]
-fn a_driver_is_still_woken_after_another_driver_of_its_wheel_stops() {
+fn driver_still_woken_after_another_stops() {
     // Two drivers, idle: each registered its waker, the second last. The second stops.
     // A deadline armed then must wake the first, which is still there to turn the wheel
     // (with one waker for every driver, the arm woke the stopped one alone).
@@ -100,7 +100,7 @@ fn a_driver_is_still_woken_after_another_driver_of_its_wheel_stops() {
 }
 
 #[test]
-fn a_driver_that_stops_wakes_an_idle_one_to_carry_out_its_plan() {
+fn stopping_driver_wakes_an_idle_one_for_its_plan() {
     let wheel = idle_wheel();
     let mut staying = pin!(wheel.driver(NeverSleeper));
     let staying_task = CountingWaker::new();
@@ -134,7 +134,7 @@ fn a_driver_that_stops_wakes_an_idle_one_to_carry_out_its_plan() {
 }
 
 #[test]
-fn a_turn_made_by_hand_on_an_idle_wheel_wakes_the_idle_driver_to_carry_it_out() {
+fn hand_turn_on_idle_wheel_wakes_the_idle_driver() {
     let wheel = idle_wheel();
     let mut driver = pin!(wheel.driver(NeverSleeper));
     let task = CountingWaker::new();
@@ -170,7 +170,7 @@ impl Sleeper for RecordingSleeper {
 }
 
 #[test]
-fn a_fourth_driver_at_once_turns_the_wheel_every_tick_until_a_place_frees_up() {
+fn placeless_fourth_driver_turns_every_tick() {
     // Three drivers hold the wheel's places for wakers; a fourth has none, so nothing
     // would wake it: it must never wait idle, and sleeps at most a tick at a time. Once
     // one of the three stops, it takes that place and sleeps as the wheel plans.
@@ -223,7 +223,7 @@ fn a_fourth_driver_at_once_turns_the_wheel_every_tick_until_a_place_frees_up() {
 }
 
 #[test]
-fn a_driver_without_a_place_that_turns_an_idle_wheel_wakes_the_others_and_again_when_it_stops() {
+fn placeless_driver_wakes_others_from_idle_and_stop() {
     let wheel = idle_wheel();
     let tasks = [(); 3].map(|()| CountingWaker::new());
     let mut slots = [

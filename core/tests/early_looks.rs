@@ -74,7 +74,7 @@ fn woken(wakers: &[CountingWaker]) -> usize {
 }
 
 #[test]
-fn a_dense_slot_is_looked_at_whenever_its_earliest_deadline_is_due() {
+fn dense_slot_looked_at_when_its_earliest_is_due() {
     // Twenty due at 2.05, 2.10 … 3.00 ms.
     let wheel = wheel(true);
     let w = wakers(20);
@@ -153,7 +153,7 @@ fn an_arm_into_a_slot_looked_at_fires_at_its_own_time() {
 }
 
 #[test]
-fn a_slot_of_more_deadlines_than_its_count_keeps_is_looked_at_early_too() {
+fn slot_past_its_count_limit_is_looked_at_early_too() {
     // Three hundred due at 2.001, 2.004 … 2.898 ms in one slot (its count saturates at
     // 255, "many"): the look at 2.45 ms fires the 150 due by then, and the next is planned
     // at the earliest left.
@@ -173,7 +173,7 @@ fn a_slot_of_more_deadlines_than_its_count_keeps_is_looked_at_early_too() {
 }
 
 #[test]
-fn a_dense_slot_come_down_from_a_higher_level_is_looked_at_early() {
+fn dense_slot_from_higher_level_is_looked_at_early() {
     // Twenty due at 66.05 … 67 ms, armed at 0 ms: they wait at level 1 and come down to
     // the slot of tick 67 as the wheel reaches tick 66, which is then looked at early.
     let wheel = wheel(true);
@@ -188,7 +188,7 @@ fn a_dense_slot_come_down_from_a_higher_level_is_looked_at_early() {
 }
 
 #[test]
-fn without_early_looks_a_dense_slot_waits_for_its_tick() {
+fn without_early_looks_dense_slot_waits_for_tick() {
     // The same twenty and the same late wake-up, on a wheel without early looks: nothing
     // fires before the tick.
     let wheel = wheel(false);
@@ -202,7 +202,7 @@ fn without_early_looks_a_dense_slot_waits_for_its_tick() {
 }
 
 #[test]
-fn an_arm_before_a_planned_look_wakes_the_driver_and_one_after_it_does_not() {
+fn only_an_arm_before_the_planned_look_wakes_driver() {
     // The plan is the look at 2.05 ms: an arm into the same tick due at 2.02 ms wakes the
     // driver (its turn must come sooner). After the look at 2.45 ms the plan is the next
     // look, at 2.5 ms: an arm into the slot due at 2.6 ms wakes no one, one due at 2.48
@@ -247,7 +247,7 @@ fn an_arm_before_a_planned_look_wakes_the_driver_and_one_after_it_does_not() {
 }
 
 #[test]
-fn a_look_that_finds_only_cancelled_deadlines_due_tightens_the_bound() {
+fn look_at_only_cancelled_due_tightens_the_bound() {
     // The three earliest of twenty are dropped after they were filed: the slot's bound
     // stays at the first (2.05 ms), whose look finds nothing due. It fires nothing,
     // tightens the bound, and the look comes again at the earliest left (2.2 ms).

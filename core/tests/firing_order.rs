@@ -26,7 +26,7 @@ impl std::task::Wake for RecordingWaker {
 /// in deadline order: tick by tick, also across the slots of higher levels that come down
 /// in it, whatever the order they were armed in.
 #[test]
-fn one_turn_that_passes_many_deadlines_wakes_them_in_deadline_order() {
+fn one_turn_wakes_many_deadlines_in_deadline_order() {
     let wheel = growable();
     let woken = Arc::new(Mutex::new(Vec::new()));
     // 200 distinct durations from 1 to 400 ms, armed out of order.

@@ -12,7 +12,7 @@ use core::time::Duration;
 use support::{CountingWaker, ProbeState, fixed, is_elapsed, ms, ns};
 
 #[test]
-fn a_full_fixed_wheel_degrades_never_early_and_completes_after_its_time() {
+fn full_wheel_degrades_and_completes_never_early() {
     let wheel = fixed::<2>();
     let w = CountingWaker::new();
     let mut a = pin!(wheel.sleep(ms(30)));
@@ -72,7 +72,7 @@ fn a_full_fixed_wheel_degrades_never_early_and_completes_after_its_time() {
 }
 
 #[test]
-fn a_degraded_deadline_arms_once_an_entry_is_free_and_then_fires_from_the_wheel() {
+fn degraded_deadline_arms_once_free_then_fires() {
     let wheel = fixed::<1>();
     let w = CountingWaker::new();
     let mut blocker = Box::pin(wheel.sleep(Duration::from_secs(30)));
@@ -112,7 +112,7 @@ fn a_degraded_deadline_arms_once_an_entry_is_free_and_then_fires_from_the_wheel(
 /// largest index, 254, is stored as 255), spread over every level, and fires each one at
 /// its time, not before; the 256th runs degraded.
 #[test]
-fn a_byte_wide_wheel_holds_255_deadlines_across_the_levels_and_fires_each() {
+fn byte_wide_wheel_holds_255_deadlines_fires_each() {
     use punctual_core::{Fixed, ManualClock, Wheel};
     let wheel: Wheel<ManualClock, Fixed<255, u8>> = Wheel::fixed(ManualClock::new(), ms(1));
     let w = CountingWaker::new();

@@ -2,7 +2,7 @@
 //! at the first pending poll with no entry (and loses to a ready inner future);
 //! `Duration::MAX` never fires and holds no entry, nor does any limit that ends past the
 //! last tick the wheel can count or the clock's last reading (`u64::MAX` ns), whatever the
-//! tick; a deadline beyond the wheel's range is parked, never early, and delays no earlier
+//! tick; a deadline beyond the wheel's range waits at the top level, never early, and delays no earlier
 //! one.
 
 mod support;
@@ -19,7 +19,7 @@ use support::{
 };
 
 #[test]
-fn duration_zero_fires_at_the_first_pending_poll_without_an_entry() {
+fn duration_zero_fires_at_first_poll_without_entry() {
     let wheel = fixed::<4>();
     wheel.advance(ms(3));
     let probe = ProbeState::default();
@@ -44,7 +44,7 @@ fn duration_zero_loses_to_a_ready_inner_future() {
 }
 
 #[test]
-fn deadline_at_in_the_past_fires_at_the_first_pending_poll() {
+fn deadline_at_in_the_past_fires_at_first_poll() {
     let wheel = fixed::<4>();
     wheel.advance(ms(100));
     let w = CountingWaker::new();
@@ -102,7 +102,7 @@ fn duration_max_never_fires_and_holds_no_entry() {
 }
 
 #[test]
-fn durations_that_overflow_the_clock_never_fire_and_hold_no_entry() {
+fn clock_overflowing_durations_never_fire_no_entry() {
     // Documented on `Deadline` ("Odd limits"): a deadline beyond the last tick the wheel
     // can count never fires and holds no entry. Each of these ends beyond it, by
     // overflowing `Duration` (start + duration), or the tick counter (a 1 ns tick).
@@ -142,7 +142,7 @@ fn durations_that_overflow_the_clock_never_fire_and_hold_no_entry() {
 }
 
 #[test]
-fn a_deadline_past_the_clocks_end_never_fires_and_holds_no_entry() {
+fn past_clocks_end_never_fires_and_holds_no_entry() {
     // An entry keeps its deadline as a reading in `u64` nanoseconds, so a deadline that
     // ends at or after `u64::MAX` ns (the manual clock's last reading, about 584 years)
     // stands for "never", whatever the tick: a relative one that runs past it and an
@@ -175,7 +175,7 @@ fn a_deadline_past_the_clocks_end_never_fires_and_holds_no_entry() {
 }
 
 #[test]
-fn a_limit_of_u64_max_nanoseconds_or_more_never_fires_even_at_the_clocks_end() {
+fn u64_max_ns_limit_never_fires_even_at_clock_end() {
     // A deadline keeps its limit in `u64` nanoseconds: from `u64::MAX` on it stands for
     // "never", even for an instant the manual clock can reach (it ends at `u64::MAX` ns).
     let wheel: Wheel<ManualClock, Fixed<2>> =
@@ -215,7 +215,7 @@ fn a_limit_of_u64_max_nanoseconds_or_more_never_fires_even_at_the_clocks_end() {
 }
 
 #[test]
-fn beyond_the_wheels_range_is_parked_and_never_early() {
+fn beyond_the_range_waits_and_is_never_early() {
     // 2^40 ticks: beyond the top level (2^36 ticks), but a tick the wheel can count.
     let duration = ms(1 << 40);
     let wheel = growable();
@@ -247,8 +247,8 @@ fn beyond_the_wheels_range_is_parked_and_never_early() {
 }
 
 #[test]
-fn a_deadline_parked_beyond_the_range_does_not_delay_earlier_top_level_ones() {
-    // `far` is beyond the top level (2^36 ticks) and parks in the top level's slot 0, the
+fn beyond_the_range_delays_no_earlier_top_level_one() {
+    // `far` is beyond the top level (2^36 ticks) and waits in the top level's slot 0, the
     // current one; `near` (2^30 + 5 ticks, top level slot 1) is due long before it.
     let wheel = growable();
     let w = CountingWaker::new();
@@ -271,7 +271,7 @@ fn a_deadline_parked_beyond_the_range_does_not_delay_earlier_top_level_ones() {
 
 #[test]
 fn cancelling_a_deadline_does_not_unlink_another_one() {
-    // `far` parks beyond the range in the top level's current slot; `e` sits on the top
+    // `far` waits beyond the range in the top level's current slot; `e` sits on the top
     // level (slot 1) and `l` on level 0, both due at tick 2^30 + 10. Dropping `e` must
     // unlink `e` and nothing else: `l` must still fire.
     let wheel = growable();
@@ -297,7 +297,7 @@ fn cancelling_a_deadline_does_not_unlink_another_one() {
 }
 
 #[test]
-fn a_two_level_wheel_parks_beyond_its_range_of_4096_ticks_and_fires_each_on_time() {
+fn two_levels_hold_far_deadlines_and_fire_on_time() {
     // A wheel of 2 levels spans 4 096 ticks: deadlines past that wait at its top level, in
     // slots of their own, and are placed again each rotation. They fire in order, each
     // within its tick and never early, whatever the jumps in between.
@@ -331,7 +331,7 @@ fn a_two_level_wheel_parks_beyond_its_range_of_4096_ticks_and_fires_each_on_time
 }
 
 #[test]
-fn a_jump_over_many_rotations_skips_them_instead_of_replacing_parked_deadlines_each_one() {
+fn a_jump_skips_rotations_instead_of_replacing() {
     // A 2-level wheel at a 1 ns tick spans 4 096 ns; these deadlines are 2^50 and 2^52
     // ticks away: one turn that passed every rotation one by one would re-place each
     // about 2^40 times and never return. The turn skips to the rotation before the

@@ -28,7 +28,7 @@ fn total() -> usize {
 }
 
 #[test]
-fn a_million_cancelled_30s_deadlines_leave_occupancy_bounded_by_the_batch() {
+fn million_cancels_keep_occupancy_within_a_batch() {
     const BATCH: usize = 1000;
     let total = total();
     let wheel: Wheel<ManualClock, Growable> = Wheel::growable(ManualClock::new(), TICK);
@@ -70,7 +70,7 @@ fn a_million_cancelled_30s_deadlines_leave_occupancy_bounded_by_the_batch() {
 }
 
 #[test]
-fn cancels_reclaimed_by_every_turn_keep_occupancy_at_the_live_count() {
+fn reclaiming_turns_keep_occupancy_at_live_count() {
     // A sliding window: every tick, a few hundred new 30 s deadlines start and the oldest
     // ones are cancelled, so about `LIVE` are alive at any moment. Occupancy after each
     // turn equals the live count exactly, and the slab never grows past the live count

@@ -277,7 +277,7 @@ proptest! {
 
     /// The crowded cases without early looks, for comparison: the same reference holds.
     #[test]
-    fn growable_wheel_agrees_with_the_reference_on_crowded_cases(case in crowded_case()) {
+    fn growable_wheel_matches_reference_when_crowded(case in crowded_case()) {
         let wheel: Wheel<ManualClock, Growable> =
             Wheel::growable(ManualClock::starting_at(case.start_reading()), case.tick);
         run(&wheel, None, &case);

@@ -12,7 +12,7 @@ use punctual_core::{Clock, Fixed, ManualClock, Reading, Wheel};
 use support::{AdvanceToManual, CountingWaker, TICK, fixed, growable, is_elapsed, ms, ns};
 
 #[test]
-fn never_early_pending_at_requested_minus_1ns_ready_at_requested() {
+fn never_early_pending_1ns_before_ready_at_time() {
     for duration in [
         ms(1),
         ms(10),
@@ -90,7 +90,7 @@ fn never_early_with_sub_tick_start_and_duration() {
     miri,
     ignore = "thousands of turns; the same code paths run under Miri in the smaller tests"
 )]
-fn at_most_two_ticks_late_across_levels_and_start_offsets() {
+fn at_most_two_ticks_late_across_levels_and_starts() {
     let starts = [
         ns(0),
         ns(1),

@@ -26,7 +26,7 @@ use punctual_core::{Clock, Fixed, Growable, ManualClock, Reading, Storage, Wheel
 use support::{CountingWaker, ProbeState, TICK, is_elapsed, ms, ns, quietly, ticks};
 
 #[test]
-fn an_inner_future_that_panics_releases_its_entry_and_the_wheel_keeps_working() {
+fn panicking_inner_releases_entry_wheel_works_on() {
     fn check<S: Storage>(wheel: &Wheel<ManualClock, S>) {
         let w = CountingWaker::new();
 
@@ -143,7 +143,7 @@ impl Wake for PanickingWaker {
 }
 
 #[test]
-fn a_waker_that_panics_when_its_deadline_fires_does_not_stop_the_wheel() {
+fn waker_panicking_on_fire_does_not_stop_wheel() {
     // The panic reaches the thread that turns the wheel (here the one calling `advance`),
     // like any panic in a waker. But the wheel must keep working for every other
     // deadline: one task's broken waker must not silence the timers of all the others
@@ -176,7 +176,7 @@ fn a_waker_that_panics_when_its_deadline_fires_does_not_stop_the_wheel() {
 }
 
 #[test]
-fn a_deadline_dropped_while_its_wake_waits_behind_a_panicked_one_frees_its_entry() {
+fn drop_while_wake_waits_behind_panic_frees_entry() {
     // Two deadlines fire in one turn and the first wake panics: the other's entry stays
     // queued, held by the wheel. Its deadline is dropped meanwhile (letting go of its
     // handle), so the turn that wakes the rest must free the entry: on a two-entry wheel,
@@ -242,7 +242,7 @@ fn poll_leaving_a_bomb<F: Future>(d: Pin<&mut F>) {
 }
 
 #[test]
-fn a_waker_that_panics_when_replaced_leaves_the_entry_with_its_one_owner() {
+fn waker_panicking_on_replace_leaves_one_owner() {
     // Re-polling with another waker drops the old one inside the wheel; its panic unwinds
     // through the deadline's poll. The entry is released exactly once (as the poll
     // unwinds), the deadline is poisoned, and nothing releases the entry again under a
@@ -282,7 +282,7 @@ fn a_waker_that_panics_when_replaced_leaves_the_entry_with_its_one_owner() {
 }
 
 #[test]
-fn a_waker_that_panics_when_dropped_with_its_cancelled_deadline_loses_no_entry() {
+fn waker_panicking_on_cancel_drop_loses_no_entry() {
     // The entry holds the last clone of a waker whose drop panics; the deadline is
     // dropped (cancelled), once before the driver took its entry in and once after. The
     // panic may reach whoever drops the deadline, but never a turn of the driver, and the
@@ -328,7 +328,7 @@ fn clone_panics() -> Waker {
 }
 
 #[test]
-fn a_waker_whose_clone_panics_at_the_first_poll_takes_no_entry() {
+fn clone_panicking_at_first_poll_takes_no_entry() {
     // The clone happens as the deadline arms; its panic unwinds through the poll. The
     // wheel's only entry must not be lost with it: the next deadline arms normally.
     let wheel: Wheel<ManualClock, Fixed<1>> = Wheel::fixed(ManualClock::new(), TICK);
@@ -347,7 +347,7 @@ fn a_waker_whose_clone_panics_at_the_first_poll_takes_no_entry() {
 }
 
 #[test]
-fn a_deadline_polled_again_after_its_poll_panicked_panics_without_polling_its_future() {
+fn repoll_after_panic_panics_without_polling_inner() {
     // The first poll panics in the waker's `clone` as the deadline arms. Polled again once
     // its inner future is ready (and past its time), it must panic as documented, not
     // poll the future and hand out its `Ok`.
@@ -375,7 +375,7 @@ fn a_deadline_polled_again_after_its_poll_panicked_panics_without_polling_its_fu
 }
 
 #[test]
-fn a_waker_whose_clone_panics_when_registered_leaves_the_entry_usable() {
+fn clone_panicking_on_register_leaves_entry_usable() {
     // A deadline the driver took in is polled again with a waker whose clone panics,
     // inside the waker slot's registration. The slot must be given back as the poll
     // unwinds: a later deadline that reuses the entry is woken when it fires. So must the
@@ -419,7 +419,7 @@ fn a_waker_whose_clone_panics_when_registered_leaves_the_entry_usable() {
 }
 
 #[test]
-fn a_driver_waker_that_panics_when_an_arm_wakes_it_loses_no_entry() {
+fn driver_waker_panicking_on_arm_loses_no_entry() {
     // An arm earlier than the plan wakes the driver, on the arming thread; that waker's
     // panic unwinds through the deadline's first poll. The entry must come back (the
     // deadline already held it), and the wheel's only entry serves the next deadline.
@@ -447,7 +447,7 @@ fn a_driver_waker_that_panics_when_an_arm_wakes_it_loses_no_entry() {
 }
 
 #[test]
-fn a_driver_whose_waker_panics_does_not_keep_the_wake_from_the_others() {
+fn panicking_driver_waker_keeps_no_wake_from_others() {
     // Two drivers; the first one's waker panics when woken. A wake for a sooner turn
     // must still reach the second.
     let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), TICK);
@@ -473,7 +473,7 @@ fn a_driver_whose_waker_panics_does_not_keep_the_wake_from_the_others() {
 }
 
 #[test]
-fn a_driver_waker_that_panics_when_a_turn_leaves_idle_keeps_the_wheel_working() {
+fn driver_waker_panicking_leaving_idle_wheel_works() {
     // A turn that takes the wheel out of idle wakes the drivers once it has let go of the
     // driver role; a waker that panics then reaches the turn's caller, after the others
     // are woken, and the wheel keeps working.

@@ -11,7 +11,7 @@ use punctual_core::Reading;
 use support::{AdvanceToManual, CountingWaker, fixed, growable, ms, ns, us};
 
 #[test]
-fn an_arm_due_before_the_planned_turn_within_its_tick_wakes_the_driver() {
+fn arm_due_before_plan_in_its_tick_wakes_driver() {
     // The driver plans its turn at 2.6 ms (tick 3). An arm into tick 3 due at 2.2 ms
     // wakes it, and fires at 2.2 ms; an arm due at 2.8 ms, after the planned turn, and an
     // arm far ahead wake no one.
@@ -55,7 +55,7 @@ fn an_arm_due_before_the_planned_turn_within_its_tick_wakes_the_driver() {
 }
 
 #[test]
-fn an_arm_due_before_a_higher_slot_comes_down_wakes_the_driver_and_fires_at_its_own_time() {
+fn arm_before_higher_slot_comes_down_fires_on_time() {
     // At 10 ms the only deadline is due at 69.5 ms, in a slot of level 1 that comes down
     // at 64 ms: the driver plans that turn. An arm due at 63.5 ms, in the tick before,
     // must wake it (else it waits for the 64 ms turn), and fires at 63.5 ms; an arm due
@@ -98,7 +98,7 @@ fn an_arm_due_before_a_higher_slot_comes_down_wakes_the_driver_and_fires_at_its_
 }
 
 #[test]
-fn a_new_wheels_first_turn_with_nothing_armed_plans_no_turn() {
+fn new_wheels_first_turn_plans_nothing_if_empty() {
     // A new wheel is marked idle before any turn; its first turn was woken from no idle
     // (no arm woke it), so it does not linger: with nothing armed it plans nothing, and
     // a driver on a runtime's virtual clock holds no timer.

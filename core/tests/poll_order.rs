@@ -106,7 +106,7 @@ fn take(log: &Log) -> Vec<String> {
 }
 
 #[test]
-fn a_poll_turns_the_wheel_then_polls_the_future_then_sets_the_sleep() {
+fn poll_turns_then_polls_future_then_sets_sleep() {
     let wheel = idle_wheel();
     let log = Log::default();
     let mut driver = pin!(wheel.driver(LoggingSleeper(log.clone())));
@@ -153,7 +153,7 @@ fn a_poll_turns_the_wheel_then_polls_the_future_then_sets_the_sleep() {
 }
 
 #[test]
-fn a_nearer_deadline_armed_by_the_future_brings_a_nearer_sleep() {
+fn nearer_deadline_from_future_brings_nearer_sleep() {
     let wheel = idle_wheel();
     let log = Log::default();
     let mut driver = pin!(wheel.driver(LoggingSleeper(log.clone())));
@@ -212,7 +212,7 @@ fn a_nearer_deadline_armed_by_the_future_brings_a_nearer_sleep() {
 }
 
 #[test]
-fn a_sleep_that_has_come_already_brings_the_task_back_at_once() {
+fn sleep_already_due_brings_task_back_at_once() {
     let wheel = idle_wheel();
     let mut driver = pin!(wheel.driver(ElapsedSleeper));
     let task = CountingWaker::new();
@@ -248,7 +248,7 @@ fn a_sleep_that_has_come_already_brings_the_task_back_at_once() {
 }
 
 #[test]
-fn an_idle_driver_that_nothing_woke_neither_turns_nor_sets_a_sleep() {
+fn unwoken_idle_driver_neither_turns_nor_sleeps() {
     let wheel = idle_wheel();
     let log = Log::default();
     let mut driver = pin!(wheel.driver(LoggingSleeper(log.clone())));
@@ -291,7 +291,7 @@ fn an_idle_driver_that_nothing_woke_neither_turns_nor_sets_a_sleep() {
 }
 
 #[test]
-fn a_driver_whose_future_was_ready_carries_out_the_turn_it_planned() {
+fn driver_with_ready_future_makes_its_planned_turn() {
     let wheel = idle_wheel();
     let mut driver = pin!(wheel.driver(LoggingSleeper(Log::default())));
     let task = CountingWaker::new();

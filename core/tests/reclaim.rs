@@ -17,7 +17,7 @@ use support::{CountingWaker, TICK, fixed, growable, ms, poll, poll_pending, us};
 const THIRTY_SECONDS: Duration = Duration::from_secs(30);
 
 #[test]
-fn a_cancelled_30s_deadline_is_reclaimed_on_the_next_turn() {
+fn cancelled_30s_deadline_reclaimed_next_turn() {
     // wheel.rs: "A cancelled entry sits on the cancel inbox until the driver's next turn";
     // `advance(Duration::ZERO)` is such a turn.
     fn check<S: Storage>(wheel: &Wheel<ManualClock, S>) {
@@ -53,7 +53,7 @@ fn a_cancelled_30s_deadline_is_reclaimed_on_the_next_turn() {
 }
 
 #[test]
-fn after_a_reclaiming_turn_the_wheel_plans_a_turn_within_a_tick() {
+fn reclaiming_turn_plans_next_within_a_tick() {
     let wheel = fixed::<4>();
     let w = CountingWaker::new();
     let mut d = Box::pin(wheel.sleep(Duration::from_secs(30)));
@@ -69,7 +69,7 @@ fn after_a_reclaiming_turn_the_wheel_plans_a_turn_within_a_tick() {
 }
 
 #[test]
-fn a_reclaiming_turn_after_lingering_plans_a_turn_within_a_tick_not_idle() {
+fn reclaim_after_linger_plans_within_tick_not_idle() {
     // wheel.rs: "Idle: nothing armed and nothing just reclaimed". Past the lingering
     // (16 ticks after the turn that left idle), a turn that reclaims the last entry still
     // plans a turn one tick ahead; only the turn after that, with nothing to reclaim,
@@ -97,7 +97,7 @@ fn a_reclaiming_turn_after_lingering_plans_a_turn_within_a_tick_not_idle() {
 }
 
 #[test]
-fn a_cancel_wakes_a_driver_that_sleeps_for_longer_than_a_tick_once_per_tick() {
+fn cancel_wakes_long_sleeping_driver_once_per_tick() {
     // Reclaiming "within about one tick" needs the driver to turn: a cancel that finds the
     // inbox empty while the driver plans to sleep longer than a tick wakes it (wheel.rs,
     // "Reclaiming cancelled entries"); further cancels before that turn wake no one.
@@ -155,7 +155,7 @@ fn assert_cancel_wakes_the_driver<S: Storage, D>(wheel: &Wheel<ManualClock, S>, 
 }
 
 #[test]
-fn a_cancel_of_a_deadline_a_budget_cut_short_wakes_the_driver_to_reclaim_it() {
+fn cancel_of_budget_cut_deadline_wakes_driver() {
     // A budget's duration need not be the time to its instant (`Budget::new`): a deadline
     // it cut short cannot tell its start from its entry, so its cancel wakes the driver
     // rather than trust the plan.
@@ -168,7 +168,7 @@ fn a_cancel_of_a_deadline_a_budget_cut_short_wakes_the_driver_to_reclaim_it() {
 }
 
 #[test]
-fn a_cancel_of_a_deadline_armed_after_running_degraded_wakes_the_driver_to_reclaim_it() {
+fn cancel_after_degraded_arm_wakes_driver() {
     // Armed late, its entry is due at its target, not at its start plus its span: its
     // start cannot be told from the entry (here it lies 2.4e9 ticks back, more than the
     // plan's 32-bit ticks reach), so its cancel wakes the driver.
@@ -187,7 +187,7 @@ fn a_cancel_of_a_deadline_armed_after_running_degraded_wakes_the_driver_to_recla
 }
 
 #[test]
-fn short_deadlines_released_at_once_do_not_wake_a_reclaiming_driver() {
+fn quick_releases_do_not_wake_a_reclaiming_driver() {
     // A steady stream of cancels makes every turn reclaim and plan the next one a tick
     // ahead, with no slot of its own. Deadlines shorter than a tick, armed into that tick
     // and released at once, must not wake the driver each time (one turn per tick, not

@@ -50,7 +50,7 @@ fn served_an_hour(wheel: &Wheel<SetClock, Growable>) {
 }
 
 #[test]
-fn a_restarted_wheel_fires_on_a_clock_that_reads_earlier_at_its_own_time() {
+fn restarted_wheel_fires_on_time_on_earlier_clock() {
     let wheel = wheel_at(Duration::from_secs(3600));
     served_an_hour(&wheel);
     // The new clock reads an hour earlier.
@@ -71,7 +71,7 @@ fn a_restarted_wheel_fires_on_a_clock_that_reads_earlier_at_its_own_time() {
 }
 
 #[test]
-fn a_restarted_wheel_plans_nothing_as_a_new_wheel_does() {
+fn restarted_wheel_plans_nothing_like_a_new_one() {
     let wheel = wheel_at(Duration::from_secs(3600));
     served_an_hour(&wheel);
     // An arm wakes the idle driver, and its turns linger: a plan ahead with nothing armed.

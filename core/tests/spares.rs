@@ -71,13 +71,13 @@ impl Holder {
 }
 
 #[test]
-fn a_parked_entry_is_kept_from_other_threads_until_its_thread_exits() {
+fn a_kept_entry_stays_with_its_thread_until_exit() {
     // SAFETY: a static stays at its address for good.
     static WHEEL: Wheel<ManualClock, Fixed<1>> =
         unsafe { Wheel::fixed(ManualClock::new(), TICK).with_thread_spares() };
     let holder = Holder::after(|| arm_and_drop(&WHEEL));
     // The wheel's one entry waits in the holder's slot: no other thread gets it.
-    assert_eq!(WHEEL.occupied(), 0, "a parked entry is not in use");
+    assert_eq!(WHEEL.occupied(), 0, "a kept entry is not in use");
     assert_eq!(degraded_polls_of_an_arm_elsewhere(&WHEEL), 1);
     // Once the holder exits, the entry is back. Were it lost with the thread, the wheel
     // would stay full.
@@ -86,7 +86,7 @@ fn a_parked_entry_is_kept_from_other_threads_until_its_thread_exits() {
 }
 
 #[test]
-fn a_thread_that_moves_on_to_another_wheel_gives_the_first_one_its_entry_back() {
+fn moving_to_another_wheel_gives_first_entry_back() {
     // SAFETY: a static stays at its address for good.
     static FIRST: Wheel<ManualClock, Fixed<1>> =
         unsafe { Wheel::fixed(ManualClock::new(), TICK).with_thread_spares() };
@@ -114,7 +114,7 @@ fn a_spare_serves_only_the_wheel_it_came_from() {
         unsafe { Wheel::fixed(ManualClock::new(), TICK).with_thread_spares() };
     thread::spawn(|| {
         let mut cx = Context::from_waker(Waker::noop());
-        // Park `TWO`'s entry 1: armed last, so it is the arm inbox's head when dropped.
+        // Keep `TWO`'s entry 1: armed last, so it is the arm inbox's head when dropped.
         {
             let mut first = pin!(TWO.deadline(Duration::from_secs(2), pending::<()>()));
             assert!(first.as_mut().poll(&mut cx).is_pending());
@@ -148,7 +148,7 @@ fn a_spare_serves_only_the_wheel_it_came_from() {
 }
 
 #[test]
-fn a_deadline_armed_from_a_spare_fires_on_time_and_frees_its_entry() {
+fn spare_armed_deadline_fires_on_time_frees_entry() {
     // SAFETY: a static stays at its address for good.
     static WHEEL: Wheel<ManualClock, Fixed<1>> =
         unsafe { Wheel::fixed(ManualClock::new(), TICK).with_thread_spares() };
@@ -156,7 +156,7 @@ fn a_deadline_armed_from_a_spare_fires_on_time_and_frees_its_entry() {
         let mut cx = Context::from_waker(Waker::noop());
         for round in 0..3u32 {
             // The entry comes from the spare: each time a fresh generation, never early,
-            // and parked again after the fire.
+            // and kept again after the fire.
             arm_and_drop(&WHEEL);
             let mut deadline = pin!(WHEEL.deadline(Duration::from_millis(5), pending::<()>()));
             assert!(
@@ -182,7 +182,7 @@ fn a_deadline_armed_from_a_spare_fires_on_time_and_frees_its_entry() {
 }
 
 #[test]
-fn a_deadline_dropped_while_its_thread_exits_still_frees_its_entry() {
+fn drop_during_thread_exit_still_frees_entry() {
     // SAFETY: a static stays at its address for good.
     static WHEEL: Wheel<ManualClock, Fixed<1>> =
         unsafe { Wheel::fixed(ManualClock::new(), TICK).with_thread_spares() };

@@ -12,7 +12,7 @@ use punctual_core::{Fixed, ManualClock, Reading, Sleep, Wheel};
 use support::{AdvanceToManual, CountingWaker, fixed, growable, is_elapsed, ms, ns, us};
 
 #[test]
-fn a_deadline_alone_in_its_slot_fires_at_its_own_time_not_at_the_tick() {
+fn lone_deadline_fires_at_its_time_not_its_tick() {
     // Due at 2.3 ms, in the slot of tick 3: the driver plans its turn at 2.3 ms, and the
     // deadline fires then, not at 3 ms.
     let wheel = fixed::<4>();
@@ -33,7 +33,7 @@ fn a_deadline_alone_in_its_slot_fires_at_its_own_time_not_at_the_tick() {
 }
 
 #[test]
-fn a_deadline_due_in_the_last_tick_before_a_level_boundary_fires_at_its_own_time() {
+fn last_tick_before_level_boundary_fires_on_time() {
     // Ticks 63, 4095 and 127 end blocks of 64 (and of 4096): a deadline due during one of
     // them has its tick (64, 4096, 128) on the far side of the boundary. It must still be
     // on level 0 during the tick it comes due in, and fire at its own time, not wait for
@@ -98,7 +98,7 @@ fn a_sparse_slot_fires_each_deadline_at_its_own_time() {
 }
 
 #[test]
-fn a_slot_of_exactly_sparse_deadlines_fires_each_at_its_own_time() {
+fn slot_of_sparse_deadlines_fires_each_on_time() {
     // SPARSE is 8: a slot of eight is still sparse (nine is dense, see
     // `a_dense_slot_fires_all_at_once_at_its_tick`).
     let wheel = fixed::<16>();
@@ -173,7 +173,7 @@ fn a_dense_slot_thinned_by_a_cancel_is_sparse_again() {
 }
 
 #[test]
-fn a_cancelled_deadline_stops_steering_its_slots_turns() {
+fn cancelled_deadline_stops_steering_its_slot() {
     // Two deadlines in the slot of tick 3; the earlier one is dropped after the driver took
     // it. The turn it would have needed comes once, finds nothing due, and plans the other.
     let wheel = fixed::<4>();
@@ -194,7 +194,7 @@ fn a_cancelled_deadline_stops_steering_its_slots_turns() {
 }
 
 #[test]
-fn a_level0_slot_taken_whole_starts_afresh_when_its_index_comes_round() {
+fn taken_level0_slot_starts_afresh_next_round() {
     // Nine deadlines fill the slot of tick 3 (index 2) and fire all at once at 3 ms. 64
     // ticks later the same index holds one deadline due at 66.3 ms: alone in its slot, it
     // fires at its own time (the slot's count and offset bound start over).

@@ -67,7 +67,7 @@ fn join<T>(handle: thread::ScopedJoinHandle<'_, T>) -> T {
 }
 
 #[test]
-fn a_full_fixed_wheel_under_threads_is_never_early_never_hangs_and_counts_degraded_polls() {
+fn full_wheel_under_threads_never_early_nor_hangs() {
     // A 4-entry wheel and 4 threads of deadlines: the wheel is full (4 one-hour sleeps hold
     // it) for the first part of the run, then mostly full. Inner futures are sleeps on a
     // second wheel on the same clock, finishing just before, at, or just after their
@@ -171,7 +171,7 @@ fn a_full_fixed_wheel_under_threads_is_never_early_never_hangs_and_counts_degrad
 }
 
 #[test]
-fn a_deadline_moved_between_threads_wakes_the_waker_of_its_last_poll() {
+fn moved_deadline_wakes_its_last_polls_waker() {
     let wheel: Wheel<ManualClock, Growable> = Wheel::growable(ManualClock::new(), TICK);
     let wakers: Vec<CountingWaker> = (0..4).map(|_| CountingWaker::new()).collect();
     let mut d = Box::pin(wheel.deadline(ms(10), pending::<()>()));
@@ -232,7 +232,7 @@ struct Hop {
 }
 
 #[test]
-fn a_deadline_hopping_threads_while_the_wheel_turns_never_loses_its_wakeup() {
+fn hopping_deadline_never_loses_its_wakeup() {
     // Deadlines travel a ring of threads, polled on each with a fresh waker, while another
     // thread turns the wheel. When a deadline stops travelling it waits for the waker of
     // its last poll only: a lost wakeup leaves it waiting, and the watchdog names it.
@@ -277,7 +277,7 @@ fn a_deadline_hopping_threads_while_the_wheel_turns_never_loses_its_wakeup() {
                 let next = senders[(i + 1) % RING].clone();
                 let (waiting, done) = (waiting.clone(), done.clone());
                 s.spawn(move || {
-                    let mut parked: Vec<(Hop, Arc<Flag>)> = Vec::new();
+                    let mut held: Vec<(Hop, Arc<Flag>)> = Vec::new();
                     loop {
                         match rx.recv_timeout(Duration::from_micros(200)) {
                             Ok(mut hop) => {
@@ -298,7 +298,7 @@ fn a_deadline_hopping_threads_while_the_wheel_turns_never_loses_its_wakeup() {
                                     next.send(hop).unwrap();
                                 } else {
                                     waiting.lock().unwrap().push(hop.id);
-                                    parked.push((hop, flag));
+                                    held.push((hop, flag));
                                 }
                             }
                             Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => {
@@ -307,14 +307,14 @@ fn a_deadline_hopping_threads_while_the_wheel_turns_never_loses_its_wakeup() {
                                 }
                             }
                         }
-                        // Poll the parked deadlines whose last waker was woken.
+                        // Poll the held deadlines whose last waker was woken.
                         let mut i = 0;
-                        while i < parked.len() {
-                            if !parked[i].1.woken.load(SeqCst) {
+                        while i < held.len() {
+                            if !held[i].1.woken.load(SeqCst) {
                                 i += 1;
                                 continue;
                             }
-                            let (mut hop, _) = parked.swap_remove(i);
+                            let (mut hop, _) = held.swap_remove(i);
                             let flag = Arc::new(Flag {
                                 woken: AtomicBool::new(false),
                                 thread: thread::current(),
@@ -329,7 +329,7 @@ fn a_deadline_hopping_threads_while_the_wheel_turns_never_loses_its_wakeup() {
                                     done.fetch_add(1, SeqCst);
                                 }
                                 // A spurious wake (a register racing the fire): wait again.
-                                Poll::Pending => parked.push((hop, flag)),
+                                Poll::Pending => held.push((hop, flag)),
                             }
                         }
                     }
@@ -364,7 +364,7 @@ fn a_deadline_hopping_threads_while_the_wheel_turns_never_loses_its_wakeup() {
 }
 
 #[test]
-fn two_threads_arming_the_first_deadlines_of_a_growable_wheel_each_get_an_entry() {
+fn first_arms_on_growable_wheel_each_get_an_entry() {
     // Both threads find the wheel's first segment missing and allocate it; one installs
     // its copy and the other frees its own and uses the winner's. Each deadline gets an
     // entry of its own, fires once, and nothing leaks.
@@ -401,7 +401,7 @@ fn two_threads_arming_the_first_deadlines_of_a_growable_wheel_each_get_an_entry(
 }
 
 #[test]
-fn deadlines_dropped_on_other_threads_while_the_driver_fires_them() {
+fn deadlines_dropped_elsewhere_while_firing() {
     // A 32-entry wheel, so entries are reused constantly (a driver touching an entry after
     // its deadline let go would hit the next deadline's). One thread turns the wheel a
     // tick at a time; deadlines of 0 to 2 ticks are armed on the main thread and dropped
@@ -516,7 +516,7 @@ impl Wake for BlockingWaker {
 }
 
 #[test]
-fn a_turn_left_to_the_role_holder_asks_to_be_turned_again_within_a_tick() {
+fn turn_left_to_holder_asks_again_within_a_tick() {
     // One thread turns the wheel and is held up inside its turn (by a slow waker). A
     // driver's turn meanwhile leaves it a request and returns at once; the holder will
     // plan anew, and nothing tells the driver, so the plan it is given must not be a

@@ -51,7 +51,7 @@ impl Subscriber for Collect {
 }
 
 #[test]
-fn a_fired_deadline_emits_one_event_with_name_duration_and_lateness() {
+fn fired_deadline_emits_one_event_with_lateness() {
     let collect = Collect::default();
     tracing::subscriber::with_default(collect.clone(), || {
         let wheel: Wheel<ManualClock, Fixed<4>> =

@@ -322,7 +322,7 @@ fn long_uptime_tick_counts_around_2_pow_32() {
     miri,
     ignore = "thousands of turns; the same code paths run under Miri in the smaller tests"
 )]
-fn long_uptime_tick_counts_just_below_multiples_of_2_pow_36() {
+fn long_uptime_ticks_just_below_multiples_of_2_36() {
     let durations = [1, 2, 5, 63, 64, 4095, 4096, 4097];
     for multiple in [1u64, 2, 5] {
         for below in [1u64, 2, 4096] {
@@ -383,7 +383,7 @@ fn both_sides(tick: Duration, wrap: Duration, before: Duration, seed: u64) {
     miri,
     ignore = "thousands of turns; the same code paths run under Miri in the smaller tests"
 )]
-fn long_uptime_deadlines_on_both_sides_of_the_32_bit_tick_wrap() {
+fn long_uptime_deadlines_around_the_32_bit_wrap() {
     for (tick, seed) in [(TICK, 1), (Duration::from_micros(1), 2), (ns(977), 3)] {
         let wrap = ticks(tick, 1 << 32);
         for before in [tick, 2 * tick + ns(1), ticks(tick, 64)] {
@@ -397,7 +397,7 @@ fn long_uptime_deadlines_on_both_sides_of_the_32_bit_tick_wrap() {
     miri,
     ignore = "thousands of turns; the same code paths run under Miri in the smaller tests"
 )]
-fn long_uptime_deadlines_on_both_sides_of_the_top_levels_rotation() {
+fn long_uptime_deadlines_around_a_top_rotation() {
     for multiple in [1u64, 2, 7] {
         let wrap = ticks(TICK, multiple << 36);
         for before in [TICK, ticks(TICK, 4096) + ns(5)] {
@@ -423,8 +423,8 @@ fn long_uptime_deadlines_near_the_end_of_the_clock() {
     miri,
     ignore = "thousands of turns; the same code paths run under Miri in the smaller tests"
 )]
-fn instants_beyond_the_wheels_range_from_a_late_start_are_never_early_nor_lost() {
-    // `limits.rs` parks a relative deadline beyond the range from a clock near zero;
+fn far_instants_from_late_start_never_early_or_lost() {
+    // `limits.rs` holds a relative deadline beyond the range from a clock near zero;
     // here absolute instants are, from a clock that has run for 5 rotations of the top
     // level and a bit (so every level's current slot is mid-way).
     let start = ticks(TICK, (5 << 36) + (37 << 30) + 12_345) + Duration::from_micros(250);

@@ -15,7 +15,7 @@ use punctual_core::{Clock, Fixed, Growable, ManualClock, Reading, Sleep, Wheel};
 use support::{CLOCK_END, CountingWaker, Rng, SPREAD, TICK, duration_of, is_elapsed, ns, ticks};
 
 #[test]
-fn an_arm_earlier_than_the_drivers_plan_wakes_it_across_the_32_bit_wrap() {
+fn earlier_arm_wakes_driver_across_32_bit_wrap() {
     // The plan is kept as the low 32 bits of its tick and rebuilt near the arming tick.
     // Just below 2^32 ticks, the arming tick's low bits are large and the plan's small.
     let t = |n: u64| ticks(TICK, n);
@@ -237,7 +237,7 @@ fn sleeping_driver(tick: Duration, start: Duration, seed: u64, arms: usize) {
 }
 
 #[test]
-fn a_driver_that_sleeps_until_its_plan_never_oversleeps_across_wraps() {
+fn driver_sleeping_to_plan_never_oversleeps_wraps() {
     let near_2_32 = |tick| ticks(tick, (1 << 32) - 5);
     let cases = [
         (TICK, Duration::ZERO),
@@ -258,7 +258,7 @@ fn a_driver_that_sleeps_until_its_plan_never_oversleeps_across_wraps() {
 }
 
 #[test]
-fn a_lingering_plan_past_the_clocks_last_tick_is_not_read_as_idle() {
+fn lingering_plan_past_last_tick_is_not_idle() {
     // 1 ns ticks, 10 ns before the manual clock's last reading: after a fire, the driver
     // lingers 16 ticks, past the last one. `next_turn` (and a turn left to the role's
     // holder) rebuild that plan from its low 32 bits, saturating at tick `u64::MAX`,
@@ -276,7 +276,7 @@ fn a_lingering_plan_past_the_clocks_last_tick_is_not_read_as_idle() {
 }
 
 #[test]
-fn a_turn_planned_past_the_clocks_end_is_not_read_as_idle() {
+fn turn_planned_past_clocks_end_is_not_idle() {
     // (`Wheel::turn` and `Wheel::next_turn` alike.)
     // Hour-long ticks, three hours before the manual clock's last reading: a deadline due
     // half an hour before the end has its tick boundary past `u64::MAX` ns (and no

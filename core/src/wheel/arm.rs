@@ -7,7 +7,7 @@ use core::task::Waker;
 
 use super::Wheel;
 use super::entry::{self, CANCELLED, Entry, FIRED, HANDLE, Index, NIL, WHEEL};
-use super::plan::PARKED;
+use super::plan::DEGRADED;
 use super::shards::{self, Shard};
 use super::storage::Storage;
 use crate::clock::Clock;
@@ -197,10 +197,10 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// be polled again itself).
     pub(crate) fn park_degraded(&self, waker: &Waker) -> bool {
         let tick = self.ticks().floor(self.now());
-        if !self.parked.park(waker, tick) {
+        if !self.degraded_wakers.leave(waker, tick) {
             return false;
         }
-        let word = self.plan.word.fetch_or(PARKED, Ordering::AcqRel);
+        let word = self.plan.word.fetch_or(DEGRADED, Ordering::AcqRel);
         if self.plan_of(word, tick) > tick.after(1) {
             self.wake_driver();
         }
@@ -238,9 +238,9 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             // SAFETY: the wheel has spares, so it lives at this address for the rest of
             // the process (`with_thread_spares`'s contract);
             // `give_spare_back` is typed for it; the entry is ours, free and recycled.
-            let parked =
-                unsafe { crate::wheel::spare::park(self.address(), index, Self::give_spare_back) };
-            if !parked {
+            let kept =
+                unsafe { crate::wheel::spare::keep(self.address(), index, Self::give_spare_back) };
+            if !kept {
                 shard.free.push(index, entry);
             }
             drop(old_waker);
@@ -250,7 +250,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         unsafe { Self::free_to(shard, index, entry) };
     }
 
-    /// An entry this thread parked for this wheel, if any (see `spare`).
+    /// An entry this thread kept for this wheel, if any (see `spare`).
     #[inline(always)]
     pub(super) fn take_spare(&self) -> Option<(Index, &Entry)> {
         #[cfg(all(feature = "std", not(punctual_loom)))]
@@ -266,8 +266,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         core::ptr::from_ref(self).cast()
     }
 
-    /// Gives a parked entry back to its wheel's free list (a thread with a spare exits,
-    /// or parks another wheel's entry).
+    /// Gives a kept entry back to its wheel's free list (a thread with a spare exits,
+    /// or keeps another wheel's entry).
     ///
     /// # Safety
     ///

@@ -7,12 +7,13 @@
 
 use core::time::Duration;
 
+use super::degraded_wakers::DegradedWakers;
 use super::driver_wakers::DriverWakers;
+use super::grain::Grain;
 use super::handoff::Handoff;
-use super::levels::{Grain, Levels};
+use super::levels::Levels;
 use super::link::PlainLink;
 use super::lists::Fresh;
-use super::parked::Parked;
 use super::plan::Plan;
 use super::shards::{self, SHARDS, Shard};
 use super::stats::Counters;
@@ -82,7 +83,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 fresh: Fresh::new(),
                 role: AtomicU32::new(0),
                 driver_wakers: DriverWakers::new(),
-                parked: Parked::new(),
+                degraded_wakers: DegradedWakers::new(),
                 plan: Padded::new(Plan {
                     next_wake: AtomicU32::new(0),
                     offset: AtomicU32::new(0),
@@ -94,7 +95,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                     to_wake_tail: PlainLink::NIL,
                     linger_until: Tick::new(0),
                     started: false,
-                    parked: false,
+                    degraded_waiting: false,
                     handed_at: Tick::new(0),
                     grain: Grain::NANOS,
                     early_looks: false,

@@ -1,35 +1,29 @@
-//! Where a wheel keeps the wakers of its drivers, so that several drivers may run on one
-//! wheel and none of them is left asleep with no one to wake it.
+//! Where a wheel keeps its drivers' wakers, so that several drivers may share one wheel.
 //!
-//! With one waker for every driver, each driver's registration replaced the last one: an
-//! idle driver whose waker had been replaced was woken by nothing, and once the driver
-//! that had replaced it stopped, deadlines armed later never fired. So a wheel keeps
-//! [`SLOTS`] wakers:
+//! A wheel keeps [`SLOTS`] wakers:
 //!
-//! * slot 0 for [`Wheel::register_driver`](crate::Wheel::register_driver): a hand-written
-//!   driver loop, one at a time;
-//! * the others claimed one each by a [`DriverSlot`](crate::DriverSlot) (every
-//!   [`Driver`](crate::Driver) holds one), and given back when it is dropped.
+//! * slot 0 for [`Wheel::register_driver`](crate::Wheel::register_driver), one
+//!   hand-written driver loop at a time;
+//! * the others claimed one each by a [`DriverSlot`](crate::DriverSlot), and given back
+//!   when it is dropped. Every [`Driver`](crate::Driver) holds one.
 //!
-//! A wake that needs a driver (an arm earlier than the plan, a cancel to reclaim) wakes
-//! every slot in use: any driver can turn the wheel, and only one turns it at a time.
+//! A wake that needs a driver wakes every slot in use: any driver can turn the wheel.
 //!
 //! # Invariants
 //!
-//! * Bit `k` of `used` is set while slot `k` may hold a live driver's waker: from a claim
-//!   (a compare-and-swap that sets it) to the release (which takes the waker out first,
-//!   then clears it, and drops it last). Slot 0's bit is set by the first
-//!   `register_driver` and stays set.
-//! * Only the slot's owner registers into it (one `&mut` [`DriverSlot`], or the single
-//!   hand-written loop of slot 0), so each [`AtomicWaker`] has one registrant at a time, as
-//!   it requires; any thread may take out of it.
-//! * The wake needs no more ordering than the inbox handshake gives (wheel docs, "Waking
-//!   the driver"): a driver claims and registers before it turns, and its turn ends with
-//!   a read-modify-write of the plan word and then of the inbox heads of every shard in
-//!   use. An arm whose push comes after that check in the head's order synchronises with
-//!   it; an arm on a shard the word did not name reads the word after the driver's
-//!   read-modify-write in its order, and synchronises with that. Either way it sees the
-//!   bit and the waker.
+//! * Bit `k` of `used` is set while slot `k` may hold a live driver's waker.
+//! * A claim sets the bit with a compare-and-swap. A release takes the waker out, clears
+//!   the bit, and drops the waker last.
+//! * Slot 0's bit is set by the first `register_driver`, and stays set.
+//! * Only a slot's owner registers into it, so each [`AtomicWaker`] has one registrant
+//!   at a time. Any thread may take out of it.
+//! * The wake needs no ordering beyond the inbox handshake (the wheel's "Waking the
+//!   driver"). A driver claims and registers before it turns.
+//! * Its turn ends with a read-modify-write of the plan word, then of the inbox heads of
+//!   every shard in use.
+//! * An arm pushed after that check synchronises with it. An arm on a shard the word did
+//!   not name reads the word after the driver's write. Either way it sees the bit and
+//!   the waker.
 //!
 //! [`DriverSlot`]: crate::DriverSlot
 

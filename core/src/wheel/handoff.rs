@@ -1,38 +1,28 @@
 //! Batched wakes: a turn's fired entries handed to the thread that polls their tasks.
 //!
-//! A wheel driven by a thread of its own ([`Wheel::with_batched_wakes`]) would otherwise
-//! wake every task it fires from that thread. When the tasks are polled on another core,
-//! each wake writes the executor's ready queue there (a `FuturesUnordered` node, a run
-//! queue slot), and the polling core reads it back: cache lines crossing between cores,
-//! once per fired deadline, which cost more than the wake's instructions.
-//!
-//! So when a pass of a turn has two or more entries to wake, the driver wakes only the
-//! first (the *lead*) and pushes the rest onto the wheel's hand-off list, one atomic
-//! operation for the batch. The lead's deadline, when polled (or dropped) and seen fired,
-//! takes the whole list with one swap and wakes the rest on its own thread. If its
-//! executor also polls the other tasks, those wakes stay in its core's caches.
+//! With batched wakes on ([`Wheel::with_batched_wakes`]), a pass with two or more
+//! entries to wake wakes only the first, the *lead*. It pushes the rest onto the wheel's
+//! hand-off list in one atomic operation. The lead's deadline, when polled or dropped and
+//! seen fired, takes the whole list with one swap and wakes the rest on its own thread.
 //!
 //! # Invariants (no lost wakeup, at most one tick later)
 //!
-//! - An entry on the list is fired (`FIRED`) and still owned by the wheel (`WHEEL`): its
-//!   waker has not been taken, and it cannot be freed or reused. Whoever takes it off the
-//!   list takes its waker, clears `WHEEL` (freeing the entry if its handle let go) and
-//!   wakes it, exactly as [`Wheel::wake_fired`] does. The list is linked through
-//!   `slot_next`, which nothing else uses while an entry is fired and linked there.
-//! - The list is a push-and-take-all stack: a push links the batch's tail to the head it
-//!   read, then publishes the batch's first entry with a compare-and-swap (`Release`); a
-//!   take swaps the head with `NIL` (`Acquire`) and owns every entry it got. There is no
-//!   pop of a single entry, so the head's ABA is harmless: a compare-and-swap that sees the
-//!   head it linked to links to the right entry.
-//! - The lead may never take the list (its task does not poll the deadline, polls it on
-//!   another thread, or is gone). While the list is not empty, the driver plans a turn by
-//!   the next tick, never idle; a turn at a tick later than the last push takes the list
-//!   back and wakes it itself. A batch therefore waits at most until the next tick's turn,
-//!   one tick after it fired.
-//! - A waker that panics while a deadline wakes the list leaves the entries not yet woken
-//!   on the list again (pushed back as the panic unwinds), for the next turn or the next
-//!   lead; a waker that panics on the driver's side leaves them queued, as without a
-//!   hand-off.
+//! - An entry on the list is `FIRED` and still owned by the wheel (`WHEEL`). Its waker has
+//!   not been taken, and it cannot be freed or reused.
+//! - Whoever takes an entry off the list takes its waker, clears `WHEEL` and wakes it,
+//!   exactly as [`Wheel::wake_fired`] does. It frees the entry if its handle let go.
+//! - The list is linked through `slot_next`, which nothing else uses while an entry is
+//!   fired and on it.
+//! - The list is a push-and-take-all stack. A push links the batch's tail to the head it
+//!   read, then publishes the batch's first entry by compare-and-swap (Release).
+//! - A take swaps the head with `NIL` (Acquire) and owns every entry it got.
+//! - There is no single-entry pop, so the head's ABA is harmless: a compare-and-swap that
+//!   sees the head it linked to links to the right entry.
+//! - While the list is not empty, the driver plans a turn by the next tick, never idle.
+//! - A turn at a tick later than the last push takes the list back and wakes it. So a
+//!   batch waits at most one tick after it fired, even if its lead never takes it.
+//! - A waker that panics while a deadline wakes the list pushes the rest back as the panic
+//!   unwinds. One that panics on the driver's side leaves them queued.
 
 use super::Wheel;
 use super::entry::{Index, NIL, NextLink};

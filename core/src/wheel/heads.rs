@@ -1,21 +1,15 @@
-//! The first entry of every slot list, kept by the storage at the width its capacity needs,
-//! and which slots are non-empty, kept for the number of levels the storage chose.
+//! The first entry of every slot list, and which slots are non-empty.
 //!
-//! The levels' slot heads are most of a small wheel: 6 levels × 64 slots, 384 indices,
-//! whatever the wheel holds. An index of a wheel of at most 255 entries fits a byte, so
-//! the storage, which knows its capacity, keeps the heads at an [`IndexWidth`] of its
-//! choosing ([`Fixed`](crate::Fixed)'s second parameter: `u8`, `u16` or `u32`), and the
-//! levels read and write them through it. A head is stored as `index + 1`, so that `NIL`
-//! (an empty slot) is 0 at every width, and a new wheel all zero bytes (see `link`).
-//!
-//! The storage also chooses how many levels there are ([`Fixed`](crate::Fixed)'s third
-//! parameter, 2 to 6): each level multiplies the wheel's range by 64 and costs 64 heads
-//! and a 64-bit occupancy bitmap (one bit per slot).
-//! A wheel with fewer levels keeps deadlines beyond its range at its top level, as every
-//! wheel does beyond 2<sup>36</sup> ticks (see `levels`, "Beyond the range").
-//!
-//! The heads and bitmaps belong to the levels: only the holder of the driver role reads or
-//! writes them, which is why [`Table`]'s methods are `unsafe`.
+//! * The storage keeps the heads at an [`IndexWidth`] of its choosing:
+//!   [`Fixed`](crate::Fixed)'s second parameter, `u8`, `u16` or `u32`.
+//! * A head is stored as `index + 1`. So `NIL` (an empty slot) is 0 at every width, and a
+//!   new wheel is all zero bytes (see `link`).
+//! * The storage also chooses the number of levels, 2 to 6: [`Fixed`](crate::Fixed)'s
+//!   third parameter. Each level has 64 heads and a 64-bit occupancy bitmap.
+//! * A wheel with fewer levels holds deadlines beyond its range at its top level (see
+//!   `levels`, "Beyond the range").
+//! * The heads and bitmaps belong to the levels. Only the holder of the driver role reads
+//!   or writes them, which is why [`Table`]'s methods are `unsafe`.
 
 use crate::sync::UnsafeCell;
 use crate::wheel::link::Index;
@@ -201,7 +195,7 @@ mod tests {
     use crate::wheel::link::NIL;
 
     #[test]
-    fn every_width_keeps_nil_as_zero_and_its_largest_index() {
+    fn every_width_stores_nil_as_zero_and_max_index() {
         assert_eq!(0u8.unpack(), NIL);
         assert_eq!(0u16.unpack(), NIL);
         assert_eq!(0u32.unpack(), NIL);

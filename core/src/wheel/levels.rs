@@ -1,15 +1,13 @@
 //! The hierarchical timing wheel proper: levels of 64 slots, each slot a list of entries.
 //!
-//! This is the structure of Varghese & Lauck, "Hashed and Hierarchical Timing Wheels"
-//! (SOSP 1987), in the layout tokio uses. It is owned by whichever thread holds the driver
-//! role (see [`Wheel`](crate::Wheel)); nothing here is shared, so nothing here is atomic
-//! except the entries' link fields, which are read with `Relaxed` by that one thread.
+//! The layout is Varghese and Lauck's hierarchical wheel, as tokio arranges it. The
+//! driver role's holder owns it (see [`Wheel`](crate::Wheel)). Nothing here is shared:
+//! the entries' links are `Relaxed` atomics, read and written by that one thread.
 //!
 //! # Levels
 //!
-//! Time is counted in ticks. Level `l` has 64 slots of `64^l` ticks each and spans
-//! `64^(l+1)` ticks. A wheel has 2 to 6 levels, as its storage chooses (6 unless told
-//! otherwise; see [`Fixed`](crate::Fixed)); with all six:
+//! Level `l` has 64 slots of `64^l` ticks, and spans `64^(l+1)` ticks. The storage
+//! chooses 2 to 6 levels (see [`Fixed`](crate::Fixed)). With all six:
 //!
 //! | level | slot width  | level span  | at a 1 ms tick        |
 //! |-------|-------------|-------------|-----------------------|
@@ -22,99 +20,75 @@
 //!
 //! # Slot arithmetic
 //!
-//! `elapsed` is the tick up to which the wheel has been advanced. An entry expiring at
-//! tick `when > elapsed` is due at a reading in `((when − 1)·tick, when·tick]`: during tick
-//! `key = when − 1`, the tick it *comes due in*. The levels place it by that key: at the
-//! level of the highest 6-bit group in which `elapsed` and `key` differ, at slot
-//! `(key >> 6·level) & 63` of that level. Because every tick between `elapsed` and `key`
-//! shares the bits above that group, the entry stays at that level until its slot comes
-//! up; then its slot is taken and each entry either fires (its deadline has passed) or is
-//! re-inserted one or more levels lower ("cascading").
-//!
-//! A slot of level 1 or above comes up (is taken and cascaded) when the wheel reaches its
-//! first key: at the start of the first tick any of its entries can come due in. So an
-//! entry is on level 0 throughout the tick it comes due in, where the driver can fire it
-//! at its own deadline (see "Sparse slots"). A level-0 slot holds one key `k`: while
-//! `elapsed = k` it is the slot of the tick in progress, and it comes up whole at tick
-//! `k + 1` (its entries' `when`), when all of them are due. (Placed by `when` instead, the
-//! entries due in the last tick before each 64-tick boundary would wait on level 1 until
-//! the boundary, up to a tick late.)
+//! * `elapsed` is the tick up to which the wheel has been advanced.
+//! * An entry of tick `when > elapsed` is due at a reading in
+//!   `((when − 1)·tick, when·tick]`.
+//! * Its *key* is `when − 1`, the tick it comes due in. The levels place it by its key.
+//! * Its level is that of the highest 6-bit group in which `elapsed` and `key` differ.
+//! * Its slot on that level is `(key >> 6·level) & 63`.
+//! * Every tick from `elapsed` to `key` shares the bits above that group. So the entry
+//!   stays on its level until its slot comes up.
+//! * A slot comes up when the wheel reaches its first key. Each of its entries then
+//!   fires, or goes one or more levels lower ("cascading").
+//! * So an entry is on level 0 throughout the tick it comes due in. There the driver can
+//!   fire it at its own deadline (see "Sparse slots").
+//! * A level-0 slot holds one key `k`. While `elapsed = k` it is the tick in progress.
+//!   It comes up whole at tick `k + 1`, when all its entries are due.
 //!
 //! # Beyond the range
 //!
-//! An entry more than `64^L` ticks away (`2^36` with six levels, `2^24` with four) goes to
-//! the top level as if it were within range: its slot then comes up once per rotation of
-//! the top level, and every time it is simply re-inserted, until it is within range. It
-//! never fires early, because nothing fires before its own deadline is reached. Fewer
-//! levels only make that happen sooner: the levels' arithmetic is the same at every count
-//! (the level count is a constant of the storage's type, so it costs nothing at run time).
-//!
-//! A turn that passes many rotations at once (a clock that jumped, a driver that was not
-//! run) would re-insert such an entry once per rotation passed. It skips them instead
-//! when it can: with the levels below the top empty and every entry on the top level
-//! parked beyond the range, nothing comes down before the rotation of the earliest of
-//! their keys, so `elapsed` may move to the end of the rotation before it (never past the
-//! turn's tick): parked entries stay where they are, since their slot depends on their
-//! key alone while they are beyond the range (see the wheel's `skip_rotations`).
+//! * An entry more than `64^L` ticks away is held at the top level, as if within range.
+//! * Its slot comes up once per rotation of the top level. It is re-inserted each time,
+//!   until it is within range. It never fires before its own deadline.
+//! * The level count is a constant of the storage's type. The arithmetic is the same at
+//!   every count.
+//! * A turn may skip many rotations at once (the wheel's `skip_rotations`). It does so
+//!   when the lower levels are empty and every top-level entry is beyond the range.
+//! * Then nothing comes down before the rotation of the earliest key. So `elapsed` may
+//!   move to the end of the rotation before it, never past the turn's tick.
+//! * The held entries stay where they are: beyond the range, their slot depends on their
+//!   key alone.
 //!
 //! # Sparse slots
 //!
-//! For each level-0 slot the levels also keep how many entries it holds (counted up to
-//! `u8::MAX`, then "many" until the slot empties) and a bound on their *offsets*: an entry
-//! of tick `T` is due at a reading in `((T − 1)·tick, T·tick]`, and its offset is how far
-//! into tick `T − 1` that is, from 1 ns to a whole tick (saturating at `u32::MAX` ns). A
-//! slot of at most [`SPARSE`] entries lets the driver fire each one at its own time rather
-//! than all at the slot's tick (see the wheel's "Sub-tick firing").
-//!
-//! The bound is kept in 16 bits, in *grains* of `2^s` ns, where `s` is the least shift
-//! that fits a whole tick's offset in 16 bits (1 ns up to a 65 µs tick; 16 ns at 1 ms; see
-//! [`Grain`]). An offset is rounded *up* to a grain: the bound is at most one grain above
-//! the earliest offset, never below it, so the driver never looks before an entry of the
-//! slot is due (where, on a stopped clock, it would look again and again at the same
-//! time) and looks at most one grain after. An offset that rounds to the last grain of the
-//! tick counts as none: its entries fire at the slot's tick, less than a grain later.
-//!
-//! Both numbers only steer when the driver looks: whether an entry may fire is always
-//! decided on its own deadline.
+//! * Each level-0 slot keeps a count of its entries and a bound on their *offsets*.
+//! * The count saturates at `u8::MAX`, which means "many" until the slot empties.
+//! * An entry's offset is how far into the tick before its own it is due: from 1 ns to
+//!   a whole tick, saturating at `u32::MAX` ns.
+//! * A slot of at most [`SPARSE`] entries is sparse: the driver fires each entry at its
+//!   own time (see the wheel's "Sub-tick firing").
+//! * The bound is kept in 16 bits, in grains rounded up (see `grain`). So the driver
+//!   never looks before an entry of the slot is due, and at most a grain after.
+//! * Count and bound only steer when the driver looks. Whether an entry fires is always
+//!   decided on its own deadline.
 //!
 //! # Early looks
 //!
-//! A wheel whose driver sleeps on a coarser timer than the wheel's own ticks (tokio's
-//! timer rounds every sleep up to its own millisecond grid, which the wheel's ticks do not
-//! share) turns late by that rounding at each tick boundary, on top of the tick's own. With
-//! early looks on ([`Wheel::with_early_looks`](crate::Wheel::with_early_looks)) a
-//! dense slot is looked at before its tick as a sparse one is, whenever its earliest entry
-//! is due: the timer wakes the driver at its first wake after that deadline, and the turn
-//! fires every entry due by then and plans the next look at the earliest one left. So each
-//! deadline fires at the timer's first wake after its own time, as the timer's own sleeps
-//! would, whatever the tick.
-//!
-//! Each look walks the slot, and comes only when an entry of it is due (a look that finds
-//! only entries cancelled since it was planned fires nothing and tightens the bound to the
-//! earliest left). On a precise timer, which wakes the driver at each deadline, that
-//! could cost `n²` entry visits for a slot of `n` entries, which is why dense slots
-//! otherwise wait for their tick; with a coarse timer the looks at a slot are bounded by
-//! the timer's wakes during its tick (about two for a 1 ms tick on tokio), and by the
-//! wakes of arms due before the planned look. Nothing fires before its deadline either
-//! way.
+//! * With early looks on ([`Wheel::with_early_looks`](crate::Wheel::with_early_looks)), a
+//!   dense slot is looked at before its tick, as a sparse one is.
+//! * A look comes when the slot's earliest entry is due. It fires every entry due, and
+//!   plans the next look at the earliest one left.
+//! * A look that finds only entries cancelled since it was planned fires nothing. It
+//!   tightens the bound to the earliest entry left.
 //!
 //! # Invariants
 //!
-//! * Every entry on a slot list has `when > elapsed` (its key is `elapsed` or later), and
-//!   is on the list of `slot_for(key, level_for(elapsed, key))`: a slot comes up before
-//!   `elapsed` passes its first key, so the levels never need to be told where an entry is.
-//! * Bit `s` of level `l`'s occupancy bitmap (kept with the heads by the storage) is set
-//!   exactly when slot `s` of level `l` is non-empty.
-//! * An entry on a slot list has `slot_prev` = the previous entry or `NIL` (list head);
-//!   an entry on no list has `slot_prev = UNLINKED`.
-//! * For a level-0 slot, `counts[s]` is its number of entries (or `u8::MAX`: at least
-//!   that many since it was last empty), and its bound, in grains, is at most the offset of
-//!   each of its entries that is not cancelled, rounded up to a grain (a walk of the slot
-//!   leaves cancelled ones out: they wait on it only to be reclaimed); an empty slot has
-//!   count 0 and no bound.
+//! * Every entry on a slot list has `when > elapsed`: its key is `elapsed` or later.
+//! * It is on the list of `slot_for(key, level_for(elapsed, key))`. A slot comes up
+//!   before `elapsed` passes its first key, so no entry needs to record its slot.
+//! * Bit `s` of level `l`'s occupancy bitmap is set exactly when that slot is non-empty.
+//!   The storage keeps the bitmaps with the heads.
+//! * An entry on a slot list has `slot_prev` = the previous entry, or `NIL` at the head.
+//!   An entry on no slot list has `slot_prev = UNLINKED`.
+//! * A level-0 slot's count is its number of entries, or `u8::MAX`: at least that many
+//!   since it was last empty.
+//! * Its bound, in grains, is at most each live entry's offset, rounded up to a grain.
+//!   A walk leaves cancelled entries out: they wait there only to be reclaimed.
+//! * An empty slot has count 0 and no bound.
 
 use crate::sync::Ordering::Relaxed;
 use crate::wheel::entry::{Index, NIL, Slab, UNLINKED};
+use crate::wheel::grain::{Grain, NO_BOUND};
 use crate::wheel::heads::SLOTS;
 use crate::wheel::heads::{SLOT_BITS, Table};
 
@@ -125,9 +99,6 @@ const SLOT_MASK: u64 = SLOTS as u64 - 1;
 pub(crate) const fn range(levels: usize) -> u64 {
     1 << (SLOT_BITS as u64 * levels as u64)
 }
-
-/// A bound of [`NO_BOUND`] grains means none (see "Sparse slots").
-const NO_BOUND: u16 = u16::MAX;
 
 /// A level-0 slot of at most this many entries is sparse: the driver fires its entries at
 /// their own deadlines (see "Sparse slots"). Each early look at a sparse slot walks it,
@@ -140,48 +111,6 @@ pub(crate) struct Expiration {
     pub(crate) level: usize,
     pub(crate) slot: usize,
     pub(crate) deadline: u64,
-}
-
-/// The unit of a level-0 slot's offset bound: `2^shift` ns, the least that fits a whole
-/// tick (up to `u32::MAX` ns) in 16 bits (see "Sparse slots"). The driver keeps it beside
-/// the levels, set from the wheel's tick at the start of each turn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Grain {
-    shift: u8,
-}
-
-impl Grain {
-    /// Nanoseconds: all zero bytes, as a new wheel is (see `link`); no turn uses it, since
-    /// each sets the wheel's own grain first.
-    pub(crate) const NANOS: Self = Self { shift: 0 };
-
-    /// The grain of a wheel whose tick is `tick_nanos` ns.
-    #[inline]
-    pub(crate) fn of_tick(tick_nanos: u64) -> Self {
-        let longest = tick_nanos.min(u64::from(u32::MAX));
-        Self {
-            shift: (u64::BITS - longest.leading_zeros()).saturating_sub(u16::BITS) as u8,
-        }
-    }
-
-    /// `offset` in grains, rounded up; [`NO_BOUND`] if that is the last grain or past it.
-    #[inline]
-    fn up(self, offset: u32) -> u16 {
-        let grains = (u64::from(offset) + (1 << self.shift) - 1) >> self.shift;
-        grains.min(u64::from(NO_BOUND)) as u16
-    }
-
-    /// One grain in nanoseconds.
-    #[inline]
-    pub(crate) fn unit(self) -> u32 {
-        1 << self.shift
-    }
-
-    /// `grains` in nanoseconds (below [`NO_BOUND`], so it fits: at most 16 + 16 bits).
-    #[inline]
-    fn nanos(self, grains: u16) -> u32 {
-        u32::from(grains) << self.shift
-    }
 }
 
 pub(crate) struct Levels {
@@ -384,7 +313,7 @@ impl Levels {
         // Above level 0, slots after the current one come first (the current one holds
         // nothing: keys from `elapsed` on that share its group differ from `elapsed` only
         // lower down). Only the top level can have occupied slots at or before the
-        // current one: entries parked beyond the wheel's range, due one rotation later at
+        // current one: entries held beyond the wheel's range, due one rotation later at
         // the earliest, so they are searched last.
         let after = if now_slot as usize == SLOTS - 1 {
             0
@@ -531,13 +460,13 @@ mod tests {
         assert_eq!(
             level_for(0, range(L), L),
             L - 1,
-            "beyond range parks at the top"
+            "beyond the range goes to the top"
         );
         assert_eq!(level_for(0, u64::MAX - 1, L), L - 1);
     }
 
     #[test]
-    fn fewer_levels_park_beyond_their_range_at_their_top() {
+    fn fewer_levels_hold_far_keys_at_their_top() {
         assert_eq!(range(4), 1 << 24);
         assert_eq!(level_for(0, (1 << 24) - 1, 4), 3);
         assert_eq!(level_for(0, 1 << 24, 4), 3);
@@ -545,38 +474,6 @@ mod tests {
         assert_eq!(level_for(0, u64::MAX - 1, 2), 1);
         assert_eq!(level_for(0, 4095, 2), 1);
         assert_eq!(level_for(0, 63, 2), 0);
-    }
-
-    #[test]
-    fn a_grain_fits_a_whole_tick_in_16_bits_and_rounds_up() {
-        // Up to 65 535 ns a tick, grains are nanoseconds.
-        let exact = Grain::of_tick(65_535);
-        assert_eq!(exact.shift, 0);
-        assert_eq!(exact.up(1), 1);
-        assert_eq!(exact.up(65_534), 65_534);
-        assert_eq!(exact.up(65_535), NO_BOUND, "a whole tick counts as none");
-        // 1 ms: 16 ns grains, rounded up, never below the offset.
-        let ms = Grain::of_tick(1_000_000);
-        assert_eq!(ms.shift, 4);
-        assert_eq!(ms.up(1), 1);
-        assert_eq!(ms.up(16), 1);
-        assert_eq!(ms.up(17), 2);
-        assert_eq!(ms.up(1_000_000), 62_500);
-        for offset in [1, 15, 16, 17, 999_999, 1_000_000] {
-            let back = ms.nanos(ms.up(offset));
-            assert!(back >= offset && back - offset < 16, "{offset} -> {back}");
-        }
-        // Ticks of 4.3 s and more: offsets saturate at u32::MAX, which is none.
-        let long = Grain::of_tick(10_000_000_000);
-        assert_eq!(long.shift, 16);
-        assert_eq!(long.up(u32::MAX), NO_BOUND);
-        for offset in [1, 65_536, 4_000_000_000, u32::MAX - 65_536] {
-            let back = long.nanos(long.up(offset));
-            assert!(
-                back >= offset && back - offset < 65_536,
-                "{offset} -> {back}"
-            );
-        }
     }
 
     #[test]

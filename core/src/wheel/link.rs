@@ -1,20 +1,16 @@
 //! Entry indices as the wheel stores them: shifted so that a list's end reads as zero.
 //!
-//! A wheel is most often a `static`, and a static is one object: a single non-zero byte
-//! in its initial image puts all of it in `.data`, stored in flash and copied to RAM at
-//! boot, where an all-zero one sits in `.bss` and costs neither. The list ends (`NIL`) and
-//! the "on no slot list" mark (`UNLINKED`) are the wheel's commonest initial values, so
-//! every stored index is biased: a [`Link<BIAS>`] holds `index + BIAS` (wrapping), which
-//! is a bijection on `u32`, so loads, stores and compare-and-swaps work on the stored
-//! values unchanged, each paying one add or subtract.
+//! A new wheel's image must be all zero bytes, so that a `static` wheel sits in `.bss`.
+//! The commonest initial values are `NIL` and `UNLINKED`, so every stored index is biased.
 //!
-//! * [`NIL_ZERO`] (bias 1): `NIL` (`u32::MAX`) is stored as 0. Heads, `slot_next`,
-//!   `cancel_link`, the driver's own lists.
+//! * A [`Link<BIAS>`] holds `index + BIAS`, wrapping. That is a bijection on `u32`, so
+//!   loads, stores and compare-and-swaps work on the stored values unchanged.
+//! * [`NIL_ZERO`] (bias 1): `NIL` (`u32::MAX`) is stored as 0. Used by heads,
+//!   `slot_next`, `cancel_link` and the driver's own lists.
 //! * [`UNLINKED_ZERO`] (bias 2): `UNLINKED` (`u32::MAX - 1`) is stored as 0 and `NIL` as 1.
-//!   `slot_prev`, which starts out on no list.
-//!
-//! Indices themselves keep their meaning everywhere else (0 is the first entry); only the
-//! stored form changes.
+//!   Used by `slot_prev`, which starts out on no list.
+//! * Indices keep their meaning everywhere else (0 is the first entry). Only the stored
+//!   form changes.
 
 use crate::sync::{AtomicU32, Ordering};
 

@@ -1,41 +1,32 @@
-//! The lock-free lists that hand entries between threads: the free list, and the inboxes
-//! through which deadlines reach the driver.
+//! The lock-free lists that hand entries between threads: free lists and inboxes.
 //!
-//! Both are Treiber stacks of entry indices, linked through a field of the entries
-//! (`slot_next` for the free list and the arm inbox, `cancel_link` for the cancel inbox).
+//! Both are Treiber stacks of entry indices, linked through a field of the entries:
+//! `slot_next` for the free list and the arm inbox, `cancel_link` for the cancel inbox.
 //!
-//! * [`FreeList`]: one per shard (see `shards`); any thread pushes and pops (the driver
-//!   pushes the entries one turn reclaimed as one chain). Entries never used yet come
-//!   from [`Fresh`], a bump counter shared by all shards. A pop reads the head's successor and then
-//!   swings the head past it, so a head that was popped and pushed back in between (ABA)
-//!   would let a stale successor in. The head therefore packs the index with a tag that
-//!   every successful operation increments; a compare-and-swap against a stale tag fails.
+//! * [`FreeList`]: one per shard (see `shards`). Any thread pushes and pops. The driver
+//!   pushes one turn's reclaimed entries as one chain.
+//! * [`Fresh`]: a bump counter of entries never used yet, shared by all shards.
+//! * A pop reads the head's successor, then swings the head past it. A head popped and
+//!   pushed back meanwhile (ABA) would let a stale successor in.
+//! * So a free list's head packs the index with a tag. Every successful operation
+//!   increments the tag, so a compare-and-swap against a stale tag fails.
 //!
 //!   | bits (64-bit targets) | bits (32-bit targets) | field |
 //!   |-----------------------|-----------------------|-------|
 //!   | 0..32                 | 0..16                 | index + 1 (0: empty)  |
 //!   | 32..64                | 16..32                | tag   |
 //!
-//!   The tag makes ABA unlikely, not impossible: a pop that read the head, was preempted,
-//!   and resumed after a multiple of 2<sup>32</sup> (64-bit) or 2<sup>16</sup> (32-bit)
-//!   successful operations on the same list, with the same entry back at its head, would
-//!   install a stale successor, and two deadlines would then share an entry. On 64-bit
-//!   targets that is four billion operations within one preemption. On 32-bit targets
-//!   65 536 are within reach of a thread descheduled for milliseconds under heavy load
-//!   (32-bit Linux); a microcontroller's interrupt handlers do not come near it. The
-//!   layout is the design's (an index and its tag in one pointer-sized atomic, which
-//!   every target with compare-and-swap has); a 64-bit head on 32-bit targets that have
-//!   64-bit atomics would widen the tag.
-//!
-//! * [`Inbox`]: any thread pushes; the driver takes everything at once with a swap. The
-//!   one other removal is [`Inbox::unpush`]: the thread that pushed an entry may take that
-//!   entry back while it is still the head. No ABA is possible without a tag, because an
-//!   entry is pushed once per life and only by its owner, who is also the only one who
+//! * The tag makes ABA unlikely, not impossible. A pop that stalls across a multiple of
+//!   2<sup>32</sup> (64-bit) or 2<sup>16</sup> (32-bit) operations on its list, with the
+//!   same entry back at the head, installs a stale successor.
+//! * [`Inbox`]: any thread pushes. The driver takes everything at once with a swap.
+//! * [`Inbox::unpush`] is the one other removal: the pushing thread takes its entry back
+//!   while it is still the head.
+//! * An inbox needs no tag. An entry is pushed once per life, only by its owner, who alone
 //!   unpushes it. If the head reads `index` at the compare-and-swap, no take happened
-//!   since the push: a take empties the inbox, and `index` could become the head again
-//!   only by a second push. Pushes and unpushes of other entries above it never write its
-//!   link, so the successor it installs is the one its push wrote. The head is therefore
-//!   a bare index.
+//!   since the push.
+//! * Pushes and unpushes of other entries above it never write its link. So the successor
+//!   an unpush installs is the one its push wrote. The head is a bare index.
 
 use crate::sync::{AtomicU32, AtomicUsize, Ordering};
 use crate::wheel::entry::{Entry, Index, NIL, NextLink, Slab};

@@ -2,7 +2,7 @@
 //! arithmetic: readings in nanoseconds, ticks, and the tick of the plan rebuilt from its
 //! low 32 bits (see the wheel's module docs, "Waking the driver").
 
-use super::levels::Grain;
+use super::grain::Grain;
 use super::storage::Storage;
 use super::{Wheel, shards};
 use crate::clock::Clock;
@@ -39,8 +39,8 @@ pub(super) struct Plan {
 pub(super) const ACTIVE: u32 = 1;
 
 /// `Plan::word`: a degraded deadline left its waker in a place since the driver last
-/// looked (see `parked`, "Not losing the wake"). Above the shards' bits.
-pub(super) const PARKED: u32 = 1 << 31;
+/// looked (see `degraded_wakers`, "Not losing the wake"). Above the shards' bits.
+pub(super) const DEGRADED: u32 = 1 << 31;
 
 impl<C: Clock, S: Storage> Wheel<C, S> {
     /// Divides readings by the tick.

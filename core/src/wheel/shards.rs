@@ -1,49 +1,37 @@
 //! Per-thread shards of the lists that arming and releasing touch.
 //!
-//! With one free list and one arm inbox, two threads that arm and release deadlines at
-//! the same time fight over the same cache lines (the lists' heads, and the entries that
-//! pass from one thread to the other through the free list), and together do less than
-//! one thread alone. So a wheel has [`SHARDS`] shards, each with its own free list, arm
-//! inbox and cancel inbox on a cache line of its own, and each thread works on one shard
-//! (assigned round-robin the first time the thread touches any wheel). Two threads on
-//! different shards share no line on the arm and release paths; an entry freed on a shard
-//! is reused on that shard.
+//! A wheel has [`SHARDS`] shards, each with a free list, an arm inbox and a cancel inbox
+//! on cache lines of its own. Each thread works on one shard, assigned round-robin the
+//! first time it touches any wheel. Without `std` there is one shard.
 //!
-//! Correctness never depends on the assignment: any thread may use any shard, an entry
-//! may be armed through one shard and released through another (a task that moved), and
-//! the driver takes every shard's inboxes in each turn (every cancel inbox before any arm
-//! inbox, so that an entry it is asked to reclaim has come out of whichever arm inbox it
-//! was on). A thread whose shard's free list is empty takes an entry from another shard
-//! before it touches a fresh one, so shards never hold more entries than the wheel needs.
-//!
-//! Without `std` there are no threads to tell apart (and no thread-locals): one shard.
+//! * Correctness never depends on the assignment: any thread may use any shard.
+//! * An entry may be armed through one shard and released through another.
+//! * The driver takes every shard's inboxes in each turn, every cancel inbox first.
+//! * An entry freed on a shard is reused on that shard.
+//! * A thread whose shard's free list is empty takes an entry from another shard before a
+//!   fresh one. So shards never hold more entries than the wheel needs.
 //!
 //! # Shards in use
 //!
-//! The driver's handshake at the end of each turn (see `Wheel`, "Waking the driver")
-//! checks the inboxes of the shards in use on its wheel, not of all [`SHARDS`]: each
-//! check is a read-modify-write, and with all eight shards, sixteen of them were most of
-//! the time a turn of a lightly loaded wheel took (most programs arm from one or two
-//! threads). The shards pushed onto are bits of the word that also says whether the
-//! driver is idle (the plan word, [`in_use`]), set at a shard's first push and never
-//! cleared:
+//! The driver's handshake at the end of a turn (the wheel's "Waking the driver") checks
+//! only the inboxes of the shards in use. They are bits of the plan word ([`in_use`]),
+//! set at a shard's first push and never cleared.
 //!
-//! * A thread that pushes reads the plan word (Acquire) after its push, as it reads the
-//!   plan anyway to decide whether to wake the driver; if its shard's bit is clear, it
-//!   sets it with a `fetch_or` (AcqRel) before reading the rest of the plan. (A cancel
-//!   reads the plan only when its push found the cancel inbox empty; a later push onto
-//!   the same inbox relies on that first one, as for the wake.)
-//! * The driver publishes whether it is idle with a read-modify-write of the same word
-//!   (AcqRel; Release is what the handshake needs), after the rest of its plan, and
-//!   checks the inboxes of the shards that word names. A mark after that
-//!   read-modify-write acquires the plan (so does a thread whose Acquire load finds a bit
-//!   set after it, through the release sequence), so its thread sees the plan it must
-//!   correct; a mark before it is found, and the shard's inboxes are checked, which the
-//!   push is ordered with as before. The Acquire of that load matters: a second thread
-//!   on a shard another thread just marked would otherwise read an old plan.
-//!
-//! Taking the inboxes needs no marks: a turn reads every shard's heads with plain loads
-//! and swaps only those that are not empty.
+//! * A thread reads the plan word (Acquire) after its push, as it reads the plan anyway.
+//! * If its shard's bit is clear, it sets it with a `fetch_or` (AcqRel) before reading
+//!   the rest of the plan.
+//! * A cancel reads the plan only when its push found the cancel inbox empty. A later push
+//!   onto the same inbox relies on that first one, as for the wake.
+//! * The driver publishes the word with a read-modify-write (AcqRel), after the rest of
+//!   its plan. It then checks the inboxes of the shards the word names.
+//! * A mark after that read-modify-write acquires the plan, so its thread sees the plan
+//!   it must correct.
+//! * A mark before it is found, and the shard's inboxes are checked as before.
+//! * A thread whose Acquire load finds a bit set after the driver's write also acquires
+//!   the plan, through the release sequence. Without Acquire, a second thread on a newly
+//!   marked shard could read an old plan.
+//! * Taking the inboxes needs no marks: a turn reads every shard's heads with plain loads,
+//!   and swaps only those not empty.
 
 use crate::sync::Padded;
 

@@ -139,7 +139,7 @@ mod tests {
 
     /// The rules of the module docs' "Never", at the clock's end and before it.
     #[test]
-    fn a_target_at_the_clocks_end_never_comes_but_a_zero_span_has_passed() {
+    fn end_target_never_comes_but_zero_span_passed() {
         let end = Duration::MAX;
         let near_end = Duration::from_nanos(u64::MAX - 10);
         let zero = Duration::ZERO;

@@ -1,10 +1,10 @@
 //! What a wheel has done: counts kept by the driver, readable from any thread.
 //!
-//! Every counter except `degraded_polls` and `ready_without_arming` is written only by the
-//! thread holding the driver role, with a plain load and store (no read-modify-write), so
-//! keeping them costs the arm and cancel paths nothing. `degraded_polls` is counted on the
-//! degraded path, which is slow anyway. `ready_without_arming` would put a shared atomic on
-//! the fast path of a ready future, so it is counted only with the `count-ready` feature.
+//! * Only the driver role's holder writes the counters, with a plain load and store (no
+//!   read-modify-write). So they cost the arm and cancel paths nothing.
+//! * Two are exceptions. `degraded_polls` is counted on the degraded path, slow anyway.
+//! * `ready_without_arming` is counted only with the `count-ready` feature, since it puts
+//!   a shared atomic on a ready future's fast path.
 
 use core::fmt;
 

@@ -396,7 +396,7 @@ mod tests {
     use crate::wheel::shards::SHARDS;
 
     #[test]
-    fn a_fixed_storage_takes_blocks_only_when_it_is_large() {
+    fn fixed_storage_takes_blocks_only_when_large() {
         assert_eq!(fixed_block(0), 1);
         assert_eq!(fixed_block(2 * SHARDS - 1), 1, "one at a time when small");
         assert_eq!(fixed_block(4 * SHARDS), 2.min(BLOCK));

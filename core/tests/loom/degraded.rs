@@ -24,7 +24,7 @@ fn full_wheel() -> Arc<TestWheel> {
 
 /// [`full_wheel`], whose driver plans its next turn for the first tick (its last turn
 /// reclaimed an entry), though the next deadline due is 30 s away: a turn at that tick
-/// then plans far later, which is when a deadline that parked without waking anyone must
+/// then plans far later, which is when a deadline that left its waker without waking anyone must
 /// still be seen.
 fn full_wheel_planning_the_next_tick() -> Arc<TestWheel> {
     let wheel = wheel();
@@ -46,7 +46,7 @@ fn full_wheel_planning_the_next_tick() -> Arc<TestWheel> {
 /// driver) brings a turn by the tick after the one it waited from; and a later turn wakes
 /// it in any case (the waker is never lost in its place).
 #[test]
-fn a_degraded_deadline_waits_in_a_place_while_the_driver_turns() {
+fn degraded_deadline_waits_in_place_while_turning() {
     model(|| {
         let wheel = full_wheel_planning_the_next_tick();
         let (task, task_waker) = counter();
@@ -81,11 +81,11 @@ fn a_degraded_deadline_waits_in_a_place_while_the_driver_turns() {
     });
 }
 
-/// Two degraded deadlines of two tasks park at once, from two threads, while nothing
+/// Two degraded deadlines of two tasks leave their wakers at once, from two threads, while nothing
 /// turns: each takes a place of its own (neither overwrites the other's waker), and one
 /// turn at a later tick wakes both.
 #[test]
-fn two_degraded_deadlines_park_at_once_in_places_of_their_own() {
+fn two_degraded_wakers_take_places_of_their_own() {
     model_bounded(2, || {
         let wheel = full_wheel();
         let (first, first_waker) = counter();

@@ -130,7 +130,7 @@ fn a_driver_takes_its_place_while_a_deadline_is_armed() {
 /// still read idle, or by the turn that took it out of idle. (Before that wake, once the
 /// plan's time passed, no arm ever woke a driver again and the wheel stopped for good.)
 #[test]
-fn a_turn_by_hand_out_of_idle_while_a_later_deadline_is_armed() {
+fn hand_turn_from_idle_while_a_later_one_is_armed() {
     turn_by_hand_out_of_idle(false);
 }
 
@@ -141,7 +141,7 @@ fn a_turn_by_hand_out_of_idle_while_a_later_deadline_is_armed() {
 /// turn remembers that its first pass left idle. (Both configurations of loom run this:
 /// two shards, and one with `--cfg punctual_loom_one_shard`.)
 #[test]
-fn a_turn_by_hand_out_of_idle_while_a_later_deadline_is_armed_on_a_marked_shard() {
+fn hand_turn_from_idle_while_later_arm_marked_shard() {
     turn_by_hand_out_of_idle(true);
 }
 
@@ -307,7 +307,7 @@ fn a_driver_future_carries_out_a_plan_made_by_hand() {
 /// entry in, or the arm wakes the driver's task, and a poll for that wake (as an executor
 /// makes) turns. Either way the wheel then plans a turn by the deadline's tick.
 #[test]
-fn an_idle_driver_skips_its_turn_only_if_no_arm_woke_it() {
+fn idle_driver_skips_turn_only_if_no_arm_woke_it() {
     model(|| {
         let wheel = wheel();
         let (task, task_waker) = counter();

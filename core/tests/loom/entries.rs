@@ -138,7 +138,7 @@ fn free_list_aba() {
 /// Two threads arm the first deadlines of a growable wheel at once: both reserve its
 /// first segment, one installs it and the other frees its copy. Each deadline has an entry
 /// of its own and both fire. (That the loser's copy is freed, Miri checks:
-/// `threads::two_threads_arming_the_first_deadlines_of_a_growable_wheel_each_get_an_entry`.)
+/// `threads::first_arms_on_growable_wheel_each_get_an_entry`.)
 #[test]
 fn two_first_arms_grow_a_growable_wheel_at_once() {
     model_bounded(2, || {

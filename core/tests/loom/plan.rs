@@ -172,7 +172,7 @@ fn a_first_arm_on_a_shard_while_the_plan_moves_later() {
 /// then, when they start in this order, `a` 1, `b` 0 and `c` 1. `a` and `b` first touch
 /// it by dropping a deadline that fired, which pushes onto no inbox.)
 #[test]
-fn a_second_arm_on_a_new_shard_sees_the_plan_through_the_mark() {
+fn second_arm_on_new_shard_sees_plan_via_mark() {
     // Two preemptions, not three: 200 000 interleavings in under a minute instead of 3.2
     // million in six (CI time). With the Acquire read of the plan word relaxed it still
     // fails, at once.

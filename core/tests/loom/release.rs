@@ -195,7 +195,7 @@ fn take_back_under_a_push_on_the_same_shard() {
 /// thread's earlier plain load of the same location. Taking the arm inboxes first passes
 /// this model too; the order is argued in the code.
 #[test]
-fn a_deadline_dropped_on_another_shard_before_any_turn_took_it_in() {
+fn dropped_on_another_shard_before_any_turn() {
     model(|| {
         let wheel = wheel();
         let (task, task_waker) = counter();
@@ -220,7 +220,7 @@ fn a_deadline_dropped_on_another_shard_before_any_turn_took_it_in() {
 /// turn within the tick, or the cancel (the first on its inbox, with the plan far away)
 /// woke the driver.
 #[test]
-fn a_cancel_wakes_a_driver_that_plans_to_turn_later_than_the_next_tick() {
+fn cancel_wakes_driver_planning_past_next_tick() {
     model(|| {
         let wheel = wheel();
         let (task, task_waker) = counter();

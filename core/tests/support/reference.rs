@@ -268,7 +268,7 @@ struct Model<'w, S: Storage> {
     early_looks: bool,
 }
 
-/// Places for degraded deadlines' wakers per wheel (the core's `parked::PLACES`).
+/// Places for degraded deadlines' wakers per wheel (the core's `degraded_wakers::PLACES`).
 const PLACES: usize = 4;
 
 impl<'w, S: Storage> Model<'w, S> {
@@ -494,7 +494,7 @@ impl<'w, S: Storage> Model<'w, S> {
                             // Left in the first empty place, unless one holds the same
                             // waker; with neither, the task is woken again at once.
                             let waker = live.waker.id();
-                            let parked = self.places.iter().flatten().any(|&(w, _)| w == waker)
+                            let waits = self.places.iter().flatten().any(|&(w, _)| w == waker)
                                 || match self.places.iter_mut().find(|place| place.is_none()) {
                                     Some(place) => {
                                         *place = Some((waker, now / tick));
@@ -504,9 +504,9 @@ impl<'w, S: Storage> Model<'w, S> {
                                 };
                             assert_eq!(
                                 live.waker.wakes(),
-                                before + usize::from(!parked),
+                                before + usize::from(!waits),
                                 "{what}: a degraded poll that {} woke its task {} times",
-                                if parked {
+                                if waits {
                                     "waits in a place"
                                 } else {
                                     "found no place"

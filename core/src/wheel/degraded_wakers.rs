@@ -1,52 +1,42 @@
-//! Where degraded deadlines wait for the next tick.
+//! Where degraded deadlines leave their wakers until the next tick.
 //!
-//! A deadline that finds its wheel's storage full runs *degraded*: it holds no entry, so no
-//! fire will wake it, and it must look at the clock and try to arm again until its time
-//! comes. Asking to be polled again at once would do on real time, but it keeps the
-//! executor busy for as long as the wheel stays full, and a runtime that moves a paused
-//! clock only once it is idle (tokio's auto-advance) would then never reach the deadline:
-//! the task would spin and no time would pass. So a wheel keeps [`PLACES`] places where a
-//! degraded deadline leaves its task's waker, and the driver, on each turn at a later tick
-//! than the one the waker was left at, wakes it. While any place is taken the driver plans
-//! a turn for the next tick, so a degraded deadline is polled about once a tick: it still
-//! never ends early (it checks the clock), and a freed entry or its passed target is seen
-//! within a tick.
+//! A deadline that finds the storage full runs *degraded*: it holds no entry, so no fire
+//! wakes it. It leaves its task's waker in one of [`PLACES`] places instead. The driver's
+//! first turn at a later tick wakes it, and the deadline then checks the clock itself.
 //!
-//! A deadline that finds every place taken by other tasks asks to be polled again at once,
-//! as before; the places hold one waker per task (a task whose waker is in a place already
-//! takes none more), so that happens only with more than [`PLACES`] tasks waiting on one
-//! full wheel at the same moment.
+//! * A place holds one waker per task: a task whose waker is in a place takes no other.
+//! * With every place taken by other tasks, the deadline asks to be polled again at once.
+//! * While any place is taken, the driver plans a turn by the next tick.
 //!
 //! # Protocol
 //!
-//! `word` holds two bits per place: `LOCK` (a thread is reading or writing the place) and
-//! `FULL` (the place holds a waker). A thread owns a place from the `fetch_or` that sets
-//! its `LOCK` bit to the read-modify-write that clears it; nobody waits for a locked
-//! place, they pass it by, so no thread ever spins here. The waker is cloned before any
-//! place is locked: a `clone` that panics then keeps no place locked.
+//! `word` holds two bits per place: `LOCK` (a thread is in the place) and `FULL` (it
+//! holds a waker).
 //!
-//! * Parking: lock a place; if it is empty, put the waker and the tick in and flip `LOCK`
-//!   off and `FULL` on in one `fetch_xor`; if it holds a waker of the same task, unlock
-//!   and stop there.
-//! * Waking (the driver, which holds the driver role, so one thread at a time): lock each
-//!   full place; if its tick is earlier than the turn's, take the waker out, clear both
-//!   bits, and wake it; otherwise unlock it and count it as still waiting.
+//! * A thread owns a place from the `fetch_or` setting `LOCK` to the write clearing it.
+//! * Nobody waits for a locked place: they pass it by, so no thread spins here.
+//! * The waker is cloned before any place is locked, so a panicking `clone` locks nothing.
+//! * Leaving: lock a place. If empty, store the waker and tick, then swap `LOCK` for
+//!   `FULL` in one `fetch_xor`. If it holds a waker of the same task, unlock and stop.
+//! * Waking, by the driver only: lock each full place. Wake and empty it if its tick is
+//!   before the turn's; otherwise unlock it and count it as waiting.
 //!
 //! # Not losing the wake: the plan word
 //!
-//! A parked waker must be seen by a turn that comes after the next tick begins, or the
-//! driver must be woken. Parking ends with a `fetch_or` of [`PARKED`] into the wheel's plan
-//! word, and reads the plan it returns: if the driver is idle or plans no turn by the next
-//! tick, the parker wakes the drivers. The driver, for its part, clears `PARKED` before it
-//! looks at the places, and publishes its plan with a read-modify-write of the same word
-//! (see the wheel's "Waking the driver"). The read-modify-writes of one word are totally
-//! ordered, so either the driver's publication comes first, and the parker reads that plan
-//! and wakes the driver if it is too far, or the parker's mark comes first, and the
-//! driver's publication returns `PARKED`: it then looks at the places again before it
-//! settles on a plan (and the mark's release sequence makes the parked waker visible to
-//! it).
+//! A waker left here is seen by a turn after the next tick begins, or the driver is woken.
 //!
-//! [`PARKED`]: super::plan::PARKED
+//! * Leaving ends with a `fetch_or` of [`DEGRADED`] into the plan word (AcqRel).
+//! * If the plan it returns is idle, or later than the next tick, the deadline wakes the
+//!   drivers.
+//! * The driver clears `DEGRADED` before it looks at the places.
+//! * It publishes its plan with a read-modify-write of the same word (see the wheel's
+//!   "Waking the driver").
+//! * Read-modify-writes of one word are totally ordered. If the plan comes first, the
+//!   deadline reads it and wakes the driver if needed. If the mark comes first, the
+//!   publication returns `DEGRADED`, and the driver looks at the places again.
+//!   The mark's release sequence makes the left waker visible to that look.
+//!
+//! [`DEGRADED`]: super::plan::DEGRADED
 
 use core::task::Waker;
 
@@ -64,7 +54,8 @@ const fn full(place: usize) -> u32 {
     2 << (2 * place)
 }
 
-pub(crate) struct Parked {
+/// The places of degraded deadlines' wakers, and the word that locks them.
+pub(crate) struct DegradedWakers {
     /// Per place `k`: bit `2k` locked, bit `2k + 1` full.
     word: AtomicU32,
     places: [Place; PLACES],
@@ -81,9 +72,9 @@ struct Place {
 // with an Acquire read-modify-write and given back with a Release one, which orders every
 // access; `Waker` is `Send + Sync`, so a waker left by one thread may be taken and woken
 // by another.
-unsafe impl Sync for Parked {}
+unsafe impl Sync for DegradedWakers {}
 
-impl Parked {
+impl DegradedWakers {
     crate::sync::const_fn! {
         pub(crate) fn new() -> Self {
             #[cfg(not(punctual_loom))]
@@ -97,7 +88,7 @@ impl Parked {
     /// Leaves `waker` to be woken by the first turn at a tick after `tick`. Returns `false`
     /// when every place is taken by other tasks (the caller must then ask to be polled
     /// again itself). The caller then tells the driver (see the module docs).
-    pub(crate) fn park(&self, waker: &Waker, tick: Tick) -> bool {
+    pub(crate) fn leave(&self, waker: &Waker, tick: Tick) -> bool {
         let mut mine = Some(waker.clone());
         for (index, place) in self.places.iter().enumerate() {
             let (lock, full) = (lock(index), full(index));
@@ -107,7 +98,7 @@ impl Parked {
                 continue;
             }
             if word & full != 0 {
-                // SAFETY: this thread holds the place's lock (see `Parked`'s `Sync`).
+                // SAFETY: this thread holds the place's lock (see `DegradedWakers`' `Sync`).
                 let same_task = place.waker.with(|held| unsafe {
                     (*held).as_ref().is_some_and(|held| held.will_wake(waker))
                 });
