@@ -1,40 +1,12 @@
-//! Deadline budgets: one limit for a whole block of work, which every deadline inside it
-//! respects.
+//! The [`Budget`] value, a thread's ambient budget, and the `Elapsed` of a capped fire.
 //!
-//! A [`Budgeted`] future bounds its inner future like a deadline does, and in addition
-//! every deadline started inside it (on the same wheel) ends at the earlier of its own
-//! limit and the budget's. So three retries of 800 ms each inside a 2 s budget can never
-//! outlive the 2 s: the third attempt's deadline is cut to what is left, and when the budget
-//! runs out the whole block (the retry loop included) is dropped, so no further attempt
-//! starts.
-//!
-//! # How the budget reaches inner deadlines
-//!
-//! * With `std`, *ambiently*: while a `Budgeted` polls its inner future, it sets a
-//!   thread-local "current budget" (the earlier of its own and any enclosing one), and
-//!   restores the previous value afterwards, also when the inner future panics. A deadline
-//!   reads it at its first pending poll. The budget therefore travels with the polling of
-//!   the future, on any executor, across `.await`s and into nested futures, but not into
-//!   tasks spawned from inside the block (they are polled by someone else). A deadline
-//!   made before the block but first polled inside it (a `select!` in the block, say)
-//!   takes the budget too, and keeps it after the block is done; poll it once before the
-//!   block if it must keep its own limit.
-//! * Without `std`, *explicitly*: make a [`Budget`] (an instant on the wheel's clock), bound
-//!   the block with [`Budgeted::with_budget`], and give each inner deadline the budget
-//!   with [`Deadline::within`](crate::Deadline::within).
-//!
-//! A budget applies only to deadlines on the wheel it was made on: instants of different
-//! clocks cannot be compared.
-//!
-//! # Errors
-//!
-//! When a budget is what ends a deadline (its instant came first), the `Elapsed` says so:
-//! [`Elapsed::is_budget`] is true, its duration is the budget's, and so is its name when
-//! the deadline fires under that budget (polled inside the block, or given it with
-//! [`Deadline::within`](crate::Deadline::within)). A deadline keeps no name of its own
-//! for the budget (an unnamed deadline holds no name at all, which keeps it small): one
-//! that took the budget inside the block and fires after the block is done has the
-//! budget's duration but no name.
+//! * A budget is a cap: an instant on one wheel's clock, and the duration to report.
+//! * A budget caps only deadlines on its own wheel: readings of two clocks never compare.
+//! * With `std`, a `Budgeted` sets the thread's current budget while it polls its future.
+//!   The scope restores the previous one when it ends, also on unwind.
+//! * A deadline reads the ambient budget once, at its first pending poll.
+//! * A deadline keeps no name for a budget. At the fire, the budget in force lends its
+//!   name only if it is the one that cut the deadline ([`Fired::ended_by`]).
 
 use core::fmt;
 use core::time::Duration;

@@ -1,16 +1,13 @@
-//! The part of a deadline that does not depend on the inner future: when it starts, arming,
-//! polling and releasing its entry. Compiled once, not once per future type.
+//! A deadline's timer: starting, arming, polling and releasing its entry, compiled once.
 //!
-//! [`RawWheel`] is the object-safe face of a [`Wheel`], so that `Deadline<'w, F>` does not
-//! carry the wheel's clock and storage types: by default a deadline holds a
-//! `&'w dyn RawWheel`, and each wheel operation on the pending path is one indirect call.
-//! A [`WheelRef`] of a `static` wheel (such as `punctual::Global`) takes no bytes and
-//! calls the wheel directly.
-//!
-//! A deadline that completes at its first poll must cost nothing: [`Timer::poll_fired`]
-//! works on a copy of the timer and [`Timer::release`] passes its arguments by value, so
-//! the deadline's address never reaches out-of-line code and the compiler may keep it in
-//! registers.
+//! * A timer is generic over how it reaches its wheel ([`WheelRef`]), never over a future.
+//! * A timer owns at most one entry, and only while its phase is `Armed` (see `state`).
+//! * It releases that entry exactly once: on fire, on release, on reset or on drop.
+//! * Pending polls work on a copy, and the timer is `Poisoned` meanwhile.
+//!   A panic drops the copy, which releases the entry; the poisoned timer never does.
+//! * Out-of-line code gets the timer's parts by value, never the deadline's address.
+//! * `span` holds the limit while idle.
+//!   Once started, it holds the requested span, or the instant as given.
 
 use core::mem::ManuallyDrop;
 use core::task::{Context, Poll};

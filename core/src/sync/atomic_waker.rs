@@ -1,43 +1,17 @@
-//! A waker slot that one task registers into and another thread takes out of, lock-free.
+//! A waker slot that one task registers into and any thread takes out of, lock-free.
 //!
-//! This is the well-known `AtomicWaker` algorithm of `futures-util` and `atomic-waker`,
-//! written against [`crate::sync`] so that loom explores it together with the wheel: the
-//! crates' versions use `core` atomics, which loom cannot see, and the hand-off "register a
-//! waker, then check the entry" against "mark the entry fired, then take the waker" is the
-//! one that must never lose a wakeup.
+//! The `AtomicWaker` algorithm of `futures-util`, on [`crate::sync`]'s atomics so loom
+//! checks it. The slot is two words; their layout and states are in `word`.
 //!
-//! # Layout: two words
-//!
-//! The crates keep a state word beside an `Option<Waker>`: 24 bytes on 64-bit targets. Here
-//! the slot is two pointer-sized words, 16 bytes, which is what lets a wheel entry fit 40
-//! (see `entry`):
-//!
-//! * `word`: the held waker's vtable pointer, with the slot's state in its two low bits
-//!   (a [`RawWakerVTable`] holds function pointers, so its address is a multiple of at
-//!   least four; a compile-time check says so). A null vtable means no waker is held.
-//! * `data`: the held waker's data pointer, meaningful only while the vtable is not null.
-//!
-//! A [`Waker`] is taken apart into these two ([`Waker::data`], [`Waker::vtable`]) and put
-//! back together only from parts that came from one, so the slot owns exactly the waker it
-//! was given. The state bits are changed with compare-and-swap loops (an atomic pointer has
-//! no stable `fetch_or`), each one read-modify-write like the crates' `fetch_or` and
-//! `fetch_and`; the pointer keeps its provenance through `map_addr`, so Miri's
-//! strict provenance checks it.
-//!
-//! # State bits
-//!
-//! | value                   | meaning                                                  |
-//! |-------------------------|----------------------------------------------------------|
-//! | `WAITING` (0)           | idle: the slot may hold a waker, nobody is touching it  |
-//! | `REGISTERING` (1)       | `register` owns the slot and is replacing the waker      |
-//! | `WAKING` (2)            | `take` owns the slot and is moving the waker out         |
-//! | `REGISTERING \| WAKING` | a `take` arrived during `register`: `register` wakes     |
-//!
-//! Only the owner of the slot (the thread whose transition left `WAITING`) changes the
-//! vtable bits or the `data` word; everyone else only sets `WAKING`.
-//!
-//! Ground rules: at most one thread calls `register` at a time (the owner of the deadline,
-//! through `&mut`, or of a driver's slot: see `driver_wakers`); any number may call `take`.
+//! * At most one thread calls `register` at a time: the deadline's owner through `&mut`,
+//!   or a driver through its slot (see `driver_wakers`).
+//! * Any number of threads may call `take`.
+//! * The thread whose transition leaves `WAITING` owns the slot until it returns to it.
+//! * Only the owner changes the vtable bits or the `data` word; others only set `WAKING`.
+//! * A `take` that finds the slot owned only sets `WAKING`.
+//!   A `register` that sees `WAKING` wakes its waker itself, so no wakeup is lost.
+//! * A `Waker` is split into its data and vtable, and rebuilt only from parts of one.
+//!   So the slot owns exactly the waker it was given.
 
 use core::ptr;
 use core::task::{RawWaker, RawWakerVTable, Waker};
@@ -53,7 +27,7 @@ pub(crate) struct AtomicWaker {
 }
 
 // SAFETY: the `data` cell, and the waker the two words make up, are only touched by the
-// thread that won the state transition out of `WAITING` (see the table above), so never
+// thread that won the state transition out of `WAITING` (see the table in `word`), so never
 // from two threads at once; a `Waker` is `Send + Sync`.
 unsafe impl Send for AtomicWaker {}
 // SAFETY: as for `Send`.
@@ -142,7 +116,7 @@ impl AtomicWaker {
                     return false;
                 }
                 _ => {
-                    // REGISTERING: a second registrant, which the ground rules exclude.
+                    // REGISTERING: a second registrant, which the module rules exclude.
                     // Waking is the safe answer: the caller polls again and registers then.
                     debug_assert!(false, "AtomicWaker::register called concurrently");
                     waker.wake_by_ref();

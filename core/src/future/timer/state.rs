@@ -1,4 +1,22 @@
 //! A deadline's timer state in one word: the phase, three flags and a payload.
+//!
+//! ```text
+//!   63..6     5        4          3     2..0
+//! +---------+----+------------+------+-------+
+//! | payload | AT | INNER_GONE | FLAG | PHASE |
+//! +---------+----+------------+------+-------+
+//!
+//! Armed payload: bit 32 REARMED, bits 0..32 the entry's index.
+//! Full payload:  bit 0 clear: the target in nanoseconds in the rest;
+//!                bit 0 set: the target in COARSE_UNITs, rounded up.
+//! ```
+//!
+//! * Each change of state is one store of the whole word.
+//! * `set_phase` keeps the flags and the payload; a new state clears them.
+//! * `FLAG` (the limit in force is the cap's) is never set while `Idle`.
+//! * `INNER_GONE` is set only once the timer makes no further change but `set_phase`.
+//! * `AT` stays set until `Never` or `Done`, so that the fire can report the instant.
+//! * The payload is the entry's index while `Armed`, and the target while `Full`.
 
 use crate::time::Reading;
 use crate::wheel::entry::Index;
@@ -64,11 +82,7 @@ pub(super) const COARSE_UNIT: u64 = 1 << (PAYLOAD + 1);
 /// The last coarse unit, which stands for the targets up to `u64::MAX - 1` ns.
 pub(super) const LAST_COARSE: u64 = (1 << (u64::BITS - PAYLOAD - 1)) - 1;
 
-/// A deadline's timer state, one word: the phase, three flags, and a payload (the entry's
-/// index while armed, the target while degraded). A plain word rather than an enum with
-/// payloads, so that moving from one phase to the next is one aligned store (an enum
-/// whose payloads pack around the tag was rebuilt through the stack, with overlapping
-/// loads that stall store forwarding on the arm path).
+/// A deadline's timer state, one word: see the module docs for its layout.
 #[derive(Clone, Copy)]
 pub(super) struct State(u64);
 

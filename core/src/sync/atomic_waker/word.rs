@@ -1,4 +1,21 @@
 //! The slot's state word: the held waker's vtable pointer, with the state in its low bits.
+//!
+//! The slot is two pointer-sized words:
+//!
+//! * `word`: the held waker's vtable pointer, null when no waker is held.
+//!   Its two low bits hold the state.
+//!   A [`RawWakerVTable`] is aligned to at least four bytes (checked at compile time).
+//! * `data`: the held waker's data pointer, meaningful only while the vtable is not null.
+//!
+//! State bits change by compare-and-swap loops, each a read-modify-write like `fetch_or`.
+//! The pointer keeps its provenance through `map_addr`.
+//!
+//! | value                   | meaning                                                 |
+//! |-------------------------|---------------------------------------------------------|
+//! | `WAITING` (0)           | idle: the slot may hold a waker, nobody is touching it |
+//! | `REGISTERING` (1)       | `register` owns the slot and is replacing the waker     |
+//! | `WAKING` (2)            | `take` owns the slot and is moving the waker out        |
+//! | `REGISTERING \| WAKING` | a `take` arrived during `register`: `register` wakes    |
 
 use core::ptr;
 use core::task::RawWakerVTable;
