@@ -1,9 +1,7 @@
 //! Division by the wheel's tick without a divide instruction.
 //!
-//! Every arm turns a clock reading into ticks. A 64-bit `div` costs tens of cycles on
-//! common x86-64 parts (and a `u128` one, a library call), which is a measurable share of
-//! arming a deadline. The tick never changes, so [`TickDivisor`] keeps its reciprocal,
-//! `m = ⌊(2⁶⁴ − 1) / t⌋`, and divides with one widening multiply and a correction:
+//! [`TickDivisor`] keeps the tick `t` and its reciprocal `m = ⌊(2⁶⁴ − 1) / t⌋`. It divides
+//! with one widening multiply and at most two corrections:
 //!
 //! * `q̂ = ⌊n·m / 2⁶⁴⌋` never exceeds `⌊n / t⌋`, since `m ≤ 2⁶⁴ / t`;
 //! * and falls short of it by less than 2: `n / t − n·m / 2⁶⁴ = n·(2⁶⁴/t − m) / 2⁶⁴`, where
