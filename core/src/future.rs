@@ -5,7 +5,6 @@
 //! * Nothing here touches the wheel's structure, only the operations it offers a deadline.
 
 pub(crate) mod budget;
-pub(crate) mod budgeted;
 pub(crate) mod deadline;
 pub(crate) mod error;
 pub(crate) mod sleep;

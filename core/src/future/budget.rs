@@ -1,4 +1,5 @@
 //! The [`Budget`] value, a thread's ambient budget, and the `Elapsed` of a capped fire.
+//! The futures that apply a budget live in `block` ([`Budgeted`]) and `within` ([`Within`]).
 //!
 //! * A budget is a cap: an instant on one wheel's clock, and the duration to report.
 //! * A budget caps only deadlines on its own wheel: readings of two clocks never compare.
@@ -14,6 +15,11 @@ use core::time::Duration;
 use crate::Elapsed;
 use crate::future::timer::{Cap, Fired, RawWheel, WheelRef};
 use crate::time::{Limit, Reading};
+#[cfg(doc)]
+use crate::{Budgeted, Within};
+
+pub(crate) mod block;
+pub(crate) mod within;
 
 /// A budget's limit: an instant on one wheel's clock, with the duration and name that an
 /// [`Elapsed`] reports when the budget ends a deadline.

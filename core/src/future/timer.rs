@@ -57,11 +57,11 @@ pub(crate) struct Timer<W: WheelRef> {
 
 impl<W: WheelRef> Timer<W> {
     pub(crate) const fn new(wheel: W, limit: Limit) -> Self {
-        let (span, at) = kept(limit);
+        let (span, instant) = kept(limit);
         Self {
             wheel,
             span,
-            state: State::idle(at),
+            state: State::idle(instant),
         }
     }
 
@@ -83,31 +83,28 @@ impl<W: WheelRef> Timer<W> {
     /// Releases the entry, if any, and starts over with `limit` at the next poll.
     pub(crate) fn reset(&mut self, limit: Limit) {
         self.release();
-        let (span, at) = kept(limit);
+        let (span, instant) = kept(limit);
         self.span = span;
-        self.state = State::idle(at);
+        self.state = State::idle(instant);
     }
 
     /// Whether the deadline has fired; called only after the inner future returned
-    /// `Pending` (or for `Sleep`). Starts the timer on the first call; `cap` is a limit
-    /// from outside (a budget's) that bounds this deadline, applied if earlier.
+    /// `Pending` (or for `Sleep`). Starts the timer on the first call. `cap` is a limit
+    /// from outside (a budget's), applied if earlier.
     ///
-    /// The work happens on a copy of the timer, written back after: the deadline's own
-    /// address never reaches out-of-line code, so the compiler may keep a deadline that
-    /// completes at its first poll in registers (the ready path costs nothing then).
-    /// While the copy works, it owns the entry and this timer is [`Phase::Poisoned`]: if
-    /// the work panics, the copy is dropped as it unwinds (releasing the entry once) and
-    /// this timer never releases it again.
+    /// The work happens on a copy, written back after. While the copy works it owns the
+    /// entry, and this timer is [`Phase::Poisoned`]. If the work panics, the copy
+    /// releases the entry as it unwinds, and this timer never does.
     #[inline]
     pub(crate) fn poll_fired(&mut self, cx: &mut Context<'_>, cap: Option<&Cap>) -> Poll<Fired> {
         let mut copy = self.lend();
         let poll = copy.poll_fired_slow(cx, cap);
-        self.adopt(copy);
+        self.take_back(copy);
         poll
     }
 
     /// Hands the timer's state to a copy to work on (see [`Timer::poll_fired`]), leaving
-    /// this one poisoned until [`Timer::adopt`] takes the copy's state back.
+    /// this one poisoned until [`Timer::take_back`] takes the copy's state back.
     #[inline(always)]
     fn lend(&mut self) -> Self {
         let copy = Self {
@@ -122,7 +119,7 @@ impl<W: WheelRef> Timer<W> {
     /// Takes back the state of a copy from [`Timer::lend`], which is forgotten: the entry
     /// is this timer's again.
     #[inline(always)]
-    fn adopt(&mut self, copy: Self) {
+    fn take_back(&mut self, copy: Self) {
         let copy = ManuallyDrop::new(copy);
         // The wheel too: a start may have settled it (`WheelRef::choose`).
         self.wheel = copy.wheel;
@@ -136,8 +133,8 @@ impl<W: WheelRef> Timer<W> {
             Phase::Idle => {
                 self.wheel.choose();
                 let cap = cap.filter(|cap| cap.wheel == self.wheel.id());
-                let at = self.state.at();
-                let due = if at {
+                let instant = self.state.is_instant();
+                let due = if instant {
                     Due::At(self.wheel.reading_at(Reading::from_nanos(self.span)))
                 } else {
                     Due::After(self.span)
@@ -155,44 +152,44 @@ impl<W: WheelRef> Timer<W> {
                         true
                     }
                     _ => {
-                        if !at {
+                        if !instant {
                             self.span = started.requested;
                         }
                         false
                     }
                 };
-                self.started(started.outcome, capped, at, cx)
+                self.started(started.outcome, capped, instant, cx)
             }
             Phase::Armed => {
                 if self.wheel.get().poll_armed(&self.handle(), cx.waker()) {
-                    self.fired(self.state.flag())
+                    self.fired(self.state.capped())
                 } else {
                     Poll::Pending
                 }
             }
-            Phase::Full => self.poll_full(cx),
+            Phase::Degraded => self.poll_degraded(cx),
             Phase::Never | Phase::Done => Poll::Pending,
             Phase::Poisoned => poisoned(),
         }
     }
 
     /// Takes on the outcome of the first pending poll (`capped`: the limit in force is the
-    /// cap's; `at`: the limit is an instant); `span` already holds the requested duration
+    /// cap's; `instant`: the limit is an instant); `span` already holds the requested duration
     /// or the instant.
     #[inline(always)]
     fn started(
         &mut self,
         outcome: Outcome,
         capped: bool,
-        at: bool,
+        instant: bool,
         cx: &mut Context<'_>,
     ) -> Poll<Fired> {
         match outcome {
             Outcome::Passed => self.fired(capped),
             Outcome::Armed(index, wake) => {
                 // An instant's entry is due at its target, not at the start plus a span.
-                self.state = if at {
-                    State::rearmed(index, capped).marked_at(true)
+                self.state = if instant {
+                    State::rearmed(index, capped).marked_instant(true)
                 } else {
                     State::armed(index, capped)
                 };
@@ -204,9 +201,9 @@ impl<W: WheelRef> Timer<W> {
                 Poll::Pending
             }
             Outcome::Full(target) => {
-                self.state = State::full(target, capped).marked_at(at);
-                if self.state.phase() == Phase::Full {
-                    self.poll_full(cx)
+                self.state = State::degraded(target, capped).marked_instant(instant);
+                if self.state.phase() == Phase::Degraded {
+                    self.poll_degraded(cx)
                 } else {
                     Poll::Pending
                 }
@@ -234,11 +231,11 @@ impl<W: WheelRef> Timer<W> {
             Phase::Armed => {
                 let mut copy = self.lend();
                 let fired = copy.armed_has_fired();
-                self.adopt(copy);
+                self.take_back(copy);
                 fired
             }
             Phase::Poisoned => poisoned(),
-            Phase::Idle | Phase::Full | Phase::Never | Phase::Done => None,
+            Phase::Idle | Phase::Degraded | Phase::Never | Phase::Done => None,
         }
     }
 
@@ -246,8 +243,8 @@ impl<W: WheelRef> Timer<W> {
     /// clock. For stream deadlines: a stream that always has an item ready is never polled
     /// while pending, so a degraded deadline would otherwise never end.
     pub(crate) fn has_passed(&mut self) -> Option<Fired> {
-        if self.state.phase() == Phase::Full {
-            self.full_has_passed()
+        if self.state.phase() == Phase::Degraded {
+            self.degraded_has_passed()
         } else {
             self.has_fired()
         }
@@ -257,12 +254,12 @@ impl<W: WheelRef> Timer<W> {
     /// entry, so it needs no copy to work on (see [`Timer::poll_fired`]): a panic here (a
     /// `tracing` subscriber's) leaves nothing to release.
     #[cold]
-    fn full_has_passed(&mut self) -> Option<Fired> {
-        debug_assert_eq!(self.state.phase(), Phase::Full);
+    fn degraded_has_passed(&mut self) -> Option<Fired> {
+        debug_assert_eq!(self.state.phase(), Phase::Degraded);
         if self.wheel.get().now() < self.state.target() {
             return None;
         }
-        match self.fired(self.state.flag()) {
+        match self.fired(self.state.capped()) {
             Poll::Ready(fired) => Some(fired),
             Poll::Pending => None,
         }
@@ -273,7 +270,7 @@ impl<W: WheelRef> Timer<W> {
         if !self.wheel.get().has_fired(&self.handle()) {
             return None;
         }
-        match self.fired(self.state.flag()) {
+        match self.fired(self.state.capped()) {
             Poll::Ready(fired) => Some(fired),
             Poll::Pending => None,
         }
@@ -282,13 +279,13 @@ impl<W: WheelRef> Timer<W> {
     /// Degraded mode: check the clock, try to arm again, else wait for the next tick's turn
     /// (see the wheel's `parked`), or, with no place to wait in, ask to be polled again at
     /// once.
-    fn poll_full(&mut self, cx: &mut Context<'_>) -> Poll<Fired> {
+    fn poll_degraded(&mut self, cx: &mut Context<'_>) -> Poll<Fired> {
         debug_assert_eq!(
             self.state.phase(),
-            Phase::Full,
-            "poll_full outside the Full state"
+            Phase::Degraded,
+            "poll_degraded outside the Degraded state"
         );
-        let capped = self.state.flag();
+        let capped = self.state.capped();
         let target = self.state.target();
         match self
             .wheel
@@ -298,7 +295,7 @@ impl<W: WheelRef> Timer<W> {
         {
             Outcome::Passed => self.fired(capped),
             Outcome::Armed(index, wake) => {
-                self.state = State::rearmed(index, capped).marked_at(self.state.at());
+                self.state = State::rearmed(index, capped).marked_instant(self.state.is_instant());
                 if wake {
                     self.wheel.get().wake_drivers();
                 }
@@ -321,7 +318,7 @@ impl<W: WheelRef> Timer<W> {
     /// Fires: lets go of the entry and reports the requested duration or instant
     /// (`span`), and whether the cap ended it (`capped`).
     fn fired(&mut self, capped: bool) -> Poll<Fired> {
-        let (requested, at) = if self.state.at() && !capped {
+        let (requested, at) = if self.state.is_instant() && !capped {
             (Duration::ZERO, Some(Reading::from_nanos(self.span)))
         } else {
             (duration_of(self.span), None)
@@ -330,7 +327,7 @@ impl<W: WheelRef> Timer<W> {
         let cap_end = match self.state.phase() {
             _ if !capped => CapEnd::Own,
             Phase::Armed => CapEnd::At(self.wheel.get().deadline_of(&self.handle())),
-            Phase::Full => CapEnd::At(self.state.target()),
+            Phase::Degraded => CapEnd::At(self.state.target()),
             _ => CapEnd::AtStart,
         };
         #[cfg(feature = "tracing")]

@@ -88,7 +88,7 @@ impl Fired {
         let at_the_cut = match self.cap_end {
             CapEnd::Own => return false,
             CapEnd::AtStart => true,
-            CapEnd::At(at) => at == cap.at || at == State::full(cap.at, false).target(),
+            CapEnd::At(at) => at == cap.at || at == State::degraded(cap.at, false).target(),
         };
         cap.wheel == self.wheel && at_the_cut
     }

@@ -1,4 +1,4 @@
-//! [`Budgeted`], a future bounded by a budget, and [`Within`], a deadline capped by one.
+//! [`Budgeted`]: a future, and every deadline polled inside it, bounded by a budget.
 //!
 //! * A `Budgeted` fixes its budget at its first poll, before polling its inner future.
 //! * Its timer has no limit of its own: the budget caps it.
@@ -13,11 +13,10 @@ use core::time::Duration;
 
 use pin_project_lite::pin_project;
 
+use crate::Elapsed;
 use crate::future::budget::{Budget, Scope, ambient};
-use crate::future::deadline::{DeadlineName, Unnamed};
 use crate::future::timer::{Cap, RawWheel, Timer, WheelRef};
 use crate::time::{Limit, Reading};
-use crate::{Deadline, Elapsed};
 
 pin_project! {
     /// A future bounded by a budget: like a [`Deadline`], and every deadline started inside
@@ -64,6 +63,9 @@ pin_project! {
     ///
     /// Polling it after it returned `Ready` panics, and so does polling it again after a
     /// poll of its timer panicked.
+    ///
+    /// [`Deadline`]: crate::Deadline
+    /// [`Deadline::within`]: crate::Deadline::within
     #[must_use = "futures do nothing unless you `.await` or poll them"]
     pub struct Budgeted<'w, F, W: WheelRef = &'w dyn RawWheel> {
         #[pin]
@@ -201,47 +203,6 @@ impl<F, W: WheelRef> fmt::Debug for Budgeted<'_, F, W> {
             .field("running", &self.future.is_some())
             .field("budget", &self.budget)
             .field("timer", &self.timer)
-            .finish()
-    }
-}
-
-pin_project! {
-    /// A [`Deadline`] bounded by an explicit [`Budget`] as well: made by
-    /// [`Deadline::within`]. It ends at the earlier of the two; when the budget's comes
-    /// first, the `Elapsed` is the budget's.
-    #[must_use = "futures do nothing unless you `.await` or poll them"]
-    pub struct Within<'w, F, W: WheelRef = &'w dyn RawWheel, N: DeadlineName = Unnamed> {
-        #[pin]
-        deadline: Deadline<'w, F, W, N>,
-        budget: Budget,
-    }
-}
-
-impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
-    /// Bounds this deadline by `budget` too (the explicit, `no_std` way to use a budget;
-    /// with `std`, deadlines inside a [`Budgeted`] pick it up by themselves).
-    pub fn within(self, budget: Budget) -> Within<'w, F, W, N> {
-        Within {
-            deadline: self,
-            budget,
-        }
-    }
-}
-
-impl<F: Future, W: WheelRef, N: DeadlineName> Future for Within<'_, F, W, N> {
-    type Output = Result<F::Output, Elapsed>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let this = self.project();
-        this.deadline.poll_capped(cx, Some(this.budget))
-    }
-}
-
-impl<F, W: WheelRef, N: DeadlineName> fmt::Debug for Within<'_, F, W, N> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Within")
-            .field("deadline", &self.deadline)
-            .field("budget", &self.budget)
             .finish()
     }
 }
