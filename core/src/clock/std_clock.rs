@@ -247,7 +247,7 @@ mod tests {
     }
 
     #[test]
-    fn a_reading_is_never_ahead_of_the_instant_read_after_it() {
+    fn reading_never_ahead_of_a_later_instant() {
         // See the module docs: so a deadline at `reading_of(instant)` cannot end before
         // `instant`.
         let clock = StdClock::new();
@@ -259,7 +259,7 @@ mod tests {
     }
 
     #[test]
-    fn the_instant_of_a_reading_is_never_before_the_clock_reads_it() {
+    fn instant_of_a_reading_is_never_early() {
         let clock = StdClock::new();
         for _ in 0..ROUNDS {
             let at = Reading::since_origin(clock.now()) + Duration::from_micros(1);
@@ -336,7 +336,7 @@ mod tests {
 
     #[test]
     #[cfg(all(target_os = "linux", not(miri)))]
-    fn the_direct_origin_is_at_or_after_the_instant_origin_by_at_most_the_slack() {
+    fn direct_origin_is_within_slack_after_instant() {
         for _ in 0..1_000 {
             let clock = StdClock::new();
             let origin = monotonic_of(clock.origin());

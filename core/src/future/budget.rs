@@ -239,7 +239,7 @@ mod tests {
     /// A deadline that the ambient budget cut short names the budget when it fires under
     /// it: the deadline keeps no name for it, the budget in force is asked at the fire.
     #[test]
-    fn a_deadline_cut_by_the_ambient_budget_names_it_when_it_fires_under_it() {
+    fn ambient_budget_names_the_deadline_it_cut() {
         let wheel: Wheel<ManualClock, Fixed<4>> =
             Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
         let budget = Budget::starting_now(&wheel, Duration::from_millis(10))
@@ -274,7 +274,7 @@ mod tests {
     /// Another budget of the same duration in force where the deadline fires is not the
     /// one that cut it short: it lends no name.
     #[test]
-    fn a_deadline_is_not_named_after_a_later_budget_of_the_same_length() {
+    fn later_budget_of_same_length_lends_no_name() {
         let wheel: Wheel<ManualClock, Fixed<4>> =
             Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
         let ten = Duration::from_millis(10);

@@ -117,7 +117,7 @@ mod tests {
     use super::{Reading, StoredTick, TickDivisor};
 
     #[test]
-    fn a_stored_tick_reads_back_and_a_millisecond_is_zero() {
+    fn stored_tick_round_trips_and_1ms_is_zero() {
         for tick in [1, 999_999, 1_000_000, 1_000_001, u64::MAX] {
             let stored = StoredTick::new(TickDivisor::new(tick));
             assert_eq!(stored.get().tick(), tick);

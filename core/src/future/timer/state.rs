@@ -208,7 +208,7 @@ mod tests {
     use super::*;
 
     #[test]
-    pub(super) fn a_degraded_target_is_kept_exactly_then_rounded_up() {
+    fn degraded_target_exact_then_rounded_up() {
         let round_trip = |nanos: u64| {
             let state = State::degraded(Reading::from_nanos(nanos), true);
             assert!(state.capped());

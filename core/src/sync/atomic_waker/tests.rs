@@ -44,7 +44,7 @@ fn a_registered_waker_is_taken_once() {
 }
 
 #[test]
-fn registering_the_same_waker_keeps_it_and_another_replaces_it() {
+fn same_waker_is_kept_another_replaces_it() {
     let slot = AtomicWaker::new();
     let (first, first_waker) = counter();
     slot.register(&first_waker);
@@ -62,8 +62,9 @@ fn registering_the_same_waker_keeps_it_and_another_replaces_it() {
     assert_eq!((wakes(&first), wakes(&second)), (0, 1));
 }
 
+/// `register` tells whether anything took the waker since the last registration.
 #[test]
-fn register_tells_whether_anything_took_the_waker_since_the_last_one() {
+fn register_reports_untouched_since_last() {
     let slot = AtomicWaker::new();
     let (_first, first_waker) = counter();
     let (_second, second_waker) = counter();
@@ -101,8 +102,9 @@ fn exclusive_access_and_drop_keep_the_waker_count() {
     );
 }
 
+/// A take finds a registering slot busy; a register during a take wakes its own waker.
 #[test]
-fn a_busy_slot_is_not_taken_from_and_a_register_during_a_take_wakes() {
+fn busy_slot_gives_nothing_and_register_wakes() {
     let slot = AtomicWaker::new();
     let (count, waker) = counter();
     // The state a `take` leaves when it arrives while `register` holds the slot.
@@ -136,8 +138,9 @@ static PANICKING_CLONE: RawWakerVTable = RawWakerVTable::new(
     |_| {},
 );
 
+/// A clone that panics while a take comes leaves the slot empty and wakes the held waker.
 #[test]
-fn a_clone_that_panics_during_a_take_leaves_the_slot_empty_and_wakes_its_waker() {
+fn panicking_clone_during_take_empties_and_wakes() {
     let slot = AtomicWaker::new();
     let (count, waker) = counter();
     assert!(!slot.register(&waker));
@@ -192,8 +195,9 @@ static PAUSING_CLONE: RawWakerVTable = RawWakerVTable::new(
     |data| drop(unsafe { Arc::from_raw(data.cast::<PausingClone>()) }),
 );
 
+/// A take while a register holds the slot: the register wakes the new waker instead.
 #[test]
-fn a_take_while_a_register_holds_the_slot_wakes_the_new_waker() {
+fn take_during_register_wakes_new_waker() {
     use std::sync::mpsc;
     let (started_tx, started_rx) = mpsc::channel();
     let (go_tx, go_rx) = mpsc::channel();
