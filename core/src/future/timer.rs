@@ -34,7 +34,6 @@ fn poisoned() -> ! {
 }
 
 /// A limit as a timer keeps it while idle: a span, or (`true`) an instant's nanoseconds.
-/// Always inlined: it is on the ready path, where a call would be most of its cost.
 #[inline(always)]
 const fn kept(limit: Limit) -> (u64, bool) {
     match limit {
@@ -47,10 +46,9 @@ const fn kept(limit: Limit) -> (u64, bool) {
 /// depend on the inner future (generic only over how it reaches its wheel).
 pub(crate) struct Timer<W: WheelRef> {
     wheel: W,
-    /// The limit while idle; once started, the requested duration, or for a limit at an
-    /// instant the instant as given, until a cap ends it (see [`State`]).
-    /// In nanoseconds, saturated: [`BEYOND`] stands for anything from `u64::MAX`
-    /// nanoseconds on (about 584 years), which never ends.
+    /// The limit while idle. Once started: the requested duration, or the instant as
+    /// given; the cap's duration if the cap is the limit in force. Saturated nanoseconds:
+    /// [`BEYOND`] never ends.
     span: u64,
     state: State,
 }
@@ -215,16 +213,11 @@ impl<W: WheelRef> Timer<W> {
         }
     }
 
-    /// Whether an armed timer has fired, without registering a waker. Lets a deadline
-    /// refuse to poll its inner future after the fire. Panics on a poisoned timer, as
-    /// [`Timer::poll_fired`] does, so that nothing is polled after a panicked poll.
+    /// Whether an armed timer has fired, without registering a waker, so that a deadline
+    /// never polls its inner future after the fire. Panics on a poisoned timer.
     ///
-    /// A degraded timer (the wheel was full) answers `None`: its fire is decided at a
-    /// pending poll ([`Timer::poll_fired`]), as the model of the semantics has it (see
+    /// A degraded timer answers `None`: its fire is decided at a pending poll (see
     /// [`Timer::has_passed`] for streams).
-    ///
-    /// Inlined, so that a deadline that never armed pays a comparison or two (or nothing,
-    /// when the compiler sees it was just made).
     #[inline]
     pub(crate) fn has_fired(&mut self) -> Option<Fired> {
         match self.state.phase() {
@@ -250,9 +243,8 @@ impl<W: WheelRef> Timer<W> {
         }
     }
 
-    /// Whether a degraded timer's target has come, by the clock. A degraded timer holds no
-    /// entry, so it needs no copy to work on (see [`Timer::poll_fired`]): a panic here (a
-    /// `tracing` subscriber's) leaves nothing to release.
+    /// Whether a degraded timer's target has come, by the clock. It holds no entry, so it
+    /// works without a copy: a panic here leaves nothing to release.
     #[cold]
     fn degraded_has_passed(&mut self) -> Option<Fired> {
         debug_assert_eq!(self.state.phase(), Phase::Degraded);

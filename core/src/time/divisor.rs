@@ -83,10 +83,8 @@ impl TickDivisor {
     }
 }
 
-/// A [`TickDivisor`] as a wheel keeps it: both words XORed with those of a 1 ms tick, the
-/// commonest, so that a wheel of that tick is all zero bytes when new (it then sits in
-/// `.bss` in firmware, not in `.data`, which costs flash and a copy at boot; see the
-/// wheel's `link`). Decoding is two XORs with constants.
+/// A [`TickDivisor`] as a wheel keeps it: both words XORed with those of a 1 ms tick, so
+/// that a new wheel of that tick is all zero bytes. Decoding is two XORs with constants.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct StoredTick {
     tick: u64,
