@@ -29,7 +29,7 @@ fn run<F: Future>(wheel: &Wheel<ManualClock, Growable>, f: F) -> (F::Output, Dur
 }
 
 #[test]
-fn an_inner_deadline_is_cut_to_what_is_left_of_the_budget() {
+fn inner_deadline_is_cut_to_what_is_left() {
     let wheel = growable();
     let block = async {
         wheel.sleep(ms(150)).await;
@@ -51,7 +51,7 @@ fn an_inner_deadline_is_cut_to_what_is_left_of_the_budget() {
 }
 
 #[test]
-fn an_inner_deadline_shorter_than_the_budget_keeps_its_own_name() {
+fn shorter_inner_deadline_keeps_its_own_name() {
     let wheel = growable();
     let block = async {
         wheel
@@ -167,7 +167,7 @@ fn a_named_deadline_a_budget_ends_reports_the_budget() {
 }
 
 #[test]
-fn a_budget_past_the_clock_s_last_reading_is_made_and_never_ends() {
+fn budget_past_clock_end_is_made_and_never_ends() {
     let wheel = growable();
     let forever = Duration::from_secs(1000 * 365 * 86_400);
     assert!(Budget::starting_now(&wheel, Duration::MAX).is_none());
@@ -179,7 +179,7 @@ fn a_budget_past_the_clock_s_last_reading_is_made_and_never_ends() {
 }
 
 #[test]
-fn an_explicit_budget_bounds_deadlines_without_std_magic() {
+fn explicit_budget_bounds_deadlines_without_std() {
     let wheel: Wheel<ManualClock, Fixed<8>> = Wheel::fixed(ManualClock::new(), TICK);
     let budget = Budget::starting_now(&wheel, ms(40)).unwrap().named("edge");
     let mut d = pin!(wheel.deadline(ms(100), pending::<()>()).within(budget));
@@ -205,7 +205,7 @@ fn an_explicit_budget_bounds_deadlines_without_std_magic() {
 // (without it, a budget bounds its block and reaches inner deadlines through `within`).
 #[cfg(feature = "std")]
 #[test]
-fn a_deadline_first_polled_inside_a_budget_keeps_it_after_the_block() {
+fn deadline_first_polled_inside_keeps_the_budget() {
     // As documented (module `budget`, "How the budget reaches inner deadlines"): a
     // deadline takes the budget at its first pending poll, wherever it was made, and keeps
     // it. One made before the block but first polled inside it (a `select!` in the block)
@@ -243,7 +243,7 @@ fn a_deadline_first_polled_inside_a_budget_keeps_it_after_the_block() {
 }
 
 #[test]
-fn a_never_ending_deadline_within_a_budget_ends_with_the_budget() {
+fn never_ending_deadline_within_ends_with_budget() {
     // `Duration::MAX` alone never fires; within a budget it is bounded like any other.
     let wheel = growable();
     let budget = Budget::new(&wheel, Reading::since_origin(ms(10)), ms(10)).named("request");
@@ -276,7 +276,7 @@ fn a_never_ending_deadline_within_a_budget_ends_with_the_budget() {
 }
 
 #[test]
-fn a_budget_ending_at_the_deadline_s_own_instant_leaves_it_its_own_name() {
+fn budget_at_deadline_s_own_instant_leaves_its_name() {
     // Only a budget that ends a deadline *before* its own time makes the `Elapsed` the
     // budget's; at the same instant the deadline's own duration and name stand.
     let wheel = growable();
@@ -293,7 +293,7 @@ fn a_budget_ending_at_the_deadline_s_own_instant_leaves_it_its_own_name() {
 }
 
 #[test]
-fn a_budget_ending_with_the_enclosing_one_stays_the_one_in_force() {
+fn budget_ending_with_enclosing_one_stays_in_force() {
     // Of two budgets ending at the same instant, the inner one is not replaced by the
     // enclosing one (only an earlier ambient budget is): its own name stays in force.
     let wheel = growable();

@@ -11,7 +11,7 @@ use punctual_core::{ManualClock, Storage, Wheel};
 use support::{CountingWaker, ProbeState, fixed, growable, is_elapsed, ms};
 
 #[test]
-fn fire_drops_the_inner_future_before_returning_elapsed_and_never_polls_it_again() {
+fn fire_drops_inner_before_elapsed_never_polls_again() {
     let wheel = fixed::<4>();
     let probe = ProbeState::default();
     let w = CountingWaker::new();
@@ -44,7 +44,7 @@ fn fire_drops_the_inner_future_before_returning_elapsed_and_never_polls_it_again
 }
 
 #[test]
-fn fire_observed_in_the_same_poll_drops_the_inner_future_after_one_poll() {
+fn fire_seen_in_same_poll_drops_inner_after_one_poll() {
     // Duration::ZERO: the inner future is polled (pending), then the deadline fires in
     // the same poll; the inner future is dropped before `Err` is returned.
     let wheel = fixed::<4>();
@@ -58,7 +58,7 @@ fn fire_observed_in_the_same_poll_drops_the_inner_future_after_one_poll() {
 }
 
 #[test]
-fn dropping_the_deadline_drops_the_inner_future_and_releases_the_entry_silently() {
+fn drop_drops_inner_and_releases_entry_silently() {
     fn check<S: Storage>(wheel: &Wheel<ManualClock, S>) {
         let probe = ProbeState::default();
         let w = CountingWaker::new();
@@ -80,7 +80,7 @@ fn dropping_the_deadline_drops_the_inner_future_and_releases_the_entry_silently(
 }
 
 #[test]
-fn dropping_a_fired_but_unobserved_deadline_frees_its_entry() {
+fn drop_of_fired_unobserved_deadline_frees_entry() {
     let wheel = fixed::<1>();
     let probe = ProbeState::default();
     let w = CountingWaker::new();
