@@ -134,10 +134,9 @@ mod ambient {
         static CURRENT: Cell<Option<Budget>> = const { Cell::new(None) };
     }
 
-    /// Set once any budget was entered on any thread, and never cleared: until then no
-    /// thread can have a budget in force, and a deadline's first poll skips the
-    /// thread-local (a load of a line nobody writes, instead of a thread-local access and
-    /// a copy of the budget). Only ever read as a hint: a thread sees its own store.
+    /// Set once any budget was entered on any thread, and never cleared. Until then no
+    /// thread has a budget in force, so `current` skips the thread-local. Only a hint:
+    /// `Relaxed` suffices, since a thread sees its own store.
     static EVER_ENTERED: AtomicBool = AtomicBool::new(false);
 
     /// The budget in force on this thread, if a `Budgeted` is polling.
@@ -194,12 +193,11 @@ pub(crate) fn ambient() -> Option<Budget> {
 
 pub(crate) use ambient::Scope;
 
-/// The `Elapsed` of a fired deadline named `name`, polled under `budget` (explicit, or
-/// else with `std` the ambient one, read here only if a budget ended the deadline): when
-/// a budget ended it, the budget's, named after the budget in force if that is the one
-/// that cut it short. A deadline that fires outside the block whose budget cut it (made
-/// before the block, first polled in it, fired after it) has no name then. Emits the
-/// `tracing` event.
+/// The `Elapsed` of a fired deadline named `name`; emits the `tracing` event.
+///
+/// When a cap ended the deadline, the `Elapsed` is the budget's. It takes the name of
+/// `budget` (else of the ambient one, read only then) if that budget is the one that cut
+/// the deadline; otherwise it has no name.
 #[cold]
 #[inline(never)]
 pub(crate) fn elapsed_of(
