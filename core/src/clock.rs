@@ -1,15 +1,10 @@
 //! Clocks: where a wheel reads the time.
 //!
-//! A [`Clock`] reads a monotonic time as a [`Duration`] since an origin of its own choosing.
-//! The wheel turns that reading into ticks; it never compares readings of two clocks.
-//!
-//! # Never early, with a coarse clock
-//!
-//! A clock whose readings are floored to a granularity (embassy's `Instant::now()` counts
-//! whole ticks) reads up to one granule behind the true time. A deadline measured from such a
-//! reading could end up to one granule early in real time. [`Clock::resolution`] states that
-//! granule and the wheel adds it to every relative deadline, so a deadline never ends early
-//! in real time either. Exact clocks ([`ManualClock`], `std::time::Instant`) report zero.
+//! * A [`Clock`] reads a monotonic time as a [`Duration`] since an origin of its own.
+//! * The wheel never compares readings of two clocks.
+//! * A clock's readings may lag the true time by at most [`Clock::resolution`].
+//!   The wheel adds that resolution to every relative deadline, so none ends early.
+//! * Exact clocks ([`ManualClock`], `std::time::Instant`) report a resolution of zero.
 
 use core::time::Duration;
 

@@ -1,5 +1,10 @@
-//! One driver future for every runtime: it turns a wheel and sleeps until the next turn,
-//! with the sleeping supplied by the runtime through [`Sleeper`].
+//! One driver future for every runtime: it turns a wheel and sleeps until the next turn.
+//!
+//! * The runtime supplies the sleeping through [`Sleeper`].
+//! * A driver registers its waker before each turn, so a wake during the turn is not lost.
+//! * A driver without a place for its waker turns within a tick, and never waits idle.
+//! * A driver makes at most `TURNS_PER_POLL` turns per poll, then yields.
+//! * With `std`, a waker that panics during a turn does not stop the driver.
 
 use core::convert::Infallible;
 use core::fmt;
@@ -259,16 +264,8 @@ impl<C: Clock, S: Storage, T: Sleeper> Driver<'_, C, S, T> {
 /// turn next ([`Reading::END`]: idle, wait for the waker), and records in `idle` whether
 /// that is idle.
 ///
-/// A driver whose last turn left the wheel idle, which was not woken since (its place
-/// still held its waker) and finds the wheel still idle, does not turn: nothing was armed,
-/// or the arm would have woken it. A poll for another reason (the I/O of `poll_with`'s
-/// future, say) then costs no turn, and does not make the wheel linger (a turn from idle
-/// plans one [`LINGER`] ticks ahead, which would set a sleep, and wake the driver for
-/// nothing when it ends). The wheel's own idle mark is checked too: another driver, or a
-/// hand-made turn, may have planned a turn meanwhile, which this driver must then carry
-/// out if that one does not (a driver that stops wakes the others: [`DriverSlot`]).
-///
-/// [`LINGER`]: crate::wheel::LINGER
+/// It skips the turn when the last turn left the wheel idle, nothing took its waker since,
+/// and the wheel is still idle: nothing was armed then, or the arm would have woken it.
 fn turn_once<C: Clock, S: Storage>(
     wheel: &Wheel<C, S>,
     slot: &mut DriverSlot<'_, C, S>,

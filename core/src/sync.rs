@@ -1,17 +1,14 @@
 //! The one place atomics and interior mutability come from.
 //!
-//! Every other module imports its atomics from here, so that one switch changes them all:
-//!
-//! * `cfg(punctual_loom)`: [loom]'s model-checked types, for the models in `tests/loom/`.
-//!   A namespaced cfg, so that building our tests with it does not flip every dependency
-//!   that keys on a bare `cfg(loom)`.
-//! * feature `portable-atomic`: [portable-atomic]'s types, for targets without
-//!   compare-and-swap (thumbv6m), where read-modify-write operations go through the
-//!   `critical-section` implementation the final binary provides.
-//! * otherwise: `core::sync::atomic`.
-//!
-//! Only 8-, 32- and pointer-sized atomics are used, so the core is lock-free on every target
-//! with 32-bit compare-and-swap, 64-bit hosts and 32-bit microcontrollers alike.
+//! * Code that shares memory between threads imports its atomics and `UnsafeCell` from here.
+//! * Under `cfg(punctual_loom)` they are [loom]'s model-checked types.
+//! * With feature `portable-atomic` they are [portable-atomic]'s types.
+//!   Its read-modify-writes then go through the binary's `critical-section`.
+//! * Otherwise they are `core::sync::atomic`'s.
+//! * Only 32-bit and pointer-sized atomics come from here.
+//!   So the core is lock-free wherever those have compare-and-swap.
+//! * Two exceptions import their own: `ManualClock` (an `AtomicU64`, loom's under loom)
+//!   and the ambient budget's flag (a `core` `AtomicBool`, `std` only).
 //!
 //! [loom]: https://docs.rs/loom
 //! [portable-atomic]: https://docs.rs/portable-atomic
@@ -84,9 +81,7 @@ pub(crate) use const_fn;
 #[cfg(feature = "std")]
 pub(crate) use crossbeam_utils::CachePadded as Padded;
 
-/// Without `std`, the value as it is: the parts such builds target (microcontrollers)
-/// have one core or no data cache, where padding only costs RAM (about 60 bytes of a
-/// wheel on a 32-bit part).
+/// Without `std`, the value as it is: such targets have one core or no data cache.
 #[cfg(not(feature = "std"))]
 #[derive(Debug, Default)]
 #[repr(transparent)]

@@ -1,20 +1,17 @@
-//! Time as the core counts it, and every conversion between its units. Nothing outside
-//! this module turns nanoseconds into ticks, a `Duration` into a reading, or back.
+//! Time as the core counts it, and every conversion between its units.
 //!
-//! * A [`Reading`] is an instant on a wheel's clock: nanoseconds since the clock's origin,
-//!   in a `u64`. A [`Clock`](crate::Clock) reports the time since its origin as a
-//!   `Duration`; the wheel turns it into a reading here, saturating at [`Reading::END`]
-//!   (`u64::MAX` ns, about 584 years). A clock may read `END`, but a deadline due there
-//!   never ends: `END` as a target stands for "never", as does any instant or relative
-//!   limit that reaches it.
-//! * A [`Tick`] counts the wheel's ticks since the clock's origin: the unit of the levels
-//!   and of the driver's plan. A reading falls in the tick of its floor; a deadline's tick
-//!   is the first boundary at or after it ([`TickDivisor`], which divides without a divide
-//!   instruction).
-//! * A *span* is a duration as a deadline keeps it: nanoseconds in a `u64`, where
-//!   [`BEYOND`] stands for any duration from `u64::MAX` ns on (it never ends, as
-//!   `Duration::MAX`).
+//! * Only this module turns nanoseconds into ticks, a `Duration` into a reading, or back.
+//! * A [`Reading`] is an instant on a wheel's clock: `u64` nanoseconds since its origin.
+//! * Conversions to readings saturate at [`Reading::END`] (`u64::MAX` ns, about 584 years).
+//! * A clock may read `END`, but a deadline due at `END` never ends.
+//!   Any instant or relative limit that reaches `END` means "never".
+//! * A [`Tick`] counts the wheel's ticks since the clock's origin.
+//! * A reading falls in the tick of its floor. A deadline's tick is the first boundary at
+//!   or after it ([`TickDivisor`]).
+//! * A *span* is a duration as a deadline keeps it: `u64` nanoseconds.
+//!   [`BEYOND`] stands for any duration from `u64::MAX` ns on, and never ends.
 //! * A [`Limit`] is what a user gives: a `Duration` from the first poll, or a `Reading`.
+//! * A [`Due`] is a limit as a timer hands it to the wheel: a span, or a reading.
 
 use core::fmt;
 use core::ops::{Add, Sub};
@@ -199,8 +196,10 @@ pub enum Limit {
     At(Reading),
 }
 
-/// When a deadline is due, as its timer keeps it: a span from its start (nanoseconds,
-/// saturated: [`BEYOND`] never ends), or an instant.
+/// A [`Limit`] in the compact form a timer hands to the wheel: a span from the start
+/// (nanoseconds, saturated: [`BEYOND`] never ends), or an instant.
+///
+/// `pub` only because [`RawWheel`](crate::RawWheel) takes it; not exported.
 #[doc(hidden)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Due {

@@ -16,7 +16,7 @@ use support::{CountingWaker, TICK, is_elapsed, ms, quietly};
 /// The accessors of a deadline still running give the live inner future: pinned in
 /// place, or moved out with the timer released (its entry freed, nothing fires).
 #[test]
-fn running_deadline_accessors_reach_the_inner_future() {
+fn running_deadline_accessors_reach_inner_future() {
     let wheel: Wheel<ManualClock, Fixed<2>> = Wheel::fixed(ManualClock::new(), TICK);
     let w = CountingWaker::new();
     // An inner future that counts its polls, and whose output is the count.
@@ -55,7 +55,7 @@ fn running_deadline_accessors_reach_the_inner_future() {
 }
 
 #[test]
-fn completed_deadline_accessors_panic_naming_method() {
+fn completed_deadline_accessors_panic_with_names() {
     let wheel: Wheel<ManualClock, Fixed<2>> = Wheel::fixed(ManualClock::new(), TICK);
     let w = CountingWaker::new();
     let message = |r: thread::Result<()>| {

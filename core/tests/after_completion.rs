@@ -69,7 +69,7 @@ fn polling_a_completed_budget_panics() {
 
 #[test]
 #[should_panic(expected = "`Deadline` polled after completion")]
-fn polling_a_completed_budgeted_deadline_panics() {
+fn polling_completed_within_budget_panics() {
     let wheel: Wheel<ManualClock, Fixed<2>> = Wheel::fixed(ManualClock::new(), TICK);
     let w = CountingWaker::new();
     let budget = Budget::new(&wheel, Reading::since_origin(ms(3)), ms(3));

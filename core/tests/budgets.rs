@@ -29,7 +29,7 @@ fn run<F: Future>(wheel: &Wheel<ManualClock, Growable>, f: F) -> (F::Output, Dur
 }
 
 #[test]
-fn inner_deadline_is_cut_to_the_budget_left() {
+fn inner_deadline_is_cut_to_what_is_left() {
     let wheel = growable();
     let block = async {
         wheel.sleep(ms(150)).await;
@@ -167,7 +167,7 @@ fn a_named_deadline_a_budget_ends_reports_the_budget() {
 }
 
 #[test]
-fn budget_past_the_clocks_end_never_ends() {
+fn budget_past_clock_end_is_made_and_never_ends() {
     let wheel = growable();
     let forever = Duration::from_secs(1000 * 365 * 86_400);
     assert!(Budget::starting_now(&wheel, Duration::MAX).is_none());
@@ -205,7 +205,7 @@ fn explicit_budget_bounds_deadlines_without_std() {
 // (without it, a budget bounds its block and reaches inner deadlines through `within`).
 #[cfg(feature = "std")]
 #[test]
-fn first_polled_in_budget_keeps_it_after_block() {
+fn deadline_first_polled_inside_keeps_the_budget() {
     // As documented (module `budget`, "How the budget reaches inner deadlines"): a
     // deadline takes the budget at its first pending poll, wherever it was made, and keeps
     // it. One made before the block but first polled inside it (a `select!` in the block)
@@ -243,7 +243,7 @@ fn first_polled_in_budget_keeps_it_after_block() {
 }
 
 #[test]
-fn never_ending_deadline_ends_with_its_budget() {
+fn never_ending_deadline_within_ends_with_budget() {
     // `Duration::MAX` alone never fires; within a budget it is bounded like any other.
     let wheel = growable();
     let budget = Budget::new(&wheel, Reading::since_origin(ms(10)), ms(10)).named("request");
@@ -276,7 +276,7 @@ fn never_ending_deadline_ends_with_its_budget() {
 }
 
 #[test]
-fn budget_ending_at_deadline_keeps_its_own_name() {
+fn budget_at_deadline_s_own_instant_leaves_its_name() {
     // Only a budget that ends a deadline *before* its own time makes the `Elapsed` the
     // budget's; at the same instant the deadline's own duration and name stand.
     let wheel = growable();

@@ -11,7 +11,7 @@ use punctual_core::{ManualClock, Storage, Wheel};
 use support::{CountingWaker, ProbeState, fixed, growable, is_elapsed, ms};
 
 #[test]
-fn fire_drops_inner_before_elapsed_and_never_polls() {
+fn fire_drops_inner_before_elapsed_never_polls_again() {
     let wheel = fixed::<4>();
     let probe = ProbeState::default();
     let w = CountingWaker::new();
@@ -80,7 +80,7 @@ fn drop_drops_inner_and_releases_entry_silently() {
 }
 
 #[test]
-fn dropping_an_unobserved_fired_deadline_frees_entry() {
+fn drop_of_fired_unobserved_deadline_frees_entry() {
     let wheel = fixed::<1>();
     let probe = ProbeState::default();
     let w = CountingWaker::new();

@@ -12,7 +12,7 @@ use core::time::Duration;
 use support::{CountingWaker, ProbeState, fixed, is_elapsed, ms};
 
 #[test]
-fn after_fire_err_even_if_inner_became_ready() {
+fn after_fire_result_is_err_even_if_inner_ready() {
     let wheel = fixed::<4>();
     let probe = ProbeState::default();
     let w = CountingWaker::new();
@@ -46,7 +46,7 @@ fn result_before_fire_is_observed_is_ok() {
 }
 
 #[test]
-fn result_after_clock_passed_before_fire_is_ok() {
+fn result_after_clock_passed_but_before_fire_is_ok() {
     // The clock moved past the deadline, but no one turned the wheel: the fire was not
     // decided, so the inner future's result wins, and the entry is released as cancelled.
     let wheel = fixed::<4>();

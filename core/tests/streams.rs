@@ -83,7 +83,7 @@ impl Stream for Ready {
 }
 
 #[test]
-fn zero_stream_deadline_ends_before_first_poll() {
+fn zero_stream_deadline_ends_before_polling_stream() {
     let wheel = growable();
     let mut s = pin!(wheel.total_deadline(Duration::ZERO, Ready(vec![1, 2, 3].into_iter())));
     let Poll::Ready(Some(Err(err))) = poll_next(s.as_mut()) else {
@@ -109,7 +109,7 @@ impl Stream for Endless {
 }
 
 #[test]
-fn stream_deadline_on_full_wheel_ends_anyway() {
+fn stream_deadline_on_full_wheel_ends_despite_items() {
     // The wheel's only entry is taken, so the stream's deadline runs degraded (checking
     // the clock). A stream that is never pending must still end once its time has come:
     // the fire is checked before each item, as it is for an armed deadline.

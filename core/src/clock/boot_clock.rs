@@ -1,33 +1,10 @@
 //! A clock that counts the time the system spent suspended: `CLOCK_BOOTTIME` on Linux.
 //!
-//! [`StdClock`](super::StdClock) counts `CLOCK_MONOTONIC` on Linux, which stops while the
-//! machine (a laptop, a virtual machine) is suspended: a 30 s deadline that spans a one-hour
-//! suspend ends 30 s of awake time later, an hour and a half after it started.
-//! `CLOCK_BOOTTIME` is the same clock plus the time spent suspended, so the same deadline
-//! has ended by the time the machine resumes. Both are monotonic, count from boot, and are
-//! not moved by changes of the wall clock; between two suspends they advance alike.
-//!
-//! Elsewhere there is no such clock to choose, and [`BootClock`] reads
-//! `std::time::Instant`, as `StdClock` does: on Windows (`QueryPerformanceCounter`) that
-//! counts suspended time; on macOS and iOS (`CLOCK_UPTIME_RAW`) it does not. Under Miri,
-//! which need not know `CLOCK_BOOTTIME` and never suspends, it reads `Instant` too.
-//!
-//! # Never early
-//!
-//! A reading is taken from one `clock_gettime` call, exact to the nanosecond (resolution
-//! zero), and readings never go backwards, across threads too: the kernel keeps the clock
-//! monotonic. A deadline measured on it ends no earlier than its duration of real time,
-//! suspends included. (Counting suspends can only make it end *sooner in awake time* than
-//! on `StdClock`, which is the point.)
-//!
-//! # Waking up after a suspend
-//!
-//! The clock is only half of it: whatever sleeps until a wheel's next turn must wake
-//! after a resume too. Sleeps on Linux (`thread::park_timeout`, the timers of tokio and
-//! async-io) count `CLOCK_MONOTONIC` and stop with it. So `punctual`'s thread driver,
-//! on a wheel of this clock, never sleeps longer than a second at a time: deadlines that
-//! came due during a suspend fire within about a second of the resume. A driver of one's
-//! own should bound its sleeps likewise.
+//! * On Linux a reading is one `clock_gettime(CLOCK_BOOTTIME)` call, exact to the nanosecond.
+//! * Readings never go backwards, across threads too: the kernel keeps the clock monotonic.
+//! * Elsewhere, and under Miri, the clock reads `std::time::Instant`, as `StdClock` does.
+//! * Sleeps on Linux stop during a suspend, so a driver on this clock bounds its sleeps.
+//!   `punctual`'s thread driver sleeps at most a second at a time.
 
 use core::time::Duration;
 #[cfg(not(all(target_os = "linux", not(miri))))]
@@ -48,11 +25,12 @@ use std::time::Instant;
 ///   30 s"): after a resume, what came due during the suspend fires at once.
 ///
 /// Between suspends the two agree. On systems other than Linux both read
-/// `std::time::Instant`, which counts suspended time on Windows and not on macOS (see the
-/// module docs of `boot_clock`).
+/// `std::time::Instant`, which counts suspended time on Windows and not on macOS.
 ///
 /// A wheel of one's own counts on it as on any clock; `punctual`'s global wheel takes it
-/// with `punctual::GlobalClock::select` before its first use.
+/// with `punctual::GlobalClock::select` before its first use. Sleeps on Linux stop while
+/// the machine is suspended, so a driver of one's own on this clock should sleep at most
+/// a second or so at a time, as `punctual`'s thread driver does.
 ///
 /// ```
 /// use core::time::Duration;

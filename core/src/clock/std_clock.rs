@@ -1,33 +1,18 @@
 //! `std::time::Instant`'s clock, read directly on Linux.
 //!
-//! `Instant` is `CLOCK_MONOTONIC` on Linux, but a reading through it (`origin.elapsed()`)
-//! also checks and normalises two `timespec`s and builds a `Duration` from them, which a
-//! direct read skips; the clock read is a large share of an arm (the figures are in
-//! docs/benchmarks.md, "Notes from the source"). Other systems read through `Instant`.
+//! On Linux, the clock reads `CLOCK_MONOTONIC` itself; elsewhere it reads through `Instant`.
+//! Conversions to and from `Instant` ([`StdClock::reading_of`], [`StdClock::instant_of`])
+//! rely on the two origins agreeing:
 //!
-//! # Agreement with `Instant`
-//!
-//! Instants become readings through `Instant` ([`StdClock::reading_of`], for `deadline_at`
-//! and `sleep_until`), and readings become instants for drivers that sleep on `Instant`s
-//! ([`StdClock::instant_of`]). So the two origins must agree to within a known bound.
-//!
-//! The clock is made by reading `CLOCK_MONOTONIC` (`before`), then `Instant::now()` (the
-//! origin), then `CLOCK_MONOTONIC` again (`after`, the direct origin). The direct origin
-//! is then at or after the `Instant` origin, by at most `slack = after - before`; a
-//! preempted bracket is read again, so `slack` is at most a microsecond unless the
-//! thread was preempted in every one of a few tries (it is kept then, and only makes
-//! conversions later, never early). Hence:
-//!
-//! - a direct reading is at or behind the reading `Instant` gives for the same moment,
-//!   by at most `slack`: a deadline at `reading_of(instant)` fires at or after
-//!   `instant`, never early, late by at most `slack`;
-//! - `instant_of(r)` (the origin plus `slack` plus `r`) is at or after the moment the
-//!   clock reads `r`, by at most `slack`: a sleep until it never ends before the reading.
-//!
-//! That holds too if `Instant` ever counts a clock that runs at least as fast as
-//! `CLOCK_MONOTONIC` (as `CLOCK_BOOTTIME` does, adding suspends) for `reading_of`; for
-//! `instant_of` it relies on `Instant` being `CLOCK_MONOTONIC`, as it is on every Linux
-//! target.
+//! * `new` reads `CLOCK_MONOTONIC` (`before`), `Instant::now()` (the origin), then
+//!   `CLOCK_MONOTONIC` again (`after`, the direct origin).
+//! * So the direct origin is at or after the `Instant` origin, by at most
+//!   `slack = after - before`.
+//! * A direct reading is at or behind `Instant`'s reading of the same moment, by at most
+//!   `slack`. So a deadline at `reading_of(instant)` never fires before `instant`.
+//! * `instant_of(r)` is the origin plus `slack` plus `r`: at or after the moment the clock
+//!   reads `r`. So a sleep until it never ends before that reading.
+//! * `instant_of` relies on `Instant` being `CLOCK_MONOTONIC`, as on every Linux target.
 
 use core::time::Duration;
 use std::time::Instant;
@@ -262,9 +247,9 @@ mod tests {
     }
 
     #[test]
-    fn a_reading_is_never_ahead_of_the_instant_read_after_it() {
-        // See "Agreement with `Instant`": so a deadline at `reading_of(instant)` cannot
-        // end before `instant`.
+    fn reading_never_ahead_of_a_later_instant() {
+        // See the module docs: so a deadline at `reading_of(instant)` cannot end before
+        // `instant`.
         let clock = StdClock::new();
         for _ in 0..ROUNDS {
             let reading = Reading::since_origin(clock.now());
@@ -274,7 +259,7 @@ mod tests {
     }
 
     #[test]
-    fn the_instant_of_a_reading_is_never_before_the_clock_reads_it() {
+    fn instant_of_a_reading_is_never_early() {
         let clock = StdClock::new();
         for _ in 0..ROUNDS {
             let at = Reading::since_origin(clock.now()) + Duration::from_micros(1);
@@ -351,7 +336,7 @@ mod tests {
 
     #[test]
     #[cfg(all(target_os = "linux", not(miri)))]
-    fn the_direct_origin_is_at_or_after_the_instant_origin_by_at_most_the_slack() {
+    fn direct_origin_is_within_slack_after_instant() {
         for _ in 0..1_000 {
             let clock = StdClock::new();
             let origin = monotonic_of(clock.origin());

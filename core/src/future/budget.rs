@@ -1,40 +1,13 @@
-//! Deadline budgets: one limit for a whole block of work, which every deadline inside it
-//! respects.
+//! The [`Budget`] value, a thread's ambient budget, and the `Elapsed` of a capped fire.
+//! The futures that apply a budget live in `block` ([`Budgeted`]) and `within` ([`Within`]).
 //!
-//! A [`Budgeted`] future bounds its inner future like a deadline does, and in addition
-//! every deadline started inside it (on the same wheel) ends at the earlier of its own
-//! limit and the budget's. So three retries of 800 ms each inside a 2 s budget can never
-//! outlive the 2 s: the third attempt's deadline is cut to what is left, and when the budget
-//! runs out the whole block (the retry loop included) is dropped, so no further attempt
-//! starts.
-//!
-//! # How the budget reaches inner deadlines
-//!
-//! * With `std`, *ambiently*: while a `Budgeted` polls its inner future, it sets a
-//!   thread-local "current budget" (the earlier of its own and any enclosing one), and
-//!   restores the previous value afterwards, also when the inner future panics. A deadline
-//!   reads it at its first pending poll. The budget therefore travels with the polling of
-//!   the future, on any executor, across `.await`s and into nested futures, but not into
-//!   tasks spawned from inside the block (they are polled by someone else). A deadline
-//!   made before the block but first polled inside it (a `select!` in the block, say)
-//!   takes the budget too, and keeps it after the block is done; poll it once before the
-//!   block if it must keep its own limit.
-//! * Without `std`, *explicitly*: make a [`Budget`] (an instant on the wheel's clock), bound
-//!   the block with [`Budgeted::with_budget`], and give each inner deadline the budget
-//!   with [`Deadline::within`](crate::Deadline::within).
-//!
-//! A budget applies only to deadlines on the wheel it was made on: instants of different
-//! clocks cannot be compared.
-//!
-//! # Errors
-//!
-//! When a budget is what ends a deadline (its instant came first), the `Elapsed` says so:
-//! [`Elapsed::is_budget`] is true, its duration is the budget's, and so is its name when
-//! the deadline fires under that budget (polled inside the block, or given it with
-//! [`Deadline::within`](crate::Deadline::within)). A deadline keeps no name of its own
-//! for the budget (an unnamed deadline holds no name at all, which keeps it small): one
-//! that took the budget inside the block and fires after the block is done has the
-//! budget's duration but no name.
+//! * A budget is a cap: an instant on one wheel's clock, and the duration to report.
+//! * A budget caps only deadlines on its own wheel: readings of two clocks never compare.
+//! * With `std`, a `Budgeted` sets the thread's current budget while it polls its future.
+//!   The scope restores the previous one when it ends, also on unwind.
+//! * A deadline reads the ambient budget once, at its first pending poll.
+//! * A deadline keeps no name for a budget. At the fire, the budget in force lends its
+//!   name only if it is the one that cut the deadline ([`Fired::ended_by`]).
 
 use core::fmt;
 use core::time::Duration;
@@ -42,6 +15,11 @@ use core::time::Duration;
 use crate::Elapsed;
 use crate::future::timer::{Cap, Fired, RawWheel, WheelRef};
 use crate::time::{Limit, Reading};
+#[cfg(doc)]
+use crate::{Budgeted, Within};
+
+pub(crate) mod block;
+pub(crate) mod within;
 
 /// A budget's limit: an instant on one wheel's clock, with the duration and name that an
 /// [`Elapsed`] reports when the budget ends a deadline.
@@ -156,10 +134,9 @@ mod ambient {
         static CURRENT: Cell<Option<Budget>> = const { Cell::new(None) };
     }
 
-    /// Set once any budget was entered on any thread, and never cleared: until then no
-    /// thread can have a budget in force, and a deadline's first poll skips the
-    /// thread-local (a load of a line nobody writes, instead of a thread-local access and
-    /// a copy of the budget). Only ever read as a hint: a thread sees its own store.
+    /// Set once any budget was entered on any thread, and never cleared. Until then no
+    /// thread has a budget in force, so `current` skips the thread-local. Only a hint:
+    /// `Relaxed` suffices, since a thread sees its own store.
     static EVER_ENTERED: AtomicBool = AtomicBool::new(false);
 
     /// The budget in force on this thread, if a `Budgeted` is polling.
@@ -216,12 +193,11 @@ pub(crate) fn ambient() -> Option<Budget> {
 
 pub(crate) use ambient::Scope;
 
-/// The `Elapsed` of a fired deadline named `name`, polled under `budget` (explicit, or
-/// else with `std` the ambient one, read here only if a budget ended the deadline): when
-/// a budget ended it, the budget's, named after the budget in force if that is the one
-/// that cut it short. A deadline that fires outside the block whose budget cut it (made
-/// before the block, first polled in it, fired after it) has no name then. Emits the
-/// `tracing` event.
+/// The `Elapsed` of a fired deadline named `name`; emits the `tracing` event.
+///
+/// When a cap ended the deadline, the `Elapsed` is the budget's. It takes the name of
+/// `budget` (else of the ambient one, read only then) if that budget is the one that cut
+/// the deadline; otherwise it has no name.
 #[cold]
 #[inline(never)]
 pub(crate) fn elapsed_of(
@@ -261,7 +237,7 @@ mod tests {
     /// A deadline that the ambient budget cut short names the budget when it fires under
     /// it: the deadline keeps no name for it, the budget in force is asked at the fire.
     #[test]
-    fn a_deadline_cut_by_the_ambient_budget_names_it_when_it_fires_under_it() {
+    fn ambient_budget_names_the_deadline_it_cut() {
         let wheel: Wheel<ManualClock, Fixed<4>> =
             Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
         let budget = Budget::starting_now(&wheel, Duration::from_millis(10))
@@ -296,7 +272,7 @@ mod tests {
     /// Another budget of the same duration in force where the deadline fires is not the
     /// one that cut it short: it lends no name.
     #[test]
-    fn a_deadline_is_not_named_after_a_later_budget_of_the_same_length() {
+    fn later_budget_of_same_length_lends_no_name() {
         let wheel: Wheel<ManualClock, Fixed<4>> =
             Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
         let ten = Duration::from_millis(10);

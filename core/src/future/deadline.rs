@@ -1,4 +1,10 @@
 //! `Deadline<F>`: a future that is given up when its time runs out.
+//!
+//! * The inner future lives until the timer's `inner_gone` mark is set; it is never
+//!   polled after.
+//! * The mark is set before the future is dropped, so a panicking drop never runs twice.
+//! * A fire already decided wins over polling the inner future.
+//! * The ambient budget caps the timer only at its start; a capped fire asks it for a name.
 
 use core::fmt;
 use core::future::Future;
@@ -33,24 +39,21 @@ use crate::time::Limit;
 ///   shared memory is touched. Otherwise a relative deadline starts then.
 /// * **Decided once.** A result the inner future produced before the fire was observed
 ///   is returned as `Ok`; after the fire is observed, the inner future is not polled.
-/// * **Odd limits.** A deadline that has already passed when the inner future first
-///   returns `Pending` (`Duration::ZERO`, an instant in the past) fires at that poll,
-///   without arming. A limit of `u64::MAX` nanoseconds or more (a duration or a clock
-///   reading of about 584 years; `Duration::MAX` is one: a deadline keeps its limit in
-///   8 bytes), or one that ends at or past the clock reading of `u64::MAX` nanoseconds
-///   (the wheel keeps deadlines as such readings), never fires and holds no entry.
+/// * **Odd limits.** A deadline already passed when the inner future first returns
+///   `Pending` (`Duration::ZERO`, an instant in the past) fires at that poll, without
+///   arming. A deadline never fires and holds no entry if its limit is `u64::MAX`
+///   nanoseconds or more (about 584 years; `Duration::MAX` is one), or if it ends at or
+///   past the clock reading [`Reading::END`](crate::Reading::END).
 /// * **Full wheel.** If a fixed-capacity wheel has no free entry, the deadline runs
-///   *degraded*: each poll checks the clock, tries to arm again, and otherwise waits
-///   for the wheel's next tick, when the driver's turn wakes it to look again (counted in
-///   [`Wheel::degraded_polls`]). It still never fires early and ends within a tick or
-///   two of its time, at the cost of a poll a tick. The wheel has places for the wakers
-///   of four tasks waiting so at once; a deadline of a fifth task asks to be polled again
-///   at once instead (a busy task, and on a paused tokio clock no auto-advance while it
-///   lasts). A waker left in a place is woken once by that turn even if its deadline was
-///   dropped or armed since (a spurious wake). (From 2^57 ns of
-///   the clock on, about 4.5 years, a degraded deadline keeps its target to 128 ns,
-///   rounded up: it may then fire up to 127 ns late, 254 in the clock's last 256 ns,
-///   which on a wheel of ticks under 128 ns is more than two ticks.)
+///   *degraded*. Each poll checks the clock and tries to arm again; otherwise it waits
+///   for the driver's next turn to wake it (counted in [`Wheel::degraded_polls`]). It
+///   still never fires early, and ends within a tick or two of its time. The wheel keeps
+///   the wakers of four such tasks at once. A fifth task's deadline asks to be polled
+///   again at once instead: a busy task, and no auto-advance of a paused tokio clock
+///   meanwhile. A kept waker is woken once by the next turn, even if its deadline was
+///   dropped or armed since. From 2^57 ns of the clock on (about 4.5 years), a degraded
+///   deadline keeps its target rounded up to 128 ns. It may then fire up to 127 ns late
+///   (254 ns in the clock's last 256 ns): more than two ticks if a tick is under 128 ns.
 ///
 /// # Precision
 ///

@@ -1,24 +1,9 @@
 //! Deadlines for streams: one for the whole stream, or one for each gap between items.
 //!
-//! * [`StreamDeadline`]: the whole stream must end within a duration of its first poll.
-//!   When the time passes, the stream yields one `Err(Elapsed)` and ends; the inner stream
-//!   is dropped first.
-//! * [`IdleTimeout`]: each item must come within a duration of the stream going idle
-//!   (returning `Pending` after the previous item, or at the start). When an item is late,
-//!   the stream yields one `Err(Elapsed)` and ends, dropping the inner stream. After each
-//!   item the timer lets go of its wheel entry and the next gap takes one from the
-//!   wheel's free list: nothing is allocated per item. An entry let go of after the
-//!   driver took it in comes back at the driver's next turn, so on a [`Fixed`] wheel
-//!   whose every entry is in use the next gap may run degraded until then (never early,
-//!   never losing a wakeup; see `Fixed`).
-//!
-//! Both keep every rule of [`Deadline`](crate::Deadline): never early, at most two ticks
-//! late, the inner stream never polled after the fire. One differs in form: a
-//! [`StreamDeadline`] of `Duration::ZERO` yields its `Err(Elapsed)` at the first poll,
-//! before the inner stream is polled (there is no single output to let win, as a
-//! `Deadline` lets an inner future's ready output win over a zero duration).
-//!
-//! [`Fixed`]: crate::Fixed
+//! * Both poll through `poll_bounded`: a fire already decided wins over polling the stream.
+//! * The inner stream is dropped before the one `Err(Elapsed)` is yielded.
+//! * No budget bounds a stream deadline: the timer gets no cap.
+//! * An idle timeout restarts its timer after each item, giving its entry back.
 
 use core::fmt;
 use core::marker::PhantomData;
@@ -34,8 +19,12 @@ use crate::future::timer::{RawWheel, Timer, WheelRef};
 use crate::time::Limit;
 
 pin_project! {
-    /// A stream that must end within a duration of its first poll. See the
-    /// [module docs](self).
+    /// A stream that must end within a duration of its first poll.
+    ///
+    /// It keeps every rule of [`Deadline`](crate::Deadline): never early, at most two
+    /// ticks late, the inner stream never polled after the fire. Its clock starts at the
+    /// first poll, even if items are ready then. So a duration of zero yields
+    /// `Err(Elapsed)` at the first poll, before the inner stream is polled.
     ///
     /// # Errors
     ///
@@ -101,8 +90,16 @@ impl<S, W: WheelRef> fmt::Debug for StreamDeadline<'_, S, W> {
 }
 
 pin_project! {
-    /// A stream whose items must each come within a duration of it going idle. See the
-    /// [module docs](self).
+    /// A stream whose items must each come within a duration of it going idle: of its
+    /// returning `Pending` after the previous item, or at the start.
+    ///
+    /// It keeps every rule of [`Deadline`](crate::Deadline): never early, at most two
+    /// ticks late, the inner stream never polled after the fire.
+    ///
+    /// Each gap takes a wheel entry from the free list and gives it back after the next
+    /// item: nothing is allocated per item. An entry given back after the driver took it
+    /// in is free again at the driver's next turn. So on a [`Fixed`](crate::Fixed) wheel
+    /// with every entry in use, the next gap may run degraded until then.
     ///
     /// # Errors
     ///

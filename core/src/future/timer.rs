@@ -1,28 +1,27 @@
-//! The part of a deadline that does not depend on the inner future: when it starts, arming,
-//! polling and releasing its entry. Compiled once, not once per future type.
+//! A deadline's timer: starting, arming, polling and releasing its entry, compiled once.
 //!
-//! [`RawWheel`] is the object-safe face of a [`Wheel`], so that `Deadline<'w, F>` does not
-//! carry the wheel's clock and storage types: by default a deadline holds a
-//! `&'w dyn RawWheel`, and each wheel operation on the pending path is one indirect call.
-//! A [`WheelRef`] of a `static` wheel (such as `punctual::Global`) takes no bytes and
-//! calls the wheel directly.
-//!
-//! A deadline that completes at its first poll must cost nothing: [`Timer::poll_fired`]
-//! works on a copy of the timer and [`Timer::release`] passes its arguments by value, so
-//! the deadline's address never reaches out-of-line code and the compiler may keep it in
-//! registers.
+//! * A timer is generic over how it reaches its wheel ([`WheelRef`]), never over a future.
+//! * A timer owns at most one entry, and only while its phase is `Armed` (see `state`).
+//! * It releases that entry exactly once: on fire, on release, on reset or on drop.
+//! * Pending polls work on a copy, and the timer is `Poisoned` meanwhile.
+//!   A panic drops the copy, which releases the entry; the poisoned timer never does.
+//! * Out-of-line code gets the timer's parts by value, never the deadline's address.
+//! * `span` holds the limit while idle.
+//!   Once started, it holds the requested span, or the instant as given.
 
 use core::mem::ManuallyDrop;
 use core::task::{Context, Poll};
 use core::time::Duration;
 
-use crate::Elapsed;
 use crate::time::{Due, Limit, Reading, duration_of, span_of};
 use crate::wheel::start::Outcome;
+use fired::CapEnd;
+pub(crate) use fired::{Cap, Fired};
 use state::{Phase, State};
 pub(crate) use wheel_ref::Armed;
 pub use wheel_ref::{RawWheel, WheelRef};
 
+mod fired;
 mod state;
 mod wheel_ref;
 
@@ -34,96 +33,7 @@ fn poisoned() -> ! {
     panic!("a deadline polled again after its poll panicked")
 }
 
-/// A limit from outside a deadline (a budget's): an instant on one wheel's clock, and the
-/// duration an `Elapsed` reports when it is what ends the deadline. A timer given a cap
-/// at its start ends at the earlier of its own limit and the cap's (on the cap's wheel
-/// only: readings of two clocks cannot be compared).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Cap {
-    /// The wheel's address ([`WheelRef::id`]), only compared, never dereferenced.
-    pub(crate) wheel: usize,
-    pub(crate) at: Reading,
-    pub(crate) duration: Duration,
-}
-
-/// Whether a cap ended a timer, and where it cut the timer to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum CapEnd {
-    /// The timer's own limit ended it.
-    Own,
-    /// A cap ended it at the poll that started it (that poll's cap is the one).
-    AtStart,
-    /// A cap ended it at this instant, as the timer kept it (exactly, or as a degraded
-    /// timer keeps it).
-    At(Reading),
-}
-
-/// How a timer ended: what its owner's `Elapsed` reports. A timer keeps no name (an
-/// unnamed deadline pays no bytes for one): the owner adds its own, or a budget's.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Fired {
-    /// The requested duration: the deadline's own, or the cap's when a cap ended it;
-    /// zero for a limit at an instant that no cap ended.
-    pub(crate) requested: Duration,
-    /// The instant a limit at an instant was given, as its owner gave it: set when no cap
-    /// ended the timer.
-    pub(crate) at: Option<Reading>,
-    /// Whether a cap ended the timer.
-    cap_end: CapEnd,
-    /// The wheel's address ([`WheelRef::id`]).
-    wheel: usize,
-    /// How late the fire was seen, for the `tracing` event.
-    #[cfg(feature = "tracing")]
-    pub(crate) late: Duration,
-}
-
-impl Fired {
-    /// Whether a cap ended the timer.
-    pub(crate) fn by_cap(&self) -> bool {
-        self.cap_end != CapEnd::Own
-    }
-
-    /// The `Elapsed` of a timer no cap ended, named `name`; with the `tracing` event.
-    pub(crate) fn elapsed(&self, name: Option<&'static str>) -> Elapsed {
-        debug_assert!(!self.by_cap());
-        let elapsed = match self.at {
-            Some(at) => Elapsed::at_instant(at, name),
-            None => Elapsed::new(self.requested, name),
-        };
-        self.trace(&elapsed);
-        elapsed
-    }
-
-    /// Emits the `tracing` event of the fire, which `elapsed` reports (with `tracing`).
-    #[inline]
-    pub(crate) fn trace(&self, elapsed: &Elapsed) {
-        #[cfg(feature = "tracing")]
-        tracing::debug!(
-            target: "punctual",
-            name = elapsed.name().unwrap_or(""),
-            duration = ?elapsed.duration(),
-            budget = elapsed.is_budget(),
-            late = ?self.late,
-            "deadline elapsed"
-        );
-        #[cfg(not(feature = "tracing"))]
-        let _ = elapsed;
-    }
-
-    /// Whether `cap` is the one that ended the timer: on its wheel, and ending at the
-    /// instant the timer was cut to. A later cap of the same length, say, is not.
-    pub(crate) fn ended_by(&self, cap: &Cap) -> bool {
-        let at_the_cut = match self.cap_end {
-            CapEnd::Own => return false,
-            CapEnd::AtStart => true,
-            CapEnd::At(at) => at == cap.at || at == State::full(cap.at, false).target(),
-        };
-        cap.wheel == self.wheel && at_the_cut
-    }
-}
-
 /// A limit as a timer keeps it while idle: a span, or (`true`) an instant's nanoseconds.
-/// Always inlined: it is on the ready path, where a call would be most of its cost.
 #[inline(always)]
 const fn kept(limit: Limit) -> (u64, bool) {
     match limit {
@@ -136,21 +46,20 @@ const fn kept(limit: Limit) -> (u64, bool) {
 /// depend on the inner future (generic only over how it reaches its wheel).
 pub(crate) struct Timer<W: WheelRef> {
     wheel: W,
-    /// The limit while idle; once started, the requested duration, or for a limit at an
-    /// instant the instant as given, until a cap ends it (see [`State`]).
-    /// In nanoseconds, saturated: [`BEYOND`] stands for anything from `u64::MAX`
-    /// nanoseconds on (about 584 years), which never ends.
+    /// The limit while idle. Once started: the requested duration, or the instant as
+    /// given; the cap's duration if the cap is the limit in force. Saturated nanoseconds:
+    /// [`BEYOND`] never ends.
     span: u64,
     state: State,
 }
 
 impl<W: WheelRef> Timer<W> {
     pub(crate) const fn new(wheel: W, limit: Limit) -> Self {
-        let (span, at) = kept(limit);
+        let (span, instant) = kept(limit);
         Self {
             wheel,
             span,
-            state: State::idle(at),
+            state: State::idle(instant),
         }
     }
 
@@ -172,31 +81,28 @@ impl<W: WheelRef> Timer<W> {
     /// Releases the entry, if any, and starts over with `limit` at the next poll.
     pub(crate) fn reset(&mut self, limit: Limit) {
         self.release();
-        let (span, at) = kept(limit);
+        let (span, instant) = kept(limit);
         self.span = span;
-        self.state = State::idle(at);
+        self.state = State::idle(instant);
     }
 
     /// Whether the deadline has fired; called only after the inner future returned
-    /// `Pending` (or for `Sleep`). Starts the timer on the first call; `cap` is a limit
-    /// from outside (a budget's) that bounds this deadline, applied if earlier.
+    /// `Pending` (or for `Sleep`). Starts the timer on the first call. `cap` is a limit
+    /// from outside (a budget's), applied if earlier.
     ///
-    /// The work happens on a copy of the timer, written back after: the deadline's own
-    /// address never reaches out-of-line code, so the compiler may keep a deadline that
-    /// completes at its first poll in registers (the ready path costs nothing then).
-    /// While the copy works, it owns the entry and this timer is [`Phase::Poisoned`]: if
-    /// the work panics, the copy is dropped as it unwinds (releasing the entry once) and
-    /// this timer never releases it again.
+    /// The work happens on a copy, written back after. While the copy works it owns the
+    /// entry, and this timer is [`Phase::Poisoned`]. If the work panics, the copy
+    /// releases the entry as it unwinds, and this timer never does.
     #[inline]
     pub(crate) fn poll_fired(&mut self, cx: &mut Context<'_>, cap: Option<&Cap>) -> Poll<Fired> {
         let mut copy = self.lend();
         let poll = copy.poll_fired_slow(cx, cap);
-        self.adopt(copy);
+        self.take_back(copy);
         poll
     }
 
     /// Hands the timer's state to a copy to work on (see [`Timer::poll_fired`]), leaving
-    /// this one poisoned until [`Timer::adopt`] takes the copy's state back.
+    /// this one poisoned until [`Timer::take_back`] takes the copy's state back.
     #[inline(always)]
     fn lend(&mut self) -> Self {
         let copy = Self {
@@ -211,7 +117,7 @@ impl<W: WheelRef> Timer<W> {
     /// Takes back the state of a copy from [`Timer::lend`], which is forgotten: the entry
     /// is this timer's again.
     #[inline(always)]
-    fn adopt(&mut self, copy: Self) {
+    fn take_back(&mut self, copy: Self) {
         let copy = ManuallyDrop::new(copy);
         // The wheel too: a start may have settled it (`WheelRef::choose`).
         self.wheel = copy.wheel;
@@ -225,8 +131,8 @@ impl<W: WheelRef> Timer<W> {
             Phase::Idle => {
                 self.wheel.choose();
                 let cap = cap.filter(|cap| cap.wheel == self.wheel.id());
-                let at = self.state.at();
-                let due = if at {
+                let instant = self.state.is_instant();
+                let due = if instant {
                     Due::At(self.wheel.reading_at(Reading::from_nanos(self.span)))
                 } else {
                     Due::After(self.span)
@@ -244,44 +150,44 @@ impl<W: WheelRef> Timer<W> {
                         true
                     }
                     _ => {
-                        if !at {
+                        if !instant {
                             self.span = started.requested;
                         }
                         false
                     }
                 };
-                self.started(started.outcome, capped, at, cx)
+                self.started(started.outcome, capped, instant, cx)
             }
             Phase::Armed => {
                 if self.wheel.get().poll_armed(&self.handle(), cx.waker()) {
-                    self.fired(self.state.flag())
+                    self.fired(self.state.capped())
                 } else {
                     Poll::Pending
                 }
             }
-            Phase::Full => self.poll_full(cx),
+            Phase::Degraded => self.poll_degraded(cx),
             Phase::Never | Phase::Done => Poll::Pending,
             Phase::Poisoned => poisoned(),
         }
     }
 
     /// Takes on the outcome of the first pending poll (`capped`: the limit in force is the
-    /// cap's; `at`: the limit is an instant); `span` already holds the requested duration
+    /// cap's; `instant`: the limit is an instant); `span` already holds the requested duration
     /// or the instant.
     #[inline(always)]
     fn started(
         &mut self,
         outcome: Outcome,
         capped: bool,
-        at: bool,
+        instant: bool,
         cx: &mut Context<'_>,
     ) -> Poll<Fired> {
         match outcome {
             Outcome::Passed => self.fired(capped),
             Outcome::Armed(index, wake) => {
                 // An instant's entry is due at its target, not at the start plus a span.
-                self.state = if at {
-                    State::rearmed(index, capped).marked_at(true)
+                self.state = if instant {
+                    State::rearmed(index, capped).marked_instant(true)
                 } else {
                     State::armed(index, capped)
                 };
@@ -293,9 +199,9 @@ impl<W: WheelRef> Timer<W> {
                 Poll::Pending
             }
             Outcome::Full(target) => {
-                self.state = State::full(target, capped).marked_at(at);
-                if self.state.phase() == Phase::Full {
-                    self.poll_full(cx)
+                self.state = State::degraded(target, capped).marked_instant(instant);
+                if self.state.phase() == Phase::Degraded {
+                    self.poll_degraded(cx)
                 } else {
                     Poll::Pending
                 }
@@ -307,27 +213,22 @@ impl<W: WheelRef> Timer<W> {
         }
     }
 
-    /// Whether an armed timer has fired, without registering a waker. Lets a deadline
-    /// refuse to poll its inner future after the fire. Panics on a poisoned timer, as
-    /// [`Timer::poll_fired`] does, so that nothing is polled after a panicked poll.
+    /// Whether an armed timer has fired, without registering a waker, so that a deadline
+    /// never polls its inner future after the fire. Panics on a poisoned timer.
     ///
-    /// A degraded timer (the wheel was full) answers `None`: its fire is decided at a
-    /// pending poll ([`Timer::poll_fired`]), as the model of the semantics has it (see
+    /// A degraded timer answers `None`: its fire is decided at a pending poll (see
     /// [`Timer::has_passed`] for streams).
-    ///
-    /// Inlined, so that a deadline that never armed pays a comparison or two (or nothing,
-    /// when the compiler sees it was just made).
     #[inline]
     pub(crate) fn has_fired(&mut self) -> Option<Fired> {
         match self.state.phase() {
             Phase::Armed => {
                 let mut copy = self.lend();
                 let fired = copy.armed_has_fired();
-                self.adopt(copy);
+                self.take_back(copy);
                 fired
             }
             Phase::Poisoned => poisoned(),
-            Phase::Idle | Phase::Full | Phase::Never | Phase::Done => None,
+            Phase::Idle | Phase::Degraded | Phase::Never | Phase::Done => None,
         }
     }
 
@@ -335,23 +236,22 @@ impl<W: WheelRef> Timer<W> {
     /// clock. For stream deadlines: a stream that always has an item ready is never polled
     /// while pending, so a degraded deadline would otherwise never end.
     pub(crate) fn has_passed(&mut self) -> Option<Fired> {
-        if self.state.phase() == Phase::Full {
-            self.full_has_passed()
+        if self.state.phase() == Phase::Degraded {
+            self.degraded_has_passed()
         } else {
             self.has_fired()
         }
     }
 
-    /// Whether a degraded timer's target has come, by the clock. A degraded timer holds no
-    /// entry, so it needs no copy to work on (see [`Timer::poll_fired`]): a panic here (a
-    /// `tracing` subscriber's) leaves nothing to release.
+    /// Whether a degraded timer's target has come, by the clock. It holds no entry, so it
+    /// works without a copy: a panic here leaves nothing to release.
     #[cold]
-    fn full_has_passed(&mut self) -> Option<Fired> {
-        debug_assert_eq!(self.state.phase(), Phase::Full);
+    fn degraded_has_passed(&mut self) -> Option<Fired> {
+        debug_assert_eq!(self.state.phase(), Phase::Degraded);
         if self.wheel.get().now() < self.state.target() {
             return None;
         }
-        match self.fired(self.state.flag()) {
+        match self.fired(self.state.capped()) {
             Poll::Ready(fired) => Some(fired),
             Poll::Pending => None,
         }
@@ -362,7 +262,7 @@ impl<W: WheelRef> Timer<W> {
         if !self.wheel.get().has_fired(&self.handle()) {
             return None;
         }
-        match self.fired(self.state.flag()) {
+        match self.fired(self.state.capped()) {
             Poll::Ready(fired) => Some(fired),
             Poll::Pending => None,
         }
@@ -371,13 +271,13 @@ impl<W: WheelRef> Timer<W> {
     /// Degraded mode: check the clock, try to arm again, else wait for the next tick's turn
     /// (see the wheel's `parked`), or, with no place to wait in, ask to be polled again at
     /// once.
-    fn poll_full(&mut self, cx: &mut Context<'_>) -> Poll<Fired> {
+    fn poll_degraded(&mut self, cx: &mut Context<'_>) -> Poll<Fired> {
         debug_assert_eq!(
             self.state.phase(),
-            Phase::Full,
-            "poll_full outside the Full state"
+            Phase::Degraded,
+            "poll_degraded outside the Degraded state"
         );
-        let capped = self.state.flag();
+        let capped = self.state.capped();
         let target = self.state.target();
         match self
             .wheel
@@ -387,7 +287,7 @@ impl<W: WheelRef> Timer<W> {
         {
             Outcome::Passed => self.fired(capped),
             Outcome::Armed(index, wake) => {
-                self.state = State::rearmed(index, capped).marked_at(self.state.at());
+                self.state = State::rearmed(index, capped).marked_instant(self.state.is_instant());
                 if wake {
                     self.wheel.get().wake_drivers();
                 }
@@ -410,7 +310,7 @@ impl<W: WheelRef> Timer<W> {
     /// Fires: lets go of the entry and reports the requested duration or instant
     /// (`span`), and whether the cap ended it (`capped`).
     fn fired(&mut self, capped: bool) -> Poll<Fired> {
-        let (requested, at) = if self.state.at() && !capped {
+        let (requested, at) = if self.state.is_instant() && !capped {
             (Duration::ZERO, Some(Reading::from_nanos(self.span)))
         } else {
             (duration_of(self.span), None)
@@ -419,7 +319,7 @@ impl<W: WheelRef> Timer<W> {
         let cap_end = match self.state.phase() {
             _ if !capped => CapEnd::Own,
             Phase::Armed => CapEnd::At(self.wheel.get().deadline_of(&self.handle())),
-            Phase::Full => CapEnd::At(self.state.target()),
+            Phase::Degraded => CapEnd::At(self.state.target()),
             _ => CapEnd::AtStart,
         };
         #[cfg(feature = "tracing")]

@@ -1,87 +1,25 @@
-//! A waker slot that one task registers into and another thread takes out of, lock-free.
+//! A waker slot that one task registers into and any thread takes out of, lock-free.
 //!
-//! This is the well-known `AtomicWaker` algorithm of `futures-util` and `atomic-waker`,
-//! written against [`crate::sync`] so that loom explores it together with the wheel: the
-//! crates' versions use `core` atomics, which loom cannot see, and the hand-off "register a
-//! waker, then check the entry" against "mark the entry fired, then take the waker" is the
-//! one that must never lose a wakeup.
+//! The `AtomicWaker` algorithm of `futures-util`, on [`crate::sync`]'s atomics so loom
+//! checks it. The slot is two words; their layout and states are in `word`.
 //!
-//! # Layout: two words
-//!
-//! The crates keep a state word beside an `Option<Waker>`: 24 bytes on 64-bit targets. Here
-//! the slot is two pointer-sized words, 16 bytes, which is what lets a wheel entry fit 40
-//! (see `entry`):
-//!
-//! * `word`: the held waker's vtable pointer, with the slot's state in its two low bits
-//!   (a [`RawWakerVTable`] holds function pointers, so its address is a multiple of at
-//!   least four; a compile-time check says so). A null vtable means no waker is held.
-//! * `data`: the held waker's data pointer, meaningful only while the vtable is not null.
-//!
-//! A [`Waker`] is taken apart into these two ([`Waker::data`], [`Waker::vtable`]) and put
-//! back together only from parts that came from one, so the slot owns exactly the waker it
-//! was given. The state bits are changed with compare-and-swap loops (an atomic pointer has
-//! no stable `fetch_or`), each one read-modify-write like the crates' `fetch_or` and
-//! `fetch_and`; the pointer keeps its provenance through `map_addr`, so Miri's
-//! strict provenance checks it.
-//!
-//! # State bits
-//!
-//! | value                   | meaning                                                  |
-//! |-------------------------|----------------------------------------------------------|
-//! | `WAITING` (0)           | idle: the slot may hold a waker, nobody is touching it  |
-//! | `REGISTERING` (1)       | `register` owns the slot and is replacing the waker      |
-//! | `WAKING` (2)            | `take` owns the slot and is moving the waker out         |
-//! | `REGISTERING \| WAKING` | a `take` arrived during `register`: `register` wakes     |
-//!
-//! Only the owner of the slot (the thread whose transition left `WAITING`) changes the
-//! vtable bits or the `data` word; everyone else only sets `WAKING`.
-//!
-//! Ground rules: at most one thread calls `register` at a time (the owner of the deadline,
-//! through `&mut`, or of a driver's slot: see `driver_wakers`); any number may call `take`.
+//! * At most one thread calls `register` at a time: the deadline's owner through `&mut`,
+//!   or a driver through its slot (see `driver_wakers`).
+//! * Any number of threads may call `take`.
+//! * The thread whose transition leaves `WAITING` owns the slot until it returns to it.
+//! * Only the owner changes the vtable bits or the `data` word; others only set `WAKING`.
+//! * A `take` that finds the slot owned only sets `WAKING`.
+//!   A `register` that sees `WAKING` wakes its waker itself, so no wakeup is lost.
+//! * A `Waker` is split into its data and vtable, and rebuilt only from parts of one.
+//!   So the slot owns exactly the waker it was given.
 
 use core::ptr;
 use core::task::{RawWaker, RawWakerVTable, Waker};
 
 use crate::sync::{AtomicPtr, Ordering, UnsafeCell};
+use word::{REGISTERING, WAITING, WAKING, Word, state, vtable, with_state, word_of};
 
-const WAITING: usize = 0;
-const REGISTERING: usize = 0b01;
-const WAKING: usize = 0b10;
-const STATE: usize = REGISTERING | WAKING;
-
-// The state bits live in the vtable pointer's low bits: it must be aligned enough.
-const _: () = assert!(core::mem::align_of::<RawWakerVTable>() > STATE);
-
-/// The vtable pointer (possibly null) and state bits of a slot.
-type Word = *mut RawWakerVTable;
-
-/// The state bits of `word`.
-#[inline(always)]
-fn state(word: Word) -> usize {
-    word.addr() & STATE
-}
-
-/// `word` with its state bits replaced by `bits`, keeping its provenance.
-#[inline(always)]
-fn with_state(word: Word, bits: usize) -> Word {
-    word.map_addr(|addr| (addr & !STATE) | bits)
-}
-
-/// The vtable `word` holds, if any.
-#[inline(always)]
-fn vtable(word: Word) -> Option<&'static RawWakerVTable> {
-    let vtable = with_state(word, WAITING);
-    // SAFETY: a non-null vtable part of a word was stored from a `&'static RawWakerVTable`
-    // (`Waker::vtable`) with its provenance kept (`map_addr`), so it points to a live,
-    // aligned vtable for the rest of the program.
-    (!vtable.is_null()).then(|| unsafe { &*vtable })
-}
-
-/// The word of a slot holding a waker with `vtable`, in state `WAITING`.
-#[inline(always)]
-fn word_of(vtable: &'static RawWakerVTable) -> Word {
-    ptr::from_ref(vtable).cast_mut()
-}
+mod word;
 
 pub(crate) struct AtomicWaker {
     word: AtomicPtr<RawWakerVTable>,
@@ -89,7 +27,7 @@ pub(crate) struct AtomicWaker {
 }
 
 // SAFETY: the `data` cell, and the waker the two words make up, are only touched by the
-// thread that won the state transition out of `WAITING` (see the table above), so never
+// thread that won the state transition out of `WAITING` (see the table in `word`), so never
 // from two threads at once; a `Waker` is `Send + Sync`.
 unsafe impl Send for AtomicWaker {}
 // SAFETY: as for `Send`.
@@ -178,7 +116,7 @@ impl AtomicWaker {
                     return false;
                 }
                 _ => {
-                    // REGISTERING: a second registrant, which the ground rules exclude.
+                    // REGISTERING: a second registrant, which the module rules exclude.
                     // Waking is the safe answer: the caller polls again and registers then.
                     debug_assert!(false, "AtomicWaker::register called concurrently");
                     waker.wake_by_ref();
@@ -347,242 +285,4 @@ impl core::fmt::Debug for AtomicWaker {
 }
 
 #[cfg(all(test, not(punctual_loom)))]
-mod tests {
-    extern crate std;
-
-    use super::*;
-    use core::cell::Cell;
-    use core::task::RawWaker;
-    use std::sync::Arc;
-    use std::task::Wake;
-
-    /// A waker that counts its wakes; `Arc::strong_count` counts its clones. (Wakers are
-    /// told apart by what they wake, not by `will_wake`: Miri may give one vtable several
-    /// addresses.)
-    struct Counter(core::sync::atomic::AtomicUsize);
-
-    impl Wake for Counter {
-        fn wake(self: Arc<Self>) {
-            self.wake_by_ref();
-        }
-        fn wake_by_ref(self: &Arc<Self>) {
-            self.0.fetch_add(1, Ordering::Relaxed);
-        }
-    }
-
-    fn counter() -> (Arc<Counter>, Waker) {
-        let counter = Arc::new(Counter(core::sync::atomic::AtomicUsize::new(0)));
-        (counter.clone(), Waker::from(counter))
-    }
-
-    fn wakes(counter: &Counter) -> usize {
-        counter.0.load(Ordering::Relaxed)
-    }
-
-    #[test]
-    fn a_registered_waker_is_taken_once() {
-        let slot = AtomicWaker::new();
-        assert!(slot.take().is_none(), "an empty slot holds nothing");
-        let (count, waker) = counter();
-        slot.register(&waker);
-        assert_eq!(Arc::strong_count(&count), 3, "the slot holds a clone");
-        let taken = slot.take().expect("the registered waker");
-        assert!(slot.take().is_none(), "taken once");
-        taken.wake();
-        assert_eq!(wakes(&count), 1, "the taken waker is the registered one");
-        assert_eq!(Arc::strong_count(&count), 2, "the taken clone is gone");
-    }
-
-    #[test]
-    fn registering_the_same_waker_keeps_it_and_another_replaces_it() {
-        let slot = AtomicWaker::new();
-        let (first, first_waker) = counter();
-        slot.register(&first_waker);
-        slot.register(&first_waker.clone());
-        assert_eq!(Arc::strong_count(&first), 3, "kept, not cloned again");
-        let (second, second_waker) = counter();
-        slot.register(&second_waker);
-        assert_eq!(
-            Arc::strong_count(&first),
-            2,
-            "the replaced waker is dropped"
-        );
-        assert_eq!(Arc::strong_count(&second), 3);
-        slot.take().expect("the second waker").wake();
-        assert_eq!((wakes(&first), wakes(&second)), (0, 1));
-    }
-
-    #[test]
-    fn register_tells_whether_anything_took_the_waker_since_the_last_one() {
-        let slot = AtomicWaker::new();
-        let (_first, first_waker) = counter();
-        let (_second, second_waker) = counter();
-        assert!(!slot.register(&first_waker), "the first registration");
-        assert!(slot.register(&first_waker), "the same waker, nothing taken");
-        assert!(slot.register(&second_waker), "another waker, nothing taken");
-        drop(slot.take());
-        assert!(!slot.register(&second_waker), "taken since");
-        assert!(slot.register(&second_waker));
-        // A take in progress: the registration wakes its waker itself.
-        slot.set_bits(WAKING, Ordering::Relaxed);
-        assert!(!slot.register(&first_waker));
-    }
-
-    #[test]
-    fn exclusive_access_and_drop_keep_the_waker_count() {
-        let (count, waker) = counter();
-        let slot = AtomicWaker::new();
-        // SAFETY: the slot is this test's alone, empty and idle.
-        unsafe { slot.set_exclusive(waker.clone()) };
-        assert_eq!(Arc::strong_count(&count), 3);
-        // SAFETY: as above.
-        let taken = unsafe { slot.take_exclusive() }.expect("the waker set");
-        // SAFETY: as above; emptied by the take.
-        assert!(unsafe { slot.take_exclusive() }.is_none());
-        taken.wake_by_ref();
-        assert_eq!(wakes(&count), 1, "the waker taken is the one set");
-        slot.register(&taken);
-        drop(taken);
-        drop(slot);
-        assert_eq!(
-            Arc::strong_count(&count),
-            2,
-            "dropping the slot drops its waker"
-        );
-    }
-
-    #[test]
-    fn a_busy_slot_is_not_taken_from_and_a_register_during_a_take_wakes() {
-        let slot = AtomicWaker::new();
-        let (count, waker) = counter();
-        // The state a `take` leaves when it arrives while `register` holds the slot.
-        let registering = slot.set_bits(REGISTERING, Ordering::Relaxed);
-        assert!(registering.is_null());
-        assert!(slot.take().is_none(), "the slot is busy");
-        slot.word.store(ptr::null_mut(), Ordering::Relaxed);
-        // A register that finds a take in progress wakes its waker itself.
-        slot.set_bits(WAKING, Ordering::Relaxed);
-        slot.register(&waker);
-        assert_eq!(wakes(&count), 1);
-        assert_eq!(Arc::strong_count(&count), 2, "nothing was stored");
-    }
-
-    std::thread_local! {
-        /// The slot that [`PANICKING_CLONE`] takes from before it panics.
-        static TAKE_FROM: Cell<*const AtomicWaker> = const { Cell::new(ptr::null()) };
-    }
-
-    /// A waker whose clone takes from the slot in [`TAKE_FROM`] (which finds it busy), then
-    /// panics: a take that comes while `register` clones.
-    static PANICKING_CLONE: RawWakerVTable = RawWakerVTable::new(
-        |_| {
-            // SAFETY: the test sets the pointer to a slot that outlives the clone.
-            let slot = unsafe { &*TAKE_FROM.get() };
-            assert!(slot.take().is_none(), "the slot is registering");
-            panic!("the clone panics")
-        },
-        |_| {},
-        |_| {},
-        |_| {},
-    );
-
-    #[test]
-    fn a_clone_that_panics_during_a_take_leaves_the_slot_empty_and_wakes_its_waker() {
-        let slot = AtomicWaker::new();
-        let (count, waker) = counter();
-        assert!(!slot.register(&waker));
-        TAKE_FROM.set(&slot);
-        // SAFETY: the vtable's functions ignore the data pointer.
-        let panicking = unsafe { Waker::from_raw(RawWaker::new(ptr::null(), &PANICKING_CLONE)) };
-        let unwound =
-            std::panic::catch_unwind(core::panic::AssertUnwindSafe(|| slot.register(&panicking)));
-        assert!(unwound.is_err());
-        // The take's wake reached the waker the slot held, and the slot is empty: the next
-        // registration does not read as untouched.
-        assert_eq!(wakes(&count), 1);
-        assert_eq!(Arc::strong_count(&count), 2);
-        assert!(!slot.register(&waker));
-        assert!(slot.take().is_some());
-    }
-
-    /// A waker whose first `clone` pauses: it tells `started`, then waits for `go`, so
-    /// that another thread can act while a `register` holds the slot.
-    struct PausingClone {
-        started: std::sync::Mutex<Option<std::sync::mpsc::Sender<()>>>,
-        go: std::sync::Mutex<Option<std::sync::mpsc::Receiver<()>>>,
-        wakes: core::sync::atomic::AtomicUsize,
-    }
-
-    static PAUSING_CLONE: RawWakerVTable = RawWakerVTable::new(
-        |data| {
-            // SAFETY: every `PAUSING_CLONE` waker's data is an `Arc<PausingClone>` of its
-            // own, made by `Arc::into_raw` (see the test), and not yet dropped.
-            let this = unsafe { &*data.cast::<PausingClone>() };
-            let first = this.started.lock().unwrap().take();
-            if let Some(started) = first {
-                started.send(()).unwrap();
-                let go = this.go.lock().unwrap().take().unwrap();
-                go.recv().unwrap();
-            }
-            // SAFETY: as above; the clone owns one more count.
-            unsafe { Arc::increment_strong_count(data.cast::<PausingClone>()) };
-            RawWaker::new(data, &PAUSING_CLONE)
-        },
-        |data| {
-            // SAFETY: as in `clone`; this waker's count is given up here.
-            let this = unsafe { Arc::from_raw(data.cast::<PausingClone>()) };
-            this.wakes.fetch_add(1, Ordering::Relaxed);
-        },
-        |data| {
-            // SAFETY: as in `clone`.
-            let this = unsafe { &*data.cast::<PausingClone>() };
-            this.wakes.fetch_add(1, Ordering::Relaxed);
-        },
-        // SAFETY: as in `clone`; this waker's count is given up here.
-        |data| drop(unsafe { Arc::from_raw(data.cast::<PausingClone>()) }),
-    );
-
-    #[test]
-    fn a_take_while_a_register_holds_the_slot_wakes_the_new_waker() {
-        use std::sync::mpsc;
-        let (started_tx, started_rx) = mpsc::channel();
-        let (go_tx, go_rx) = mpsc::channel();
-        let pausing = Arc::new(PausingClone {
-            started: std::sync::Mutex::new(Some(started_tx)),
-            go: std::sync::Mutex::new(Some(go_rx)),
-            wakes: core::sync::atomic::AtomicUsize::new(0),
-        });
-        let data = Arc::into_raw(pausing.clone()).cast::<()>();
-        // SAFETY: `data` is an `Arc<PausingClone>` of this waker's own, as the vtable needs.
-        let waker = unsafe { Waker::from_raw(RawWaker::new(data, &PAUSING_CLONE)) };
-        let slot = AtomicWaker::new();
-        let (old, old_waker) = counter();
-        assert!(!slot.register(&old_waker));
-        let (registered, taken) = std::thread::scope(|s| {
-            let slot = &slot;
-            let taker = s.spawn(move || {
-                started_rx.recv().unwrap();
-                // The slot is REGISTERING: the take marks it and leaves with nothing.
-                let taken = slot.take();
-                go_tx.send(()).unwrap();
-                taken
-            });
-            // Pauses in `clone`, with the slot held, until the take has come and gone.
-            let registered = slot.register(&waker);
-            (registered, taker.join().unwrap())
-        });
-        assert!(taken.is_none(), "the take found the slot busy");
-        assert!(
-            !registered,
-            "a take came: the waker does not read as untouched"
-        );
-        // The take was for whoever is registered: the register woke its new waker in the
-        // take's stead, and dropped the one it replaced without waking it.
-        assert_eq!(pausing.wakes.load(Ordering::Relaxed), 1);
-        assert_eq!(wakes(&old), 0);
-        assert_eq!(Arc::strong_count(&old), 2, "the replaced waker is dropped");
-        assert!(slot.take().is_none(), "the slot is empty after the wake");
-        drop(waker);
-        assert_eq!(Arc::strong_count(&pausing), 1, "every clone is dropped");
-    }
-}
+mod tests;

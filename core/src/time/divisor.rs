@@ -1,9 +1,7 @@
 //! Division by the wheel's tick without a divide instruction.
 //!
-//! Every arm turns a clock reading into ticks. A 64-bit `div` costs tens of cycles on
-//! common x86-64 parts (and a `u128` one, a library call), which is a measurable share of
-//! arming a deadline. The tick never changes, so [`TickDivisor`] keeps its reciprocal,
-//! `m = ⌊(2⁶⁴ − 1) / t⌋`, and divides with one widening multiply and a correction:
+//! [`TickDivisor`] keeps the tick `t` and its reciprocal `m = ⌊(2⁶⁴ − 1) / t⌋`. It divides
+//! with one widening multiply and at most two corrections:
 //!
 //! * `q̂ = ⌊n·m / 2⁶⁴⌋` never exceeds `⌊n / t⌋`, since `m ≤ 2⁶⁴ / t`;
 //! * and falls short of it by less than 2: `n / t − n·m / 2⁶⁴ = n·(2⁶⁴/t − m) / 2⁶⁴`, where
@@ -85,10 +83,8 @@ impl TickDivisor {
     }
 }
 
-/// A [`TickDivisor`] as a wheel keeps it: both words XORed with those of a 1 ms tick, the
-/// commonest, so that a wheel of that tick is all zero bytes when new (it then sits in
-/// `.bss` in firmware, not in `.data`, which costs flash and a copy at boot; see the
-/// wheel's `link`). Decoding is two XORs with constants.
+/// A [`TickDivisor`] as a wheel keeps it: both words XORed with those of a 1 ms tick, so
+/// that a new wheel of that tick is all zero bytes. Decoding is two XORs with constants.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct StoredTick {
     tick: u64,
@@ -119,7 +115,7 @@ mod tests {
     use super::{Reading, StoredTick, TickDivisor};
 
     #[test]
-    fn a_stored_tick_reads_back_and_a_millisecond_is_zero() {
+    fn stored_tick_round_trips_and_1ms_is_zero() {
         for tick in [1, 999_999, 1_000_000, 1_000_001, u64::MAX] {
             let stored = StoredTick::new(TickDivisor::new(tick));
             assert_eq!(stored.get().tick(), tick);

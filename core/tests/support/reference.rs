@@ -841,7 +841,8 @@ fn play<S: Storage>(
 /// When a degraded deadline with `target` (ns) fires at the latest, at a pending poll: at
 /// its target, except that a deadline keeps a target from 2^57 ns of the clock on (about 4.5
 /// years) in units of 128 ns, rounded up, the last unit standing for every target up to
-/// the last reading that comes, `u64::MAX - 1` (`State::full` in the core's `timer.rs`).
+/// the last reading that comes, `u64::MAX - 1` (`State::degraded` in the core's
+/// `future/timer/state.rs`).
 fn degraded_deadline(target: u128) -> u128 {
     const COARSE_FROM: u128 = 1 << 57;
     const COARSE_UNIT: u128 = 128;

@@ -1,4 +1,22 @@
 //! A deadline's timer state in one word: the phase, three flags and a payload.
+//!
+//! ```text
+//!    63..6       5          4          3       2..0
+//! +---------+---------+------------+--------+-------+
+//! | payload | INSTANT | INNER_GONE | CAPPED | PHASE |
+//! +---------+---------+------------+--------+-------+
+//!
+//! Armed payload:    bit 32 REARMED, bits 0..32 the entry's index.
+//! Degraded payload: bit 0 clear: the target in nanoseconds in the rest;
+//!                   bit 0 set: the target in COARSE_UNITs, rounded up.
+//! ```
+//!
+//! * Each change of state is one store of the whole word.
+//! * `set_phase` keeps the flags and the payload; a new state clears them.
+//! * `CAPPED` (the limit in force is the cap's) is never set while `Idle`.
+//! * `INNER_GONE` is set only once the timer makes no further change but `set_phase`.
+//! * `INSTANT` stays set until `Never` or `Done`, so that the fire can report the instant.
+//! * The payload is the entry's index while `Armed`, and the target while `Degraded`.
 
 use crate::time::Reading;
 use crate::wheel::entry::Index;
@@ -8,14 +26,14 @@ use crate::wheel::entry::Index;
 #[repr(u8)]
 pub(super) enum Phase {
     /// Not polled yet: no clock read, nothing armed. `span` is the limit: a duration from
-    /// the first poll, or ([`AT`]) an instant on the wheel's clock.
+    /// the first poll, or ([`INSTANT`]) an instant on the wheel's clock.
     Idle = 0,
     /// Armed on the wheel (the payload is the entry's index); `span` is the requested
-    /// duration, or with [`AT`] the instant as given.
+    /// duration, or with [`INSTANT`] the instant as given.
     Armed = 1,
     /// Degraded: the wheel was full when the deadline started. `span` is as while
-    /// `Armed`; the payload is the target instant (see [`State::full`]).
-    Full = 2,
+    /// `Armed`; the payload is the target instant (see [`State::degraded`]).
+    Degraded = 2,
     /// Never fires.
     Never = 3,
     /// Fired or released.
@@ -32,7 +50,7 @@ impl Phase {
         match bits & PHASE {
             0 => Self::Idle,
             1 => Self::Armed,
-            2 => Self::Full,
+            2 => Self::Degraded,
             3 => Self::Never,
             4 => Self::Done,
             _ => Self::Poisoned,
@@ -44,13 +62,13 @@ impl Phase {
 pub(super) const PHASE: u64 = 0b111;
 /// The limit in force is the cap's (then the requested duration is the cap's, and the
 /// fire says so: see `Fired`). Never set while `Idle`.
-pub(super) const FLAG: u64 = 1 << 3;
+pub(super) const CAPPED: u64 = 1 << 3;
 /// For the owner's use (a `Deadline` marks its inner future dropped): set once the timer
-/// is done, never cleared, and kept by every change of phase.
+/// is done, never cleared; `set_phase` keeps it.
 pub(super) const INNER_GONE: u64 = 1 << 4;
-/// The limit is an instant, not a duration: kept by every change of phase but the last
-/// (to `Done`), so that the fire can report the instant.
-pub(super) const AT: u64 = 1 << 5;
+/// The limit is an instant, not a duration: kept until `Never` or `Done`, so that the
+/// fire can report the instant.
+pub(super) const INSTANT: u64 = 1 << 5;
 /// Where the payload starts: 58 bits of it.
 pub(super) const PAYLOAD: u32 = 6;
 /// In an `Armed` payload, above the index: the entry is due at its target, not at the
@@ -64,26 +82,22 @@ pub(super) const COARSE_UNIT: u64 = 1 << (PAYLOAD + 1);
 /// The last coarse unit, which stands for the targets up to `u64::MAX - 1` ns.
 pub(super) const LAST_COARSE: u64 = (1 << (u64::BITS - PAYLOAD - 1)) - 1;
 
-/// A deadline's timer state, one word: the phase, three flags, and a payload (the entry's
-/// index while armed, the target while degraded). A plain word rather than an enum with
-/// payloads, so that moving from one phase to the next is one aligned store (an enum
-/// whose payloads pack around the tag was rebuilt through the stack, with overlapping
-/// loads that stall store forwarding on the arm path).
+/// A deadline's timer state, one word: see the module docs for its layout.
 #[derive(Clone, Copy)]
 pub(super) struct State(u64);
 
 impl State {
-    pub(super) const fn idle(at: bool) -> Self {
-        Self(Phase::Idle as u64 | if at { AT } else { 0 })
+    pub(super) const fn idle(instant: bool) -> Self {
+        Self(Phase::Idle as u64 | if instant { INSTANT } else { 0 })
     }
 
-    pub(super) const fn of(phase: Phase, flag: bool) -> Self {
-        Self::with_payload(phase, flag, 0)
+    pub(super) const fn of(phase: Phase, capped: bool) -> Self {
+        Self::with_payload(phase, capped, 0)
     }
 
     #[inline(always)]
-    pub(super) const fn with_payload(phase: Phase, flag: bool, payload: u64) -> Self {
-        Self(phase as u64 | if flag { FLAG } else { 0 } | payload << PAYLOAD)
+    pub(super) const fn with_payload(phase: Phase, capped: bool, payload: u64) -> Self {
+        Self(phase as u64 | if capped { CAPPED } else { 0 } | payload << PAYLOAD)
     }
 
     #[inline(always)]
@@ -101,19 +115,19 @@ impl State {
     /// Whether an `Armed` state's entry is due at the deadline's start plus its span.
     #[inline(always)]
     pub(super) const fn start_and_span(self) -> bool {
-        !self.flag() && (self.0 >> PAYLOAD) & REARMED == 0
+        !self.capped() && (self.0 >> PAYLOAD) & REARMED == 0
     }
 
-    /// Whether the limit is an instant ([`AT`]).
+    /// Whether the limit is an instant ([`INSTANT`]).
     #[inline(always)]
-    pub(super) const fn at(self) -> bool {
-        self.0 & AT != 0
+    pub(super) const fn is_instant(self) -> bool {
+        self.0 & INSTANT != 0
     }
 
-    /// This state, marked as the state of a limit at an instant if `at`.
+    /// This state, marked as the state of a limit at an instant if `instant`.
     #[inline(always)]
-    pub(super) const fn marked_at(self, at: bool) -> Self {
-        Self(self.0 | if at { AT } else { 0 })
+    pub(super) const fn marked_instant(self, instant: bool) -> Self {
+        Self(self.0 | if instant { INSTANT } else { 0 })
     }
 
     /// A degraded state with `target`. The payload's lowest bit says how the rest holds
@@ -122,13 +136,13 @@ impl State {
     /// most 127 ns late; the last unit stands for every target up to `u64::MAX - 1` ns,
     /// the last reading that comes, at most 254 ns late). `Never` for `u64::MAX` ns or
     /// more.
-    pub(super) fn full(target: Reading, capped: bool) -> Self {
+    pub(super) fn degraded(target: Reading, capped: bool) -> Self {
         let payload = match target.as_nanos() {
             nanos if nanos < COARSE_FROM => nanos << 1,
             nanos if nanos < u64::MAX => (nanos.div_ceil(COARSE_UNIT).min(LAST_COARSE) << 1) | 1,
             _ => return Self::of(Phase::Never, capped),
         };
-        Self::with_payload(Phase::Full, capped, payload)
+        Self::with_payload(Phase::Degraded, capped, payload)
     }
 
     #[inline(always)]
@@ -143,8 +157,8 @@ impl State {
     }
 
     #[inline(always)]
-    pub(super) const fn flag(self) -> bool {
-        self.0 & FLAG != 0
+    pub(super) const fn capped(self) -> bool {
+        self.0 & CAPPED != 0
     }
 
     #[inline(always)]
@@ -163,7 +177,7 @@ impl State {
         (self.0 >> PAYLOAD) as u32 as Index
     }
 
-    /// The target of a `Full` state.
+    /// The target of a `Degraded` state.
     pub(super) fn target(self) -> Reading {
         let payload = self.0 >> PAYLOAD;
         let nanos = match (payload & 1, payload >> 1) {
@@ -181,8 +195,8 @@ impl core::fmt::Debug for State {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("State")
             .field("phase", &self.phase())
-            .field("flag", &self.flag())
-            .field("at", &self.at())
+            .field("capped", &self.capped())
+            .field("instant", &self.is_instant())
             .field("inner_gone", &self.inner_gone())
             .field("payload", &(self.0 >> PAYLOAD))
             .finish()
@@ -194,22 +208,22 @@ mod tests {
     use super::*;
 
     #[test]
-    pub(super) fn a_degraded_target_is_kept_exactly_then_rounded_up() {
+    fn degraded_target_exact_then_rounded_up() {
         let round_trip = |nanos: u64| {
-            let state = State::full(Reading::from_nanos(nanos), true);
-            assert!(state.flag());
+            let state = State::degraded(Reading::from_nanos(nanos), true);
+            assert!(state.capped());
             (state.phase(), state.target().as_nanos())
         };
         for nanos in [0, 1, 12_345_678_901, COARSE_FROM - 1] {
             assert_eq!(
                 round_trip(nanos),
-                (Phase::Full, nanos),
+                (Phase::Degraded, nanos),
                 "exact below 2^57 ns"
             );
         }
         for nanos in [COARSE_FROM, COARSE_FROM + 1, u64::MAX - 400, u64::MAX - 256] {
             let (phase, target) = round_trip(nanos);
-            assert_eq!(phase, Phase::Full);
+            assert_eq!(phase, Phase::Degraded);
             assert!(
                 target >= nanos && target - nanos < COARSE_UNIT,
                 "{nanos} ns kept as {target}"
@@ -217,8 +231,8 @@ mod tests {
         }
         // The last unit: up to the last reading that comes.
         for nanos in [u64::MAX - 254, u64::MAX - 126, u64::MAX - 1] {
-            assert_eq!(round_trip(nanos), (Phase::Full, u64::MAX - 1));
+            assert_eq!(round_trip(nanos), (Phase::Degraded, u64::MAX - 1));
         }
-        assert_eq!(State::full(Reading::END, false).phase(), Phase::Never);
+        assert_eq!(State::degraded(Reading::END, false).phase(), Phase::Never);
     }
 }

@@ -44,11 +44,13 @@ pub trait RawWheel: Sync + sealed::Sealed {
     fn count_ready(&self);
 }
 
-/// An armed entry, as a deadline holds it: the entry's index, and the deadline's requested
-/// span in nanoseconds when the entry's deadline is its start plus that span (releasing
-/// derives from the two when the deadline started; `None` when a budget cut it short or
-/// it was armed after running degraded). The entry's generation is not kept: it cannot
-/// change while the deadline owns the entry, so the wheel reads it there.
+/// An armed entry, as a deadline holds it.
+///
+/// * `index`: the entry's index. Its generation is not kept: it cannot change while the
+///   deadline owns the entry, so the wheel reads it there.
+/// * `span`: the requested span in nanoseconds, if the entry is due at its start plus that
+///   span; a release derives the start from the two. `None` when a cap is the limit in
+///   force, for an instant, or after running degraded.
 #[doc(hidden)]
 #[derive(Debug, Clone, Copy)]
 pub struct Armed {

@@ -1,6 +1,8 @@
-//! [`Budgeted`], a future bounded by a budget that every deadline inside it respects, and
-//! [`Within`], a deadline bounded by an explicit budget too. See the budget module's docs
-//! (`budget.rs`) for how a budget reaches the deadlines inside it.
+//! [`Budgeted`]: a future, and every deadline polled inside it, bounded by a budget.
+//!
+//! * A `Budgeted` fixes its budget at its first poll, before polling its inner future.
+//! * Its timer has no limit of its own: the budget caps it.
+//! * While the inner future is polled, the budget is the thread's ambient one (`std`).
 
 use core::fmt;
 use core::future::Future;
@@ -11,26 +13,47 @@ use core::time::Duration;
 
 use pin_project_lite::pin_project;
 
+use crate::Elapsed;
 use crate::future::budget::{Budget, Scope, ambient};
-use crate::future::deadline::{DeadlineName, Unnamed};
 use crate::future::timer::{Cap, RawWheel, Timer, WheelRef};
 use crate::time::{Limit, Reading};
-use crate::{Deadline, Elapsed};
 
 pin_project! {
     /// A future bounded by a budget: like a [`Deadline`], and every deadline started inside
-    /// it also ends no later than the budget (with `std` by itself; without, through
-    /// [`Deadline::within`]). See the [module docs](self).
+    /// it (on the same wheel) also ends no later than the budget. So three retries of
+    /// 800 ms each inside a 2 s budget never outlive the 2 s: the third attempt is cut to
+    /// what is left, and when the budget runs out the whole block is dropped.
     ///
     /// Made by `punctual::budget`, [`Budgeted::new`] or [`Budgeted::with_budget`].
     ///
     /// Unlike a `Deadline`, a budget starts its clock *before* the first poll of its inner
     /// future, since the deadlines inside need its instant.
     ///
+    /// # How the budget reaches inner deadlines
+    ///
+    /// * With `std`, by itself. While it polls its inner future, it sets the thread's
+    ///   current budget: the earlier of its own and any enclosing one. A deadline reads it
+    ///   at its first pending poll. So the budget travels with the polling, on any
+    ///   executor, across `.await`s and into nested futures. It does not reach tasks
+    ///   spawned inside the block, which others poll. A deadline made before the block
+    ///   but first polled inside it takes the budget too, and keeps it after the block;
+    ///   poll it once before the block if it must keep its own limit.
+    /// * Without `std`, explicitly: make a [`Budget`], bound the block with
+    ///   [`Budgeted::with_budget`], and give each inner deadline the budget with
+    ///   [`Deadline::within`].
+    ///
+    /// A budget applies only to deadlines on the wheel it was made on: instants of two
+    /// clocks cannot be compared.
+    ///
     /// # Errors
     ///
     /// Resolves to `Err(Elapsed)` (with [`Elapsed::is_budget`]) when the budget runs out
     /// before the inner future completes; the inner future has been dropped by then.
+    ///
+    /// An inner deadline that the budget ends reports the budget: `is_budget`, the
+    /// budget's duration, and the budget's name if it fires under the budget (polled
+    /// inside the block, or given it with [`Deadline::within`]). One that took the budget
+    /// inside the block and fires after the block has the budget's duration but no name.
     ///
     /// # Cancel safety
     ///
@@ -40,6 +63,9 @@ pin_project! {
     ///
     /// Polling it after it returned `Ready` panics, and so does polling it again after a
     /// poll of its timer panicked.
+    ///
+    /// [`Deadline`]: crate::Deadline
+    /// [`Deadline::within`]: crate::Deadline::within
     #[must_use = "futures do nothing unless you `.await` or poll them"]
     pub struct Budgeted<'w, F, W: WheelRef = &'w dyn RawWheel> {
         #[pin]
@@ -68,7 +94,7 @@ impl<'w, F: Future, W: WheelRef> Budgeted<'w, F, W> {
         }
     }
 
-    /// Bounds `future` by an explicit `budget` (the `no_std` way; see the module docs).
+    /// Bounds `future` by an explicit `budget`: the `no_std` way (see [`Budgeted`]).
     ///
     /// # Panics
     ///
@@ -177,47 +203,6 @@ impl<F, W: WheelRef> fmt::Debug for Budgeted<'_, F, W> {
             .field("running", &self.future.is_some())
             .field("budget", &self.budget)
             .field("timer", &self.timer)
-            .finish()
-    }
-}
-
-pin_project! {
-    /// A [`Deadline`] bounded by an explicit [`Budget`] as well: made by
-    /// [`Deadline::within`]. It ends at the earlier of the two; when the budget's comes
-    /// first, the `Elapsed` is the budget's.
-    #[must_use = "futures do nothing unless you `.await` or poll them"]
-    pub struct Within<'w, F, W: WheelRef = &'w dyn RawWheel, N: DeadlineName = Unnamed> {
-        #[pin]
-        deadline: Deadline<'w, F, W, N>,
-        budget: Budget,
-    }
-}
-
-impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
-    /// Bounds this deadline by `budget` too (the explicit, `no_std` way to use a budget;
-    /// with `std`, deadlines inside a [`Budgeted`] pick it up by themselves).
-    pub fn within(self, budget: Budget) -> Within<'w, F, W, N> {
-        Within {
-            deadline: self,
-            budget,
-        }
-    }
-}
-
-impl<F: Future, W: WheelRef, N: DeadlineName> Future for Within<'_, F, W, N> {
-    type Output = Result<F::Output, Elapsed>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let this = self.project();
-        this.deadline.poll_capped(cx, Some(this.budget))
-    }
-}
-
-impl<F, W: WheelRef, N: DeadlineName> fmt::Debug for Within<'_, F, W, N> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Within")
-            .field("deadline", &self.deadline)
-            .field("budget", &self.budget)
             .finish()
     }
 }
