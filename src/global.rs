@@ -15,10 +15,7 @@
 //! a thread of its own. The gate in `thread_driver` keeps a fork out of a turn. Entries
 //! armed before a fork stay armed in both processes and fire in each.
 //!
-//! # State
-//!
-//! [`STATE`] is one word, loaded once by every reading of the clock. It holds `RUNNING`,
-//! `STARTING` and the clock bit (`STD` or `BOOT`). Its transitions are in [`state`].
+//! Every reading of the clock loads [`STATE`] once; its bits and transitions are in [`state`].
 
 mod state;
 
