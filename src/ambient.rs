@@ -2,8 +2,8 @@
 //!
 //! A default deadline picks its wheel at its first pending poll, never on the ready path:
 //!
-//! 1. the thread's virtual-time wheel, if the thread paused time
-//!    ([`virtual_time::pause`](crate::virtual_time::pause), feature `test-util`);
+//! 1. the thread's virtual-time wheel, if the thread paused time (`virtual_time::pause`,
+//!    feature `test-util`);
 //! 2. else the wheel of the tokio runtime the thread is in (feature `tokio`, `tokio_wheels`);
 //! 3. else the global wheel.
 //!

@@ -31,10 +31,10 @@
 //! A deadline started before [`pause`] stays on real time. The virtual clock starts at the
 //! real time of the first `pause`, so an earlier `Instant` is already past for `deadline_at`.
 //!
-//! A paused thread's wheel is never freed; a process holds as many as threads paused at once.
-//! When the thread exits, its wheel goes on a shelf. A later `pause` on another thread
-//! takes it, sets its clock to the real time and restarts it (`Wheel::restart`). A wheel
-//! with a deadline still armed refuses the restart and is never used again.
+//! A paused thread's wheel is never freed. When the thread exits, its wheel goes on a
+//! shelf. A later `pause` on another thread takes it, sets its clock to the real time and
+//! restarts it (`Wheel::restart`). A wheel with a deadline still armed refuses the restart
+//! and is never used again. So a process holds as many wheels as threads paused at once.
 
 use core::cell::Cell;
 use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
