@@ -208,7 +208,7 @@ extern "C" fn forget_timer_thread() {
 ///
 /// # Panics
 ///
-/// If the system cannot register it (out of memory).
+/// If the system cannot register them (out of memory).
 fn handle_forks() {
     crate::thread_driver::handle_forks();
     #[cfg(all(target_os = "linux", not(miri)))]
