@@ -1,5 +1,4 @@
-//! The default futures: the core's deadline, sleep, budget and stream deadlines on the
-//! [`Ambient`] handle, which chooses their wheel at the first pending poll.
+//! The default futures: the core's futures on the [`Ambient`] handle.
 
 use crate::ambient::Ambient;
 
@@ -7,8 +6,8 @@ use crate::ambient::Ambient;
 /// wheel ([`Ambient`]). See [`punctual_core::Deadline`] for the rules.
 pub type Deadline<F> = punctual_core::Deadline<'static, F, Ambient>;
 
-/// A default deadline with a name ([`punctual_core::Deadline::named`]: the name is part
-/// of the type, so that deadlines without one carry no bytes for it).
+/// A default deadline with a name ([`punctual_core::Deadline::named`]). The name is part
+/// of the type, so deadlines without one carry no bytes for it.
 pub type NamedDeadline<F> = punctual_core::Deadline<'static, F, Ambient, punctual_core::Named>;
 
 /// A default sleep. See [`punctual_core::Sleep`].

@@ -14,10 +14,12 @@ use crate::instant::DeadlineInstant;
 /// Bounds any future by a deadline: `.deadline(d)` and `.deadline_at(instant)` on the
 /// default wheel. On a wheel of your own, `wheel.deadline(d, fut)`.
 ///
-/// The default wheel is chosen at the first poll that finds the future pending: inside a
-/// tokio runtime (feature `tokio`), that runtime's wheel, on its clock, paused or not; on
-/// a thread that paused virtual time (feature `test-util`), the thread's virtual wheel;
-/// elsewhere the global wheel, driven by its own thread (see [`Ambient`]).
+/// The default wheel is chosen at the first poll that finds the future pending (see
+/// [`Ambient`]):
+///
+/// * on a thread that paused virtual time (feature `test-util`), the thread's virtual wheel;
+/// * inside a tokio runtime (feature `tokio`), the runtime's wheel, on its clock;
+/// * elsewhere the global wheel, driven by its own thread.
 ///
 /// ```
 /// use std::time::Duration;
@@ -53,12 +55,12 @@ pub trait DeadlineExt: Future + Sized {
         Deadline::new(self, Ambient::new(), Limit::After(duration))
     }
 
-    /// Bounds `self` by the instant `at` (a `std::time::Instant`, or a
-    /// `tokio::time::Instant` with the `tokio` feature), on the default wheel. An instant
-    /// already past fires at the first poll where `self` is pending.
+    /// Bounds `self` by the instant `at` on the default wheel: a `std::time::Instant`, or a
+    /// `tokio::time::Instant` with the `tokio` feature. An instant already past fires at
+    /// the first poll where `self` is pending.
     ///
-    /// Inside a paused tokio runtime, count from `tokio::time::Instant::now()`: its virtual
-    /// clock is the one that must reach `at`.
+    /// Inside a paused tokio runtime, count from `tokio::time::Instant::now()`: the
+    /// runtime's virtual clock must reach `at`.
     ///
     /// # Errors
     ///
@@ -76,18 +78,14 @@ pub trait DeadlineExt: Future + Sized {
         Deadline::new(self, Ambient::new(), Limit::At(at.reading()))
     }
 
-    /// Carries the budget in force here into `self`, wherever `self` is polled: for work
-    /// handed to another task, which the budget does not reach by itself (it travels with
-    /// the polling of the future it bounds). `tokio::spawn(work.with_current_budget())`,
-    /// or the same with any executor's spawn: `self` is bounded by the budget, and every
-    /// default deadline inside it ends no later than the budget, on whichever thread polls
-    /// it.
+    /// Carries the budget in force here into `self`, wherever `self` is polled. Use it for
+    /// work handed to another task, which a budget does not reach by itself:
+    /// `tokio::spawn(work.with_current_budget())`, or any executor's spawn. `self` and
+    /// every default deadline inside it end no later than the budget.
     ///
-    /// The budget's end is carried as an instant: time spent waiting to be polled counts.
-    /// At the first poll the budget is set on the wheel of the thread that polls (on
-    /// tokio's multi-thread runtime each worker has a default wheel of its own). With no
-    /// budget in force for default deadlines (none, or one on a wheel of your own), `self`
-    /// runs unbounded, under whatever budget it is polled in.
+    /// The budget's end is carried as an instant, so time spent waiting to be polled
+    /// counts. With no budget in force for default deadlines (none, or one on a wheel of
+    /// your own), `self` runs unbounded, under whatever budget it is polled in.
     ///
     /// ```
     /// use std::time::Duration;

@@ -44,8 +44,8 @@ pub fn sleep_until(at: impl DeadlineInstant) -> Sleep {
 /// Gives `future` a budget of `duration`: the whole block is bounded by it, and every
 /// default deadline started while it runs ends no later than it.
 ///
-/// The budget reaches the deadlines inside without being passed by hand, on any
-/// executor: it travels with the polling of `future` (see [`punctual_core::Budgeted`]).
+/// The budget reaches the deadlines inside by itself, on any executor: it travels with the
+/// polling of `future` (see [`punctual_core::Budgeted`]).
 ///
 /// ```
 /// use std::time::Duration;
@@ -66,10 +66,9 @@ pub fn sleep_until(at: impl DeadlineInstant) -> Sleep {
 ///     Ok(())
 /// })
 /// .await;
-/// // The second attempt was cut short by the budget (the block's own deadline or the
-/// // attempt's, whichever the driver saw first), and no third one started. (A driver
-/// // running 10 ms late sees the first attempt's deadline and the block's at once: the
-/// // block then ends with the first attempt.)
+/// // The budget cut the second attempt short, and no third one started. A driver running
+/// // 10 ms late sees the first attempt's deadline and the block's at once: then the block
+/// // ends with the first attempt.
 /// let err = outcome.and_then(|inner| inner).unwrap_err();
 /// assert!(err.is_budget());
 /// assert!((1..=2).contains(&attempts.load(std::sync::atomic::Ordering::SeqCst)));
@@ -78,25 +77,25 @@ pub fn sleep_until(at: impl DeadlineInstant) -> Sleep {
 ///
 /// # Errors
 ///
-/// The budget resolves to `Err(Elapsed)` (with `is_budget()`) when it runs out before
-/// `future` completes; `future` has been dropped by then. Deadlines inside that the budget
-/// cut short also return an `Elapsed` with `is_budget()`.
+/// `Err(Elapsed)`, with `is_budget()`, when the budget runs out before `future`
+/// completes; `future` has been dropped by then. Deadlines inside that the budget cut
+/// short also return an `Elapsed` with `is_budget()`.
 ///
 /// # Panics
 ///
-/// At its first poll (which reads the clock even if `future` is ready), if the global
-/// wheel is used and its timer thread is not running and cannot be started ([`GlobalClock`](crate::GlobalClock)).
+/// At its first poll, which reads the clock even if `future` is ready, if the global wheel
+/// is used and its timer thread is not running and cannot be started
+/// ([`GlobalClock`](crate::GlobalClock)).
 pub fn budget<F: IntoFuture>(duration: Duration, future: F) -> Budgeted<F::IntoFuture> {
     Budgeted::new(future.into_future(), Ambient::new(), duration)
 }
 
 /// Bounds `future` by `duration`: `future.deadline(duration)` in the shape of
-/// `tokio::time::timeout`, so that migrating is a change of path. As tokio's, it takes
-/// anything that implements [`IntoFuture`] (a request builder, say).
+/// `tokio::time::timeout`, so migrating is a change of path. It takes anything that
+/// implements [`IntoFuture`], as tokio's does.
 ///
-/// Unlike tokio's, the clock starts at the first poll that finds `future` pending, not
-/// when `timeout` is called, and `Err(Elapsed)` is never returned early (see
-/// [`DeadlineExt::deadline`]).
+/// Unlike tokio's, the clock starts at the first poll that finds `future` pending, not at
+/// the call, and `Err(Elapsed)` never comes early (see [`DeadlineExt::deadline`]).
 ///
 /// ```
 /// use std::time::Duration;

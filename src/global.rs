@@ -1,41 +1,21 @@
-//! The global wheel: what `fut.deadline(d)` uses when nothing was set up.
+//! The global wheel: what default deadlines use outside a runtime or virtual time.
 //!
-//! A growable wheel with a 1 ms tick, on [`GlobalClock`], driven by one thread that starts
-//! the first time a deadline actually needs the wheel (a deadline whose inner future is
-//! ready at its first poll never starts it). The thread sleeps until the next expiration,
-//! not every tick (waking early by the oversleep it has measured, at most 50 µs, and
-//! spinning the rest, so that a turn is not late by the system's wake-up latency; see
-//! `punctual_thread`), and lives as long as the process.
-//!
-//! # The clock
-//!
-//! [`StdClock`] (`CLOCK_MONOTONIC` on Linux), unless [`GlobalClock::select`] chose
-//! [`BootClock`] (`CLOCK_BOOTTIME`, which counts suspended time) before the clock's first
-//! reading. The choice is made once and kept: a wheel whose clock changed under it could
-//! fire early.
-//!
-//! Default deadlines take instants (`deadline_at`, `sleep_until`) as readings of
-//! [`std_clock`], the one reference of every default wheel; on a global wheel counting on
-//! `BootClock`, [`reading_at`] carries them over (see there).
+//! * A growable wheel with a 1 ms tick on [`GlobalClock`], driven by one timer thread.
+//! * The first reading of the clock starts the thread; it then lives as long as the process.
+//! * A deadline whose future is ready at its first poll never reads the clock.
+//! * The clock is [`StdClock`], or [`BootClock`] if [`GlobalClock::select`] chose it first.
+//!   The choice is made once, at the latest by the first reading, and never changes.
+//! * Default deadlines give instants as readings of [`std_clock`].
+//!   On `BootClock`, [`reading_at`] carries them over to the wheel's clock.
 //!
 //! # Across fork
 //!
-//! A child process has only the thread that forked: no timer thread, though its copy of
-//! the wheel still looks driven. So the state word below has a bit for "the timer thread
-//! was started in this process", which a fork handler of this module clears in the
-//! child; the child's first reading then starts a thread of its own. The timer threads'
-//! handlers (`punctual_thread`, "Across fork") keep a fork from copying a wheel in the
-//! middle of a turn.
-//! Entries armed before the fork stay armed in both copies of the wheel and fire in each
-//! at their time, on that process's timer thread.
+//! A forked child has no timer thread, though its copy of the wheel looks driven.
+//! This module's fork handler clears `RUNNING` in the child, so its first reading starts
+//! a thread of its own. The gate in `punctual_thread` keeps a fork out of a turn. Entries
+//! armed before a fork stay armed in both processes and fire in each.
 //!
-//! # State
-//!
-//! One word, read once by every reading of the clock: whether the timer thread runs
-//! (`RUNNING`) or is being started (`STARTING`), and which clock was chosen (`STD` or
-//! `BOOT`; at most one, set once, never cleared). `RUNNING` is set only with a clock
-//! chosen, so a reading that finds `RUNNING` alone needs nothing more. Its transitions
-//! are in [`state`], with their loom models.
+//! Every reading of the clock loads [`STATE`] once; its bits and transitions are in [`state`].
 
 mod state;
 
@@ -56,7 +36,7 @@ static GLOBAL: Wheel<GlobalClock, Growable> = unsafe {
         .with_batched_wakes()
         .with_thread_spares()
 };
-/// See the module docs, "State", and [`state`].
+/// The state word: see [`state`].
 static STATE: AtomicU32 = AtomicU32::new(0);
 use state::{BOOT, RUNNING, STARTING, STD, Start};
 /// The clock behind [`GlobalClock`] on `StdClock`, made at its first reading.
@@ -64,19 +44,17 @@ static CLOCK: OnceLock<StdClock> = OnceLock::new();
 /// The clock behind [`GlobalClock`] on `BootClock`, made at its first reading.
 static BOOT_CLOCK: OnceLock<BootClock> = OnceLock::new();
 
-/// The clock of the global wheel: a [`StdClock`] (`std::time::Instant`'s clock, on Linux
-/// `CLOCK_MONOTONIC` read directly), counted from an hour before the first time any
-/// deadline read it (or from as early as the system's clock allows, if later); or a
-/// [`BootClock`], which counts suspended time, if [`select`](GlobalClock::select)ed
-/// before the first reading.
-/// Reading it makes sure the global driver thread runs, in a process forked from one that
-/// had it too.
+/// The clock of the global wheel.
+///
+/// It is a [`StdClock`] (`std::time::Instant`'s clock), counted from an hour before its
+/// first reading, or from as early as the system allows. If [`select`](GlobalClock::select)ed
+/// before that reading, it is a [`BootClock`], which counts suspended time.
+/// Reading it starts the global timer thread if none runs in this process.
 ///
 /// # Panics
 ///
-/// A reading panics if the driver thread has not started yet and the operating system
-/// refuses to start it ("could not start the timer thread", with the system's error): the
-/// wheel's deadlines could never fire. The next reading tries to start it again.
+/// A reading panics if the timer thread is not running and the system refuses to start
+/// it ("could not start the timer thread"). The next reading tries again.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct GlobalClock;
 
@@ -91,8 +69,7 @@ pub enum GlobalClockKind {
     Boot,
 }
 
-/// The global wheel's clock was already in use, on another clock than the one asked
-/// for: [`GlobalClock::select`] came too late.
+/// [`GlobalClock::select`] came too late: the global wheel already counts on the other clock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GlobalClockInUse {
     /// The clock the global wheel counts on, for the rest of the process.
@@ -112,24 +89,22 @@ impl core::fmt::Display for GlobalClockInUse {
 impl std::error::Error for GlobalClockInUse {}
 
 impl GlobalClock {
-    /// The reading of `instant` on this clock (zero for instants before its origin). On
-    /// [`BootClock`], which `Instant`s do not count on, the reading by which as much time
-    /// will have passed, suspends included, as lies between now and `instant`: so do
-    /// default deadlines given an instant (`deadline_at`, `sleep_until`) end there.
+    /// The reading of `instant` on this clock; zero before the clock's origin.
+    ///
+    /// On [`BootClock`], it is the reading by which the time from now to `instant` will
+    /// have passed, suspends included. Default deadlines given an instant end there too.
     pub fn reading_of(instant: Instant) -> Reading {
         reading_at(std_clock().reading_of(instant))
     }
 
-    /// Chooses the clock of the global wheel, before anything read it: [`BootClock`] to
-    /// have its deadlines count the time the system spends suspended (see `BootClock`
-    /// for when to choose which). Call it first thing in `main`.
+    /// Chooses the global wheel's clock. Call it first thing in `main`, before anything
+    /// reads the clock. Choose [`BootClock`] to count the time the system spends
+    /// suspended (see `BootClock` for when).
     ///
-    /// The choice applies to the global wheel only: default deadlines started inside a
-    /// tokio runtime (feature `tokio`) run on that runtime's clock, which stops during a
-    /// suspend, and a thread that paused virtual time (`test-util`) keeps its own. The
-    /// first default deadline started inside a multi-thread tokio runtime counts as a use:
-    /// budgets carry over between its workers' wheels and the global wheel when they all
-    /// read `StdClock`, so it settles the choice.
+    /// It applies to the global wheel only. Default deadlines inside a tokio runtime
+    /// (feature `tokio`) run on the runtime's clock, which stops during a suspend. A
+    /// thread that paused virtual time (`test-util`) keeps its own clock. The first
+    /// default deadline inside a multi-thread tokio runtime settles the choice too.
     ///
     /// ```
     /// use std::time::Duration;
@@ -148,9 +123,8 @@ impl GlobalClock {
     ///
     /// # Errors
     ///
-    /// [`GlobalClockInUse`] if the clock was read before (a deadline on the global wheel
-    /// started, or [`reading_of`](Self::reading_of) was called) on the other clock, or
-    /// the other one was selected: the wheel keeps the clock it has.
+    /// [`GlobalClockInUse`] if the other clock was selected or read already (by a deadline
+    /// on the global wheel, or by [`reading_of`](Self::reading_of)). The wheel keeps it.
     pub fn select(kind: GlobalClockKind) -> Result<(), GlobalClockInUse> {
         let bit = match kind {
             GlobalClockKind::Std => STD,
@@ -166,8 +140,7 @@ impl GlobalClock {
     }
 
     /// The clock the global wheel counts on: the one [`select`](Self::select)ed, or
-    /// [`StdClock`] (which nothing can change once the clock has been read). Reading this
-    /// chooses nothing.
+    /// [`StdClock`]. Asking chooses nothing.
     pub fn kind() -> GlobalClockKind {
         if STATE.load(Ordering::Acquire) & BOOT != 0 {
             GlobalClockKind::Boot
@@ -177,14 +150,11 @@ impl GlobalClock {
     }
 }
 
-/// The clock behind [`GlobalClock`] on `StdClock`, without starting the timer thread:
-/// the reference every default wheel's readings are taken against, so that an instant is
-/// the same reading on each of them (the global wheel on `BootClock` carries them over:
-/// [`reading_at`]).
+/// The `StdClock` behind [`GlobalClock`], read without starting the timer thread.
 ///
-/// Backdated by an hour ([`StdClock::backdated`]): a paused tokio runtime's virtual time
-/// starts when the runtime was built, often before the first deadline made this clock, and
-/// its instants must not all read zero.
+/// Every default wheel takes instants as readings of this clock, so an instant reads the
+/// same on each. It counts from [`BACKDATE`] before it was made, so that instants from
+/// shortly before (a paused tokio runtime's start) do not all read zero.
 pub(crate) fn std_clock() -> &'static StdClock {
     CLOCK.get_or_init(|| StdClock::backdated(BACKDATE))
 }
@@ -194,32 +164,28 @@ fn boot_clock() -> &'static BootClock {
     BOOT_CLOCK.get_or_init(BootClock::new)
 }
 
-/// How far before its first reading the global clock counts from (see [`std_clock`]).
+/// How long before its first reading [`std_clock`] counts from.
 const BACKDATE: Duration = Duration::from_secs(3600);
 
-/// Whether the global wheel reads [`std_clock`] (settling it if no clock was selected
-/// yet, as a first reading would).
+/// Whether the global wheel reads [`std_clock`]. Settles the clock, as a first reading does.
 #[cfg(feature = "tokio")]
 pub(crate) fn reads_std_clock() -> bool {
-    chosen() == STD
+    settle_clock() == STD
 }
 
-/// The chosen clock's bit (`STD` or `BOOT`), choosing `StdClock` if nothing was chosen:
-/// the clock is in use from here on.
-fn chosen() -> u32 {
-    state::chosen(&STATE)
+/// The clock's bit, `STD` or `BOOT`. Settles `STD` if no clock was selected.
+fn settle_clock() -> u32 {
+    state::settle_clock(&STATE)
 }
 
-/// `at`, a reading of [`std_clock`] (the instants default deadlines are given), as a
-/// reading of the global wheel's clock: `at` itself on `StdClock`.
+/// `at`, a reading of [`std_clock`], as a reading of the global wheel's clock.
 ///
-/// On `BootClock`, the two clocks differ by the time the system spent suspended since
-/// they were made, which only grows. `at` becomes the boot reading now plus the time from
-/// the std reading now to `at` (both read now, std first: the difference taken is then at
-/// least the true one, so the result never comes before `at` would without a suspend).
-/// A suspend before the deadline then counts towards it, as on the clock it runs on.
+/// * On `StdClock` it is `at` itself.
+/// * On `BootClock` it is the boot reading now plus the time from the std reading now to `at`.
+/// * Std is read first, so the result is never before `at` would be without a suspend.
+/// * A suspend before the deadline counts towards it.
 pub(crate) fn reading_at(at: Reading) -> Reading {
-    if at == Reading::END || chosen() != BOOT {
+    if at == Reading::END || settle_clock() != BOOT {
         return at;
     }
     let std_now = std_clock().now();
@@ -231,19 +197,18 @@ pub(crate) fn reading_at(at: Reading) -> Reading {
     }
 }
 
-/// In a child process, from the fork handler: the timer thread, and any start of it in
-/// progress, stayed in the parent. Async-signal-safe: one atomic read-modify-write.
+/// The fork handler in a child: the timer thread and any start of it stayed in the parent.
+/// Async-signal-safe: one atomic read-modify-write.
 #[cfg(all(target_os = "linux", not(miri)))]
 extern "C" fn forget_timer_thread() {
     state::forget_timer_thread(&STATE);
 }
 
-/// Registers [`forget_timer_thread`] to run in every child process, once per process:
-/// before the timer thread starts.
+/// Registers the fork handlers, once per process, before the timer thread starts.
 ///
 /// # Panics
 ///
-/// If the system cannot register it (out of memory).
+/// If the system cannot register them (out of memory).
 fn handle_forks() {
     punctual_thread::handle_forks();
     #[cfg(all(target_os = "linux", not(miri)))]
@@ -263,8 +228,8 @@ fn handle_forks() {
     }
 }
 
-/// How long the timer thread sleeps at most: on `BootClock`, the thread's sleeps stop
-/// during a suspend, so it looks at the clock every second (see `BootClock`).
+/// How long the timer thread sleeps at most. Its sleeps stop during a suspend, so on
+/// `BootClock` it looks at the clock every `BOOT_MAX_SLEEP`.
 fn max_sleep(state: u32) -> Duration {
     if state & BOOT != 0 {
         punctual_thread::BOOT_MAX_SLEEP
@@ -310,9 +275,7 @@ impl Clock for GlobalClock {
     fn now(&self) -> Duration {
         let mut state = STATE.load(Ordering::Acquire);
         if state & (RUNNING | STARTING) != RUNNING {
-            // Not started in this process yet (never, or not since a fork), or being
-            // started. A start that fails panics here ("could not start the timer
-            // thread") and the next reading tries again.
+            // Not started in this process, or being started. A failed start panics here.
             state = start_timer_thread();
         }
         if state & BOOT != 0 {
@@ -336,10 +299,9 @@ pub(crate) const fn global_wheel_static() -> &'static Wheel<GlobalClock, Growabl
     &GLOBAL
 }
 
-/// The global wheel as a deadline holds it: zero bytes, and calls that go straight to
-/// the wheel (no `dyn` indirection), since the wheel is a `static`. Default deadlines
-/// reach it through [`Ambient`](crate::Ambient), which picks a runtime's wheel instead
-/// where one applies; `Global` always means this one.
+/// A handle on the global wheel: zero bytes, with calls straight to the `static` wheel.
+/// Default deadlines use [`Ambient`](crate::Ambient) instead, which may pick a runtime's
+/// wheel; `Global` is always the global wheel.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Global;
 

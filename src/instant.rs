@@ -7,14 +7,13 @@ use punctual_core::Reading;
 use crate::global::std_clock;
 
 /// An instant that default deadlines and sleeps accept (`deadline_at`, `timeout_at`,
-/// `sleep_until`): a `std::time::Instant`, or with the `tokio` feature a
-/// `tokio::time::Instant`. Sealed.
+/// `sleep_until`): a `std::time::Instant`, or a `tokio::time::Instant` with the `tokio`
+/// feature. Sealed.
 ///
-/// A deadline ends once the clock of the wheel it runs on reaches the instant: the real
-/// clock, or inside a paused tokio runtime its virtual clock, on which
-/// `tokio::time::Instant::now()` is the instant to count from.
+/// A deadline ends once the clock of its wheel reaches the instant. Inside a paused tokio
+/// runtime that clock is virtual: count from `tokio::time::Instant::now()`.
 pub trait DeadlineInstant: sealed::Sealed {
-    /// The instant as a reading of the default wheels' clock (the same on each).
+    /// The instant as a reading of the std clock every default wheel takes instants on.
     #[doc(hidden)]
     fn reading(self) -> Reading;
 }

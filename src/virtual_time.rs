@@ -1,18 +1,15 @@
 //! Virtual time for tests, on any executor (feature `test-util`).
 //!
-//! [`pause`] gives the calling thread a clock of its own that moves only when the test
-//! says so: every default deadline, sleep and budget *started on this thread* from then on
-//! (`fut.deadline(d)`, `punctual::sleep`, `punctual::timeout`, ...) runs on it. [`advance`]
-//! moves it and fires, on the calling thread and in deadline order, everything that came
-//! due; [`advance_to_next`] jumps straight to the next deadline. No real time passes, and
-//! nothing moves the clock by itself.
+//! [`pause`] gives the calling thread a clock of its own that moves only when told to.
+//! Every default deadline, sleep and budget *started on this thread* afterwards runs on it.
+//! [`advance`] moves the clock and fires, in deadline order, everything that came due;
+//! [`advance_to_next`] jumps to the next deadline. No real time passes.
 //!
-//! The clock is the thread's own, so tests running in parallel in one `cargo test`
-//! process never see each other's time. It works under `futures::executor::block_on`,
-//! smol's `block_on` and local executors, and a tokio `current_thread` runtime: whatever
-//! polls its futures on the thread that paused. (Under tokio, prefer tokio's own paused
-//! clock, `#[tokio::test(start_paused = true)]`: default deadlines follow it with no setup
-//! and it also moves tokio's timers.)
+//! The clock is the thread's own, so parallel tests never see each other's time. It works
+//! with any executor that polls on the thread that paused: `futures::executor::block_on`,
+//! smol's `block_on` and local executors, a tokio `current_thread` runtime. Under tokio,
+//! prefer `#[tokio::test(start_paused = true)]`: default deadlines follow tokio's paused
+//! clock, and it moves tokio's timers too.
 //!
 //! ```
 //! use std::time::Duration;
@@ -31,17 +28,13 @@
 //! });
 //! ```
 //!
-//! A deadline started before [`pause`] stays on the wheel it started on (real time). The
-//! thread's virtual clock starts at the real time of its first `pause`, so an `Instant`
-//! taken before then is already past for `deadline_at`.
+//! A deadline started before [`pause`] stays on real time. The virtual clock starts at the
+//! real time of the first `pause`, so an earlier `Instant` is already past for `deadline_at`.
 //!
-//! A paused thread's wheel outlives the thread (a deadline that chose it keeps a
-//! `'static` reference to it), so it is never freed: when the thread exits, the wheel
-//! goes on a shelf, and a later `pause` on another thread takes it from there, its clock
-//! set to that moment's real time and the wheel started over (`Wheel::restart`), unless
-//! a deadline is still armed on it (one that outlived its thread), which keeps it off
-//! the shelf for good. So a process that pauses time on many threads, one after another,
-//! holds as many wheels as threads paused at once.
+//! A paused thread's wheel is never freed. When the thread exits, its wheel goes on a
+//! shelf. A later `pause` on another thread takes it, sets its clock to the real time and
+//! restarts it (`Wheel::restart`). A wheel with a deadline still armed refuses the restart
+//! and is never used again. So a process holds as many wheels as threads paused at once.
 
 use core::cell::Cell;
 use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -57,8 +50,8 @@ use crate::global::std_clock;
 /// The tick of a paused thread's wheel, as the global wheel's.
 const TICK: Duration = Duration::from_millis(1);
 
-/// A paused thread's clock: moved only by its thread's `advance`, and set anew (earlier
-/// too) only when a shelved wheel serves another thread.
+/// A paused thread's clock. Only its thread's `advance` moves it; `pause` sets it anew,
+/// earlier too, when a shelved wheel serves another thread.
 #[derive(Debug)]
 struct VirtualClock(AtomicU64);
 
@@ -95,19 +88,18 @@ type VirtualWheel = Wheel<VirtualClock, Growable>;
 /// A paused thread's wheel, and how default deadlines reach it. Leaked.
 struct Paused {
     wheel: &'static VirtualWheel,
-    chosen: DefaultWheel,
+    default_wheel: DefaultWheel,
 }
 
-/// The wheels of paused threads that have exited, for the next `pause`. A lock: taken
-/// once per thread.
+/// The wheels of paused threads that have exited, for the next `pause`.
+/// Locked only at a thread's first `pause` and at its exit.
 static SHELF: Mutex<Vec<&'static Paused>> = Mutex::new(Vec::new());
 
 /// Paused wheels ever made (leaked).
 static MADE: AtomicUsize = AtomicUsize::new(0);
 
-/// How many paused threads' wheels this process has made: a `pause` takes a shelved one
-/// first, so this stays at the most paused threads at once. For the tests of their
-/// reuse.
+/// How many paused wheels this process has made; `pause` reuses shelved ones first.
+/// For the tests of their reuse.
 #[cfg_attr(not(feature = "tokio"), allow(dead_code))]
 pub(crate) fn paused_wheels_made() -> usize {
     MADE.load(Ordering::Relaxed)
@@ -119,8 +111,7 @@ struct Held(Cell<Option<&'static Paused>>);
 impl Drop for Held {
     fn drop(&mut self) {
         if let Some(paused) = self.0.take() {
-            // Deadlines of this thread still armed then (held by futures that outlive
-            // it) keep the wheel from serving again: `pause` checks when it takes it.
+            // A deadline still armed keeps the wheel from serving again (`unshelve`).
             SHELF
                 .lock()
                 .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -140,7 +131,7 @@ pub(crate) fn current() -> Option<&'static DefaultWheel> {
         .try_with(|held| held.0.get())
         .ok()
         .flatten()
-        .map(|paused| &paused.chosen)
+        .map(|paused| &paused.default_wheel)
 }
 
 fn paused_wheel(caller: &str) -> &'static VirtualWheel {
@@ -157,8 +148,8 @@ fn advance_wheel(wheel: &VirtualWheel, by: Duration) {
 }
 
 /// Pauses time for the default deadlines started on this thread from now on (see the
-/// [module docs](self)). The clock starts at the real time of the first call; calling it
-/// again changes nothing.
+/// [module docs](self)). The clock starts at the real time of the first call; later calls
+/// change nothing.
 pub fn pause() {
     PAUSED.with(|held| {
         if held.0.get().is_none() {
@@ -176,24 +167,23 @@ fn unshelve() -> Option<&'static Paused> {
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .pop()?;
-        // Refused with a deadline still armed (see the module docs).
+        // Refused while a deadline is armed on it: that wheel stays off the shelf.
         if paused.wheel.restart() {
             return Some(paused);
         }
     }
 }
 
-/// A new wheel (leaked: see the module docs).
+/// A new wheel, leaked.
 fn make() -> &'static Paused {
-    // A crowded tick's deadlines fire at their own times too, as a sparse one's do, so
-    // that advances that add up to a deadline fire it however they are split.
+    // Early looks: advances that add up to a deadline fire it however they are split.
     let wheel: &'static VirtualWheel = Box::leak(Box::new(
         Wheel::growable(VirtualClock(AtomicU64::new(0)), TICK).with_early_looks(),
     ));
     MADE.fetch_add(1, Ordering::Relaxed);
     Box::leak(Box::new(Paused {
         wheel,
-        chosen: DefaultWheel {
+        default_wheel: DefaultWheel {
             wheel,
             #[cfg(feature = "tokio")]
             reads_behind: None,
@@ -207,9 +197,9 @@ pub fn is_paused() -> bool {
     PAUSED.with(|held| held.0.get()).is_some()
 }
 
-/// Moves this thread's virtual clock forward by `by`, and fires, in deadline order, every
-/// deadline it passes: their tasks are woken before this returns (they run when their
-/// executor next polls them). `Duration::ZERO` fires what is due now.
+/// Moves this thread's virtual clock forward by `by` and fires, in deadline order, every
+/// deadline it passes. Their tasks are woken before this returns and run when their
+/// executor next polls them. `Duration::ZERO` fires what is due now.
 ///
 /// # Panics
 ///
@@ -219,8 +209,8 @@ pub fn advance(by: Duration) {
 }
 
 /// Moves this thread's virtual clock to the next pending deadline's own time and fires
-/// what is due there. Returns how far the clock moved, or `None` (the clock stays) when
-/// nothing is pending.
+/// what is due there. Returns how far the clock moved, or `None` if nothing is pending;
+/// the clock then stays.
 ///
 /// # Panics
 ///
@@ -239,16 +229,14 @@ pub fn advance_to_next() -> Option<Duration> {
     if wheel.occupied() == 0 {
         return None;
     }
-    // The wheel plans its turn at a deadline's time rounded up to its grain, a few
-    // nanoseconds at most (under a 32768th of a tick), and fires a deadline at any turn
-    // at or after its own time: from a grain before the plan, a nanosecond at a time,
-    // the clock stops on the deadline's own time.
+    // A plan is a deadline's time rounded up to the grain, a 32768th of a tick.
+    // From a grain before the plan, stepping a nanosecond at a time stops on its own time.
     let grain = Duration::from_nanos((wheel.tick().as_nanos() / 32_768) as u64);
     let fired = wheel.stats().fired;
     while wheel.stats().fired == fired && wheel.occupied() != 0 {
         let now = reading();
         if plan == Reading::END || plan <= now {
-            // A plan at or before now, which a turn would have carried out, moves a tick.
+            // A plan at or before now is stale: move a tick.
             plan = step(wheel.tick());
             continue;
         }
@@ -262,7 +250,7 @@ pub fn advance_to_next() -> Option<Duration> {
     Some(wheel.clock().now() - start)
 }
 
-/// This thread's virtual time as an `Instant`: the real time of its first [`pause`], plus
+/// This thread's virtual time as an `Instant`: the real time of its first [`pause`] plus
 /// every [`advance`] since.
 ///
 /// # Panics

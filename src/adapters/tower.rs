@@ -1,7 +1,6 @@
-//! Tower middleware on the default wheel: [`punctual_tower`]'s types with the wheel handle
-//! filled in as [`Ambient`](crate::Ambient), the wheel default deadlines choose, so that a handler's
-//! `fut.deadline(d)` (and any punctual deadline in a client it calls) respects the
-//! request's budget.
+//! Tower middleware on the default wheel: [`punctual_tower`]'s types on
+//! [`Ambient`](crate::Ambient). A handler's `fut.deadline(d)`, and any punctual deadline in
+//! a client it calls, then respects the request's budget.
 //!
 //! ```
 //! use std::time::Duration;
@@ -45,8 +44,8 @@ pub type PropagateDeadline<S> = punctual_tower::PropagateDeadline<S, Ambient>;
 /// [`punctual_tower::WithinBudget`] on the default wheel.
 pub type WithinBudget<P> = punctual_tower::WithinBudget<P, Ambient>;
 
-/// [`punctual_tower::HyperTimer`] on the default wheel: hyper's own timeouts on the wheel
-/// of the runtime they run in.
+/// [`punctual_tower::HyperTimer`] on the default wheel: hyper's own timeouts on the
+/// runtime's wheel.
 #[cfg(feature = "hyper")]
 #[cfg_attr(docsrs, doc(cfg(feature = "hyper")))]
 pub type HyperTimer = punctual_tower::HyperTimer<Ambient>;

@@ -32,8 +32,7 @@ unsafe impl WheelRef for Ambient {
 
     #[inline]
     fn reading_at(&self, at: Reading) -> Reading {
-        // Instants come as readings of the std reference: the global wheel's clock may be
-        // another (`global::reading_at`).
+        // The global wheel's clock may be `BootClock` (`global::reading_at`).
         crate::global::reading_at(at)
     }
 }

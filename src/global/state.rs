@@ -1,24 +1,24 @@
-//! The global wheel's state word: whether this process's timer thread runs (`RUNNING`) or
-//! is being started (`STARTING`), and which clock was chosen (`STD` or `BOOT`; at most
-//! one, set once, never cleared).
+//! The global wheel's state word and its transitions.
 //!
-//! Every reading of the global clock reads the word once; what it may do next:
+//! ```text
+//! bit   3     2     1          0
+//!       BOOT  STD   STARTING   RUNNING
+//! ```
 //!
-//! * `RUNNING` (with a clock bit, which `RUNNING` is only ever set with): read that clock.
-//! * neither `RUNNING` nor `STARTING`: claim the start with one compare-and-swap that sets
-//!   `STARTING` and, if none is chosen, `STD` ([`claim_start`]). The one thread whose
-//!   swap succeeds spawns the timer thread, then swaps `STARTING` for `RUNNING` in one
-//!   read-modify-write ([`started`]); if spawning panics, it clears `STARTING`
-//!   ([`abandon_start`]) and the next reading claims again.
-//! * `STARTING`: another thread is starting it; yield and look again.
+//! * At most one clock bit is set. It is set once and never cleared.
+//! * `RUNNING` is only ever set with a clock bit.
+//! * A reading of the global clock loads the word once, then:
+//!   * `RUNNING`: reads that clock.
+//!   * `STARTING`: another thread starts the timer thread; yield and look again.
+//!   * neither: [`claim_start`] sets `STARTING`, and `STD` if no clock is set, in one
+//!     compare-and-swap. The one winner spawns the thread, then [`started`] swaps
+//!     `STARTING` for `RUNNING` in one read-modify-write. If spawning panics,
+//!     [`abandon_start`] clears `STARTING` and the next reading claims again.
+//! * [`select`] sets a clock bit only while none is set, so racing choices agree.
+//! * In a forked child, [`forget_timer_thread`] clears `RUNNING` and `STARTING`.
 //!
-//! [`select`] sets a clock bit only while none is set, so two threads choosing different
-//! clocks agree on the one that won, and no reading ever uses a clock other than the one
-//! the word keeps for good. In a forked child, the fork handler clears `RUNNING` and
-//! `STARTING` ([`forget_timer_thread`]): the child's first reading starts a thread of its
-//! own, on the same clock.
-//!
-//! The loom models of these transitions are in `tests/tests/loom_facade.rs`.
+//! `tests/tests/loom_facade.rs` includes this file as it is and models these transitions.
+//! So it uses only `crate::sync`.
 
 use crate::sync::{AtomicU32, Ordering, yield_now};
 
@@ -33,8 +33,7 @@ pub(crate) const BOOT: u32 = 8;
 /// Both clock bits.
 pub(crate) const CLOCKS: u32 = STD | BOOT;
 
-/// Chooses clock `bit` (`STD` or `BOOT`) unless a clock was chosen already; returns the
-/// chosen clock's bit.
+/// Sets clock `bit` (`STD` or `BOOT`) unless a clock is set. Returns the clock bit set.
 pub(crate) fn select(state: &AtomicU32, bit: u32) -> u32 {
     let _ = state.fetch_update(Ordering::AcqRel, Ordering::Acquire, |word| {
         (word & CLOCKS == 0).then_some(word | bit)
@@ -42,9 +41,8 @@ pub(crate) fn select(state: &AtomicU32, bit: u32) -> u32 {
     state.load(Ordering::Acquire) & CLOCKS
 }
 
-/// The chosen clock's bit, choosing `STD` if none was chosen: the clock is in use from
-/// here on.
-pub(crate) fn chosen(state: &AtomicU32) -> u32 {
+/// The clock bit, setting `STD` if none is set.
+pub(crate) fn settle_clock(state: &AtomicU32) -> u32 {
     let word = state.load(Ordering::Acquire);
     if word & CLOCKS != 0 {
         return word & CLOCKS;
@@ -55,21 +53,19 @@ pub(crate) fn chosen(state: &AtomicU32) -> u32 {
 /// What a reading that found the timer thread not running is to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Start {
-    /// It runs (another thread started it meanwhile): the word, with `RUNNING` and a clock.
+    /// Another thread started it meanwhile. The word, with `RUNNING` and a clock.
     Running(u32),
-    /// This thread claimed the start: spawn the timer thread, then [`started`] (or
-    /// [`abandon_start`] if that fails). The word as claimed, with a clock.
+    /// This thread claimed the start: spawn, then [`started`] or [`abandon_start`].
+    /// The word as claimed, with a clock.
     Claimed(u32),
 }
 
-/// Claims the start of the timer thread, or waits (yielding) for the start another thread
-/// is making; see the module docs.
+/// Claims the start of the timer thread, or yields until another thread's start ends.
 pub(crate) fn claim_start(state: &AtomicU32) -> Start {
     loop {
         let word = state.load(Ordering::Acquire);
         if word & STARTING != 0 {
-            // The timer thread itself comes here at its first reading, while the thread
-            // that spawned it finishes: a few microseconds.
+            // The new timer thread waits here until its spawner calls `started`.
             yield_now();
             continue;
         }
@@ -97,8 +93,8 @@ pub(crate) fn abandon_start(state: &AtomicU32) {
     state.fetch_and(!STARTING, Ordering::AcqRel);
 }
 
-/// In a forked child: the timer thread, and any start of it in progress, stayed in the
-/// parent. Async-signal-safe: one atomic read-modify-write.
+/// In a forked child: the timer thread and any start of it stayed in the parent.
+/// Async-signal-safe: one atomic read-modify-write.
 #[cfg_attr(not(all(target_os = "linux", not(miri))), allow(dead_code))]
 pub(crate) fn forget_timer_thread(state: &AtomicU32) {
     state.fetch_and(!(RUNNING | STARTING), Ordering::AcqRel);

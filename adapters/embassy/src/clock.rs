@@ -10,10 +10,10 @@ use crate::convert;
 /// The time of embassy-time's driver: [`Instant::now`] as a reading since the driver's
 /// zero (boot, on most drivers), in nanoseconds rounded down.
 ///
-/// `Instant::now()` counts whole embassy ticks, so a reading can lag the true time by up to
-/// one tick; [`resolution`](Clock::resolution) says so ([`RESOLUTION`](crate::RESOLUTION)),
-/// and the wheel adds it to every relative deadline. That is what keeps a deadline from
-/// ending early in true time at any tick rate (see the crate's `# Precision`).
+/// A reading can lag the true time by up to one embassy tick. Its
+/// [`resolution`](Clock::resolution) says so ([`RESOLUTION`](crate::RESOLUTION)), and the
+/// wheel adds that to every relative deadline, so none ends early (see the crate's
+/// `# Precision`).
 ///
 /// A unit struct, usable in a `static` wheel:
 ///
@@ -30,8 +30,8 @@ pub struct EmbassyClock;
 
 impl EmbassyClock {
     /// The clock reading of `instant`: its ticks as a duration, rounded down to a whole
-    /// nanosecond (exact when a tick is a whole number of nanoseconds). A wheel on this
-    /// clock takes an embassy instant as it is: `WHEEL.deadline_at(at, fut)`.
+    /// nanosecond. A wheel on this clock takes an embassy instant as it is:
+    /// `WHEEL.deadline_at(at, fut)`.
     ///
     /// ```
     /// use embassy_time::{Instant, TICK_HZ};
@@ -44,11 +44,9 @@ impl EmbassyClock {
         Reading::since_origin(convert::reading_of_ticks(instant.as_ticks(), TICK_HZ))
     }
 
-    /// The first embassy instant whose reading is at or after `reading` (rounded up to a
-    /// whole tick): a timer at it never ends before the clock reads `reading`.
-    /// [`Instant::MAX`] when `reading` is beyond embassy's range.
-    ///
-    /// Unlike `Instant::from_nanos`, which rounds down, this never lands before `reading`.
+    /// The first embassy instant whose reading is at or after `reading`, so a timer at it
+    /// never ends before the clock reads `reading`. [`Instant::MAX`] beyond embassy's range.
+    /// Unlike `Instant::from_nanos`, which rounds down, it never lands before `reading`.
     ///
     /// ```
     /// use core::time::Duration;

@@ -6,9 +6,8 @@
 //! * a reading to ticks rounds **up** (a sleep never ends before the reading it waits for);
 //! * the clock's [`RESOLUTION`] covers everything a reading can lag the true time by.
 //!
-//! The functions here take the tick rate as a parameter (`hz`), so that they can be tested
-//! at every rate on the host without an embassy time driver; the public API instantiates
-//! them with [`embassy_time::TICK_HZ`].
+//! The functions take the tick rate `hz` as a parameter, so host tests cover every rate.
+//! The public API passes [`embassy_time::TICK_HZ`].
 
 use core::time::Duration;
 
@@ -65,8 +64,8 @@ pub(crate) const fn recommended_tick_nanos(hz: u64) -> u64 {
     unit * 1_000_000u64.div_ceil(unit)
 }
 
-/// The arithmetic above multiplies values below `hz` by 10^9 in a `u64`. Every rate
-/// embassy offers (at most 5.3 GHz) fits; a faster one fails to compile instead of wrapping.
+/// The arithmetic above multiplies values below `hz` by 10^9 in a `u64`. Every embassy rate
+/// (at most 5.3 GHz) fits; a faster one fails to compile instead of wrapping.
 const _: () = assert!(
     embassy_time::TICK_HZ <= u64::MAX / NANOS_PER_SEC,
     "punctual-embassy: embassy's tick rate is above 18 GHz"
@@ -97,11 +96,10 @@ pub const RESOLUTION: Duration = Duration::from_nanos(resolution_nanos(embassy_t
 /// | `1_024` | 1.953125 ms | 2 |
 /// | `100` | 10 ms | 1 |
 ///
-/// Any tick works (deadlines never end early on any), but a whole number of embassy ticks
-/// keeps wheel ticks on embassy tick boundaries, where the driver's sleeps end exactly, so
-/// the "at most two wheel ticks late" bound holds in true time too. A tick of 1 ms or more
-/// keeps the wheel's range wide and its turns few at fast tick rates; a multiple of `TICK`
-/// (`TICK * 10`) trades precision for even fewer turns.
+/// Any tick is never early. Whole embassy ticks keep wheel ticks on embassy tick
+/// boundaries, where the driver's sleeps end exactly, so the two-tick bound holds in true
+/// time too. At least 1 ms keeps the range wide and turns few at fast rates. A multiple of
+/// `TICK` (`TICK * 10`) trades precision for even fewer turns.
 pub const TICK: Duration = Duration::from_nanos(recommended_tick_nanos(embassy_time::TICK_HZ));
 
 #[cfg(test)]
@@ -253,7 +251,7 @@ mod tests {
     }
 
     #[test]
-    fn resolution_is_one_tick_when_a_tick_is_whole_nanoseconds_else_a_little_more() {
+    fn resolution_is_a_tick_or_a_little_more() {
         assert_eq!(resolution_nanos(1_000), 1_000_000);
         assert_eq!(resolution_nanos(1_000_000), 1_000);
         assert_eq!(resolution_nanos(100), 10_000_000);
@@ -267,7 +265,7 @@ mod tests {
     }
 
     #[test]
-    fn recommended_tick_is_whole_ticks_whole_nanos_and_about_a_millisecond() {
+    fn recommended_tick_whole_ticks_nanos_near_1ms() {
         for &hz in RATES {
             let nanos = recommended_tick_nanos(hz);
             assert!(nanos >= 1_000_000, "{hz} Hz: {nanos} ns below 1 ms");

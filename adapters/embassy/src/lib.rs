@@ -2,20 +2,20 @@
 //!
 //! Deadlines live on a `static` wheel whose clock is [`EmbassyClock`]
 //! (`embassy_time::Instant`). One embassy task of your firmware awaits [`run`], which turns
-//! the wheel and sleeps on a single [`embassy_time::Timer`] until the next deadline is due;
-//! any task bounds a future with [`Wheel::deadline`], which resolves to
-//! `Err(`[`Elapsed`]`)` once the time has passed, **having dropped the inner future**. No
-//! allocation, no lock, one embassy timer however many deadlines are pending.
+//! the wheel and sleeps on one [`embassy_time::Timer`] until the next deadline. Any task
+//! bounds a future with [`Wheel::deadline`], which resolves to `Err(`[`Elapsed`]`)` once the
+//! time has passed, **having dropped the inner future**. No allocation, no lock, one
+//! embassy timer however many deadlines are pending.
 //!
-//! The semantics are punctual's, on every target: cancel on fire, never early (see
-//! [Precision](#precision)), at most two wheel ticks late with a driver that is not starved,
-//! the clock started at the first poll, a ready future costing nothing. See
+//! The semantics are punctual's on every target: cancel on fire, never early (see
+//! [Precision](#precision)), at most two wheel ticks late with a driver that is not
+//! starved, the clock started at the first poll, a ready future costing nothing. See
 //! [`Deadline`](punctual_core::Deadline).
 //!
 //! # Examples
 //!
-//! A firmware picks the wheel's capacity, spawns the driver, and bounds what it awaits. (The
-//! final binary also picks embassy-time's tick rate and time driver; a library never does.)
+//! A firmware picks the wheel's capacity, spawns the driver, and bounds what it awaits. The
+//! final binary also picks embassy-time's tick rate and time driver; a library never does.
 //!
 //! ```no_run
 //! use core::time::Duration;
@@ -50,63 +50,52 @@
 //!
 //! # Precision
 //!
-//! embassy-time counts whole ticks of its driver (`TICK_HZ`: 1 kHz on many boards, 32 768 Hz
-//! on RTC-driven ones, 1 MHz for the `std` and `mock-driver` drivers), and
-//! `Instant::now()` rounds the true time **down** to the tick. A timeout measured from such a
-//! reading can end early in true time: `embassy_time::with_timeout(d, fut)` started 0.9 tick
-//! into a tick ends `d - 0.9` ticks later (at `tick-hz-100`, a 50 ms timeout can end after
-//! 41 ms). This crate never does:
+//! embassy-time counts whole ticks of its driver (`TICK_HZ`: 1 kHz on many boards,
+//! 32 768 Hz on RTC-driven ones, 1 MHz for the `std` and `mock-driver` drivers).
+//! `Instant::now()` rounds the true time **down** to the tick, so a timeout measured from
+//! it can end early: `embassy_time::with_timeout(d, fut)` started 0.9 tick into a tick
+//! ends `d - 0.9` ticks later. At `tick-hz-100`, a 50 ms timeout can end after 41 ms.
+//! This crate never ends early:
 //!
-//! * [`EmbassyClock`]'s [`resolution`](punctual_core::Clock::resolution) is one embassy tick
-//!   ([`RESOLUTION`]), which the wheel adds to every relative deadline: a deadline of `d`
-//!   started at reading `r` ends when the clock reads at least `r + RESOLUTION + d`, which is
-//!   after `d` of true time wherever in its tick `r` was taken.
-//! * The driver sleeps until the first embassy tick whose reading is at or after the wheel's
-//!   planned turn (`reading * TICK_HZ` rounded **up**, [`EmbassyClock::instant_at_or_after`];
-//!   `Instant::from_nanos` would round down), so a turn never comes before its time.
-//! * Readings round embassy ticks down to a whole nanosecond; when a tick is not a whole
-//!   number of nanoseconds (1 024 Hz: 976 562.5 ns) `RESOLUTION` covers that half nanosecond
-//!   too.
+//! * [`EmbassyClock`]'s [`resolution`](punctual_core::Clock::resolution) is one embassy
+//!   tick ([`RESOLUTION`]), which the wheel adds to every relative deadline. A deadline of
+//!   `d` started at reading `r` ends once the clock reads `r + RESOLUTION + d`: after `d`
+//!   of true time, wherever in its tick `r` was taken.
+//! * The driver sleeps until the first embassy tick whose reading is at or after the
+//!   planned turn ([`EmbassyClock::instant_at_or_after`], rounding **up**).
+//! * Readings round ticks down to a whole nanosecond. When a tick is not whole nanoseconds
+//!   (1 024 Hz: 976 562.5 ns), `RESOLUTION` covers that half nanosecond too.
 //!
-//! The price is lateness, bounded: a deadline ends at most two wheel ticks after `r + d`
-//! (one for the resolution, one for rounding up to the wheel's tick), when the wheel's tick
-//! is a whole number of embassy ticks (as [`TICK`] is) and the driver's task is not starved;
-//! in true time too, since the driver's sleeps then end on wheel tick boundaries (or, for a
-//! tick with few deadlines, at a deadline's own time, which is earlier still). At
-//! `tick-hz-100` with `TICK` (10 ms), a 50 ms deadline ends after more than 50 and at most
-//! 60 ms of true time (51 ms when started 9 ms into a tick): never 41. The host tests in
-//! `adapters/embassy/host-tests/coarse` check exactly this, against `with_timeout`, from every
-//! point in a tick.
+//! The price is bounded lateness. When the wheel's tick is whole embassy ticks, as [`TICK`]
+//! is, and the driver is not starved, a deadline ends at most two wheel ticks after
+//! `r + d`, in true time too: one for the resolution, one for rounding up to the tick.
+//! At `tick-hz-100` with `TICK` (10 ms), a 50 ms deadline ends after more than 50 and at
+//! most 60 ms of true time: never 41. The host tests in `adapters/embassy/host-tests/coarse`
+//! check this against `with_timeout`, from every point in a tick.
 //!
-//! The wheel only fires once the clock has read the deadline, so an embassy driver whose
-//! `now()` lags the true time by the same amount at a deadline's start and at its end
-//! makes it later, never earlier. A lag that *shrinks* in between is a different matter:
-//! a driver that counts tick interrupts and reads only its counter, with the interrupt
-//! held off (a critical section, or a task at the interrupt's priority) when the deadline
-//! starts, reads a start that is too early by the hold-off, and the deadline ends early by
-//! that much, less [`RESOLUTION`] (a 50 ms deadline started 19 ms into such a hold-off at
-//! 100 Hz ends after 41 ms of true time). Such a driver's `now()` must count a tick whose
-//! interrupt is pending, as embassy's own drivers do (they read a hardware counter); the
-//! firmware example's does.
+//! A driver whose `now()` lags true time by the same amount at a deadline's start and end
+//! only makes it later. A lag that *shrinks* in between makes it early. A driver that
+//! counts tick interrupts, with the interrupt held off when the deadline starts, reads a
+//! start too early by the hold-off; the deadline then ends early by that, less
+//! [`RESOLUTION`]. So a driver's `now()` must count a tick whose interrupt is pending, as
+//! embassy's own drivers do (they read a hardware counter); the firmware example's does.
 //!
 //! # Choosing the tick
 //!
 //! [`wheel`] uses [`TICK`]: the shortest whole number of embassy ticks that is at least
-//! 1 ms (and a whole number of nanoseconds). Build a wheel with another tick with
-//! [`Wheel::fixed`]`(EmbassyClock, tick)`: a multiple of `TICK` fires fewer turns at the cost
-//! of precision; a whole number of embassy ticks shorter than 1 ms is more precise and turns
-//! more often. A tick shorter than [`RESOLUTION`] buys nothing: readings are no finer than an
-//! embassy tick, and the resolution added to every deadline is then several wheel ticks, so
-//! the two-tick bound no longer holds in wheel ticks. Deadlines are never early with any
-//! tick.
+//! 1 ms and whole nanoseconds. For another tick, use [`Wheel::fixed`]`(EmbassyClock, tick)`.
+//! A multiple of `TICK` turns less often, at the cost of precision. Whole embassy ticks
+//! below 1 ms are more precise and turn more often. A tick below [`RESOLUTION`] buys
+//! nothing, and the two-tick bound then no longer holds in wheel ticks. Deadlines are
+//! never early with any tick.
 //!
 //! # Timer queue
 //!
-//! The driver registers one waker with embassy-time: the waker of the task that awaits
-//! [`run`]. An embassy task's waker works with embassy's executor-integrated timer queue (no
-//! `generic-queue-N` feature needed). Polling the driver from anything other than an embassy
-//! task (a host test's `block_on`, say) needs a `generic-queue-N` feature of embassy-time in
-//! the final binary. Tasks that await deadlines are woken by the wheel, not by embassy-time.
+//! The driver registers one waker with embassy-time: that of the task awaiting [`run`].
+//! An embassy task's waker works with embassy's executor-integrated timer queue. Polling
+//! the driver from anything else (a host test's `block_on`, say) needs a
+//! `generic-queue-N` feature of embassy-time in the final binary. Tasks that await
+//! deadlines are woken by the wheel, not by embassy-time.
 //!
 //! # Compared with `embassy_time::with_timeout`
 //!
@@ -121,9 +110,8 @@
 //!
 //! # Features
 //!
-//! * `portable-atomic`: for targets without compare-and-swap (thumbv6m): the wheel's atomics
-//!   go through `portable-atomic`, and the final binary provides a `critical-section`
-//!   implementation.
+//! * `portable-atomic`: for targets without compare-and-swap (thumbv6m). The wheel's
+//!   atomics go through `portable-atomic`; the final binary provides `critical-section`.
 //!
 //! [punctual]: https://docs.rs/punctual
 //! [`Elapsed`]: punctual_core::Elapsed
@@ -143,8 +131,8 @@ use punctual_core::{Driver, Fixed, FixedWheel, IndexWidth, Storage, Wheel};
 
 /// A wheel of `N` deadlines on embassy-time's clock: what [`wheel`] makes and [`run`] drives.
 ///
-/// `W` is the width of the slot heads the wheel's storage keeps (see [`Fixed`]): `u8` by
-/// default, for at most 255 entries. For more entries, name a wider one:
+/// `W` is the width of the storage's slot heads (see [`Fixed`]): `u8` by default, for at
+/// most 255 entries. For more, name a wider one:
 ///
 /// ```
 /// use punctual_embassy::EmbassyWheel;
@@ -156,13 +144,12 @@ use punctual_core::{Driver, Fixed, FixedWheel, IndexWidth, Storage, Wheel};
 /// A capacity the width cannot hold (`EmbassyWheel<300>`) fails to compile.
 ///
 /// `L` is the number of levels of 64 slots (see [`Fixed`]): 3 by default, a range of
-/// 2<sup>18</sup> ticks, 4.4 minutes at the 1 ms [`TICK`] of most tick rates (8.5 minutes at
-/// 1.95 ms, 44 minutes at 10 ms). A deadline or sleep longer than that still fires on time
-/// and never early: it waits at the top level, and costs the driver one turn per rotation
-/// (every 4.4 minutes) until it is within range. Each level more costs 72 bytes and
-/// multiplies the range by 64; `EmbassyWheel<N, u8, 4>` reaches 4.6 hours. With the
-/// defaults, an 8-entry wheel is about 900 bytes on a 32-bit part, all of it in `.bss`
-/// (zeroed at boot, nothing copied from flash).
+/// 2<sup>18</sup> ticks. That is 4.4 minutes at the 1 ms [`TICK`] of most tick rates,
+/// 8.5 minutes at 1.95 ms, 44 minutes at 10 ms. A longer deadline still fires on time,
+/// never early: it waits at the top level, costing the driver one turn per rotation. Each
+/// level more costs 72 bytes and multiplies the range by 64; `EmbassyWheel<N, u8, 4>`
+/// reaches 4.6 hours. With the defaults, an 8-entry wheel is about 900 bytes on a 32-bit
+/// part, all in `.bss` (zeroed at boot, nothing copied from flash).
 pub type EmbassyWheel<const N: usize, W = u8, const L: usize = 3> =
     FixedWheel<EmbassyClock, N, W, L>;
 
@@ -172,7 +159,7 @@ pub type EmbassyDriver<'w, S> = Driver<'w, EmbassyClock, S, EmbassySleeper>;
 /// A wheel of `N` deadlines on [`EmbassyClock`] with the recommended [`TICK`], for a
 /// `static`.
 ///
-/// Holds at most `N` pending deadlines at once; a deadline started while the wheel is full
+/// Holds at most `N` pending deadlines at once. A deadline started while the wheel is full
 /// still never ends early nor misses its time, but polls its task busily until an entry
 /// frees (see [`Deadline`](punctual_core::Deadline)). Size `N` for the deadlines your tasks
 /// await at the same time.
@@ -191,9 +178,8 @@ pub const fn wheel<const N: usize, W: IndexWidth, const L: usize>() -> EmbassyWh
 /// Drives `wheel` forever: turns it, fires every deadline that is due, and sleeps on an
 /// [`embassy_time::Timer`] until the next one (or until a task arms an earlier deadline).
 ///
-/// Await it from one embassy task of your own (the firmware, never a library, spawns it),
-/// on the executor whose time driver `embassy_time` uses. Deadlines on the wheel fire only
-/// while it runs. The future never completes: its output is
+/// Await it from one embassy task of your firmware, never of a library, on the executor
+/// whose time driver `embassy_time` uses. Deadlines on the wheel fire only while it runs. It never completes: its output is
 /// [`Infallible`](core::convert::Infallible), so `match run(&WHEEL).await {}` has type `!`,
 /// the return type of an embassy task that never ends:
 ///
@@ -208,8 +194,8 @@ pub const fn wheel<const N: usize, W: IndexWidth, const L: usize>() -> EmbassyWh
 /// # Cancel safety
 ///
 /// Dropping the driver stops the wheel: pending deadlines fire late, once a driver runs
-/// again; none is lost and none fires early. Running two drivers on one wheel is harmless
-/// (one turns it at a time) but useless.
+/// again. None is lost and none fires early. Two drivers on one wheel are harmless but
+/// useless.
 pub fn run<S: Storage>(wheel: &Wheel<EmbassyClock, S>) -> EmbassyDriver<'_, S> {
     wheel.driver(EmbassySleeper)
 }

@@ -5,11 +5,11 @@ use punctual_core::{Reading, Sleeper};
 
 use crate::EmbassyClock;
 
-/// Sleeps for the wheel's driver on [`Timer::at`], at the first embassy tick whose reading
-/// is at or after the wheel's planned turn ([`EmbassyClock::instant_at_or_after`]), so a
-/// turn never comes before the time it was planned for.
+/// The driver's sleeps, on [`Timer::at`] the first embassy tick whose reading is at or
+/// after the planned turn ([`EmbassyClock::instant_at_or_after`]). So a turn never comes
+/// early.
 ///
-/// Used by [`run`](crate::run); name it only to build a [`Driver`](punctual_core::Driver)
+/// [`run`](crate::run) uses it; name it only to build a [`Driver`](punctual_core::Driver)
 /// yourself.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct EmbassySleeper;

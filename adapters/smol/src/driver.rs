@@ -13,8 +13,8 @@ use crate::AsyncIoSleeper;
 /// The tick of a wheel made by [`leak_wheel`] with no other wish: 1 ms.
 pub const DEFAULT_TICK: Duration = Duration::from_millis(1);
 
-/// A growable wheel on a [`StdClock`] (`std::time::Instant`, the clock async-io's timers
-/// use): what [`leak_wheel`] makes.
+/// A growable wheel on a [`StdClock`] (`std::time::Instant`, as async-io's timers): what
+/// [`leak_wheel`] makes.
 pub type SmolWheel = Wheel<StdClock, Growable>;
 
 /// The driver future of a wheel on a [`StdClock`], sleeping on async-io timers.
@@ -23,9 +23,8 @@ pub type SmolDriver<'w, S = Growable> = Driver<'w, StdClock, S, AsyncIoSleeper>;
 /// Makes a growable wheel on a fresh [`StdClock`] with the given tick and leaks it, so
 /// that its deadlines are `'static` and can be spawned. Drive it with [`driver`].
 ///
-/// The wheel lives for the rest of the process (about 3.7 KB on 64-bit targets, its levels
-/// and per-thread lists, plus the entries it grew to hold): make one per program, not one
-/// per request.
+/// The wheel lives for the rest of the process: about 3.7 KB on 64-bit targets, plus the
+/// entries it grew to hold. Make one per program, not one per request.
 ///
 /// ```
 /// use std::time::Duration;
@@ -46,12 +45,12 @@ pub fn leak_wheel(tick: Duration) -> &'static SmolWheel {
     Wheel::growable(StdClock::new(), tick).leak()
 }
 
-/// The driver future of `wheel`: spawn it on any executor (`smol::spawn(..).detach()`,
-/// an `async_executor::Executor`), or run it alongside your own future with
-/// [`with_driver`]. It never completes.
+/// The driver future of `wheel`. Spawn it on any executor (`smol::spawn(..).detach()`, an
+/// `async_executor::Executor`), or run it alongside your own future with [`with_driver`].
+/// It never completes.
 ///
 /// It sleeps on [`async_io::Timer`]s, so it needs no runtime context: async-io's reactor
-/// runs inside `smol::block_on` / `async_io::block_on`, or on async-io's own thread.
+/// runs inside `smol::block_on` or `async_io::block_on`, or on async-io's own thread.
 ///
 /// ```
 /// use std::time::Duration;
@@ -70,9 +69,8 @@ pub fn leak_wheel(tick: Duration) -> &'static SmolWheel {
 ///
 /// # Cancel safety
 ///
-/// Dropping the driver (or the task or executor running it) stops the wheel: armed
-/// deadlines no longer fire until another driver turns it. Nothing is lost; they fire
-/// late, once one does.
+/// Dropping the driver, or the task or executor running it, stops the wheel. Armed
+/// deadlines are not lost: they fire late, once another driver turns it.
 pub fn driver<S: Storage>(wheel: &Wheel<StdClock, S>) -> SmolDriver<'_, S> {
     wheel.driver(AsyncIoSleeper::new(wheel.clock()))
 }
@@ -80,21 +78,16 @@ pub fn driver<S: Storage>(wheel: &Wheel<StdClock, S>) -> SmolDriver<'_, S> {
 /// Runs `future` with the driver of `wheel` alongside it, in the same task: no spawn and
 /// no extra thread. Completes with `future`'s output.
 ///
-/// The wheel turns only while this future is polled (it turns each time it is, and
-/// sleeps on an async-io timer in between), so deadlines elsewhere on the same wheel stop
-/// firing once it completes; for a wheel shared by many tasks, spawn [`driver`] instead.
+/// The wheel turns only while this future is polled, so deadlines elsewhere on the wheel
+/// stop firing once it completes. For a wheel shared by many tasks, spawn [`driver`].
 ///
-/// A wheel has places for the wakers of three drivers at once ([`driver`]s and
-/// `with_driver`s together). A fourth finds none, so nothing wakes it: it turns the wheel
-/// at least once a tick instead, even while nothing is armed. Run at most three at once on
-/// one wheel (not one `with_driver` per thread of a larger pool).
+/// A wheel has room for the wakers of three drivers at once, [`driver`]s and
+/// `with_driver`s together. A fourth is never woken: it turns the wheel at least once a
+/// tick instead, even while nothing is armed. Run at most three at once on one wheel.
 ///
 /// Each poll turns the wheel, then polls `future`, then sets the driver's timer
-/// ([`Driver::poll_with`](punctual_core::Driver::poll_with)): a deadline the turn fired is
-/// seen by `future` in the same poll, before the timer's registration (an async-io timer
-/// notifies its reactor, a system call) rather than after it. Measured at a 100 µs tick,
-/// the median lateness driven this way is no worse than an `async_io::Timer`'s (see the
-/// repository's benchmarks).
+/// ([`Driver::poll_with`](punctual_core::Driver::poll_with)). So `future` sees a deadline
+/// the turn fired in the same poll, before the timer's system call.
 ///
 /// ```
 /// use std::time::Duration;
@@ -137,8 +130,7 @@ impl<S: Storage, F: Future> Future for WithDriver<'_, S, F> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
         let this = self.project();
-        // The wheel turns first, so that a deadline inside `future` that came due is seen
-        // at once, and the driver's timer is set after `future` was polled.
+        // Turn, then `future`, then the driver's timer (see `with_driver`).
         this.driver.poll_with(this.future, cx)
     }
 }

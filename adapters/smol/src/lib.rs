@@ -1,10 +1,9 @@
 //! Drive a [punctual] timer wheel from async-io timers, on any smol executor: no extra
 //! thread, and the timer's work done by your executor.
 //!
-//! A wheel on a [`StdClock`] (`std::time::Instant`, the clock async-io's timers use) is
-//! driven by [`driver`], a future that turns the wheel and sleeps on an
-//! [`async_io::Timer`] until its next turn. Spawn it on any executor, or run it alongside
-//! your own future with [`with_driver`]; deadlines are made on the wheel with
+//! [`driver`] is a future that turns a wheel on a [`StdClock`] (`std::time::Instant`, as
+//! async-io's timers) and sleeps on an [`async_io::Timer`] until its next turn. Spawn it,
+//! or run it alongside your own future with [`with_driver`]. Make deadlines with
 //! [`Wheel::deadline`](punctual_core::Wheel::deadline).
 //!
 //! ```
@@ -26,45 +25,44 @@
 //! });
 //! ```
 //!
-//! Any smol executor works the same: `smol::spawn` (as above), a [`smol::Executor`] or
-//! `LocalExecutor` of your own (`ex.spawn(driver(&wheel))`, also for a borrowed wheel), or
-//! no spawn at all: `smol::block_on(with_driver(wheel, main()))`.
+//! Any smol executor works: `smol::spawn` as above, a [`smol::Executor`] or `LocalExecutor`
+//! of your own (`ex.spawn(driver(&wheel))`, also for a borrowed wheel), or no spawn at all
+//! (`smol::block_on(with_driver(wheel, main()))`).
 //!
 //! [`smol::Executor`]: https://docs.rs/smol/2/smol/struct.Executor.html
 //!
 //! # When to choose this over the default driver
 //!
-//! Without setup, `punctual`'s `fut.deadline(d)` uses a global wheel driven by one
-//! background thread, and it works under smol as it is. Choose this crate instead when:
+//! `punctual`'s `fut.deadline(d)` works under smol as it is, on a global wheel driven by
+//! one background thread. Choose this crate when you want:
 //!
-//! * **you want no extra thread**: the driver is a task of your executor, and its sleeps
-//!   are async-io timers in the reactor smol already runs;
-//! * **you want the timer to live and die with your executor**, for example one wheel
-//!   per `Executor` in tests, driven only while it runs;
-//! * **you want a wheel of your own**: another tick, a fixed capacity.
+//! * **no extra thread**: the driver is a task of your executor, sleeping on async-io
+//!   timers in the reactor smol already runs;
+//! * **the timer to live and die with your executor**, such as one wheel per `Executor`
+//!   in tests;
+//! * **a wheel of your own**: another tick, a fixed capacity.
 //!
-//! Keep the default when you do not want to think about who drives the wheel. Both use
-//! `std::time::Instant`, so there is no difference in time: a wheel made here can even be
+//! Both use `std::time::Instant`, so time is the same. A wheel made here can even be
 //! driven by `punctual::spawn_driver`'s thread instead, or by both.
 //!
 //! # When the executor stops
 //!
-//! The driver turns the wheel only while some executor polls it. When the executor that
-//! runs it is dropped (or stops being run, or the `with_driver` future completes):
+//! The driver turns the wheel only while some executor polls it. When its executor is
+//! dropped or stops running, or the `with_driver` future completes:
 //!
-//! * Tasks on that executor that were awaiting deadlines are dropped with it, like any
-//!   task: their deadlines and inner futures are dropped (destructors run, no panic).
-//! * Deadlines still alive elsewhere **never fire** while nothing drives the wheel. They
-//!   can still complete with their inner future's output, and dropping them is fine, but
-//!   a task awaiting only such a deadline waits until a driver runs again (spawn
-//!   [`driver`] anew, or call [`Wheel::turn`](punctual_core::Wheel::turn)); then they fire,
-//!   late but never early.
+//! * Tasks on that executor are dropped with it, their deadlines and inner futures too
+//!   (destructors run, no panic).
+//! * Deadlines alive elsewhere **never fire** while nothing drives the wheel. They can
+//!   still complete with their inner future's output, and dropping them is fine. They fire
+//!   once a driver runs again (spawn [`driver`] anew, or call
+//!   [`Wheel::turn`](punctual_core::Wheel::turn)): late, never early.
 //!
 //! # Precision
 //!
 //! With a driver that is not starved, a deadline fires at most two ticks late
-//! ([rule 3](https://github.com/punctual-rs/punctual/blob/main/docs/design.md)). That is measured, not promised, on real time: the driver's timer is as
-//! punctual as async-io's reactor, and the driver task waits its turn on its executor.
+//! ([rule 3](https://github.com/punctual-rs/punctual/blob/main/docs/design.md)). On real
+//! time that is measured, not promised: the driver's timer is as punctual as async-io's
+//! reactor, and the driver task waits its turn on its executor.
 //!
 //! [punctual]: https://docs.rs/punctual
 #![cfg_attr(docsrs, feature(doc_cfg))]

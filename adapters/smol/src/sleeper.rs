@@ -11,21 +11,19 @@ use punctual_core::{Reading, Sleeper, StdClock};
 /// The [`Sleeper`] of a wheel on a [`StdClock`]: an [`async_io::Timer`] at the instant at
 /// which the clock reads the wheel's next turn.
 ///
-/// Made by [`driver`](crate::driver) for you; build one yourself only to assemble a
-/// [`Driver`](punctual_core::Driver) by hand with
-/// [`Wheel::driver`](punctual_core::Wheel::driver).
+/// [`driver`](crate::driver) makes one for you. Build one yourself only for a
+/// [`Driver`](punctual_core::Driver) of your own ([`Wheel::driver`](punctual_core::Wheel::driver)).
 ///
 /// # Precision
 ///
-/// A sleep never completes before the wheel's clock reads the requested time: the reading
-/// is turned into a `std::time::Instant` at which the clock reads at least that
-/// ([`StdClock::instant_of`], later by at most the clock's [`slack`](StdClock::slack),
-/// typically under a microsecond), and an async-io timer does not complete before its
-/// instant. How late it may be is up to async-io's reactor and the operating system
-/// (typically well under a millisecond on an idle machine).
+/// A sleep never completes before the wheel's clock reads the requested time. The reading
+/// becomes an `Instant` at which the clock reads at least that ([`StdClock::instant_of`]),
+/// late by at most the clock's [`slack`](StdClock::slack). An async-io timer never
+/// completes before its instant. How late it may be is up to async-io's reactor and the
+/// operating system: typically well under a millisecond on an idle machine.
 ///
-/// Usable from any executor: async-io's reactor runs inside `async_io::block_on` (and so
-/// `smol::block_on` and smol's executors), or else on its own `async-io` thread.
+/// Usable from any executor: async-io's reactor runs inside `async_io::block_on` (so
+/// `smol::block_on` and smol's executors), or else on its own thread.
 #[derive(Debug, Clone, Copy)]
 pub struct AsyncIoSleeper {
     clock: StdClock,
@@ -37,9 +35,8 @@ impl AsyncIoSleeper {
         Self { clock: *clock }
     }
 
-    /// An instant at which the clock reads `at` or later ([`StdClock::instant_of`]), or
-    /// `None` if that instant cannot be represented (the sleep then never completes by
-    /// itself).
+    /// An instant at which the clock reads `at` or later ([`StdClock::instant_of`]).
+    /// `None` if no `Instant` can hold it; the sleep then never completes by itself.
     pub fn instant_of(&self, at: Reading) -> Option<Instant> {
         self.clock.instant_of(at)
     }
@@ -99,7 +96,7 @@ mod tests {
     ];
 
     #[test]
-    fn conversions_are_late_by_the_clock_slack_only() {
+    fn conversions_late_by_slack_only() {
         let clock = StdClock::new();
         let sleeper = AsyncIoSleeper::new(&clock);
         for reading in READINGS {
@@ -130,7 +127,7 @@ mod tests {
     }
 
     #[test]
-    fn never_early_on_the_async_io_thread() {
+    fn never_early_on_async_io_thread() {
         // Without `async_io::block_on`, the reactor runs on async-io's own thread.
         let clock = StdClock::new();
         let mut sleeper = AsyncIoSleeper::new(&clock);

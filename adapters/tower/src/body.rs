@@ -13,15 +13,13 @@ use punctual_core::{Budget, Budgeted, WheelRef};
 use crate::BoxError;
 
 pin_project! {
-    /// The body of a response from [`HttpDeadline`](crate::HttpDeadline): the inner
-    /// service's body, which ends with an [`Elapsed`](punctual_core::Elapsed) error if the
-    /// request's deadline passes while it still streams (a gRPC response's ends with
-    /// trailers saying `grpc-status: 4` instead); or the empty body of a timed-out
-    /// response.
+    /// The body of a response from [`HttpDeadline`](crate::HttpDeadline): the empty body
+    /// of a timed-out response, or the inner service's body. The latter ends with an
+    /// [`Elapsed`](punctual_core::Elapsed) error if the request's deadline passes while it
+    /// streams; a gRPC body ends with trailers saying `grpc-status: 4` instead.
     ///
-    /// The deadline is checked before each frame is asked for, so a body that always has a
-    /// frame ready is cut at its deadline too. Once it has ended with the error, it yields
-    /// nothing more, and the inner body has been dropped.
+    /// The deadline is checked before each frame, so a body that always has a frame ready
+    /// is cut too. After the error it yields nothing more, and the inner body is dropped.
     ///
     /// # Errors
     ///
@@ -35,13 +33,12 @@ pin_project! {
 pin_project! {
     #[project = StateProj]
     enum State<B, W: WheelRef> {
-        // The empty body of a timed-out response, or a bounded body after its deadline.
+        // A timed-out response's empty body, or a bounded body after its deadline.
         Done,
         Streaming {
             #[pin]
             body: B,
-            // Fires at the request budget's instant: a budget over a future that never
-            // completes, polled for its timer alone.
+            // A budget over a never-ready future, polled for its timer alone.
             #[pin]
             limit: Option<Budgeted<'static, Pending<()>, W>>,
             // A gRPC response: it ends with DEADLINE_EXCEEDED trailers, not an error.
@@ -51,9 +48,8 @@ pin_project! {
 }
 
 impl<B, W: WheelRef> DeadlineBody<B, W> {
-    /// `body`, bounded by `limit`'s budget on its wheel (a handle that has chosen) if
-    /// there is one. A budget that is not on that wheel (an enclosing budget on another
-    /// wheel) leaves the body unbounded rather than compare instants of two clocks.
+    /// `body`, bounded by `limit`'s budget on its wheel, a handle that has chosen.
+    /// A budget on another wheel leaves the body unbounded: its instant is another clock's.
     pub(crate) fn bounded(body: B, limit: Option<(W, Budget)>, grpc: bool) -> Self {
         let limit = limit.and_then(|(wheel, budget)| {
             budget.remaining(&wheel)?;

@@ -1,15 +1,12 @@
-//! The `grpc-timeout` header: its parser and its encoder; and the status a call that ran
-//! out of time answers with.
+//! The `grpc-timeout` header: its parser, its encoder, and gRPC's status for a call out of time.
 //!
-//! The gRPC wire format is `TimeoutValue TimeoutUnit`: an ASCII integer of at most eight
-//! digits, then one unit, `H` (hours), `M` (minutes), `S` (seconds), `m` (milliseconds),
-//! `u` (microseconds) or `n` (nanoseconds). Nothing else: no sign, no space, no second
-//! unit. The header is network input, so the parser reads a bounded number of bytes, does
-//! checked-free arithmetic that cannot overflow (eight digits of hours fit a `Duration`
-//! many times over) and rejects anything else; it never panics.
+//! The wire format is an ASCII integer of one to eight digits, then one unit: `H` (hours),
+//! `M` (minutes), `S` (seconds), `m` (milliseconds), `u` (microseconds) or `n`
+//! (nanoseconds). No sign, no space, no second unit.
 //!
-//! The encoder rounds *down*, in the finest unit whose value fits eight digits, so the
-//! callee is never given more time than the caller has left.
+//! * The parser rejects anything else and never panics: the header is network input.
+//!   Eight digits of hours fit a `Duration`, so its arithmetic cannot overflow.
+//! * The encoder rounds *down*, so the callee never gets more time than the caller has left.
 
 use core::fmt;
 use core::time::Duration;
@@ -122,10 +119,9 @@ pub fn encode(left: Duration) -> HeaderValue {
     HeaderValue::try_from(text).expect("digits and an ASCII letter are a valid header value")
 }
 
-/// The timeout a request's headers ask for: the first `grpc-timeout` value, parsed. A
-/// malformed value is ignored (`None`) with a `tracing` event at debug level, which gives
-/// its length and what is wrong, never its bytes (it is the peer's input, to be kept out of
-/// logs).
+/// The timeout a request's headers ask for: the first `grpc-timeout` value, parsed.
+/// A malformed value gives `None` and a debug-level `tracing` event with its length and
+/// what is wrong, never its bytes: they are the peer's input, kept out of logs.
 ///
 /// ```
 /// use std::time::Duration;
@@ -154,8 +150,7 @@ pub fn from_headers(headers: &HeaderMap) -> Option<Duration> {
     }
 }
 
-/// Writes `left` into `headers` as `grpc-timeout`, unless the headers already ask for
-/// less (a timeout the caller set on the request itself).
+/// Writes `left` into `headers` as `grpc-timeout`, unless they already ask for less.
 pub(crate) fn write_at_most(headers: &mut HeaderMap, left: Duration) {
     if let Some(asked) = headers
         .get(GRPC_TIMEOUT)

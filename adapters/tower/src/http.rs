@@ -1,6 +1,4 @@
-//! The HTTP flavour, for services whose error is `Infallible` (axum's, hyper's
-//! `service_fn` with `Infallible`, tonic's servers): on expiry an HTTP response instead of
-//! an error.
+//! The HTTP flavour, for services whose error is `Infallible`: on expiry, a response.
 
 use core::convert::Infallible;
 use core::fmt;
@@ -23,40 +21,35 @@ use crate::source::{GrpcTimeout, OwnLimit, RequestTimeout};
 /// The status a timed-out request is answered with unless another is chosen:
 /// `504 Gateway Timeout`.
 ///
-/// The request's deadline passed before its response was ready, most often because a
-/// call downstream was slow: that is what proxies (Envoy, nginx) answer for an upstream
-/// that did not answer in time, and what gRPC's `DEADLINE_EXCEEDED` maps to over HTTP.
-/// Not `408 Request Timeout`, which says the *client* was slow to send its request (and
-/// which browsers retry by themselves), nor `503 Service Unavailable`, which says the
-/// service is overloaded or down.
+/// It is what proxies answer for an upstream that did not answer in time, and what gRPC's
+/// `DEADLINE_EXCEEDED` maps to over HTTP. `408 Request Timeout` would blame a slow *client*
+/// (and browsers retry it); `503 Service Unavailable` says the service is overloaded or down.
 pub const DEFAULT_STATUS: StatusCode = StatusCode::GATEWAY_TIMEOUT;
 
 /// A [`DeadlineLayer`](crate::DeadlineLayer) for HTTP services that cannot fail
-/// (`Error = Infallible`): when a request's deadline passes before its response is ready,
-/// the inner response future is dropped and the client is answered with an empty response
-/// of the chosen status ([`DEFAULT_STATUS`], `504`, unless [`status`](Self::status) says
-/// otherwise). The [`Elapsed`] is in that response's extensions, for logging layers
-/// further out.
+/// (`Error = Infallible`), such as axum's, hyper's and tonic's servers. When a request's
+/// deadline passes before its response is ready, the inner response future is dropped.
+/// The client gets an empty response of [`DEFAULT_STATUS`], `504`, or the
+/// [`status`](Self::status) chosen. Its extensions hold the [`Elapsed`], for logging
+/// layers further out.
 ///
-/// A gRPC request (`content-type: application/grpc...`) is answered as gRPC requires
-/// instead: `200 OK` with `grpc-status: 4` (`DEADLINE_EXCEEDED`) and no body.
+/// A gRPC request (`content-type: application/grpc...`) gets what gRPC requires instead:
+/// `200 OK` with `grpc-status: 4` (`DEADLINE_EXCEEDED`) and no body.
 ///
 /// As with the generic layer, the handling runs under a budget of the request's deadline,
-/// the deadline covers the response future and not `poll_ready`, and
-/// [`grpc_timeout`](Self::grpc_timeout) takes a shorter deadline from the request.
+/// the deadline does not cover `poll_ready`, and [`grpc_timeout`](Self::grpc_timeout)
+/// takes a shorter deadline from the request.
 ///
 /// # After the headers are sent
 ///
-/// Once the inner service has answered, the status and headers are out: they cannot be
-/// taken back. The response's body is then bounded by the same instant: a body still
-/// streaming when the request's deadline passes ends with an `Elapsed` error instead of
-/// its next frame (and the inner body is dropped), which hyper turns into an aborted
-/// response: on HTTP/1.1 the connection closes before the body's end, on HTTP/2 the stream
-/// is reset. So the client sees a truncated response, never one that looks complete. A
-/// body that outlives its request on purpose (server-sent events, a download) can opt out
-/// with [`unbounded_body`](Self::unbounded_body). A gRPC response's body ends instead
-/// with trailers saying `grpc-status: 4` (`DEADLINE_EXCEEDED`), which is how a gRPC
-/// client learns that its call ran out of time midway through a stream.
+/// Once the inner service has answered, its status and headers are out. The body is then
+/// bounded by the same instant: a body still streaming then ends with an `Elapsed` error
+/// instead of its next frame, and the inner body is dropped. hyper turns that into an
+/// aborted response: HTTP/1.1 closes the connection early, HTTP/2 resets the stream. So
+/// the client sees a truncated response, never one that looks complete. A gRPC body ends
+/// instead with trailers saying `grpc-status: 4`, so a gRPC client learns its call ran out
+/// of time mid-stream. A body meant to outlive its request (server-sent events, a
+/// download) can opt out with [`unbounded_body`](Self::unbounded_body).
 ///
 /// ```
 /// use std::convert::Infallible;
@@ -104,8 +97,8 @@ impl<W: WheelRef> HttpDeadlineLayer<W> {
 }
 
 impl<W: WheelRef, T> HttpDeadlineLayer<W, T> {
-    /// The status of the response to a request whose deadline passed (not for gRPC
-    /// requests, which are answered `200` with `grpc-status: 4`).
+    /// The status of the response to a request whose deadline passed. gRPC requests get
+    /// `200` with `grpc-status: 4` whatever this says.
     pub fn status(mut self, status: StatusCode) -> Self {
         self.status = status;
         self
@@ -118,8 +111,8 @@ impl<W: WheelRef, T> HttpDeadlineLayer<W, T> {
     }
 
     /// Also takes the request's `grpc-timeout` header when it asks for less than the
-    /// layer's limit; never more. A malformed header is ignored (see
-    /// [`grpc_timeout::from_headers`](crate::grpc_timeout::from_headers)).
+    /// layer's limit, never more. A malformed header is ignored
+    /// ([`grpc_timeout::from_headers`](crate::grpc_timeout::from_headers)).
     pub fn grpc_timeout(self) -> HttpDeadlineLayer<W, GrpcTimeout> {
         HttpDeadlineLayer {
             limits: self.limits.with_source(GrpcTimeout),
@@ -128,8 +121,8 @@ impl<W: WheelRef, T> HttpDeadlineLayer<W, T> {
         }
     }
 
-    /// Leaves the body of a response that was ready in time unbounded: it streams for as
-    /// long as it has frames, after the request's deadline too.
+    /// Leaves the body of a response that was ready in time unbounded: it streams past the
+    /// request's deadline for as long as it has frames.
     pub fn unbounded_body(mut self) -> Self {
         self.bound_body = false;
         self
@@ -217,6 +210,7 @@ fn is_grpc<B>(req: &Request<B>) -> bool {
         .is_some_and(|v| v.as_bytes().starts_with(b"application/grpc"))
 }
 
+/// How to answer a request whose deadline passed.
 #[derive(Debug, Clone, Copy)]
 struct OnExpiry {
     status: StatusCode,
@@ -224,8 +218,7 @@ struct OnExpiry {
 }
 
 impl OnExpiry {
-    /// The answer to a request whose deadline passed (not generic over the body, so
-    /// compiled once).
+    /// The answer to a request whose deadline passed. Not generic, so compiled once.
     fn response(self, elapsed: Elapsed) -> Response<()> {
         let mut response = Response::new(());
         if self.grpc {
@@ -244,10 +237,9 @@ impl OnExpiry {
 }
 
 pin_project! {
-    /// The response future of [`HttpDeadline`]: the inner service's response (its body
-    /// bounded by the request's deadline unless the layer said
-    /// [`unbounded_body`](HttpDeadlineLayer::unbounded_body)), or the chosen status once
-    /// the deadline has passed.
+    /// The response future of [`HttpDeadline`]: the inner service's response, or the
+    /// chosen status once the deadline has passed. The body is bounded by the request's
+    /// deadline unless the layer said [`unbounded_body`](HttpDeadlineLayer::unbounded_body).
     ///
     /// # Cancel safety
     ///
@@ -272,10 +264,9 @@ where
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let mut this = self.project();
-        // The body's limit goes on the wheel the budget is on: the one the budget chooses
-        // at its first poll, on this thread, which this chooses too (a handle keeps its
-        // first choice). Chosen here, not when the body is made: by then the task may
-        // run on another thread, whose wheel the budget's instant is not a reading of.
+        // The body's limit must be on the budget's wheel, which the budget chooses at its
+        // first poll on this thread. Choose here too, before the task can move threads;
+        // a handle keeps its first choice.
         if let Some(wheel) = this.body_wheel.as_mut() {
             wheel.choose();
         }

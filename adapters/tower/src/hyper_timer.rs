@@ -1,13 +1,10 @@
-//! [`HyperTimer`]: `hyper::rt::Timer` on a punctual wheel, so hyper's own timeouts
-//! (reading a request's headers, HTTP/2 keep-alive pings) run on punctual's wheel on any
-//! executor, never early.
+//! [`HyperTimer`]: `hyper::rt::Timer` on a punctual wheel, for hyper's own timeouts.
 //!
-//! hyper gives instants (`sleep_until`, `reset`) computed from [`Timer::now`], which is
-//! `std::time::Instant::now()` here as in hyper's default. Each is turned into a span
-//! from now, and the sleep ends that long after its first poll on the wheel's clock: on
-//! the facade's default wheel inside a tokio runtime that is tokio's clock, paused or
-//! not, as with hyper-util's `TokioTimer`. A span measured from the first poll rather than
-//! from the call can only end later, never earlier; hyper polls its sleeps at once.
+//! * hyper's instants come from [`Timer::now`], `std::time::Instant::now()` as in hyper's
+//!   default. Each becomes a span from now.
+//! * A sleep ends that span after its first poll, on the wheel's clock. Inside a tokio
+//!   runtime the default wheel's clock is tokio's, paused or not.
+//! * Counting from the first poll, not the call, can only end later, never earlier.
 
 use core::future::Future;
 use core::pin::Pin;
@@ -70,8 +67,8 @@ where
         Box::pin(self.sleep_for(deadline.saturating_duration_since(self.now())))
     }
 
-    /// Resets a sleep of this timer in place (a new entry on the wheel, the old one
-    /// released), without allocating; another timer's sleep is replaced.
+    /// Resets a sleep of this timer in place, without allocating: a new entry on the wheel,
+    /// the old one released. Another timer's sleep is replaced.
     fn reset(&self, sleep: &mut Pin<Box<dyn Sleep>>, new_deadline: Instant) {
         let span = new_deadline.saturating_duration_since(self.now());
         match sleep.as_mut().downcast_mut_pin::<HyperSleep<W>>() {

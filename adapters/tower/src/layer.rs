@@ -16,25 +16,22 @@ use crate::limits::Limits;
 use crate::source::{GrpcTimeout, OwnLimit, RequestTimeout};
 
 /// A [`Layer`] that bounds each request by a deadline and runs its handling under a
-/// punctual budget of the same length: every punctual deadline started while the response
-/// future is polled (in the handler, in a client it calls, in a retry loop) ends no later
-/// than the request's own.
+/// punctual budget of the same length. Every punctual deadline started while the response
+/// future is polled ends no later than the request's.
 ///
-/// The deadline covers the response future, from its first poll (which tower's and hyper's
-/// callers make at once after `call`), not `poll_ready`: readiness is the service's
-/// back-pressure, shared by every request, and a request's clock starts when the request
-/// is handed over. Put a `tower::load_shed` or a `tower::timeout` around readiness if it
-/// must be bounded too.
+/// The deadline covers the response future from its first poll, which tower's and hyper's
+/// callers make right after `call`. It does not cover `poll_ready`, the service's
+/// back-pressure shared by every request. Put a `tower::load_shed` or a `tower::timeout`
+/// around readiness if it must be bounded too.
 ///
 /// Errors are boxed into [`BoxError`]: the inner service's own, or a [`punctual_core::Elapsed`]
 /// when the deadline passed first, named after the layer ([`named`](Self::named);
-/// `"request"` by default). An enclosing budget that ends earlier (a layer further out, a
-/// `punctual::budget` the call is made in) ends the request at its instant, and the
-/// `Elapsed` is that budget's.
+/// `"request"` by default). An enclosing budget that ends earlier ends the request at its
+/// instant, and the `Elapsed` is that budget's.
 ///
-/// `W` is the wheel: `punctual::Ambient` (the facade's default, `DeadlineLayer::new`),
-/// or a wheel of your own (`DeadlineLayer::on`). Deadlines started inside respect the
-/// budget when they are on the same wheel, which the default deadlines are.
+/// `W` is the wheel: `punctual::Ambient` with `DeadlineLayer::new`, or a wheel of your own
+/// with `DeadlineLayer::on`. Deadlines inside respect the budget when they are on the same
+/// wheel, as default deadlines are.
 ///
 /// ```
 /// use std::time::Duration;
@@ -86,9 +83,9 @@ impl<W: WheelRef, T> DeadlineLayer<W, T> {
         self
     }
 
-    /// Also takes the request's `grpc-timeout` header (for `http::Request`s), when it asks
-    /// for less than the layer's limit; never more. A malformed header is ignored (see
-    /// [`grpc_timeout::from_headers`](crate::grpc_timeout::from_headers)).
+    /// Also takes an `http::Request`'s `grpc-timeout` header when it asks for less than the
+    /// layer's limit, never more. A malformed header is ignored
+    /// ([`grpc_timeout::from_headers`](crate::grpc_timeout::from_headers)).
     pub fn grpc_timeout(self) -> DeadlineLayer<W, GrpcTimeout> {
         DeadlineLayer {
             limits: self.limits.with_source(GrpcTimeout),

@@ -1,8 +1,7 @@
-//! Tower middleware on [punctual] deadlines: a layer that bounds each request by a deadline
-//! and runs its handling under a budget, so that every punctual deadline started while
-//! serving it (in the handler, in a client it calls, in a retry loop) ends no later than
-//! the request's own; its HTTP flavour, which answers a status code instead of an error;
-//! and deadline propagation over `grpc-timeout`, so the next service stops when the caller
+//! Tower middleware on [punctual] deadlines. A layer bounds each request by a deadline and
+//! runs its handling under a budget: every punctual deadline started while serving it
+//! ends no later than the request's. Its HTTP flavour answers a status code instead of an
+//! error. Propagation over `grpc-timeout` makes the next service stop when the caller
 //! would stop waiting.
 //!
 //! * [`DeadlineLayer`]: any `Service` whose error converts into [`BoxError`]; a request
@@ -21,36 +20,31 @@
 //!
 //! # Which wheel
 //!
-//! Each type takes the wheel handle `W` its budgets run on. The facade's default,
-//! `punctual::Ambient`, is the wheel default deadlines choose (the tokio runtime's with
-//! the facade's `tokio` feature, virtual time, or the global wheel), which is what a
-//! handler's `fut.deadline(d)` respects; `punctual::adapters::tower` names these types
-//! with it (`punctual::adapters::tower::DeadlineLayer::new(d)`). Here, name it:
-//! `DeadlineLayer::<punctual::Ambient>::new(d)`, or give a wheel of your own with `on`.
+//! Each type takes the wheel handle `W` its budgets run on. `punctual::Ambient` is the
+//! wheel default deadlines choose, which a handler's `fut.deadline(d)` respects.
+//! `punctual::adapters::tower` names these types with it
+//! (`punctual::adapters::tower::DeadlineLayer::new(d)`). Here, name it
+//! (`DeadlineLayer::<punctual::Ambient>::new(d)`), or give a wheel of your own with `on`.
 //!
-//! On tokio's multi-thread runtime each worker thread has a default wheel of its own; they
-//! all read the real clock as the global wheel does, so a request's budget follows a
-//! handler whose task moves to another worker: the deadlines it starts there end with the
-//! budget, and [`remaining_budget`] (so [`PropagateDeadlineLayer`]) finds it.
+//! On tokio's multi-thread runtime each worker has a default wheel of its own, all on the
+//! real clock. So a request's budget follows its task to another worker: deadlines started
+//! there end with it, and [`remaining_budget`] and [`PropagateDeadlineLayer`] find it.
 //!
 //! # What the deadline covers
 //!
 //! The response future, from its first poll, which tower's and hyper's callers make right
-//! after `call`. Not `poll_ready`: readiness is a service's back-pressure, shared by all
-//! requests, and a request has not been handed over while the caller waits for it (bound
-//! it with `tower::load_shed` or `tower::timeout` around readiness where needed). With
-//! the HTTP flavour, the response body too (see [`HttpDeadlineLayer`]).
+//! after `call`; with the HTTP flavour, the response body too (see [`HttpDeadlineLayer`]).
+//! Not `poll_ready`: readiness is back-pressure shared by all requests. Bound it with
+//! `tower::load_shed` or `tower::timeout` where needed.
 //!
 //! # With `tower::retry`
 //!
 //! * Deadline outside the retry (`ServiceBuilder::new().layer(deadline).retry(policy)`):
-//!   one budget for all attempts. Deadlines inside each attempt are cut to what is left,
-//!   and when the budget passes the retry future is dropped with the attempt in flight:
-//!   no attempt starts after the budget.
-//! * Deadline inside the retry (`.retry(policy).layer(deadline)`): a limit per attempt.
-//!   Inside an enclosing budget (a request served under a layer further out), each
-//!   attempt is cut to it too; wrap the policy in [`WithinBudget`] so that it stops
-//!   retrying once that budget is spent, instead of starting attempts that fail at once.
+//!   one budget for all attempts. Each attempt's deadlines are cut to what is left, and no
+//!   attempt starts after the budget: the retry future is dropped with it.
+//! * Deadline inside the retry (`.retry(policy).layer(deadline)`): a limit per attempt,
+//!   cut to any enclosing budget. Wrap the policy in [`WithinBudget`] so that it stops
+//!   once that budget is spent, instead of starting attempts that fail at once.
 //!
 //! # Example
 //!

@@ -1,5 +1,4 @@
-//! What the generic and the HTTP layer share: the limit, its name, the wheel, where a
-//! request's own limit comes from, and how a request's handling is put under a budget.
+//! [`Limits`]: what the generic and the HTTP layer share.
 
 use core::future::Future;
 use core::time::Duration;
@@ -11,6 +10,7 @@ use crate::source::RequestTimeout;
 /// The name an `Elapsed` carries when a layer was not named.
 pub(crate) const DEFAULT_NAME: &str = "request";
 
+/// A layer's limit and its name, the wheel, and where a request's own limit comes from.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Limits<W, T> {
     pub(crate) limit: Duration,
@@ -29,8 +29,7 @@ impl<W: WheelRef, T> Limits<W, T> {
         }
     }
 
-    /// The limit for `req`: the layer's, or what the request asks for when that is
-    /// earlier.
+    /// The limit for `req`: the layer's, or what the request asks for if earlier.
     pub(crate) fn limit_for<Req>(&self, req: &Req) -> Duration
     where
         T: RequestTimeout<Req>,
@@ -41,8 +40,8 @@ impl<W: WheelRef, T> Limits<W, T> {
         }
     }
 
-    /// `future` under a budget of `limit`, named after the layer. (An enclosing budget,
-    /// if earlier, wins inside `Budgeted`.)
+    /// `future` under a budget of `limit`, named after the layer.
+    /// An earlier enclosing budget wins inside `Budgeted`.
     pub(crate) fn bound<F: Future>(&self, limit: Duration, future: F) -> Budgeted<'static, F, W> {
         Budgeted::new(future, self.wheel, limit).named(self.name)
     }

@@ -11,8 +11,8 @@ use tower_service::Service;
 
 use crate::grpc_timeout;
 
-/// What is left of the budget in force on this thread, on `wheel`'s clock: `None` when no
-/// budget is in force for deadlines on that wheel (none at all, or one on another wheel).
+/// What is left of the budget in force on this thread, on `wheel`'s clock. `None` when no
+/// budget is in force for deadlines on that wheel: none at all, or one on another wheel.
 ///
 /// ```
 /// use std::time::Duration;
@@ -40,25 +40,21 @@ pub fn remaining_budget<W: WheelRef>(wheel: W) -> Option<Duration> {
     budget.remaining(&wheel)
 }
 
-/// A [`Layer`] for outgoing HTTP requests (a hyper client, a tonic channel): each
-/// request's `grpc-timeout` header is set to what is left of the caller's budget, rounded
-/// down ([`grpc_timeout::encode`]), so the callee never gets more time than the caller
-/// has. A callee whose server has a [`DeadlineLayer`](crate::DeadlineLayer) or an
-/// [`HttpDeadlineLayer`](crate::HttpDeadlineLayer) with `.grpc_timeout()` then runs the
-/// request under that budget, and stops when the caller would stop waiting.
+/// A [`Layer`] for outgoing HTTP requests (a hyper client, a tonic channel). It sets each
+/// request's `grpc-timeout` to what is left of the caller's budget, rounded down
+/// ([`grpc_timeout::encode`]). A callee with a [`DeadlineLayer`](crate::DeadlineLayer) or
+/// [`HttpDeadlineLayer`](crate::HttpDeadlineLayer) and `.grpc_timeout()` then stops when
+/// the caller would stop waiting.
 ///
-/// The budget is the one in force where `call` runs: inside a request served under one
-/// of this crate's layers, inside `punctual::budget`, or in a task spawned with
-/// `with_current_budget`. (So the layer belongs in front of any `tower::buffer::Buffer`,
-/// whose worker task makes the calls.) With no budget in force, the request goes out as
-/// it is. A `grpc-timeout` already on the request that asks for less is kept.
+/// The budget is the one in force where `call` runs: in a request served under one of
+/// this crate's layers, in `punctual::budget`, or in a task spawned with
+/// `with_current_budget`. So put the layer in front of any `tower::buffer::Buffer`, whose
+/// worker task makes the calls. On tokio's multi-thread runtime any worker finds it.
+/// With no budget in force, the request goes out as it is. A `grpc-timeout` already on
+/// the request that asks for less is kept.
 ///
-/// On tokio's multi-thread runtime the budget is found on whichever worker the call runs
-/// (the workers' default wheels read the same clock; see the guide's section on
-/// services).
-///
-/// The time the request spends on the network is not counted: the callee's clock starts
-/// when it receives the request, as in every gRPC implementation.
+/// Time on the network is not counted: the callee's clock starts when it receives the
+/// request, as in every gRPC implementation.
 ///
 /// ```
 /// use std::time::Duration;

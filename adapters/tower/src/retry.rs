@@ -8,16 +8,14 @@ use tower::retry::Policy;
 
 use crate::propagate::remaining_budget;
 
-/// Wraps a `tower::retry` [`Policy`] so that no attempt is retried once the budget in
-/// force (the request's, from a layer further out or a `punctual::budget`) is spent.
+/// Wraps a `tower::retry` [`Policy`] so that nothing is retried once the budget in force
+/// is spent: the request's, from a layer further out, or a `punctual::budget`.
 ///
-/// With the deadline layer *outside* the retry (`DeadlineLayer` then `RetryLayer` in a
-/// `ServiceBuilder`), retries stop by themselves: when the budget passes, the whole retry
-/// future is dropped, the attempt in flight with it. With a per-attempt deadline *inside*
-/// the retry, each attempt's budget is cut to the request's, so once the request's is
-/// spent every new attempt fails at once; a policy that retries on that error would start
-/// attempt after attempt within one poll. This wrapper says no instead, and the last
-/// error (the budget's `Elapsed`) is returned.
+/// With the deadline layer *outside* the retry, retries stop by themselves: the whole
+/// retry future is dropped when the budget passes. With a per-attempt deadline *inside*
+/// the retry, each attempt is cut to the request's budget. Once that is spent every new
+/// attempt fails at once, and a policy that retries on that error would spin within one
+/// poll. This wrapper says no instead, and the budget's `Elapsed` is returned.
 ///
 /// ```
 /// use std::time::Duration;

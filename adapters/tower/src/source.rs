@@ -1,13 +1,12 @@
-//! Where a request's own limit comes from: the layer's alone, or also what the request
-//! asks for (`grpc-timeout`).
+//! Where a request's limit comes from: the layer's alone, or also the request's `grpc-timeout`.
 
 use core::time::Duration;
 
 use crate::grpc_timeout;
 
-/// What a request asks for as its deadline, which a layer takes when it is earlier than
-/// its own limit (never when later). [`OwnLimit`] asks nothing; [`GrpcTimeout`] reads the
-/// `grpc-timeout` header of an `http::Request`.
+/// What a request asks for as its deadline. A layer takes it only when earlier than its
+/// own limit. [`OwnLimit`] asks nothing; [`GrpcTimeout`] reads an `http::Request`'s
+/// `grpc-timeout` header.
 pub trait RequestTimeout<Req> {
     /// The time `req` asks for, if it asks.
     fn requested(&self, req: &Req) -> Option<Duration>;
@@ -24,8 +23,8 @@ impl<Req> RequestTimeout<Req> for OwnLimit {
     }
 }
 
-/// The request's `grpc-timeout` header, when it is earlier than the layer's limit (see
-/// [`grpc_timeout::from_headers`]: a malformed value is ignored).
+/// The request's `grpc-timeout` header, when earlier than the layer's limit. A malformed
+/// value is ignored ([`grpc_timeout::from_headers`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct GrpcTimeout;
 

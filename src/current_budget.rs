@@ -1,13 +1,11 @@
-//! `with_current_budget`: a budget carried into work that another task polls.
+//! [`CurrentBudget`]: a budget carried into work that another task polls.
 //!
-//! A budget reaches the deadlines inside it through a thread-local set while its future is
-//! polled, so it does not reach a spawned task by itself. `CurrentBudget` takes the
-//! budget in force when it is made (the spawner's) and applies it when it is first polled
-//! (in the spawned task), on the default wheel of the thread that polls it: the budget's
-//! end moves between wheels as a reading of the global clock, which every default wheel's
-//! clock converts exactly (a runtime's wheel reads behind it by a fixed fraction of a
-//! tick). So the end stays the same instant, and the spawned work's deadlines on that
-//! thread's wheel take it.
+//! * A budget reaches inner deadlines through a thread-local, set while its future is polled.
+//!   So it does not reach a spawned task by itself.
+//! * `CurrentBudget` takes the budget in force where it is made, on the spawner's thread.
+//! * Its first poll sets that budget on the default wheel of the polling thread.
+//! * The end travels as a reading of the global clock, which every default wheel converts
+//!   exactly. So the end stays the same instant on every wheel.
 
 use core::fmt;
 use core::future::Future;
@@ -35,7 +33,7 @@ pin_project! {
     ///
     /// # Errors
     ///
-    /// `Err(Elapsed)` (a budget's) when the carried budget runs out first; the inner
+    /// `Err(Elapsed)`, a budget's, when the carried budget runs out first. The inner
     /// future has been dropped by then.
     ///
     /// # Cancel safety
@@ -53,13 +51,15 @@ pin_project! {
 }
 
 pin_project! {
+    /// `Made` until the first poll, then `Bounded` or `Unbounded` for good.
+    /// `Poisoned` only during that move, and after a panic in it.
     #[project = StateProj]
     #[project_replace = StateReplace]
     enum State<F> {
         Made { future: F, carried: Option<Carried> },
         Bounded { #[pin] budgeted: Budgeted<F> },
         Unbounded { #[pin] future: F },
-        Moving,
+        Poisoned,
     }
 }
 
@@ -81,7 +81,7 @@ pub(crate) fn carry<F: Future>(future: F) -> CurrentBudget<F> {
     }
 }
 
-/// The carried budget on the default wheel of this thread.
+/// The carried budget, set on this thread's default wheel.
 fn budget_here(carried: Carried) -> (Ambient, Budget) {
     let mut wheel = Ambient::new();
     wheel.choose();
@@ -104,7 +104,7 @@ impl<F: Future> Future for CurrentBudget<F> {
         let mut state = self.project().state;
         if let StateProj::Made { .. } = state.as_mut().project() {
             let StateReplace::Made { future, carried } =
-                state.as_mut().project_replace(State::Moving)
+                state.as_mut().project_replace(State::Poisoned)
             else {
                 unreachable!("checked above")
             };
@@ -121,7 +121,7 @@ impl<F: Future> Future for CurrentBudget<F> {
         match state.project() {
             StateProj::Bounded { budgeted } => budgeted.poll(cx),
             StateProj::Unbounded { future } => future.poll(cx).map(Ok),
-            StateProj::Made { .. } | StateProj::Moving => {
+            StateProj::Made { .. } | StateProj::Poisoned => {
                 panic!("`CurrentBudget` polled after a poll panicked")
             }
         }
@@ -137,7 +137,7 @@ impl<F> fmt::Debug for CurrentBudget<F> {
             },
             State::Bounded { .. } => "bounded",
             State::Unbounded { .. } => "unbounded",
-            State::Moving => "poisoned",
+            State::Poisoned => "poisoned",
         };
         f.debug_struct("CurrentBudget")
             .field("state", &state)

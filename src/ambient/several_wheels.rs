@@ -1,5 +1,8 @@
-//! `Ambient` with the `tokio` or `test-util` feature: a reference to the wheel chosen at
-//! the first pending poll (see `ambient`), kept until `forget_choice`.
+//! `Ambient` with `tokio` or `test-util`: a reference to the wheel chosen at the first
+//! pending poll.
+//!
+//! * `choose` sets `chosen` once; only `forget_choice` clears it.
+//! * Budgets on a wheel on the global timeline name the global wheel ([`Ambient::budget_wheel`]).
 
 use punctual_core::{RawWheel, Reading, WheelRef};
 
@@ -48,9 +51,8 @@ unsafe impl WheelRef for Ambient {
     #[inline]
     fn reading_at(&self, at: Reading) -> Reading {
         match self.chosen {
-            // The global wheel's clock may be another than the std reference
-            // (`global::reading_at`).
-            Some(chosen) if core::ptr::eq(chosen, &GLOBAL_CHOSEN) => crate::global::reading_at(at),
+            // The global wheel's clock may be `BootClock` (`global::reading_at`).
+            Some(chosen) if core::ptr::eq(chosen, &GLOBAL_DEFAULT) => crate::global::reading_at(at),
             Some(chosen) => chosen.reading_at(at),
             None => crate::global::reading_at(at),
         }
@@ -61,8 +63,8 @@ unsafe impl WheelRef for Ambient {
         self.chosen = None;
     }
 
-    /// Budgets apply across the wheels whose clocks read the same (see
-    /// `DefaultWheel::on_global_timeline`): those answer the global wheel's address.
+    /// Wheels on the global timeline answer the global wheel's address, so budgets apply
+    /// across them (`DefaultWheel::on_global_timeline`).
     #[inline]
     fn id(&self) -> usize {
         (self.budget_wheel() as *const dyn RawWheel).cast::<()>() as usize
@@ -70,9 +72,8 @@ unsafe impl WheelRef for Ambient {
 }
 
 impl Ambient {
-    /// The wheel a budget made for this handle names (`Budget::new`): the chosen one, or
-    /// the global wheel for every wheel that reads the global wheel's clock (see
-    /// [`WheelRef::id`]).
+    /// The wheel a budget made for this handle names (`Budget::new`): the chosen one, or the
+    /// global wheel for a wheel on the global timeline (see [`WheelRef::id`]).
     pub(crate) fn budget_wheel(&self) -> &'static dyn RawWheel {
         match self.chosen {
             Some(chosen) if !chosen.on_global_timeline => chosen.wheel,
@@ -82,9 +83,8 @@ impl Ambient {
 }
 
 impl Ambient {
-    /// `at`, a reading of the chosen wheel's clock, as a reading of the global clock: the
-    /// inverse of `reading_at`, so that an instant can move from one default wheel to
-    /// another (a budget carried into a task polled on another thread).
+    /// `at`, a reading of the chosen wheel's clock, as a reading of the global clock.
+    /// The inverse of `reading_at`: it moves an instant between default wheels.
     pub(crate) fn global_reading(&self, at: Reading) -> Reading {
         #[cfg(feature = "tokio")]
         if let Some(clock) = self.chosen.and_then(|chosen| chosen.reads_behind) {
@@ -95,7 +95,7 @@ impl Ambient {
 }
 
 /// The global wheel, as a default deadline chooses it.
-static GLOBAL_CHOSEN: DefaultWheel = DefaultWheel {
+static GLOBAL_DEFAULT: DefaultWheel = DefaultWheel {
     wheel: crate::global::global_wheel_static(),
     #[cfg(feature = "tokio")]
     reads_behind: None,
@@ -113,5 +113,5 @@ fn choose() -> &'static DefaultWheel {
     if let Some(wheel) = crate::tokio_wheels::current() {
         return wheel;
     }
-    &GLOBAL_CHOSEN
+    &GLOBAL_DEFAULT
 }
