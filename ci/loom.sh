@@ -16,7 +16,7 @@ RUSTFLAGS="--cfg punctual_loom" CARGO_TARGET_DIR=target/loom \
 RUSTFLAGS="--cfg punctual_loom --cfg punctual_loom_one_shard" CARGO_TARGET_DIR=target/loom-one-shard \
     cargo test -p punctual-core --test loom --release -- --nocapture \
     --skip take_back_vs_take_and_push --skip take_back_under_a_push_on_the_same_shard \
-    --skip a_second_arm_on_a_new_shard --skip fresh_blocks_and_steals_across_shards \
+    --skip second_arm_on_new_shard --skip fresh_blocks_and_steals_across_shards \
     --skip free_list_aba
 # The facade's own state machines (the global wheel's state word, the timer threads' fork
 # gate, the holders of a tokio runtime's default wheel): their files included in a test of

@@ -47,12 +47,12 @@ trap 'kill -- -"$i686_pid" 2>/dev/null || true' EXIT
 cargo +nightly miri test -p punctual-core --lib "${behaviour[@]}" --test model \
     --test budgets --test streams --test stats --test poll_order --test spares \
     -- --skip two_level_fixed_wheel --skip three_level_fixed_wheel \
-    --skip early_looking_wheel --skip on_crowded_cases
+    --skip early_looking_wheel --skip when_crowded
 # Threads: deadlines hopping between threads while another turns the wheel (a waker slot
 # registered while a fire takes it), deadlines dropped on other threads while the driver
 # fires them, and two threads growing a growable wheel at once (one frees its segment).
 MIRIFLAGS="$MIRIFLAGS -Zmiri-many-seeds=0..4" cargo +nightly miri test -p punctual-core \
-    --test threads -- hopping_threads dropped_on_other_threads two_threads_arming
+    --test threads -- hopping_deadline deadlines_dropped_elsewhere first_arms_on_growable_wheel
 cargo +nightly miri test -p punctual-core --doc
 echo "--- the same on i686 (32-bit):"
 i686_status=0

@@ -16,7 +16,7 @@ use core::time::Duration;
 use pin_project_lite::pin_project;
 use punctual_core::{Budget, Elapsed, WheelRef};
 
-use crate::ambient::Ambient;
+use crate::default_wheel::DefaultWheel;
 use crate::defaults::Budgeted;
 
 /// The budget to carry: its end on the global clock, and what its `Elapsed` reports.
@@ -65,7 +65,7 @@ pin_project! {
 
 /// `future`, carrying the budget in force here.
 pub(crate) fn carry<F: Future>(future: F) -> CurrentBudget<F> {
-    let mut wheel = Ambient::new();
+    let mut wheel = DefaultWheel::new();
     wheel.choose();
     let carried = Budget::current().and_then(|budget| {
         budget.remaining(&wheel)?;
@@ -82,8 +82,8 @@ pub(crate) fn carry<F: Future>(future: F) -> CurrentBudget<F> {
 }
 
 /// The carried budget, set on this thread's default wheel.
-fn budget_here(carried: Carried) -> (Ambient, Budget) {
-    let mut wheel = Ambient::new();
+fn budget_here(carried: Carried) -> (DefaultWheel, Budget) {
+    let mut wheel = DefaultWheel::new();
     wheel.choose();
     let budget = Budget::new(
         wheel.budget_wheel(),

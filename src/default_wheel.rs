@@ -1,33 +1,30 @@
-//! [`DefaultWheel`]: a wheel a default deadline may choose, as `Ambient` holds it.
+//! [`DefaultWheel`]: how a default deadline reaches its wheel.
+//!
+//! A default deadline picks its wheel at its first pending poll, never on the ready path:
+//!
+//! 1. the thread's virtual-time wheel, if the thread paused time (`virtual_time::pause`,
+//!    feature `test-util`);
+//! 2. else the wheel of the tokio runtime the thread is in (feature `tokio`, `tokio_wheels`);
+//! 3. else the global wheel.
+//!
+//! * The choice holds for the deadline's life: its entry lives on that wheel.
+//! * An idle timeout chooses again for each gap; it holds no entry between gaps.
+//! * Without either feature, `DefaultWheel` is zero bytes and always the global wheel.
 
-use punctual_core::{RawWheel, Reading};
+#[cfg(not(any(feature = "tokio", feature = "test-util")))]
+mod global_only;
+#[cfg(any(feature = "tokio", feature = "test-util"))]
+mod several_wheels;
 
-/// A wheel a default deadline may choose: the global wheel, a tokio runtime's or a paused
-/// thread's, with how its clock reads the global clock's readings.
+#[cfg(any(feature = "tokio", feature = "test-util"))]
+use crate::wheel_choice::WheelChoice;
+
+/// How a default deadline reaches its wheel: the wheel of the runtime or virtual time it is
+/// first polled in, or the global wheel (see [`DeadlineExt`](crate::DeadlineExt)).
 ///
-/// * It and its wheel live for the rest of the process; a deadline may outlive its thread.
-/// * A wheel is reused only once its thread is gone and nothing is armed on it.
-pub(crate) struct DefaultWheel {
-    pub(crate) wheel: &'static dyn RawWheel,
-    /// A runtime's clock, which reads behind the global clock by a fraction of a tick.
-    /// `None` when the wheel reads the global clock's readings.
-    #[cfg(feature = "tokio")]
-    pub(crate) reads_behind: Option<&'static punctual_tokio::RuntimeClock>,
-    /// The wheel's clock reads what the global wheel's reads, at every moment. Budgets
-    /// started on either then apply on the other.
-    pub(crate) on_global_timeline: bool,
-}
-
-impl DefaultWheel {
-    /// `at`, a reading of the global clock, as a reading of this wheel's clock.
-    #[inline]
-    pub(crate) fn reading_at(&self, at: Reading) -> Reading {
-        #[cfg(feature = "tokio")]
-        if let Some(clock) = self.reads_behind {
-            if at != Reading::END {
-                return at - clock.behind();
-            }
-        }
-        at
-    }
+/// Without the `tokio` and `test-util` features it is zero bytes and always the global wheel.
+#[derive(Clone, Copy, Default)]
+pub struct DefaultWheel {
+    #[cfg(any(feature = "tokio", feature = "test-util"))]
+    chosen: Option<&'static WheelChoice>,
 }

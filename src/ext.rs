@@ -6,8 +6,8 @@ use core::time::Duration;
 use futures_core::Stream;
 use punctual_core::Limit;
 
-use crate::ambient::Ambient;
-use crate::carry::CurrentBudget;
+use crate::current_budget::CurrentBudget;
+use crate::default_wheel::DefaultWheel;
 use crate::defaults::{Deadline, IdleTimeout, StreamDeadline};
 use crate::instant::DeadlineInstant;
 
@@ -15,7 +15,7 @@ use crate::instant::DeadlineInstant;
 /// default wheel. On a wheel of your own, `wheel.deadline(d, fut)`.
 ///
 /// The default wheel is chosen at the first poll that finds the future pending (see
-/// [`Ambient`]):
+/// [`DefaultWheel`]):
 ///
 /// * on a thread that paused virtual time (feature `test-util`), the thread's virtual wheel;
 /// * inside a tokio runtime (feature `tokio`), the runtime's wheel, on its clock;
@@ -52,7 +52,7 @@ pub trait DeadlineExt: Future + Sized {
     ///
     /// Dropping the deadline drops `self`; see [`punctual_core::Deadline`].
     fn deadline(self, duration: Duration) -> Deadline<Self> {
-        Deadline::new(self, Ambient::new(), Limit::After(duration))
+        Deadline::new(self, DefaultWheel::new(), Limit::After(duration))
     }
 
     /// Bounds `self` by the instant `at` on the default wheel: a `std::time::Instant`, or a
@@ -75,7 +75,7 @@ pub trait DeadlineExt: Future + Sized {
     ///
     /// Dropping the deadline drops `self`; see [`punctual_core::Deadline`].
     fn deadline_at(self, at: impl DeadlineInstant) -> Deadline<Self> {
-        Deadline::new(self, Ambient::new(), Limit::At(at.reading()))
+        Deadline::new(self, DefaultWheel::new(), Limit::At(at.reading()))
     }
 
     /// Carries the budget in force here into `self`, wherever `self` is polled. Use it for
@@ -115,7 +115,7 @@ pub trait DeadlineExt: Future + Sized {
     ///
     /// Dropping it drops `self`.
     fn with_current_budget(self) -> CurrentBudget<Self> {
-        crate::carry::carry(self)
+        crate::current_budget::carry(self)
     }
 }
 
@@ -149,7 +149,7 @@ pub trait StreamDeadlineExt: Stream + Sized {
     /// At its first poll, if the global wheel is used and its timer thread is not
     /// running and cannot be started ([`GlobalClock`](crate::GlobalClock)).
     fn total_deadline(self, duration: Duration) -> StreamDeadline<Self> {
-        StreamDeadline::new(self, Ambient::new(), duration)
+        StreamDeadline::new(self, DefaultWheel::new(), duration)
     }
 
     /// Bounds each gap between items by `idle`: when an item is late, the stream yields
@@ -160,7 +160,7 @@ pub trait StreamDeadlineExt: Stream + Sized {
     /// At the first poll that finds the stream pending, if the global wheel is used and its
     /// timer thread is not running and cannot be started ([`GlobalClock`](crate::GlobalClock)).
     fn idle_timeout(self, idle: Duration) -> IdleTimeout<Self> {
-        IdleTimeout::new(self, Ambient::new(), idle)
+        IdleTimeout::new(self, DefaultWheel::new(), idle)
     }
 }
 

@@ -6,7 +6,7 @@ use core::time::Duration;
 
 use punctual_core::Limit;
 
-use crate::ambient::Ambient;
+use crate::default_wheel::DefaultWheel;
 use crate::defaults::{Budgeted, Deadline, Sleep};
 use crate::ext::DeadlineExt;
 use crate::instant::DeadlineInstant;
@@ -27,7 +27,7 @@ use crate::instant::DeadlineInstant;
 /// At its first poll, if the global wheel is used and its timer thread is not running
 /// and cannot be started ([`GlobalClock`](crate::GlobalClock)).
 pub fn sleep(duration: Duration) -> Sleep {
-    Sleep::new(Ambient::new(), Limit::After(duration))
+    Sleep::new(DefaultWheel::new(), Limit::After(duration))
 }
 
 /// A future that completes at `at` (a `std::time::Instant`, or a `tokio::time::Instant`
@@ -38,7 +38,7 @@ pub fn sleep(duration: Duration) -> Sleep {
 /// At its first poll, if the global wheel is used and its timer thread is not running
 /// and cannot be started ([`GlobalClock`](crate::GlobalClock)).
 pub fn sleep_until(at: impl DeadlineInstant) -> Sleep {
-    Sleep::new(Ambient::new(), Limit::At(at.reading()))
+    Sleep::new(DefaultWheel::new(), Limit::At(at.reading()))
 }
 
 /// Gives `future` a budget of `duration`: the whole block is bounded by it, and every
@@ -87,7 +87,7 @@ pub fn sleep_until(at: impl DeadlineInstant) -> Sleep {
 /// is used and its timer thread is not running and cannot be started
 /// ([`GlobalClock`](crate::GlobalClock)).
 pub fn budget<F: IntoFuture>(duration: Duration, future: F) -> Budgeted<F::IntoFuture> {
-    Budgeted::new(future.into_future(), Ambient::new(), duration)
+    Budgeted::new(future.into_future(), DefaultWheel::new(), duration)
 }
 
 /// Bounds `future` by `duration`: `future.deadline(duration)` in the shape of
@@ -152,7 +152,7 @@ pub fn timeout<F: IntoFuture>(duration: Duration, future: F) -> Deadline<F::Into
 pub fn timeout_at<F: IntoFuture>(at: impl DeadlineInstant, future: F) -> Deadline<F::IntoFuture> {
     Deadline::new(
         future.into_future(),
-        Ambient::new(),
+        DefaultWheel::new(),
         Limit::At(at.reading()),
     )
 }

@@ -300,7 +300,7 @@ pub(crate) const fn global_wheel_static() -> &'static Wheel<GlobalClock, Growabl
 }
 
 /// A handle on the global wheel: zero bytes, with calls straight to the `static` wheel.
-/// Default deadlines use [`Ambient`](crate::Ambient) instead, which may pick a runtime's
+/// Default deadlines use [`DefaultWheel`](crate::DefaultWheel) instead, which may pick a runtime's
 /// wheel; `Global` is always the global wheel.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Global;

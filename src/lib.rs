@@ -17,10 +17,8 @@ pub use punctual_core::{
 pub use punctual_core;
 
 #[cfg(feature = "std")]
-mod ambient;
+mod current_budget;
 #[cfg(feature = "std")]
-mod carry;
-#[cfg(any(feature = "tokio", feature = "test-util"))]
 mod default_wheel;
 #[cfg(feature = "std")]
 mod defaults;
@@ -42,13 +40,15 @@ mod tokio_wheels;
 #[cfg_attr(docsrs, doc(cfg(feature = "test-util")))]
 #[cfg(feature = "test-util")]
 pub mod virtual_time;
+#[cfg(any(feature = "tokio", feature = "test-util"))]
+mod wheel_choice;
 
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
-pub use ambient::Ambient;
+pub use current_budget::CurrentBudget;
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
-pub use carry::CurrentBudget;
+pub use default_wheel::DefaultWheel;
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use defaults::{Budgeted, Deadline, IdleTimeout, NamedDeadline, Sleep, StreamDeadline};

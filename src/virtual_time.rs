@@ -44,8 +44,8 @@ use std::time::Instant;
 
 use punctual_core::{Clock, Growable, Reading, Wheel};
 
-use crate::default_wheel::DefaultWheel;
 use crate::global::std_clock;
+use crate::wheel_choice::WheelChoice;
 
 /// The tick of a paused thread's wheel, as the global wheel's.
 const TICK: Duration = Duration::from_millis(1);
@@ -88,7 +88,7 @@ type VirtualWheel = Wheel<VirtualClock, Growable>;
 /// A paused thread's wheel, and how default deadlines reach it. Leaked.
 struct Paused {
     wheel: &'static VirtualWheel,
-    default_wheel: DefaultWheel,
+    choice: WheelChoice,
 }
 
 /// The wheels of paused threads that have exited, for the next `pause`.
@@ -126,12 +126,12 @@ std::thread_local! {
 
 /// The paused thread's wheel, for a deadline starting now.
 #[inline]
-pub(crate) fn current() -> Option<&'static DefaultWheel> {
+pub(crate) fn current() -> Option<&'static WheelChoice> {
     PAUSED
         .try_with(|held| held.0.get())
         .ok()
         .flatten()
-        .map(|paused| &paused.default_wheel)
+        .map(|paused| &paused.choice)
 }
 
 fn paused_wheel(caller: &str) -> &'static VirtualWheel {
@@ -183,7 +183,7 @@ fn make() -> &'static Paused {
     MADE.fetch_add(1, Ordering::Relaxed);
     Box::leak(Box::new(Paused {
         wheel,
-        default_wheel: DefaultWheel {
+        choice: WheelChoice {
             wheel,
             #[cfg(feature = "tokio")]
             reads_behind: None,

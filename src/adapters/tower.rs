@@ -1,5 +1,5 @@
 //! Tower middleware on the default wheel: [`punctual_tower`]'s types on
-//! [`Ambient`](crate::Ambient). A handler's `fut.deadline(d)`, and any punctual deadline in
+//! [`DefaultWheel`](crate::DefaultWheel). A handler's `fut.deadline(d)`, and any punctual deadline in
 //! a client it calls, then respects the request's budget.
 //!
 //! ```
@@ -21,34 +21,34 @@ pub use punctual_tower::{
     BoxError, DEFAULT_STATUS, GrpcTimeout, OwnLimit, RequestTimeout, grpc_timeout,
 };
 
-use crate::Ambient;
+use crate::DefaultWheel;
 
 /// [`punctual_tower::DeadlineLayer`] on the default wheel.
-pub type DeadlineLayer<T = OwnLimit> = punctual_tower::DeadlineLayer<Ambient, T>;
+pub type DeadlineLayer<T = OwnLimit> = punctual_tower::DeadlineLayer<DefaultWheel, T>;
 /// [`punctual_tower::Deadline`] on the default wheel.
-pub type Deadline<S, T = OwnLimit> = punctual_tower::Deadline<S, Ambient, T>;
+pub type Deadline<S, T = OwnLimit> = punctual_tower::Deadline<S, DefaultWheel, T>;
 /// [`punctual_tower::ResponseFuture`] on the default wheel.
-pub type ResponseFuture<F> = punctual_tower::ResponseFuture<F, Ambient>;
+pub type ResponseFuture<F> = punctual_tower::ResponseFuture<F, DefaultWheel>;
 /// [`punctual_tower::HttpDeadlineLayer`] on the default wheel.
-pub type HttpDeadlineLayer<T = OwnLimit> = punctual_tower::HttpDeadlineLayer<Ambient, T>;
+pub type HttpDeadlineLayer<T = OwnLimit> = punctual_tower::HttpDeadlineLayer<DefaultWheel, T>;
 /// [`punctual_tower::HttpDeadline`] on the default wheel.
-pub type HttpDeadline<S, T = OwnLimit> = punctual_tower::HttpDeadline<S, Ambient, T>;
+pub type HttpDeadline<S, T = OwnLimit> = punctual_tower::HttpDeadline<S, DefaultWheel, T>;
 /// [`punctual_tower::HttpResponseFuture`] on the default wheel.
-pub type HttpResponseFuture<F> = punctual_tower::HttpResponseFuture<F, Ambient>;
+pub type HttpResponseFuture<F> = punctual_tower::HttpResponseFuture<F, DefaultWheel>;
 /// [`punctual_tower::DeadlineBody`] on the default wheel.
-pub type DeadlineBody<B> = punctual_tower::DeadlineBody<B, Ambient>;
+pub type DeadlineBody<B> = punctual_tower::DeadlineBody<B, DefaultWheel>;
 /// [`punctual_tower::PropagateDeadlineLayer`] on the default wheel.
-pub type PropagateDeadlineLayer = punctual_tower::PropagateDeadlineLayer<Ambient>;
+pub type PropagateDeadlineLayer = punctual_tower::PropagateDeadlineLayer<DefaultWheel>;
 /// [`punctual_tower::PropagateDeadline`] on the default wheel.
-pub type PropagateDeadline<S> = punctual_tower::PropagateDeadline<S, Ambient>;
+pub type PropagateDeadline<S> = punctual_tower::PropagateDeadline<S, DefaultWheel>;
 /// [`punctual_tower::WithinBudget`] on the default wheel.
-pub type WithinBudget<P> = punctual_tower::WithinBudget<P, Ambient>;
+pub type WithinBudget<P> = punctual_tower::WithinBudget<P, DefaultWheel>;
 
 /// [`punctual_tower::HyperTimer`] on the default wheel: hyper's own timeouts on the
 /// runtime's wheel.
 #[cfg(feature = "hyper")]
 #[cfg_attr(docsrs, doc(cfg(feature = "hyper")))]
-pub type HyperTimer = punctual_tower::HyperTimer<Ambient>;
+pub type HyperTimer = punctual_tower::HyperTimer<DefaultWheel>;
 
 /// What is left of the budget in force for default deadlines started here, if any
 /// ([`punctual_tower::remaining_budget`] on the default wheel).
@@ -67,5 +67,5 @@ pub type HyperTimer = punctual_tower::HyperTimer<Ambient>;
 /// # });
 /// ```
 pub fn remaining_budget() -> Option<Duration> {
-    punctual_tower::remaining_budget(Ambient::new())
+    punctual_tower::remaining_budget(DefaultWheel::new())
 }

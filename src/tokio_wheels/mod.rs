@@ -27,7 +27,7 @@ use driver_task::DriverTask;
 pub use punctual_tokio::RuntimeClock;
 use runtime_wheel::RuntimeWheel;
 
-use crate::default_wheel::DefaultWheel;
+use crate::wheel_choice::WheelChoice;
 
 /// The thread's runtime wheel: given up when the thread exits.
 struct Claim(Cell<Option<&'static RuntimeWheel>>);
@@ -46,18 +46,18 @@ std::thread_local! {
 
 /// The wheel of the tokio runtime this thread is in, claiming one for the thread if
 /// needed; `None` outside every runtime (or while the thread exits).
-pub(crate) fn current() -> Option<&'static DefaultWheel> {
+pub(crate) fn current() -> Option<&'static WheelChoice> {
     CLAIM
         .try_with(|claim| {
             let held = claim.0.get().filter(|rw| !rw.runtime_gone());
             if let Some(rw) = held {
                 if tokio::task::try_id().is_some() {
-                    return Some(rw.chosen());
+                    return Some(rw.choice());
                 }
             }
             let handle = Handle::try_current().ok()?;
             if let Some(rw) = held {
-                return Some(rw.chosen());
+                return Some(rw.choice());
             }
             if let Some(gone) = claim.0.take() {
                 gone.disown();
@@ -65,7 +65,7 @@ pub(crate) fn current() -> Option<&'static DefaultWheel> {
             let rw = RuntimeWheel::claim(&handle);
             handle.spawn(DriverTask::new(rw, handle.clone()));
             claim.0.set(Some(rw));
-            Some(rw.chosen())
+            Some(rw.choice())
         })
         .ok()
         .flatten()

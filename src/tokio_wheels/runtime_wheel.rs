@@ -24,7 +24,7 @@ use punctual_tokio::RuntimeClock;
 use tokio::runtime::Handle;
 
 use super::holders::Holders;
-use crate::default_wheel::DefaultWheel;
+use crate::wheel_choice::WheelChoice;
 
 /// The tick of every runtime's default wheel: tokio's own timer resolution, and the
 /// global wheel's tick.
@@ -34,10 +34,10 @@ pub(crate) const TICK: Duration = Duration::from_millis(1);
 pub(crate) struct RuntimeWheel {
     pub(crate) wheel: Wheel<RuntimeClock, Growable>,
     /// How default deadlines reach `wheel` (set once leaked).
-    pub(crate) chosen: OnceLock<DefaultWheel>,
+    pub(crate) choice: OnceLock<WheelChoice>,
     state: Holders,
     /// Made for a runtime whose clock tokio may pause (a `current_thread` one): serves
-    /// runtimes of that flavour only, since `chosen` depends on it.
+    /// runtimes of that flavour only, since `choice` depends on it.
     pausable: bool,
 }
 
@@ -96,12 +96,12 @@ impl RuntimeWheel {
         let rw: &'static RuntimeWheel = Box::leak(Box::new(RuntimeWheel {
             // SAFETY: leaked just below, so the wheel never moves nor is dropped.
             wheel: unsafe { wheel.with_thread_spares() },
-            chosen: OnceLock::new(),
+            choice: OnceLock::new(),
             state: Holders::new(),
             pausable,
         }));
         MADE.fetch_add(1, Ordering::Relaxed);
-        rw.chosen.get_or_init(|| DefaultWheel {
+        rw.choice.get_or_init(|| WheelChoice {
             wheel: &rw.wheel,
             reads_behind: Some(rw.wheel.clock()),
             // Settles the global wheel's clock: a budget started here may then end a
@@ -112,8 +112,8 @@ impl RuntimeWheel {
     }
 
     /// How default deadlines reach this wheel.
-    pub(crate) fn chosen(&'static self) -> &'static DefaultWheel {
-        self.chosen.get().expect("set when the wheel was made")
+    pub(crate) fn choice(&'static self) -> &'static WheelChoice {
+        self.choice.get().expect("set when the wheel was made")
     }
 
     /// Whether the runtime this wheel served has shut down.

@@ -19,10 +19,10 @@ use crate::grpc_timeout;
 ///
 /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
 /// # async fn main() {
-/// assert_eq!(punctual_tower::remaining_budget(punctual::Ambient::new()), None);
+/// assert_eq!(punctual_tower::remaining_budget(punctual::DefaultWheel::new()), None);
 /// punctual::budget(Duration::from_secs(2), async {
 ///     tokio::time::sleep(Duration::from_millis(500)).await;
-///     let left = punctual_tower::remaining_budget(punctual::Ambient::new()).unwrap();
+///     let left = punctual_tower::remaining_budget(punctual::DefaultWheel::new()).unwrap();
 ///     assert_eq!(left, Duration::from_millis(1500));
 /// })
 /// .await
@@ -64,7 +64,7 @@ pub fn remaining_budget<W: WheelRef>(wheel: W) -> Option<Duration> {
 /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
 /// # async fn main() {
 /// let client = ServiceBuilder::new()
-///     .layer(PropagateDeadlineLayer::<punctual::Ambient>::new())
+///     .layer(PropagateDeadlineLayer::<punctual::DefaultWheel>::new())
 ///     .service(service_fn(|req: http::Request<()>| async move {
 ///         Ok::<_, std::convert::Infallible>(req.headers()["grpc-timeout"].clone())
 ///     }));
@@ -82,7 +82,7 @@ pub struct PropagateDeadlineLayer<W> {
 
 impl<W: WheelRef + Default> PropagateDeadlineLayer<W> {
     /// A layer reading the budget for deadlines on `W`'s default wheel
-    /// (`punctual::Ambient`: the one default deadlines choose).
+    /// (`punctual::DefaultWheel`: the one default deadlines choose).
     pub fn new() -> Self {
         Self::on(W::default())
     }

@@ -11,14 +11,14 @@ use std::time::Duration;
 use bytes::Bytes;
 use http::{Request, Response, StatusCode};
 use http_body_util::{BodyExt, Full, StreamBody};
-use punctual::{Ambient, Elapsed};
+use punctual::{DefaultWheel, Elapsed};
 use punctual_tower::HttpDeadlineLayer;
 use tokio::time::Instant;
 use tower::{Layer, ServiceExt, service_fn};
 
 const MS: Duration = Duration::from_millis(1);
 
-fn layer(limit: Duration) -> HttpDeadlineLayer<Ambient> {
+fn layer(limit: Duration) -> HttpDeadlineLayer<DefaultWheel> {
     HttpDeadlineLayer::new(limit)
 }
 

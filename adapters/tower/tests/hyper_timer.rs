@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use hyper::rt::{Sleep, Timer};
 use hyper_util::rt::{TokioIo, TokioTimer};
-use punctual::Ambient;
+use punctual::DefaultWheel;
 use punctual_tower::HyperTimer;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::time::Instant;
@@ -16,7 +16,7 @@ const MS: Duration = Duration::from_millis(1);
 
 fn timers() -> [(&'static str, Box<dyn Timer + Send + Sync>); 2] {
     [
-        ("punctual", Box::new(HyperTimer::<Ambient>::new())),
+        ("punctual", Box::new(HyperTimer::<DefaultWheel>::new())),
         ("tokio", Box::new(TokioTimer::new())),
     ]
 }
@@ -61,7 +61,7 @@ async fn a_reset_moves_the_sleep_later_or_earlier() {
 
 #[tokio::test(start_paused = true)]
 async fn a_reset_keeps_its_own_sleep_and_replaces_a_foreign_one() {
-    let punctual = HyperTimer::<Ambient>::new();
+    let punctual = HyperTimer::<DefaultWheel>::new();
     let mut own = punctual.sleep(10 * MS);
     let address = &*own as *const dyn Sleep as *const ();
     punctual.reset(&mut own, punctual.now() + 30 * MS);
@@ -86,7 +86,7 @@ async fn hypers_header_read_timeout_closes_a_silent_connection_like_tokios() {
             let (stream, _) = listener.accept().await.unwrap();
             let mut builder = hyper::server::conn::http1::Builder::new();
             match name {
-                "punctual" => builder.timer(HyperTimer::<Ambient>::new()),
+                "punctual" => builder.timer(HyperTimer::<DefaultWheel>::new()),
                 _ => builder.timer(TokioTimer::new()),
             };
             builder.header_read_timeout(timeout);

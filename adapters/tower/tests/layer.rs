@@ -11,14 +11,14 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use punctual::prelude::*;
-use punctual::{Ambient, Elapsed};
+use punctual::{DefaultWheel, Elapsed};
 use punctual_tower::{BoxError, DeadlineLayer};
 use tokio::time::Instant;
 use tower::{Layer, Service, ServiceBuilder, ServiceExt, service_fn};
 
 const MS: Duration = Duration::from_millis(1);
 
-fn layer(limit: Duration) -> DeadlineLayer<Ambient> {
+fn layer(limit: Duration) -> DeadlineLayer<DefaultWheel> {
     DeadlineLayer::new(limit)
 }
 

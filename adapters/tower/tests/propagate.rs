@@ -6,7 +6,7 @@ use std::convert::Infallible;
 use std::time::Duration;
 
 use http::{HeaderValue, Request, Response, StatusCode};
-use punctual::Ambient;
+use punctual::DefaultWheel;
 use punctual::prelude::*;
 use punctual_tower::grpc_timeout::parse;
 use punctual_tower::{HttpDeadlineLayer, PropagateDeadlineLayer};
@@ -19,7 +19,7 @@ const MS: Duration = Duration::from_millis(1);
 fn echoing_client()
 -> impl tower::Service<Request<()>, Response = Option<HeaderValue>, Error = Infallible, Future: Send>
 + Clone {
-    PropagateDeadlineLayer::<Ambient>::new().layer(service_fn(|req: Request<()>| async move {
+    PropagateDeadlineLayer::<DefaultWheel>::new().layer(service_fn(|req: Request<()>| async move {
         Ok::<_, Infallible>(req.headers().get("grpc-timeout").cloned())
     }))
 }
@@ -76,7 +76,7 @@ async fn a_spent_budget_sends_zero() {
 /// callee answers 504 at 300 ms, when the caller stops waiting.
 #[tokio::test(start_paused = true)]
 async fn the_callee_stops_when_the_callers_budget_ends() {
-    let callee = HttpDeadlineLayer::<Ambient>::new(Duration::from_secs(5))
+    let callee = HttpDeadlineLayer::<DefaultWheel>::new(Duration::from_secs(5))
         .grpc_timeout()
         .layer(service_fn(|_: Request<()>| async {
             tokio::time::sleep(Duration::from_secs(10)).await;
@@ -84,7 +84,7 @@ async fn the_callee_stops_when_the_callers_budget_ends() {
         }));
     let (done, callee_done) = tokio::sync::mpsc::unbounded_channel();
     let client =
-        PropagateDeadlineLayer::<Ambient>::new().layer(service_fn(move |req: Request<()>| {
+        PropagateDeadlineLayer::<DefaultWheel>::new().layer(service_fn(move |req: Request<()>| {
             let callee = callee.clone();
             let done = done.clone();
             // The callee runs in a task of its own, outside the caller's budget: only the
@@ -135,7 +135,7 @@ fn encoded_timeouts_never_exceed_what_is_left() {
 
 #[tokio::test(start_paused = true)]
 async fn a_deadline_started_in_the_handler_is_also_bounded_by_the_header() {
-    let svc = HttpDeadlineLayer::<Ambient>::new(Duration::from_secs(5))
+    let svc = HttpDeadlineLayer::<DefaultWheel>::new(Duration::from_secs(5))
         .grpc_timeout()
         .layer(service_fn(|_: Request<()>| async {
             let start = Instant::now();

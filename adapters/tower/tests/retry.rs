@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
-use punctual::{Ambient, Elapsed, Fixed, ManualClock, Wheel};
+use punctual::{DefaultWheel, Elapsed, Fixed, ManualClock, Wheel};
 use punctual_tower::{BoxError, DeadlineLayer, WithinBudget};
 use tower::retry::Policy;
 use tower::{ServiceBuilder, ServiceExt, service_fn};
@@ -43,7 +43,7 @@ async fn a_deadline_outside_the_retry_drops_it_when_the_budget_passes() {
     let attempts = Arc::new(AtomicU32::new(0));
     let counted = attempts.clone();
     let svc = ServiceBuilder::new()
-        .layer(DeadlineLayer::<Ambient>::new(250 * MS).named("all attempts"))
+        .layer(DeadlineLayer::<DefaultWheel>::new(250 * MS).named("all attempts"))
         .retry(Always { max: 1000 })
         .service(service_fn(move |()| {
             counted.fetch_add(1, Ordering::SeqCst);

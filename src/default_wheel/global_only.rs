@@ -1,20 +1,20 @@
-//! `Ambient` without the `tokio` and `test-util` features: zero bytes, always the global
+//! `DefaultWheel` without the `tokio` and `test-util` features: zero bytes, always the global
 //! wheel.
 
 use punctual_core::{RawWheel, Reading, WheelRef};
 
-use super::Ambient;
+use super::DefaultWheel;
 use crate::global::Global;
 
-impl core::fmt::Debug for Ambient {
+impl core::fmt::Debug for DefaultWheel {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Ambient")
+        f.debug_struct("DefaultWheel")
             .field("chosen", &"the global wheel")
             .finish()
     }
 }
 
-impl Ambient {
+impl DefaultWheel {
     /// A handle; there is nothing to choose.
     pub const fn new() -> Self {
         Self {}
@@ -22,7 +22,7 @@ impl Ambient {
 }
 
 // SAFETY: always the global wheel (`Global`'s).
-unsafe impl WheelRef for Ambient {
+unsafe impl WheelRef for DefaultWheel {
     type Target = <Global as WheelRef>::Target;
 
     #[inline(always)]
@@ -37,14 +37,14 @@ unsafe impl WheelRef for Ambient {
     }
 }
 
-impl Ambient {
+impl DefaultWheel {
     /// The wheel a budget made for this handle names: the global wheel.
     pub(crate) fn budget_wheel(&self) -> &'static dyn RawWheel {
         crate::global::global_wheel()
     }
 }
 
-impl Ambient {
+impl DefaultWheel {
     /// The global wheel's readings are the global clock's.
     pub(crate) fn global_reading(&self, at: Reading) -> Reading {
         at

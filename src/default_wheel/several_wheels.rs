@@ -1,24 +1,26 @@
-//! `Ambient` with `tokio` or `test-util`: a reference to the wheel chosen at the first
+//! `DefaultWheel` with `tokio` or `test-util`: a reference to the wheel chosen at the first
 //! pending poll.
 //!
 //! * `choose` sets `chosen` once; only `forget_choice` clears it.
-//! * Budgets on a wheel on the global timeline name the global wheel ([`Ambient::budget_wheel`]).
+//! * Budgets on a wheel on the global timeline name the global wheel ([`DefaultWheel::budget_wheel`]).
 
 use punctual_core::{RawWheel, Reading, WheelRef};
 
-use super::Ambient;
-use crate::default_wheel::DefaultWheel;
+use super::DefaultWheel;
+use crate::wheel_choice::WheelChoice;
 
-impl core::fmt::Debug for Ambient {
+impl core::fmt::Debug for DefaultWheel {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         let chosen = self
             .chosen
             .map(|chosen| (chosen.wheel as *const dyn RawWheel).cast::<()>());
-        f.debug_struct("Ambient").field("chosen", &chosen).finish()
+        f.debug_struct("DefaultWheel")
+            .field("chosen", &chosen)
+            .finish()
     }
 }
 
-impl Ambient {
+impl DefaultWheel {
     /// A handle that has not chosen yet.
     pub const fn new() -> Self {
         Self { chosen: None }
@@ -30,7 +32,7 @@ impl Ambient {
 // next `forget_choice`, `get` returns the one wheel chosen, on every copy. `reading_at`
 // only ever moves an instant later on the chosen wheel's clock (it reads behind), or
 // carries it over to the global wheel's clock (`global::reading_at`).
-unsafe impl WheelRef for Ambient {
+unsafe impl WheelRef for DefaultWheel {
     type Target = dyn RawWheel;
 
     #[inline]
@@ -64,14 +66,14 @@ unsafe impl WheelRef for Ambient {
     }
 
     /// Wheels on the global timeline answer the global wheel's address, so budgets apply
-    /// across them (`DefaultWheel::on_global_timeline`).
+    /// across them (`WheelChoice::on_global_timeline`).
     #[inline]
     fn id(&self) -> usize {
         (self.budget_wheel() as *const dyn RawWheel).cast::<()>() as usize
     }
 }
 
-impl Ambient {
+impl DefaultWheel {
     /// The wheel a budget made for this handle names (`Budget::new`): the chosen one, or the
     /// global wheel for a wheel on the global timeline (see [`WheelRef::id`]).
     pub(crate) fn budget_wheel(&self) -> &'static dyn RawWheel {
@@ -82,7 +84,7 @@ impl Ambient {
     }
 }
 
-impl Ambient {
+impl DefaultWheel {
     /// `at`, a reading of the chosen wheel's clock, as a reading of the global clock.
     /// The inverse of `reading_at`: it moves an instant between default wheels.
     pub(crate) fn global_reading(&self, at: Reading) -> Reading {
@@ -95,7 +97,7 @@ impl Ambient {
 }
 
 /// The global wheel, as a default deadline chooses it.
-static GLOBAL_DEFAULT: DefaultWheel = DefaultWheel {
+static GLOBAL_DEFAULT: WheelChoice = WheelChoice {
     wheel: crate::global::global_wheel_static(),
     #[cfg(feature = "tokio")]
     reads_behind: None,
@@ -104,7 +106,7 @@ static GLOBAL_DEFAULT: DefaultWheel = DefaultWheel {
 
 /// The wheel for a deadline that starts now on this thread.
 #[inline(never)]
-fn choose() -> &'static DefaultWheel {
+fn choose() -> &'static WheelChoice {
     #[cfg(feature = "test-util")]
     if let Some(wheel) = crate::virtual_time::current() {
         return wheel;
