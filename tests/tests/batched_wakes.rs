@@ -26,7 +26,7 @@ impl Wake for Count {
 }
 
 #[test]
-fn a_batch_whose_first_task_never_polls_is_still_woken() {
+fn batch_whose_first_task_never_polls_is_still_woken() {
     punctual::spawn_driver(&WHEEL);
     let counts: Vec<Arc<Count>> = (0..16)
         .map(|_| Arc::new(Count(AtomicUsize::new(0))))

@@ -36,7 +36,7 @@ fn within_watchdog<T: Send + 'static>(
 }
 
 #[test]
-fn boot_clock_on_a_wheel_of_ones_own_and_on_the_global_wheel() {
+fn boot_clock_on_own_wheel_and_on_global_wheel() {
     // Selected before anything read the global clock.
     assert_eq!(GlobalClock::kind(), GlobalClockKind::Std);
     assert_eq!(GlobalClock::select(GlobalClockKind::Boot), Ok(()));

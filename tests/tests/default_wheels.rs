@@ -135,7 +135,7 @@ fn a_runtime_without_time_serves_default_deadlines() {
 /// real time: the driver sees the pause at its next wake and sleeps on tokio's timer from
 /// then on, so tokio auto-advances to a deadline started after the pause.
 #[test]
-fn a_clock_paused_after_the_driver_started_on_real_time() {
+fn clock_paused_after_driver_started_auto_advances() {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_time()
         .build()
@@ -265,7 +265,7 @@ mod glob_import {
 /// deadline started there is cut to, by the same test). Budgets once applied to their own
 /// wheel only: after a few hops, tasks on the other worker saw none.
 #[test]
-fn a_budget_follows_its_task_across_the_workers_of_a_multi_thread_runtime() {
+fn budget_follows_task_across_multi_thread_workers() {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_time()

@@ -49,7 +49,7 @@ fn a_deadline_of_a_duration_reports_no_instant() {
 }
 
 #[test]
-fn a_budget_that_cuts_a_deadline_at_an_instant_reports_the_budget() {
+fn budget_cutting_a_deadline_at_reports_the_budget() {
     futures_executor::block_on(async {
         let at = Instant::now() + Duration::from_secs(10);
         let inner = punctual::budget(Duration::from_millis(5), async {

@@ -431,7 +431,7 @@ fn many_concurrent_deadlines_all_fire_none_early() {
 /// thread, parked with no timeout, was not woken for; arms later than that plan wake no
 /// one. The turn wakes it, or every deadline on the global wheel would wait forever.
 #[test]
-fn a_turn_by_hand_on_the_idle_global_wheel_does_not_stop_it() {
+fn turn_by_hand_on_idle_global_wheel_does_not_stop_it() {
     let _exclusive = exclusive();
     watchdog(|| {
         let one_ms = || future::pending::<()>().deadline(Duration::from_millis(1));

@@ -145,7 +145,7 @@ fn select_and_a_first_reading_agree_on_one_clock() {
 }
 
 #[test]
-fn a_start_that_fails_is_claimed_again_and_one_thread_runs() {
+fn failed_start_is_claimed_again_and_one_thread_runs() {
     model(|| {
         let global = Global::new();
         let other = global.clone();
@@ -211,7 +211,7 @@ impl Gate {
 }
 
 #[test]
-fn a_fork_never_copies_a_wheel_in_the_middle_of_a_turn() {
+fn fork_never_copies_a_wheel_in_the_middle_of_a_turn() {
     model(|| {
         let gate = Gate::new();
         let other = gate.clone();
@@ -234,7 +234,7 @@ fn a_fork_never_copies_a_wheel_in_the_middle_of_a_turn() {
 }
 
 #[test]
-fn a_waker_that_forks_in_its_turn_waits_for_the_other_turns_only() {
+fn waker_forking_in_a_turn_waits_only_for_other_turns() {
     model(|| {
         let gate = Gate::new();
         let other = gate.clone();
@@ -323,7 +323,7 @@ impl RuntimeWheel {
 }
 
 #[test]
-fn an_owner_leaving_a_home_its_driver_waits_on_is_seen_and_counted_once() {
+fn waiting_driver_sees_owner_leave_home_counted_once() {
     model(|| {
         let home = RuntimeWheel::claimed();
         let other = home.clone();
@@ -339,7 +339,7 @@ fn an_owner_leaving_a_home_its_driver_waits_on_is_seen_and_counted_once() {
 }
 
 #[test]
-fn an_owner_and_a_driver_that_leave_together_count_the_home_once() {
+fn owner_and_driver_leaving_together_count_home_once() {
     // The runtime shuts down with nothing armed (the driver lets go at once), while the
     // owner thread exits.
     model(|| {
@@ -363,7 +363,7 @@ fn an_owner_and_a_driver_that_leave_together_count_the_home_once() {
 /// claim finds the word clear (its second life's holders then leave as the first's did,
 /// the last of them seeing the other gone).
 #[test]
-fn a_home_taken_off_the_shelf_while_its_holders_leave_is_claimed_clear() {
+fn home_taken_off_shelf_while_holders_leave_is_clear() {
     model(|| {
         let home = RuntimeWheel::claimed();
         let shelf = Arc::new(loom::sync::Mutex::new(Vec::new()));

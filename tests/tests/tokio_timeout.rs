@@ -257,7 +257,7 @@ async fn spawned_deadlines_fire_at_their_virtual_times() {
 /// thread's first deadline started) end at those instants too, where a sleep to them is
 /// rounded up to the next one.
 #[tokio::test(start_paused = true)]
-async fn a_crowded_tick_fires_at_tokios_first_wake_after_its_deadlines() {
+async fn crowded_tick_fires_at_tokios_first_wake_once_due() {
     time::advance(Duration::from_micros(500)).await;
     let start = Instant::now();
     // Due 9.2 to 9.42 ms from here: one tick of the wheel (9 to 10 ms from here). tokio's

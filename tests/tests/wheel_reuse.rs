@@ -57,7 +57,7 @@ fn wait_until(ready: impl Fn() -> bool) {
 }
 
 #[test]
-fn a_reused_runtime_wheel_fires_its_first_deadlines_on_time() {
+fn reused_runtime_wheel_fires_first_deadlines_on_time() {
     let _serial = serial();
     // The first runtime's paused clock runs an hour ahead of the real time.
     let first = on_a_thread(|| {

@@ -147,7 +147,7 @@ fn with_driver_stops_driving_when_done() {
 }
 
 #[test]
-fn a_spawned_driver_goes_on_after_a_with_driver_beside_it_is_done() {
+fn spawned_driver_keeps_going_after_with_driver_ends() {
     // Two drivers on one wheel: a spawned one, and `with_driver` around a block that
     // ends. Deadlines armed afterwards are fired by the spawned driver (each driver keeps
     // a waker of its own on the wheel, so the one that ended took nothing with it).

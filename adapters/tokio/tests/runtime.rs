@@ -178,7 +178,7 @@ async fn a_second_driver_aborted_leaves_the_first_driving() {
 /// for; an arm later than that plan wakes no one. The turn wakes the idle driver, or the
 /// wheel would stop for good (a 50 ms deadline used to be pending after 10 s).
 #[tokio::test(start_paused = true)]
-async fn a_turn_by_hand_on_the_idle_wheel_does_not_stop_its_driver() {
+async fn turn_by_hand_on_idle_wheel_does_not_stop_driver() {
     let wheel = punctual_tokio::start();
     tokio::time::sleep(Duration::from_millis(100)).await;
     settle().await;
@@ -201,7 +201,7 @@ async fn fires_within_ten_seconds(wheel: &TokioWheel) -> bool {
 /// it keeps planning lingering turns; aborted, it leaves the three others idle unless
 /// its turns and its stop wake them.
 #[tokio::test(start_paused = true)]
-async fn aborting_a_driver_without_a_place_leaves_the_others_driving() {
+async fn aborted_driver_without_place_leaves_others_driving() {
     let wheel = punctual_tokio::start();
     let others = [(); 2].map(|()| punctual_tokio::spawn_driver(wheel));
     let placeless = punctual_tokio::spawn_driver(wheel);
@@ -236,7 +236,7 @@ async fn paused_inner_that_finishes_in_time_wins() {
 /// kept the runtime busy: no time passed and nothing fired.) Run on a thread of its own,
 /// so that a hang fails the test instead of stalling it.
 #[test]
-fn paused_full_fixed_wheel_auto_advances_and_fires_every_deadline() {
+fn paused_full_fixed_wheel_auto_advances_fires_all() {
     let (done, report) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let rt = Builder::new_current_thread()
@@ -563,7 +563,7 @@ fn clock_reads_the_runtime_it_runs_in() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn paused_a_crowded_tick_longer_than_tokios_millisecond_is_looked_at_early() {
+async fn paused_crowded_tick_over_1ms_is_looked_at_early() {
     // A 5 ms tick, and twenty deadlines within one tick (0.1, 0.3 … 3.9 ms into it). The
     // wheel of `start_with_tick` looks early, so each fires at tokio's first millisecond after it,
     // not at the tick's end; none fires before its time.

@@ -38,7 +38,7 @@ proptest! {
     }
 
     #[test]
-    fn encoded_values_parse_back_to_at_most_what_was_left_and_lose_little(
+    fn encoded_values_parse_back_to_no_more_losing_little(
         secs in 0u64..1_000_000_000_000,
         nanos in 0u32..1_000_000_000,
     ) {

@@ -27,7 +27,7 @@ async fn never(_: Request<()>) -> Result<Response<Full<Bytes>>, Infallible> {
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_late_request_is_answered_504_with_the_elapsed_in_its_extensions() {
+async fn late_request_gets_504_with_elapsed_in_extensions() {
     let start = Instant::now();
     let response = layer(80 * MS)
         .named("page")
@@ -135,7 +135,7 @@ fn streaming<B>(
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_body_still_streaming_at_the_deadline_ends_with_the_elapsed() {
+async fn body_streaming_at_deadline_ends_with_elapsed() {
     let dropped = Arc::new(AtomicBool::new(false));
     let start = Instant::now();
     let response = layer(100 * MS)
@@ -169,7 +169,7 @@ async fn a_body_still_streaming_at_the_deadline_ends_with_the_elapsed() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_body_read_after_the_deadline_is_cut_before_its_next_frame() {
+async fn body_read_after_deadline_is_cut_before_next_frame() {
     let response = layer(50 * MS)
         .layer(service_fn(|_: Request<()>| async {
             let always_ready = futures_util::stream::repeat_with(|| {
@@ -209,7 +209,7 @@ async fn an_unbounded_body_streams_past_the_deadline() {
 /// the body stops short of its end when the deadline passes. The client sees an error
 /// reading the body, never a body that looks complete.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn over_hyper_a_body_cut_at_the_deadline_is_a_truncated_response() {
+async fn over_hyper_body_cut_at_deadline_is_truncated() {
     use hyper_util::rt::TokioIo;
     use hyper_util::service::TowerToHyperService;
 
@@ -256,7 +256,7 @@ async fn over_hyper_a_body_cut_at_the_deadline_is_a_truncated_response() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_grpc_body_still_streaming_at_the_deadline_ends_with_deadline_exceeded_trailers() {
+async fn grpc_body_cut_with_deadline_exceeded_trailers() {
     let dropped = Arc::new(AtomicBool::new(false));
     let request = Request::builder()
         .header("content-type", "application/grpc")

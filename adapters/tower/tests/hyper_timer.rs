@@ -60,7 +60,7 @@ async fn a_reset_moves_the_sleep_later_or_earlier() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_reset_keeps_its_own_sleep_and_replaces_a_foreign_one() {
+async fn reset_keeps_own_sleep_and_replaces_a_foreign_one() {
     let punctual = HyperTimer::<DefaultWheel>::new();
     let mut own = punctual.sleep(10 * MS);
     let address = &*own as *const dyn Sleep as *const ();
@@ -77,7 +77,7 @@ async fn a_reset_keeps_its_own_sleep_and_replaces_a_foreign_one() {
 /// hyper's header-read timeout, with each timer: a client that connects and never sends
 /// its headers is disconnected after the timeout, not before.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn hypers_header_read_timeout_closes_a_silent_connection_like_tokios() {
+async fn header_read_timeout_closes_silent_conn_like_tokio() {
     let timeout = 200 * MS;
     for (name, timer) in timers() {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

@@ -37,7 +37,7 @@ impl Drop for DropFlag {
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_late_request_fails_with_the_layers_named_elapsed_and_its_future_is_dropped() {
+async fn late_request_gets_named_elapsed_and_future_dropped() {
     let dropped = Arc::new(AtomicBool::new(false));
     let flag = dropped.clone();
     let svc = ServiceBuilder::new()
@@ -86,7 +86,7 @@ async fn responses_and_errors_in_time_pass_through() {
 /// The point of the layer: a deadline the handler gives a downstream call, longer than
 /// the request's, is cut to what is left of the request's budget.
 #[tokio::test(start_paused = true)]
-async fn deadlines_inside_the_handler_end_with_the_requests_budget() {
+async fn handler_deadlines_end_with_the_requests_budget() {
     let svc = layer(100 * MS).named("api").layer(service_fn(|()| async {
         tokio::time::sleep(30 * MS).await;
         let start = Instant::now();
@@ -145,7 +145,7 @@ async fn the_deadline_does_not_cover_poll_ready() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn an_earlier_enclosing_budget_ends_the_request_with_its_own_elapsed() {
+async fn earlier_outer_budget_ends_request_with_own_elapsed() {
     let svc = layer(Duration::from_secs(1))
         .named("inner")
         .layer(service_fn(|()| pending::<Result<(), Infallible>>()));
@@ -182,7 +182,7 @@ async fn grpc_layer_fires_after(timeout: &'static str) -> (Duration, Elapsed) {
 }
 
 #[tokio::test(start_paused = true)]
-async fn grpc_timeout_shortens_the_deadline_but_never_lengthens_it() {
+async fn grpc_timeout_shortens_deadline_but_never_lengthens() {
     let (after, elapsed) = grpc_layer_fires_after("30m").await;
     assert_eq!(after, 30 * MS);
     assert_eq!(elapsed.duration(), 30 * MS);
@@ -231,7 +231,7 @@ async fn without_grpc_timeout_the_layer_ignores_the_header() {
 /// default wheel of its own; whichever worker its inner deadline starts on, the request
 /// ends at its deadline, by the layer's own timer if not by the cut inner deadline.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn on_the_multi_thread_runtime_every_request_ends_at_its_deadline() {
+async fn multi_thread_every_request_ends_at_its_deadline() {
     let svc = layer(100 * MS).layer(service_fn(|i: u32| async move {
         for _ in 0..(i % 7) {
             tokio::task::yield_now().await;

@@ -43,7 +43,7 @@ async fn without_a_budget_the_request_goes_out_as_it_is() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_shorter_grpc_timeout_already_set_is_kept_a_longer_one_replaced() {
+async fn preset_grpc_timeout_kept_if_shorter_else_replaced() {
     for (set, expected) in [("50m", "50m"), ("5S", "300000u")] {
         let request = Request::builder()
             .header("grpc-timeout", set)
@@ -134,7 +134,7 @@ fn encoded_timeouts_never_exceed_what_is_left() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_deadline_started_in_the_handler_is_also_bounded_by_the_header() {
+async fn handler_deadline_is_also_bounded_by_the_header() {
     let svc = HttpDeadlineLayer::<DefaultWheel>::new(Duration::from_secs(5))
         .grpc_timeout()
         .layer(service_fn(|_: Request<()>| async {

@@ -39,7 +39,7 @@ impl<Req: Clone, Res, E> Policy<Req, Res, E> for Always {
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_deadline_outside_the_retry_drops_it_when_the_budget_passes() {
+async fn outer_deadline_drops_the_retry_when_budget_passes() {
     let attempts = Arc::new(AtomicU32::new(0));
     let counted = attempts.clone();
     let svc = ServiceBuilder::new()
@@ -107,7 +107,7 @@ fn attempts_under_budget(within_budget: bool) -> (u32, Result<(), BoxError>) {
 }
 
 #[test]
-fn within_budget_stops_retrying_once_the_budget_is_spent() {
+fn within_budget_stops_retrying_once_budget_is_spent() {
     let (attempts, outcome) = attempts_under_budget(true);
     assert_eq!(attempts, 3);
     assert_eq!(outcome.unwrap_err().to_string(), "refused");
@@ -116,7 +116,7 @@ fn within_budget_stops_retrying_once_the_budget_is_spent() {
 }
 
 #[test]
-fn within_budget_leaves_the_policy_alone_without_a_budget() {
+fn within_budget_leaves_policy_alone_without_budget() {
     let wheel: Wheel<ManualClock, Fixed<16>> = Wheel::fixed(ManualClock::new(), MS);
     let attempts = AtomicU32::new(0);
     let svc = ServiceBuilder::new()
