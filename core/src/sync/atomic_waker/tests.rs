@@ -6,9 +6,8 @@ use core::task::RawWaker;
 use std::sync::Arc;
 use std::task::Wake;
 
-/// A waker that counts its wakes; `Arc::strong_count` counts its clones. (Wakers are
-/// told apart by what they wake, not by `will_wake`: Miri may give one vtable several
-/// addresses.)
+/// A waker that counts its wakes (told apart by what they wake: Miri may give one vtable
+/// several addresses).
 struct Counter(core::sync::atomic::AtomicUsize);
 
 impl Wake for Counter {
@@ -150,16 +149,14 @@ fn panicking_clone_during_take_empties_and_wakes() {
     let unwound =
         std::panic::catch_unwind(core::panic::AssertUnwindSafe(|| slot.register(&panicking)));
     assert!(unwound.is_err());
-    // The take's wake reached the waker the slot held, and the slot is empty: the next
-    // registration does not read as untouched.
+    // The held waker was woken and the slot is empty: the next registration is not untouched.
     assert_eq!(wakes(&count), 1);
     assert_eq!(Arc::strong_count(&count), 2);
     assert!(!slot.register(&waker));
     assert!(slot.take().is_some());
 }
 
-/// A waker whose first `clone` pauses: it tells `started`, then waits for `go`, so
-/// that another thread can act while a `register` holds the slot.
+/// A waker whose first `clone` tells `started`, then waits for `go`, holding `register` up.
 struct PausingClone {
     started: std::sync::Mutex<Option<std::sync::mpsc::Sender<()>>>,
     go: std::sync::Mutex<Option<std::sync::mpsc::Receiver<()>>>,
@@ -168,8 +165,7 @@ struct PausingClone {
 
 static PAUSING_CLONE: RawWakerVTable = RawWakerVTable::new(
     |data| {
-        // SAFETY: every `PAUSING_CLONE` waker's data is an `Arc<PausingClone>` of its
-        // own, made by `Arc::into_raw` (see the test), and not yet dropped.
+        // SAFETY: each such waker's data is a live `Arc<PausingClone>` of its own (`into_raw`).
         let this = unsafe { &*data.cast::<PausingClone>() };
         let first = this.started.lock().unwrap().take();
         if let Some(started) = first {
@@ -230,8 +226,7 @@ fn take_during_register_wakes_new_waker() {
         !registered,
         "a take came: the waker does not read as untouched"
     );
-    // The take was for whoever is registered: the register woke its new waker in the
-    // take's stead, and dropped the one it replaced without waking it.
+    // The register woke its new waker in the take's stead, and dropped the old one unwoken.
     assert_eq!(pausing.wakes.load(Ordering::Relaxed), 1);
     assert_eq!(wakes(&old), 0);
     assert_eq!(Arc::strong_count(&old), 2, "the replaced waker is dropped");
