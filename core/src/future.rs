@@ -1,8 +1,7 @@
 //! The futures a wheel bounds or completes, and the timer they share.
 //!
-//! * Each future here holds a `Timer`: the part that does not depend on the inner future.
-//! * A timer reaches its wheel through a [`timer::WheelRef`].
-//! * Nothing here touches the wheel's structure, only the operations it offers a deadline.
+//! * Each holds a `Timer`, which reaches its wheel through a [`timer::WheelRef`] and uses
+//!   only the operations the wheel offers a deadline, never its structure.
 
 pub(crate) mod budget;
 pub(crate) mod deadline;
