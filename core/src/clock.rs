@@ -1,5 +1,4 @@
 //! Clocks: where a wheel reads the time.
-//!
 //! * A [`Clock`] reads a monotonic [`Duration`] since an origin of its own.
 //! * The wheel never compares readings of two clocks.
 //! * The wheel adds [`Clock::resolution`] to every relative deadline, so none ends early.
@@ -7,9 +6,8 @@
 use core::time::Duration;
 
 /// An instant at which a wheel on clock `C` can end a deadline or a sleep: a
-/// [`Reading`](crate::Reading), or the runtime's own instant where the clock converts it
-/// (`std::time::Instant` on `StdClock`, `tokio::time::Instant` on `TokioClock`,
-/// `embassy_time::Instant` on `EmbassyClock`).
+/// [`Reading`](crate::Reading), or the runtime's instant where the clock converts it
+/// (`std`'s on `StdClock`, tokio's on `TokioClock`, embassy's on `EmbassyClock`).
 ///
 /// ```
 /// # use core::time::Duration;
@@ -85,9 +83,8 @@ mod manual {
     #[cfg(all(feature = "portable-atomic", not(punctual_loom)))]
     use portable_atomic::{AtomicU64, Ordering};
 
-    /// A clock that moves only when told to, for deterministic tests: exact nanoseconds.
-    /// [`Wheel::advance`](crate::Wheel::advance) moves it and fires what came due before
-    /// it returns.
+    /// A clock that moves only when told to, exact to the nanosecond, for tests.
+    /// [`Wheel::advance`](crate::Wheel::advance) moves it and fires what came due before returning.
     ///
     /// ```
     /// use core::time::Duration;
@@ -120,8 +117,7 @@ mod manual {
             }
         }
 
-        /// Moves the clock forward by `by` (saturating at `u64::MAX` nanoseconds, about 584
-        /// years) and returns the new reading.
+        /// Moves the clock forward by `by`, saturating, and returns the new reading.
         pub fn advance(&self, by: Duration) -> Duration {
             let by = saturating_nanos(by);
             let mut current = self.nanos.load(Ordering::Acquire);

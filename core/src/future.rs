@@ -1,7 +1,5 @@
-//! The futures a wheel bounds or completes, and the timer they share.
-//!
-//! * Each holds a `Timer`, which reaches its wheel through a [`timer::WheelRef`] and uses
-//!   only the operations the wheel offers a deadline, never its structure.
+//! The futures a wheel bounds or completes, and the `Timer` they share, which reaches its
+//! wheel through a [`timer::WheelRef`] and never touches the wheel's structure.
 
 pub(crate) mod budget;
 pub(crate) mod deadline;

@@ -1,5 +1,4 @@
 //! The one place atomics and interior mutability come from.
-//!
 //! * Shared-memory code takes its atomics and `UnsafeCell` from here: [loom]'s under
 //!   `cfg(punctual_loom)`, [portable-atomic]'s with that feature (read-modify-writes then
 //!   go through the binary's `critical-section`), else `core`'s.

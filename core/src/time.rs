@@ -1,5 +1,4 @@
 //! Time as the core counts it, and every conversion between its units.
-//!
 //! * Only this module turns nanoseconds into ticks, a `Duration` into a reading, or back.
 //! * Conversions to readings saturate at [`Reading::END`]; a limit that reaches it never
 //!   ends, though a clock may read it.

@@ -1,5 +1,4 @@
 //! A clock that counts suspended time: `CLOCK_BOOTTIME` on Linux.
-//!
 //! * On Linux one `clock_gettime(CLOCK_BOOTTIME)` per reading, monotonic across threads.
 //! * Elsewhere, and under Miri, it reads `std::time::Instant`.
 
@@ -18,10 +17,9 @@ use std::time::Instant;
 ///   the machine (a peer's timeout, a lease, a token's expiry): what came due during a
 ///   suspend fires at once after the resume.
 ///
-/// Between suspends the two agree. Off Linux both read `std::time::Instant`, which counts
-/// suspended time on Windows and not on macOS. `punctual`'s global wheel takes it with
-/// `punctual::GlobalClock::select`. Sleeps on Linux stop during a suspend, so a driver of
-/// your own on this clock should sleep at most a second or so at a time.
+/// Off Linux both read `std::time::Instant` (counting suspends on Windows, not on macOS).
+/// `punctual`'s global wheel takes it with `punctual::GlobalClock::select`. Sleeps on Linux
+/// stop during a suspend: a driver of your own on it should sleep a second at most.
 ///
 /// ```
 /// use core::time::Duration;
@@ -119,8 +117,7 @@ mod tests {
     #[test]
     #[cfg(all(target_os = "linux", not(miri)))]
     fn it_counts_from_clock_boottime() {
-        // The origin lies between two direct readings (`CLOCK_MONOTONIC`'s would lie
-        // below both on a machine ever suspended).
+        // The origin lies between two direct readings (`CLOCK_MONOTONIC`'s would not).
         for _ in 0..1_000 {
             let before = super::boottime_nanos();
             let clock = BootClock::new();

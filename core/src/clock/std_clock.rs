@@ -1,5 +1,4 @@
 //! `std::time::Instant`'s clock, read as `CLOCK_MONOTONIC` directly on Linux.
-//!
 //! * `new` reads `CLOCK_MONOTONIC` (`before`), `Instant::now()` (the origin), then
 //!   `CLOCK_MONOTONIC` (`after`, the direct origin): `slack = after - before`.
 //! * A direct reading is behind `Instant`'s of the same moment by at most `slack`: a
@@ -70,9 +69,8 @@ impl StdClock {
         }
     }
 
-    /// A clock whose origin is `by` before now (or as far back as the system allows), so
-    /// that earlier instants map to distinct readings ([`reading_of`](Self::reading_of)
-    /// saturates to zero before the origin).
+    /// A clock whose origin is `by` before now (or as far back as allowed), so that earlier
+    /// instants map to distinct readings, not zero ([`reading_of`](Self::reading_of)).
     ///
     /// ```
     /// use std::time::{Duration, Instant};
@@ -97,8 +95,7 @@ impl StdClock {
         clock
     }
 
-    /// The instant this clock counts from (direct readings: at most
-    /// [`slack`](Self::slack) after it).
+    /// The instant this clock counts from (direct readings: up to [`slack`](Self::slack) after).
     pub fn origin(&self) -> Instant {
         self.origin
     }
@@ -169,11 +166,7 @@ fn monotonic_nanos() -> u64 {
     clock_nanos(libc::CLOCK_MONOTONIC, "CLOCK_MONOTONIC")
 }
 
-/// A Linux clock counting from boot, in nanoseconds (`name` for the panic message).
-///
-/// # Panics
-///
-/// If `clock_gettime` fails for `clock`.
+/// A Linux clock counting from boot, in nanoseconds; panics (naming it `name`) on failure.
 #[cfg(target_os = "linux")]
 #[inline]
 pub(super) fn clock_nanos(clock: libc::clockid_t, name: &str) -> u64 {

@@ -1,6 +1,5 @@
 //! The [`Budget`] value, a thread's ambient budget, and the `Elapsed` of a capped fire.
 //! [`Budgeted`] lives in `block`, [`Within`] in `within`.
-//!
 //! * A budget caps only deadlines on its own wheel.
 //! * With `std`, a `Budgeted` sets the thread's budget while it polls its future; the scope
 //!   restores the previous one when it ends, also on unwind.
@@ -221,7 +220,6 @@ mod tests {
     use super::{Budget, ambient};
     use crate::{Fixed, ManualClock, Wheel};
 
-    /// A deadline the ambient budget cut short names it only when it fires under it.
     #[test]
     fn ambient_budget_names_the_deadline_it_cut() {
         let wheel: Wheel<ManualClock, Fixed<4>> =
@@ -255,7 +253,6 @@ mod tests {
         assert_eq!(outside.name(), None, "no budget in force where it fired");
     }
 
-    /// A later budget of the same duration, in force at the fire, lends no name.
     #[test]
     fn later_budget_of_same_length_lends_no_name() {
         let wheel: Wheel<ManualClock, Fixed<4>> =

@@ -1,9 +1,7 @@
 //! `Deadline<F>`: a future that is given up when its time runs out.
-//!
 //! * The inner future lives until the timer's `inner_gone` mark, set before it is dropped
 //!   (a panicking drop never runs twice); it is never polled after.
 //! * A fire already decided wins over polling the inner future.
-//! * The ambient budget caps the timer only at its start.
 
 use core::fmt;
 use core::future::Future;
@@ -21,7 +19,7 @@ use crate::time::Limit;
 /// A future bounded by a deadline: `Ok` with the inner future's output, or `Err(Elapsed)`
 /// once the deadline passes, the inner future dropped first.
 ///
-/// Made by `punctual::DeadlineExt` or [`Wheel::deadline`] /
+/// Made by `punctual::DeadlineExt` or [`Wheel::deadline`](crate::Wheel::deadline) /
 /// [`Wheel::deadline_at`](crate::Wheel::deadline_at). `W` is how it reaches its wheel
 /// ([`WheelRef`]); `N` its name, [`Unnamed`] until [`named`](Deadline::named).
 ///
@@ -42,12 +40,12 @@ use crate::time::Limit;
 ///   and holds no entry.
 /// * **Full wheel.** With no free entry on a fixed wheel, the deadline runs *degraded*:
 ///   each poll checks the clock and tries to arm again, else waits for the driver's next
-///   turn (counted in [`Wheel::degraded_polls`]). Still never early, a tick or two late.
-///   The wheel keeps the wakers of four such tasks; a fifth asks to be polled again at
-///   once (a busy task; no auto-advance of a paused tokio clock). A kept waker is woken
-///   once by the next turn, even if its deadline was dropped or armed since. From 2^57 ns
-///   of the clock (about 4.5 years) a degraded target is rounded up to 128 ns: up to
-///   127 ns late (254 ns in the clock's last 256 ns).
+///   turn ([`Wheel::degraded_polls`](crate::Wheel::degraded_polls)); still never early, a
+///   tick or two late. The wheel keeps four such tasks' wakers; a fifth asks to be polled
+///   again at once (a busy task; no auto-advance of a paused tokio clock). A kept waker is
+///   woken once by the next turn, even if its deadline was dropped or armed since. From
+///   2^57 ns of the clock (about 4.5 years) a degraded target is rounded up to 128 ns: up
+///   to 127 ns late (254 ns in the clock's last 256 ns).
 ///
 /// # Cancel safety
 ///
@@ -58,9 +56,6 @@ use crate::time::Limit;
 ///
 /// Polling it after `Ready`, or again after a poll panicked (a panicking waker or
 /// `tracing` subscriber; the entry was released as it unwound).
-///
-/// [`Wheel::deadline`]: crate::Wheel::deadline
-/// [`Wheel::degraded_polls`]: crate::Wheel::degraded_polls
 #[must_use = "futures do nothing unless you `.await` or poll them"]
 pub struct Deadline<'w, F, W: WheelRef = &'w dyn RawWheel, N: DeadlineName = Unnamed> {
     // Structurally pinned: dropped in place, moved out only by value (`into_inner`,

@@ -7,7 +7,8 @@ use crate::time::Reading;
 
 /// The deadline passed before the inner future completed; the inner future has been dropped.
 ///
-/// Carries the requested duration and, when the deadline was [named], its name:
+/// Carries the requested duration and, when the deadline was
+/// [named](crate::Deadline::named), its name:
 ///
 /// ```
 /// use core::time::Duration;
@@ -34,8 +35,6 @@ use crate::time::Reading;
 /// assert_eq!(e.to_string(), "deadline at an instant elapsed");
 /// # });
 /// ```
-///
-/// [named]: crate::Deadline::named
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Elapsed {
     duration: Duration,
@@ -103,9 +102,8 @@ impl Elapsed {
         self.duration
     }
 
-    /// The instant a deadline at an instant was given: a reading of its wheel's clock, or
-    /// of `punctual::GlobalClock` for a default deadline. `None` for a duration, a budget,
-    /// or a deadline a budget ended.
+    /// The instant a deadline was given, on its wheel's clock (`punctual::GlobalClock` for
+    /// a default deadline); `None` for a duration, a budget, or a deadline a budget ended.
     pub const fn instant(&self) -> Option<Reading> {
         if self.at.as_nanos() == Reading::END.as_nanos() {
             None

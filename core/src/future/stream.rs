@@ -1,5 +1,4 @@
 //! Deadlines for streams: one for the whole stream, or one for each gap between items.
-//!
 //! * Both poll through `poll_bounded`: a fire already decided wins over polling the
 //!   stream, which is dropped before the one `Err(Elapsed)`.
 //! * No budget caps a stream deadline.

@@ -1,10 +1,7 @@
 //! A deadline's timer: starting, arming, polling and releasing its entry, compiled once.
-//!
-//! * Generic over how it reaches its wheel ([`WheelRef`]), never over a future.
-//! * It owns at most one entry, only while `Armed`, and releases it exactly once: on fire,
-//!   release, reset or drop.
+//! * It owns at most one entry, only while `Armed`, and releases it exactly once.
 //! * Pending polls work on a copy, the timer `Poisoned` meanwhile: a panic drops the copy,
-//!   which releases the entry; the poisoned timer never does.
+//!   which releases the entry.
 //! * Out-of-line code gets the timer's parts by value, never the deadline's address.
 
 use core::mem::ManuallyDrop;
@@ -167,7 +164,6 @@ impl<W: WheelRef> Timer<W> {
         match outcome {
             Outcome::Passed => self.fired(capped),
             Outcome::Armed(index, wake) => {
-                // An instant's entry is due at its target, not at the start plus a span.
                 self.state = if instant {
                     State::rearmed(index, capped).marked_instant(true)
                 } else {
@@ -194,8 +190,8 @@ impl<W: WheelRef> Timer<W> {
         }
     }
 
-    /// Whether an armed timer has fired, without registering a waker; panics if poisoned.
-    /// A degraded timer answers `None`: its fire is decided at a pending poll.
+    /// Whether an armed timer has fired, without a waker; `None` while degraded (decided at
+    /// a pending poll). Panics if poisoned.
     #[inline]
     pub(crate) fn has_fired(&mut self) -> Option<Fired> {
         match self.state.phase() {
@@ -210,8 +206,7 @@ impl<W: WheelRef> Timer<W> {
         }
     }
 
-    /// [`Timer::has_fired`], and for a degraded timer whether the clock passed its target:
-    /// for streams, which may never be polled while pending.
+    /// [`Timer::has_fired`], and whether a degraded timer's target passed (for streams).
     pub(crate) fn has_passed(&mut self) -> Option<Fired> {
         if self.state.phase() == Phase::Degraded {
             self.degraded_has_passed()
@@ -244,8 +239,7 @@ impl<W: WheelRef> Timer<W> {
         }
     }
 
-    /// Checks the clock, tries to arm again, else parks until the next turn (or, with no
-    /// place to park, asks to be polled again at once).
+    /// Checks the clock and tries to arm again; else parks, or asks to be polled at once.
     fn poll_degraded(&mut self, cx: &mut Context<'_>) -> Poll<Fired> {
         debug_assert_eq!(
             self.state.phase(),
@@ -342,8 +336,7 @@ impl<W: WheelRef> Timer<W> {
         self.state.inner_gone()
     }
 
-    /// Marks the owner's inner future dropped, once no phase change is left (a new state
-    /// clears it).
+    /// Marks the inner future dropped, once no phase change is left (a new state clears it).
     #[inline]
     pub(crate) fn set_inner_gone(&mut self) {
         self.state.set_inner_gone();
@@ -401,7 +394,6 @@ mod tests {
     #[test]
     fn layouts_stay_small() {
         assert_eq!(core::mem::size_of::<State>(), 8);
-        // The limit and the state, plus 16 bytes of `&dyn RawWheel`.
         assert_eq!(core::mem::size_of::<Timer<&dyn RawWheel>>(), 32);
         // The "gone" mark lives in the timer: nothing beside the future.
         type Pending = core::future::Pending<()>;

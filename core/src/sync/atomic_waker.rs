@@ -1,7 +1,4 @@
-//! A waker slot that one task registers into and any thread takes out of, lock-free.
-//!
-//! `futures-util`'s `AtomicWaker` on [`crate::sync`]'s atomics; layout and states in `word`.
-//!
+//! `futures-util`'s `AtomicWaker` on [`crate::sync`]'s atomics (layout and states in `word`).
 //! * One `register` at a time (a deadline's owner through `&mut`, or a driver through its
 //!   slot); any number of `take`s.
 //! * The thread whose transition leaves `WAITING` owns the slot until it returns to it.
@@ -51,26 +48,19 @@ impl AtomicWaker {
         }
     }
 
-    /// The waker the slot holds under `word`, moved out.
-    ///
-    /// # Safety
-    ///
-    /// The caller owns the slot, `word` is its vtable part, and it empties the slot next.
+    /// The waker the slot holds under `word`, moved out. Safety: the caller owns the slot,
+    /// `word` is its vtable part, and it empties the slot next.
     #[inline(always)]
     unsafe fn take_held(&self, word: Word) -> Option<Waker> {
         let vtable = vtable(word)?;
         // SAFETY: owned slot, by the caller's contract.
         let data = self.data.with(|data| unsafe { *data });
-        // SAFETY: the parts of a waker given to this slot and forgotten; the caller's
-        // emptying the slot leaves them to this one `Waker`.
+        // SAFETY: the parts of a waker given to the slot, which the caller then empties.
         Some(unsafe { Waker::from_raw(RawWaker::new(data, vtable)) })
     }
 
     /// Writes `waker`'s data and returns its vtable word (`WAITING`) for the caller to publish.
-    ///
-    /// # Safety
-    ///
-    /// The caller owns the slot, whose old waker has been taken out.
+    /// Safety: the caller owns the slot, whose old waker has been taken out.
     #[inline(always)]
     unsafe fn keep(&self, waker: Waker) -> Word {
         let waker = core::mem::ManuallyDrop::new(waker);
@@ -139,8 +129,7 @@ impl AtomicWaker {
             }
             Err(_) => {
                 // A `take` set WAKING meanwhile and left without the waker: ours to wake.
-                // SAFETY: still REGISTERING | WAKING, so still ours; `word` is its vtable
-                // part, and the swap below empties it.
+                // SAFETY: still REGISTERING, so ours; `word` is its vtable part; emptied below.
                 let current = unsafe { self.take_held(word) };
                 self.word.swap(ptr::null_mut(), Ordering::AcqRel);
                 // Wake first: a panicking drop of `old` must not cost the wake.
@@ -153,12 +142,8 @@ impl AtomicWaker {
         }
     }
 
-    /// Stores `waker` without the protocol (by value: the caller clones before anything).
-    ///
-    /// # Safety
-    ///
-    /// The caller alone reaches the slot, which is empty and `WAITING`; whatever later
-    /// publishes it to another thread is a Release operation.
+    /// Stores `waker` without the protocol (the caller clones first). Safety: the caller alone
+    /// reaches the empty slot; whatever later publishes it to another thread is a Release.
     pub(crate) unsafe fn set_exclusive(&self, waker: Waker) {
         debug_assert!(
             self.word.load(Ordering::Relaxed).is_null(),
@@ -169,11 +154,8 @@ impl AtomicWaker {
         self.word.store(word, Ordering::Relaxed);
     }
 
-    /// Takes the waker out without the protocol.
-    ///
-    /// # Safety
-    ///
-    /// The caller alone reaches the slot, and every other access to it happened before.
+    /// Takes the waker out without the protocol. Safety: the caller alone reaches the slot,
+    /// and every other access to it happened before.
     pub(crate) unsafe fn take_exclusive(&self) -> Option<Waker> {
         let word = self.word.load(Ordering::Relaxed);
         debug_assert_eq!(state(word), WAITING);
@@ -190,8 +172,7 @@ impl AtomicWaker {
             // A register will see WAKING, or another take has the waker.
             return None;
         }
-        // SAFETY: WAITING -> WAKING makes the slot ours until the swap below empties it;
-        // others only set WAKING meanwhile, so `previous` is still the vtable part.
+        // SAFETY: WAITING -> WAKING makes the slot ours until the swap below empties it.
         let waker = unsafe { self.take_held(previous) };
         self.word.swap(ptr::null_mut(), Ordering::Release);
         waker
@@ -220,8 +201,7 @@ impl Drop for ReleaseOnUnwind<'_> {
         let mut current = slot.word.load(Ordering::Relaxed);
         loop {
             if state(current) & WAKING != 0 {
-                // SAFETY: still REGISTERING, so ours; `current` is its vtable part, and
-                // the swap below empties it.
+                // SAFETY: still REGISTERING, so ours; `current` is its vtable part; emptied below.
                 let waker = unsafe { slot.take_held(current) };
                 slot.word.swap(ptr::null_mut(), Ordering::AcqRel);
                 if let Some(waker) = waker {

@@ -1,5 +1,4 @@
 //! Division by the wheel's tick with a widening multiply by `m = ⌊(2⁶⁴ − 1) / t⌋`.
-//!
 //! * `q̂ = ⌊n·m / 2⁶⁴⌋` never exceeds `⌊n / t⌋`, since `m ≤ 2⁶⁴ / t`;
 //! * and falls short of it by less than 2: `n / t − n·m / 2⁶⁴ = n·(2⁶⁴/t − m) / 2⁶⁴`, where
 //!   `2⁶⁴/t − m < 1 + 1/t ≤ 2` and `n < 2⁶⁴`. So at most two corrections make it exact.
@@ -14,9 +13,7 @@ pub(crate) struct TickDivisor {
 }
 
 impl TickDivisor {
-    /// # Panics
-    ///
-    /// If `tick` is zero.
+    /// Panics if `tick` is zero.
     pub(crate) const fn new(tick: u64) -> Self {
         assert!(tick > 0, "punctual: a wheel's tick must be at least 1 ns");
         Self {

@@ -1,5 +1,4 @@
 //! [`Budgeted`]: a future, and every deadline polled inside it, bounded by a budget.
-//!
 //! * It fixes its budget at its first poll, before polling its inner future.
 //! * Its timer has no limit of its own: the budget caps it.
 
@@ -18,9 +17,9 @@ use crate::future::timer::{Cap, RawWheel, Timer, WheelRef};
 use crate::time::{Limit, Reading};
 
 pin_project! {
-    /// A future bounded by a budget: like a [`Deadline`], and every deadline started inside
-    /// it on the same wheel also ends no later than the budget. Three retries of 800 ms in
-    /// a 2 s budget never outlive the 2 s; when it runs out, the whole block is dropped.
+    /// A future bounded by a budget, like a [`Deadline`](crate::Deadline); every deadline
+    /// started inside it on the same wheel also ends by the budget. Three retries of 800 ms
+    /// in a 2 s budget never outlive the 2 s; when it runs out, the whole block is dropped.
     ///
     /// Made by `punctual::budget`, [`Budgeted::new`] or [`Budgeted::with_budget`]. Unlike a
     /// `Deadline`, its clock starts *before* the first poll of its inner future.
@@ -33,14 +32,14 @@ pin_project! {
     ///   spawned inside. A deadline made before the block but first polled inside it takes
     ///   the budget too; poll it once before if it must keep its own limit.
     /// * Without `std`, explicitly: bound the block with [`Budgeted::with_budget`] and give
-    ///   each inner deadline the [`Budget`] with [`Deadline::within`].
+    ///   each inner deadline the [`Budget`] with [`Deadline::within`](crate::Deadline::within).
     ///
     /// # Errors
     ///
     /// `Err(Elapsed)` ([`Elapsed::is_budget`]) when the budget runs out first; the inner
     /// future has been dropped by then. An inner deadline the budget ends reports the
     /// budget's duration, and its name if it fires under the budget (inside the block, or
-    /// through [`Deadline::within`]).
+    /// through `Deadline::within`).
     ///
     /// # Cancel safety
     ///
@@ -49,9 +48,6 @@ pin_project! {
     /// # Panics
     ///
     /// Polling it after `Ready`, or again after a poll of its timer panicked.
-    ///
-    /// [`Deadline`]: crate::Deadline
-    /// [`Deadline::within`]: crate::Deadline::within
     #[must_use = "futures do nothing unless you `.await` or poll them"]
     pub struct Budgeted<'w, F, W: WheelRef = &'w dyn RawWheel> {
         #[pin]
@@ -65,8 +61,7 @@ pin_project! {
 }
 
 impl<'w, F: Future, W: WheelRef> Budgeted<'w, F, W> {
-    /// Bounds `future`, and the deadlines on `wheel` inside it, by `duration` from its
-    /// first poll.
+    /// Bounds `future`, and the deadlines on `wheel` inside it, by `duration` from its first poll.
     pub fn new(future: F, wheel: W, duration: Duration) -> Self {
         Self {
             future: Some(future),
@@ -142,7 +137,6 @@ impl<F: Future, W: WheelRef> Future for Budgeted<'_, F, W> {
                     name: *this.name,
                 };
                 let budget = own.earlier(ambient());
-                // No limit of its own: the cap ends it (see `with_budget`).
                 this.timer.reset(Limit::After(Duration::MAX));
                 *this.budget = Some(budget);
                 budget

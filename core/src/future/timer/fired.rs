@@ -34,7 +34,7 @@ pub(crate) struct Fired {
     pub(crate) requested: Duration,
     /// The instant as given, for a limit at an instant that no cap ended.
     pub(crate) at: Option<Reading>,
-    /// Whether a cap ended the timer.
+    /// Whether a cap ended the timer, and where.
     pub(super) cap_end: CapEnd,
     /// The wheel's address ([`WheelRef::id`]).
     pub(super) wheel: usize,

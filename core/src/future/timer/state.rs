@@ -11,8 +11,7 @@
 //!                   bit 0 set: the target in COARSE_UNITs, rounded up.
 //! ```
 //!
-//! * Each change of state is one store of the whole word; a new state clears the flags
-//!   and the payload, `set_phase` keeps them.
+//! * Each change is one store; a new state clears flags and payload, `set_phase` keeps them.
 //! * `CAPPED` is never set while `Idle`; `INSTANT` stays until `Never` or `Done`.
 //! * `INNER_GONE` is set only once the timer makes no further change but `set_phase`.
 
@@ -33,8 +32,7 @@ pub(super) enum Phase {
     Never = 3,
     /// Fired or released.
     Done = 4,
-    /// A poll panicked (a waker, or a `tracing` subscriber); its copy released the entry.
-    /// Polling again panics.
+    /// A poll panicked; its copy released the entry. Polling again panics.
     Poisoned = 5,
 }
 

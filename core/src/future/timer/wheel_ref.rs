@@ -165,8 +165,7 @@ pub unsafe trait WheelRef: Copy + Unpin {
         at
     }
 
-    /// Lets a handle choose again at the next start: a timer calls it when it starts over
-    /// holding no entry. The default does nothing.
+    /// Lets the handle choose again (a timer starting over with no entry). Default: nothing.
     #[inline(always)]
     fn forget_choice(&mut self) {}
 

@@ -61,7 +61,6 @@ fn same_waker_is_kept_another_replaces_it() {
     assert_eq!((wakes(&first), wakes(&second)), (0, 1));
 }
 
-/// `register` tells whether anything took the waker since the last registration.
 #[test]
 fn register_reports_untouched_since_last() {
     let slot = AtomicWaker::new();
@@ -73,7 +72,6 @@ fn register_reports_untouched_since_last() {
     drop(slot.take());
     assert!(!slot.register(&second_waker), "taken since");
     assert!(slot.register(&second_waker));
-    // A take in progress: the registration wakes its waker itself.
     slot.set_bits(WAKING, Ordering::Relaxed);
     assert!(!slot.register(&first_waker));
 }
@@ -101,17 +99,15 @@ fn exclusive_access_and_drop_keep_the_waker_count() {
     );
 }
 
-/// A take finds a registering slot busy; a register during a take wakes its own waker.
 #[test]
 fn busy_slot_gives_nothing_and_register_wakes() {
     let slot = AtomicWaker::new();
     let (count, waker) = counter();
-    // The state a `take` leaves when it arrives while `register` holds the slot.
+    // `register` holds the slot.
     let registering = slot.set_bits(REGISTERING, Ordering::Relaxed);
     assert!(registering.is_null());
     assert!(slot.take().is_none(), "the slot is busy");
     slot.word.store(ptr::null_mut(), Ordering::Relaxed);
-    // A register that finds a take in progress wakes its waker itself.
     slot.set_bits(WAKING, Ordering::Relaxed);
     slot.register(&waker);
     assert_eq!(wakes(&count), 1);
@@ -137,7 +133,6 @@ static PANICKING_CLONE: RawWakerVTable = RawWakerVTable::new(
     |_| {},
 );
 
-/// A clone that panics while a take comes leaves the slot empty and wakes the held waker.
 #[test]
 fn panicking_clone_during_take_empties_and_wakes() {
     let slot = AtomicWaker::new();
@@ -191,7 +186,6 @@ static PAUSING_CLONE: RawWakerVTable = RawWakerVTable::new(
     |data| drop(unsafe { Arc::from_raw(data.cast::<PausingClone>()) }),
 );
 
-/// A take while a register holds the slot: the register wakes the new waker instead.
 #[test]
 fn take_during_register_wakes_new_waker() {
     use std::sync::mpsc;

@@ -1,9 +1,7 @@
 //! The slot's state word: the held waker's vtable pointer, with the state in its low bits.
-//!
 //! * `word`: the vtable pointer (null: no waker); its two low bits hold the state
 //!   (a [`RawWakerVTable`] is at least 4-aligned, checked at compile time).
 //! * `data`: the waker's data pointer, meaningful only while the vtable is not null.
-//! * The pointer keeps its provenance through `map_addr`.
 //!
 //! | value                   | meaning                                                 |
 //! |-------------------------|---------------------------------------------------------|
@@ -41,8 +39,7 @@ pub(super) fn with_state(word: Word, bits: usize) -> Word {
 #[inline(always)]
 pub(super) fn vtable(word: Word) -> Option<&'static RawWakerVTable> {
     let vtable = with_state(word, WAITING);
-    // SAFETY: a non-null vtable part was stored from a `&'static RawWakerVTable` with its
-    // provenance kept (`map_addr`).
+    // SAFETY: stored from a `&'static RawWakerVTable`, provenance kept (`map_addr`).
     (!vtable.is_null()).then(|| unsafe { &*vtable })
 }
 
