@@ -1,20 +1,13 @@
 //! Clocks: where a wheel reads the time.
-//!
-//! * A [`Clock`] reads a monotonic time as a [`Duration`] since an origin of its own.
+//! * A [`Clock`] reads a monotonic [`Duration`] since an origin of its own.
 //! * The wheel never compares readings of two clocks.
-//! * A clock's readings may lag the true time by at most [`Clock::resolution`].
-//!   The wheel adds that resolution to every relative deadline, so none ends early.
-//! * Exact clocks ([`ManualClock`], `std::time::Instant`) report a resolution of zero.
+//! * The wheel adds [`Clock::resolution`] to every relative deadline, so none ends early.
 
 use core::time::Duration;
 
-/// An instant at which a wheel on clock `C` can end a deadline or a sleep
-/// ([`Wheel::deadline_at`](crate::Wheel::deadline_at),
-/// [`Wheel::sleep_until`](crate::Wheel::sleep_until)): a [`Reading`](crate::Reading) of
-/// the clock, or the runtime's own instant where the clock converts it
-/// (`std::time::Instant` on `StdClock`, with `std`; `tokio::time::Instant` on
-/// punctual-tokio's `TokioClock`, `embassy_time::Instant` on punctual-embassy's
-/// `EmbassyClock`).
+/// An instant at which a wheel on clock `C` can end a deadline or a sleep: a
+/// [`Reading`](crate::Reading), or the runtime's instant where the clock converts it
+/// (`std`'s on `StdClock`, tokio's on `TokioClock`, embassy's on `EmbassyClock`).
 ///
 /// ```
 /// # use core::time::Duration;
@@ -25,8 +18,7 @@ use core::time::Duration;
 /// # drop(sleep);
 /// ```
 pub trait ClockInstant<C: ?Sized> {
-    /// This instant as a reading of `clock`: a deadline at that reading never ends before
-    /// the instant.
+    /// This instant as a reading of `clock`, never before the instant.
     fn reading_on(self, clock: &C) -> crate::Reading;
 }
 
@@ -47,8 +39,8 @@ pub trait Clock: Sync {
     /// The time elapsed since this clock's origin.
     fn now(&self) -> Duration;
 
-    /// How far behind the true time a reading may be (the clock's granularity, when readings
-    /// are floored). The wheel adds it to relative deadlines so they never end early.
+    /// How far behind the true time a reading may be (the granularity of floored
+    /// readings; zero for exact clocks). The wheel adds it to relative deadlines.
     fn resolution(&self) -> Duration {
         Duration::ZERO
     }
@@ -85,19 +77,14 @@ mod manual {
 
     #[cfg(not(any(feature = "portable-atomic", punctual_loom)))]
     use core::sync::atomic::{AtomicU64, Ordering};
-    // Under loom, loom's: the models then explore clock moves against the wheel's reads.
+    // Loom's under loom, so the models explore clock moves.
     #[cfg(punctual_loom)]
     use loom::sync::atomic::{AtomicU64, Ordering};
     #[cfg(all(feature = "portable-atomic", not(punctual_loom)))]
     use portable_atomic::{AtomicU64, Ordering};
 
-    /// A clock that moves only when told to, for deterministic tests.
-    ///
-    /// Readings are exact (nanoseconds, resolution zero). Pair it with a wheel and use
-    /// [`Wheel::advance`](crate::Wheel::advance), which moves the clock and fires every
-    /// deadline that came due on the calling thread before it returns.
-    ///
-    /// The clock never goes backwards: [`set`](ManualClock::set) to an earlier time panics.
+    /// A clock that moves only when told to, exact to the nanosecond, for tests.
+    /// [`Wheel::advance`](crate::Wheel::advance) moves it and fires what came due before returning.
     ///
     /// ```
     /// use core::time::Duration;
@@ -130,8 +117,7 @@ mod manual {
             }
         }
 
-        /// Moves the clock forward by `by` (saturating at `u64::MAX` nanoseconds, about 584
-        /// years) and returns the new reading.
+        /// Moves the clock forward by `by`, saturating, and returns the new reading.
         pub fn advance(&self, by: Duration) -> Duration {
             let by = saturating_nanos(by);
             let mut current = self.nanos.load(Ordering::Acquire);
@@ -153,8 +139,7 @@ mod manual {
         ///
         /// # Panics
         ///
-        /// If `to` is earlier than the current reading: a clock that went backwards could
-        /// make deadlines measured from it end early.
+        /// If `to` is earlier than the current reading.
         pub fn set(&self, to: Duration) {
             let to = saturating_nanos(to);
             let previous = self.nanos.fetch_max(to, Ordering::AcqRel);

@@ -1,9 +1,6 @@
 //! One driver future for every runtime: it turns a wheel and sleeps until the next turn.
-//!
-//! * The runtime supplies the sleeping through [`Sleeper`].
 //! * A driver registers its waker before each turn, so a wake during the turn is not lost.
 //! * A driver without a place for its waker turns within a tick, and never waits idle.
-//! * A driver makes at most `TURNS_PER_POLL` turns per poll, then yields.
 //! * With `std`, a waker that panics during a turn does not stop the driver.
 
 use core::convert::Infallible;
@@ -19,13 +16,11 @@ use crate::time::Reading;
 use crate::wheel::Wheel;
 use crate::wheel::storage::Storage;
 
-/// What a runtime supplies to drive a wheel: a future that completes once the wheel's
-/// clock reads at least a given time.
+/// What a runtime supplies to drive a wheel: sleeps until the wheel's clock reads a time.
 ///
-/// The future should complete once the wheel's clock reads `at`: completing late makes
-/// deadlines late, completing early only costs a spurious turn (deadlines never fire
-/// early either way, since the wheel checks its own clock). The driver never asks for
-/// [`Reading::END`]: with nothing armed it waits for its waker alone.
+/// Completing late makes deadlines late; completing early costs only a spurious turn
+/// (deadlines never fire early either way). The driver never asks for [`Reading::END`]:
+/// idle, it waits for its waker alone.
 pub trait Sleeper {
     /// The sleep future.
     type Sleep: Future<Output = ()>;
@@ -34,10 +29,7 @@ pub trait Sleeper {
     fn sleep_until(&mut self, at: Reading) -> Self::Sleep;
 }
 
-/// Turns the wheel as the driver of `slot`. With `std`, a waker that panics during the
-/// turn does not take the driver down with it (the hook has reported the panic; the wheel
-/// let go of its role and keeps the remaining wakes for the next turn, which comes at
-/// once).
+/// Turns the wheel as `slot`'s driver; with `std`, a panicking waker does not stop it.
 fn turn<C: Clock, S: Storage>(slot: &DriverSlot<'_, C, S>) -> Reading {
     #[cfg(feature = "std")]
     {
@@ -53,16 +45,14 @@ fn turn<C: Clock, S: Storage>(slot: &DriverSlot<'_, C, S>) -> Reading {
 /// At most this many turns per poll before the driver yields to its executor.
 const TURNS_PER_POLL: usize = 16;
 
-/// A driver's own place for its waker on a wheel, so that several drivers may run on one
-/// wheel: each is woken when the wheel needs a turn sooner than planned. Claimed at the
-/// first [`register`](DriverSlot::register) and given back when dropped, which wakes the
-/// other drivers (the leaving one may have planned a turn that only it would make). Made by
-/// [`Wheel::driver_slot`]; every [`Driver`] holds one.
+/// A driver's own place for its waker, woken when the wheel needs a turn sooner than
+/// planned, so that several drivers may share a wheel (one turns it at a time, none
+/// waits for another, and when one stops the others go on). Made by [`Wheel::driver_slot`];
+/// every [`Driver`] holds one. Claimed at the first [`register`](DriverSlot::register);
+/// given back when dropped, which wakes the other drivers.
 ///
-/// A wheel has places for three drivers at once (besides the one of
-/// [`Wheel::register_driver`]). A fourth finds none free: nothing wakes it, and it must
-/// turn the wheel at least once a tick until a place frees up, which
-/// [`register`](DriverSlot::register) tells it.
+/// A wheel has three places (besides [`Wheel::register_driver`]'s). A driver without one
+/// is woken by nothing, and must turn the wheel at least once a tick.
 ///
 /// # Examples
 ///
@@ -108,28 +98,22 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
 }
 
 impl<C: Clock, S: Storage> DriverSlot<'_, C, S> {
-    /// Registers `waker` to be woken when the wheel must be turned sooner than planned
-    /// (an arm earlier than the plan, or cancelled entries to reclaim). Register before
-    /// each turn, so that a wake during the turn is not lost.
+    /// Registers `waker` to be woken when the wheel must turn sooner than planned. Register
+    /// before each turn, so that a wake during the turn is not lost.
     ///
-    /// Returns `false` when the wheel has no free place (three other drivers hold theirs):
-    /// then nothing will wake this driver, and it must turn the wheel again within a tick
-    /// rather than wait for its waker. A later call claims a place once one is free.
+    /// Returns `false` without a free place: nothing will wake this driver, so it must turn
+    /// the wheel again within a tick. A later call claims a place once one is free.
     pub fn register(&mut self, waker: &Waker) -> bool {
         self.register_untouched(waker).is_some()
     }
 
-    /// Turns the wheel, as [`Wheel::turn`] does, for this driver: when the turn takes the
-    /// wheel out of idle, it wakes the wheel's other drivers (which may be waiting for
-    /// their wakers only, and would not learn of the turn it plans), but not this one,
-    /// which has the plan from the reading returned. Register before turning.
+    /// Turns the wheel as [`Wheel::turn`] does; a turn out of idle wakes the other drivers,
+    /// not this one. Register before turning.
     pub fn turn(&self) -> Reading {
         self.wheel.turn_as(self.slot)
     }
 
-    /// [`register`](Self::register), telling also whether nothing woke this driver since
-    /// its last registration: `None` without a place, `Some(true)` when the place still
-    /// held the waker registered last.
+    /// [`register`](Self::register): `None` without a place, `Some(true)` if untouched.
     fn register_untouched(&mut self, waker: &Waker) -> Option<bool> {
         let wakers = self.wheel.driver_wakers();
         if self.slot.is_none() {
@@ -140,9 +124,7 @@ impl<C: Clock, S: Storage> DriverSlot<'_, C, S> {
 }
 
 impl<C, S> Drop for DriverSlot<'_, C, S> {
-    /// Gives the place back, and wakes the drivers that remain: the plan this driver made
-    /// may be one that only it was going to carry out. A driver without a place wakes them
-    /// too, for the same reason (it turned every tick).
+    /// Gives the place back and wakes the other drivers, to carry out this one's plan.
     fn drop(&mut self) {
         match self.slot {
             Some(slot) => self.wheel.driver_wakers().release(slot),
@@ -161,19 +143,14 @@ impl<C, S> fmt::Debug for DriverSlot<'_, C, S> {
 
 pin_project! {
     #[project = DriverProj]
-    /// A future that drives a wheel forever: it turns the wheel, sleeps until the next
-    /// turn (or until an arm or a cancel wakes it sooner), and repeats. Spawn it on the
-    /// runtime whose clock the wheel uses. Made by [`Wheel::driver`].
-    ///
-    /// Several drivers may run on one wheel: only one turns it at a time, none waits for
-    /// another, and each keeps a place for its waker ([`DriverSlot`]), so that when one
-    /// stops, the others go on turning the wheel.
+    /// A future that drives a wheel forever: it turns the wheel, sleeps until the next turn
+    /// (or an arm or cancel wakes it), and repeats. Spawn it on the runtime whose clock the
+    /// wheel uses. Made by [`Wheel::driver`]. Several may share a wheel ([`DriverSlot`]).
     ///
     /// # Cancel safety
     ///
-    /// Dropping the driver stops the wheel: armed deadlines no longer fire until another
-    /// driver (or [`Wheel::turn`]) turns it. Nothing is lost; they fire late, once it does.
-    /// Other drivers of the wheel are woken as it goes, so that they take over its plan.
+    /// Dropping the driver stops its turns: armed deadlines fire late, once another driver
+    /// (woken as it goes) or [`Wheel::turn`] turns the wheel. Nothing is lost.
     #[must_use = "a driver does nothing unless spawned or polled"]
     pub struct Driver<'w, C, S, T: Sleeper> {
         wheel: &'w Wheel<C, S>,
@@ -202,16 +179,9 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
 }
 
 impl<C: Clock, S: Storage, T: Sleeper> Driver<'_, C, S, T> {
-    /// Polls `future` with this driver, both in the caller's task, in the order that lets
-    /// `future` see its deadlines fire soonest: the wheel turns, `future` is polled (a
-    /// deadline the turn fired is seen in this very poll), and only then does the driver
-    /// set its sleep for the next turn. Setting a sleep can cost a system call (an
-    /// async-io timer notifies its reactor), which would otherwise come between the fire
-    /// and the task that awaits it.
-    ///
-    /// This is what `punctual_smol::with_driver` does; use it to run a driver in the same
-    /// task as the future whose deadlines it fires, on another runtime. The wheel turns
-    /// only while this is polled.
+    /// Polls `future` with this driver in the caller's task: the wheel turns, `future` is
+    /// polled (seeing what the turn fired), and only then is the next sleep set. The wheel
+    /// turns only while this is polled. `punctual_smol::with_driver` is built on it.
     ///
     /// # Examples
     ///
@@ -252,20 +222,15 @@ impl<C: Clock, S: Storage, T: Sleeper> Driver<'_, C, S, T> {
             return Poll::Ready(output);
         }
         if poll_sleep(&mut this, next, cx).is_ready() {
-            // The next turn is due already (the future's poll took that long): come back
-            // at once, for the turn and then the future.
+            // The next turn is due already: come back at once.
             cx.waker().wake_by_ref();
         }
         Poll::Pending
     }
 }
 
-/// Registers the driver's waker, then turns the wheel. Returns the reading at which to
-/// turn next ([`Reading::END`]: idle, wait for the waker), and records in `idle` whether
-/// that is idle.
-///
-/// It skips the turn when the last turn left the wheel idle, nothing took its waker since,
-/// and the wheel is still idle: nothing was armed then, or the arm would have woken it.
+/// Registers the driver's waker, then turns the wheel; returns when to turn next
+/// ([`Reading::END`]: idle). Skips the turn while idle and untouched since the last.
 fn turn_once<C: Clock, S: Storage>(
     wheel: &Wheel<C, S>,
     slot: &mut DriverSlot<'_, C, S>,
@@ -277,8 +242,7 @@ fn turn_once<C: Clock, S: Storage>(
         // A take after the registration wakes this task again, as a wake would.
         Some(true) if *idle && wheel.is_idle() => Reading::END,
         Some(_) => turn(slot),
-        // No place for our waker (three other drivers hold theirs): nothing wakes us, so
-        // turn again within a tick, and never wait idle.
+        // No place: nothing wakes us, so turn again within a tick.
         None => turn(slot).min(wheel.now() + wheel.tick()),
     };
     // Recorded here, not once the sleep is set: `poll_with` may return before that.
@@ -286,8 +250,7 @@ fn turn_once<C: Clock, S: Storage>(
     next
 }
 
-/// Polls the sleep until reading `next` (made anew if the plan changed): `Ready` once it
-/// has come, `Pending` with the task woken when it does (or, while idle, by the next arm).
+/// Polls the sleep until `next`, made anew if the plan changed.
 fn poll_sleep<C, S, T: Sleeper>(
     this: &mut DriverProj<'_, '_, C, S, T>,
     next: Reading,

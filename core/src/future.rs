@@ -1,8 +1,5 @@
-//! The futures a wheel bounds or completes, and the timer they share.
-//!
-//! * Each future here holds a `Timer`: the part that does not depend on the inner future.
-//! * A timer reaches its wheel through a [`timer::WheelRef`].
-//! * Nothing here touches the wheel's structure, only the operations it offers a deadline.
+//! The futures a wheel bounds or completes, and the `Timer` they share, which reaches its
+//! wheel through a [`timer::WheelRef`] and never touches the wheel's structure.
 
 pub(crate) mod budget;
 pub(crate) mod deadline;

@@ -1,37 +1,27 @@
 //! The `no_std` core of [punctual]: a lock-free hierarchical timer wheel and the
 //! [`Deadline`] combinator that bounds how long a future may run.
 //!
-//! Most users want the facade crate `punctual`, whose `fut.deadline(d)` needs no setup. This
-//! crate is for building drivers and for firmware: it holds the [`Wheel`], the [`Clock`]
-//! abstraction with a [`ManualClock`] for tests, [`Deadline`], [`Sleep`], [`Elapsed`], and a
-//! generic [`Driver`] future that any runtime can run by supplying a [`Sleeper`].
+//! Most users want the facade crate `punctual`, whose `fut.deadline(d)` needs no setup.
+//! This crate is for drivers and firmware: the [`Wheel`], [`Clock`]s (a [`ManualClock`] for
+//! tests), [`Deadline`], [`Sleep`], and a [`Driver`] any runtime runs with a [`Sleeper`].
 //!
 //! # Guarantees
 //!
-//! On every driver and target:
-//!
-//! * **Cancel on fire.** When a deadline fires, the inner future is dropped before
-//!   `Err(Elapsed)` is returned, and never polled again.
-//! * **Never early**, on the wheel's clock, measured from the first poll that finds the
-//!   inner future pending.
-//! * **At most two ticks late**, with a driver that is not starved.
-//! * **No allocation per deadline**, and **lock-free** arming, cancelling and waker
-//!   updates: a bounded number of atomic operations each. (A [`Growable`] wheel allocates
-//!   a new segment when it doubles, never per deadline.)
+//! On every driver and target (the rules in full are on [`Deadline`]):
+//! * **Cancel on fire**: the inner future is dropped before `Err(Elapsed)`.
+//! * **Never early** on the wheel's clock, from the first poll that finds the inner future
+//!   pending; **at most two ticks late** with a driver that is not starved.
+//! * **No allocation per deadline** (a [`Growable`] wheel allocates only as it doubles),
+//!   and **lock-free** arming, cancelling and waker updates: a bounded number of atomics.
 //! * **A ready future costs nothing**: no clock read, no entry, no shared memory.
 //!
 //! # How it works
 //!
-//! Entries live in a slab ([`Fixed`] or [`Growable`]) and never move. Arming pops an entry
-//! off a lock-free free list and pushes it onto an *arm inbox*. A release that finds its
-//! entry still at the head of that inbox (most short deadlines) takes it back off and frees
-//! it itself (on a wheel with thread spares, it keeps the entry for its next deadline);
-//! otherwise cancelling flips the entry's state with one compare-and-swap and pushes it
-//! onto a *cancel inbox*. Only the thread that holds the driver role touches the wheel's
-//! levels: on each turn it takes both inboxes, links new entries into their slots, unlinks
-//! cancelled ones, and fires everything due. The module docs of `wheel` and of its parts
-//! `levels`, `entry`, `lists` and `spare` (in the source, under `core/src/wheel/`)
-//! explain the algorithm and its invariants.
+//! Entries live in a slab ([`Fixed`] or [`Growable`]) and never move. Arming pushes a free
+//! entry onto an *arm inbox*; releasing takes it back off, or cancels it onto a *cancel
+//! inbox* with one compare-and-swap. Only the thread holding the driver role touches the
+//! levels: each turn it drains both inboxes and fires all that is due. The `wheel` module
+//! docs (in the source) explain the algorithm.
 //!
 //! # Example
 //!
@@ -58,22 +48,18 @@
 //!
 //! # Features
 //!
-//! * `std` (default): [`StdClock`], `Elapsed` into `std::io::Error`, budgets that reach
-//!   the deadlines inside them by themselves (see [`Budgeted`]), and eight per-thread
-//!   shards of the lists that arming and releasing touch (one without `std`). Implies
-//!   `alloc`.
+//! * `std` (default, implies `alloc`): [`StdClock`], `Elapsed` into `std::io::Error`,
+//!   budgets that reach inner deadlines by themselves ([`Budgeted`]), and eight per-thread
+//!   shards of the arm and release lists (one without `std`).
 //! * `alloc`: [`Growable`] storage.
 //! * `portable-atomic`: every atomic through `portable-atomic`, for targets without
 //!   compare-and-swap (thumbv6m); the final binary provides a `critical-section`.
-//! * `tracing`: a `tracing` event when a deadline fires (its name, duration, lateness and
-//!   whether a budget ended it).
+//! * `tracing`: an event when a deadline fires (name, duration, lateness, budget or not).
 //! * `defmt`: `defmt::Format` for [`Elapsed`].
-//! * `count-ready`: count deadlines that completed without arming
-//!   ([`Stats::ready_without_arming`]), at the price of a shared atomic on that path.
+//! * `count-ready`: [`Stats::ready_without_arming`], at a shared atomic on that path.
 //!
 //! [punctual]: https://docs.rs/punctual
-// Without `alloc` or `std` the items these links name do not exist: docs built so link to
-// the full docs instead (a definition wins over an intra-doc link only where it is given).
+// Without `alloc` or `std` these items do not exist: link to the full docs instead.
 #![cfg_attr(
     not(feature = "alloc"),
     doc = "[`Growable`]: https://docs.rs/punctual-core/latest/punctual_core/struct.Growable.html"
@@ -135,17 +121,14 @@ pub use wheel::{FixedWheel, Wheel};
 use core::future::Future;
 use core::time::Duration;
 
-/// The wheel's own deadlines. Arguments come in the order of `punctual::timeout` and
-/// tokio's `timeout`: the limit, then the future.
+/// The wheel's own deadlines: the limit, then the future, as in tokio's `timeout`.
 impl<C: Clock, S: Storage> Wheel<C, S> {
-    /// Bounds `future` by `duration` on this wheel, measured from its first pending poll.
-    /// See [`Deadline`] for the rules.
+    /// Bounds `future` by `duration` from its first pending poll (see [`Deadline`]).
     pub fn deadline<F: Future>(&self, duration: Duration, future: F) -> Deadline<'_, F> {
         Deadline::new(future, self, Limit::After(duration))
     }
 
-    /// Bounds `future` by the instant `at` on this wheel's clock: a [`Reading`], or the
-    /// clock's own instant type ([`ClockInstant`]).
+    /// Bounds `future` by the instant `at` on this wheel's clock ([`ClockInstant`]).
     ///
     /// ```
     /// # use core::time::Duration;
@@ -164,22 +147,17 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         Sleep::new(self, Limit::After(duration))
     }
 
-    /// A future that completes when this wheel's clock reaches `at`: a [`Reading`], or the
-    /// clock's own instant type ([`ClockInstant`]).
+    /// A future that completes when this wheel's clock reaches `at` ([`ClockInstant`]).
     pub fn sleep_until(&self, at: impl ClockInstant<C>) -> Sleep<'_> {
         Sleep::new(self, Limit::At(at.reading_on(self.clock())))
     }
 
-    /// Bounds `future` by `duration`. With `std`, every deadline on this wheel first polled
-    /// inside it also ends no later than the budget; without `std`, give the inner
-    /// deadlines the budget with [`Deadline::within`] (see [`Budgeted::with_budget`]).
-    /// See [`Budgeted`].
+    /// Bounds `future`, and this wheel's deadlines inside it, by `duration` ([`Budgeted`]).
     pub fn budget<F: Future>(&self, duration: Duration, future: F) -> Budgeted<'_, F> {
         Budgeted::new(future, self, duration)
     }
 
-    /// Bounds the whole of `stream` by `duration` from its first poll. See
-    /// [`StreamDeadline`].
+    /// Bounds the whole of `stream` by `duration` from its first poll ([`StreamDeadline`]).
     pub fn total_deadline<St: futures_core::Stream>(
         &self,
         duration: Duration,

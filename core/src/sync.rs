@@ -1,14 +1,10 @@
 //! The one place atomics and interior mutability come from.
-//!
-//! * Code that shares memory between threads imports its atomics and `UnsafeCell` from here.
-//! * Under `cfg(punctual_loom)` they are [loom]'s model-checked types.
-//! * With feature `portable-atomic` they are [portable-atomic]'s types.
-//!   Its read-modify-writes then go through the binary's `critical-section`.
-//! * Otherwise they are `core::sync::atomic`'s.
-//! * Only 32-bit and pointer-sized atomics come from here.
-//!   So the core is lock-free wherever those have compare-and-swap.
-//! * Two exceptions import their own: `ManualClock` (an `AtomicU64`, loom's under loom)
-//!   and the ambient budget's flag (a `core` `AtomicBool`, `std` only).
+//! * Shared-memory code takes its atomics and `UnsafeCell` from here: [loom]'s under
+//!   `cfg(punctual_loom)`, [portable-atomic]'s with that feature (read-modify-writes then
+//!   go through the binary's `critical-section`), else `core`'s.
+//! * Only 32-bit and pointer-sized atomics: lock-free wherever those have compare-and-swap.
+//! * Exceptions: `ManualClock` (an `AtomicU64`, loom's under loom) and the ambient
+//!   budget's flag (a `core` `AtomicBool`, `std` only).
 //!
 //! [loom]: https://docs.rs/loom
 //! [portable-atomic]: https://docs.rs/portable-atomic
@@ -40,8 +36,7 @@ pub(crate) use core::sync::atomic::Ordering;
 #[cfg(punctual_loom)]
 pub(crate) use loom::cell::UnsafeCell;
 
-/// `core::cell::UnsafeCell` with the closure-based API of `loom::cell::UnsafeCell`, so the
-/// same code compiles against both and loom can check every access.
+/// `core::cell::UnsafeCell` with loom's closure API, so loom checks every access.
 #[cfg(not(punctual_loom))]
 #[derive(Debug)]
 pub(crate) struct UnsafeCell<T>(core::cell::UnsafeCell<T>);
@@ -76,8 +71,7 @@ macro_rules! const_fn {
 }
 pub(crate) use const_fn;
 
-/// A value alone on its cache lines where threads on several cores share the wheel
-/// (`std`): [`crossbeam_utils::CachePadded`], 128 bytes on x86-64.
+/// A value alone on its cache lines (`std`): [`crossbeam_utils::CachePadded`].
 #[cfg(feature = "std")]
 pub(crate) use crossbeam_utils::CachePadded as Padded;
 

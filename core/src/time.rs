@@ -1,17 +1,10 @@
 //! Time as the core counts it, and every conversion between its units.
-//!
 //! * Only this module turns nanoseconds into ticks, a `Duration` into a reading, or back.
-//! * A [`Reading`] is an instant on a wheel's clock: `u64` nanoseconds since its origin.
-//! * Conversions to readings saturate at [`Reading::END`] (`u64::MAX` ns, about 584 years).
-//! * A clock may read `END`, but a deadline due at `END` never ends.
-//!   Any instant or relative limit that reaches `END` means "never".
-//! * A [`Tick`] counts the wheel's ticks since the clock's origin.
-//! * A reading falls in the tick of its floor. A deadline's tick is the first boundary at
+//! * Conversions to readings saturate at [`Reading::END`]; a limit that reaches it never
+//!   ends, though a clock may read it.
+//! * A reading falls in the tick of its floor; a deadline's tick is the first boundary at
 //!   or after it ([`TickDivisor`]).
-//! * A *span* is a duration as a deadline keeps it: `u64` nanoseconds.
-//!   [`BEYOND`] stands for any duration from `u64::MAX` ns on, and never ends.
-//! * A [`Limit`] is what a user gives: a `Duration` from the first poll, or a `Reading`.
-//! * A [`Due`] is a limit as a timer hands it to the wheel: a span, or a reading.
+//! * A *span* is a duration as a deadline keeps it, `u64` nanoseconds; [`BEYOND`] never ends.
 
 use core::fmt;
 use core::ops::{Add, Sub};
@@ -21,11 +14,9 @@ mod divisor;
 
 pub(crate) use divisor::{StoredTick, TickDivisor};
 
-/// An instant on a wheel's clock: the time since the clock's origin, in nanoseconds.
-///
-/// Readings of one wheel's clock compare with each other, never with another clock's.
-/// Arithmetic saturates: at [`Reading::ZERO`] below, at [`Reading::END`] above, which a
-/// deadline never reaches (a limit at or past it never ends).
+/// An instant on a wheel's clock: nanoseconds since the clock's origin. Compare it only
+/// with readings of the same clock. Arithmetic saturates at [`Reading::ZERO`] and
+/// [`Reading::END`].
 ///
 /// # Examples
 ///
@@ -47,8 +38,7 @@ impl Reading {
     /// The clock's origin.
     pub const ZERO: Self = Self(0);
 
-    /// `u64::MAX` nanoseconds after the origin (about 584 years): the last reading a clock
-    /// may give, and as a limit, "never".
+    /// `u64::MAX` ns (about 584 years): the last reading a clock may give; as a limit, never.
     pub const END: Self = Self(u64::MAX);
 
     /// The reading `nanos` nanoseconds after the origin.
@@ -57,11 +47,9 @@ impl Reading {
         Self(nanos)
     }
 
-    /// The reading `elapsed` after the origin (what [`Clock::now`](crate::Clock::now)
-    /// reports), saturating at [`Reading::END`].
+    /// The reading of [`Clock::now`](crate::Clock::now)'s `elapsed`, saturating.
     #[inline(always)]
     pub const fn since_origin(elapsed: Duration) -> Self {
-        // `u64` arithmetic rather than `as_nanos`' `u128`: this is on every arm.
         match elapsed.as_secs().checked_mul(1_000_000_000) {
             Some(nanos) => match nanos.checked_add(elapsed.subsec_nanos() as u64) {
                 Some(nanos) => Self(nanos),
@@ -77,9 +65,8 @@ impl Reading {
         self.0
     }
 
-    /// The time since the origin; [`Reading::END`] as `Duration::MAX`, which stands for
-    /// "never" as a limit and "idle" as a planned turn (so `Reading::since_origin` gives
-    /// back every reading it came from).
+    /// The time since the origin; [`Reading::END`] as `Duration::MAX`, so that
+    /// `since_origin` round-trips.
     #[inline]
     pub const fn as_duration(self) -> Duration {
         if self.0 == u64::MAX {
@@ -105,13 +92,13 @@ impl Reading {
         Duration::from_nanos(self.0.saturating_sub(earlier.0))
     }
 
-    /// `self + span` for a span in nanoseconds, saturating at [`Reading::END`].
+    /// `self + span` ns, saturating.
     #[inline]
     pub(crate) const fn after(self, span: u64) -> Self {
         Self(self.0.saturating_add(span))
     }
 
-    /// `self - span` for a span in nanoseconds, saturating at [`Reading::ZERO`].
+    /// `self - span` ns, saturating.
     #[inline]
     pub(crate) const fn before(self, span: u64) -> Self {
         Self(self.0.saturating_sub(span))
@@ -138,8 +125,7 @@ impl Sub<Duration> for Reading {
     }
 }
 
-/// The time from the later reading back to the earlier one: zero if the right-hand side
-/// is later (see [`Reading::saturating_duration_since`]).
+/// Zero if `earlier` is later ([`Reading::saturating_duration_since`]).
 impl Sub for Reading {
     type Output = Duration;
 
@@ -164,7 +150,7 @@ impl fmt::Debug for Reading {
 pub(crate) struct Tick(u64);
 
 impl Tick {
-    /// A plan of no turn at all (the driver is idle), and past any tick a turn reaches.
+    /// No turn planned (idle): past any tick a turn reaches.
     pub(crate) const IDLE: Self = Self(u64::MAX);
 
     #[inline]
@@ -172,8 +158,7 @@ impl Tick {
         Self(tick)
     }
 
-    /// The count, for the levels' slot arithmetic (the levels count ticks as plain
-    /// numbers).
+    /// The count, for the levels' slot arithmetic.
     #[inline]
     pub(crate) const fn get(self) -> u64 {
         self.0
@@ -186,8 +171,7 @@ impl Tick {
     }
 }
 
-/// What limits a deadline: a duration from its first poll, or an instant on the wheel's
-/// clock.
+/// What limits a deadline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Limit {
     /// Ends this long after the inner future first returns `Pending`.
@@ -196,10 +180,8 @@ pub enum Limit {
     At(Reading),
 }
 
-/// A [`Limit`] in the compact form a timer hands to the wheel: a span from the start
-/// (nanoseconds, saturated: [`BEYOND`] never ends), or an instant.
-///
-/// `pub` only because [`RawWheel`](crate::RawWheel) takes it; not exported.
+/// A [`Limit`] as a timer hands it to the wheel: a span from the start, or an instant.
+/// `pub` only for [`RawWheel`](crate::RawWheel); not exported.
 #[doc(hidden)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Due {
@@ -217,11 +199,10 @@ impl From<Limit> for Due {
     }
 }
 
-/// A span of `u64::MAX` nanoseconds or more: beyond any clock reading (about 584 years),
-/// so it never ends (as `Duration::MAX`).
+/// A span of `u64::MAX` ns or more: beyond any reading, so it never ends.
 pub(crate) const BEYOND: u64 = u64::MAX;
 
-/// `d` in saturated nanoseconds (a `Duration` is 16 bytes; a deadline keeps 8).
+/// `d` in saturated nanoseconds.
 #[inline(always)]
 pub(crate) const fn span_of(d: Duration) -> u64 {
     Reading::since_origin(d).0

@@ -1,10 +1,6 @@
-//! A clock that counts the time the system spent suspended: `CLOCK_BOOTTIME` on Linux.
-//!
-//! * On Linux a reading is one `clock_gettime(CLOCK_BOOTTIME)` call, exact to the nanosecond.
-//! * Readings never go backwards, across threads too: the kernel keeps the clock monotonic.
-//! * Elsewhere, and under Miri, the clock reads `std::time::Instant`, as `StdClock` does.
-//! * Sleeps on Linux stop during a suspend, so a driver on this clock bounds its sleeps.
-//!   `punctual`'s thread driver sleeps at most a second at a time.
+//! A clock that counts suspended time: `CLOCK_BOOTTIME` on Linux.
+//! * On Linux one `clock_gettime(CLOCK_BOOTTIME)` per reading, monotonic across threads.
+//! * Elsewhere, and under Miri, it reads `std::time::Instant`.
 
 use core::time::Duration;
 #[cfg(not(all(target_os = "linux", not(miri))))]
@@ -15,22 +11,15 @@ use std::time::Instant;
 ///
 /// # Which clock to choose
 ///
-/// * [`StdClock`](super::StdClock) (`CLOCK_MONOTONIC` on Linux) stops while the machine
-///   sleeps: a deadline measures awake time, as tokio's timers and `std::time::Instant`
-///   do. Choose it when a deadline bounds work the program does (a computation, a retry
-///   budget): a suspend does not use up its time.
-/// * `BootClock` goes on while the machine sleeps: a deadline measures real time. Choose it
-///   when a deadline stands for something outside the machine that keeps time during a
-///   suspend (a peer's own timeout, a lease, a token's expiry, "reconnect if silent for
-///   30 s"): after a resume, what came due during the suspend fires at once.
+/// * [`StdClock`](super::StdClock) stops while the machine sleeps: a deadline measures
+///   awake time, as tokio's timers do. Choose it for work the program does.
+/// * `BootClock` goes on: a deadline measures real time. Choose it for something outside
+///   the machine (a peer's timeout, a lease, a token's expiry): what came due during a
+///   suspend fires at once after the resume.
 ///
-/// Between suspends the two agree. On systems other than Linux both read
-/// `std::time::Instant`, which counts suspended time on Windows and not on macOS.
-///
-/// A wheel of one's own counts on it as on any clock; `punctual`'s global wheel takes it
-/// with `punctual::GlobalClock::select` before its first use. Sleeps on Linux stop while
-/// the machine is suspended, so a driver of one's own on this clock should sleep at most
-/// a second or so at a time, as `punctual`'s thread driver does.
+/// Off Linux both read `std::time::Instant` (counting suspends on Windows, not on macOS).
+/// `punctual`'s global wheel takes it with `punctual::GlobalClock::select`. Sleeps on Linux
+/// stop during a suspend: a driver of your own on it should sleep a second at most.
 ///
 /// ```
 /// use core::time::Duration;
@@ -47,7 +36,7 @@ use std::time::Instant;
 /// ```
 #[derive(Debug, Clone, Copy)]
 pub struct BootClock {
-    /// `CLOCK_BOOTTIME` in nanoseconds when the clock was made: readings count from it.
+    /// `CLOCK_BOOTTIME` ns when made: readings count from it.
     #[cfg(all(target_os = "linux", not(miri)))]
     origin_nanos: u64,
     /// The moment the clock was made.
@@ -60,8 +49,7 @@ impl BootClock {
     ///
     /// # Panics
     ///
-    /// On Linux, if the kernel refuses `CLOCK_BOOTTIME` (kernels before 2.6.39, from
-    /// 2011), with the system's error.
+    /// On Linux, if the kernel lacks `CLOCK_BOOTTIME` (before 2.6.39).
     pub fn new() -> Self {
         Self {
             #[cfg(all(target_os = "linux", not(miri)))]
@@ -83,8 +71,6 @@ impl super::Clock for BootClock {
     fn now(&self) -> Duration {
         #[cfg(all(target_os = "linux", not(miri)))]
         {
-            // Read after `origin_nanos` (this clock exists), and the clock is monotonic
-            // across threads: the subtraction does not saturate.
             Duration::from_nanos(boottime_nanos().saturating_sub(self.origin_nanos))
         }
         #[cfg(not(all(target_os = "linux", not(miri))))]
@@ -94,12 +80,7 @@ impl super::Clock for BootClock {
     }
 }
 
-/// `CLOCK_BOOTTIME` in nanoseconds (fits a `u64` for 584 years of uptime).
-///
-/// # Panics
-///
-/// If `clock_gettime` fails, which it does for this clock only on kernels older than
-/// 2.6.39.
+/// `CLOCK_BOOTTIME` in nanoseconds.
 #[cfg(all(target_os = "linux", not(miri)))]
 #[inline]
 fn boottime_nanos() -> u64 {
@@ -136,9 +117,7 @@ mod tests {
     #[test]
     #[cfg(all(target_os = "linux", not(miri)))]
     fn it_counts_from_clock_boottime() {
-        // Made between two direct readings of `CLOCK_BOOTTIME`, its origin lies between
-        // them (a clock on `CLOCK_MONOTONIC` would lie below both on a machine that was
-        // ever suspended).
+        // The origin lies between two direct readings (`CLOCK_MONOTONIC`'s would not).
         for _ in 0..1_000 {
             let before = super::boottime_nanos();
             let clock = BootClock::new();

@@ -1,26 +1,18 @@
-//! `std::time::Instant`'s clock, read directly on Linux.
-//!
-//! On Linux, the clock reads `CLOCK_MONOTONIC` itself; elsewhere it reads through `Instant`.
-//! Conversions to and from `Instant` ([`StdClock::reading_of`], [`StdClock::instant_of`])
-//! rely on the two origins agreeing:
-//!
+//! `std::time::Instant`'s clock, read as `CLOCK_MONOTONIC` directly on Linux.
 //! * `new` reads `CLOCK_MONOTONIC` (`before`), `Instant::now()` (the origin), then
-//!   `CLOCK_MONOTONIC` again (`after`, the direct origin).
-//! * So the direct origin is at or after the `Instant` origin, by at most
-//!   `slack = after - before`.
-//! * A direct reading is at or behind `Instant`'s reading of the same moment, by at most
-//!   `slack`. So a deadline at `reading_of(instant)` never fires before `instant`.
-//! * `instant_of(r)` is the origin plus `slack` plus `r`: at or after the moment the clock
-//!   reads `r`. So a sleep until it never ends before that reading.
-//! * `instant_of` relies on `Instant` being `CLOCK_MONOTONIC`, as on every Linux target.
+//!   `CLOCK_MONOTONIC` (`after`, the direct origin): `slack = after - before`.
+//! * A direct reading is behind `Instant`'s of the same moment by at most `slack`: a
+//!   deadline at `reading_of(instant)` never fires before `instant`.
+//! * `instant_of(r)` is origin + `slack` + `r`: never before the clock reads `r`
+//!   (given `Instant` is `CLOCK_MONOTONIC`, as on every Linux target).
 
 use core::time::Duration;
 use std::time::Instant;
 
 use crate::time::Reading;
 
-/// `std::time::Instant`'s clock (on Linux `CLOCK_MONOTONIC`, read directly, which is
-/// cheaper), measured from the moment the clock was made.
+/// `std::time::Instant`'s clock (on Linux `CLOCK_MONOTONIC`, read directly), measured
+/// from the moment the clock was made.
 ///
 /// ```
 /// use punctual_core::{Clock, StdClock};
@@ -31,10 +23,10 @@ use crate::time::Reading;
 #[derive(Debug, Clone, Copy)]
 pub struct StdClock {
     origin: Instant,
-    /// `CLOCK_MONOTONIC` in nanoseconds, read just after `origin`: readings count from it.
+    /// `CLOCK_MONOTONIC` ns just after `origin`: readings count from it.
     #[cfg(target_os = "linux")]
     origin_nanos: u64,
-    /// How far after `origin` `origin_nanos` may be (see the module docs).
+    /// How far after `origin` `origin_nanos` may be.
     #[cfg(target_os = "linux")]
     slack: Duration,
 }
@@ -46,8 +38,6 @@ impl StdClock {
         {
             /// A bracket this tight was not preempted.
             const TIGHT: u64 = 1_000;
-            // `CLOCK_MONOTONIC`, then the `Instant` origin, then `CLOCK_MONOTONIC` again:
-            // the origin, the direct origin after it, and how far after it may be.
             let bracket = || {
                 let before = monotonic_nanos();
                 let origin = Instant::now();
@@ -79,11 +69,8 @@ impl StdClock {
         }
     }
 
-    /// A clock whose origin is `by` before now (or as far back as the system's clock
-    /// allows, if less): its readings start at about `by` instead of zero.
-    ///
-    /// For a clock that instants taken before it was made must still map to distinct
-    /// readings: [`reading_of`](Self::reading_of) saturates to zero before the origin.
+    /// A clock whose origin is `by` before now (or as far back as allowed), so that earlier
+    /// instants map to distinct readings, not zero ([`reading_of`](Self::reading_of)).
     ///
     /// ```
     /// use std::time::{Duration, Instant};
@@ -108,18 +95,14 @@ impl StdClock {
         clock
     }
 
-    /// The instant this clock counts from, for conversions through `Instant`
-    /// ([`reading_of`](Self::reading_of)). On Linux, direct readings count from a moment
-    /// at most [`slack`](Self::slack) after it.
+    /// The instant this clock counts from (direct readings: up to [`slack`](Self::slack) after).
     pub fn origin(&self) -> Instant {
         self.origin
     }
 
-    /// How far the moment direct readings count from may be after [`origin`](Self::origin):
-    /// the most by which [`reading_of`](Self::reading_of) and
-    /// [`instant_of`](Self::instant_of) may err, always towards later. Under a microsecond
-    /// unless the thread that made the clock was preempted while making it; zero off
-    /// Linux, where readings go through `Instant`.
+    /// The most by which [`reading_of`](Self::reading_of) and
+    /// [`instant_of`](Self::instant_of) may err, always late: under a microsecond unless
+    /// [`new`](Self::new) was preempted; zero off Linux.
     pub fn slack(&self) -> Duration {
         #[cfg(target_os = "linux")]
         {
@@ -131,16 +114,14 @@ impl StdClock {
         }
     }
 
-    /// The clock reading of `instant`: [`Reading::ZERO`] for instants before the origin.
-    /// A deadline at this reading never ends before `instant` (and at most
-    /// [`slack`](Self::slack) after it).
+    /// The clock reading of `instant` ([`Reading::ZERO`] before the origin): a deadline
+    /// at it never ends before `instant`.
     pub fn reading_of(&self, instant: Instant) -> Reading {
         Reading::since_origin(instant.saturating_duration_since(self.origin))
     }
 
-    /// An instant at which this clock reads `reading` or later: never before the clock
-    /// reads it, and at most [`slack`](Self::slack) after. `None` if the instant cannot be
-    /// represented, and for [`Reading::END`].
+    /// An instant at which this clock reads `reading` or later (at most
+    /// [`slack`](Self::slack) after); `None` if unrepresentable, and for [`Reading::END`].
     pub fn instant_of(&self, reading: Reading) -> Option<Instant> {
         if reading == Reading::END {
             return None; // never comes
@@ -169,8 +150,6 @@ impl super::Clock for StdClock {
     fn now(&self) -> Duration {
         #[cfg(target_os = "linux")]
         {
-            // Read after `origin_nanos` (this clock exists), and the clock is monotonic
-            // across threads: the subtraction does not saturate.
             Duration::from_nanos(monotonic_nanos().saturating_sub(self.origin_nanos))
         }
         #[cfg(not(target_os = "linux"))]
@@ -181,30 +160,18 @@ impl super::Clock for StdClock {
 }
 
 /// `CLOCK_MONOTONIC` in nanoseconds.
-///
-/// # Panics
-///
-/// If `clock_gettime` fails, which it does not for this clock on Linux (`Instant::now`
-/// panics then too).
 #[cfg(target_os = "linux")]
 #[inline]
 fn monotonic_nanos() -> u64 {
     clock_nanos(libc::CLOCK_MONOTONIC, "CLOCK_MONOTONIC")
 }
 
-/// A Linux clock (`CLOCK_MONOTONIC`, `CLOCK_BOOTTIME`: both count from boot, so both
-/// fields are non-negative) in nanoseconds, read with `clock_gettime`: the one place the
-/// clocks here call the system.
-///
-/// # Panics
-///
-/// If `clock_gettime` fails for `clock` (`name`, for the message).
+/// A Linux clock counting from boot, in nanoseconds; panics (naming it `name`) on failure.
 #[cfg(target_os = "linux")]
 #[inline]
 pub(super) fn clock_nanos(clock: libc::clockid_t, name: &str) -> u64 {
     let mut ts = core::mem::MaybeUninit::<libc::timespec>::uninit();
-    // SAFETY: `ts` is valid for a write of a `timespec`; a clock id the kernel lacks makes
-    // the call fail (checked below) without writing anything we read.
+    // SAFETY: `ts` is valid for a write; a failure (checked below) leaves it unread.
     let rc = unsafe { libc::clock_gettime(clock, ts.as_mut_ptr()) };
     assert_eq!(
         rc,
@@ -248,8 +215,6 @@ mod tests {
 
     #[test]
     fn reading_never_ahead_of_a_later_instant() {
-        // See the module docs: so a deadline at `reading_of(instant)` cannot end before
-        // `instant`.
         let clock = StdClock::new();
         for _ in 0..ROUNDS {
             let reading = Reading::since_origin(clock.now());
@@ -314,8 +279,7 @@ mod tests {
         assert_eq!(clock.reading_of(clock.origin()), Reading::ZERO);
     }
 
-    /// `CLOCK_MONOTONIC` as `Instant` holds it, from its `Debug` output
-    /// (`Instant { tv_sec: .., tv_nsec: .. }` on Linux).
+    /// `CLOCK_MONOTONIC` as `Instant` holds it, parsed from its `Debug` output.
     #[cfg(all(target_os = "linux", not(miri)))]
     fn monotonic_of(instant: Instant) -> u64 {
         let text = std::format!("{instant:?}");

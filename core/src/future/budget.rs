@@ -1,13 +1,11 @@
 //! The [`Budget`] value, a thread's ambient budget, and the `Elapsed` of a capped fire.
-//! The futures that apply a budget live in `block` ([`Budgeted`]) and `within` ([`Within`]).
-//!
-//! * A budget is a cap: an instant on one wheel's clock, and the duration to report.
-//! * A budget caps only deadlines on its own wheel: readings of two clocks never compare.
-//! * With `std`, a `Budgeted` sets the thread's current budget while it polls its future.
-//!   The scope restores the previous one when it ends, also on unwind.
+//! [`Budgeted`] lives in `block`, [`Within`] in `within`.
+//! * A budget caps only deadlines on its own wheel.
+//! * With `std`, a `Budgeted` sets the thread's budget while it polls its future; the scope
+//!   restores the previous one when it ends, also on unwind.
 //! * A deadline reads the ambient budget once, at its first pending poll.
-//! * A deadline keeps no name for a budget. At the fire, the budget in force lends its
-//!   name only if it is the one that cut the deadline ([`Fired::ended_by`]).
+//! * At the fire, the budget in force lends its name only if it is the one that cut the
+//!   deadline ([`Fired::ended_by`]).
 
 use core::fmt;
 use core::time::Duration;
@@ -22,10 +20,9 @@ pub(crate) mod block;
 pub(crate) mod within;
 
 /// A budget's limit: an instant on one wheel's clock, with the duration and name that an
-/// [`Elapsed`] reports when the budget ends a deadline.
+/// [`Elapsed`] reports when it ends a deadline.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Budget {
-    /// The instant on its wheel, and the duration reported: what a timer takes.
     pub(crate) cap: Cap,
     pub(crate) name: Option<&'static str>,
 }
@@ -47,10 +44,8 @@ impl Budget {
         }
     }
 
-    /// A budget of `duration` from now on `wheel`'s clock (reads the clock).
-    /// `None` for `Duration::MAX`: no limit at all. A budget that ends at or past the
-    /// clock's last reading ([`Reading::END`], about 584 years) is returned, and never
-    /// ends.
+    /// A budget of `duration` from now on `wheel`'s clock: `None` for `Duration::MAX`; one
+    /// at or past [`Reading::END`] never ends.
     pub fn starting_now(wheel: &dyn RawWheel, duration: Duration) -> Option<Self> {
         if duration == Duration::MAX {
             return None;
@@ -59,9 +54,8 @@ impl Budget {
         Some(Self::new(wheel, at, duration))
     }
 
-    /// Names the budget: the name shows in the `Elapsed` of the block it bounds, and of
-    /// each deadline it ends while it is in force where the deadline fires (a deadline
-    /// that took the budget inside a block and fires after the block has no name).
+    /// Names the budget, for the `Elapsed` of its block and of each deadline it ends where
+    /// it is in force at the fire.
     pub fn named(mut self, name: &'static str) -> Self {
         self.name = Some(name);
         self
@@ -82,17 +76,15 @@ impl Budget {
         self.name
     }
 
-    /// The budget in force on this thread: the one a [`Budgeted`](crate::Budgeted) set while it polls
-    /// here (`std` only). For code that carries it on: into a spawned task, into an
-    /// outgoing request.
+    /// The budget a [`Budgeted`](crate::Budgeted) polling on this thread set (`std` only),
+    /// to carry on into a spawned task or an outgoing request.
     #[cfg(feature = "std")]
     pub fn current() -> Option<Self> {
         ambient()
     }
 
-    /// What is left of the budget on `wheel`'s clock (zero once it has ended), or `None`
-    /// if it was made on another wheel. A handle that chooses its wheel late must have
-    /// chosen ([`WheelRef::choose`]).
+    /// What is left of the budget on `wheel` (zero once ended); `None` on another wheel. A
+    /// handle that chooses late must have chosen ([`WheelRef::choose`]).
     pub fn remaining<W: WheelRef>(&self, wheel: &W) -> Option<Duration> {
         let on = self.applies_to(wheel.id());
         on.then(|| self.cap.at.saturating_duration_since(wheel.get().now()))
@@ -103,8 +95,7 @@ impl Budget {
         self.cap.wheel == wheel
     }
 
-    /// The earlier of two budgets on the same wheel (`self` when they are on different
-    /// wheels: an enclosing budget on another clock does not apply).
+    /// The earlier of two budgets on the same wheel; `self` across wheels.
     pub(crate) fn earlier(self, other: Option<Budget>) -> Budget {
         match other {
             Some(other) if other.cap.wheel == self.cap.wheel && other.cap.at < self.cap.at => other,
@@ -134,9 +125,8 @@ mod ambient {
         static CURRENT: Cell<Option<Budget>> = const { Cell::new(None) };
     }
 
-    /// Set once any budget was entered on any thread, and never cleared. Until then no
-    /// thread has a budget in force, so `current` skips the thread-local. Only a hint:
-    /// `Relaxed` suffices, since a thread sees its own store.
+    /// Set once any thread entered a budget, never cleared: until then `current` skips the
+    /// thread-local. `Relaxed`: a thread sees its own store.
     static EVER_ENTERED: AtomicBool = AtomicBool::new(false);
 
     /// The budget in force on this thread, if a `Budgeted` is polling.
@@ -148,8 +138,7 @@ mod ambient {
         CURRENT.with(Cell::get)
     }
 
-    /// Sets the current budget until dropped, then restores the previous one (also while
-    /// unwinding).
+    /// Sets the current budget until dropped, then restores the previous one.
     pub(crate) struct Scope(Option<Budget>);
 
     impl Scope {
@@ -193,11 +182,8 @@ pub(crate) fn ambient() -> Option<Budget> {
 
 pub(crate) use ambient::Scope;
 
-/// The `Elapsed` of a fired deadline named `name`; emits the `tracing` event.
-///
-/// When a cap ended the deadline, the `Elapsed` is the budget's. It takes the name of
-/// `budget` (else of the ambient one, read only then) if that budget is the one that cut
-/// the deadline; otherwise it has no name.
+/// The `Elapsed` of a fired deadline named `name`, with the `tracing` event. If a cap
+/// ended it, the budget's: named after `budget` (else the ambient one) if that cut it.
 #[cold]
 #[inline(never)]
 pub(crate) fn elapsed_of(
@@ -234,8 +220,6 @@ mod tests {
     use super::{Budget, ambient};
     use crate::{Fixed, ManualClock, Wheel};
 
-    /// A deadline that the ambient budget cut short names the budget when it fires under
-    /// it: the deadline keeps no name for it, the budget in force is asked at the fire.
     #[test]
     fn ambient_budget_names_the_deadline_it_cut() {
         let wheel: Wheel<ManualClock, Fixed<4>> =
@@ -269,8 +253,6 @@ mod tests {
         assert_eq!(outside.name(), None, "no budget in force where it fired");
     }
 
-    /// Another budget of the same duration in force where the deadline fires is not the
-    /// one that cut it short: it lends no name.
     #[test]
     fn later_budget_of_same_length_lends_no_name() {
         let wheel: Wheel<ManualClock, Fixed<4>> =

@@ -1,10 +1,7 @@
 //! `Deadline<F>`: a future that is given up when its time runs out.
-//!
-//! * The inner future lives until the timer's `inner_gone` mark is set; it is never
-//!   polled after.
-//! * The mark is set before the future is dropped, so a panicking drop never runs twice.
+//! * The inner future lives until the timer's `inner_gone` mark, set before it is dropped
+//!   (a panicking drop never runs twice); it is never polled after.
 //! * A fire already decided wins over polling the inner future.
-//! * The ambient budget caps the timer only at its start; a capped fire asks it for a name.
 
 use core::fmt;
 use core::future::Future;
@@ -19,77 +16,57 @@ use crate::future::budget::{self, Budget};
 use crate::future::timer::{RawWheel, Timer, WheelRef};
 use crate::time::Limit;
 
-/// A future bounded by a deadline: it resolves to `Ok` with the inner future's output,
-/// or to `Err(Elapsed)` once the deadline passes, having dropped the inner future.
+/// A future bounded by a deadline: `Ok` with the inner future's output, or `Err(Elapsed)`
+/// once the deadline passes, the inner future dropped first.
 ///
-/// Made by `punctual::DeadlineExt` (the global wheel) or by [`Wheel::deadline`] /
-/// [`Wheel::deadline_at`](crate::Wheel::deadline_at) (a wheel of your own). `W` is how it
-/// reaches its wheel ([`WheelRef`]), `N` its name: [`Unnamed`] (no bytes) until
-/// [`named`](Deadline::named) makes it [`Named`].
+/// Made by `punctual::DeadlineExt` or [`Wheel::deadline`](crate::Wheel::deadline) /
+/// [`Wheel::deadline_at`](crate::Wheel::deadline_at). `W` is how it reaches its wheel
+/// ([`WheelRef`]); `N` its name, [`Unnamed`] until [`named`](Deadline::named).
 ///
 /// # Semantics
 ///
-/// * **Cancel, don't abandon.** When the deadline fires, the inner future is dropped
-///   (its destructor runs) before `Err(Elapsed)` is returned, and it is never polled
-///   again. Dropping the `Deadline` drops the inner future and releases the timer.
-/// * **Never early.** `Err(Elapsed)` is never returned before the requested time has
-///   passed on the wheel's clock.
-/// * **When the clock starts.** The inner future is polled first. If it is ready at its
-///   first poll, the result is returned and no clock is read, no timer is armed and no
-///   shared memory is touched. Otherwise a relative deadline starts then.
-/// * **Decided once.** A result the inner future produced before the fire was observed
-///   is returned as `Ok`; after the fire is observed, the inner future is not polled.
-/// * **Odd limits.** A deadline already passed when the inner future first returns
-///   `Pending` (`Duration::ZERO`, an instant in the past) fires at that poll, without
-///   arming. A deadline never fires and holds no entry if its limit is `u64::MAX`
-///   nanoseconds or more (about 584 years; `Duration::MAX` is one), or if it ends at or
-///   past the clock reading [`Reading::END`](crate::Reading::END).
-/// * **Full wheel.** If a fixed-capacity wheel has no free entry, the deadline runs
-///   *degraded*. Each poll checks the clock and tries to arm again; otherwise it waits
-///   for the driver's next turn to wake it (counted in [`Wheel::degraded_polls`]). It
-///   still never fires early, and ends within a tick or two of its time. The wheel keeps
-///   the wakers of four such tasks at once. A fifth task's deadline asks to be polled
-///   again at once instead: a busy task, and no auto-advance of a paused tokio clock
-///   meanwhile. A kept waker is woken once by the next turn, even if its deadline was
-///   dropped or armed since. From 2^57 ns of the clock on (about 4.5 years), a degraded
-///   deadline keeps its target rounded up to 128 ns. It may then fire up to 127 ns late
-///   (254 ns in the clock's last 256 ns): more than two ticks if a tick is under 128 ns.
-///
-/// # Precision
-///
-/// With a driver that is not starved, the deadline fires at most two ticks of the
-/// wheel after the requested time. One of few (up to 8) due within the same tick usually
-/// fires at its own time, as late only as the driver's wake-up; in busier ticks, at the
-/// tick's end.
+/// * **Cancel, don't abandon.** On fire, the inner future is dropped before `Err(Elapsed)`
+///   is returned, and never polled again.
+/// * **Never early** on the wheel's clock. **At most two ticks late** with a driver that is
+///   not starved; one of few (up to 8) due in a tick usually fires at its own time, in
+///   busier ticks at the tick's end.
+/// * **When the clock starts.** The inner future is polled first. Ready at its first poll:
+///   no clock read, no timer, no shared memory. Otherwise a relative deadline starts then.
+/// * **Decided once.** An output produced before the fire is observed is `Ok`; after it,
+///   the inner future is not polled.
+/// * **Odd limits.** A limit passed at the first `Pending` (`Duration::ZERO`, a past
+///   instant) fires at that poll, without arming. A limit of `u64::MAX` ns or more
+///   (`Duration::MAX`), or at or past [`Reading::END`](crate::Reading::END), never fires
+///   and holds no entry.
+/// * **Full wheel.** With no free entry on a fixed wheel, the deadline runs *degraded*:
+///   each poll checks the clock and tries to arm again, else waits for the driver's next
+///   turn ([`Wheel::degraded_polls`](crate::Wheel::degraded_polls)); still never early, a
+///   tick or two late. The wheel keeps four such tasks' wakers; a fifth asks to be polled
+///   again at once (a busy task; no auto-advance of a paused tokio clock). A kept waker is
+///   woken once by the next turn, even if its deadline was dropped or armed since. From
+///   2^57 ns of the clock (about 4.5 years) a degraded target is rounded up to 128 ns: up
+///   to 127 ns late (254 ns in the clock's last 256 ns).
 ///
 /// # Cancel safety
 ///
-/// Dropping a `Deadline` is always safe: it drops the inner future, with whatever that
-/// means for it, and releases the timer without an error or event. Whether work the
-/// inner future had started is lost is up to the inner future.
+/// Dropping a `Deadline` drops the inner future and releases the timer, without an error
+/// or event. Whether started work is lost is up to the inner future.
 ///
 /// # Panics
 ///
-/// Polling a `Deadline` after it returned `Ready` panics, and so does polling it again after
-/// a poll of it panicked (a waker or `tracing` subscriber that panics; the timer's entry
-/// was released as that poll unwound).
-///
-/// [`Wheel::deadline`]: crate::Wheel::deadline
-/// [`Wheel::degraded_polls`]: crate::Wheel::degraded_polls
+/// Polling it after `Ready`, or again after a poll panicked (a panicking waker or
+/// `tracing` subscriber; the entry was released as it unwound).
 #[must_use = "futures do nothing unless you `.await` or poll them"]
 pub struct Deadline<'w, F, W: WheelRef = &'w dyn RawWheel, N: DeadlineName = Unnamed> {
-    // Structurally pinned: never moved while pinned, only dropped in place (or moved out
-    // by `into_inner` or `named`, which take the deadline by value). Live until
-    // `timer.inner_gone()`: the flag sits in the timer's spare bits, which saves the word
-    // an `Option<F>` tag would take beside most futures.
+    // Structurally pinned: dropped in place, moved out only by value (`into_inner`,
+    // `named`). Live until `timer.inner_gone()`.
     future: ManuallyDrop<F>,
     timer: Timer<W>,
     name: N,
     wheel: PhantomData<&'w ()>,
 }
 
-/// A deadline's name, as part of its type: [`Unnamed`] (no bytes at all) until
-/// [`Deadline::named`] makes it [`Named`]. Sealed.
+/// A deadline's name, as part of its type: [`Unnamed`] or [`Named`]. Sealed.
 pub trait DeadlineName: Copy + sealed::Sealed {
     /// The name, if any.
     fn get(&self) -> Option<&'static str>;
@@ -124,8 +101,7 @@ impl DeadlineName for Named {
 }
 
 impl<'w, F: Future, W: WheelRef> Deadline<'w, F, W> {
-    /// Bounds `future` by `limit` on `wheel` (a `&dyn RawWheel`, or a [`WheelRef`] of a
-    /// `static` wheel).
+    /// Bounds `future` by `limit` on `wheel`.
     pub const fn new(future: F, wheel: W, limit: Limit) -> Self {
         Self {
             future: ManuallyDrop::new(future),
@@ -137,14 +113,11 @@ impl<'w, F: Future, W: WheelRef> Deadline<'w, F, W> {
 }
 
 impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
-    /// Names the deadline: the name is carried by [`Elapsed`] and shown by its `Display`.
-    /// The name is part of the type (a [`Named`] deadline is 16 bytes larger), so that
-    /// deadlines without one pay nothing for it.
+    /// Names the deadline, for [`Elapsed`] to carry and show. The name is part of the type
+    /// ([`Named`], 16 bytes more), so deadlines without one pay nothing.
     ///
-    /// An `Elapsed` describes the limit that passed. When a [`Budget`]
-    /// ends the deadline before its own duration, the `Elapsed` is the budget's
-    /// ([`Elapsed::is_budget`]): the budget's duration, and the budget's name (none if
-    /// the budget has none), not this one.
+    /// When a [`Budget`] ends the deadline first, the `Elapsed` is the budget's
+    /// ([`Elapsed::is_budget`]): its duration and name, not this one.
     ///
     /// ```
     /// # use core::time::Duration;
@@ -158,17 +131,15 @@ impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
     ///
     /// # Panics
     ///
-    /// If the deadline has completed (the inner future is gone), as the other accessors.
+    /// If the deadline has completed, as the other accessors.
     pub fn named(self, name: &'static str) -> Deadline<'w, F, W, Named> {
         assert!(
             !self.timer.inner_gone(),
             "`Deadline::named` called after completion"
         );
         let this = ManuallyDrop::new(self);
-        // SAFETY: `this` is never dropped, so each field is read out exactly once, into
-        // the new deadline; not pinned (taken by value), so moving the future is allowed;
-        // and the future is live (just checked): a dropped one (a freed `Box`, say) must
-        // not be copied, even into a `ManuallyDrop`.
+        // SAFETY: `this` is never dropped, so each field is read out once; taken by value,
+        // so not pinned; the future is live (checked), so it may be copied.
         let (future, timer) =
             unsafe { (core::ptr::read(&this.future), core::ptr::read(&this.timer)) };
         Deadline {
@@ -216,8 +187,7 @@ impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
     ///
     /// If the deadline has completed (the inner future is gone).
     pub fn get_pin_mut(self: Pin<&mut Self>) -> Pin<&mut F> {
-        // SAFETY: the future is structurally pinned (see the field): the reference given
-        // out is pinned, and nothing moves the future while the deadline is pinned.
+        // SAFETY: the future is structurally pinned (see the field).
         let this = unsafe { self.get_unchecked_mut() };
         assert!(
             !this.timer.inner_gone(),
@@ -238,8 +208,7 @@ impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
             "`Deadline::into_inner` called after completion"
         );
         let mut this = ManuallyDrop::new(self);
-        // SAFETY: `this` is never dropped, so each field is read out exactly once: the
-        // future (live, as just checked) is returned, the timer dropped here.
+        // SAFETY: `this` is never dropped, so each field is read out once; the future is live.
         let (future, timer) = unsafe {
             (
                 ManuallyDrop::take(&mut this.future),
@@ -252,17 +221,14 @@ impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
 }
 
 impl<F: Future, W: WheelRef, N: DeadlineName> Deadline<'_, F, W, N> {
-    /// `poll`, with the budget that bounds this deadline (explicit, or else the ambient
-    /// one with `std`). Always inlined, with [`Future::poll`], so that a deadline whose
-    /// inner future is ready at once stays in registers.
+    /// `poll`, with the budget that bounds this deadline (explicit, else the ambient one).
     #[inline(always)]
     pub(crate) fn poll_capped(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         budget: Option<&Budget>,
     ) -> Poll<Result<F::Output, Elapsed>> {
-        // SAFETY: the future is structurally pinned: below it is only polled through a
-        // `Pin` made in place, and dropped in place; nothing is moved out.
+        // SAFETY: structurally pinned: polled through a `Pin` made in place, dropped in place.
         let this = unsafe { self.get_unchecked_mut() };
         if this.timer.inner_gone() {
             panic!("`Deadline` polled after completion");
@@ -300,14 +266,12 @@ impl<F: Future, W: WheelRef, N: DeadlineName> Deadline<'_, F, W, N> {
         }
     }
 
-    /// Drops the inner future in place, once: marked gone first, so that a destructor that
-    /// panics is not run twice (by `Drop for Deadline`).
+    /// Drops the inner future in place, marked gone first so a panicking drop runs once.
     #[inline]
     fn drop_future(&mut self) {
         debug_assert!(!self.timer.inner_gone());
         self.timer.set_inner_gone();
-        // SAFETY: the future was live and is now marked gone, so it is dropped exactly
-        // once; dropping in place keeps the pinning guarantee.
+        // SAFETY: live and now marked gone: dropped exactly once, in place.
         unsafe { ManuallyDrop::drop(&mut self.future) };
     }
 }
@@ -316,8 +280,7 @@ impl<F, W: WheelRef, N: DeadlineName> Drop for Deadline<'_, F, W, N> {
     fn drop(&mut self) {
         if !self.timer.inner_gone() {
             self.timer.set_inner_gone();
-            // SAFETY: live and now marked gone: dropped exactly once, in place. The timer
-            // (a field) is dropped after this, releasing the entry.
+            // SAFETY: live and now marked gone: dropped exactly once, in place.
             unsafe { ManuallyDrop::drop(&mut self.future) };
         }
     }

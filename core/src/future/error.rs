@@ -7,7 +7,8 @@ use crate::time::Reading;
 
 /// The deadline passed before the inner future completed; the inner future has been dropped.
 ///
-/// Carries the requested duration and, when the deadline was [named], its name:
+/// Carries the requested duration and, when the deadline was
+/// [named](crate::Deadline::named), its name:
 ///
 /// ```
 /// use core::time::Duration;
@@ -17,9 +18,8 @@ use crate::time::Reading;
 /// assert_eq!(Elapsed::new(Duration::from_secs(2), None).to_string(), "deadline of 2s elapsed");
 /// ```
 ///
-/// A deadline at an instant ([`deadline_at`](crate::Wheel::deadline_at),
-/// [`sleep_until`](crate::Wheel::sleep_until)) reports that instant as it was given
-/// ([`Elapsed::instant`]), and no duration:
+/// A deadline at an instant reports the instant as given ([`Elapsed::instant`]), and no
+/// duration:
 ///
 /// ```
 /// # use core::time::Duration;
@@ -35,14 +35,11 @@ use crate::time::Reading;
 /// assert_eq!(e.to_string(), "deadline at an instant elapsed");
 /// # });
 /// ```
-///
-/// [named]: crate::Deadline::named
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Elapsed {
     duration: Duration,
     name: Option<&'static str>,
-    /// The limit's instant for a deadline at an instant; [`Reading::END`] (which a
-    /// deadline never reaches) for one of a duration.
+    /// The instant of a deadline at an instant; [`Reading::END`] for a duration.
     at: Reading,
     budget: bool,
 }
@@ -58,8 +55,7 @@ impl Elapsed {
         }
     }
 
-    /// An `Elapsed` for a [budget](crate::Budgeted) of `duration`, named `name`: the budget
-    /// ran out, whether at its own edge or at a deadline it bounded.
+    /// An `Elapsed` for a [budget](crate::Budgeted) of `duration` that ran out, named `name`.
     ///
     /// ```
     /// # use core::time::Duration;
@@ -82,9 +78,8 @@ impl Elapsed {
         self.budget
     }
 
-    /// An `Elapsed` for a deadline at the instant `at`, named `name`. Its duration is
-    /// zero; [`Reading::END`] stands for no instant (a deadline there never ends), as
-    /// [`Elapsed::new`] with a zero duration.
+    /// An `Elapsed` for a deadline at `at` (duration zero), named `name`. [`Reading::END`]
+    /// stands for no instant, as [`Elapsed::new`] with a zero duration.
     ///
     /// ```
     /// # use punctual_core::{Elapsed, Reading};
@@ -102,17 +97,13 @@ impl Elapsed {
         }
     }
 
-    /// The duration the deadline allowed: the one it was given, the budget's for a
-    /// budget; zero for a deadline at an instant (see [`Elapsed::instant`]).
+    /// The duration allowed: the deadline's, or the budget's; zero for an instant.
     pub const fn duration(&self) -> Duration {
         self.duration
     }
 
-    /// The instant a deadline at an instant was given (`deadline_at`, `timeout_at`,
-    /// `sleep_until`), as a reading: of its wheel's clock for a wheel of your own, of
-    /// `punctual::GlobalClock` for a default deadline (`GlobalClock::reading_of(at)`,
-    /// whichever wheel it ran on). `None` for a deadline of a duration, and for a
-    /// budget, or a deadline that a budget ended.
+    /// The instant a deadline was given, on its wheel's clock (`punctual::GlobalClock` for
+    /// a default deadline); `None` for a duration, a budget, or a deadline a budget ended.
     pub const fn instant(&self) -> Option<Reading> {
         if self.at.as_nanos() == Reading::END.as_nanos() {
             None
@@ -154,9 +145,7 @@ impl From<Elapsed> for std::io::Error {
     }
 }
 
-/// `duration` as a whole number of the largest unit that holds it exactly (s, ms, us, ns),
-/// for output without `Debug` formatting; `None` when that count does not fit a `u64`
-/// (`Duration::MAX`, for one: about 1.8·10<sup>28</sup> nanoseconds).
+/// `duration` in the largest unit (s, ms, us, ns) that holds it exactly, if it fits a `u64`.
 #[cfg(any(feature = "defmt", test))]
 fn whole_units(duration: Duration) -> Option<(u64, &'static str)> {
     let nanos = duration.subsec_nanos();
@@ -175,9 +164,8 @@ fn whole_units(duration: Duration) -> Option<(u64, &'static str)> {
 #[cfg(feature = "defmt")]
 #[cfg_attr(docsrs, doc(cfg(feature = "defmt")))]
 impl defmt::Format for Elapsed {
-    /// As `Display`, with the duration in whole seconds, milliseconds, microseconds or
-    /// nanoseconds, whichever is the largest that holds it exactly (`"deadline of 1500us
-    /// elapsed"`); past the range of those, as seconds and nanoseconds.
+    /// As `Display`, the duration in the largest exact unit (`"deadline of 1500us
+    /// elapsed"`), or else as seconds and nanoseconds.
     fn format(&self, f: defmt::Formatter<'_>) {
         let what = if self.budget { "budget" } else { "deadline" };
         match self.name {

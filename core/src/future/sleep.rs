@@ -9,17 +9,13 @@ use core::task::{Context, Poll};
 use crate::future::timer::{RawWheel, Timer, WheelRef};
 use crate::time::Limit;
 
-/// A future that completes when its time has passed: a deadline on nothing.
-///
-/// Made by `punctual::sleep` or [`Wheel::sleep`](crate::Wheel::sleep). The same rules as
-/// [`Deadline`](crate::Deadline) apply: it starts at its first poll, never completes
-/// early, completes at most two ticks late with a driver that is not starved, and
-/// releases its entry when dropped.
+/// A future that completes when its time has passed: a deadline on nothing, with the
+/// rules of a [`Deadline`](crate::Deadline). Made by `punctual::sleep` or
+/// [`Wheel::sleep`](crate::Wheel::sleep).
 ///
 /// # Panics
 ///
-/// Polling a `Sleep` after it returned `Ready` panics, and so does polling it again after a
-/// poll of it panicked.
+/// Polling it after `Ready`, or again after a poll panicked.
 #[must_use = "futures do nothing unless you `.await` or poll them"]
 pub struct Sleep<'w, W: WheelRef = &'w dyn RawWheel> {
     timer: Timer<W>,
@@ -28,8 +24,7 @@ pub struct Sleep<'w, W: WheelRef = &'w dyn RawWheel> {
 }
 
 impl<'w, W: WheelRef> Sleep<'w, W> {
-    /// Sleeps until `limit` on `wheel` (a `&dyn RawWheel`, or a [`WheelRef`] of a `static`
-    /// wheel).
+    /// Sleeps until `limit` on `wheel`.
     pub const fn new(wheel: W, limit: Limit) -> Self {
         Self {
             timer: Timer::new(wheel, limit),

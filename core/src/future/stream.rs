@@ -1,9 +1,7 @@
 //! Deadlines for streams: one for the whole stream, or one for each gap between items.
-//!
-//! * Both poll through `poll_bounded`: a fire already decided wins over polling the stream.
-//! * The inner stream is dropped before the one `Err(Elapsed)` is yielded.
-//! * No budget bounds a stream deadline: the timer gets no cap.
-//! * An idle timeout restarts its timer after each item, giving its entry back.
+//! * Both poll through `poll_bounded`: a fire already decided wins over polling the
+//!   stream, which is dropped before the one `Err(Elapsed)`.
+//! * No budget caps a stream deadline.
 
 use core::fmt;
 use core::marker::PhantomData;
@@ -19,12 +17,9 @@ use crate::future::timer::{RawWheel, Timer, WheelRef};
 use crate::time::Limit;
 
 pin_project! {
-    /// A stream that must end within a duration of its first poll.
-    ///
-    /// It keeps every rule of [`Deadline`](crate::Deadline): never early, at most two
-    /// ticks late, the inner stream never polled after the fire. Its clock starts at the
-    /// first poll, even if items are ready then. So a duration of zero yields
-    /// `Err(Elapsed)` at the first poll, before the inner stream is polled.
+    /// A stream that must end within a duration of its first poll, with the rules of a
+    /// [`Deadline`](crate::Deadline). The clock starts at the first poll, even if items are
+    /// ready: a duration of zero yields `Err(Elapsed)` before the stream is polled.
     ///
     /// # Errors
     ///
@@ -66,7 +61,6 @@ impl<S: Stream, W: WheelRef> Stream for StreamDeadline<'_, S, W> {
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = self.project();
-        // The whole-stream clock starts at the first poll, even if items are ready.
         let name = *this.name;
         poll_bounded(
             this.stream,
@@ -90,16 +84,13 @@ impl<S, W: WheelRef> fmt::Debug for StreamDeadline<'_, S, W> {
 }
 
 pin_project! {
-    /// A stream whose items must each come within a duration of it going idle: of its
-    /// returning `Pending` after the previous item, or at the start.
+    /// A stream whose items must each come within a duration of its going idle (returning
+    /// `Pending`, after an item or at the start), with the rules of a
+    /// [`Deadline`](crate::Deadline).
     ///
-    /// It keeps every rule of [`Deadline`](crate::Deadline): never early, at most two
-    /// ticks late, the inner stream never polled after the fire.
-    ///
-    /// Each gap takes a wheel entry from the free list and gives it back after the next
-    /// item: nothing is allocated per item. An entry given back after the driver took it
-    /// in is free again at the driver's next turn. So on a [`Fixed`](crate::Fixed) wheel
-    /// with every entry in use, the next gap may run degraded until then.
+    /// Each gap takes a wheel entry and gives it back after the next item; nothing is
+    /// allocated. An entry the driver already took in is free again only at its next turn,
+    /// so on a full [`Fixed`](crate::Fixed) wheel the next gap may run degraded until then.
     ///
     /// # Errors
     ///
@@ -144,8 +135,6 @@ impl<S: Stream, W: WheelRef> Stream for IdleTimeout<'_, S, W> {
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = self.project();
         let idle = *this.idle;
-        // The next gap starts when the stream next goes idle; the entry goes back to the
-        // free list and the next arm takes one from there.
         poll_bounded(
             this.stream,
             this.timer,
@@ -179,9 +168,7 @@ enum Start {
     WhenPending,
 }
 
-/// The body of both stream deadlines: polls `stream` under `timer`, yields one
-/// `Err(Elapsed)` (with `name`) and drops the stream when the timer fires, and calls
-/// `after_item` with the timer after each item.
+/// Polls `stream` under `timer`: one `Err(Elapsed)` on fire, `after_item` after each item.
 fn poll_bounded<S: Stream, W: WheelRef>(
     mut stream: Pin<&mut Option<S>>,
     timer: &mut Timer<W>,
@@ -193,8 +180,7 @@ fn poll_bounded<S: Stream, W: WheelRef>(
     let Some(inner) = stream.as_mut().as_pin_mut() else {
         return Poll::Ready(None);
     };
-    // A fire already decided wins: the stream is not polled after it. (No cap: a budget
-    // does not bound a stream deadline.)
+    // A fire already decided wins: the stream is not polled after it.
     let fired = if start == Start::AtFirstPoll && !timer.is_started() {
         match timer.poll_fired(cx, None) {
             Poll::Ready(fired) => Some(fired),

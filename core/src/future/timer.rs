@@ -1,13 +1,8 @@
 //! A deadline's timer: starting, arming, polling and releasing its entry, compiled once.
-//!
-//! * A timer is generic over how it reaches its wheel ([`WheelRef`]), never over a future.
-//! * A timer owns at most one entry, and only while its phase is `Armed` (see `state`).
-//! * It releases that entry exactly once: on fire, on release, on reset or on drop.
-//! * Pending polls work on a copy, and the timer is `Poisoned` meanwhile.
-//!   A panic drops the copy, which releases the entry; the poisoned timer never does.
+//! * It owns at most one entry, only while `Armed`, and releases it exactly once.
+//! * Pending polls work on a copy, the timer `Poisoned` meanwhile: a panic drops the copy,
+//!   which releases the entry.
 //! * Out-of-line code gets the timer's parts by value, never the deadline's address.
-//! * `span` holds the limit while idle.
-//!   Once started, it holds the requested span, or the instant as given.
 
 use core::mem::ManuallyDrop;
 use core::task::{Context, Poll};
@@ -42,13 +37,11 @@ const fn kept(limit: Limit) -> (u64, bool) {
     }
 }
 
-/// The part of `Deadline`, `Sleep`, `Budgeted` and the stream deadlines that does not
-/// depend on the inner future (generic only over how it reaches its wheel).
+/// The part of every deadline-like future that does not depend on the inner future.
 pub(crate) struct Timer<W: WheelRef> {
     wheel: W,
-    /// The limit while idle. Once started: the requested duration, or the instant as
-    /// given; the cap's duration if the cap is the limit in force. Saturated nanoseconds:
-    /// [`BEYOND`] never ends.
+    /// The limit while idle; once started, the requested duration (the cap's, if in force)
+    /// or the instant as given. Saturated nanoseconds ([`BEYOND`]).
     span: u64,
     state: State,
 }
@@ -63,16 +56,13 @@ impl<W: WheelRef> Timer<W> {
         }
     }
 
-    /// The wheel, settled first ([`WheelRef::choose`]): for owners that use the wheel
-    /// before the timer starts (a budget reads the clock at its first poll).
+    /// The wheel, settled first ([`WheelRef::choose`]), for owners that use it before starting.
     pub(crate) fn chosen_wheel(&mut self) -> W {
         self.wheel.choose();
         self.wheel
     }
 
-    /// [`Timer::reset`], and the wheel may be chosen again at the next start (see
-    /// [`WheelRef::forget_choice`]): for an owner whose next start owes nothing to the
-    /// last one (an idle timeout's next gap).
+    /// [`Timer::reset`], letting the wheel be chosen anew ([`WheelRef::forget_choice`]).
     pub(crate) fn restart(&mut self, limit: Limit) {
         self.reset(limit);
         self.wheel.forget_choice();
@@ -86,13 +76,8 @@ impl<W: WheelRef> Timer<W> {
         self.state = State::idle(instant);
     }
 
-    /// Whether the deadline has fired; called only after the inner future returned
-    /// `Pending` (or for `Sleep`). Starts the timer on the first call. `cap` is a limit
-    /// from outside (a budget's), applied if earlier.
-    ///
-    /// The work happens on a copy, written back after. While the copy works it owns the
-    /// entry, and this timer is [`Phase::Poisoned`]. If the work panics, the copy
-    /// releases the entry as it unwinds, and this timer never does.
+    /// Whether the deadline has fired, once the inner future is `Pending`; starts the timer
+    /// at the first call. `cap` (a budget's) applies if earlier. Works on a copy.
     #[inline]
     pub(crate) fn poll_fired(&mut self, cx: &mut Context<'_>, cap: Option<&Cap>) -> Poll<Fired> {
         let mut copy = self.lend();
@@ -101,8 +86,7 @@ impl<W: WheelRef> Timer<W> {
         poll
     }
 
-    /// Hands the timer's state to a copy to work on (see [`Timer::poll_fired`]), leaving
-    /// this one poisoned until [`Timer::take_back`] takes the copy's state back.
+    /// A copy to work on, leaving this timer poisoned until [`Timer::take_back`].
     #[inline(always)]
     fn lend(&mut self) -> Self {
         let copy = Self {
@@ -114,8 +98,7 @@ impl<W: WheelRef> Timer<W> {
         copy
     }
 
-    /// Takes back the state of a copy from [`Timer::lend`], which is forgotten: the entry
-    /// is this timer's again.
+    /// Takes back the state of a copy from [`Timer::lend`], forgetting the copy.
     #[inline(always)]
     fn take_back(&mut self, copy: Self) {
         let copy = ManuallyDrop::new(copy);
@@ -141,9 +124,7 @@ impl<W: WheelRef> Timer<W> {
                     .wheel
                     .get()
                     .start(due, cap.map(|cap| cap.at), cx.waker());
-                // The requested span: the deadline's own (its span as it was, for a
-                // relative one; an instant stays as given), or the cap's when the cap is
-                // what ends it.
+                // The requested span: the cap's if it ends the deadline; an instant stays.
                 let capped = match cap {
                     Some(cap) if started.capped => {
                         self.span = span_of(cap.duration);
@@ -171,9 +152,7 @@ impl<W: WheelRef> Timer<W> {
         }
     }
 
-    /// Takes on the outcome of the first pending poll (`capped`: the limit in force is the
-    /// cap's; `instant`: the limit is an instant); `span` already holds the requested duration
-    /// or the instant.
+    /// Takes on the first pending poll's outcome; `span` already holds the requested limit.
     #[inline(always)]
     fn started(
         &mut self,
@@ -185,14 +164,12 @@ impl<W: WheelRef> Timer<W> {
         match outcome {
             Outcome::Passed => self.fired(capped),
             Outcome::Armed(index, wake) => {
-                // An instant's entry is due at its target, not at the start plus a span.
                 self.state = if instant {
                     State::rearmed(index, capped).marked_instant(true)
                 } else {
                     State::armed(index, capped)
                 };
-                // After the handle is held: a driver's waker that panics then unwinds
-                // through this copy, which releases the entry.
+                // Once the state holds the entry: a panicking waker unwinds through this copy.
                 if wake {
                     self.wheel.get().wake_drivers();
                 }
@@ -213,11 +190,8 @@ impl<W: WheelRef> Timer<W> {
         }
     }
 
-    /// Whether an armed timer has fired, without registering a waker, so that a deadline
-    /// never polls its inner future after the fire. Panics on a poisoned timer.
-    ///
-    /// A degraded timer answers `None`: its fire is decided at a pending poll (see
-    /// [`Timer::has_passed`] for streams).
+    /// Whether an armed timer has fired, without a waker; `None` while degraded (decided at
+    /// a pending poll). Panics if poisoned.
     #[inline]
     pub(crate) fn has_fired(&mut self) -> Option<Fired> {
         match self.state.phase() {
@@ -232,9 +206,7 @@ impl<W: WheelRef> Timer<W> {
         }
     }
 
-    /// [`Timer::has_fired`], and for a degraded timer whether its time has come by the
-    /// clock. For stream deadlines: a stream that always has an item ready is never polled
-    /// while pending, so a degraded deadline would otherwise never end.
+    /// [`Timer::has_fired`], and whether a degraded timer's target passed (for streams).
     pub(crate) fn has_passed(&mut self) -> Option<Fired> {
         if self.state.phase() == Phase::Degraded {
             self.degraded_has_passed()
@@ -243,8 +215,7 @@ impl<W: WheelRef> Timer<W> {
         }
     }
 
-    /// Whether a degraded timer's target has come, by the clock. It holds no entry, so it
-    /// works without a copy: a panic here leaves nothing to release.
+    /// Whether a degraded timer's target has come; no copy, since it holds no entry.
     #[cold]
     fn degraded_has_passed(&mut self) -> Option<Fired> {
         debug_assert_eq!(self.state.phase(), Phase::Degraded);
@@ -268,9 +239,7 @@ impl<W: WheelRef> Timer<W> {
         }
     }
 
-    /// Degraded mode: check the clock, try to arm again, else wait for the next tick's turn
-    /// (see the wheel's `parked`), or, with no place to wait in, ask to be polled again at
-    /// once.
+    /// Checks the clock and tries to arm again; else parks, or asks to be polled at once.
     fn poll_degraded(&mut self, cx: &mut Context<'_>) -> Poll<Fired> {
         debug_assert_eq!(
             self.state.phase(),
@@ -307,8 +276,7 @@ impl<W: WheelRef> Timer<W> {
         }
     }
 
-    /// Fires: lets go of the entry and reports the requested duration or instant
-    /// (`span`), and whether the cap ended it (`capped`).
+    /// Fires: lets go of the entry and reports the requested limit and whether a cap ended it.
     fn fired(&mut self, capped: bool) -> Poll<Fired> {
         let (requested, at) = if self.state.is_instant() && !capped {
             (Duration::ZERO, Some(Reading::from_nanos(self.span)))
@@ -330,7 +298,7 @@ impl<W: WheelRef> Timer<W> {
             Duration::ZERO
         };
         if self.state.phase() == Phase::Armed {
-            // Seen fired: the outcome is decided, so no cancel is attempted.
+            // Seen fired: decided, so no cancel is attempted.
             self.state.set_phase(Phase::Done);
             release_fired(self.wheel, self.handle());
         }
@@ -345,8 +313,7 @@ impl<W: WheelRef> Timer<W> {
         })
     }
 
-    /// Lets go of the entry, if armed (the timer is then done). Idempotent. Inlined, so
-    /// that a deadline that never armed pays one comparison, or nothing.
+    /// Lets go of the entry, if armed. Idempotent.
     #[inline]
     pub(crate) fn release(&mut self) {
         if self.state.phase() == Phase::Armed {
@@ -369,9 +336,7 @@ impl<W: WheelRef> Timer<W> {
         self.state.inner_gone()
     }
 
-    /// Marks the owner's inner future dropped. Only once the timer has no further phase
-    /// change to make (the deadline completed, or is being dropped): a new phase would
-    /// clear the mark.
+    /// Marks the inner future dropped, once no phase change is left (a new state clears it).
     #[inline]
     pub(crate) fn set_inner_gone(&mut self) {
         self.state.set_inner_gone();
@@ -425,23 +390,18 @@ impl<W: WheelRef> core::fmt::Debug for Timer<W> {
 mod tests {
     use super::*;
 
-    /// Memory per armed deadline (the target in docs/benchmarks.md): keep the layouts from
-    /// growing unnoticed.
+    /// Memory per armed deadline: keep the layouts from growing unnoticed.
     #[test]
     fn layouts_stay_small() {
         assert_eq!(core::mem::size_of::<State>(), 8);
-        // The limit and the state: 16 bytes, besides how the timer reaches its wheel (16
-        // bytes for a `&dyn RawWheel`, none for a `static` wheel's handle).
         assert_eq!(core::mem::size_of::<Timer<&dyn RawWheel>>(), 32);
-        // The inner future's "gone" mark lives in the timer, and an unnamed deadline has
-        // no name: nothing beside the future.
+        // The "gone" mark lives in the timer: nothing beside the future.
         type Pending = core::future::Pending<()>;
         assert_eq!(size_of::<crate::Deadline<'_, Pending>>(), 32);
         assert_eq!(
             size_of::<crate::Deadline<'_, Pending, &dyn RawWheel, crate::Named>>(),
             48
         );
-        // With an entry of 40 bytes: 56 bytes per armed deadline on a `static` wheel.
         assert_eq!(core::mem::size_of::<crate::wheel::entry::Entry>(), 40);
     }
 }

@@ -1,17 +1,10 @@
-//! A waker slot that one task registers into and any thread takes out of, lock-free.
-//!
-//! The `AtomicWaker` algorithm of `futures-util`, on [`crate::sync`]'s atomics so loom
-//! checks it. The slot is two words; their layout and states are in `word`.
-//!
-//! * At most one thread calls `register` at a time: the deadline's owner through `&mut`,
-//!   or a driver through its slot (see `driver_wakers`).
-//! * Any number of threads may call `take`.
+//! `futures-util`'s `AtomicWaker` on [`crate::sync`]'s atomics (layout and states in `word`).
+//! * One `register` at a time (a deadline's owner through `&mut`, or a driver through its
+//!   slot); any number of `take`s.
 //! * The thread whose transition leaves `WAITING` owns the slot until it returns to it.
-//! * Only the owner changes the vtable bits or the `data` word; others only set `WAKING`.
-//! * A `take` that finds the slot owned only sets `WAKING`.
-//!   A `register` that sees `WAKING` wakes its waker itself, so no wakeup is lost.
-//! * A `Waker` is split into its data and vtable, and rebuilt only from parts of one.
-//!   So the slot owns exactly the waker it was given.
+//!   Only the owner changes the vtable or `data`; others only set `WAKING`.
+//! * A `register` that sees `WAKING` wakes its waker itself: no wakeup is lost.
+//! * A `Waker` is kept as its data and vtable, rebuilt only from the parts of one.
 
 use core::ptr;
 use core::task::{RawWaker, RawWakerVTable, Waker};
@@ -26,9 +19,8 @@ pub(crate) struct AtomicWaker {
     data: UnsafeCell<*const ()>,
 }
 
-// SAFETY: the `data` cell, and the waker the two words make up, are only touched by the
-// thread that won the state transition out of `WAITING` (see the table in `word`), so never
-// from two threads at once; a `Waker` is `Send + Sync`.
+// SAFETY: `data` and the held waker are touched only by the slot's owner (see `word`),
+// never by two threads at once; a `Waker` is `Send + Sync`.
 unsafe impl Send for AtomicWaker {}
 // SAFETY: as for `Send`.
 unsafe impl Sync for AtomicWaker {}
@@ -40,8 +32,7 @@ impl AtomicWaker {
         }
     }
 
-    /// Sets state bits `bits` with a compare-and-swap loop, as `fetch_or` would (a
-    /// read-modify-write even when the bits were set already); returns the previous word.
+    /// Sets state `bits` by a CAS loop (a read-modify-write, as `fetch_or`); returns the old word.
     #[inline(always)]
     fn set_bits(&self, bits: usize, success: Ordering) -> Word {
         let mut current = self.word.load(Ordering::Relaxed);
@@ -57,31 +48,19 @@ impl AtomicWaker {
         }
     }
 
-    /// The waker the slot holds under `word`, taken out of the two words' keeping.
-    ///
-    /// # Safety
-    ///
-    /// * The caller owns the slot (it won the transition out of `WAITING`, or has
-    ///   exclusive access), `word` is the slot's current vtable part, and the caller
-    ///   then empties the slot (stores a null vtable) before anyone else may own it: the
-    ///   waker returned is the slot's, not a copy.
+    /// The waker the slot holds under `word`, moved out. Safety: the caller owns the slot,
+    /// `word` is its vtable part, and it empties the slot next.
     #[inline(always)]
     unsafe fn take_held(&self, word: Word) -> Option<Waker> {
         let vtable = vtable(word)?;
         // SAFETY: owned slot, by the caller's contract.
         let data = self.data.with(|data| unsafe { *data });
-        // SAFETY: `data` and `vtable` are the parts of a waker given to this slot (taken
-        // apart in `register` or `set_exclusive` and forgotten there), and the caller's
-        // emptying the slot hands its ownership back to exactly one `Waker`.
+        // SAFETY: the parts of a waker given to the slot, which the caller then empties.
         Some(unsafe { Waker::from_raw(RawWaker::new(data, vtable)) })
     }
 
-    /// Keeps `waker` in the slot: writes its data word and returns the vtable word to
-    /// publish (state `WAITING`). The caller owns the slot, and publishes the word next.
-    ///
-    /// # Safety
-    ///
-    /// * The caller owns the slot, and whatever waker it held has been taken out.
+    /// Writes `waker`'s data and returns its vtable word (`WAITING`) for the caller to publish.
+    /// Safety: the caller owns the slot, whose old waker has been taken out.
     #[inline(always)]
     unsafe fn keep(&self, waker: Waker) -> Word {
         let waker = core::mem::ManuallyDrop::new(waker);
@@ -90,12 +69,9 @@ impl AtomicWaker {
         word_of(waker.vtable())
     }
 
-    /// Stores `waker` to be woken by the next [`take`](Self::take). If a `take` races with
-    /// this call, `waker` is woken here instead, so the wakeup is never lost.
-    ///
-    /// Returns whether the slot was *untouched*: it still held the waker of the last
-    /// registration, so no `take` came since then (and none came during this one). `false`
-    /// at the first registration.
+    /// Stores `waker` for the next [`take`](Self::take); a `take` racing with this call
+    /// has it woken here instead. Returns whether no `take` came since the last
+    /// registration (`false` at the first).
     pub(crate) fn register(&self, waker: &Waker) -> bool {
         let mut current = self.word.load(Ordering::Acquire);
         loop {
@@ -110,22 +86,19 @@ impl AtomicWaker {
                     Err(actual) => current = actual,
                 },
                 WAKING => {
-                    // A `take` is moving the previous waker out right now; it may or may
-                    // not be ours, so wake the new one directly.
+                    // A `take` is moving the old waker out: wake the new one directly.
                     waker.wake_by_ref();
                     return false;
                 }
                 _ => {
-                    // REGISTERING: a second registrant, which the module rules exclude.
-                    // Waking is the safe answer: the caller polls again and registers then.
+                    // A second registrant (excluded): wake, so the caller registers again.
                     debug_assert!(false, "AtomicWaker::register called concurrently");
                     waker.wake_by_ref();
                     return false;
                 }
             }
         }
-        // Winning WAITING -> REGISTERING gives this thread the slot: `take` only touches
-        // it after its own WAITING -> WAKING transition. `current` is its vtable part.
+        // The slot is ours; `current` is its vtable part.
         let registering = with_state(current, REGISTERING);
         // SAFETY: owned slot.
         let held = vtable(current).map(|vtable| (self.data.with(|data| unsafe { *data }), vtable));
@@ -135,17 +108,12 @@ impl AtomicWaker {
                 (current, None)
             }
             _ => {
-                // A `clone` that panics must not leave the slot REGISTERING for good
-                // (every later `take` would find it busy and return nothing, a lost
-                // wakeup for whoever registers next): give the slot back as it unwinds.
-                // The slot is unchanged then (the clone comes before anything is
-                // replaced), and a `take` that came meanwhile found nothing to wake,
-                // which the panicking poll no longer needs.
+                // A panicking `clone` must not leave the slot REGISTERING for good:
+                // give it back, unchanged, as it unwinds.
                 let unwind = ReleaseOnUnwind(self);
                 let new = waker.clone();
                 core::mem::forget(unwind);
-                // SAFETY: owned slot; `current` is its vtable part, and the slot is
-                // filled again just below, before anyone else may own it.
+                // SAFETY: owned slot, `current` its vtable part; refilled just below.
                 let old = unsafe { self.take_held(current) };
                 // SAFETY: owned slot, its old waker taken out above.
                 (unsafe { self.keep(new) }, old)
@@ -160,15 +128,11 @@ impl AtomicWaker {
                 held.is_some()
             }
             Err(_) => {
-                // A `take` set WAKING while we held the slot and left without the waker:
-                // it is ours to wake.
-                // SAFETY: the state is still REGISTERING | WAKING, so the slot is still
-                // ours (`take` does not touch it in that state); `word` is the vtable
-                // part of what it holds now, and the swap below empties it.
+                // A `take` set WAKING meanwhile and left without the waker: ours to wake.
+                // SAFETY: still REGISTERING, so ours; `word` is its vtable part; emptied below.
                 let current = unsafe { self.take_held(word) };
                 self.word.swap(ptr::null_mut(), Ordering::AcqRel);
-                // The wake first: a replaced waker whose drop panics must not cost the
-                // new one its wake (`old` is dropped as the wake unwinds, if it panics).
+                // Wake first: a panicking drop of `old` must not cost the wake.
                 if let Some(current) = current {
                     current.wake();
                 }
@@ -178,15 +142,8 @@ impl AtomicWaker {
         }
     }
 
-    /// Stores `waker` without the registration protocol, for a slot nobody else can reach.
-    /// Takes it by value, so that the caller clones it before taking anything (a `clone`
-    /// that panics then leaves nothing half done).
-    ///
-    /// # Safety
-    ///
-    /// * The caller owns the slot exclusively (its entry is off every list and owned by no
-    ///   one else), the state is `WAITING` and the slot is empty (a recycled entry's);
-    ///   whatever later publishes the entry to another thread is a Release operation.
+    /// Stores `waker` without the protocol (the caller clones first). Safety: the caller alone
+    /// reaches the empty slot; whatever later publishes it to another thread is a Release.
     pub(crate) unsafe fn set_exclusive(&self, waker: Waker) {
         debug_assert!(
             self.word.load(Ordering::Relaxed).is_null(),
@@ -197,12 +154,8 @@ impl AtomicWaker {
         self.word.store(word, Ordering::Relaxed);
     }
 
-    /// Takes the waker out without the protocol, for a slot nobody else can reach.
-    ///
-    /// # Safety
-    ///
-    /// * The caller owns the slot exclusively, and every other thread's access to it
-    ///   happened before (the caller acquired what they released).
+    /// Takes the waker out without the protocol. Safety: the caller alone reaches the slot,
+    /// and every other access to it happened before.
     pub(crate) unsafe fn take_exclusive(&self) -> Option<Waker> {
         let word = self.word.load(Ordering::Relaxed);
         debug_assert_eq!(state(word), WAITING);
@@ -216,13 +169,10 @@ impl AtomicWaker {
     pub(crate) fn take(&self) -> Option<Waker> {
         let previous = self.set_bits(WAKING, Ordering::AcqRel);
         if state(previous) != WAITING {
-            // A register holds the slot and will see WAKING, or another take is moving
-            // the waker out: either way the waker is taken care of.
+            // A register will see WAKING, or another take has the waker.
             return None;
         }
-        // SAFETY: WAITING -> WAKING gives this thread the slot until it clears WAKING,
-        // which the swap below does as it empties the slot; only WAKING may be set
-        // meanwhile (by other takes), so `previous` is still the vtable part.
+        // SAFETY: WAITING -> WAKING makes the slot ours until the swap below empties it.
         let waker = unsafe { self.take_held(previous) };
         self.word.swap(ptr::null_mut(), Ordering::Release);
         waker
@@ -241,11 +191,8 @@ impl Drop for AtomicWaker {
     }
 }
 
-/// Gives the slot back if dropped: armed while `register` holds the slot, and forgotten
-/// once it is done with it. The slot is unchanged then (the waker of the last
-/// registration), unless a `take` came meanwhile and left without it: then the waker is
-/// taken out and woken here, as `register` would have, so that the slot is empty and the
-/// next registration does not read as untouched.
+/// Gives the slot back, unchanged, if `register` unwinds. If a `take` came meanwhile, it
+/// empties the slot and wakes the waker, as `register` would have.
 struct ReleaseOnUnwind<'a>(&'a AtomicWaker);
 
 impl Drop for ReleaseOnUnwind<'_> {
@@ -254,10 +201,7 @@ impl Drop for ReleaseOnUnwind<'_> {
         let mut current = slot.word.load(Ordering::Relaxed);
         loop {
             if state(current) & WAKING != 0 {
-                // A take came and left without the waker (takes only ever add WAKING
-                // meanwhile).
-                // SAFETY: REGISTERING is still set, so the slot is still ours; `current`
-                // is its vtable part, and the swap below empties it.
+                // SAFETY: still REGISTERING, so ours; `current` is its vtable part; emptied below.
                 let waker = unsafe { slot.take_held(current) };
                 slot.word.swap(ptr::null_mut(), Ordering::AcqRel);
                 if let Some(waker) = waker {

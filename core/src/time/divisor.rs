@@ -1,13 +1,7 @@
-//! Division by the wheel's tick without a divide instruction.
-//!
-//! [`TickDivisor`] keeps the tick `t` and its reciprocal `m = ⌊(2⁶⁴ − 1) / t⌋`. It divides
-//! with one widening multiply and at most two corrections:
-//!
+//! Division by the wheel's tick with a widening multiply by `m = ⌊(2⁶⁴ − 1) / t⌋`.
 //! * `q̂ = ⌊n·m / 2⁶⁴⌋` never exceeds `⌊n / t⌋`, since `m ≤ 2⁶⁴ / t`;
 //! * and falls short of it by less than 2: `n / t − n·m / 2⁶⁴ = n·(2⁶⁴/t − m) / 2⁶⁴`, where
-//!   `2⁶⁴/t − m < 1 + 1/t ≤ 2` and `n < 2⁶⁴`.
-//!
-//! So at most two steps of "while the remainder is at least `t`, add one" make it exact.
+//!   `2⁶⁴/t − m < 1 + 1/t ≤ 2` and `n < 2⁶⁴`. So at most two corrections make it exact.
 
 use super::{Reading, Tick};
 
@@ -19,9 +13,7 @@ pub(crate) struct TickDivisor {
 }
 
 impl TickDivisor {
-    /// # Panics
-    ///
-    /// If `tick` is zero.
+    /// Panics if `tick` is zero.
     pub(crate) const fn new(tick: u64) -> Self {
         assert!(tick > 0, "punctual: a wheel's tick must be at least 1 ns");
         Self {
@@ -62,11 +54,9 @@ impl TickDivisor {
         Tick(if r == 0 { q } else { q + 1 })
     }
 
-    /// The tick of a deadline due at `due` (its first boundary at or after it), and how far
-    /// into the tick before it `due` is, in nanoseconds (a whole tick when `due` is on a
-    /// boundary), saturated to `u32` (see `levels`' "Sparse slots").
-    // Inlined where a 64-bit multiply is one instruction; one copy elsewhere (on 32-bit
-    // microcontrollers, each inlined copy of the widening multiply costs flash).
+    /// The tick of a deadline due at `due` (`ceil`), and how far into the tick before it
+    /// `due` is (a whole tick on a boundary), saturated to `u32` (see `levels`).
+    // Out of line on 32-bit targets, where each copy of the multiply costs flash.
     #[cfg_attr(target_pointer_width = "64", inline)]
     #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     pub(crate) fn tick_of(&self, due: Reading) -> (Tick, u32) {
@@ -83,8 +73,7 @@ impl TickDivisor {
     }
 }
 
-/// A [`TickDivisor`] as a wheel keeps it: both words XORed with those of a 1 ms tick, so
-/// that a new wheel of that tick is all zero bytes. Decoding is two XORs with constants.
+/// A [`TickDivisor`] XORed with a 1 ms tick's, so that a new wheel of that tick is all zeros.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct StoredTick {
     tick: u64,

@@ -1,8 +1,6 @@
 //! [`Budgeted`]: a future, and every deadline polled inside it, bounded by a budget.
-//!
-//! * A `Budgeted` fixes its budget at its first poll, before polling its inner future.
+//! * It fixes its budget at its first poll, before polling its inner future.
 //! * Its timer has no limit of its own: the budget caps it.
-//! * While the inner future is polled, the budget is the thread's ambient one (`std`).
 
 use core::fmt;
 use core::future::Future;
@@ -19,53 +17,37 @@ use crate::future::timer::{Cap, RawWheel, Timer, WheelRef};
 use crate::time::{Limit, Reading};
 
 pin_project! {
-    /// A future bounded by a budget: like a [`Deadline`], and every deadline started inside
-    /// it (on the same wheel) also ends no later than the budget. So three retries of
-    /// 800 ms each inside a 2 s budget never outlive the 2 s: the third attempt is cut to
-    /// what is left, and when the budget runs out the whole block is dropped.
+    /// A future bounded by a budget, like a [`Deadline`](crate::Deadline); every deadline
+    /// started inside it on the same wheel also ends by the budget. Three retries of 800 ms
+    /// in a 2 s budget never outlive the 2 s; when it runs out, the whole block is dropped.
     ///
-    /// Made by `punctual::budget`, [`Budgeted::new`] or [`Budgeted::with_budget`].
-    ///
-    /// Unlike a `Deadline`, a budget starts its clock *before* the first poll of its inner
-    /// future, since the deadlines inside need its instant.
+    /// Made by `punctual::budget`, [`Budgeted::new`] or [`Budgeted::with_budget`]. Unlike a
+    /// `Deadline`, its clock starts *before* the first poll of its inner future.
     ///
     /// # How the budget reaches inner deadlines
     ///
-    /// * With `std`, by itself. While it polls its inner future, it sets the thread's
-    ///   current budget: the earlier of its own and any enclosing one. A deadline reads it
-    ///   at its first pending poll. So the budget travels with the polling, on any
-    ///   executor, across `.await`s and into nested futures. It does not reach tasks
-    ///   spawned inside the block, which others poll. A deadline made before the block
-    ///   but first polled inside it takes the budget too, and keeps it after the block;
-    ///   poll it once before the block if it must keep its own limit.
-    /// * Without `std`, explicitly: make a [`Budget`], bound the block with
-    ///   [`Budgeted::with_budget`], and give each inner deadline the budget with
-    ///   [`Deadline::within`].
-    ///
-    /// A budget applies only to deadlines on the wheel it was made on: instants of two
-    /// clocks cannot be compared.
+    /// * With `std`, by itself: while it polls its inner future, the thread's budget is the
+    ///   earlier of its own and any enclosing one, which a deadline reads at its first
+    ///   pending poll. It travels with the polling on any executor, but not into tasks
+    ///   spawned inside. A deadline made before the block but first polled inside it takes
+    ///   the budget too; poll it once before if it must keep its own limit.
+    /// * Without `std`, explicitly: bound the block with [`Budgeted::with_budget`] and give
+    ///   each inner deadline the [`Budget`] with [`Deadline::within`](crate::Deadline::within).
     ///
     /// # Errors
     ///
-    /// Resolves to `Err(Elapsed)` (with [`Elapsed::is_budget`]) when the budget runs out
-    /// before the inner future completes; the inner future has been dropped by then.
-    ///
-    /// An inner deadline that the budget ends reports the budget: `is_budget`, the
-    /// budget's duration, and the budget's name if it fires under the budget (polled
-    /// inside the block, or given it with [`Deadline::within`]). One that took the budget
-    /// inside the block and fires after the block has the budget's duration but no name.
+    /// `Err(Elapsed)` ([`Elapsed::is_budget`]) when the budget runs out first; the inner
+    /// future has been dropped by then. An inner deadline the budget ends reports the
+    /// budget's duration, and its name if it fires under the budget (inside the block, or
+    /// through `Deadline::within`).
     ///
     /// # Cancel safety
     ///
-    /// Dropping it drops the inner future, as for a `Deadline`.
+    /// Dropping it drops the inner future.
     ///
     /// # Panics
     ///
-    /// Polling it after it returned `Ready` panics, and so does polling it again after a
-    /// poll of its timer panicked.
-    ///
-    /// [`Deadline`]: crate::Deadline
-    /// [`Deadline::within`]: crate::Deadline::within
+    /// Polling it after `Ready`, or again after a poll of its timer panicked.
     #[must_use = "futures do nothing unless you `.await` or poll them"]
     pub struct Budgeted<'w, F, W: WheelRef = &'w dyn RawWheel> {
         #[pin]
@@ -79,10 +61,7 @@ pin_project! {
 }
 
 impl<'w, F: Future, W: WheelRef> Budgeted<'w, F, W> {
-    /// Bounds `future` by `duration` from its first poll. With `std`, every deadline on
-    /// `wheel` first polled inside it also ends no later than the budget; without `std`,
-    /// give the inner deadlines the budget with [`Deadline::within`](crate::Deadline::within)
-    /// (see [`Budgeted::with_budget`]).
+    /// Bounds `future`, and the deadlines on `wheel` inside it, by `duration` from its first poll.
     pub fn new(future: F, wheel: W, duration: Duration) -> Self {
         Self {
             future: Some(future),
@@ -98,9 +77,7 @@ impl<'w, F: Future, W: WheelRef> Budgeted<'w, F, W> {
     ///
     /// # Panics
     ///
-    /// If `budget` was made on another wheel: its instant is a reading of that wheel's
-    /// clock, which this wheel's clock cannot be compared with (read on this clock, it
-    /// could end the block early, or far too late).
+    /// If `budget` was made on another wheel.
     #[track_caller]
     pub fn with_budget(future: F, wheel: W, budget: Budget) -> Self {
         let mut wheel = wheel;
@@ -111,8 +88,7 @@ impl<'w, F: Future, W: WheelRef> Budgeted<'w, F, W> {
         );
         Self {
             future: Some(future),
-            // The budget bounds the timer as a cap (see `poll`): its instant is a reading
-            // of the wheel's own clock, which `Limit::At` may not take for every handle.
+            // The budget caps the timer: `Limit::At` may not take its reading on every handle.
             timer: Timer::new(wheel, Limit::After(Duration::MAX)),
             duration: budget.cap.duration,
             name: budget.name,
@@ -148,7 +124,6 @@ impl<F: Future, W: WheelRef> Future for Budgeted<'_, F, W> {
             Some(budget) => budget,
             None => {
                 let wheel = this.timer.chosen_wheel();
-                // Beyond any reading: no limit of its own, only an enclosing one.
                 let at = wheel
                     .get()
                     .target(Limit::After(*this.duration))
@@ -162,8 +137,6 @@ impl<F: Future, W: WheelRef> Future for Budgeted<'_, F, W> {
                     name: *this.name,
                 };
                 let budget = own.earlier(ambient());
-                // The timer ends at the budget's instant through its cap (a reading of
-                // the wheel's own clock; see `with_budget`), with no limit of its own.
                 this.timer.reset(Limit::After(Duration::MAX));
                 *this.budget = Some(budget);
                 budget

@@ -13,9 +13,8 @@ use crate::future::timer::{RawWheel, WheelRef};
 use crate::{Deadline, Elapsed};
 
 pin_project! {
-    /// A [`Deadline`] bounded by an explicit [`Budget`] as well: made by
-    /// [`Deadline::within`]. It ends at the earlier of the two; when the budget's comes
-    /// first, the `Elapsed` is the budget's.
+    /// A [`Deadline`] bounded by an explicit [`Budget`] as well ([`Deadline::within`]):
+    /// it ends at the earlier; when the budget's comes first, the `Elapsed` is the budget's.
     #[must_use = "futures do nothing unless you `.await` or poll them"]
     pub struct Within<'w, F, W: WheelRef = &'w dyn RawWheel, N: DeadlineName = Unnamed> {
         #[pin]
@@ -25,8 +24,7 @@ pin_project! {
 }
 
 impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
-    /// Bounds this deadline by `budget` too (the explicit, `no_std` way to use a budget;
-    /// with `std`, deadlines inside a [`Budgeted`](crate::Budgeted) pick it up by themselves).
+    /// Bounds this deadline by `budget` too: the `no_std` way (see [`Budgeted`](crate::Budgeted)).
     pub fn within(self, budget: Budget) -> Within<'w, F, W, N> {
         Within {
             deadline: self,

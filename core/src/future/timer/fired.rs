@@ -7,9 +7,7 @@ use crate::Elapsed;
 use crate::time::Reading;
 
 /// A limit from outside a deadline (a budget's): an instant on one wheel's clock, and the
-/// duration an `Elapsed` reports when it is what ends the deadline. A timer given a cap
-/// at its start ends at the earlier of its own limit and the cap's (on the cap's wheel
-/// only: readings of two clocks cannot be compared).
+/// duration to report if it ends the deadline. It applies only on its own wheel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Cap {
     /// The wheel's address ([`WheelRef::id`]), only compared, never dereferenced.
@@ -25,22 +23,18 @@ pub(crate) enum CapEnd {
     Own,
     /// A cap ended it at the poll that started it (that poll's cap is the one).
     AtStart,
-    /// A cap ended it at this instant, as the timer kept it (exactly, or as a degraded
-    /// timer keeps it).
+    /// A cap ended it at this instant, as the timer kept it.
     At(Reading),
 }
 
-/// How a timer ended: what its owner's `Elapsed` reports. A timer keeps no name (an
-/// unnamed deadline pays no bytes for one): the owner adds its own, or a budget's.
+/// How a timer ended. It keeps no name: the owner adds its own, or a budget's.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Fired {
-    /// The requested duration: the deadline's own, or the cap's when a cap ended it;
-    /// zero for a limit at an instant that no cap ended.
+    /// The deadline's own duration, or the cap's if it ended it; zero for an instant.
     pub(crate) requested: Duration,
-    /// The instant a limit at an instant was given, as its owner gave it: set when no cap
-    /// ended the timer.
+    /// The instant as given, for a limit at an instant that no cap ended.
     pub(crate) at: Option<Reading>,
-    /// Whether a cap ended the timer.
+    /// Whether a cap ended the timer, and where.
     pub(super) cap_end: CapEnd,
     /// The wheel's address ([`WheelRef::id`]).
     pub(super) wheel: usize,
@@ -82,8 +76,7 @@ impl Fired {
         let _ = elapsed;
     }
 
-    /// Whether `cap` is the one that ended the timer: on its wheel, and ending at the
-    /// instant the timer was cut to. A later cap of the same length, say, is not.
+    /// Whether `cap` is the one that ended the timer: same wheel, same instant.
     pub(crate) fn ended_by(&self, cap: &Cap) -> bool {
         let at_the_cut = match self.cap_end {
             CapEnd::Own => return false,

@@ -11,12 +11,9 @@
 //!                   bit 0 set: the target in COARSE_UNITs, rounded up.
 //! ```
 //!
-//! * Each change of state is one store of the whole word.
-//! * `set_phase` keeps the flags and the payload; a new state clears them.
-//! * `CAPPED` (the limit in force is the cap's) is never set while `Idle`.
+//! * Each change is one store; a new state clears flags and payload, `set_phase` keeps them.
+//! * `CAPPED` is never set while `Idle`; `INSTANT` stays until `Never` or `Done`.
 //! * `INNER_GONE` is set only once the timer makes no further change but `set_phase`.
-//! * `INSTANT` stays set until `Never` or `Done`, so that the fire can report the instant.
-//! * The payload is the entry's index while `Armed`, and the target while `Degraded`.
 
 use crate::time::Reading;
 use crate::wheel::entry::Index;
@@ -25,23 +22,17 @@ use crate::wheel::entry::Index;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]
 pub(super) enum Phase {
-    /// Not polled yet: no clock read, nothing armed. `span` is the limit: a duration from
-    /// the first poll, or ([`INSTANT`]) an instant on the wheel's clock.
+    /// Not polled yet: `span` is the limit (with [`INSTANT`], an instant).
     Idle = 0,
-    /// Armed on the wheel (the payload is the entry's index); `span` is the requested
-    /// duration, or with [`INSTANT`] the instant as given.
+    /// Armed: the payload is the entry's index.
     Armed = 1,
-    /// Degraded: the wheel was full when the deadline started. `span` is as while
-    /// `Armed`; the payload is the target instant (see [`State::degraded`]).
+    /// The wheel was full: the payload is the target ([`State::degraded`]).
     Degraded = 2,
     /// Never fires.
     Never = 3,
     /// Fired or released.
     Done = 4,
-    /// A poll of the timer panicked (a waker's `clone` or `drop`, a driver's waker that
-    /// the arm woke, or a `tracing` subscriber): the work happened on a copy (see
-    /// [`Timer::poll_fired`]), which owned the entry while it unwound and released it.
-    /// Polling again panics, as other futures do after a panic.
+    /// A poll panicked; its copy released the entry. Polling again panics.
     Poisoned = 5,
 }
 
@@ -60,29 +51,24 @@ impl Phase {
 
 /// The bits of [`State`] that hold the [`Phase`].
 pub(super) const PHASE: u64 = 0b111;
-/// The limit in force is the cap's (then the requested duration is the cap's, and the
-/// fire says so: see `Fired`). Never set while `Idle`.
+/// The limit in force is the cap's.
 pub(super) const CAPPED: u64 = 1 << 3;
-/// For the owner's use (a `Deadline` marks its inner future dropped): set once the timer
-/// is done, never cleared; `set_phase` keeps it.
+/// The owner's inner future is dropped. Never cleared.
 pub(super) const INNER_GONE: u64 = 1 << 4;
-/// The limit is an instant, not a duration: kept until `Never` or `Done`, so that the
-/// fire can report the instant.
+/// The limit is an instant, not a duration.
 pub(super) const INSTANT: u64 = 1 << 5;
 /// Where the payload starts: 58 bits of it.
 pub(super) const PAYLOAD: u32 = 6;
-/// In an `Armed` payload, above the index: the entry is due at its target, not at the
-/// start plus the span (a limit at an instant, or armed after running degraded).
+/// In an `Armed` payload: the entry is due at its target, not at start plus span.
 pub(super) const REARMED: u64 = 1 << 32;
-/// A degraded deadline's target from this reading on (about 4.5 years of the clock) is kept
-/// in units of [`COARSE_UNIT`] nanoseconds, rounded up; below, exactly.
+/// From this reading on (about 4.5 years), a degraded target is kept in [`COARSE_UNIT`]s.
 pub(super) const COARSE_FROM: u64 = 1 << (u64::BITS - PAYLOAD - 1);
 /// The unit of a coarse target: any reading fits the payload in it.
 pub(super) const COARSE_UNIT: u64 = 1 << (PAYLOAD + 1);
 /// The last coarse unit, which stands for the targets up to `u64::MAX - 1` ns.
 pub(super) const LAST_COARSE: u64 = (1 << (u64::BITS - PAYLOAD - 1)) - 1;
 
-/// A deadline's timer state, one word: see the module docs for its layout.
+/// A deadline's timer state, one word (layout in the module docs).
 #[derive(Clone, Copy)]
 pub(super) struct State(u64);
 
@@ -105,8 +91,7 @@ impl State {
         Self::with_payload(Phase::Armed, capped, index as u64)
     }
 
-    /// An armed state whose entry's deadline is its target, not its start plus its span: a
-    /// limit at an instant, or a deadline that ran degraded first.
+    /// An armed state due at its target (an instant, or after running degraded).
     #[inline(always)]
     pub(super) const fn rearmed(index: Index, capped: bool) -> Self {
         Self::with_payload(Phase::Armed, capped, index as u64 | REARMED)
@@ -124,18 +109,15 @@ impl State {
         self.0 & INSTANT != 0
     }
 
-    /// This state, marked as the state of a limit at an instant if `instant`.
+    /// This state, with [`INSTANT`] if `instant`.
     #[inline(always)]
     pub(super) const fn marked_instant(self, instant: bool) -> Self {
         Self(self.0 | if instant { INSTANT } else { 0 })
     }
 
-    /// A degraded state with `target`. The payload's lowest bit says how the rest holds
-    /// it: exactly, in nanoseconds, for a target below [`COARSE_FROM`] (about 4.5 years of
-    /// the clock); from there on in [`COARSE_UNIT`]s, rounded up (never early, and at
-    /// most 127 ns late; the last unit stands for every target up to `u64::MAX - 1` ns,
-    /// the last reading that comes, at most 254 ns late). `Never` for `u64::MAX` ns or
-    /// more.
+    /// A degraded state with `target`: exact below [`COARSE_FROM`], then in
+    /// [`COARSE_UNIT`]s rounded up (at most 127 ns late; 254 ns in the last unit, which
+    /// ends at `u64::MAX - 1` ns). `Never` for `u64::MAX` ns or more.
     pub(super) fn degraded(target: Reading, capped: bool) -> Self {
         let payload = match target.as_nanos() {
             nanos if nanos < COARSE_FROM => nanos << 1,
@@ -182,8 +164,7 @@ impl State {
         let payload = self.0 >> PAYLOAD;
         let nanos = match (payload & 1, payload >> 1) {
             (0, nanos) => nanos,
-            // The last unit stands for every target in it up to the last reading that
-            // comes, `u64::MAX - 1` ns (`u64::MAX` never does).
+            // The last unit ends at the last reading that comes (`u64::MAX` never does).
             (_, LAST_COARSE) => u64::MAX - 1,
             (_, units) => units * COARSE_UNIT,
         };

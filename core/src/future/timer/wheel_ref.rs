@@ -1,5 +1,4 @@
-//! How a deadline reaches its wheel: [`RawWheel`], the object-safe face of a [`Wheel`],
-//! and [`WheelRef`], a handle to one (a reference, or a zero-sized handle of a `static`).
+//! How a deadline reaches its [`Wheel`]: [`RawWheel`] and [`WheelRef`].
 
 use core::task::Waker;
 
@@ -14,8 +13,7 @@ mod sealed {
     pub trait Sealed {}
 }
 
-/// A wheel seen through a trait object: what a [`Deadline`](crate::Deadline) needs from
-/// it. Implemented by every [`Wheel`]; sealed.
+/// What a [`Deadline`](crate::Deadline) needs of a [`Wheel`], as a trait object. Sealed.
 pub trait RawWheel: Sync + sealed::Sealed {
     #[doc(hidden)]
     fn start(&self, due: Due, cap: Option<Reading>, waker: &Waker) -> Started;
@@ -44,13 +42,9 @@ pub trait RawWheel: Sync + sealed::Sealed {
     fn count_ready(&self);
 }
 
-/// An armed entry, as a deadline holds it.
-///
-/// * `index`: the entry's index. Its generation is not kept: it cannot change while the
-///   deadline owns the entry, so the wheel reads it there.
-/// * `span`: the requested span in nanoseconds, if the entry is due at its start plus that
-///   span; a release derives the start from the two. `None` when a cap is the limit in
-///   force, for an instant, or after running degraded.
+/// An armed entry, as a deadline holds it: the index (its generation cannot change while
+/// owned), and the requested span if the entry is due at its start plus that span (`None`
+/// for a cap in force, an instant, or after running degraded).
 #[doc(hidden)]
 #[derive(Debug, Clone, Copy)]
 pub struct Armed {
@@ -111,16 +105,13 @@ impl<C: Clock, S: Storage> RawWheel for Wheel<C, S> {
     }
 }
 
-/// How a deadline reaches its wheel.
-///
-/// `&dyn RawWheel` reaches any wheel, with one indirect call per wheel operation and 16
-/// bytes in the deadline. A zero-sized handle to a wheel in a `static` (the global wheel
-/// of `punctual` is one) costs no bytes at all, and the compiler calls the wheel directly.
+/// How a deadline reaches its wheel: `&dyn RawWheel` reaches any wheel (16 bytes, an
+/// indirect call per operation); a zero-sized handle to a `static` wheel costs no bytes
+/// and calls it directly.
 ///
 /// # Examples
 ///
-/// A wheel of your own in a `static` (an embassy firmware's, say), reached by a handle of
-/// zero bytes:
+/// A wheel of your own in a `static`, reached by a handle of zero bytes:
 ///
 /// ```
 /// use core::time::Duration;
@@ -149,12 +140,10 @@ impl<C: Clock, S: Storage> RawWheel for Wheel<C, S> {
 ///
 /// # Safety
 ///
-/// From a call of [`WheelRef::choose`] until the next [`WheelRef::forget_choice`],
-/// [`WheelRef::get`] must return the same wheel every time it is called, on every copy of
-/// the handle, and a repeated `choose` must not change it: a deadline arms its entry on
-/// the wheel it gets at its first poll and releases that entry (by index) on the wheel it
-/// gets later, so a second wheel would have another deadline's entry released under it.
-/// (A handle whose `choose` does nothing must return the same wheel always.)
+/// From a call of [`WheelRef::choose`] until the next [`WheelRef::forget_choice`] (always,
+/// if `choose` does nothing), [`WheelRef::get`] must return the same wheel on every call
+/// and copy, and a repeated `choose` must not change it: a deadline releases its entry, by
+/// index, on the wheel it gets later.
 pub unsafe trait WheelRef: Copy + Unpin {
     /// The wheel's type: a [`Wheel`], or `dyn RawWheel`.
     type Target: RawWheel + ?Sized;
@@ -162,30 +151,21 @@ pub unsafe trait WheelRef: Copy + Unpin {
     /// The wheel.
     fn get(&self) -> &Self::Target;
 
-    /// Settles which wheel this handle reaches, for a handle that picks its wheel late.
-    /// A timer calls it at each start (its first pending poll, or the first after a
-    /// reset), before it calls [`get`](WheelRef::get) or [`id`](WheelRef::id); the
-    /// handle it calls it on is the one the timer keeps. The default does nothing: most
-    /// handles name their wheel when they are made.
-    ///
-    /// `punctual`'s default deadlines use it to take the wheel of the runtime they are
-    /// first polled in, so that a deadline that is ready at its first poll never looks.
+    /// Settles which wheel a handle that picks late reaches (`punctual`'s default deadlines
+    /// take their runtime's). A timer calls it at each start, before [`get`](WheelRef::get)
+    /// or [`id`](WheelRef::id), on the copy it keeps. The default does nothing.
     #[inline(always)]
     fn choose(&mut self) {}
 
-    /// The reading of this handle's wheel at which a deadline given `Limit::At(at)`
-    /// ends: `at` itself, unless the handle's instants are readings of another clock than
-    /// its wheel's (`punctual`'s default deadlines take instants on one clock for every
-    /// wheel they may choose). Called at each start, after [`choose`](WheelRef::choose).
-    /// It must never return a reading before the moment `at` stands for.
+    /// The reading of this wheel at which `Limit::At(at)` ends: `at`, unless the handle's
+    /// instants are another clock's. Called at each start, after
+    /// [`choose`](WheelRef::choose); never before the moment `at` stands for.
     #[inline(always)]
     fn reading_at(&self, at: Reading) -> Reading {
         at
     }
 
-    /// Lets a handle that chose late choose again at the next start: a timer calls it
-    /// when it starts over for a new limit while holding no entry (an idle timeout's next
-    /// gap). The default does nothing.
+    /// Lets the handle choose again (a timer starting over with no entry). Default: nothing.
     #[inline(always)]
     fn forget_choice(&mut self) {}
 

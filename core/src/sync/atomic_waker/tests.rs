@@ -6,9 +6,8 @@ use core::task::RawWaker;
 use std::sync::Arc;
 use std::task::Wake;
 
-/// A waker that counts its wakes; `Arc::strong_count` counts its clones. (Wakers are
-/// told apart by what they wake, not by `will_wake`: Miri may give one vtable several
-/// addresses.)
+/// A waker that counts its wakes (told apart by what they wake: Miri may give one vtable
+/// several addresses).
 struct Counter(core::sync::atomic::AtomicUsize);
 
 impl Wake for Counter {
@@ -62,7 +61,6 @@ fn same_waker_is_kept_another_replaces_it() {
     assert_eq!((wakes(&first), wakes(&second)), (0, 1));
 }
 
-/// `register` tells whether anything took the waker since the last registration.
 #[test]
 fn register_reports_untouched_since_last() {
     let slot = AtomicWaker::new();
@@ -74,7 +72,6 @@ fn register_reports_untouched_since_last() {
     drop(slot.take());
     assert!(!slot.register(&second_waker), "taken since");
     assert!(slot.register(&second_waker));
-    // A take in progress: the registration wakes its waker itself.
     slot.set_bits(WAKING, Ordering::Relaxed);
     assert!(!slot.register(&first_waker));
 }
@@ -102,17 +99,15 @@ fn exclusive_access_and_drop_keep_the_waker_count() {
     );
 }
 
-/// A take finds a registering slot busy; a register during a take wakes its own waker.
 #[test]
 fn busy_slot_gives_nothing_and_register_wakes() {
     let slot = AtomicWaker::new();
     let (count, waker) = counter();
-    // The state a `take` leaves when it arrives while `register` holds the slot.
+    // `register` holds the slot.
     let registering = slot.set_bits(REGISTERING, Ordering::Relaxed);
     assert!(registering.is_null());
     assert!(slot.take().is_none(), "the slot is busy");
     slot.word.store(ptr::null_mut(), Ordering::Relaxed);
-    // A register that finds a take in progress wakes its waker itself.
     slot.set_bits(WAKING, Ordering::Relaxed);
     slot.register(&waker);
     assert_eq!(wakes(&count), 1);
@@ -138,7 +133,6 @@ static PANICKING_CLONE: RawWakerVTable = RawWakerVTable::new(
     |_| {},
 );
 
-/// A clone that panics while a take comes leaves the slot empty and wakes the held waker.
 #[test]
 fn panicking_clone_during_take_empties_and_wakes() {
     let slot = AtomicWaker::new();
@@ -150,16 +144,14 @@ fn panicking_clone_during_take_empties_and_wakes() {
     let unwound =
         std::panic::catch_unwind(core::panic::AssertUnwindSafe(|| slot.register(&panicking)));
     assert!(unwound.is_err());
-    // The take's wake reached the waker the slot held, and the slot is empty: the next
-    // registration does not read as untouched.
+    // The held waker was woken and the slot is empty: the next registration is not untouched.
     assert_eq!(wakes(&count), 1);
     assert_eq!(Arc::strong_count(&count), 2);
     assert!(!slot.register(&waker));
     assert!(slot.take().is_some());
 }
 
-/// A waker whose first `clone` pauses: it tells `started`, then waits for `go`, so
-/// that another thread can act while a `register` holds the slot.
+/// A waker whose first `clone` tells `started`, then waits for `go`, holding `register` up.
 struct PausingClone {
     started: std::sync::Mutex<Option<std::sync::mpsc::Sender<()>>>,
     go: std::sync::Mutex<Option<std::sync::mpsc::Receiver<()>>>,
@@ -168,8 +160,7 @@ struct PausingClone {
 
 static PAUSING_CLONE: RawWakerVTable = RawWakerVTable::new(
     |data| {
-        // SAFETY: every `PAUSING_CLONE` waker's data is an `Arc<PausingClone>` of its
-        // own, made by `Arc::into_raw` (see the test), and not yet dropped.
+        // SAFETY: each such waker's data is a live `Arc<PausingClone>` of its own (`into_raw`).
         let this = unsafe { &*data.cast::<PausingClone>() };
         let first = this.started.lock().unwrap().take();
         if let Some(started) = first {
@@ -195,7 +186,6 @@ static PAUSING_CLONE: RawWakerVTable = RawWakerVTable::new(
     |data| drop(unsafe { Arc::from_raw(data.cast::<PausingClone>()) }),
 );
 
-/// A take while a register holds the slot: the register wakes the new waker instead.
 #[test]
 fn take_during_register_wakes_new_waker() {
     use std::sync::mpsc;
@@ -230,8 +220,7 @@ fn take_during_register_wakes_new_waker() {
         !registered,
         "a take came: the waker does not read as untouched"
     );
-    // The take was for whoever is registered: the register woke its new waker in the
-    // take's stead, and dropped the one it replaced without waking it.
+    // The register woke its new waker in the take's stead, and dropped the old one unwoken.
     assert_eq!(pausing.wakes.load(Ordering::Relaxed), 1);
     assert_eq!(wakes(&old), 0);
     assert_eq!(Arc::strong_count(&old), 2, "the replaced waker is dropped");

@@ -1,14 +1,7 @@
 //! The slot's state word: the held waker's vtable pointer, with the state in its low bits.
-//!
-//! The slot is two pointer-sized words:
-//!
-//! * `word`: the held waker's vtable pointer, null when no waker is held.
-//!   Its two low bits hold the state.
-//!   A [`RawWakerVTable`] is aligned to at least four bytes (checked at compile time).
-//! * `data`: the held waker's data pointer, meaningful only while the vtable is not null.
-//!
-//! State bits change by compare-and-swap loops, each a read-modify-write like `fetch_or`.
-//! The pointer keeps its provenance through `map_addr`.
+//! * `word`: the vtable pointer (null: no waker); its two low bits hold the state
+//!   (a [`RawWakerVTable`] is at least 4-aligned, checked at compile time).
+//! * `data`: the waker's data pointer, meaningful only while the vtable is not null.
 //!
 //! | value                   | meaning                                                 |
 //! |-------------------------|---------------------------------------------------------|
@@ -25,7 +18,6 @@ pub(super) const REGISTERING: usize = 0b01;
 pub(super) const WAKING: usize = 0b10;
 const STATE: usize = REGISTERING | WAKING;
 
-// The state bits live in the vtable pointer's low bits: it must be aligned enough.
 const _: () = assert!(core::mem::align_of::<RawWakerVTable>() > STATE);
 
 /// The vtable pointer (possibly null) and state bits of a slot.
@@ -47,9 +39,7 @@ pub(super) fn with_state(word: Word, bits: usize) -> Word {
 #[inline(always)]
 pub(super) fn vtable(word: Word) -> Option<&'static RawWakerVTable> {
     let vtable = with_state(word, WAITING);
-    // SAFETY: a non-null vtable part of a word was stored from a `&'static RawWakerVTable`
-    // (`Waker::vtable`) with its provenance kept (`map_addr`), so it points to a live,
-    // aligned vtable for the rest of the program.
+    // SAFETY: stored from a `&'static RawWakerVTable`, provenance kept (`map_addr`).
     (!vtable.is_null()).then(|| unsafe { &*vtable })
 }
 
