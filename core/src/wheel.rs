@@ -3,9 +3,8 @@
 //! # Layout
 //!
 //! * Any thread: `start` (where a deadline starts) and `arm` (arm, poll, release).
-//! * The driver role: `role` (taking it, letting go), `turn` (one turn, pass by pass).
-//! * A turn's steps: `cascade` (slots that come up), `intake` (the inboxes), `fire`.
-//! * `plan`: the plan arming threads read, and the wheel's tick arithmetic.
+//! * The driver role: `role`, and `turn` with its steps `cascade` (slots that come up),
+//!   `intake` (the inboxes) and `fire`. `plan`: the plan arms read, tick arithmetic.
 //! * Shared structures: `entry`, `lists`, `shards`, `spare`, `storage`, `handoff`.
 //! * The driver's: `levels`, `grain` and `heads` (the slots), `stats` (its counters).
 //! * Places for wakers: `driver_wakers` (drivers') and `degraded_wakers` (full wheel).
@@ -16,9 +15,8 @@
 //!
 //! * Any thread may arm, poll or release an entry at any time, without a lock, in a
 //!   bounded number of atomic operations: the entry, a free list, one inbox (`shards`).
-//! * One thread at a time holds the driver role (`role`). Only it touches [`Levels`].
-//! * New entries reach the driver through arm inboxes, released ones through cancel
-//!   inboxes (`intake`).
+//! * One thread at a time holds the driver role (`role`); only it touches [`Levels`].
+//!   New entries reach it through arm inboxes, released ones through cancel inboxes.
 //! * The driver wakes a waker only after the entry's outcome is decided, and lets go of
 //!   the entry only after taking its waker out: it never wakes a later deadline's waker.
 //! * Wakes happen only while the levels are consistent. A panicking waker unwinds to the
@@ -26,47 +24,39 @@
 //!
 //! # Waking the driver
 //!
-//! * The driver publishes its plan: `next_wake` (the tick), `offset` ("Sub-tick firing"),
-//!   and the plan word last, by read-modify-write. It then checks each inbox head of the
-//!   shards in use (`shards`) with a read-modify-write (Release).
-//! * An arm pushes with a read-modify-write of the same head (Acquire), then reads the
-//!   plan and wakes the drivers (`driver_wakers`) if its deadline is earlier.
-//! * Read-modify-writes of one head are totally ordered: the check finds the entry, or
-//!   the arm sees the plan. No SeqCst fence.
-//! * Idle (`ACTIVE` clear): nothing armed, no timer, and every arm wakes the driver. It
-//!   goes idle only after lingering [`LINGER`] ticks.
-//! * A turn that takes the wheel out of idle, in any of its passes, wakes every other
-//!   driver after letting go of the role: arms later than the new plan wake no one.
-//! * `next_wake` holds the tick's low 32 bits (lock-free on 32-bit targets). Plans are at
-//!   most [`MAX_SLEEP`] ticks ahead, so readers rebuild the tick from a nearby one,
-//!   exactly while the driver is less than 2^31 ticks overdue.
+//! * The driver publishes `next_wake`, `offset`, then the plan word by read-modify-write,
+//!   then checks each inbox head of the shards in use by read-modify-write (Release).
+//! * An arm pushes by read-modify-write of the same head (Acquire), then reads the plan
+//!   and wakes the drivers if its deadline is earlier. Read-modify-writes of one head are
+//!   totally ordered: the check finds the entry, or the arm sees the plan.
+//! * Idle (`ACTIVE` clear): nothing armed, no timer, every arm wakes the driver; entered
+//!   only after lingering [`LINGER`] ticks.
+//! * A turn that takes the wheel out of idle, in any pass, wakes every other driver after
+//!   letting go of the role: arms later than the new plan wake no one.
+//! * `next_wake` holds the tick's low 32 bits; with plans at most [`MAX_SLEEP`] ahead,
+//!   readers rebuild it exactly while the driver is less than 2^31 ticks overdue.
 //!
 //! # Reclaiming cancelled entries
 //!
-//! * A cancelled entry waits on a cancel inbox until the driver's next turn. A cancel that
-//!   finds the inbox empty wakes the driver if it plans longer than a tick.
-//! * After a turn that reclaimed entries, the next is planned at most a tick ahead. So a
-//!   cancelled entry is free again within about a tick, unless the driver starves.
+//! * A cancel that finds its inbox empty wakes the driver if it plans beyond a tick.
+//!   After a reclaiming turn the next is at most a tick ahead: a cancelled entry is free
+//!   again within about a tick, unless the driver starves.
 //!
 //! # Taking back
 //!
 //! * A release that finds its entry at its arm inbox's head takes it back
-//!   ([`Inbox::unpush`]) and frees it itself, or keeps it with thread spares (`spare`).
-//!   The driver never sees it. Otherwise the release cancels through a cancel inbox.
-//! * A driver woken from idle keeps a planned turn for [`LINGER`] ticks before idling. A
-//!   new wheel starts idle and its first turn does not linger: a wheel with nothing ever
-//!   armed plans no turn at all.
+//!   ([`Inbox::unpush`]) and frees it (or keeps it: `spare`). The driver never sees it.
+//! * A driver woken from idle keeps a planned turn for [`LINGER`] ticks. A new wheel's
+//!   first turn does not linger: a wheel with nothing ever armed plans no turn.
 //!
 //! # Sub-tick firing
 //!
-//! * An entry keeps its exact deadline, in nanoseconds; its tick only places it. A turn
-//!   fires every entry it meets that is due, new ones whose tick is still ahead included.
-//! * If the next slot is the next tick's level-0 slot and sparse (`levels`, "Sparse
-//!   slots"), the turn is planned at the slot's earliest deadline, rounded up to a grain.
-//!   Any turn less than a grain before that plan walks the slot too, so manual clock
-//!   advances that add up to a deadline fire it, however they are split.
-//! * Arms read `next_wake` and `Plan::offset`: an arm into that tick due before the offset
-//!   wakes the driver; one due after it, or into a dense slot planned at its tick, does not.
+//! * An entry keeps its exact deadline; its tick only places it. A turn fires every entry
+//!   it meets that is due, new ones whose tick is still ahead included.
+//! * A sparse next-tick slot (`levels`, "Sparse slots") is planned at its earliest
+//!   deadline, rounded up to a grain. Any turn less than a grain before that walks it
+//!   too, so split manual clock advances that add up to a deadline fire it.
+//! * An arm into the planned tick wakes the driver only if due before `Plan::offset`.
 //! * Nothing fires before its deadline, nor later than its tick. Firing falls back to the
 //!   tick for an arm into a plan from no slot (lingering, reclaim horizon), offsets over
 //!   `u32::MAX` ns, and a thread that asks the role's holder to turn for it.
@@ -74,12 +64,12 @@
 //! # Exclusive moments
 //!
 //! Only an entry's sole owner writes its waker slot outside the `AtomicWaker` protocol,
-//! ordered with other threads by the lists' Release pushes and Acquire pops:
+//! ordered by the lists' Release pushes and Acquire pops:
 //!
 //! * the arming thread, from leaving the free list to its arm-inbox push;
 //! * the thread that cleared the last ownership bit, until its free-list push;
 //! * a cancelling handle, from its CAS out of `HANDLE|WHEEL` to its cancel-inbox push.
-//!   The driver touches a waker only after its own CAS to `FIRED`, which the cancel made
+//!   The driver touches a waker only after its own CAS to `FIRED`, which that one made
 //!   fail, and reclaims the entry only after the push.
 //!
 //! [`Inbox::unpush`]: crate::wheel::lists::Inbox::unpush
