@@ -8,15 +8,13 @@
 //! * Shared structures: `entry`, `lists`, `shards`, `spare`, `storage`, `handoff`.
 //! * The driver's: `levels`, `grain` and `heads` (the slots), `stats` (its counters).
 //! * Places for wakers: `driver_wakers` (drivers') and `degraded_wakers` (full wheel).
-//! * Time is `crate::time`'s. Futures reach the wheel through `crate::future::timer`,
-//!   which this module never names.
+//! * Time is `crate::time`'s. `crate::future::timer` uses the wheel, never named here.
 //!
 //! # Ground rules
 //!
 //! * Any thread may arm, poll or release an entry at any time, without a lock, in a
 //!   bounded number of atomic operations: the entry, a free list, one inbox (`shards`).
 //! * One thread at a time holds the driver role (`role`); only it touches [`Levels`].
-//!   New entries reach it through arm inboxes, released ones through cancel inboxes.
 //! * The driver wakes a waker only after the entry's outcome is decided, and lets go of
 //!   the entry only after taking its waker out: it never wakes a later deadline's waker.
 //! * Wakes happen only while the levels are consistent. A panicking waker unwinds to the
@@ -35,9 +33,6 @@
 //!   letting go of the role: arms later than the new plan wake no one.
 //! * `next_wake` holds the tick's low 32 bits; with plans at most [`MAX_SLEEP`] ahead,
 //!   readers rebuild it exactly while the driver is less than 2^31 ticks overdue.
-//!
-//! # Reclaiming cancelled entries
-//!
 //! * A cancel that finds its inbox empty wakes the driver if it plans beyond a tick.
 //!   After a reclaiming turn the next is at most a tick ahead: a cancelled entry is free
 //!   again within about a tick, unless the driver starves.
@@ -65,7 +60,6 @@
 //!
 //! Only an entry's sole owner writes its waker slot outside the `AtomicWaker` protocol,
 //! ordered by the lists' Release pushes and Acquire pops:
-//!
 //! * the arming thread, from leaving the free list to its arm-inbox push;
 //! * the thread that cleared the last ownership bit, until its free-list push;
 //! * a cancelling handle, from its CAS out of `HANDLE|WHEEL` to its cancel-inbox push.
@@ -220,8 +214,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         Reading::since_origin(self.clock.now())
     }
 
-    /// The wheel's tick: the width of its slots. A deadline fires at most two ticks late
-    /// on a driver that is not starved; one of few in its slot, at its own time.
+    /// The wheel's tick: a deadline fires at most two ticks late on a driver not starved.
     pub fn tick(&self) -> Duration {
         Duration::from_nanos(self.ticks().tick())
     }
@@ -251,13 +244,10 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             .snapshot(self.fresh.touched() as usize, self.occupied())
     }
 
-    /// Fires every deadline whose tick has come (or, in a sparse slot, whose own time has)
-    /// and returns the reading to turn again at, or earlier if the waker given to
-    /// [`Wheel::register_driver`] or a [`DriverSlot`](crate::DriverSlot) is woken.
-    /// [`Reading::END`] means nothing is armed: wait for the waker only, with no timer.
-    ///
-    /// If another thread is turning the wheel, this returns at once and that thread does
-    /// the work; the reading returned is then the next tick boundary at the latest.
+    /// Fires every deadline that has come due by its tick (or, in a sparse slot, its own
+    /// time) and returns the reading to turn again at, or sooner if the driver's waker is
+    /// woken. [`Reading::END`]: nothing is armed, wait for the waker only. If another
+    /// thread is turning, returns at once, by the next tick boundary at the latest.
     pub fn turn(&self) -> Reading {
         self.turn_as(None)
     }
@@ -270,16 +260,13 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// Registers the waker to wake when the wheel must be turned sooner than planned.
     /// Register before turning, so a wake during the turn is not lost.
     ///
-    /// One hand-written driver loop per wheel: a second one's registration replaces the
-    /// first's. Drivers side by side each take a [`Wheel::driver_slot`] and turn through
-    /// [`DriverSlot::turn`](crate::DriverSlot::turn). Each of this loop's own turns out
-    /// of idle also wakes it once.
+    /// One such loop per wheel; drivers side by side each use a [`Wheel::driver_slot`].
+    /// Each of this loop's own turns out of idle also wakes it once.
     pub fn register_driver(&self, waker: &Waker) {
         self.driver_wakers.register_shared(waker);
     }
 
-    /// The tick boundary the driver's next planned turn is by, as of its last turn
-    /// ([`Reading::END`]: idle; a boundary at or past `END` reads as the reading before).
+    /// The tick boundary the driver's next planned turn is by ([`Reading::END`]: idle).
     pub fn next_turn(&self) -> Reading {
         let reference = self.ticks().floor(self.now());
         self.plan_reading(self.planned_turn(reference))
@@ -301,8 +288,7 @@ impl<C: fmt::Debug, S> fmt::Debug for Wheel<C, S> {
     doc(cfg(any(target_has_atomic = "64", feature = "portable-atomic")))
 )]
 impl<S: Storage> Wheel<crate::ManualClock, S> {
-    /// Moves the manual clock forward by `by` and turns the wheel, as [`Wheel::turn`]
-    /// does, on this thread. Returns the new clock reading.
+    /// Moves the clock forward by `by` and turns the wheel here; returns the new reading.
     pub fn advance(&self, by: Duration) -> Reading {
         let now = Reading::since_origin(self.clock.advance(by));
         self.turn_at(now, None);

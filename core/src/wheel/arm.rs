@@ -70,8 +70,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
 
     /// The reading an armed entry is due at; for the entry's owner.
     pub(crate) fn entry_deadline(&self, index: Index) -> Reading {
-        // SAFETY: the caller owns the entry (HANDLE), so `due` has no writer, and this
-        // thread armed it or got the deadline through a synchronising move.
+        // SAFETY: the caller owns the entry (HANDLE): `due` has no writer.
         unsafe { self.storage.entry(index).due() }
     }
 
@@ -80,9 +79,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         self.storage.entry(index).state.load(Ordering::Acquire) & FIRED != 0
     }
 
-    /// Lets go of an armed entry: cancels it if not fired, frees it if the wheel is done
-    /// with it too. Returns whether it had fired. `span`: the requested span (ns) if the
-    /// deadline is its start plus that span and the clock's resolution, else `None`.
+    /// Lets go of an armed entry, cancelling it if not fired; returns whether it fired.
+    /// `span`: the requested span, if the deadline is its start plus that and resolution.
     pub(crate) fn release(&self, index: Index, span: Option<u64>) -> bool {
         let entry = self.storage.entry(index);
         let generation = entry::generation(entry.state.load(Ordering::Relaxed));
@@ -161,8 +159,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         self.counters.degraded_poll();
     }
 
-    /// Leaves a degraded deadline's waker for the first turn at a later tick, waking the
-    /// drivers unless one is planned by the next tick. `false`: no place was free.
+    /// Leaves a degraded deadline's waker for the next tick's turn; `false`: no place.
     pub(crate) fn park_degraded(&self, waker: &Waker) -> bool {
         let tick = self.ticks().floor(self.now());
         if !self.degraded_wakers.leave(waker, tick) {
@@ -183,13 +180,11 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// Frees `entry`, whose last ownership bit the caller just cleared, onto this shard.
     #[cfg_attr(target_pointer_width = "64", inline(always))]
     pub(super) fn free_entry(&self, index: Index, entry: &Entry) {
-        // SAFETY: the caller cleared the last ownership bit by AcqRel read-modify-write,
-        // after the other owner's accesses: ours alone until the push.
+        // SAFETY: the caller cleared the last ownership bit (AcqRel): ours until the push.
         unsafe { Self::free_to(&self.shards[shards::current()], index, entry) };
     }
 
-    /// Frees `entry` from its deadline's side: into this thread's spare slot if it can
-    /// (`spare`), else onto `shard`'s free list.
+    /// Frees `entry` from its deadline's side: kept as a spare, or onto `shard`'s list.
     ///
     /// # Safety
     ///
@@ -258,8 +253,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         drop(old_waker);
     }
 
-    /// A free entry for exclusive use: this shard's, else a fresh one held already, else
-    /// another shard's, else a fresh one the storage grows for. `None`: full.
+    /// A free entry for exclusive use, in the module docs' order. `None`: full.
     #[cfg_attr(target_pointer_width = "64", inline(always))]
     pub(super) fn take_free(&self, shard: usize) -> Option<(Index, &Entry)> {
         self.shards[shard]
@@ -270,8 +264,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             .or_else(|| self.take_fresh(shard, true))
     }
 
-    /// An entry from another shard's free list, with up to `FRESH_BLOCK - 1` more moved
-    /// to `shard`'s, so that shards take over runs of entries, not scattered ones.
+    /// An entry from another shard, with up to `FRESH_BLOCK - 1` more moved to `shard`.
     #[cold]
     pub(super) fn steal(&self, shard: usize) -> Option<(Index, &Entry)> {
         // The array's length rather than `SHARDS`, whose range is empty without `std`.
@@ -302,8 +295,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         }
     }
 
-    /// An entry never used yet, from a block of `FRESH_BLOCK` whose rest goes to `shard`.
-    /// Only among entries the storage holds already, unless `grow`.
+    /// A fresh entry, from a block whose rest goes to `shard`; grows only if `grow`.
     #[cold]
     pub(super) fn take_fresh(&self, shard: usize, grow: bool) -> Option<(Index, &Entry)> {
         let (first, count) = self.fresh.pop_block(&self.storage, S::FRESH_BLOCK, grow)?;

@@ -126,9 +126,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     }
 
     crate::sync::const_fn! {
-        /// For a driver that sleeps on a coarser timer than its ticks (tokio's): slots
-        /// of many deadlines are also looked at before their tick, as each comes due.
-        /// Not for a precise timer, which would then wake per deadline of a busy tick.
+        /// For a driver on a coarser timer than its ticks (tokio's): busy slots are also
+        /// looked at before their tick. A precise timer would wake per deadline.
         ///
         /// ```
         /// use core::time::Duration;
@@ -144,9 +143,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         }
     }
 
-    /// Lets each thread keep the last entry it freed here for its next deadline, given
-    /// back when the thread exits or keeps another wheel's. A kept entry is not
-    /// [`occupied`](Wheel::occupied), yet no other thread can take it.
+    /// Lets each thread keep the last entry it freed here for its next deadline. A kept
+    /// entry is not [`occupied`](Wheel::occupied), yet no other thread can take it.
     ///
     /// ```
     /// use std::time::Duration;

@@ -1,12 +1,11 @@
 //! The slots a turn reaches: firing their entries or cascading them lower.
 //!
 //! * Slots come up in order of their start tick, up to the turn's tick `now`.
-//! * An entry due by the turn's reading fires; a live one due later goes down the levels.
-//! * A higher slot's live entries due by `now` in a later tick than the one reached go
-//!   down again: a turn that passes many ticks fires them in tick order.
+//! * An entry due by the turn's reading fires; a live one due later goes down the levels,
+//!   even if due by `now`: a turn passing many ticks fires them in tick order.
 //! * `elapsed` ends at `now`, and never moves back.
-//! * The tick in progress's slot may fire entry by entry when its bound says one is due.
-//! * Cancelled entries stay linked until their cancel inbox brings them to be reclaimed.
+//! * The tick in progress's slot may fire entry by entry, when its bound says one is due.
+//!   Cancelled entries stay linked until their cancel inbox brings them.
 
 use super::Wheel;
 use super::entry::{CANCELLED, NIL};

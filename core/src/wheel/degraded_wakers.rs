@@ -1,30 +1,23 @@
 //! Where degraded deadlines (the storage was full: no entry, no fire) leave their wakers
 //! in one of [`PLACES`] places, for the driver's first turn at a later tick to wake.
 //!
-//! * A place holds one waker per task: a task whose waker is in a place takes no other.
-//! * With every place taken by other tasks, the deadline asks to be polled again at once.
+//! * A place holds one waker per task, and a task takes one place at most. With none
+//!   free, the deadline asks to be polled again at once.
 //! * While any place is taken, the driver plans a turn by the next tick.
+//! * `word` holds two bits per place: `LOCK` (a thread is in it), `FULL` (a waker).
 //!
-//! # Protocol
+//! * A thread owns a place from the `fetch_or` setting `LOCK` to the write clearing it;
+//!   a locked place is passed by. The waker is cloned before any place is locked.
+//! * Leaving: if the place is empty, store the waker and tick, then swap `LOCK` for
+//!   `FULL` in one `fetch_xor`; if it holds the same task's waker, unlock and stop.
+//! * Waking (driver only): wake and empty each full place left before the turn's tick.
 //!
-//! `word` holds two bits per place: `LOCK` (a thread is in it), `FULL` (it holds a waker).
+//! # Not losing the wake
 //!
-//! * A thread owns a place from the `fetch_or` setting `LOCK` to the write clearing it.
-//!   A locked place is passed by, never waited for.
-//! * The waker is cloned before any place is locked, so a panicking `clone` locks nothing.
-//! * Leaving: lock a place. If empty, store the waker and tick, then swap `LOCK` for
-//!   `FULL` in one `fetch_xor`. If it holds a waker of the same task, unlock and stop.
-//! * Waking, by the driver only: lock each full place. Wake and empty it if its tick is
-//!   before the turn's; otherwise unlock it and count it as waiting.
-//!
-//! # Not losing the wake: the plan word
-//!
-//! * Leaving ends with a `fetch_or` of [`DEGRADED`] into the plan word (AcqRel). If the
-//!   plan it returns is idle or later than the next tick, the deadline wakes the drivers.
-//! * The driver clears `DEGRADED` before it looks at the places, and publishes its plan
-//!   with a read-modify-write of the same word.
-//! * So either the deadline reads the plan, or the publication returns `DEGRADED` and the
-//!   driver looks again; the mark's release sequence shows it the waker.
+//! * Leaving ends with a `fetch_or` of [`DEGRADED`] into the plan word (AcqRel), and
+//!   wakes the drivers if the plan is idle or later than the next tick.
+//! * The driver clears `DEGRADED` before it looks, and publishes by read-modify-write of
+//!   the same word: it reads `DEGRADED` and looks again, or the deadline reads the plan.
 //!
 //! [`DEGRADED`]: super::plan::DEGRADED
 

@@ -1,8 +1,6 @@
 //! The drivers' wakers, so that several drivers may share one wheel: [`SLOTS`] of them.
 //!
-//! * Slot 0 is [`Wheel::register_driver`](crate::Wheel::register_driver)'s; each other
-//!   is claimed by a [`DriverSlot`](crate::DriverSlot) (every `Driver` holds one) until
-//!   it is dropped.
+//! * Slot 0 is `register_driver`'s; a [`DriverSlot`](crate::DriverSlot) claims another.
 //! * A wake that needs a driver wakes every slot in use: any driver can turn the wheel.
 //! * Bit `k` of `used` is set while slot `k` may hold a live driver's waker. A claim sets
 //!   it by CAS; a release takes the waker out, clears the bit, and drops the waker last.
@@ -73,8 +71,7 @@ impl DriverWakers {
         self.wakers[slot].register(waker)
     }
 
-    /// Gives back a claimed `slot`, then wakes the other drivers (the leaving one's plan
-    /// may be one only it would carry out) and drops the waker last.
+    /// Gives back `slot`, wakes the other drivers (its plan may be theirs now), drops the waker.
     pub(crate) fn release(&self, slot: usize) {
         let waker = self.wakers[slot].take();
         self.used.fetch_and(!(1 << slot), Ordering::Release);

@@ -20,14 +20,10 @@
 //!   the handle's to `CANCELLED`.
 //! * Whoever clears the last ownership bit frees the entry: the driver never touches an
 //!   entry (its waker in particular) once another deadline may reuse it.
-//! * `slot_next` links the one list the entry is on: free list, arm inbox, slot list,
-//!   to-wake or hand-off list. Each reader takes it before handing the entry on.
-//! * `slot_prev`: the previous entry on the slot list (`NIL` at its head), or `UNLINKED`.
-//!   On a slot list, both are the driver's alone.
-//! * `cancel_link` links the cancel inbox, which an entry may be on while it is still on
-//!   the arm inbox or a slot list.
-//! * Links are `Relaxed` atomics; the lists' heads carry the ordering. An entry is 40
-//!   bytes on 64-bit targets, 32 on 32-bit ones.
+//! * `slot_next` links the one list the entry is on (free, arm inbox, slot, to-wake,
+//!   hand-off); each reader takes it before handing the entry on. `slot_prev`: see
+//!   `levels`. `cancel_link` links the cancel inbox, which overlaps the others.
+//! * Links are `Relaxed` atomics; the lists' heads carry the ordering.
 
 use crate::sync::atomic_waker::AtomicWaker;
 use crate::sync::{AtomicU32, Ordering, UnsafeCell};
@@ -71,10 +67,9 @@ pub struct Entry {
     pub(crate) waker: AtomicWaker,
 }
 
-// SAFETY: `due` is written only by the arming thread, which owns the entry alone (an
-// Acquire pop after the Release push that freed it, or fresh), before its Release push
-// onto the arm inbox. It is then only read, by the driver after its Acquire take, and by
-// the owning deadline, until both ownership bits are clear. Every other field is atomic.
+// SAFETY: `due` is written only by the arming thread, which owns the entry alone, before
+// its Release push onto the arm inbox; then only read (the driver after its Acquire take,
+// the owning deadline) until both ownership bits clear. Every other field is atomic.
 unsafe impl Sync for Entry {}
 // SAFETY: as for `Sync`; nothing in an entry is tied to a thread.
 unsafe impl Send for Entry {}
@@ -114,13 +109,11 @@ impl Entry {
         self.due.with(|due| unsafe { *due })
     }
 
-    /// Resets the entry for its next life and bumps the generation. Returns the old waker,
-    /// to drop once the entry is back on a free list.
+    /// Resets the entry and bumps the generation; returns the old waker to drop later.
     ///
     /// # Safety
     ///
-    /// * The caller owns the entry alone: it cleared the last ownership bit with an
-    ///   Acquire read-modify-write.
+    /// * The caller cleared the last ownership bit by Acquire read-modify-write.
     #[must_use = "drop the old waker after the entry is published"]
     pub(crate) unsafe fn recycle(&self) -> Option<core::task::Waker> {
         // SAFETY: exclusive ownership, by the caller's contract.
@@ -184,8 +177,7 @@ pub(crate) mod sealed {
         /// If `index` was never made usable by [`Slab::reserve`].
         fn entry(&self, index: Index) -> &Entry;
 
-        /// Makes `index` usable, allocating if need be; `false` if it cannot. Called with
-        /// increasing indices.
+        /// Makes `index` (increasing) usable, allocating if need be; `false` if it cannot.
         fn reserve(&self, index: Index) -> bool;
 
         /// How many entries are usable now.

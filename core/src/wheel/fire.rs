@@ -3,8 +3,8 @@
 //! * An entry fires by a CAS adding `FIRED`; a cancel that came first makes it fail.
 //! * A fired entry waits on the driver's to-wake list (through `slot_next`), first in,
 //!   first out: tasks wake in firing order.
-//! * The wheel keeps `WHEEL` until it has taken the waker out, then lets go, freeing the
-//!   entry if the handle let go too. A panicking waker leaves the rest queued.
+//! * The wheel keeps `WHEEL` until it has taken the waker out. A panicking waker leaves
+//!   the rest queued.
 //! * With batched wakes, the driver wakes the first entry and hands the rest off.
 
 use super::Wheel;

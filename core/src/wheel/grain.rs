@@ -2,9 +2,8 @@
 //!
 //! * A bound is 16 bits of grains; `s` is the least shift that fits a whole tick's offset
 //!   (saturating at `u32::MAX` ns, so `s ≤ 16`): 1 ns up to a 65 µs tick, 16 ns at 1 ms.
-//! * Offsets round *up*: a bound is at most one grain above the earliest offset.
-//! * An offset rounding to the tick's last grain, [`NO_BOUND`], counts as none: its
-//!   entries fire at the slot's tick, less than a grain later.
+//! * Offsets round *up*, to at most a grain above. The tick's last grain, [`NO_BOUND`],
+//!   counts as none: such entries fire at the slot's tick, less than a grain later.
 
 /// A bound of [`NO_BOUND`] grains means none.
 pub(super) const NO_BOUND: u16 = u16::MAX;

@@ -2,15 +2,14 @@
 //! wake wakes only the first, the *lead*, and pushes the rest onto the hand-off list.
 //! The lead's deadline, seen fired, takes the list and wakes it on its own thread.
 //!
-//! * An entry on the list is `FIRED`, still `WHEEL`'s, with its waker in: not freeable.
-//! * Whoever takes it off wakes it as [`Wheel::wake_fired`] does, freeing it if need be.
+//! * An entry on the list is `FIRED`, still `WHEEL`'s, with its waker; whoever takes it
+//!   off wakes it as [`Wheel::wake_fired`] does.
 //! * The list is linked through `slot_next`, a push-and-take-all stack: a push links the
 //!   batch's tail to the head read, then CASes in its first entry (Release); a take swaps
 //!   in `NIL` (Acquire). With no single-entry pop, the head's ABA is harmless.
 //! * While the list is not empty, the driver plans a turn by the next tick. A turn at a
 //!   later tick than the last push takes the list back: a batch waits at most a tick.
-//! * A panicking waker on a deadline's side pushes the rest back on unwind; on the
-//!   driver's side, it leaves them queued.
+//! * A panicking waker pushes the rest back on unwind, or leaves them queued (driver).
 
 use super::Wheel;
 use super::entry::{Index, NIL, NextLink};

@@ -2,8 +2,7 @@
 //!
 //! * The storage chooses the heads' [`IndexWidth`] (`u8`, `u16`, `u32`) and the number of
 //!   levels (2 to 6): [`Fixed`](crate::Fixed)'s second and third parameters.
-//! * Each level has 64 heads and a 64-bit occupancy bitmap.
-//! * A head is stored as `index + 1`: `NIL` (an empty slot) is 0 at every width.
+//! * Each level has 64 heads, stored as `index + 1` (`NIL` is 0), and a 64-bit bitmap.
 //! * Only the driver role's holder touches them: [`Table`]'s methods are `unsafe`.
 
 use crate::sync::UnsafeCell;
@@ -15,8 +14,7 @@ pub(crate) const MAX_LEVELS: usize = 6;
 pub(crate) const SLOT_BITS: u32 = 6;
 pub(crate) const SLOTS: usize = 1 << SLOT_BITS;
 
-/// The width of a [`Fixed`](crate::Fixed) storage's slot heads: `u8` (at most 255
-/// entries), `u16` (at most 65 535) or `u32` (the default). It changes only the size.
+/// The width of a [`Fixed`](crate::Fixed) storage's slot heads: `u8`, `u16` or `u32`.
 pub trait IndexWidth: width::Width {}
 
 impl IndexWidth for u8 {}

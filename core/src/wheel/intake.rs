@@ -1,5 +1,4 @@
-//! The driver's intake: new entries from the arm inboxes, cancelled ones from the cancel
-//! inboxes.
+//! The driver's intake: new entries from arm inboxes, cancelled ones from cancel inboxes.
 //!
 //! * A turn takes every shard's cancel inbox before any arm inbox: an entry to reclaim
 //!   has then left its arm inbox, even one armed and cancelled on different shards.

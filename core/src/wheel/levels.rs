@@ -17,44 +17,33 @@
 //!
 //! # Slot arithmetic
 //!
-//! * `elapsed` is the tick the wheel has reached. An entry of tick `when > elapsed` is due
-//!   in `((when − 1)·tick, when·tick]`; its *key* `when − 1` places it.
-//! * Its level is that of the highest 6-bit group where `elapsed` and `key` differ, its
-//!   slot there `(key >> 6·level) & 63`: it stays on that level until its slot comes up.
-//! * A slot comes up when the wheel reaches its first key; each entry then fires or goes
-//!   lower. So an entry is on level 0 throughout the tick it comes due in.
-//! * A level-0 slot holds one key `k`: the tick in progress while `elapsed = k`, up whole
-//!   at `k + 1`, when all its entries are due.
+//! * An entry of tick `when > elapsed` (due in `((when − 1)·tick, when·tick]`) is placed
+//!   by its *key* `when − 1`: at the level of the highest 6-bit group where `elapsed` and
+//!   `key` differ, slot `(key >> 6·level) & 63`, until that slot comes up.
+//! * A slot comes up when the wheel reaches its first key; each entry fires or goes lower.
+//!   So an entry is on level 0 throughout the tick it comes due in.
+//! * A level-0 slot holds one key `k`: in progress while `elapsed = k`, up at `k + 1`.
 //!
 //! # Beyond the range
 //!
 //! * An entry over `64^L` ticks away waits at the top level, re-inserted each rotation
-//!   until within range. It never fires early.
-//! * A turn may skip many rotations at once (`skip_rotations`) when the lower levels are
-//!   empty and every top entry is beyond the range: `elapsed` moves to the end of the
-//!   rotation before the earliest key's, never past the turn's tick. Held entries stay put.
+//!   until within range, never firing early. With the lower levels empty, a turn may
+//!   skip rotations (`skip_rotations`), never past its own tick.
 //!
 //! # Sparse slots
 //!
-//! * Each level-0 slot keeps a count (saturating at `u8::MAX`: "many" until it empties)
-//!   and a bound on its entries' *offsets*: how far into the tick before their own they
-//!   are due, 1 ns to a whole tick, saturating at `u32::MAX` ns.
+//! * Each level-0 slot keeps a count (`u8::MAX`: "many" until it empties) and a bound on
+//!   its entries' *offsets* into the tick before their own (saturating at `u32::MAX` ns).
 //! * A slot of at most [`SPARSE`] entries is sparse: its entries fire at their own time.
 //! * The bound is in grains rounded up (`grain`): the driver never looks before an
 //!   entry is due, and at most a grain after.
 //! * Count and bound only steer when the driver looks; an entry fires on its own deadline.
-//!
-//! # Early looks
-//!
-//! * With early looks ([`Wheel::with_early_looks`](crate::Wheel::with_early_looks)), a
-//!   dense slot is looked at before its tick too, at its earliest entry's time. A look
-//!   fires what is due and plans the next at the earliest left (a look that finds only
-//!   cancelled entries fires nothing, and tightens the bound).
+//! * With [`Wheel::with_early_looks`](crate::Wheel::with_early_looks), a dense slot is
+//!   looked at as a sparse one: each look fires what is due, and tightens the bound.
 //!
 //! # Invariants
 //!
-//! * Every entry on a slot list has `when > elapsed`, and is on the list of
-//!   `slot_for(key, level_for(elapsed, key))`: no entry records its slot.
+//! * Every entry on a slot list has `when > elapsed`, on `slot_for(key, level_for(..))`.
 //! * Bit `s` of level `l`'s bitmap is set exactly when that slot is non-empty.
 //! * `slot_prev` is the previous entry, `NIL` at the head, `UNLINKED` off every slot list.
 //! * A level-0 slot's count is its number of entries, or `u8::MAX`. Its bound is at most
@@ -153,8 +142,8 @@ impl Levels {
         self.elapsed
     }
 
-    /// Moves `elapsed` to the first key of a slot about to be taken. Not to a level-0
-    /// slot's `deadline`, which may start a level-1 slot that has not come up yet.
+    /// Moves `elapsed` to the first key of a slot about to be taken (not a level-0 slot's
+    /// `deadline`: it may start a level-1 slot not yet come up).
     pub(crate) fn reach(&mut self, expiration: &Expiration) {
         let first_key = if expiration.level == 0 {
             expiration.deadline - 1
@@ -327,8 +316,7 @@ impl Levels {
         self.firsts[slot] = !grains;
     }
 
-    /// The offset bound of a level-0 slot in ns, if the driver is to look before its tick:
-    /// sparse, or dense with `early_looks`.
+    /// A level-0 slot's bound in ns, if it is to be looked at before its tick.
     pub(crate) fn first_look(&self, slot: usize, grain: Grain, early_looks: bool) -> Option<u32> {
         // A constant without `std`: firmware carries no early-look code.
         let early_looks = cfg!(feature = "std") && early_looks;

@@ -1,5 +1,4 @@
-//! Entry indices as the wheel stores them, biased so that a new wheel is all zero bytes
-//! (a `static` wheel then sits in `.bss`).
+//! Entry indices, stored biased so that a new wheel is all zero bytes (`.bss`).
 //!
 //! * A [`Link<BIAS>`] holds `index + BIAS`, wrapping: a bijection, so loads, stores and
 //!   compare-and-swaps work on stored values unchanged.

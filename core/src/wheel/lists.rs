@@ -11,12 +11,10 @@
 //!   | 0..32                 | 0..16                 | index + 1 (0: empty)  |
 //!   | 32..64                | 16..32                | tag   |
 //!
-//! * ABA stays possible for a pop stalled across a multiple of 2<sup>32</sup> (64-bit) or
-//!   2<sup>16</sup> (32-bit) operations, with the same entry back at the head.
-//! * [`Inbox`]: any thread pushes; the driver takes all with a swap. The only other
-//!   removal is [`Inbox::unpush`], by the entry's owner, while it is the head.
-//! * An inbox needs no tag: an entry is pushed once per life, by its owner, who alone
-//!   unpushes it, and nothing else writes its link while it is on the inbox.
+//! * ABA stays possible for a pop stalled across a multiple of 2<sup>32</sup> (2<sup>16</sup>
+//!   on 32-bit) operations, with the same entry back at the head.
+//! * [`Inbox`]: any thread pushes; the driver takes all with a swap; the entry's owner may
+//!   [`Inbox::unpush`] it while it is the head. No tag: an entry is pushed once per life.
 
 use crate::sync::{AtomicU32, AtomicUsize, Ordering};
 use crate::wheel::entry::{Entry, Index, NIL, NextLink, Slab};
@@ -188,9 +186,8 @@ impl Inbox {
         }
     }
 
-    /// Takes `index` back if it is still the head; returns whether it did. Only by the
-    /// entry's owner, once per push. AcqRel: continues the release sequence of the pushes
-    /// below, and is ordered with [`Inbox::check`] like a push.
+    /// Takes `index` back if still the head (its owner only, once per push). AcqRel: keeps
+    /// the release sequence of the pushes below, ordered with [`Inbox::check`].
     #[cfg_attr(target_pointer_width = "64", inline(always))]
     pub(crate) fn unpush(&self, link: &NextLink, index: Index) -> bool {
         if self.head.load(Ordering::Relaxed) != index {

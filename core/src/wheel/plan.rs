@@ -1,9 +1,7 @@
-//! The driver's plan as arming and cancelling threads read it, and the wheel's tick
-//! arithmetic.
+//! The driver's plan as arming and cancelling threads read it, and tick arithmetic.
 //!
 //! * The plan word: bit 0 [`ACTIVE`] (clear: idle, as a new wheel is), bits 1.. the
-//!   shards in use (`shards`), bit 31 [`DEGRADED`]. The driver writes it by
-//!   read-modify-write, last.
+//!   shards in use, bit 31 [`DEGRADED`]. The driver writes it by RMW, last.
 //! * `next_wake` holds the planned tick's low 32 bits, rebuilt near a reference tick.
 
 use super::grain::Grain;

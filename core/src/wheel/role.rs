@@ -1,9 +1,7 @@
 //! The driver role: taking it, asking its holder for a turn, letting go, starting over.
 //!
-//! * `role` is one word: [`DRIVING`] while a thread holds the role, [`REQUESTED`] when
-//!   another asked for a turn meanwhile.
-//! * Only the holder touches the wheel's `driver` state. It takes the role with Acquire
-//!   and lets go with Release.
+//! * `role`: [`DRIVING`] while a thread holds the role, [`REQUESTED`] if another asked.
+//! * Only the holder touches `driver`; it takes the role with Acquire, lets go with Release.
 //! * A thread that finds the role held sets `REQUESTED` (Release) and returns at once.
 //! * The holder lets go with a CAS from `DRIVING` alone. If a request came in, the CAS
 //!   fails: it takes the request (Acquire) and turns again, at a reading no older.
@@ -85,8 +83,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     }
 
     /// Starts the wheel over, as a new wheel, for a clock whose readings no longer follow
-    /// the ones it served (another source, earlier or much later). The plan and the tick
-    /// reached are forgotten; entries, free lists and counters stay.
+    /// the ones it served. Entries, free lists and counters stay.
     ///
     /// Only for a wheel with nothing armed and no driver running. Returns `false` and
     /// changes nothing if an entry is [`occupied`](Wheel::occupied) or a turn is running.

@@ -12,14 +12,11 @@
 //! The driver's handshake checks only the inboxes of the shards in use: bits of the plan
 //! word ([`in_use`]), set at a shard's first push and never cleared.
 //!
-//! * After its push a thread reads the plan word (Acquire). If its bit is clear, it sets
-//!   it with a `fetch_or` (AcqRel) before reading the rest of the plan.
-//! * The driver publishes the word by read-modify-write (AcqRel), after the rest of its
-//!   plan, then checks the shards it names. A mark after that acquires the plan; one
-//!   before it is found. A load that finds the bit set acquires the plan through the
-//!   release sequence.
-//! * A cancel reads the plan only when its push found the cancel inbox empty; later
-//!   pushes rely on that one.
+//! * After its push a thread reads the plan word (Acquire); if its bit is clear, it sets
+//!   it with a `fetch_or` (AcqRel), then reads the rest of the plan.
+//! * The driver publishes the word by read-modify-write (AcqRel), then checks the shards
+//!   it names: a later mark, or a load of the bit, acquires the plan; an earlier is found.
+//! * A cancel reads the plan only when its push found the cancel inbox empty.
 //! * Taking the inboxes needs no marks: a turn takes every shard's non-empty ones.
 
 use crate::sync::Padded;

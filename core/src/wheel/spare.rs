@@ -6,10 +6,8 @@
 //!   list, reachable by no other thread. An arm takes it only for that wheel.
 //! * A release keeps its entry unless the slot holds one of the same wheel already (then
 //!   it frees it as usual). Keeping gives back the slot's entry of another wheel.
-//! * At thread exit the slot gives its entry back by the wheel's address: so only a wheel
-//!   that never moves nor drops may have spares.
-//! * A kept entry reads as free in [`Wheel::occupied`](crate::Wheel::occupied). A fixed
-//!   wheel lends at most one entry to each thread that used it.
+//! * At thread exit the entry goes back by the wheel's address: the wheel must never move.
+//! * A kept entry is not [`occupied`](crate::Wheel::occupied); each thread holds one at most.
 
 use core::cell::Cell;
 

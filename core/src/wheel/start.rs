@@ -1,6 +1,5 @@
-//! Where a deadline starts, at its first pending poll: the reading its limit ends at,
-//! whether a cap (a budget's instant) comes first, and the arm. One path for every kind
-//! of deadline. [`RawWheel`](crate::RawWheel) passes it on.
+//! Where a deadline starts, at its first pending poll: its end reading, any earlier cap
+//! (a budget's instant), and the arm; one path for all. Used by [`RawWheel`](crate::RawWheel).
 //!
 //! # Never
 //!
@@ -16,13 +15,12 @@ use super::storage::Storage;
 use crate::clock::Clock;
 use crate::time::{BEYOND, Due, Reading};
 
-/// The outcome of a deadline's first pending poll, and its own requested span.
+/// The outcome of a deadline's first pending poll, its own span, and whether the cap won.
 #[doc(hidden)]
 #[derive(Debug)]
 pub struct Started {
     pub(crate) outcome: Outcome,
     pub(crate) requested: u64,
-    /// The cap came first, and is used.
     pub(crate) capped: bool,
 }
 

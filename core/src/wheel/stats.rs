@@ -1,9 +1,7 @@
 //! What a wheel has done: counts kept by the driver, readable from any thread.
 //!
-//! * Only the driver role's holder writes the counters, by plain load and store: they
-//!   cost the arm and cancel paths nothing.
-//! * Except `degraded_polls` (any thread, on the slow degraded path) and
-//!   `ready_without_arming` (only with the `count-ready` feature).
+//! * Only the driver writes the counters, by plain load and store, except
+//!   `degraded_polls` (degraded path) and `ready_without_arming` (`count-ready` only).
 
 use core::fmt;
 
@@ -30,8 +28,7 @@ pub struct Stats {
     pub lateness: [usize; 4],
     /// Polls that found the wheel full and fell back to checking the clock.
     pub degraded_polls: usize,
-    /// Entries the slab has ever handed out. With `std` shards take them in blocks, so
-    /// this may exceed the most ever in use by a block or more per shard.
+    /// Entries ever handed out (taken in blocks per shard with `std`).
     pub high_water: usize,
     /// Entries in use now (armed, or released and not yet reclaimed).
     pub occupied: usize,
@@ -96,28 +93,23 @@ impl Counters {
         }
     }
 
-    /// Driver only.
     pub(crate) fn armed(&self) {
         bump(&self.armed);
     }
 
-    /// Driver only.
     pub(crate) fn fired(&self, late_ticks: u64) {
         bump(&self.fired);
         bump(&self.lateness[late_ticks.min(3) as usize]);
     }
 
-    /// Driver only.
     pub(crate) fn cancelled(&self) {
         bump(&self.cancelled);
     }
 
-    /// Any thread.
     pub(crate) fn degraded_poll(&self) {
         self.degraded_polls.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// Any thread, on the ready fast path.
     #[cfg(feature = "count-ready")]
     pub(crate) fn ready(&self) {
         self.ready.fetch_add(1, Ordering::Relaxed);

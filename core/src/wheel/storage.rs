@@ -1,8 +1,7 @@
 //! Where a wheel keeps its entries: [`Fixed`] (inline, `no_std`) or [`Growable`].
 //!
-//! * Entries never move: an index stays valid for the wheel's life, lock-free.
-//! * With shards, untouched entries go to shards in blocks of whole 128-byte pairs of
-//!   cache lines, so two shards' entries never share a line.
+//! * Entries never move: an index stays valid for the wheel's life.
+//! * With shards, entries go out in blocks of whole 128-byte pairs of lines.
 
 use crate::sync::Padded;
 use crate::wheel::entry::{Entry, Index, Slab};
@@ -41,8 +40,7 @@ const fn block_of(size: usize) -> u32 {
     (pair * 8_usize.div_ceil(pair)) as u32
 }
 
-/// The block of a [`Fixed`] storage of `n` entries: [`BLOCK`], at most `n / (2·SHARDS)`,
-/// at least one. A block in flight is invisible to other threads.
+/// A [`Fixed`] storage's block: [`BLOCK`], at most `n / (2·SHARDS)`, at least one.
 const fn fixed_block(n: usize) -> u32 {
     let share = n / (2 * crate::wheel::shards::SHARDS);
     if share == 0 {
@@ -54,8 +52,7 @@ const fn fixed_block(n: usize) -> u32 {
     }
 }
 
-/// The most entries a wheel holds: an index is half a pointer (beside its ABA tag), less
-/// the list sentinels.
+/// The most entries a wheel holds: an index is half a pointer, less the sentinels.
 pub(crate) const MAX_ENTRIES: usize = if usize::BITS >= 64 {
     (u32::MAX - 2) as usize
 } else {
@@ -67,10 +64,8 @@ pub(crate) const MAX_ENTRIES: usize = if usize::BITS >= 64 {
 /// `W` is the width of the slot heads: `u32` (default), `u8` (at most 255 entries) or
 /// `u16` (at most 65 535). Narrower is smaller (384 heads: 384 bytes as `u8`).
 ///
-/// `L` is the number of levels of 64 slots, 2 to 6 (default): the range is
-/// 64<sup>`L`</sup> ticks (2.2 years at 1 ms with 6, 4.6 hours with 4). Deadlines beyond
-/// it never fire early, but cost the driver a turn per rotation of the top level. 8
-/// entries with byte-wide heads and 4 levels, for a microcontroller:
+/// `L` is the number of levels, 2 to 6 (default): the range is 64<sup>`L`</sup> ticks
+/// (2.2 years at 1 ms with 6); beyond it deadlines cost a turn per rotation. For example:
 ///
 /// ```
 /// use std::time::Duration;
@@ -80,13 +75,10 @@ pub(crate) const MAX_ENTRIES: usize = if usize::BITS >= 64 {
 /// assert_eq!(SMALL.capacity(), 8);
 /// ```
 ///
-/// With all `N` entries in use, further deadlines run *degraded* (see
-/// [`Deadline`](crate::Deadline)): never early, no lost wakeup, but they check the clock
-/// once a tick. A deadline dropped after the driver took its entry in holds it until the
-/// driver's next turn; one dropped before is free at once.
-///
-/// With `std`, threads take untouched entries in blocks (up to 16, at most `N / 16`); a
-/// thread that finds the rest in use meanwhile runs degraded for one poll.
+/// With all `N` entries in use, further deadlines run *degraded*
+/// ([`Deadline`](crate::Deadline)), checking the clock once a tick. A deadline dropped
+/// after the driver took its entry in holds it until the driver's next turn. With `std`,
+/// threads take entries in blocks (up to 16, at most `N / 16`).
 ///
 /// # Panics
 ///
@@ -187,8 +179,8 @@ mod growable {
 
     /// Storage that grows on demand, in segments that double in size and never move.
     ///
-    /// Segment `s` holds entries `64·(2^s − 1) .. 64·(2^(s+1) − 1)`, allocated by the first
-    /// arm that needs it and installed by CAS. Nothing is freed before the wheel drops.
+    /// A segment is allocated by the first arm that needs it and installed by CAS; none is
+    /// freed before the wheel drops.
     pub struct Growable {
         segments: [AtomicPtr<Entry>; SEGMENTS],
         usable: AtomicUsize,

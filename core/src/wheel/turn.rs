@@ -8,14 +8,11 @@
 //! 4. wakes the fired entries' tasks (`fire`), then the degraded deadlines';
 //! 5. plans the next turn and publishes it (the wheel's "Waking the driver").
 //!
-//! * A turn never uses a reading older than the start of the tick already reached: some
-//!   turn read that much, so nothing fires early, and a deadline armed from an older
-//!   reading still fires rather than going behind `elapsed`.
-//! * The plan word is published last, with a read-modify-write.
+//! * A turn never uses a reading older than the start of the tick reached: some turn read
+//!   that much, and a deadline armed from an older reading still fires.
 //! * Idle means nothing armed, reclaimed, handed off or degraded, and lingering is over.
 //! * After reclaiming, with a degraded deadline waiting, or with a batch handed off, the
-//!   next turn is at most one tick ahead.
-//! * The plan is never more than [`MAX_SLEEP`] ticks ahead.
+//!   next turn is at most one tick ahead; never more than [`MAX_SLEEP`].
 //! * A pass that finds a new `DEGRADED` mark in the word it published passes again.
 
 use super::entry::{self, Index, NIL};
@@ -56,7 +53,6 @@ struct NextTurn {
     tick: u64,
     /// The tick's start, or earlier within the tick before.
     wake: Reading,
-    /// See `Plan::offset`.
     offset: u32,
 }
 
@@ -187,7 +183,6 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     }
 
     /// Wakes degraded deadlines left before tick `now`; returns whether any still waits.
-    /// Clears the mark before reading the places, so a later one is seen by `publish`.
     #[inline]
     fn wake_degraded(&self, state: &mut DriverState, now: Tick) -> bool {
         if !state.degraded_waiting && self.plan.word.load(Ordering::Relaxed) & DEGRADED == 0 {
