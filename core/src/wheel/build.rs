@@ -1,9 +1,7 @@
 //! Building a wheel: its storage, its tick, and how it is driven.
 //!
-//! * A wheel's behaviour is chosen here, before it is shared, and never changes.
-//! * Every option is a `const fn` on the wheel by value, so a `static` can take it.
-//! * Without `std` every option but the storage changes nothing: firmware carries none of
-//!   their code.
+//! * Options are chosen before the wheel is shared, never changed, and `const` (for a
+//!   `static`). Without `std` every option but the storage is off, and compiled out.
 
 use core::time::Duration;
 
@@ -49,8 +47,7 @@ impl<C: Clock, const N: usize, W: heads::IndexWidth, const L: usize> Wheel<C, Fi
         ///
         /// # Panics
         ///
-        /// If `tick` is zero, or 2<sup>64</sup> ns (about 584 years) or more (at compile
-        /// time in a `static`).
+        /// If `tick` is zero or 2<sup>64</sup> ns or more (at compile time in a `static`).
         pub fn fixed(clock: C, tick: Duration) -> Self {
             Self::with_storage(clock, tick, Fixed::new())
         }
@@ -65,7 +62,7 @@ impl<C: Clock> Wheel<C, crate::Growable> {
         ///
         /// # Panics
         ///
-        /// If `tick` is zero, or 2<sup>64</sup> ns (about 584 years) or more.
+        /// If `tick` is zero or 2<sup>64</sup> ns or more.
         pub fn growable(clock: C, tick: Duration) -> Self {
             Self::with_storage(clock, tick, crate::Growable::new())
         }
@@ -110,11 +107,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     }
 
     crate::sync::const_fn! {
-        /// For a wheel driven by a thread of its own whose tasks are polled on other
-        /// threads: a turn wakes the first task of its fired deadlines, and that
-        /// deadline, when its task polls it, wakes the rest on the task's thread. A
-        /// deadline whose task does not poll it leaves the rest to the next tick's turn:
-        /// at most one tick later. The facade's timer threads run such wheels.
+        /// For a wheel driven by a thread of its own: a turn wakes the first task it
+        /// fired, whose poll wakes the rest on its own thread (else the next tick's turn).
         ///
         /// ```
         /// use core::time::Duration;
@@ -132,13 +126,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     }
 
     crate::sync::const_fn! {
-        /// For a wheel whose driver sleeps on a coarser timer than its ticks, as tokio's
-        /// is (it rounds every sleep up to a millisecond grid of its own): the driver
-        /// also looks at a slot of many deadlines before its tick, whenever the earliest
-        /// is due, and fires what is due then. A deadline then fires at the first wake of
-        /// that timer after its time, as the timer's own sleeps do. Nothing fires early
-        /// either way. A driver on a precise timer (a thread, async-io, embassy) should
-        /// not use it: it would wake once per deadline of a crowded tick.
+        /// For a driver on a coarser timer than its ticks (tokio's): busy slots are also
+        /// looked at before their tick. A precise timer would wake per deadline.
         ///
         /// ```
         /// use core::time::Duration;
@@ -154,12 +143,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         }
     }
 
-    /// Lets each thread keep aside the last entry it freed on this wheel, for its next
-    /// deadline: a deadline released before the driver saw it (the commonest kind) then
-    /// costs two atomic read-modify-writes instead of four. A thread gives its entry back
-    /// when it exits, or when it keeps an entry of another wheel. A kept entry is not
-    /// [`occupied`](Wheel::occupied), but no other thread can take it. The wheels of
-    /// `Wheel::leak` (with `alloc`) have spares; this is for a `static`.
+    /// Lets each thread keep the last entry it freed here for its next deadline. A kept
+    /// entry is not [`occupied`](Wheel::occupied), yet no other thread can take it.
     ///
     /// ```
     /// use std::time::Duration;
@@ -173,17 +158,15 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     ///
     /// # Safety
     ///
-    /// Once a deadline has run on it, the wheel is never moved nor dropped: threads give
-    /// their kept entries back by its address. A `static` or a leaked wheel qualifies.
+    /// Once a deadline has run on it, the wheel is never moved nor dropped (a `static`, a
+    /// leaked wheel): threads give kept entries back by its address.
     #[must_use]
     pub const unsafe fn with_thread_spares(mut self) -> Self {
         self.spares = true;
         self
     }
 
-    /// The wheel, for the rest of the process, with thread spares
-    /// ([`Wheel::with_thread_spares`]): a few kilobytes, and the entries it grows to
-    /// hold, never freed.
+    /// The wheel, never freed, with [`Wheel::with_thread_spares`].
     ///
     /// ```
     /// use std::time::Duration;
@@ -205,13 +188,13 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         alloc::boxed::Box::leak(alloc::boxed::Box::new(wheel))
     }
 
-    /// Whether batched wakes are on (never without `std`).
+    /// Batched wakes are on (never without `std`).
     #[inline]
     pub(super) fn batched(&self) -> bool {
         cfg!(feature = "std") && self.batched_wakes
     }
 
-    /// Whether early looks are on (never without `std`).
+    /// Early looks are on (never without `std`).
     #[inline]
     pub(super) fn early_looks(&self) -> bool {
         cfg!(feature = "std") && self.early_looks

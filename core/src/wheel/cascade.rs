@@ -1,14 +1,11 @@
-//! Processing the slots a turn reaches: firing their entries or cascading them lower.
+//! The slots a turn reaches: firing their entries or cascading them lower.
 //!
-//! * Slots come up in order of the tick they start at, up to the turn's tick `now`.
-//! * An entry due by the turn's reading fires. A live entry due later goes back into the
-//!   levels, one or more levels lower.
-//! * A higher slot's live entries due by `now`, in a later tick than the one reached, go
-//!   down again. So a turn that passes many ticks fires them in tick order.
+//! * Slots come up in order of their start tick, up to the turn's tick `now`.
+//! * An entry due by the turn's reading fires; a live one due later goes down the levels,
+//!   even if due by `now`: a turn passing many ticks fires them in tick order.
 //! * `elapsed` ends at `now`, and never moves back.
-//! * The slot of the tick in progress may fire early, entry by entry, when its bound says
-//!   one is due (the wheel's "Sub-tick firing").
-//! * Cancelled entries stay linked until their cancel inbox brings them to be reclaimed.
+//! * The tick in progress's slot may fire entry by entry, when its bound says one is due.
+//!   Cancelled entries stay linked until their cancel inbox brings them.
 
 use super::Wheel;
 use super::entry::{CANCELLED, NIL};
@@ -45,10 +42,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                     && when <= now
                     && entry.state.load(Ordering::Acquire) & CANCELLED == 0
                 {
-                    // Due by now, in a later tick of the slot coming down than the one
-                    // reached: down the levels again, so that this turn fires the ticks
-                    // it passes in their order (a turn that passes many fires deadlines
-                    // in deadline order, as a virtual clock's jump must).
+                    // Due by now, in a later tick than the one reached: down again.
                     state
                         .levels
                         .insert(&self.storage, index, when.get(), offset, state.grain);
@@ -68,11 +62,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         }
     }
 
-    /// Catches up over many rotations of the top level (see `levels`, "Beyond the
-    /// range"). Applies when the turn is at least two rotations ahead of `elapsed`, and
-    /// only the top level holds entries, all beyond the range. Moves `elapsed` to the end
-    /// of the rotation before the earliest of their keys, or to `now` if sooner. Cancelled
-    /// entries count too: a bound lower than needed only skips less.
+    /// Skips rotations of the top level (`levels`, "Beyond the range") when `now` is two
+    /// or more ahead. Cancelled entries count too: a lower bound only skips less.
     fn skip_rotations(&self, state: &mut DriverState, now: Tick) {
         let rotation = levels::range(S::LEVELS);
         let elapsed = state.levels.elapsed();
@@ -89,16 +80,13 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 index = entry.slot_next.load(Ordering::Relaxed);
             }
         }
-        // The rotation of the earliest one's key, `when - 1` (`when > elapsed ≥ 0`); with
-        // no entry at all (no limit that ends at `END` holds one), `elapsed` may go to `now`
-        // at once, as it does at the end of `expire`.
+        // The rotation of the earliest key (`when > elapsed ≥ 0`); none: up to `now`.
         let first_rotation = if first_due == Reading::END {
             u64::MAX
         } else {
             (self.tick_of(first_due).0.get() - 1) / rotation
         };
-        // Every key is at or after the start of `first_rotation`; an entry of the current
-        // rotation (within the range) makes the target fall behind `elapsed`.
+        // An entry within the range puts the target behind `elapsed`: no skip.
         let target = first_rotation
             .saturating_mul(rotation)
             .saturating_sub(1)
@@ -108,15 +96,13 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         }
     }
 
-    /// Sub-tick firing: fires the entries of the tick in progress whose own deadline has
-    /// passed, if their slot is sparse, or dense with early looks on (module docs,
-    /// "Sub-tick firing"; `levels`, "Early looks").
+    /// Fires the due entries of the tick in progress's slot, if sparse or early looks are on.
     pub(super) fn fire_early(&self, state: &mut DriverState, reading: Reading) {
         let Some(expiration) = state.levels.next_expiration(&self.storage) else {
             return;
         };
         let elapsed = state.levels.elapsed();
-        // The slot of the very next tick (`deadline > elapsed` always, so no overflow).
+        // `deadline > elapsed` always: no overflow.
         if expiration.level != 0 || expiration.deadline - 1 != elapsed {
             return;
         }
@@ -126,10 +112,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         else {
             return;
         };
-        // How far into tick `elapsed` the clock reads. The bound is rounded up to a grain,
-        // so an entry may be due up to a grain before it: the slot is skipped only when
-        // the reading is a whole grain before the bound, and then nothing in it is due. A
-        // reading that lands on an entry's own time (a virtual clock's advance) fires it.
+        // An entry may be due up to a grain before the bound: skip only a whole grain
+        // before it, so a reading on an entry's own time fires it.
         let into =
             (reading.as_nanos()).saturating_sub(self.tick_start(Tick::new(elapsed)).as_nanos());
         if u64::from(bound) >= into + u64::from(state.grain.unit()) {
@@ -143,8 +127,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             // SAFETY: driver role held; the entry came through an arm inbox.
             let due = unsafe { entry.due() };
             if entry.state.load(Ordering::Acquire) & CANCELLED != 0 {
-                // Stays linked until the cancel inbox brings it; its deadline no longer
-                // matters.
+                // Left for its cancel inbox.
             } else if due <= reading {
                 state
                     .levels

@@ -1,43 +1,22 @@
-//! Where a wheel keeps its drivers' wakers, so that several drivers may share one wheel.
+//! The drivers' wakers, so that several drivers may share one wheel: [`SLOTS`] of them.
 //!
-//! A wheel keeps [`SLOTS`] wakers:
-//!
-//! * slot 0 for [`Wheel::register_driver`](crate::Wheel::register_driver), one
-//!   hand-written driver loop at a time;
-//! * the others claimed one each by a [`DriverSlot`](crate::DriverSlot), and given back
-//!   when it is dropped. Every [`Driver`](crate::Driver) holds one.
-//!
-//! A wake that needs a driver wakes every slot in use: any driver can turn the wheel.
-//!
-//! # Invariants
-//!
-//! * Bit `k` of `used` is set while slot `k` may hold a live driver's waker.
-//! * A claim sets the bit with a compare-and-swap. A release takes the waker out, clears
-//!   the bit, and drops the waker last.
-//! * Slot 0's bit is set by the first `register_driver`, and stays set.
-//! * Only a slot's owner registers into it, so each [`AtomicWaker`] has one registrant
-//!   at a time. Any thread may take out of it.
-//! * The wake needs no ordering beyond the inbox handshake (the wheel's "Waking the
-//!   driver"). A driver claims and registers before it turns.
-//! * Its turn ends with a read-modify-write of the plan word, then of the inbox heads of
-//!   every shard in use.
-//! * An arm pushed after that check synchronises with it. An arm on a shard the word did
-//!   not name reads the word after the driver's write. Either way it sees the bit and
-//!   the waker.
-//!
-//! [`DriverSlot`]: crate::DriverSlot
+//! * Slot 0 is `register_driver`'s; a [`DriverSlot`](crate::DriverSlot) claims another.
+//! * A wake that needs a driver wakes every slot in use: any driver can turn the wheel.
+//! * Bit `k` of `used` is set while slot `k` may hold a live driver's waker. A claim sets
+//!   it by CAS; a release takes the waker out, clears the bit, and drops the waker last.
+//!   Slot 0's bit is set by the first `register_driver`, and stays set.
+//! * Only a slot's owner registers into it: each [`AtomicWaker`] has one registrant.
+//! * A driver claims and registers before it turns, and its turn ends with the inbox
+//!   handshake, so an arm that must wake it sees the bit and the waker.
 
 use core::task::Waker;
 
 use crate::sync::atomic_waker::AtomicWaker;
 use crate::sync::{AtomicU32, Ordering};
 
-/// Waker slots per wheel: slot 0 and three claimable ones. A fourth driver at once finds
-/// none free and turns the wheel at least once a tick instead (see
-/// [`DriverSlot::register`](crate::DriverSlot::register)).
+/// Waker slots per wheel. A driver that finds none free turns at least once a tick.
 pub(crate) const SLOTS: usize = 4;
 
-/// The slot of [`Wheel::register_driver`](crate::Wheel::register_driver).
 const SHARED: usize = 0;
 
 pub(crate) struct DriverWakers {
@@ -57,7 +36,7 @@ impl DriverWakers {
         }
     }
 
-    /// Registers the waker of the hand-written driver loop (slot 0).
+    /// Registers the hand-written driver loop's waker (slot 0).
     pub(crate) fn register_shared(&self, waker: &Waker) {
         if self.used.load(Ordering::Relaxed) & (1 << SHARED) == 0 {
             self.used.fetch_or(1 << SHARED, Ordering::AcqRel);
@@ -69,7 +48,6 @@ impl DriverWakers {
     pub(crate) fn claim(&self) -> Option<usize> {
         let mut used = self.used.load(Ordering::Relaxed);
         loop {
-            // The lowest clear bit above slot 0, if it is a slot.
             let slot = (!(used | (1 << SHARED))).trailing_zeros() as usize;
             if slot >= SLOTS {
                 return None;
@@ -86,20 +64,14 @@ impl DriverWakers {
         }
     }
 
-    /// Registers `waker` in `slot`, which the caller claimed and owns. Returns whether the
-    /// slot was untouched: nothing woke its driver since its last registration (see
-    /// `AtomicWaker::register`).
+    /// Registers `waker` in the caller's claimed `slot`. Returns whether nothing woke it
+    /// since its last registration.
     pub(crate) fn register(&self, slot: usize, waker: &Waker) -> bool {
         debug_assert!(slot != SHARED && self.used.load(Ordering::Relaxed) & (1 << slot) != 0);
         self.wakers[slot].register(waker)
     }
 
-    /// Gives back a claimed `slot`: takes the waker out, frees the slot, wakes the drivers
-    /// that remain, then drops the waker (a drop that panics then keeps no slot claimed).
-    ///
-    /// The others are woken because the plan the leaving driver made may be one that only
-    /// it was going to carry out: an arm later than that plan wakes no one, and a driver
-    /// that left the wheel idle and was not woken skips its turns (see `Driver`).
+    /// Gives back `slot`, wakes the other drivers (its plan may be theirs now), drops the waker.
     pub(crate) fn release(&self, slot: usize) {
         let waker = self.wakers[slot].take();
         self.used.fetch_and(!(1 << slot), Ordering::Release);
@@ -107,9 +79,7 @@ impl DriverWakers {
         drop(waker);
     }
 
-    /// Wakes the driver in every slot in use. A waker whose `wake` panics does not keep
-    /// the wake from the drivers after it: they are woken as the panic unwinds (a second
-    /// waker that panics then aborts, as any panic during unwinding does).
+    /// Wakes the driver in every slot in use; a panicking `wake` wakes the rest on unwind.
     pub(crate) fn wake_all(&self) {
         self.wake_all_but(None);
     }

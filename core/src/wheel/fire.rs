@@ -1,14 +1,11 @@
 //! Firing entries and waking their tasks.
 //!
-//! * An entry fires by one compare-and-swap that adds `FIRED`. A cancel that came first
-//!   makes it fail, and the cancel inbox reclaims the entry.
-//! * A fired entry waits on the driver's to-wake list, linked through `slot_next`.
-//!   The list is first in, first out: tasks wake in firing order.
-//! * The wheel keeps `WHEEL` until it has taken the waker out. Only then does it let go,
-//!   and free the entry if the handle let go too.
-//! * A waker that panics leaves the rest queued for the next turn.
-//! * With batched wakes, the driver wakes the first entry and hands the rest off (see
-//!   `handoff`).
+//! * An entry fires by a CAS adding `FIRED`; a cancel that came first makes it fail.
+//! * A fired entry waits on the driver's to-wake list (through `slot_next`), first in,
+//!   first out: tasks wake in firing order.
+//! * The wheel keeps `WHEEL` until it has taken the waker out. A panicking waker leaves
+//!   the rest queued.
+//! * With batched wakes, the driver wakes the first entry and hands the rest off.
 
 use super::Wheel;
 use super::entry::{CANCELLED, Entry, FIRED, HANDLE, Index, NIL, UNLINKED, WHEEL};
@@ -25,7 +22,7 @@ pub(super) fn late(now: Tick, when: Tick) -> u64 {
 }
 
 impl<C: Clock, S: Storage> Wheel<C, S> {
-    /// Decides `index` as fired unless it was cancelled, and queues its task to be woken.
+    /// Fires `index` unless cancelled, and queues its task to be woken.
     pub(super) fn fire(
         &self,
         state: &mut DriverState,
@@ -46,8 +43,6 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             return; // cancelled meanwhile
         }
         self.counters.fired(late_ticks);
-        // The wheel keeps the entry (WHEEL) until its waker has been taken out. Queued at
-        // the tail: tasks are woken in the order their deadlines fired.
         entry.slot_next.store(NIL, Ordering::Relaxed);
         if state.to_wake.get() == NIL {
             state.to_wake = PlainLink::new(index);
@@ -60,9 +55,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         state.to_wake_tail = PlainLink::new(index);
     }
 
-    /// Wakes the tasks of fired entries at tick `now`: first a hand-off list left since an
-    /// earlier tick, then (with batched wakes on, see `handoff`) the first entry queued,
-    /// handing the rest off, else every entry queued.
+    /// Wakes fired entries' tasks at tick `now`: a hand-off list left since an earlier
+    /// tick, then the queue (with batched wakes, its first entry, handing off the rest).
     pub(super) fn wake_fired(&self, state: &mut DriverState, now: Tick) {
         if self.take_back(state, now) {
             self.wake_queued(state);
@@ -71,16 +65,13 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         self.wake_queued(state);
     }
 
-    /// Wakes the tasks of the queued fired entries, letting go of each entry first. The
-    /// wheel's structure is consistent throughout, so a waker that panics (the panic
-    /// reaches the caller of the turn) leaves the rest queued for the next turn.
+    /// Wakes the queued fired entries' tasks, letting go of each entry first.
     fn wake_queued(&self, state: &mut DriverState) {
         while state.to_wake.get() != NIL {
             let index = state.to_wake.get();
             let entry = self.storage.entry(index);
             state.to_wake = PlainLink::new(self.next_ahead(&entry.slot_next));
             entry.slot_next.store(NIL, Ordering::Relaxed);
-            // Take the waker while the wheel still owns the entry, then let go.
             let waker = entry.waker.take();
             let before = entry.state.fetch_and(!WHEEL, Ordering::AcqRel);
             if before & HANDLE == 0 {

@@ -1,28 +1,21 @@
 //! The unit of a level-0 slot's offset bound: a grain of `2^s` nanoseconds.
 //!
-//! * A bound is kept in 16 bits, in grains. `s` is the least shift that fits a whole
-//!   tick's offset in 16 bits: 1 ns up to a 65 µs tick, 16 ns at 1 ms.
-//! * Offsets longer than `u32::MAX` ns saturate there, so `s` is at most 16.
-//! * Offsets round *up* to a grain. A bound is never below the earliest offset, and at
-//!   most one grain above it.
-//! * An offset that rounds to the tick's last grain, [`NO_BOUND`], counts as none. Its
-//!   entries fire at the slot's tick, less than a grain later.
-//! * A grain of 0 shift (nanoseconds) is all zero bytes, as a new wheel is (see `link`).
+//! * A bound is 16 bits of grains; `s` is the least shift that fits a whole tick's offset
+//!   (saturating at `u32::MAX` ns, so `s ≤ 16`): 1 ns up to a 65 µs tick, 16 ns at 1 ms.
+//! * Offsets round *up*, to at most a grain above. The tick's last grain, [`NO_BOUND`],
+//!   counts as none: such entries fire at the slot's tick, less than a grain later.
 
-/// A bound of [`NO_BOUND`] grains means none (see `levels`, "Sparse slots").
+/// A bound of [`NO_BOUND`] grains means none.
 pub(super) const NO_BOUND: u16 = u16::MAX;
 
-/// The unit of a level-0 slot's offset bound: `2^shift` ns, the least that fits a whole
-/// tick (up to `u32::MAX` ns) in 16 bits (see the module docs). The driver keeps it beside
-/// the levels, set from the wheel's tick at the start of each turn.
+/// A grain, set from the wheel's tick at the start of each turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Grain {
     shift: u8,
 }
 
 impl Grain {
-    /// Nanoseconds: all zero bytes, as a new wheel is (see `link`); no turn uses it, since
-    /// each sets the wheel's own grain first.
+    /// Nanoseconds, all zero bytes; no turn uses it.
     pub(crate) const NANOS: Self = Self { shift: 0 };
 
     /// The grain of a wheel whose tick is `tick_nanos` ns.
@@ -34,7 +27,7 @@ impl Grain {
         }
     }
 
-    /// `offset` in grains, rounded up; [`NO_BOUND`] if that is the last grain or past it.
+    /// `offset` in grains, rounded up, at most [`NO_BOUND`].
     #[inline]
     pub(super) fn up(self, offset: u32) -> u16 {
         let grains = (u64::from(offset) + (1 << self.shift) - 1) >> self.shift;
@@ -47,7 +40,7 @@ impl Grain {
         1 << self.shift
     }
 
-    /// `grains` in nanoseconds (below [`NO_BOUND`], so it fits: at most 16 + 16 bits).
+    /// `grains` (below [`NO_BOUND`]) in nanoseconds.
     #[inline]
     pub(super) fn nanos(self, grains: u16) -> u32 {
         u32::from(grains) << self.shift

@@ -1,28 +1,15 @@
-//! Batched wakes: a turn's fired entries handed to the thread that polls their tasks.
+//! Batched wakes ([`Wheel::with_batched_wakes`]): a pass with two or more entries to
+//! wake wakes only the first, the *lead*, and pushes the rest onto the hand-off list.
+//! The lead's deadline, seen fired, takes the list and wakes it on its own thread.
 //!
-//! With batched wakes on ([`Wheel::with_batched_wakes`]), a pass with two or more
-//! entries to wake wakes only the first, the *lead*. It pushes the rest onto the wheel's
-//! hand-off list in one atomic operation. The lead's deadline, when polled or dropped and
-//! seen fired, takes the whole list with one swap and wakes the rest on its own thread.
-//!
-//! # Invariants (no lost wakeup, at most one tick later)
-//!
-//! - An entry on the list is `FIRED` and still owned by the wheel (`WHEEL`). Its waker has
-//!   not been taken, and it cannot be freed or reused.
-//! - Whoever takes an entry off the list takes its waker, clears `WHEEL` and wakes it,
-//!   exactly as [`Wheel::wake_fired`] does. It frees the entry if its handle let go.
-//! - The list is linked through `slot_next`, which nothing else uses while an entry is
-//!   fired and on it.
-//! - The list is a push-and-take-all stack. A push links the batch's tail to the head it
-//!   read, then publishes the batch's first entry by compare-and-swap (Release).
-//! - A take swaps the head with `NIL` (Acquire) and owns every entry it got.
-//! - There is no single-entry pop, so the head's ABA is harmless: a compare-and-swap that
-//!   sees the head it linked to links to the right entry.
-//! - While the list is not empty, the driver plans a turn by the next tick, never idle.
-//! - A turn at a tick later than the last push takes the list back and wakes it. So a
-//!   batch waits at most one tick after it fired, even if its lead never takes it.
-//! - A waker that panics while a deadline wakes the list pushes the rest back as the panic
-//!   unwinds. One that panics on the driver's side leaves them queued.
+//! * An entry on the list is `FIRED`, still `WHEEL`'s, with its waker; whoever takes it
+//!   off wakes it as [`Wheel::wake_fired`] does.
+//! * The list is linked through `slot_next`, a push-and-take-all stack: a push links the
+//!   batch's tail to the head read, then CASes in its first entry (Release); a take swaps
+//!   in `NIL` (Acquire). With no single-entry pop, the head's ABA is harmless.
+//! * While the list is not empty, the driver plans a turn by the next tick. A turn at a
+//!   later tick than the last push takes the list back: a batch waits at most a tick.
+//! * A panicking waker pushes the rest back on unwind, or leaves them queued (driver).
 
 use super::Wheel;
 use super::entry::{Index, NIL, NextLink};
@@ -33,9 +20,7 @@ use crate::clock::Clock;
 use crate::sync::Ordering;
 use crate::time::Tick;
 
-/// The wheel's hand-off list.
 pub(super) struct Handoff {
-    /// The first entry of the list (`NIL`: empty).
     head: NextLink,
 }
 
@@ -50,10 +35,8 @@ impl Handoff {
 }
 
 impl<C: Clock, S: Storage> Wheel<C, S> {
-    /// The driver's side, before a pass hands anything off: takes back a list left since a
-    /// tick before `now` and queues it at the front of `state.to_wake` (it fired first).
-    /// Returns whether it took one: the caller then wakes the queue itself, with no
-    /// hand-off, so that a batch whose lead never takes it is woken by this turn.
+    /// Takes back a list left since before tick `now` onto the front of `to_wake` (it
+    /// fired first). Returns whether it did: the caller then wakes it without hand-off.
     pub(super) fn take_back(&self, state: &mut DriverState, now: Tick) -> bool {
         if !cfg!(feature = "std")
             || self.handoff.head.load(Ordering::Relaxed) == NIL
@@ -66,7 +49,6 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             return false;
         }
         let tail = self.tail_of(first);
-        // Plain links between entries this thread now owns (the swap took the list).
         self.storage
             .entry(tail)
             .slot_next
@@ -78,8 +60,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         true
     }
 
-    /// The driver's side, in [`Wheel::wake_fired`]: with batched wakes on and two or more
-    /// entries queued, keeps the first queued and pushes the rest onto the list.
+    /// With batched wakes and two or more entries queued, pushes all but the first.
     pub(super) fn hand_off(&self, state: &mut DriverState, now: Tick) {
         let lead = state.to_wake.get();
         if lead == NIL || lead == state.to_wake_tail.get() || !self.batched() {
@@ -94,14 +75,13 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         self.push(first, tail);
     }
 
-    /// Whether the list holds entries (the driver then plans a turn by the next tick).
+    /// Whether the list holds entries.
     #[inline]
     pub(super) fn handed_off(&self) -> bool {
         cfg!(feature = "std") && self.handoff.head.load(Ordering::Relaxed) != NIL
     }
 
-    /// The deadline's side: a handle that saw its entry fired takes the list, if any, and
-    /// wakes it on this thread.
+    /// For a handle that saw its entry fired: takes the list, if any, and wakes it.
     #[inline]
     pub(crate) fn take_handed_off(&self) {
         if cfg!(feature = "std") && self.handoff.head.load(Ordering::Relaxed) != NIL {
@@ -112,7 +92,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     #[inline(never)]
     fn wake_handed_off(&self) {
         let first = self.handoff.head.swap(NIL, Ordering::Acquire);
-        // Pushes back what is not woken yet if a waker panics.
+        // Pushes back what is left if a waker panics.
         struct Rest<'a, C: Clock, S: Storage> {
             wheel: &'a Wheel<C, S>,
             next: Index,
@@ -134,8 +114,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             let entry = self.storage.entry(index);
             rest.next = self.next_ahead(&entry.slot_next);
             entry.slot_next.store(NIL, Ordering::Relaxed);
-            // As `wake_fired`: take the waker while the wheel still owns the entry (this
-            // thread, for the wheel, since the swap), then let go.
+            // This thread holds `WHEEL` for the wheel since the swap.
             let waker = entry.waker.take();
             let before = entry
                 .state
@@ -149,7 +128,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         }
     }
 
-    /// The last entry of a list that this thread owns, from its `first`.
+    /// The last entry of a list this thread owns.
     fn tail_of(&self, first: Index) -> Index {
         let mut tail = first;
         loop {
@@ -161,15 +140,12 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         }
     }
 
-    /// Pushes the list `first..=tail` (owned by this thread, `tail`'s link `NIL`) onto the
-    /// hand-off list.
+    /// Pushes the list `first..=tail`, this thread's, onto the hand-off list.
     fn push(&self, first: Index, tail: Index) {
         let link = &self.storage.entry(tail).slot_next;
         let mut head = self.handoff.head.load(Ordering::Relaxed);
         loop {
             link.store(head, Ordering::Relaxed);
-            // Release: a take that acquires the head sees the links and the fired state
-            // of every entry of the batch.
             match self.handoff.head.compare_exchange_weak(
                 head,
                 first,

@@ -1,29 +1,20 @@
 //! The first entry of every slot list, and which slots are non-empty.
 //!
-//! * The storage keeps the heads at an [`IndexWidth`] of its choosing:
-//!   [`Fixed`](crate::Fixed)'s second parameter, `u8`, `u16` or `u32`.
-//! * A head is stored as `index + 1`. So `NIL` (an empty slot) is 0 at every width, and a
-//!   new wheel is all zero bytes (see `link`).
-//! * The storage also chooses the number of levels, 2 to 6: [`Fixed`](crate::Fixed)'s
-//!   third parameter. Each level has 64 heads and a 64-bit occupancy bitmap.
-//! * A wheel with fewer levels holds deadlines beyond its range at its top level (see
-//!   `levels`, "Beyond the range").
-//! * The heads and bitmaps belong to the levels. Only the holder of the driver role reads
-//!   or writes them, which is why [`Table`]'s methods are `unsafe`.
+//! * The storage chooses the heads' [`IndexWidth`] (`u8`, `u16`, `u32`) and the number of
+//!   levels (2 to 6): [`Fixed`](crate::Fixed)'s second and third parameters.
+//! * Each level has 64 heads, stored as `index + 1` (`NIL` is 0), and a 64-bit bitmap.
+//! * Only the driver role's holder touches them: [`Table`]'s methods are `unsafe`.
 
 use crate::sync::UnsafeCell;
 use crate::wheel::link::Index;
 
-/// The most levels a wheel has (and the number a storage has unless told otherwise).
+/// The most levels a wheel has, and the default.
 pub(crate) const MAX_LEVELS: usize = 6;
 /// Slots per level: `1 << SLOT_BITS`.
 pub(crate) const SLOT_BITS: u32 = 6;
 pub(crate) const SLOTS: usize = 1 << SLOT_BITS;
 
-/// The width of the slot heads a [`Fixed`](crate::Fixed) storage keeps: `u8` (at most 255
-/// entries), `u16` (at most 65 535) or `u32` (the default). Only the size of the wheel
-/// changes with it, never its behaviour: an 8-entry wheel's heads are 384 bytes as `u8`
-/// against 1 536 as `u32`.
+/// The width of a [`Fixed`](crate::Fixed) storage's slot heads: `u8`, `u16` or `u32`.
 pub trait IndexWidth: width::Width {}
 
 impl IndexWidth for u8 {}
@@ -33,7 +24,7 @@ impl IndexWidth for u32 {}
 pub(crate) mod width {
     use crate::wheel::link::Index;
 
-    /// How an index is kept at a width: sealed, only this crate implements it.
+    /// How an index is kept at a width (sealed).
     pub trait Width: Copy + Send + Sync + 'static {
         /// The most entries a storage may hold at this width.
         const MAX_ENTRIES: usize;
@@ -67,22 +58,19 @@ pub(crate) mod width {
     width!(u8, u16, u32);
 }
 
-/// The slot heads of a wheel's `L` levels, at width `W`, and their occupancy bitmaps.
-/// Public only to name it in [`Storage`](crate::Storage)'s sealed methods; not reachable
-/// from outside the crate.
+/// The slot heads of `L` levels at width `W`, with their occupancy bitmaps. Public only
+/// to name it in [`Storage`](crate::Storage)'s sealed methods.
 pub struct Heads<W, const L: usize> {
     heads: UnsafeCell<[[W; SLOTS]; L]>,
-    /// Bit `s` of level `l`'s word is set exactly when slot `s` of level `l` is non-empty.
+    /// Bit `s` of word `l`: slot `s` of level `l` is non-empty.
     occupied: UnsafeCell<[u64; L]>,
 }
 
-// SAFETY: the heads and bitmaps are read and written only by the holder of the driver role
-// (the contract of `Table`'s methods), which `Wheel`'s role word serialises with Acquire and
-// Release.
+// SAFETY: only the driver role's holder touches them (`Table`'s contract), serialised by
+// the role word's Acquire and Release.
 unsafe impl<W: Send, const L: usize> Sync for Heads<W, L> {}
 
-/// What the levels need of a storage's heads, whatever their width and level count:
-/// sealed, only [`Heads`] implements it.
+/// What the levels need of a storage's heads (sealed: only [`Heads`]).
 pub trait Table: Sync {
     /// How many levels of 64 slots the wheel has.
     const LEVELS: usize;
@@ -117,7 +105,7 @@ pub trait Table: Sync {
 }
 
 impl<W: width::Width, const L: usize> Heads<W, L> {
-    /// A level count out of range fails to compile wherever a wheel is made.
+    /// A level count out of range fails to compile.
     const CHECK: () = assert!(
         L >= 2 && L <= MAX_LEVELS,
         "a wheel has 2 to 6 levels of 64 slots"
@@ -129,8 +117,7 @@ impl<W: width::Width, const L: usize> Heads<W, L> {
         #[allow(clippy::let_unit_value)]
         let () = Self::CHECK;
         Self {
-            // SAFETY: `W` is `u8`, `u16` or `u32` (the sealed `Width`), for which zero
-            // bytes are the value 0, the packed form of `NIL`.
+            // SAFETY: `W` is `u8`, `u16` or `u32` (sealed): zero bytes are 0, packed `NIL`.
             heads: UnsafeCell::new(unsafe { core::mem::zeroed() }),
             occupied: UnsafeCell::new([0; L]),
         }
@@ -153,7 +140,7 @@ impl<W: width::Width, const L: usize> Table for Heads<W, L> {
 
     #[inline]
     unsafe fn get(&self, level: usize, slot: usize) -> Index {
-        // SAFETY: no writer but the role holder, which is the caller.
+        // SAFETY: the caller holds the role.
         self.heads
             .with(|heads| unsafe { (*heads)[level][slot] })
             .unpack()
@@ -161,20 +148,20 @@ impl<W: width::Width, const L: usize> Table for Heads<W, L> {
 
     #[inline]
     unsafe fn set(&self, level: usize, slot: usize, index: Index) {
-        // SAFETY: no other reader or writer but the role holder, which is the caller.
+        // SAFETY: as above.
         self.heads
             .with_mut(|heads| unsafe { (*heads)[level][slot] = W::pack(index) });
     }
 
     #[inline]
     unsafe fn occupied(&self, level: usize) -> u64 {
-        // SAFETY: no writer but the role holder, which is the caller.
+        // SAFETY: as above.
         self.occupied.with(|bits| unsafe { (*bits)[level] })
     }
 
     #[inline]
     unsafe fn set_occupied(&self, level: usize, bits: u64) {
-        // SAFETY: no other reader or writer but the role holder, which is the caller.
+        // SAFETY: as above.
         self.occupied
             .with_mut(|occupied| unsafe { (*occupied)[level] = bits });
     }

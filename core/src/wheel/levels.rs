@@ -1,8 +1,5 @@
 //! The hierarchical timing wheel proper: levels of 64 slots, each slot a list of entries.
-//!
-//! The layout is Varghese and Lauck's hierarchical wheel, as tokio arranges it. The
-//! driver role's holder owns it (see [`Wheel`](crate::Wheel)). Nothing here is shared:
-//! the entries' links are `Relaxed` atomics, read and written by that one thread.
+//! Only the driver role's holder touches it; links are `Relaxed` atomics.
 //!
 //! # Levels
 //!
@@ -20,71 +17,37 @@
 //!
 //! # Slot arithmetic
 //!
-//! * `elapsed` is the tick up to which the wheel has been advanced.
-//! * An entry of tick `when > elapsed` is due at a reading in
-//!   `((when − 1)·tick, when·tick]`.
-//! * Its *key* is `when − 1`, the tick it comes due in. The levels place it by its key.
-//! * Its level is that of the highest 6-bit group in which `elapsed` and `key` differ.
-//! * Its slot on that level is `(key >> 6·level) & 63`.
-//! * Every tick from `elapsed` to `key` shares the bits above that group. So the entry
-//!   stays on its level until its slot comes up.
-//! * A slot comes up when the wheel reaches its first key. Each of its entries then
-//!   fires, or goes one or more levels lower ("cascading").
-//! * So an entry is on level 0 throughout the tick it comes due in. There the driver can
-//!   fire it at its own deadline (see "Sparse slots").
-//! * A level-0 slot holds one key `k`. While `elapsed = k` it is the tick in progress.
-//!   It comes up whole at tick `k + 1`, when all its entries are due.
+//! * An entry of tick `when > elapsed` (due in `((when − 1)·tick, when·tick]`) is placed
+//!   by its *key* `when − 1`: at the level of the highest 6-bit group where `elapsed` and
+//!   `key` differ, slot `(key >> 6·level) & 63`, until that slot comes up.
+//! * A slot comes up when the wheel reaches its first key; each entry fires or goes lower.
+//!   So an entry is on level 0 throughout the tick it comes due in.
+//! * A level-0 slot holds one key `k`: in progress while `elapsed = k`, up at `k + 1`.
 //!
 //! # Beyond the range
 //!
-//! * An entry more than `64^L` ticks away is held at the top level, as if within range.
-//! * Its slot comes up once per rotation of the top level. It is re-inserted each time,
-//!   until it is within range. It never fires before its own deadline.
-//! * The level count is a constant of the storage's type. The arithmetic is the same at
-//!   every count.
-//! * A turn may skip many rotations at once (the wheel's `skip_rotations`). It does so
-//!   when the lower levels are empty and every top-level entry is beyond the range.
-//! * Then nothing comes down before the rotation of the earliest key. So `elapsed` may
-//!   move to the end of the rotation before it, never past the turn's tick.
-//! * The held entries stay where they are: beyond the range, their slot depends on their
-//!   key alone.
+//! * An entry over `64^L` ticks away waits at the top level, re-inserted each rotation
+//!   until within range, never firing early. With the lower levels empty, a turn may
+//!   skip rotations (`skip_rotations`), never past its own tick.
 //!
 //! # Sparse slots
 //!
-//! * Each level-0 slot keeps a count of its entries and a bound on their *offsets*.
-//! * The count saturates at `u8::MAX`, which means "many" until the slot empties.
-//! * An entry's offset is how far into the tick before its own it is due: from 1 ns to
-//!   a whole tick, saturating at `u32::MAX` ns.
-//! * A slot of at most [`SPARSE`] entries is sparse: the driver fires each entry at its
-//!   own time (see the wheel's "Sub-tick firing").
-//! * The bound is kept in 16 bits, in grains rounded up (see `grain`). So the driver
-//!   never looks before an entry of the slot is due, and at most a grain after.
-//! * Count and bound only steer when the driver looks. Whether an entry fires is always
-//!   decided on its own deadline.
-//!
-//! # Early looks
-//!
-//! * With early looks on ([`Wheel::with_early_looks`](crate::Wheel::with_early_looks)), a
-//!   dense slot is looked at before its tick, as a sparse one is.
-//! * A look comes when the slot's earliest entry is due. It fires every entry due, and
-//!   plans the next look at the earliest one left.
-//! * A look that finds only entries cancelled since it was planned fires nothing. It
-//!   tightens the bound to the earliest entry left.
+//! * Each level-0 slot keeps a count (`u8::MAX`: "many" until it empties) and a bound on
+//!   its entries' *offsets* into the tick before their own (saturating at `u32::MAX` ns).
+//! * A slot of at most [`SPARSE`] entries is sparse: its entries fire at their own time.
+//! * The bound is in grains rounded up (`grain`): the driver never looks before an
+//!   entry is due, and at most a grain after.
+//! * Count and bound only steer when the driver looks; an entry fires on its own deadline.
+//! * With [`Wheel::with_early_looks`](crate::Wheel::with_early_looks), a dense slot is
+//!   looked at as a sparse one: each look fires what is due, and tightens the bound.
 //!
 //! # Invariants
 //!
-//! * Every entry on a slot list has `when > elapsed`: its key is `elapsed` or later.
-//! * It is on the list of `slot_for(key, level_for(elapsed, key))`. A slot comes up
-//!   before `elapsed` passes its first key, so no entry needs to record its slot.
-//! * Bit `s` of level `l`'s occupancy bitmap is set exactly when that slot is non-empty.
-//!   The storage keeps the bitmaps with the heads.
-//! * An entry on a slot list has `slot_prev` = the previous entry, or `NIL` at the head.
-//!   An entry on no slot list has `slot_prev = UNLINKED`.
-//! * A level-0 slot's count is its number of entries, or `u8::MAX`: at least that many
-//!   since it was last empty.
-//! * Its bound, in grains, is at most each live entry's offset, rounded up to a grain.
-//!   A walk leaves cancelled entries out: they wait there only to be reclaimed.
-//! * An empty slot has count 0 and no bound.
+//! * Every entry on a slot list has `when > elapsed`, on `slot_for(key, level_for(..))`.
+//! * Bit `s` of level `l`'s bitmap is set exactly when that slot is non-empty.
+//! * `slot_prev` is the previous entry, `NIL` at the head, `UNLINKED` off every slot list.
+//! * A level-0 slot's count is its number of entries, or `u8::MAX`. Its bound is at most
+//!   each live entry's offset, rounded up; an empty slot has count 0 and no bound.
 
 use crate::sync::Ordering::Relaxed;
 use crate::wheel::entry::{Index, NIL, Slab, UNLINKED};
@@ -100,9 +63,7 @@ pub(crate) const fn range(levels: usize) -> u64 {
     1 << (SLOT_BITS as u64 * levels as u64)
 }
 
-/// A level-0 slot of at most this many entries is sparse: the driver fires its entries at
-/// their own deadlines (see "Sparse slots"). Each early look at a sparse slot walks it,
-/// so this bounds that work to `SPARSE²` entry visits per slot.
+/// A level-0 slot of at most this many entries is sparse (see "Sparse slots").
 pub(crate) const SPARSE: u8 = 8;
 
 /// The next slot to process: its level, its index, and the tick at which it starts.
@@ -115,23 +76,19 @@ pub(crate) struct Expiration {
 
 pub(crate) struct Levels {
     elapsed: u64,
-    /// Entries per level-0 slot (see "Sparse slots").
+    /// Entries per level-0 slot.
     counts: [u8; SLOTS],
-    /// A bound on the offsets of each level-0 slot's entries, in grains (see "Sparse
-    /// slots"), stored complemented so that "no bound" ([`NO_BOUND`]) is zero bytes, as the
-    /// rest of a new wheel is (see `link`): read and write it through `bound` and
-    /// `set_bound`.
+    /// Offset bounds per level-0 slot, complemented so [`NO_BOUND`] is zero: use `bound`.
     firsts: [u16; SLOTS],
 }
 
-/// The key the levels place an entry of tick `when` by: the tick it comes due in (see
-/// "Slot arithmetic"). `when > elapsed ≥ 0`, so no underflow.
+/// The key of an entry of tick `when` (`when > elapsed ≥ 0`).
 #[inline]
 fn key_of(when: u64) -> u64 {
     when - 1
 }
 
-/// Marks slot `slot` of level `level` non-empty (`true`) or empty in the storage's bitmap.
+/// Marks a slot non-empty or empty in the storage's bitmap.
 ///
 /// # Safety
 ///
@@ -150,8 +107,7 @@ unsafe fn set_bit<S: Slab>(storage: &S, level: usize, slot: usize, occupied: boo
     unsafe { heads.set_occupied(level, bits) };
 }
 
-/// The level an entry of key `key` belongs to, seen from `elapsed`, in a wheel of `levels`
-/// levels (the top one for keys beyond its range).
+/// The level of key `key` seen from `elapsed` (the top one beyond the range).
 #[inline]
 fn level_for(elapsed: u64, key: u64, levels: usize) -> usize {
     let mut masked = (elapsed ^ key) | SLOT_MASK;
@@ -186,11 +142,8 @@ impl Levels {
         self.elapsed
     }
 
-    /// Moves `elapsed` to the first key of a slot about to be taken: the level-0 slot's
-    /// key (`deadline − 1`), or a higher slot's start (`deadline`). Not to a level-0
-    /// slot's `deadline`: that is the start of the next block of 64 when the key ends
-    /// one, and `elapsed` would then stand at the start of a level-1 slot that has not
-    /// come up yet (whose search starts after the current slot).
+    /// Moves `elapsed` to the first key of a slot about to be taken (not a level-0 slot's
+    /// `deadline`: it may start a level-1 slot not yet come up).
     pub(crate) fn reach(&mut self, expiration: &Expiration) {
         let first_key = if expiration.level == 0 {
             expiration.deadline - 1
@@ -206,8 +159,7 @@ impl Levels {
         self.elapsed = self.elapsed.max(tick);
     }
 
-    /// Links `index`, expiring at tick `when > elapsed` with the given `offset` into the
-    /// tick before (see "Sparse slots"), into its slot.
+    /// Links `index`, of tick `when > elapsed` and `offset`, into its slot.
     pub(crate) fn insert<S: Slab>(
         &mut self,
         storage: &S,
@@ -227,8 +179,7 @@ impl Levels {
             self.counts[slot] = self.counts[slot].saturating_add(1);
             self.set_bound(slot, self.bound(slot).min(grain.up(offset)));
         }
-        // SAFETY: the levels are only reached through the driver's state, which only the
-        // holder of the driver role reaches (so for every use of the heads here).
+        // SAFETY: the levels live in the driver's state: the caller holds the role.
         let head = unsafe { storage.heads().get(level, slot) };
         let entry = storage.entry(index);
         entry.slot_prev.store(NIL, Relaxed);
@@ -242,7 +193,7 @@ impl Levels {
         unsafe { set_bit(storage, level, slot, true) };
     }
 
-    /// Unlinks `index` (expiring at `when`) if it is on a slot list.
+    /// Unlinks `index` (of tick `when`) if it is on a slot list.
     pub(crate) fn remove<S: Slab>(&mut self, storage: &S, index: Index, when: u64) {
         let entry = storage.entry(index);
         let prev = entry.slot_prev.load(Relaxed);
@@ -300,8 +251,7 @@ impl Levels {
         let span = width << SLOT_BITS;
         let level_start = self.elapsed & !(span - 1);
         if level == 0 {
-            // Level 0 holds keys from `elapsed` to the end of its block of 64, the current
-            // slot (the tick in progress) included; a slot of key `k` is due at `k + 1`.
+            // The current slot (the tick in progress) included.
             let slot = (occupied & (u64::MAX << now_slot)).trailing_zeros() as usize;
             debug_assert!(slot < SLOTS, "a level-0 slot behind the tick in progress");
             return Some(Expiration {
@@ -310,11 +260,8 @@ impl Levels {
                 deadline: level_start + slot as u64 + 1,
             });
         }
-        // Above level 0, slots after the current one come first (the current one holds
-        // nothing: keys from `elapsed` on that share its group differ from `elapsed` only
-        // lower down). Only the top level can have occupied slots at or before the
-        // current one: entries held beyond the wheel's range, due one rotation later at
-        // the earliest, so they are searched last.
+        // The current slot holds nothing above level 0. Slots at or before it (top level
+        // only: beyond the range) are a rotation later, so searched last.
         let after = if now_slot as usize == SLOTS - 1 {
             0
         } else {
@@ -327,8 +274,6 @@ impl Levels {
         } as usize;
         let mut deadline = level_start + slot as u64 * width;
         if deadline <= self.elapsed {
-            // Only the top level wraps: its slots also hold entries beyond the wheel's
-            // range, so a slot "behind" the current one is one rotation ahead.
             debug_assert_eq!(level, S::LEVELS - 1, "a lower level wrapped");
             deadline = deadline.saturating_add(span);
         }
@@ -339,8 +284,7 @@ impl Levels {
         })
     }
 
-    /// Empties a slot and returns its list, every entry already marked `UNLINKED`; walk it
-    /// with [`Levels::next_taken`].
+    /// Empties a slot and returns its list; walk it with [`Levels::next_taken`].
     pub(crate) fn take_slot<S: Slab>(&mut self, storage: &S, expiration: &Expiration) -> Index {
         let (level, slot) = (expiration.level, expiration.slot);
         // SAFETY: as in `insert`.
@@ -372,13 +316,9 @@ impl Levels {
         self.firsts[slot] = !grains;
     }
 
-    /// The offset bound of a level-0 slot in nanoseconds, if it has one and the driver is
-    /// to look at the slot before its tick: at or after the offset of each of its entries
-    /// that is not cancelled, by less than a grain. A sparse slot is looked at so (see
-    /// "Sparse slots"); a dense one only with `early_looks` (see "Early looks").
+    /// A level-0 slot's bound in ns, if it is to be looked at before its tick.
     pub(crate) fn first_look(&self, slot: usize, grain: Grain, early_looks: bool) -> Option<u32> {
-        // Without `std` early looks are off (see `Wheel::with_early_looks`): a constant
-        // here, so that firmware carries none of their code.
+        // A constant without `std`: firmware carries no early-look code.
         let early_looks = cfg!(feature = "std") && early_looks;
         let bound = self.bound(slot);
         let look = early_looks || self.counts[slot] <= SPARSE;
@@ -391,8 +331,7 @@ impl Levels {
         (0..S::LEVELS - 1).all(|level| unsafe { storage.heads().occupied(level) } == 0)
     }
 
-    /// The first entry of each non-empty slot of the top level, to walk each along
-    /// `slot_next` (the lists are not changed meanwhile: the caller holds the levels).
+    /// The first entry of each non-empty top-level slot.
     pub(crate) fn top_lists<'s, S: Slab>(
         &self,
         storage: &'s S,
@@ -411,14 +350,13 @@ impl Levels {
         })
     }
 
-    /// The first entry of a level-0 slot (`NIL` if empty), to walk it along `slot_next`.
+    /// The first entry of a level-0 slot (`NIL` if empty).
     pub(crate) fn level0_head<S: Slab>(&self, storage: &S, slot: usize) -> Index {
         // SAFETY: as in `insert`.
         unsafe { storage.heads().get(0, slot) }
     }
 
-    /// Tightens a level-0 slot's offset bound after a walk found `first`, the least offset
-    /// of its entries that are not cancelled (`u32::MAX`: none; see "Sparse slots").
+    /// Sets a level-0 slot's bound after a walk: `first` is its least live offset.
     pub(crate) fn set_first<S: Slab>(
         &mut self,
         storage: &S,
@@ -432,8 +370,7 @@ impl Levels {
         }
     }
 
-    /// The entry after `index` in a list returned by [`Levels::take_slot`]; marks `index`
-    /// unlinked.
+    /// The entry after `index` in a [`Levels::take_slot`] list; marks `index` unlinked.
     pub(crate) fn next_taken<S: Slab>(storage: &S, index: Index) -> Index {
         let entry = storage.entry(index);
         let next = entry.slot_next.load(Relaxed);

@@ -1,16 +1,9 @@
-//! Entry indices as the wheel stores them: shifted so that a list's end reads as zero.
+//! Entry indices, stored biased so that a new wheel is all zero bytes (`.bss`).
 //!
-//! A new wheel's image must be all zero bytes, so that a `static` wheel sits in `.bss`.
-//! The commonest initial values are `NIL` and `UNLINKED`, so every stored index is biased.
-//!
-//! * A [`Link<BIAS>`] holds `index + BIAS`, wrapping. That is a bijection on `u32`, so
-//!   loads, stores and compare-and-swaps work on the stored values unchanged.
-//! * [`NIL_ZERO`] (bias 1): `NIL` (`u32::MAX`) is stored as 0. Used by heads,
-//!   `slot_next`, `cancel_link` and the driver's own lists.
-//! * [`UNLINKED_ZERO`] (bias 2): `UNLINKED` (`u32::MAX - 1`) is stored as 0 and `NIL` as 1.
-//!   Used by `slot_prev`, which starts out on no list.
-//! * Indices keep their meaning everywhere else (0 is the first entry). Only the stored
-//!   form changes.
+//! * A [`Link<BIAS>`] holds `index + BIAS`, wrapping: a bijection, so loads, stores and
+//!   compare-and-swaps work on stored values unchanged.
+//! * [`NIL_ZERO`] (bias 1) stores `NIL` as 0: heads, `slot_next`, `cancel_link`, the
+//!   driver's lists. [`UNLINKED_ZERO`] (bias 2) stores `UNLINKED` as 0: `slot_prev`.
 
 use crate::sync::{AtomicU32, Ordering};
 
@@ -35,14 +28,12 @@ const fn decode<const BIAS: u32>(stored: u32) -> Index {
     stored.wrapping_sub(BIAS)
 }
 
-/// An atomic entry index, stored biased by `BIAS` (see the module docs); it starts out as
-/// the index whose stored form is zero.
+/// An atomic entry index, stored biased by `BIAS`.
 pub(crate) struct Link<const BIAS: u32>(AtomicU32);
 
 impl<const BIAS: u32> Link<BIAS> {
     crate::sync::const_fn! {
-        /// A link holding `-BIAS` (wrapping): `NIL` for [`NIL_ZERO`], `UNLINKED` for
-        /// [`UNLINKED_ZERO`]; all zero bytes.
+        /// A link stored as zero.
         pub(crate) fn new() -> Self {
             Self(AtomicU32::new(0))
         }
@@ -63,8 +54,7 @@ impl<const BIAS: u32> Link<BIAS> {
         decode::<BIAS>(self.0.swap(encode::<BIAS>(index), order))
     }
 
-    /// A read-modify-write that changes nothing: the value, ordered with every other
-    /// read-modify-write of the link.
+    /// A read-modify-write that changes nothing, ordered with the link's others.
     #[inline(always)]
     pub(crate) fn read_modify(&self, order: Ordering) -> Index {
         decode::<BIAS>(self.0.fetch_or(0, order))
@@ -109,8 +99,7 @@ impl<const BIAS: u32> Link<BIAS> {
     }
 }
 
-/// An entry index owned by one thread (the driver's), stored as `index + 1` so that it
-/// starts out `NIL` as zero bytes.
+/// An entry index owned by the driver, stored as `index + 1`.
 #[derive(Clone, Copy)]
 pub(crate) struct PlainLink(u32);
 

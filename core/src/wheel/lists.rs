@@ -1,32 +1,20 @@
-//! The lock-free lists that hand entries between threads: free lists and inboxes.
+//! The lock-free lists that hand entries between threads: Treiber stacks of indices,
+//! through `slot_next` (free list, arm inbox) or `cancel_link` (cancel inbox).
 //!
-//! Both are Treiber stacks of entry indices, linked through a field of the entries:
-//! `slot_next` for the free list and the arm inbox, `cancel_link` for the cancel inbox.
-//!
-//! * [`FreeList`]: one per shard (see `shards`). Any thread pushes and pops. The driver
-//!   pushes one turn's reclaimed entries as one chain.
+//! * [`FreeList`]: one per shard; any thread pushes (a chain at once) and pops.
 //! * [`Fresh`]: a bump counter of entries never used yet, shared by all shards.
-//! * A pop reads the head's successor, then swings the head past it. A head popped and
-//!   pushed back meanwhile (ABA) would let a stale successor in.
-//! * So a free list's head packs the index with a tag. Every successful operation
-//!   increments the tag, so a compare-and-swap against a stale tag fails.
+//! * A pop reads the head's successor, then swings the head past it. Against ABA, a free
+//!   list's head packs a tag that every successful operation increments:
 //!
 //!   | bits (64-bit targets) | bits (32-bit targets) | field |
 //!   |-----------------------|-----------------------|-------|
 //!   | 0..32                 | 0..16                 | index + 1 (0: empty)  |
 //!   | 32..64                | 16..32                | tag   |
 //!
-//! * The tag makes ABA unlikely, not impossible. A pop that stalls across a multiple of
-//!   2<sup>32</sup> (64-bit) or 2<sup>16</sup> (32-bit) operations on its list, with the
-//!   same entry back at the head, installs a stale successor.
-//! * [`Inbox`]: any thread pushes. The driver takes everything at once with a swap.
-//! * [`Inbox::unpush`] is the one other removal: the pushing thread takes its entry back
-//!   while it is still the head.
-//! * An inbox needs no tag. An entry is pushed once per life, only by its owner, who alone
-//!   unpushes it. If the head reads `index` at the compare-and-swap, no take happened
-//!   since the push.
-//! * Pushes and unpushes of other entries above it never write its link. So the successor
-//!   an unpush installs is the one its push wrote. The head is a bare index.
+//! * ABA stays possible for a pop stalled across a multiple of 2<sup>32</sup> (2<sup>16</sup>
+//!   on 32-bit) operations, with the same entry back at the head.
+//! * [`Inbox`]: any thread pushes; the driver takes all with a swap; the entry's owner may
+//!   [`Inbox::unpush`] it while it is the head. No tag: an entry is pushed once per life.
 
 use crate::sync::{AtomicU32, AtomicUsize, Ordering};
 use crate::wheel::entry::{Entry, Index, NIL, NextLink, Slab};
@@ -34,8 +22,7 @@ use crate::wheel::entry::{Entry, Index, NIL, NextLink, Slab};
 const INDEX_BITS: u32 = usize::BITS / 2;
 const INDEX_MASK: usize = (1 << INDEX_BITS) - 1;
 
-/// The head word of `index` (stored as `index + 1`, so that an empty list, `NIL`, is all
-/// zero bits: see `link`) and `tag`.
+/// The head word of `index` (as `index + 1`: `NIL` is 0) and `tag`.
 #[inline]
 fn pack(index: Index, tag: usize) -> usize {
     let stored = index.wrapping_add(1) as usize;
@@ -63,12 +50,7 @@ impl FreeList {
         }
     }
 
-    /// Takes an entry for exclusive use, with its index, or `None` when this list is
-    /// empty. Always inlined on 64-bit targets, as are the pushes: the arm and release
-    /// paths then look each entry up once (a call per list operation was a measurable share
-    /// of an arm and a release where the compiler did not inline it by itself: see
-    /// docs/benchmarks.md, "Notes from the source"). Left to the compiler on 32-bit
-    /// microcontrollers, where copies cost flash.
+    /// Takes an entry for exclusive use, or `None` when empty.
     #[cfg_attr(target_pointer_width = "64", inline(always))]
     pub(crate) fn pop<'s, S: Slab>(&self, storage: &'s S) -> Option<(Index, &'s Entry)> {
         let mut head = self.head.load(Ordering::Acquire);
@@ -77,8 +59,7 @@ impl FreeList {
             if index == NIL {
                 return None;
             }
-            // A stale read (the head was popped meanwhile) is harmless: the tag has moved
-            // on, so the compare-and-swap below fails.
+            // A stale read is harmless: the tag moved on, so the CAS fails.
             let entry = storage.entry(index);
             let next = entry.slot_next.load(Ordering::Relaxed);
             match self.head.compare_exchange_weak(
@@ -88,7 +69,6 @@ impl FreeList {
                 Ordering::Acquire,
             ) {
                 Ok(_) => {
-                    // The next pop reads the new head's link: fetch it now.
                     if next != NIL {
                         crate::wheel::entry::prefetch(storage.entry(next));
                     }
@@ -99,16 +79,13 @@ impl FreeList {
         }
     }
 
-    /// Returns an entry (`entry`, at `index`) the caller owned exclusively and has
-    /// recycled.
+    /// Returns a recycled entry the caller owned alone.
     #[cfg_attr(target_pointer_width = "64", inline(always))]
     pub(crate) fn push(&self, index: Index, entry: &Entry) {
         self.push_chain(index, entry);
     }
 
-    /// Returns a chain of entries the caller owned exclusively and has recycled, linked
-    /// through `slot_next` from index `first` to the entry `last`, with one
-    /// compare-and-swap.
+    /// Returns a chain of recycled entries the caller owned alone, `first` to `last`.
     #[cfg_attr(target_pointer_width = "64", inline(always))]
     pub(crate) fn push_chain(&self, first: Index, last: &Entry) {
         let mut head = self.head.load(Ordering::Relaxed);
@@ -129,8 +106,7 @@ impl FreeList {
     }
 }
 
-/// A bump counter over the entries never used yet, shared by every shard: the slab is
-/// touched (and a growable one grows) only when no shard has a free entry.
+/// A bump counter over the entries never used yet.
 pub(crate) struct Fresh {
     next: AtomicU32,
 }
@@ -142,16 +118,14 @@ impl Fresh {
         }
     }
 
-    /// Takes up to `want` consecutive untouched entries (at least one), as the first and
-    /// how many; `None` when the storage is full, or when it would have to grow and `grow`
-    /// is false.
+    /// Takes 1 to `want` consecutive untouched entries: the first and how many. `None`
+    /// when full, or when it would have to grow and `grow` is false.
     pub(crate) fn pop_block<S: Slab>(
         &self,
         storage: &S,
         want: u32,
         grow: bool,
     ) -> Option<(Index, u32)> {
-        // Whether `index` is usable: held already, or (`grow`) made so.
         let usable =
             |index: Index| (grow || (index as usize) < storage.usable()) && storage.reserve(index);
         let mut fresh = self.next.load(Ordering::Relaxed);
@@ -164,8 +138,7 @@ impl Fresh {
             while count < want && usable(fresh + count) {
                 count += 1;
             }
-            // Release: publishes the storage `reserve` made usable (a growable segment)
-            // to `touched`'s readers, which reach these entries by index, through no list.
+            // Release: publishes `reserve`'s segment to `touched`'s readers.
             match self.next.compare_exchange_weak(
                 fresh,
                 fresh + count,
@@ -178,9 +151,7 @@ impl Fresh {
         }
     }
 
-    /// How many entries were ever handed out (the high-water mark of the slab). Every
-    /// entry below it may be reached by index: the Acquire pairs with `pop_block`'s
-    /// Release, after which the storage holds them (a growable segment is installed).
+    /// How many entries were ever handed out; each may be reached by index (Acquire).
     pub(crate) fn touched(&self) -> Index {
         self.next.load(Ordering::Acquire)
     }
@@ -198,13 +169,8 @@ impl Inbox {
         }
     }
 
-    /// Pushes `index`; returns `true` when the inbox was empty before.
-    ///
-    /// AcqRel: the push takes part in the handshake with the driver (see `Wheel`, "Waking
-    /// the driver"): if it comes after the driver's [`Inbox::check`] in the head's
-    /// modification order, it acquires the plan the driver published before that check.
-    ///
-    /// `link` is the entry's field this inbox threads through.
+    /// Pushes `index` through its `link`; returns whether the inbox was empty. AcqRel: a
+    /// push after the driver's [`Inbox::check`] acquires the plan published before it.
     #[cfg_attr(target_pointer_width = "64", inline(always))]
     pub(crate) fn push(&self, link: &NextLink, index: Index) -> bool {
         let mut head = self.head.load(Ordering::Relaxed);
@@ -220,23 +186,14 @@ impl Inbox {
         }
     }
 
-    /// Takes `index` back off the inbox if it is still the head: the driver never saw it.
-    /// Returns whether it did; then the caller owns the entry as before its push. `link`
-    /// is the entry's field this inbox threads through.
-    ///
-    /// Only the thread that owns the entry (the one that pushed it, or its deadline moved
-    /// since) may call this, once per push (see the module docs for why no tag is needed).
-    ///
-    /// AcqRel: the compare-and-swap continues the release sequence of the pushes below
-    /// the entry, so the driver's Acquire swap still sees their entries, and it is ordered
-    /// with [`Inbox::check`] like a push.
+    /// Takes `index` back if still the head (its owner only, once per push). AcqRel: keeps
+    /// the release sequence of the pushes below, ordered with [`Inbox::check`].
     #[cfg_attr(target_pointer_width = "64", inline(always))]
     pub(crate) fn unpush(&self, link: &NextLink, index: Index) -> bool {
         if self.head.load(Ordering::Relaxed) != index {
             return false;
         }
-        // The entry's own link: written by its push, and unchanged since while it is on the
-        // inbox (only a push of this entry writes it).
+        // Written by its push, unchanged while it is on the inbox.
         let next = link.load(Ordering::Relaxed);
         self.head
             .compare_exchange(index, next, Ordering::AcqRel, Ordering::Relaxed)
@@ -251,10 +208,8 @@ impl Inbox {
         self.head.swap(NIL, Ordering::Acquire)
     }
 
-    /// Whether the inbox is empty: the driver's side of the handshake. A read-modify-write
-    /// (that changes nothing), so that it is ordered with every push in the head's
-    /// modification order: either it sees a push, or the push sees what the driver
-    /// published before calling this (Release).
+    /// Whether the inbox is empty: the driver's side of the handshake, a read-modify-write
+    /// so that it sees a push, or the push sees what it published before (Release).
     pub(crate) fn check(&self) -> bool {
         self.head.read_modify(Ordering::AcqRel) == NIL
     }

@@ -1,23 +1,13 @@
-//! One free entry per thread, kept aside for the thread's next deadline.
+//! One free entry per thread, kept aside for its next deadline on a wheel with
+//! [`Wheel::with_thread_spares`](crate::Wheel::with_thread_spares): taken back with plain
+//! loads and stores, not a free list's pop.
 //!
-//! On a wheel with spares ([`Wheel::with_thread_spares`](crate::Wheel::with_thread_spares)),
-//! a thread keeps the entry it last freed in a thread-local slot. Its next arm takes it
-//! back with plain loads and stores, instead of a free list's pop.
-//!
-//! # Invariants
-//!
-//! * A slot holds at most one entry, of one wheel (by address). It is free, recycled, on
-//!   no list, and no other thread can reach it.
-//! * An arm takes the entry only for the wheel it came from.
-//! * A release keeps its entry unless the slot holds one of the same wheel already. Then
-//!   it frees the entry onto the free list, as without spares.
-//! * Keeping an entry gives back the one the slot held, if it was another wheel's. So a
-//!   thread that moves on to another wheel holds nothing of the first.
-//! * When the thread exits, the slot's destructor gives the entry back to its wheel.
-//! * So only a wheel that lives for the rest of the process may have spares: a `static`,
-//!   or one leaked on the heap. They are enabled through a `&'static` reference.
-//! * A kept entry reads as free in [`Wheel::occupied`](crate::Wheel::occupied), and is
-//!   on no free list. A fixed wheel lends at most one entry to each thread that used it.
+//! * A slot holds at most one entry, of one wheel (by address): free, recycled, on no
+//!   list, reachable by no other thread. An arm takes it only for that wheel.
+//! * A release keeps its entry unless the slot holds one of the same wheel already (then
+//!   it frees it as usual). Keeping gives back the slot's entry of another wheel.
+//! * At thread exit the entry goes back by the wheel's address: the wheel must never move.
+//! * A kept entry is not [`occupied`](crate::Wheel::occupied); each thread holds one at most.
 
 use core::cell::Cell;
 
@@ -26,19 +16,17 @@ use crate::wheel::entry::Index;
 /// An entry kept in a thread's slot.
 #[derive(Clone, Copy)]
 struct Kept {
-    /// The wheel's address.
     wheel: *const (),
     index: Index,
-    /// Returns the entry to the wheel's free list (typed by the wheel that kept it).
+    /// Typed by the wheel that kept the entry.
     give_back: unsafe fn(*const (), Index),
 }
 
 impl Kept {
     /// Returns the entry to its wheel's free list.
     fn give_back(self) {
-        // SAFETY: the wheel that kept the entry has spares, so it lives at this address
-        // for the rest of the process (`Wheel::with_thread_spares`'s contract),
-        // with the type `give_back` was made for. The entry is this thread's alone.
+        // SAFETY: a wheel with spares never moves (`with_thread_spares`), and `give_back`
+        // is typed for it; the entry is this thread's alone.
         unsafe { (self.give_back)(self.wheel, self.index) };
     }
 }
@@ -58,8 +46,7 @@ std::thread_local! {
     static SLOT: Slot = const { Slot(Cell::new(None)) };
 }
 
-/// Takes this thread's kept entry if it is `wheel`'s. `None` when the slot is empty,
-/// holds another wheel's entry, or is being destroyed (the thread is exiting).
+/// Takes this thread's kept entry if it is `wheel`'s (not while the thread exits).
 #[inline]
 pub(crate) fn take(wheel: *const ()) -> Option<Index> {
     SLOT.try_with(|slot| match slot.0.get() {
@@ -73,16 +60,13 @@ pub(crate) fn take(wheel: *const ()) -> Option<Index> {
     .flatten()
 }
 
-/// Keeps `index`, a free and recycled entry of `wheel` that this thread owns alone, and
-/// gives back the entry the slot held if it was another wheel's. Returns whether it kept
-/// it; if not (the slot holds an entry of `wheel` already, or the thread is exiting), the
-/// caller frees the entry as usual.
+/// Keeps `index` of `wheel`, giving back another wheel's entry. `false`: the caller frees
+/// it as usual.
 ///
 /// # Safety
 ///
-/// * `wheel` has spares (it lives at this address for the rest of the process), and
-///   `give_back(wheel, i)` returns entry `i` of it to its free list.
-/// * The caller owns the entry exclusively, free and recycled; keeping hands that over.
+/// * `wheel` has spares, and `give_back(wheel, i)` frees its entry `i`.
+/// * The caller owns the entry alone, free and recycled; keeping hands that over.
 #[inline]
 pub(crate) unsafe fn keep(
     wheel: *const (),

@@ -1,19 +1,11 @@
-//! Where a deadline starts: the reading at which its limit ends, whether a cap (a budget's
-//! instant) comes first, and the arm. What a deadline asks of the wheel at its first
-//! pending poll, in the wheel's terms; [`RawWheel`](crate::RawWheel) passes it on.
-//!
-//! One path for every start, in `u64` readings and spans: a relative deadline with no cap
-//! (most of them) takes it as a deadline at an instant or under a budget does, so that
-//! there is one definition to agree with the semantics, not one per case.
+//! Where a deadline starts, at its first pending poll: its end reading, any earlier cap
+//! (a budget's instant), and the arm; one path for all. Used by [`RawWheel`](crate::RawWheel).
 //!
 //! # Never
 //!
-//! A target at [`Reading::END`] never comes (the clock may read `END`, but nothing is due
-//! there): a span of [`BEYOND`] (`Duration::MAX`, or anything from `u64::MAX` ns on), an
-//! instant at `END`, or a relative limit that runs into it. So whatever the tick (on a
-//! wheel whose tick is over a second, `Duration::MAX` would be a countable one), such a
-//! limit holds no entry. A zero span has passed at any moment at or after its start, even
-//! at `END`.
+//! * A target at [`Reading::END`] never comes and holds no entry: a span of [`BEYOND`],
+//!   an instant at `END`, or a relative limit that runs into it.
+//! * A zero span has passed at any moment at or after its start, even at `END`.
 
 use core::task::Waker;
 
@@ -23,14 +15,12 @@ use super::storage::Storage;
 use crate::clock::Clock;
 use crate::time::{BEYOND, Due, Reading};
 
-/// The outcome of a deadline's first pending poll, and the requested span (the
-/// deadline's own: its span, or from the start to its instant).
+/// The outcome of a deadline's first pending poll, its own span, and whether the cap won.
 #[doc(hidden)]
 #[derive(Debug)]
 pub struct Started {
     pub(crate) outcome: Outcome,
     pub(crate) requested: u64,
-    /// Whether the cap was earlier than the deadline's own limit, and is used.
     pub(crate) capped: bool,
 }
 
@@ -39,18 +29,16 @@ pub struct Started {
 pub(crate) enum Outcome {
     /// The deadline had already passed.
     Passed,
-    /// Armed on the wheel, in the entry of this index; `true` when the drivers must be
-    /// woken, which the deadline does once it holds the handle (see `Wheel::arm`).
+    /// Armed in this entry; `true`: wake the drivers once holding the handle.
     Armed(Index, bool),
-    /// The wheel is full: the deadline checks the clock on each poll until it passes.
+    /// The wheel is full: the deadline checks the clock on each poll.
     Full(Reading),
     /// Beyond any reading: it never fires.
     Never,
 }
 
 impl<C: Clock, S: Storage> Wheel<C, S> {
-    /// The reading at which `due` ends, started at `now` (`None`: never, see the module
-    /// docs), and the span it stands for.
+    /// The reading `due` ends at, started at `now` (`None`: never), and its span.
     #[inline(always)]
     pub(crate) fn resolve(&self, due: Due, now: Reading) -> (Option<Reading>, u64) {
         match due {
@@ -65,8 +53,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         }
     }
 
-    /// Starts a deadline due at `due`, bounded by `cap` if that is earlier, from the
-    /// clock's reading now.
+    /// Starts a deadline due at `due`, or at `cap` if earlier, from the clock's reading.
     #[inline]
     pub(crate) fn start(&self, due: Due, cap: Option<Reading>, waker: &Waker) -> Started {
         let now = self.now();

@@ -1,10 +1,7 @@
 //! What a wheel has done: counts kept by the driver, readable from any thread.
 //!
-//! * Only the driver role's holder writes the counters, with a plain load and store (no
-//!   read-modify-write). So they cost the arm and cancel paths nothing.
-//! * Two are exceptions. `degraded_polls` is counted on the degraded path, slow anyway.
-//! * `ready_without_arming` is counted only with the `count-ready` feature, since it puts
-//!   a shared atomic on a ready future's fast path.
+//! * Only the driver writes the counters, by plain load and store, except
+//!   `degraded_polls` (degraded path) and `ready_without_arming` (`count-ready` only).
 
 use core::fmt;
 
@@ -16,31 +13,22 @@ use crate::sync::{AtomicUsize, Ordering};
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Stats {
-    /// Deadlines the driver took in from the arm inbox. A deadline released before any
-    /// turn took it in (most short-lived ones) is taken back by its own thread and counted
-    /// neither here nor in `cancelled`: counting it would put a shared atomic on the arm
-    /// path.
+    /// Deadlines the driver took in. One released before that (most short-lived ones)
+    /// counts neither here nor in `cancelled`.
     pub armed: usize,
     /// Deadlines that fired.
     pub fired: usize,
-    /// Deadlines released before they fired (completed or dropped) after the driver took
-    /// them in, reclaimed by the driver.
+    /// Deadlines released unfired after the driver took them in.
     pub cancelled: usize,
     /// Deadlines whose inner future was ready at its first poll, so nothing was armed.
-    /// Counted only with the `count-ready` feature (it would add a shared atomic to the
-    /// fast path); `None` without it.
+    /// `None` without the `count-ready` feature.
     pub ready_without_arming: Option<usize>,
-    /// How late deadlines fired, in whole ticks after the tick of their deadline (the first
-    /// tick boundary at or after it) as the driver saw it: `[0, 1, 2, 3 or more]`. A
-    /// deadline fired at its own time, before that boundary, counts as 0.
+    /// How many whole ticks late deadlines fired, after their tick's boundary:
+    /// `[0, 1, 2, 3 or more]`.
     pub lateness: [usize; 4],
     /// Polls that found the wheel full and fell back to checking the clock.
     pub degraded_polls: usize,
-    /// Entries the slab has ever handed out. With `std`, each thread's shard takes
-    /// untouched entries in blocks (16 on 64-bit targets, whole 128-byte pairs of lines;
-    /// fewer on a small `Fixed` wheel), and a shard takes a block of its own before another
-    /// shard's freed entries: this can exceed the most entries ever in use at once by a
-    /// block or more per shard in use.
+    /// Entries ever handed out (taken in blocks per shard with `std`).
     pub high_water: usize,
     /// Entries in use now (armed, or released and not yet reclaimed).
     pub occupied: usize,
@@ -66,7 +54,6 @@ impl fmt::Display for Stats {
     }
 }
 
-/// The live counters inside a wheel.
 pub(crate) struct Counters {
     armed: AtomicUsize,
     fired: AtomicUsize,
@@ -77,7 +64,7 @@ pub(crate) struct Counters {
     ready: AtomicUsize,
 }
 
-/// Adds one, for a counter that only the driver writes.
+/// Adds one to a counter only the driver writes.
 #[inline]
 fn bump(counter: &AtomicUsize) {
     counter.store(
@@ -106,28 +93,23 @@ impl Counters {
         }
     }
 
-    /// Driver only.
     pub(crate) fn armed(&self) {
         bump(&self.armed);
     }
 
-    /// Driver only.
     pub(crate) fn fired(&self, late_ticks: u64) {
         bump(&self.fired);
         bump(&self.lateness[late_ticks.min(3) as usize]);
     }
 
-    /// Driver only.
     pub(crate) fn cancelled(&self) {
         bump(&self.cancelled);
     }
 
-    /// Any thread.
     pub(crate) fn degraded_poll(&self) {
         self.degraded_polls.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// Any thread, on the ready fast path.
     #[cfg(feature = "count-ready")]
     pub(crate) fn ready(&self) {
         self.ready.fetch_add(1, Ordering::Relaxed);

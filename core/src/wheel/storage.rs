@@ -1,8 +1,7 @@
-//! Where a wheel keeps its entries: [`Fixed`] (an inline array, `no_std`) or [`Growable`]
-//! (segments allocated on demand, with `alloc`).
+//! Where a wheel keeps its entries: [`Fixed`] (inline, `no_std`) or [`Growable`].
 //!
-//! Entries never move once they exist: an index stays valid for the wheel's whole life,
-//! which is what lets other threads reach an entry by index without a lock.
+//! * Entries never move: an index stays valid for the wheel's life.
+//! * With shards, entries go out in blocks of whole 128-byte pairs of lines.
 
 use crate::sync::Padded;
 use crate::wheel::entry::{Entry, Index, Slab};
@@ -16,43 +15,32 @@ use crate::wheel::heads::{Heads, IndexWidth};
 )]
 pub trait Storage: Slab {}
 
-/// Where the blocks of untouched entries shards take start: a 128-byte boundary, a pair
-/// of cache lines (which adjacent-line prefetching fetches together).
+/// Where blocks start: a pair of cache lines.
 const SEGMENT_ALIGN: usize = 128;
 
-/// Untouched entries a shard takes at once from a storage with room for many: at least 8,
-/// and whole 128-byte pairs of lines, so that the entries of two shards are not even
-/// fetched together. 16 entries of 40 bytes, 640 bytes, on 64-bit targets; one without
-/// shards.
+/// Untouched entries a shard takes at once from a large storage (one without shards).
 #[cfg(not(punctual_loom))]
 const BLOCK: u32 = if crate::wheel::shards::SHARDS > 1 {
     block_of(size_of::<Entry>())
 } else {
     1
 };
-/// Under loom an entry's size says nothing about lines: a small block, as models need.
+/// A small block, as loom models need.
 #[cfg(punctual_loom)]
 const BLOCK: u32 = 8;
 
-/// The smallest number of `size`-byte entries, at least 8, that fills whole pairs of
-/// lines.
+/// The fewest `size`-byte entries, at least 8, that fill whole pairs of lines.
 #[cfg_attr(punctual_loom, allow(dead_code))]
 const fn block_of(size: usize) -> u32 {
     let (mut a, mut b) = (size, SEGMENT_ALIGN);
     while b != 0 {
         (a, b) = (b, a % b);
     }
-    // `SEGMENT_ALIGN / gcd` entries fill `size / gcd` whole pairs.
     let pair = SEGMENT_ALIGN / a;
     (pair * 8_usize.div_ceil(pair)) as u32
 }
 
-/// The block of a [`Fixed`] storage of `n` entries: [`BLOCK`], but no more than a
-/// `2 · SHARDS`-th of the storage, and at least one. A block in flight to a shard's free
-/// list (taken, not yet pushed) is invisible to other threads for that moment, so one of
-/// them that finds the storage exhausted then runs its deadline degraded for one poll (it
-/// tries again at the next, which it asks for at once); small storages, where that is a
-/// large share of the entries, take one at a time as before.
+/// A [`Fixed`] storage's block: [`BLOCK`], at most `n / (2·SHARDS)`, at least one.
 const fn fixed_block(n: usize) -> u32 {
     let share = n / (2 * crate::wheel::shards::SHARDS);
     if share == 0 {
@@ -64,9 +52,7 @@ const fn fixed_block(n: usize) -> u32 {
     }
 }
 
-/// The largest number of entries a wheel may hold: indices are 32-bit on 64-bit targets
-/// and 16-bit on others (so that an index and its ABA tag fit one pointer-sized atomic),
-/// less the list sentinels.
+/// The most entries a wheel holds: an index is half a pointer, less the sentinels.
 pub(crate) const MAX_ENTRIES: usize = if usize::BITS >= 64 {
     (u32::MAX - 2) as usize
 } else {
@@ -75,18 +61,11 @@ pub(crate) const MAX_ENTRIES: usize = if usize::BITS >= 64 {
 
 /// A fixed-capacity storage of `N` entries, inline in the wheel: no allocation ever.
 ///
-/// `W` is the width of the levels' slot heads, which this storage keeps: `u32` by default,
-/// `u8` for at most 255 entries, `u16` for at most 65 535. The narrower the width, the
-/// smaller the wheel (384 slot heads: 384 bytes as `u8`, 1 536 as `u32`); behaviour is the
-/// same at every width.
+/// `W` is the width of the slot heads: `u32` (default), `u8` (at most 255 entries) or
+/// `u16` (at most 65 535). Narrower is smaller (384 heads: 384 bytes as `u8`).
 ///
-/// `L` is the number of levels of 64 slots, 2 to 6 (the default): the wheel's range is
-/// 64<sup>`L`</sup> ticks, 2<sup>36</sup> with 6 levels (2.2 years at 1 ms), 2<sup>24</sup>
-/// with 4 (4.6 hours at 1 ms), and each level costs 64 slot heads. Deadlines beyond the
-/// range wait at the top level and are placed again each time their slot comes up (once
-/// per rotation of the top level): they never fire early, and cost the driver one turn
-/// per rotation. Behaviour is otherwise the same at every level count. A wheel of 8
-/// entries on a 32-bit microcontroller, with byte-wide heads and 4 levels:
+/// `L` is the number of levels, 2 to 6 (default): the range is 64<sup>`L`</sup> ticks
+/// (2.2 years at 1 ms with 6); beyond it deadlines cost a turn per rotation. For example:
 ///
 /// ```
 /// use std::time::Duration;
@@ -96,29 +75,21 @@ pub(crate) const MAX_ENTRIES: usize = if usize::BITS >= 64 {
 /// assert_eq!(SMALL.capacity(), 8);
 /// ```
 ///
-/// When all `N` entries are in use, further deadlines run *degraded* (see
-/// [`Deadline`](crate::Deadline)): they never fire early and never lose a wakeup, but they
-/// look at the clock once a tick instead of waiting for their fire. A deadline dropped (or an idle timeout
-/// re-armed) after the driver took its entry in keeps the entry in use until the driver's
-/// next turn reclaims it; one dropped before that is free again at once.
-///
-/// With `std`, a thread takes untouched entries a block at a time (up to 16, and no more
-/// than a sixteenth of `N`), so that two threads' entries do not share cache lines. A
-/// block is invisible to other threads for the moment it is being taken: a thread that
-/// then finds every other entry in use runs its deadline degraded for one poll, and arms
-/// it at the next, which it asks for at once.
+/// With all `N` entries in use, further deadlines run *degraded*
+/// ([`Deadline`](crate::Deadline)), checking the clock once a tick. A deadline dropped
+/// after the driver took its entry in holds it until the driver's next turn. With `std`,
+/// threads take entries in blocks (up to 16, at most `N / 16`).
 ///
 /// # Panics
 ///
 /// Constructing a wheel with `N` above 65 534 (32-bit targets) or 2<sup>32</sup> - 3
 /// (64-bit), or above what `W` holds (255 for `u8`, 65 535 for `u16`), or with `L`
 /// outside 2 to 6, fails at compile time.
-// With shards, the entries start on a pair of lines, as the blocks shards take assume.
-// `repr(C)`: the entries first, where the alignment puts them.
+// With shards, the entries come first and start on a pair of lines, as blocks assume.
 #[cfg_attr(all(feature = "std", not(punctual_loom)), repr(C, align(128)))]
 pub struct Fixed<const N: usize, W: IndexWidth = u32, const L: usize = 6> {
     entries: [Entry; N],
-    /// Written by the driver at each insert: on lines of their own with `std`.
+    /// Written at each insert: lines of their own with `std`.
     heads: Padded<Heads<W, L>>,
 }
 
@@ -194,8 +165,7 @@ mod growable {
     use crate::sync::{AtomicPtr, AtomicUsize, Ordering};
     use crate::wheel::entry::{Entry, Index};
 
-    /// The layout of a segment of `len` entries: it starts on a [`SEGMENT_ALIGN`]
-    /// boundary, so that the [`BLOCK`]s shards take are whole pairs of lines.
+    /// A segment of `len` entries, on a [`SEGMENT_ALIGN`] boundary.
     fn segment_layout(len: usize) -> Layout {
         Layout::array::<Entry>(len)
             .and_then(|layout| layout.align_to(SEGMENT_ALIGN))
@@ -209,14 +179,12 @@ mod growable {
 
     /// Storage that grows on demand, in segments that double in size and never move.
     ///
-    /// Segment `s` holds entries `FIRST·(2^s − 1) .. FIRST·(2^(s+1) − 1)`, `FIRST = 64`. A
-    /// segment is allocated by the first arm that needs it (one allocation per doubling,
-    /// never one per deadline) and installed with a compare-and-swap; a thread that loses
-    /// the race frees its own copy. Nothing is freed before the wheel is dropped.
+    /// A segment is allocated by the first arm that needs it and installed by CAS; none is
+    /// freed before the wheel drops.
     pub struct Growable {
         segments: [AtomicPtr<Entry>; SEGMENTS],
         usable: AtomicUsize,
-        /// Written by the driver at each insert, away from the segments every arm reads.
+        /// Written at each insert: lines of their own.
         heads: Padded<Heads<u32, { crate::wheel::heads::MAX_LEVELS }>>,
     }
 
@@ -263,10 +231,8 @@ mod growable {
                 !base.is_null(),
                 "punctual: entry {index} of an unallocated segment"
             );
-            // SAFETY: a non-null segment pointer is an allocation of
-            // `segment_len(segment)` initialised entries, published with Release and read
-            // here with Acquire; `offset < segment_len(segment)` by `locate`; segments are
-            // freed only in `drop`, which has `&mut self`.
+            // SAFETY: a non-null segment holds `segment_len(segment)` initialised entries
+            // (Release/Acquire), `offset` is below that, and only `drop` frees it.
             unsafe { &*base.add(offset) }
         }
 
@@ -286,9 +252,7 @@ mod growable {
                 handle_alloc_error(layout);
             }
             for offset in 0..len {
-                // SAFETY: `offset < len`, within the allocation just made for `len`
-                // entries, suitably aligned (`SEGMENT_ALIGN` is a multiple of the
-                // entry's alignment, and entries are laid out as an array).
+                // SAFETY: `offset < len`, within the array allocation just made.
                 unsafe { fresh.add(offset).write(Entry::new()) };
             }
             match self.segments[segment].compare_exchange(
@@ -301,8 +265,7 @@ mod growable {
                     self.usable.fetch_add(len, Ordering::Relaxed);
                 }
                 Err(_) => {
-                    // SAFETY: `fresh` holds `len` entries initialised just above, allocated
-                    // with `segment_layout(len)`, and was never published.
+                    // SAFETY: initialised above with `segment_layout(len)`, never published.
                     unsafe { free_segment(fresh, len) };
                 }
             }
@@ -320,11 +283,9 @@ mod growable {
     ///
     /// # Safety
     ///
-    /// * `base` was allocated by `reserve` with `segment_layout(len)`, all `len` entries
-    ///   are initialised, and nothing uses them any more.
+    /// * `base` has `len` initialised entries, unused, allocated with `segment_layout(len)`.
     unsafe fn free_segment(base: *mut Entry, len: usize) {
-        // SAFETY: by the caller's contract, `base..base + len` are initialised entries
-        // that nothing else uses, in an allocation of `segment_layout(len)`.
+        // SAFETY: the caller's contract.
         unsafe {
             ptr::drop_in_place(ptr::slice_from_raw_parts_mut(base, len));
             dealloc(base.cast(), segment_layout(len));
@@ -336,9 +297,7 @@ mod growable {
             for (segment, slot) in self.segments.iter_mut().enumerate() {
                 let base = slot.load(Ordering::Acquire);
                 if !base.is_null() {
-                    // SAFETY: published by `reserve`, which allocated it with
-                    // `segment_layout(segment_len(segment))` and initialised every entry;
-                    // `&mut self` means no one else uses it.
+                    // SAFETY: published by `reserve`, fully initialised; `&mut self`.
                     unsafe { free_segment(base, segment_len(segment)) };
                 }
             }
