@@ -264,7 +264,7 @@ impl<W: WheelRef> Timer<W> {
             }
             Outcome::Full(_) => {
                 self.wheel.get().count_degraded_poll();
-                if !self.wheel.get().park_degraded(cx.waker()) {
+                if !self.wheel.get().leave_degraded_waker(cx.waker()) {
                     cx.waker().wake_by_ref();
                 }
                 Poll::Pending

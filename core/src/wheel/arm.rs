@@ -160,7 +160,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     }
 
     /// Leaves a degraded deadline's waker for the next tick's turn; `false`: no place.
-    pub(crate) fn park_degraded(&self, waker: &Waker) -> bool {
+    pub(crate) fn leave_degraded_waker(&self, waker: &Waker) -> bool {
         let tick = self.ticks().floor(self.now());
         if !self.degraded_wakers.leave(waker, tick) {
             return false;

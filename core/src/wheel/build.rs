@@ -172,8 +172,9 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// use std::time::Duration;
     /// use punctual_core::{Growable, ManualClock, Wheel};
     ///
-    /// let wheel: &'static Wheel<ManualClock, Growable> =
-    ///     Wheel::growable(ManualClock::new(), Duration::from_millis(1)).leak();
+    /// static WHEEL: std::sync::OnceLock<&'static Wheel<ManualClock, Growable>> =
+    ///     std::sync::OnceLock::new();
+    /// let wheel = WHEEL.get_or_init(|| Wheel::growable(ManualClock::new(), Duration::from_millis(1)).leak());
     /// assert_eq!(wheel.occupied(), 0);
     /// ```
     #[cfg(feature = "alloc")]

@@ -36,7 +36,7 @@ pub trait RawWheel: Sync + sealed::Sealed {
     #[doc(hidden)]
     fn count_degraded_poll(&self);
     #[doc(hidden)]
-    fn park_degraded(&self, waker: &Waker) -> bool;
+    fn leave_degraded_waker(&self, waker: &Waker) -> bool;
     #[doc(hidden)]
     #[cfg(feature = "count-ready")]
     fn count_ready(&self);
@@ -95,8 +95,8 @@ impl<C: Clock, S: Storage> RawWheel for Wheel<C, S> {
         Wheel::count_degraded_poll(self);
     }
 
-    fn park_degraded(&self, waker: &Waker) -> bool {
-        Wheel::park_degraded(self, waker)
+    fn leave_degraded_waker(&self, waker: &Waker) -> bool {
+        Wheel::leave_degraded_waker(self, waker)
     }
 
     #[cfg(feature = "count-ready")]
