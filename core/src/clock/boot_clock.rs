@@ -3,8 +3,8 @@
 //! * Elsewhere, and under Miri, it reads `std::time::Instant`.
 
 use core::time::Duration;
-#[cfg(not(all(target_os = "linux", not(miri))))]
-use std::time::Instant;
+
+use super::counters::Boot;
 
 /// A clock that counts the time the system spent suspended (`CLOCK_BOOTTIME` on Linux),
 /// measured from the moment the clock was made.
@@ -36,12 +36,8 @@ use std::time::Instant;
 /// ```
 #[derive(Debug, Clone, Copy)]
 pub struct BootClock {
-    /// `CLOCK_BOOTTIME` ns when made: readings count from it.
-    #[cfg(all(target_os = "linux", not(miri)))]
-    origin_nanos: u64,
-    /// The moment the clock was made.
-    #[cfg(not(all(target_os = "linux", not(miri))))]
-    origin: Instant,
+    /// Counts from when the clock was made (directly on Linux: `counter_linux`).
+    counter: Boot,
 }
 
 impl BootClock {
@@ -52,10 +48,7 @@ impl BootClock {
     /// On Linux, if the kernel lacks `CLOCK_BOOTTIME` (before 2.6.39).
     pub fn new() -> Self {
         Self {
-            #[cfg(all(target_os = "linux", not(miri)))]
-            origin_nanos: boottime_nanos(),
-            #[cfg(not(all(target_os = "linux", not(miri))))]
-            origin: Instant::now(),
+            counter: Boot::new(),
         }
     }
 }
@@ -69,22 +62,8 @@ impl Default for BootClock {
 impl super::Clock for BootClock {
     #[inline]
     fn now(&self) -> Duration {
-        #[cfg(all(target_os = "linux", not(miri)))]
-        {
-            Duration::from_nanos(boottime_nanos().saturating_sub(self.origin_nanos))
-        }
-        #[cfg(not(all(target_os = "linux", not(miri))))]
-        {
-            self.origin.elapsed()
-        }
+        self.counter.elapsed()
     }
-}
-
-/// `CLOCK_BOOTTIME` in nanoseconds.
-#[cfg(all(target_os = "linux", not(miri)))]
-#[inline]
-fn boottime_nanos() -> u64 {
-    super::std_clock::clock_nanos(libc::CLOCK_BOOTTIME, "CLOCK_BOOTTIME")
 }
 
 #[cfg(test)]
@@ -112,20 +91,5 @@ mod tests {
         let before = clock.now();
         std::thread::sleep(Duration::from_millis(5));
         assert!(clock.now() - before >= Duration::from_millis(5));
-    }
-
-    #[test]
-    #[cfg(all(target_os = "linux", not(miri)))]
-    fn it_counts_from_clock_boottime() {
-        // The origin lies between two direct readings (`CLOCK_MONOTONIC`'s would not).
-        for _ in 0..1_000 {
-            let before = super::boottime_nanos();
-            let clock = BootClock::new();
-            let after = super::boottime_nanos();
-            assert!((before..=after).contains(&clock.origin_nanos));
-            let reading = clock.now();
-            let later = super::boottime_nanos();
-            assert!(Duration::from_nanos(later - clock.origin_nanos) >= reading);
-        }
     }
 }

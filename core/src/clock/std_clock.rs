@@ -9,6 +9,7 @@
 use core::time::Duration;
 use std::time::Instant;
 
+use super::counters::Monotonic;
 use crate::time::Reading;
 
 /// `std::time::Instant`'s clock (on Linux `CLOCK_MONOTONIC`, read directly), measured
@@ -23,50 +24,15 @@ use crate::time::Reading;
 #[derive(Debug, Clone, Copy)]
 pub struct StdClock {
     origin: Instant,
-    /// `CLOCK_MONOTONIC` ns just after `origin`: readings count from it.
-    #[cfg(target_os = "linux")]
-    origin_nanos: u64,
-    /// How far after `origin` `origin_nanos` may be.
-    #[cfg(target_os = "linux")]
-    slack: Duration,
+    /// Counts from `origin` (directly on Linux: `counter_linux`).
+    counter: Monotonic,
 }
 
 impl StdClock {
     /// A clock whose origin is now.
     pub fn new() -> Self {
-        #[cfg(target_os = "linux")]
-        {
-            /// A bracket this tight was not preempted.
-            const TIGHT: u64 = 1_000;
-            let bracket = || {
-                let before = monotonic_nanos();
-                let origin = Instant::now();
-                let after = monotonic_nanos();
-                (origin, after, after - before)
-            };
-            let mut best = bracket();
-            for _ in 1..4 {
-                if best.2 <= TIGHT {
-                    break;
-                }
-                let next = bracket();
-                if next.2 < best.2 {
-                    best = next;
-                }
-            }
-            let (origin, origin_nanos, slack) = best;
-            Self {
-                origin,
-                origin_nanos,
-                slack: Duration::from_nanos(slack),
-            }
-        }
-        #[cfg(not(target_os = "linux"))]
-        {
-            Self {
-                origin: Instant::now(),
-            }
-        }
+        let (origin, counter) = Monotonic::new();
+        Self { origin, counter }
     }
 
     /// A clock whose origin is `by` before now (or as far back as allowed), so that earlier
@@ -82,15 +48,10 @@ impl StdClock {
     /// ```
     pub fn backdated(by: Duration) -> Self {
         let mut clock = Self::new();
-        #[cfg(target_os = "linux")]
-        let by = by.min(Duration::from_nanos(clock.origin_nanos));
+        let by = by.min(clock.counter.max_backdate());
         if let Some(origin) = clock.origin.checked_sub(by) {
             clock.origin = origin;
-            #[cfg(target_os = "linux")]
-            {
-                // `by` is at most `origin_nanos` (above), and under 2^64 ns.
-                clock.origin_nanos -= by.as_nanos() as u64;
-            }
+            clock.counter.backdate(by);
         }
         clock
     }
@@ -104,14 +65,7 @@ impl StdClock {
     /// [`instant_of`](Self::instant_of) may err, always late: under a microsecond unless
     /// [`new`](Self::new) was preempted; zero off Linux.
     pub fn slack(&self) -> Duration {
-        #[cfg(target_os = "linux")]
-        {
-            self.slack
-        }
-        #[cfg(not(target_os = "linux"))]
-        {
-            Duration::ZERO
-        }
+        self.counter.slack()
     }
 
     /// The clock reading of `instant` ([`Reading::ZERO`] before the origin): a deadline
@@ -148,47 +102,8 @@ impl super::ClockInstant<StdClock> for Instant {
 impl super::Clock for StdClock {
     #[inline]
     fn now(&self) -> Duration {
-        #[cfg(target_os = "linux")]
-        {
-            Duration::from_nanos(monotonic_nanos().saturating_sub(self.origin_nanos))
-        }
-        #[cfg(not(target_os = "linux"))]
-        {
-            self.origin.elapsed()
-        }
+        self.counter.elapsed(self.origin)
     }
-}
-
-/// `CLOCK_MONOTONIC` in nanoseconds.
-#[cfg(target_os = "linux")]
-#[inline]
-fn monotonic_nanos() -> u64 {
-    clock_nanos(libc::CLOCK_MONOTONIC, "CLOCK_MONOTONIC")
-}
-
-/// A Linux clock counting from boot, in nanoseconds; panics (naming it `name`) on failure.
-#[cfg(target_os = "linux")]
-#[inline]
-pub(super) fn clock_nanos(clock: libc::clockid_t, name: &str) -> u64 {
-    let mut ts = core::mem::MaybeUninit::<libc::timespec>::uninit();
-    // SAFETY: `ts` is valid for a write; a failure (checked below) leaves it unread.
-    let rc = unsafe { libc::clock_gettime(clock, ts.as_mut_ptr()) };
-    assert_eq!(
-        rc,
-        0,
-        "punctual: clock_gettime({name}) failed: {}",
-        std::io::Error::last_os_error()
-    );
-    // SAFETY: `clock_gettime` succeeded, so it wrote the whole `timespec`.
-    let ts = unsafe { ts.assume_init() };
-    nanos_of(ts.tv_sec as u64, ts.tv_nsec as u64)
-}
-
-/// `secs` seconds and `nanos` nanoseconds, in nanoseconds (fits a `u64` for 584 years).
-#[cfg(target_os = "linux")]
-#[inline]
-fn nanos_of(secs: u64, nanos: u64) -> u64 {
-    secs.wrapping_mul(1_000_000_000).wrapping_add(nanos)
 }
 
 #[cfg(test)]
@@ -277,47 +192,5 @@ mod tests {
         let clock = StdClock::new();
         assert_eq!(clock.reading_of(before), Reading::ZERO);
         assert_eq!(clock.reading_of(clock.origin()), Reading::ZERO);
-    }
-
-    /// `CLOCK_MONOTONIC` as `Instant` holds it, parsed from its `Debug` output.
-    #[cfg(all(target_os = "linux", not(miri)))]
-    fn monotonic_of(instant: Instant) -> u64 {
-        let text = std::format!("{instant:?}");
-        let field = |name: &str| -> u64 {
-            let start = text
-                .find(name)
-                .unwrap_or_else(|| panic!("no {name} in Instant's Debug output: {text}"))
-                + name.len();
-            let digits: std::string::String = text[start..]
-                .chars()
-                .skip_while(|c| !c.is_ascii_digit())
-                .take_while(char::is_ascii_digit)
-                .collect();
-            digits.parse().expect("a number")
-        };
-        super::nanos_of(field("tv_sec"), field("tv_nsec"))
-    }
-
-    #[test]
-    #[cfg(all(target_os = "linux", not(miri)))]
-    fn direct_origin_is_within_slack_after_instant() {
-        for _ in 0..1_000 {
-            let clock = StdClock::new();
-            let origin = monotonic_of(clock.origin());
-            assert!(
-                clock.origin_nanos >= origin,
-                "direct origin before Instant's"
-            );
-            let gap = Duration::from_nanos(clock.origin_nanos - origin);
-            assert!(gap <= clock.slack(), "{gap:?} > slack {:?}", clock.slack());
-        }
-    }
-
-    #[test]
-    #[cfg(target_os = "linux")]
-    fn nanoseconds_carry_across_whole_seconds() {
-        assert_eq!(super::nanos_of(0, 999_999_999), 999_999_999);
-        assert_eq!(super::nanos_of(1, 0), 1_000_000_000);
-        assert_eq!(super::nanos_of(3, 5), 3_000_000_005);
     }
 }
