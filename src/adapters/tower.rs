@@ -18,7 +18,8 @@
 use core::time::Duration;
 
 pub use punctual_tower::{
-    BoxError, DEFAULT_STATUS, GrpcTimeout, OwnLimit, RequestTimeout, grpc_timeout,
+    BoxError, DEFAULT_STATUS, GrpcTimeout, OwnLimit, PropagateResponseFuture, RequestTimeout,
+    grpc_timeout,
 };
 
 use crate::DefaultWheel;

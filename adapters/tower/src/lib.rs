@@ -96,7 +96,9 @@ pub use http::{DEFAULT_STATUS, HttpDeadline, HttpDeadlineLayer, HttpResponseFutu
 #[cfg_attr(docsrs, doc(cfg(feature = "hyper")))]
 pub use hyper_timer::HyperTimer;
 pub use layer::{Deadline, DeadlineLayer, ResponseFuture};
-pub use propagate::{PropagateDeadline, PropagateDeadlineLayer, remaining_budget};
+pub use propagate::{
+    PropagateDeadline, PropagateDeadlineLayer, PropagateResponseFuture, remaining_budget,
+};
 #[cfg(feature = "retry")]
 #[cfg_attr(docsrs, doc(cfg(feature = "retry")))]
 pub use retry::WithinBudget;

@@ -1,15 +1,18 @@
 //! The client side of deadline propagation: [`PropagateDeadlineLayer`] writes what is left
 //! of the caller's budget into each outgoing request's `grpc-timeout` header.
 
+use core::future::Future;
+use core::pin::Pin;
 use core::task::{Context, Poll};
 use core::time::Duration;
 
 use http::Request;
-use punctual_core::{Budget, WheelRef};
+use pin_project_lite::pin_project;
+use punctual_core::{Budget, Elapsed, Reading, WheelRef};
 use tower_layer::Layer;
 use tower_service::Service;
 
-use crate::grpc_timeout;
+use crate::{BoxError, grpc_timeout};
 
 /// What is left of the budget in force on this thread, on `wheel`'s clock. `None` when no
 /// budget is in force for deadlines on that wheel: none at all, or one on another wheel.
@@ -30,14 +33,18 @@ use crate::grpc_timeout;
 /// # }
 /// ```
 pub fn remaining_budget<W: WheelRef>(wheel: W) -> Option<Duration> {
-    let mut wheel = wheel;
+    current_budget(wheel).map(|(_, left)| left)
+}
+
+/// The budget in force for deadlines on `wheel`, and what is left of it.
+fn current_budget<W: WheelRef>(mut wheel: W) -> Option<(Budget, Duration)> {
     wheel.choose();
     let budget = Budget::current()?;
     // A budget that never ends (`punctual::budget(Duration::MAX, ..)`) bounds nothing.
-    if budget.at() == punctual_core::Reading::END {
+    if budget.at() == Reading::END {
         return None;
     }
-    budget.remaining(&wheel)
+    Some((budget, budget.remaining(&wheel)?))
 }
 
 /// A [`Layer`] for outgoing HTTP requests (a hyper client, a tonic channel). It sets each
@@ -53,8 +60,17 @@ pub fn remaining_budget<W: WheelRef>(wheel: W) -> Option<Duration> {
 /// With no budget in force, the request goes out as it is. A `grpc-timeout` already on
 /// the request that asks for less is kept.
 ///
-/// Time on the network is not counted: the callee's clock starts when it receives the
-/// request, as in every gRPC implementation.
+/// # Margin and floor
+///
+/// What is written is what is left, less the [`margin`](Self::margin) (zero by default),
+/// rounded down to the header's precision: the callee never gets more time than the caller
+/// had left. Set a margin for the time a request spends on the network and in queues
+/// before the callee's clock starts, which gRPC does not count. A call with nothing left
+/// after the margin is not sent: its response future fails at once with the budget's
+/// [`Elapsed`], and the inner service is not called. No request leaves with a zero
+/// timeout.
+///
+/// Errors are boxed into [`BoxError`]: the inner service's own, or that `Elapsed`.
 ///
 /// ```
 /// use std::time::Duration;
@@ -78,6 +94,7 @@ pub fn remaining_budget<W: WheelRef>(wheel: W) -> Option<Duration> {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PropagateDeadlineLayer<W> {
     wheel: W,
+    margin: Duration,
 }
 
 impl<W: WheelRef + Default> PropagateDeadlineLayer<W> {
@@ -91,7 +108,45 @@ impl<W: WheelRef + Default> PropagateDeadlineLayer<W> {
 impl<W: WheelRef> PropagateDeadlineLayer<W> {
     /// A layer reading the budget for deadlines on `wheel`.
     pub fn on(wheel: W) -> Self {
-        Self { wheel }
+        Self {
+            wheel,
+            margin: Duration::ZERO,
+        }
+    }
+
+    /// Takes `margin` off what is left before it is written: the network's share of each
+    /// hop. A call with no more than `margin` left fails at once (see "Margin and floor").
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use punctual_tower::PropagateDeadlineLayer;
+    /// use tower::{ServiceBuilder, ServiceExt, service_fn};
+    ///
+    /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+    /// # async fn main() {
+    /// let client = ServiceBuilder::new()
+    ///     .layer(PropagateDeadlineLayer::<punctual::DefaultWheel>::new().margin(Duration::from_millis(20)))
+    ///     .service(service_fn(|req: http::Request<()>| async move {
+    ///         Ok::<_, std::convert::Infallible>(req.headers()["grpc-timeout"].clone())
+    ///     }));
+    /// let sent = punctual::budget(Duration::from_millis(300), client.clone().oneshot(http::Request::new(())))
+    ///     .await
+    ///     .unwrap()
+    ///     .unwrap();
+    /// assert_eq!(sent, "280000u");
+    ///
+    /// // 15 ms left, less the 20 ms margin: nothing to send, so the call fails at once.
+    /// let late = punctual::budget(Duration::from_millis(15), client.oneshot(http::Request::new(())))
+    ///     .await
+    ///     .unwrap()
+    ///     .unwrap_err();
+    /// assert!(late.downcast_ref::<punctual::Elapsed>().unwrap().is_budget());
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn margin(mut self, margin: Duration) -> Self {
+        self.margin = margin;
+        self
     }
 }
 
@@ -102,6 +157,7 @@ impl<S, W: WheelRef> Layer<S> for PropagateDeadlineLayer<W> {
         PropagateDeadline {
             inner,
             wheel: self.wheel,
+            margin: self.margin,
         }
     }
 }
@@ -111,6 +167,7 @@ impl<S, W: WheelRef> Layer<S> for PropagateDeadlineLayer<W> {
 pub struct PropagateDeadline<S, W> {
     inner: S,
     wheel: W,
+    margin: Duration,
 }
 
 impl<S, W> PropagateDeadline<S, W> {
@@ -128,20 +185,73 @@ impl<S, W> PropagateDeadline<S, W> {
 impl<S, W, B> Service<Request<B>> for PropagateDeadline<S, W>
 where
     S: Service<Request<B>>,
+    S::Error: Into<BoxError>,
     W: WheelRef,
 {
     type Response = S::Response;
-    type Error = S::Error;
-    type Future = S::Future;
+    type Error = BoxError;
+    type Future = PropagateResponseFuture<S::Future>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
-        self.inner.poll_ready(cx)
+        self.inner.poll_ready(cx).map_err(Into::into)
     }
 
     fn call(&mut self, mut req: Request<B>) -> Self::Future {
-        if let Some(left) = remaining_budget(self.wheel) {
-            grpc_timeout::write_at_most(req.headers_mut(), left);
+        if let Some((budget, left)) = current_budget(self.wheel) {
+            let sent = left.saturating_sub(self.margin);
+            if sent.is_zero() {
+                let elapsed = Elapsed::budget(budget.duration(), budget.name());
+                let state = Sent::Spent {
+                    elapsed: Some(elapsed),
+                };
+                return PropagateResponseFuture { state };
+            }
+            grpc_timeout::write_at_most(req.headers_mut(), sent);
         }
-        self.inner.call(req)
+        let state = Sent::Called {
+            inner: self.inner.call(req),
+        };
+        PropagateResponseFuture { state }
+    }
+}
+
+pin_project! {
+    /// The response future of [`PropagateDeadline`]: the inner service's, or the budget's
+    /// `Elapsed` at once for a call that had nothing left to send.
+    #[derive(Debug)]
+    #[must_use = "futures do nothing unless you `.await` or poll them"]
+    pub struct PropagateResponseFuture<F> {
+        #[pin]
+        state: Sent<F>,
+    }
+}
+
+pin_project! {
+    /// Whether the request went out.
+    #[project = SentProj]
+    #[derive(Debug)]
+    enum Sent<F> {
+        Called { #[pin] inner: F },
+        Spent { elapsed: Option<Elapsed> },
+    }
+}
+
+impl<F, R, E> Future for PropagateResponseFuture<F>
+where
+    F: Future<Output = Result<R, E>>,
+    E: Into<BoxError>,
+{
+    type Output = Result<R, BoxError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.project().state.project() {
+            SentProj::Called { inner } => inner.poll(cx).map_err(Into::into),
+            SentProj::Spent { elapsed } => {
+                let elapsed = elapsed
+                    .take()
+                    .expect("`PropagateResponseFuture` polled after completion");
+                Poll::Ready(Err(Box::new(elapsed)))
+            }
+        }
     }
 }

@@ -9,7 +9,9 @@ use http::{HeaderValue, Request, Response, StatusCode};
 use punctual::DefaultWheel;
 use punctual::prelude::*;
 use punctual_tower::grpc_timeout::parse;
-use punctual_tower::{HttpDeadlineLayer, PropagateDeadlineLayer};
+use punctual_tower::{BoxError, HttpDeadlineLayer, PropagateDeadlineLayer};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use tokio::time::Instant;
 use tower::{Layer, ServiceExt, service_fn};
 
@@ -17,7 +19,7 @@ const MS: Duration = Duration::from_millis(1);
 
 /// A client whose "network" hands back the `grpc-timeout` it was sent.
 fn echoing_client()
--> impl tower::Service<Request<()>, Response = Option<HeaderValue>, Error = Infallible, Future: Send>
+-> impl tower::Service<Request<()>, Response = Option<HeaderValue>, Error = BoxError, Future: Send>
 + Clone {
     PropagateDeadlineLayer::<DefaultWheel>::new().layer(service_fn(|req: Request<()>| async move {
         Ok::<_, Infallible>(req.headers().get("grpc-timeout").cloned())
@@ -57,17 +59,71 @@ async fn preset_grpc_timeout_kept_if_shorter_else_replaced() {
     }
 }
 
+/// A client that counts its calls and hands back the `grpc-timeout` it was sent.
+fn counting_client(
+    margin: Duration,
+) -> (
+    impl tower::Service<Request<()>, Response = Option<HeaderValue>, Error = BoxError>,
+    Arc<AtomicUsize>,
+) {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&calls);
+    let client = PropagateDeadlineLayer::<DefaultWheel>::new()
+        .margin(margin)
+        .layer(service_fn(move |req: Request<()>| {
+            counted.fetch_add(1, Ordering::SeqCst);
+            async move { Ok::<_, Infallible>(req.headers().get("grpc-timeout").cloned()) }
+        }));
+    (client, calls)
+}
+
 #[tokio::test(start_paused = true)]
-async fn a_spent_budget_sends_zero() {
-    let sent = punctual::budget(10 * MS, async {
+async fn a_spent_budget_fails_at_once_unsent() {
+    let (client, calls) = counting_client(Duration::ZERO);
+    let outcome = punctual::budget(10 * MS, async {
         // A blocking stretch that overruns the budget before the call is made.
         tokio::time::advance(20 * MS).await;
-        echoing_client().oneshot(Request::new(())).await.unwrap()
+        client.oneshot(Request::new(())).await
     })
     .await;
-    // The block's timer may see the budget first; if the call went out, it said 0.
-    if let Ok(sent) = sent {
-        assert_eq!(sent.unwrap(), "0n");
+    // The block's timer may see the budget first; if the call was made, it failed.
+    if let Ok(call) = outcome {
+        let elapsed = call.unwrap_err().downcast::<punctual::Elapsed>().unwrap();
+        assert!(elapsed.is_budget());
+    }
+    assert_eq!(
+        calls.load(Ordering::SeqCst),
+        0,
+        "a request left with no time"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_margin_is_taken_off_what_is_sent() {
+    let (client, calls) = counting_client(20 * MS);
+    let sent = punctual::budget(300 * MS, async {
+        tokio::time::sleep(100 * MS).await;
+        client.oneshot(Request::new(())).await.unwrap()
+    })
+    .await
+    .unwrap();
+    assert_eq!(sent.unwrap(), "180000u");
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test(start_paused = true)]
+async fn nothing_left_after_the_margin_fails_unsent() {
+    for margin in [100 * MS, 150 * MS] {
+        let (client, calls) = counting_client(margin);
+        let call = punctual::budget(100 * MS, client.oneshot(Request::new(())))
+            .named("lookup")
+            .await
+            .expect("the budget itself has not ended");
+        let elapsed = call.unwrap_err().downcast::<punctual::Elapsed>().unwrap();
+        assert!(elapsed.is_budget());
+        assert_eq!(elapsed.name(), Some("lookup"));
+        assert_eq!(elapsed.duration(), 100 * MS);
+        assert_eq!(calls.load(Ordering::SeqCst), 0, "margin {margin:?}");
     }
 }
 
