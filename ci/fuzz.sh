@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzzing, two targets in turn. cargo-fuzz (libFuzzer) on nightly, built with debug
+# Fuzzing, three targets in turn. cargo-fuzz (libFuzzer) on nightly, built with debug
 # assertions, overflow checks and AddressSanitizer; libFuzzer itself needs a C++ compiler.
 #
 # * `wheel` (fuzz/fuzz_targets/wheel.rs) decodes its input into arm / drop / complete /
@@ -8,6 +8,8 @@
 # * `grpc_timeout` (fuzz/fuzz_targets/grpc_timeout.rs) feeds any bytes to punctual-tower's
 #   `grpc-timeout` parser, which reads network input: it must not panic, must agree with a
 #   model of the wire format, and what the encoder writes must parse back to no more.
+# * `timeout_ms` (fuzz/fuzz_targets/timeout_ms.rs) does the same for the parser of Envoy's
+#   `x-envoy-expected-rq-timeout-ms` and Connect's `connect-timeout-ms`.
 #
 # Each runs for a fixed short time from its committed seed corpus (fuzz/corpus/<target>).
 # New inputs go to a scratch corpus (fuzz/corpus-work, ignored by git), a crash to
@@ -49,4 +51,5 @@ fuzz() {
 }
 fuzz wheel "$seconds" 512
 fuzz grpc_timeout "$parser_seconds" 64
+fuzz timeout_ms "$parser_seconds" 32
 exit "$status"

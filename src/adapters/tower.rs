@@ -19,7 +19,7 @@ use core::time::Duration;
 
 pub use punctual_tower::{
     BoxError, DEFAULT_STATUS, GrpcTimeout, OwnLimit, PropagateResponseFuture, RequestTimeout,
-    grpc_timeout,
+    TimeoutHeader, TimeoutHeaders, grpc_timeout, timeout_ms,
 };
 
 use crate::DefaultWheel;

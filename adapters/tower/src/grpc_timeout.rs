@@ -101,6 +101,25 @@ pub fn parse(value: &[u8]) -> Result<Duration, InvalidGrpcTimeout> {
 /// assert!(parse(value.as_bytes()).unwrap() <= Duration::from_nanos(123_456_789_999));
 /// ```
 pub fn encode(left: Duration) -> HeaderValue {
+    let (value, _, unit) = rounded(left);
+    let text = format!("{value}{unit}");
+    HeaderValue::try_from(text).expect("digits and an ASCII letter are a valid header value")
+}
+
+/// `left`, rounded down as [`encode`] writes it.
+pub(crate) fn round_down(left: Duration) -> Duration {
+    let (value, per, _) = rounded(left);
+    // At most eight digits of hours: within a `Duration`.
+    let nanos = value * per;
+    Duration::new(
+        u64::try_from(nanos / 1_000_000_000).unwrap_or(u64::MAX),
+        (nanos % 1_000_000_000) as u32,
+    )
+}
+
+/// The value, the nanoseconds per unit and the unit [`encode`] writes for `left`: the
+/// finest unit whose value has at most eight digits, rounded down.
+fn rounded(left: Duration) -> (u128, u128, char) {
     const UNITS: [(u128, char); 6] = [
         (1, 'n'),
         (1_000, 'u'),
@@ -110,13 +129,11 @@ pub fn encode(left: Duration) -> HeaderValue {
         (3_600_000_000_000, 'H'),
     ];
     let nanos = left.as_nanos();
-    let (value, unit) = UNITS
+    UNITS
         .iter()
-        .map(|&(per, unit)| (nanos / per, unit))
-        .find(|&(value, _)| value <= u128::from(MAX_VALUE))
-        .unwrap_or((u128::from(MAX_VALUE), 'H'));
-    let text = format!("{value}{unit}");
-    HeaderValue::try_from(text).expect("digits and an ASCII letter are a valid header value")
+        .map(|&(per, unit)| (nanos / per, per, unit))
+        .find(|&(value, ..)| value <= u128::from(MAX_VALUE))
+        .unwrap_or((u128::from(MAX_VALUE), 3_600_000_000_000, 'H'))
 }
 
 /// The timeout a request's headers ask for: the first `grpc-timeout` value, parsed.

@@ -16,7 +16,7 @@ use tower_service::Service;
 use crate::body::DeadlineBody;
 use crate::grpc_timeout::deadline_exceeded;
 use crate::limits::Limits;
-use crate::source::{GrpcTimeout, OwnLimit, RequestTimeout};
+use crate::source::{GrpcTimeout, OwnLimit, RequestTimeout, TimeoutHeaders};
 
 /// The status a timed-out request is answered with unless another is chosen:
 /// `504 Gateway Timeout`.
@@ -116,6 +116,43 @@ impl<W: WheelRef, T> HttpDeadlineLayer<W, T> {
     pub fn grpc_timeout(self) -> HttpDeadlineLayer<W, GrpcTimeout> {
         HttpDeadlineLayer {
             limits: self.limits.with_source(GrpcTimeout),
+            status: self.status,
+            bound_body: self.bound_body,
+        }
+    }
+
+    /// Also takes the shortest of the request's timeout headers (`grpc-timeout`, Envoy's
+    /// `x-envoy-expected-rq-timeout-ms`, Connect's `connect-timeout-ms`) when it asks for
+    /// less than the layer's limit, never more. Malformed ones are ignored
+    /// ([`TimeoutHeaders`]).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use punctual_tower::HttpDeadlineLayer;
+    /// use tower::{Layer, ServiceExt, service_fn};
+    ///
+    /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+    /// # async fn main() {
+    /// let svc = HttpDeadlineLayer::<punctual::DefaultWheel>::new(Duration::from_secs(5))
+    ///     .timeout_headers()
+    ///     .layer(service_fn(|_: http::Request<()>| async {
+    ///         tokio::time::sleep(Duration::from_secs(1)).await;
+    ///         Ok::<_, std::convert::Infallible>(http::Response::new(String::new()))
+    ///     }));
+    /// let request = http::Request::builder()
+    ///     .header("grpc-timeout", "2S")
+    ///     .header("x-envoy-expected-rq-timeout-ms", "300")
+    ///     .body(())
+    ///     .unwrap();
+    /// let start = tokio::time::Instant::now();
+    /// let response = svc.oneshot(request).await.unwrap();
+    /// assert_eq!(response.status(), http::StatusCode::GATEWAY_TIMEOUT);
+    /// assert_eq!(start.elapsed(), Duration::from_millis(300));
+    /// # }
+    /// ```
+    pub fn timeout_headers(self) -> HttpDeadlineLayer<W, TimeoutHeaders> {
+        HttpDeadlineLayer {
+            limits: self.limits.with_source(TimeoutHeaders),
             status: self.status,
             bound_body: self.bound_body,
         }

@@ -13,7 +13,7 @@ use tower_service::Service;
 
 use crate::BoxError;
 use crate::limits::Limits;
-use crate::source::{GrpcTimeout, OwnLimit, RequestTimeout};
+use crate::source::{GrpcTimeout, OwnLimit, RequestTimeout, TimeoutHeaders};
 
 /// A [`Layer`] that bounds each request by a deadline and runs its handling under a
 /// punctual budget of the same length. Every punctual deadline started while the response
@@ -89,6 +89,16 @@ impl<W: WheelRef, T> DeadlineLayer<W, T> {
     pub fn grpc_timeout(self) -> DeadlineLayer<W, GrpcTimeout> {
         DeadlineLayer {
             limits: self.limits.with_source(GrpcTimeout),
+        }
+    }
+
+    /// Also takes the shortest of an `http::Request`'s timeout headers (`grpc-timeout`,
+    /// Envoy's `x-envoy-expected-rq-timeout-ms`, Connect's `connect-timeout-ms`) when it
+    /// asks for less than the layer's limit, never more. Malformed ones are ignored
+    /// ([`TimeoutHeaders`]).
+    pub fn timeout_headers(self) -> DeadlineLayer<W, TimeoutHeaders> {
+        DeadlineLayer {
+            limits: self.limits.with_source(TimeoutHeaders),
         }
     }
 

@@ -11,8 +11,10 @@
 //!   (or the status you choose), and a body still streaming at the deadline is cut.
 //! * Propagation: `.grpc_timeout()` on either layer reads the request's `grpc-timeout`
 //!   ([`grpc_timeout::parse`]; malformed values are ignored), never later than the layer's
-//!   own limit; [`PropagateDeadlineLayer`] writes the caller's remaining budget into
-//!   outgoing requests, rounded down.
+//!   own limit; `.timeout_headers()` also reads Envoy's and Connect's millisecond headers
+//!   ([`timeout_ms`]), the shortest winning. [`PropagateDeadlineLayer`] writes the
+//!   caller's remaining budget into outgoing requests, less an optional per-hop margin,
+//!   rounded down, in the header the downstream reads ([`TimeoutHeader`]).
 //! * [`WithinBudget`] (feature `retry`, on by default): a `tower::retry` policy that
 //!   stops once the budget is spent.
 //! * `HyperTimer` (feature `hyper`): `hyper::rt::Timer` on a punctual wheel, for hyper's
@@ -89,6 +91,7 @@ mod propagate;
 #[cfg(feature = "retry")]
 mod retry;
 mod source;
+pub mod timeout_ms;
 
 pub use body::DeadlineBody;
 pub use http::{DEFAULT_STATUS, HttpDeadline, HttpDeadlineLayer, HttpResponseFuture};
@@ -102,7 +105,7 @@ pub use propagate::{
 #[cfg(feature = "retry")]
 #[cfg_attr(docsrs, doc(cfg(feature = "retry")))]
 pub use retry::WithinBudget;
-pub use source::{GrpcTimeout, OwnLimit, RequestTimeout};
+pub use source::{GrpcTimeout, OwnLimit, RequestTimeout, TimeoutHeader, TimeoutHeaders};
 
 pub use punctual_core::Elapsed;
 

@@ -1,5 +1,5 @@
 //! The client side of deadline propagation: [`PropagateDeadlineLayer`] writes what is left
-//! of the caller's budget into each outgoing request's `grpc-timeout` header.
+//! of the caller's budget into each outgoing request's timeout header.
 
 use core::future::Future;
 use core::pin::Pin;
@@ -12,7 +12,8 @@ use punctual_core::{Budget, Elapsed, Reading, WheelRef};
 use tower_layer::Layer;
 use tower_service::Service;
 
-use crate::{BoxError, grpc_timeout};
+use crate::BoxError;
+use crate::source::TimeoutHeader;
 
 /// What is left of the budget in force on this thread, on `wheel`'s clock. `None` when no
 /// budget is in force for deadlines on that wheel: none at all, or one on another wheel.
@@ -49,7 +50,7 @@ fn current_budget<W: WheelRef>(mut wheel: W) -> Option<(Budget, Duration)> {
 
 /// A [`Layer`] for outgoing HTTP requests (a hyper client, a tonic channel). It sets each
 /// request's `grpc-timeout` to what is left of the caller's budget, rounded down
-/// ([`grpc_timeout::encode`]). A callee with a [`DeadlineLayer`](crate::DeadlineLayer) or
+/// ([`grpc_timeout::encode`](crate::grpc_timeout::encode)). A callee with a [`DeadlineLayer`](crate::DeadlineLayer) or
 /// [`HttpDeadlineLayer`](crate::HttpDeadlineLayer) and `.grpc_timeout()` then stops when
 /// the caller would stop waiting.
 ///
@@ -63,7 +64,7 @@ fn current_budget<W: WheelRef>(mut wheel: W) -> Option<(Budget, Duration)> {
 /// # Margin and floor
 ///
 /// What is written is what is left, less the [`margin`](Self::margin) (zero by default),
-/// rounded down to the header's precision: the callee never gets more time than the caller
+/// rounded down to the precision of the header ([`writes`](Self::writes)): the callee never gets more time than the caller
 /// had left. Set a margin for the time a request spends on the network and in queues
 /// before the callee's clock starts, which gRPC does not count. A call with nothing left
 /// after the margin is not sent: its response future fails at once with the budget's
@@ -95,6 +96,7 @@ fn current_budget<W: WheelRef>(mut wheel: W) -> Option<(Budget, Duration)> {
 pub struct PropagateDeadlineLayer<W> {
     wheel: W,
     margin: Duration,
+    header: TimeoutHeader,
 }
 
 impl<W: WheelRef + Default> PropagateDeadlineLayer<W> {
@@ -111,6 +113,7 @@ impl<W: WheelRef> PropagateDeadlineLayer<W> {
         Self {
             wheel,
             margin: Duration::ZERO,
+            header: TimeoutHeader::Grpc,
         }
     }
 
@@ -148,6 +151,34 @@ impl<W: WheelRef> PropagateDeadlineLayer<W> {
         self.margin = margin;
         self
     }
+
+    /// Writes the remaining budget into `header` instead of `grpc-timeout`: the one the
+    /// downstream reads (Envoy's or Connect's, in whole milliseconds, rounded down).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use punctual_tower::{PropagateDeadlineLayer, TimeoutHeader};
+    /// use tower::{ServiceBuilder, ServiceExt, service_fn};
+    ///
+    /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+    /// # async fn main() {
+    /// let client = ServiceBuilder::new()
+    ///     .layer(PropagateDeadlineLayer::<punctual::DefaultWheel>::new().writes(TimeoutHeader::Connect))
+    ///     .service(service_fn(|req: http::Request<()>| async move {
+    ///         Ok::<_, std::convert::Infallible>(req.headers()["connect-timeout-ms"].clone())
+    ///     }));
+    /// let sent = punctual::budget(Duration::from_micros(300_900), client.oneshot(http::Request::new(())))
+    ///     .await
+    ///     .unwrap()
+    ///     .unwrap();
+    /// assert_eq!(sent, "300");
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn writes(mut self, header: TimeoutHeader) -> Self {
+        self.header = header;
+        self
+    }
 }
 
 impl<S, W: WheelRef> Layer<S> for PropagateDeadlineLayer<W> {
@@ -158,6 +189,7 @@ impl<S, W: WheelRef> Layer<S> for PropagateDeadlineLayer<W> {
             inner,
             wheel: self.wheel,
             margin: self.margin,
+            header: self.header,
         }
     }
 }
@@ -168,6 +200,7 @@ pub struct PropagateDeadline<S, W> {
     inner: S,
     wheel: W,
     margin: Duration,
+    header: TimeoutHeader,
 }
 
 impl<S, W> PropagateDeadline<S, W> {
@@ -198,7 +231,7 @@ where
 
     fn call(&mut self, mut req: Request<B>) -> Self::Future {
         if let Some((budget, left)) = current_budget(self.wheel) {
-            let sent = left.saturating_sub(self.margin);
+            let sent = self.header.round_down(left.saturating_sub(self.margin));
             if sent.is_zero() {
                 let elapsed = Elapsed::budget(budget.duration(), budget.name());
                 let state = Sent::Spent {
@@ -206,7 +239,7 @@ where
                 };
                 return PropagateResponseFuture { state };
             }
-            grpc_timeout::write_at_most(req.headers_mut(), sent);
+            self.header.write_at_most(req.headers_mut(), sent);
         }
         let state = Sent::Called {
             inner: self.inner.call(req),
