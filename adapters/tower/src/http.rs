@@ -9,13 +9,13 @@ use core::time::Duration;
 
 use http::{HeaderValue, Request, Response, StatusCode};
 use pin_project_lite::pin_project;
-use punctual_core::{Budgeted, Elapsed, WheelRef};
+use punctual_core::{Elapsed, WheelRef};
 use tower_layer::Layer;
 use tower_service::Service;
 
 use crate::body::DeadlineBody;
 use crate::grpc_timeout::deadline_exceeded;
-use crate::limits::Limits;
+use crate::limits::{Admitted, Limits};
 use crate::source::{GrpcTimeout, OwnLimit, RequestTimeout, TimeoutHeaders};
 
 /// The status a timed-out request is answered with unless another is chosen:
@@ -107,6 +107,38 @@ impl<W: WheelRef, T> HttpDeadlineLayer<W, T> {
     /// Names the deadline: the name the `Elapsed` in a timed-out response carries.
     pub fn named(mut self, name: &'static str) -> Self {
         self.limits.name = name;
+        self
+    }
+
+    /// Answers at once, before the inner service is called, a request whose deadline
+    /// leaves less than `least`: the layer's own limit, or the shorter one the request
+    /// asks for. The answer is the timed-out one (the status, or gRPC's
+    /// `DEADLINE_EXCEEDED`), with an [`Elapsed`] of that deadline in its extensions. Each
+    /// refusal counts in the wheel's [`Stats::refused`](punctual_core::Stats::refused)
+    /// and is reported by a debug-level `tracing` event. Off (zero) by default.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use punctual_tower::HttpDeadlineLayer;
+    /// use tower::{Layer, ServiceExt, service_fn};
+    ///
+    /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+    /// # async fn main() {
+    /// let svc = HttpDeadlineLayer::<punctual::DefaultWheel>::new(Duration::from_secs(5))
+    ///     .grpc_timeout()
+    ///     .refuse_below(Duration::from_millis(10))
+    ///     .layer(service_fn(|_: http::Request<()>| async {
+    ///         unreachable!("a refused request is not handled");
+    ///         #[allow(unreachable_code)]
+    ///         Ok::<_, std::convert::Infallible>(http::Response::new(String::new()))
+    ///     }));
+    /// let request = http::Request::builder().header("grpc-timeout", "5m").body(()).unwrap();
+    /// let response = svc.oneshot(request).await.unwrap();
+    /// assert_eq!(response.status(), http::StatusCode::GATEWAY_TIMEOUT);
+    /// # }
+    /// ```
+    pub fn refuse_below(mut self, least: Duration) -> Self {
+        self.limits.refuse_below = least;
         self
     }
 
@@ -230,7 +262,7 @@ where
         let limit = self.limits.limit_for(&req);
         let grpc = is_grpc(&req);
         HttpResponseFuture {
-            inner: self.limits.bound(limit, self.inner.call(req)),
+            inner: self.limits.admit(limit, || self.inner.call(req)),
             on_expiry: OnExpiry {
                 status: self.status,
                 grpc,
@@ -285,7 +317,7 @@ pin_project! {
     #[must_use = "futures do nothing unless you `.await` or poll them"]
     pub struct HttpResponseFuture<F, W: WheelRef> {
         #[pin]
-        inner: Budgeted<'static, F, W>,
+        inner: Admitted<F, W>,
         on_expiry: OnExpiry,
         body_wheel: Option<W>,
     }

@@ -7,12 +7,12 @@ use core::task::{Context, Poll, ready};
 use core::time::Duration;
 
 use pin_project_lite::pin_project;
-use punctual_core::{Budgeted, WheelRef};
+use punctual_core::WheelRef;
 use tower_layer::Layer;
 use tower_service::Service;
 
 use crate::BoxError;
-use crate::limits::Limits;
+use crate::limits::{Admitted, Limits};
 use crate::source::{GrpcTimeout, OwnLimit, RequestTimeout, TimeoutHeaders};
 
 /// A [`Layer`] that bounds each request by a deadline and runs its handling under a
@@ -102,6 +102,20 @@ impl<W: WheelRef, T> DeadlineLayer<W, T> {
         }
     }
 
+    /// Refuses, before the inner service is called, a request whose deadline leaves less
+    /// than `least`: the layer's own limit, or the shorter one the request asks for. The
+    /// response future fails at once with an [`Elapsed`](punctual_core::Elapsed) of that
+    /// deadline, named after the layer. Each refusal counts in the wheel's
+    /// [`Stats::refused`](punctual_core::Stats::refused) and is reported by a debug-level
+    /// `tracing` event. Off (zero) by default.
+    ///
+    /// Work that cannot finish in time is then not started at all, as Finagle's
+    /// `DeadlineFilter` does.
+    pub fn refuse_below(mut self, least: Duration) -> Self {
+        self.limits.refuse_below = least;
+        self
+    }
+
     /// The layer's own limit.
     pub fn limit(&self) -> Duration {
         self.limits.limit
@@ -163,7 +177,7 @@ where
     fn call(&mut self, req: Req) -> Self::Future {
         let limit = self.limits.limit_for(&req);
         ResponseFuture {
-            inner: self.limits.bound(limit, self.inner.call(req)),
+            inner: self.limits.admit(limit, || self.inner.call(req)),
         }
     }
 }
@@ -174,7 +188,8 @@ pin_project! {
     /// # Errors
     ///
     /// The inner service's error, boxed; or a boxed [`punctual_core::Elapsed`] when the
-    /// request's deadline (or an enclosing budget) passed first.
+    /// request's deadline (or an enclosing budget) passed first, or at once when the
+    /// layer refused the request ([`refuse_below`](DeadlineLayer::refuse_below)).
     ///
     /// # Cancel safety
     ///
@@ -183,7 +198,7 @@ pin_project! {
     #[must_use = "futures do nothing unless you `.await` or poll them"]
     pub struct ResponseFuture<F, W: WheelRef> {
         #[pin]
-        inner: Budgeted<'static, F, W>,
+        inner: Admitted<F, W>,
     }
 }
 

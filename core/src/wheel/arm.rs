@@ -159,6 +159,11 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         self.counters.degraded_poll();
     }
 
+    /// Counts a request refused at admission.
+    pub(crate) fn count_refused(&self) {
+        self.counters.refused();
+    }
+
     /// Leaves a degraded deadline's waker for the next tick's turn; `false`: no place.
     pub(crate) fn leave_degraded_waker(&self, waker: &Waker) -> bool {
         let tick = self.ticks().floor(self.now());

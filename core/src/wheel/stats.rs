@@ -28,6 +28,9 @@ pub struct Stats {
     pub lateness: [usize; 4],
     /// Polls that found the wheel full and fell back to checking the clock.
     pub degraded_polls: usize,
+    /// Requests refused before any work, their deadline leaving too little time
+    /// ([`RawWheel::count_refused`](crate::RawWheel::count_refused)). Zero without `std`.
+    pub refused: usize,
     /// Entries ever handed out (taken in blocks per shard with `std`).
     pub high_water: usize,
     /// Entries in use now (armed, or released and not yet reclaimed).
@@ -48,8 +51,8 @@ impl fmt::Display for Stats {
         write!(
             f,
             "lateness in ticks [0: {l0}, 1: {l1}, 2: {l2}, more: {more}], degraded polls {}, \
-             occupied {} (high water {})",
-            self.degraded_polls, self.occupied, self.high_water
+             refused {}, occupied {} (high water {})",
+            self.degraded_polls, self.refused, self.occupied, self.high_water
         )
     }
 }
@@ -60,6 +63,8 @@ pub(crate) struct Counters {
     cancelled: AtomicUsize,
     lateness: [AtomicUsize; 4],
     pub(crate) degraded_polls: AtomicUsize,
+    #[cfg(feature = "std")]
+    refused: AtomicUsize,
     #[cfg(feature = "count-ready")]
     ready: AtomicUsize,
 }
@@ -87,6 +92,8 @@ impl Counters {
                     AtomicUsize::new(0),
                 ],
                 degraded_polls: AtomicUsize::new(0),
+                #[cfg(feature = "std")]
+                refused: AtomicUsize::new(0),
                 #[cfg(feature = "count-ready")]
                 ready: AtomicUsize::new(0),
             }
@@ -108,6 +115,12 @@ impl Counters {
 
     pub(crate) fn degraded_poll(&self) {
         self.degraded_polls.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Any thread may count a refusal.
+    pub(crate) fn refused(&self) {
+        #[cfg(feature = "std")]
+        self.refused.fetch_add(1, Ordering::Relaxed);
     }
 
     #[cfg(feature = "count-ready")]
@@ -132,6 +145,10 @@ impl Counters {
                 load(&self.lateness[3]),
             ],
             degraded_polls: load(&self.degraded_polls),
+            #[cfg(feature = "std")]
+            refused: load(&self.refused),
+            #[cfg(not(feature = "std"))]
+            refused: 0,
             high_water,
             occupied,
         }

@@ -40,6 +40,10 @@ pub trait RawWheel: Sync + sealed::Sealed {
     #[doc(hidden)]
     #[cfg(feature = "count-ready")]
     fn count_ready(&self);
+    /// Counts a request refused before any work because its deadline left too little
+    /// time ([`Stats::refused`](crate::Stats::refused)); `punctual-tower`'s admission
+    /// counts there. Without `std` it counts nothing.
+    fn count_refused(&self);
 }
 
 /// An armed entry, as a deadline holds it: the index (its generation cannot change while
@@ -97,6 +101,10 @@ impl<C: Clock, S: Storage> RawWheel for Wheel<C, S> {
 
     fn leave_degraded_waker(&self, waker: &Waker) -> bool {
         Wheel::leave_degraded_waker(self, waker)
+    }
+
+    fn count_refused(&self) {
+        Wheel::count_refused(self);
     }
 
     #[cfg(feature = "count-ready")]
