@@ -1,4 +1,5 @@
-//! [`CurrentBudget`]: a budget carried into work that another task polls.
+//! [`CurrentBudget`] and [`BlockingBudget`]: a budget carried into work that another task
+//! polls, or that another thread runs.
 //!
 //! * A budget reaches inner deadlines through a thread-local, set while its future is polled.
 //!   So it does not reach a spawned task by itself.
@@ -63,11 +64,11 @@ pin_project! {
     }
 }
 
-/// `future`, carrying the budget in force here.
-pub(crate) fn carry<F: Future>(future: F) -> CurrentBudget<F> {
+/// The budget in force here, on the default wheel, if it ever ends.
+fn carried_here() -> Option<Carried> {
     let mut wheel = DefaultWheel::new();
     wheel.choose();
-    let carried = Budget::current().and_then(|budget| {
+    Budget::current().and_then(|budget| {
         budget.remaining(&wheel)?;
         // A budget that never ends bounds nothing.
         (budget.at() != punctual_core::Reading::END).then(|| Carried {
@@ -75,9 +76,16 @@ pub(crate) fn carry<F: Future>(future: F) -> CurrentBudget<F> {
             duration: budget.duration(),
             name: budget.name(),
         })
-    });
+    })
+}
+
+/// `future`, carrying the budget in force here.
+pub(crate) fn carry<F: Future>(future: F) -> CurrentBudget<F> {
     CurrentBudget {
-        state: State::Made { future, carried },
+        state: State::Made {
+            future,
+            carried: carried_here(),
+        },
     }
 }
 
@@ -143,4 +151,94 @@ impl<F> fmt::Debug for CurrentBudget<F> {
             .field("state", &state)
             .finish()
     }
+}
+
+/// The budget in force where it was taken, for work on another thread: blocking code,
+/// `spawn_blocking`, a thread pool. No runtime can stop such work from outside; it stops
+/// itself by checking its budget in its loop.
+///
+/// It is a plain value (`Copy`, `Send`): the budget's end as an instant, its duration and
+/// its name. [`expired`](Self::expired) and [`remaining`](Self::remaining) read the
+/// clock of the thread's default wheel: no lock, no allocation. [`carry_budget`] runs a
+/// closure with the budget in force, so that default deadlines inside it end by it too.
+///
+/// ```
+/// use std::time::Duration;
+/// use punctual::BlockingBudget;
+///
+/// # futures_executor::block_on(async {
+/// let outcome = punctual::budget(Duration::from_millis(20), async {
+///     // `tokio::task::spawn_blocking(punctual::carry_budget(..))` in a tokio service.
+///     let work = std::thread::spawn(punctual::carry_budget(|| {
+///         let budget = BlockingBudget::current();
+///         let mut slices = 0;
+///         while !budget.expired() {
+///             slices += 1; // a slice of blocking work
+///             std::thread::sleep(Duration::from_millis(1));
+///         }
+///         budget.check().map(|()| slices)
+///     }));
+///     work.join().unwrap() // blocks this task: only to keep the example short
+/// })
+/// .await;
+/// // The blocking work saw the budget run out, and stopped.
+/// assert!(outcome.and_then(|inner| inner).unwrap_err().is_budget());
+/// # });
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BlockingBudget {
+    carried: Option<Carried>,
+}
+
+impl BlockingBudget {
+    /// The budget in force here: inside a `punctual::budget` block, a request under a
+    /// `punctual-tower` layer, or a closure of [`carry_budget`]. With none, a value that
+    /// never expires.
+    pub fn current() -> Self {
+        Self {
+            carried: carried_here(),
+        }
+    }
+
+    /// What is left of the budget now, on this thread's default wheel; `None` without a
+    /// budget.
+    pub fn remaining(&self) -> Option<Duration> {
+        let (wheel, budget) = budget_here(self.carried?);
+        budget.remaining(&wheel)
+    }
+
+    /// Whether the budget has run out; never without one.
+    pub fn expired(&self) -> bool {
+        self.remaining().is_some_and(|left| left.is_zero())
+    }
+
+    /// `Err` with the budget's [`Elapsed`] once it has run out, for `?` in a loop.
+    ///
+    /// # Errors
+    ///
+    /// The budget's `Elapsed` ([`Elapsed::is_budget`]) once it has run out.
+    pub fn check(&self) -> Result<(), Elapsed> {
+        match self.carried {
+            Some(carried) if self.expired() => Err(Elapsed::budget(carried.duration, carried.name)),
+            _ => Ok(()),
+        }
+    }
+
+    /// Runs `f` with the budget in force on this thread: default deadlines first polled
+    /// inside it (in a `block_on`, say) end by it, and [`BlockingBudget::current`] inside
+    /// it is this budget.
+    pub fn enter<R>(&self, f: impl FnOnce() -> R) -> R {
+        match self.carried {
+            Some(carried) => budget_here(carried).1.enter(f),
+            None => f(),
+        }
+    }
+}
+
+/// `f`, carrying the budget in force here into the thread that runs it
+/// ([`BlockingBudget::enter`]): `tokio::task::spawn_blocking(punctual::carry_budget(f))`,
+/// `std::thread::spawn(punctual::carry_budget(f))`. See [`BlockingBudget`].
+pub fn carry_budget<R>(f: impl FnOnce() -> R) -> impl FnOnce() -> R {
+    let budget = BlockingBudget::current();
+    move || budget.enter(f)
 }

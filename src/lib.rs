@@ -45,7 +45,7 @@ mod wheel_choice;
 
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
-pub use current_budget::CurrentBudget;
+pub use current_budget::{BlockingBudget, CurrentBudget, carry_budget};
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use default_wheel::DefaultWheel;

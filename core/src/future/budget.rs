@@ -90,6 +90,28 @@ impl Budget {
         on.then(|| self.cap.at.saturating_duration_since(wheel.get().now()))
     }
 
+    /// Runs `f` with this budget in force on this thread: deadlines on its wheel first
+    /// polled inside `f` (in a `block_on`, say) end no later than it, as inside a
+    /// [`Budgeted`]. An earlier budget already in force on the same wheel stays in force.
+    /// The budget before is back in force when `f` returns or unwinds.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use punctual_core::{Budget, Growable, ManualClock, Wheel};
+    ///
+    /// let wheel: Wheel<ManualClock, Growable> = Wheel::growable(ManualClock::new(), Duration::from_millis(1));
+    /// let budget = Budget::starting_now(&wheel, Duration::from_millis(5)).unwrap();
+    /// let left = budget.enter(|| Budget::current().unwrap().remaining(&&wheel));
+    /// assert_eq!(left, Some(Duration::from_millis(5)));
+    /// assert!(Budget::current().is_none());
+    /// ```
+    #[cfg(feature = "std")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+    pub fn enter<R>(self, f: impl FnOnce() -> R) -> R {
+        let _scope = ambient::Scope::enter(self.earlier(ambient()));
+        f()
+    }
+
     /// Whether the budget is on the wheel whose [`WheelRef::id`] is `wheel`.
     pub(crate) fn applies_to(&self, wheel: usize) -> bool {
         self.cap.wheel == wheel
