@@ -7,7 +7,7 @@ use core::task::{Context, Poll, ready};
 use core::time::Duration;
 
 use pin_project_lite::pin_project;
-use punctual_core::WheelRef;
+use punctual_core::{Elapsed, Limit, RawWheel, Reading, Sleep, WheelRef};
 use tower_layer::Layer;
 use tower_service::Service;
 
@@ -21,8 +21,8 @@ use crate::source::{GrpcTimeout, OwnLimit, RequestTimeout, TimeoutHeaders};
 ///
 /// The deadline covers the response future from its first poll, which tower's and hyper's
 /// callers make right after `call`. It does not cover `poll_ready`, the service's
-/// back-pressure shared by every request. Put a `tower::load_shed` or a `tower::timeout`
-/// around readiness if it must be bounded too.
+/// back-pressure shared by every request, unless [`count_readiness`](Self::count_readiness)
+/// counts it.
 ///
 /// Errors are boxed into [`BoxError`]: the inner service's own, or a [`punctual_core::Elapsed`]
 /// when the deadline passed first, named after the layer ([`named`](Self::named);
@@ -116,6 +116,52 @@ impl<W: WheelRef, T> DeadlineLayer<W, T> {
         self
     }
 
+    /// Counts the time spent waiting in `poll_ready` against each request's deadline, for
+    /// stacks whose readiness waits (a rate limit, a reconnect, a full buffer). Off by
+    /// default, as in tower's `Timeout`, since readiness is usually back-pressure shared
+    /// by every request.
+    ///
+    /// The wait starts at the first `poll_ready` after the previous `call` (or the first
+    /// ever). The next request's limit is what is left of its deadline after the wait.
+    /// A wait longer than the layer's own limit fails `poll_ready` with an
+    /// [`Elapsed`](punctual_core::Elapsed) named after the layer. Each clone of the
+    /// service waits on its own.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use punctual_tower::DeadlineLayer;
+    /// use tower::{Layer, ServiceExt};
+    ///
+    /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+    /// # async fn main() {
+    /// /// A service that is never ready (a rate limit that never lets up).
+    /// struct NeverReady;
+    /// impl tower::Service<()> for NeverReady {
+    ///     type Response = ();
+    ///     type Error = std::convert::Infallible;
+    ///     type Future = std::future::Ready<Result<(), Self::Error>>;
+    ///     fn poll_ready(&mut self, _: &mut std::task::Context<'_>) -> std::task::Poll<Result<(), Self::Error>> {
+    ///         std::task::Poll::Pending
+    ///     }
+    ///     fn call(&mut self, (): ()) -> Self::Future {
+    ///         std::future::ready(Ok(()))
+    ///     }
+    /// }
+    ///
+    /// let mut svc = DeadlineLayer::<punctual::DefaultWheel>::new(Duration::from_millis(30))
+    ///     .count_readiness()
+    ///     .layer(NeverReady);
+    /// let start = tokio::time::Instant::now();
+    /// let waited = svc.ready().await.map(|_| ()).unwrap_err();
+    /// assert!(waited.downcast_ref::<punctual::Elapsed>().is_some());
+    /// assert_eq!(start.elapsed(), Duration::from_millis(30));
+    /// # }
+    /// ```
+    pub fn count_readiness(mut self) -> Self {
+        self.limits.count_readiness = true;
+        self
+    }
+
     /// The layer's own limit.
     pub fn limit(&self) -> Duration {
         self.limits.limit
@@ -129,19 +175,57 @@ impl<S, W: WheelRef, T: Clone> Layer<S> for DeadlineLayer<W, T> {
         Deadline {
             inner,
             limits: self.limits.clone(),
+            waiting: None,
         }
     }
 }
 
 /// The service [`DeadlineLayer`] makes: bounds each request of `S` by the layer's
 /// deadline and budget.
-#[derive(Debug, Clone)]
-pub struct Deadline<S, W, T = OwnLimit> {
+#[derive(Debug)]
+pub struct Deadline<S, W: WheelRef, T = OwnLimit> {
     inner: S,
     limits: Limits<W, T>,
+    /// The wait in `poll_ready` since the last call, with
+    /// [`count_readiness`](DeadlineLayer::count_readiness).
+    waiting: Option<Waiting<W>>,
 }
 
-impl<S, W, T> Deadline<S, W, T> {
+impl<S: Clone, W: WheelRef, T: Clone> Clone for Deadline<S, W, T> {
+    /// A clone waits for readiness on its own.
+    fn clone(&self) -> Self {
+        Self {
+            inner: self.inner.clone(),
+            limits: self.limits.clone(),
+            waiting: None,
+        }
+    }
+}
+
+/// A wait for readiness: when it started on the chosen wheel, and the layer's limit.
+#[derive(Debug)]
+struct Waiting<W: WheelRef> {
+    wheel: W,
+    started: Reading,
+    limit: Pin<Box<Sleep<'static, W>>>,
+}
+
+impl<W: WheelRef> Waiting<W> {
+    fn start(mut wheel: W, limit: Duration) -> Self {
+        wheel.choose();
+        Self {
+            wheel,
+            started: RawWheel::now(wheel.get()),
+            limit: Box::pin(Sleep::new(wheel, Limit::After(limit))),
+        }
+    }
+
+    fn waited(&self) -> Duration {
+        RawWheel::now(self.wheel.get()).saturating_duration_since(self.started)
+    }
+}
+
+impl<S, W: WheelRef, T> Deadline<S, W, T> {
     /// The inner service.
     pub fn get_ref(&self) -> &S {
         &self.inner
@@ -169,13 +253,37 @@ where
     type Error = BoxError;
     type Future = ResponseFuture<S::Future, W>;
 
-    /// Forwards to the inner service: the deadline does not cover readiness.
+    /// Forwards to the inner service: the deadline does not cover readiness, unless the
+    /// layer [counts it](DeadlineLayer::count_readiness).
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
-        self.inner.poll_ready(cx).map_err(Into::into)
+        if !self.limits.count_readiness {
+            return self.inner.poll_ready(cx).map_err(Into::into);
+        }
+        let (wheel, limit) = (self.limits.wheel, self.limits.limit);
+        let waiting = self
+            .waiting
+            .get_or_insert_with(|| Waiting::start(wheel, limit));
+        match self.inner.poll_ready(cx) {
+            // Keep the wait: the call takes its time off the request's deadline.
+            Poll::Ready(Ok(())) => Poll::Ready(Ok(())),
+            Poll::Ready(Err(error)) => {
+                self.waiting = None;
+                Poll::Ready(Err(error.into()))
+            }
+            Poll::Pending => {
+                if waiting.limit.as_mut().poll(cx).is_pending() {
+                    return Poll::Pending;
+                }
+                self.waiting = None;
+                let elapsed = Elapsed::new(limit, Some(self.limits.name));
+                Poll::Ready(Err(Box::new(elapsed)))
+            }
+        }
     }
 
     fn call(&mut self, req: Req) -> Self::Future {
-        let limit = self.limits.limit_for(&req);
+        let waited = self.waiting.take().map_or(Duration::ZERO, |w| w.waited());
+        let limit = self.limits.limit_for(&req).saturating_sub(waited);
         ResponseFuture {
             inner: self.limits.admit(limit, || self.inner.call(req)),
         }

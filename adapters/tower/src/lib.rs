@@ -36,8 +36,9 @@
 //!
 //! The response future, from its first poll, which tower's and hyper's callers make right
 //! after `call`; with the HTTP flavour, the response body too (see [`HttpDeadlineLayer`]).
-//! Not `poll_ready`: readiness is back-pressure shared by all requests. Bound it with
-//! `tower::load_shed` or `tower::timeout` where needed.
+//! Not `poll_ready`: readiness is back-pressure shared by all requests. Where a request
+//! waits for readiness on its own (a rate limit, a reconnect), the generic layer's
+//! [`count_readiness`](DeadlineLayer::count_readiness) counts the wait against it.
 //!
 //! # With `tower::retry`
 //!

@@ -23,6 +23,8 @@ pub(crate) struct Limits<W, T> {
     pub(crate) wheel: W,
     pub(crate) source: T,
     pub(crate) refuse_below: Duration,
+    /// Time waiting in `poll_ready` counts against the request's deadline.
+    pub(crate) count_readiness: bool,
 }
 
 impl<W: WheelRef, T> Limits<W, T> {
@@ -33,6 +35,7 @@ impl<W: WheelRef, T> Limits<W, T> {
             wheel,
             source,
             refuse_below: Duration::ZERO,
+            count_readiness: false,
         }
     }
 
@@ -82,6 +85,7 @@ impl<W: WheelRef, T> Limits<W, T> {
             wheel: self.wheel,
             source,
             refuse_below: self.refuse_below,
+            count_readiness: self.count_readiness,
         }
     }
 }

@@ -1,0 +1,105 @@
+//! `count_readiness`: the time a request waits in `poll_ready` counts against its
+//! deadline, and a wait longer than the layer's limit fails `poll_ready`; off, the
+//! deadline starts at the call, as tower's `Timeout` does.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use punctual::DefaultWheel;
+use punctual_tower::DeadlineLayer;
+use tokio::time::{Instant, Sleep};
+use tower::{Layer, Service, ServiceExt};
+
+const MS: Duration = Duration::from_millis(1);
+
+/// A service that becomes ready `after` its first `poll_ready`, and whose work takes
+/// `work`.
+struct ReadyAfter {
+    after: Duration,
+    gate: Option<Pin<Box<Sleep>>>,
+    work: Duration,
+}
+
+impl ReadyAfter {
+    fn new(after: Duration, work: Duration) -> Self {
+        Self {
+            after,
+            gate: None,
+            work,
+        }
+    }
+}
+
+impl Service<()> for ReadyAfter {
+    type Response = ();
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<(), Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        let after = self.after;
+        let gate = self
+            .gate
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep(after)));
+        gate.as_mut().poll(cx).map(Ok)
+    }
+
+    fn call(&mut self, (): ()) -> Self::Future {
+        let work = self.work;
+        Box::pin(async move {
+            tokio::time::sleep(work).await;
+            Ok(())
+        })
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_wait_for_readiness_counts_against_the_deadline() {
+    let layer = DeadlineLayer::<DefaultWheel>::new(100 * MS).count_readiness();
+    let svc = layer.layer(ReadyAfter::new(40 * MS, 80 * MS));
+    let start = Instant::now();
+    let err = svc.oneshot(()).await.unwrap_err();
+    assert!(err.downcast_ref::<punctual::Elapsed>().is_some());
+    // 40 ms waiting, then 60 ms of the 80 ms of work: the request's 100 ms in all.
+    assert_eq!(start.elapsed(), 100 * MS);
+}
+
+#[tokio::test(start_paused = true)]
+async fn off_the_deadline_starts_at_the_call() {
+    let svc = DeadlineLayer::<DefaultWheel>::new(100 * MS).layer(ReadyAfter::new(40 * MS, 80 * MS));
+    let start = Instant::now();
+    svc.oneshot(()).await.unwrap();
+    assert_eq!(start.elapsed(), 120 * MS);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_wait_past_the_limit_fails_poll_ready() {
+    let mut svc = DeadlineLayer::<DefaultWheel>::new(30 * MS)
+        .named("ready")
+        .count_readiness()
+        .layer(ReadyAfter::new(Duration::from_secs(60), MS));
+    let start = Instant::now();
+    let err = svc.ready().await.map(|_| ()).unwrap_err();
+    let elapsed = err.downcast::<punctual::Elapsed>().unwrap();
+    assert_eq!(
+        (elapsed.duration(), elapsed.name()),
+        (30 * MS, Some("ready"))
+    );
+    assert_eq!(start.elapsed(), 30 * MS);
+}
+
+#[tokio::test(start_paused = true)]
+async fn each_call_starts_a_new_wait() {
+    let mut svc = DeadlineLayer::<DefaultWheel>::new(100 * MS)
+        .count_readiness()
+        .layer(ReadyAfter::new(40 * MS, 70 * MS));
+    // First request: 40 ms of waiting, then 60 ms left of its 100: its 70 ms of work fail.
+    let first = svc.ready().await.unwrap().call(());
+    assert!(first.await.is_err());
+    // The service stays ready: the next request waits for nothing and has its 100 ms.
+    let start = Instant::now();
+    svc.ready().await.unwrap().call(()).await.unwrap();
+    assert_eq!(start.elapsed(), 70 * MS);
+}
