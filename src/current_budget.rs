@@ -159,7 +159,8 @@ impl<F> fmt::Debug for CurrentBudget<F> {
 ///
 /// It is a plain value (`Copy`, `Send`): the budget's end as an instant, its duration and
 /// its name. [`expired`](Self::expired) and [`remaining`](Self::remaining) read the
-/// clock of the thread's default wheel: no lock, no allocation. [`carry_budget`] runs a
+/// clock of the thread's default wheel: no lock, no allocation once the thread has its
+/// wheel (inside a tokio runtime, the first use on a thread claims one). [`carry_budget`] runs a
 /// closure with the budget in force, so that default deadlines inside it end by it too.
 ///
 /// ```

@@ -197,6 +197,26 @@ pub(crate) fn reading_at(at: Reading) -> Reading {
     }
 }
 
+/// `at`, a reading of the global wheel's clock, as a reading of [`std_clock`]: the
+/// inverse of [`reading_at`], for an instant that moves to another default wheel (a
+/// carried budget's end).
+///
+/// * On `StdClock` it is `at` itself.
+/// * On `BootClock`, std is read first, so the result is never later than the instant:
+///   a carried budget never gets longer.
+pub(crate) fn std_reading(at: Reading) -> Reading {
+    if at == Reading::END || settle_clock() != BOOT {
+        return at;
+    }
+    let std_now = std_clock().now();
+    let boot_now = boot_clock().now();
+    if boot_now >= std_now {
+        Reading::since_origin(at.as_duration().saturating_sub(boot_now - std_now))
+    } else {
+        at.checked_add(std_now - boot_now).unwrap_or(Reading::END)
+    }
+}
+
 /// The fork handler in a child: the timer thread and any start of it stayed in the parent.
 /// Async-signal-safe: one atomic read-modify-write.
 #[cfg(all(target_os = "linux", not(miri)))]

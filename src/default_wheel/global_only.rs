@@ -45,8 +45,8 @@ impl DefaultWheel {
 }
 
 impl DefaultWheel {
-    /// The global wheel's readings are the global clock's.
+    /// `at`, a reading of the global wheel's clock, on the std reference.
     pub(crate) fn global_reading(&self, at: Reading) -> Reading {
-        at
+        crate::global::std_reading(at)
     }
 }

@@ -88,10 +88,18 @@ impl DefaultWheel {
     /// `at`, a reading of the chosen wheel's clock, as a reading of the global clock.
     /// The inverse of `reading_at`: it moves an instant between default wheels.
     pub(crate) fn global_reading(&self, at: Reading) -> Reading {
+        let chosen = self
+            .chosen
+            .filter(|chosen| !core::ptr::eq(*chosen, &GLOBAL_DEFAULT));
+        let Some(chosen) = chosen else {
+            // The global wheel's clock may be another than the std reference.
+            return crate::global::std_reading(at);
+        };
         #[cfg(feature = "tokio")]
-        if let Some(clock) = self.chosen.and_then(|chosen| chosen.reads_behind) {
+        if let Some(clock) = chosen.reads_behind {
             return at.checked_add(clock.behind()).unwrap_or(Reading::END);
         }
+        let _ = chosen;
         at
     }
 }

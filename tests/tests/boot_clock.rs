@@ -12,7 +12,8 @@ use std::time::{Duration, Instant};
 
 use futures_executor::block_on;
 use punctual::{
-    BootClock, Clock, DeadlineExt, GlobalClock, GlobalClockKind, Growable, StdClock, Wheel,
+    BlockingBudget, BootClock, Clock, DeadlineExt, GlobalClock, GlobalClockKind, Growable,
+    StdClock, Wheel,
 };
 
 /// A deadline that has not fired after this long has failed (it would have hung).
@@ -73,6 +74,19 @@ fn boot_clock_on_own_wheel_and_on_global_wheel() {
     assert!(within_watchdog("a past instant", pending::<()>().deadline_at(past)).is_err());
     let far = GlobalClock::reading_of(Instant::now() + Duration::from_secs(3600));
     assert!(far.as_duration() >= GlobalClock.now() + Duration::from_secs(3599));
+
+    // A budget carried to another thread ends at the same instant there: neither at
+    // once (the boot clock reads an hour behind the std reference) nor later.
+    let carried = futures_executor::block_on(punctual::budget(Duration::from_millis(200), async {
+        punctual::carry_budget(|| BlockingBudget::current().remaining())
+    }))
+    .unwrap();
+    let left = std::thread::spawn(carried).join().unwrap().unwrap();
+    assert!(
+        left <= Duration::from_millis(200),
+        "{left:?}: longer than the budget"
+    );
+    assert!(left >= Duration::from_millis(150), "{left:?}: cut short");
 
     // Chosen for good.
     assert_eq!(GlobalClock::select(GlobalClockKind::Boot), Ok(()));

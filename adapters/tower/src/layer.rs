@@ -123,9 +123,11 @@ impl<W: WheelRef, T> DeadlineLayer<W, T> {
     ///
     /// The wait starts at the first `poll_ready` after the previous `call` (or the first
     /// ever). The next request's limit is what is left of its deadline after the wait.
-    /// A wait longer than the layer's own limit fails `poll_ready` with an
-    /// [`Elapsed`](punctual_core::Elapsed) named after the layer. Each clone of the
-    /// service waits on its own.
+    /// A wait that uses up the layer's own limit ends: `poll_ready` answers ready (an
+    /// error there would mark the service failed for good, to a `tower::buffer::Buffer`,
+    /// say), and the next call fails at once with an [`Elapsed`](punctual_core::Elapsed)
+    /// named after the layer, without calling the inner service. Each clone of the service
+    /// waits on its own.
     ///
     /// ```
     /// use std::time::Duration;
@@ -152,7 +154,7 @@ impl<W: WheelRef, T> DeadlineLayer<W, T> {
     ///     .count_readiness()
     ///     .layer(NeverReady);
     /// let start = tokio::time::Instant::now();
-    /// let waited = svc.ready().await.map(|_| ()).unwrap_err();
+    /// let waited = svc.oneshot(()).await.unwrap_err();
     /// assert!(waited.downcast_ref::<punctual::Elapsed>().is_some());
     /// assert_eq!(start.elapsed(), Duration::from_millis(30));
     /// # }
@@ -176,6 +178,7 @@ impl<S, W: WheelRef, T: Clone> Layer<S> for DeadlineLayer<W, T> {
             inner,
             limits: self.limits.clone(),
             waiting: None,
+            waited_out: None,
         }
     }
 }
@@ -189,6 +192,8 @@ pub struct Deadline<S, W: WheelRef, T = OwnLimit> {
     /// The wait in `poll_ready` since the last call, with
     /// [`count_readiness`](DeadlineLayer::count_readiness).
     waiting: Option<Waiting<W>>,
+    /// A wait that used up the limit: the next call fails with it.
+    waited_out: Option<Elapsed>,
 }
 
 impl<S: Clone, W: WheelRef, T: Clone> Clone for Deadline<S, W, T> {
@@ -198,30 +203,42 @@ impl<S: Clone, W: WheelRef, T: Clone> Clone for Deadline<S, W, T> {
             inner: self.inner.clone(),
             limits: self.limits.clone(),
             waiting: None,
+            waited_out: None,
         }
     }
 }
 
-/// A wait for readiness: when it started on the chosen wheel, and the layer's limit.
+/// A wait for readiness: when it started on the chosen wheel, and, once the inner service
+/// was not ready, a sleep to the end of the layer's limit.
 #[derive(Debug)]
 struct Waiting<W: WheelRef> {
     wheel: W,
     started: Reading,
-    limit: Pin<Box<Sleep<'static, W>>>,
+    limit: Option<Pin<Box<Sleep<'static, W>>>>,
 }
 
 impl<W: WheelRef> Waiting<W> {
-    fn start(mut wheel: W, limit: Duration) -> Self {
+    fn start(mut wheel: W) -> Self {
         wheel.choose();
         Self {
             wheel,
             started: RawWheel::now(wheel.get()),
-            limit: Box::pin(Sleep::new(wheel, Limit::After(limit))),
+            limit: None,
         }
     }
 
     fn waited(&self) -> Duration {
         RawWheel::now(self.wheel.get()).saturating_duration_since(self.started)
+    }
+
+    /// Whether the wait has used up `limit`; else the task is woken when it does.
+    fn used_up(&mut self, limit: Duration, cx: &mut Context<'_>) -> bool {
+        let left = limit.saturating_sub(self.waited());
+        let wheel = self.wheel;
+        let sleep = self
+            .limit
+            .get_or_insert_with(|| Box::pin(Sleep::new(wheel, Limit::After(left))));
+        sleep.as_mut().poll(cx).is_ready()
     }
 }
 
@@ -259,10 +276,11 @@ where
         if !self.limits.count_readiness {
             return self.inner.poll_ready(cx).map_err(Into::into);
         }
+        if self.waited_out.is_some() {
+            return Poll::Ready(Ok(())); // the next call fails at once
+        }
         let (wheel, limit) = (self.limits.wheel, self.limits.limit);
-        let waiting = self
-            .waiting
-            .get_or_insert_with(|| Waiting::start(wheel, limit));
+        let waiting = self.waiting.get_or_insert_with(|| Waiting::start(wheel));
         match self.inner.poll_ready(cx) {
             // Keep the wait: the call takes its time off the request's deadline.
             Poll::Ready(Ok(())) => Poll::Ready(Ok(())),
@@ -271,17 +289,24 @@ where
                 Poll::Ready(Err(error.into()))
             }
             Poll::Pending => {
-                if waiting.limit.as_mut().poll(cx).is_pending() {
+                if !waiting.used_up(limit, cx) {
                     return Poll::Pending;
                 }
                 self.waiting = None;
-                let elapsed = Elapsed::new(limit, Some(self.limits.name));
-                Poll::Ready(Err(Box::new(elapsed)))
+                self.waited_out = Some(Elapsed::new(limit, Some(self.limits.name)));
+                Poll::Ready(Ok(()))
             }
         }
     }
 
     fn call(&mut self, req: Req) -> Self::Future {
+        if let Some(elapsed) = self.waited_out.take() {
+            return ResponseFuture {
+                inner: Admitted::Refused {
+                    elapsed: Some(elapsed),
+                },
+            };
+        }
         let waited = self.waiting.take().map_or(Duration::ZERO, |w| w.waited());
         let limit = self.limits.limit_for(&req).saturating_sub(waited);
         ResponseFuture {

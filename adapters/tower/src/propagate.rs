@@ -68,8 +68,8 @@ fn current_budget<W: WheelRef>(mut wheel: W) -> Option<(Budget, Duration)> {
 /// had left. Set a margin for the time a request spends on the network and in queues
 /// before the callee's clock starts, which gRPC does not count. A call with nothing left
 /// after the margin is not sent: its response future fails at once with the budget's
-/// [`Elapsed`], and the inner service is not called. No request leaves with a zero
-/// timeout.
+/// [`Elapsed`], and the inner service is not called: the layer never writes a zero
+/// timeout. (A shorter value already on the request, zero included, is kept.)
 ///
 /// Errors are boxed into [`BoxError`]: the inner service's own, or that `Elapsed`.
 ///
@@ -118,7 +118,8 @@ impl<W: WheelRef> PropagateDeadlineLayer<W> {
     }
 
     /// Takes `margin` off what is left before it is written: the network's share of each
-    /// hop. A call with no more than `margin` left fails at once (see "Margin and floor").
+    /// hop. A call with no more than `margin` left fails at once (see "Margin and floor");
+    /// with a millisecond header, one with less than `margin` and a millisecond.
     ///
     /// ```
     /// use std::time::Duration;

@@ -96,8 +96,9 @@ async fn header_read_timeout_closes_silent_conn_like_tokio() {
             builder.serve_connection(TokioIo::new(stream), svc).await
         });
         drop(timer);
-        let mut client = tokio::net::TcpStream::connect(addr).await.unwrap();
+        // Before the connection exists: the server's timer cannot start earlier.
         let start = std::time::Instant::now();
+        let mut client = tokio::net::TcpStream::connect(addr).await.unwrap();
         client
             .write_all(b"GET / HTTP/1.1\r\nHost: x\r\n")
             .await

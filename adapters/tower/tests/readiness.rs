@@ -1,6 +1,7 @@
 //! `count_readiness`: the time a request waits in `poll_ready` counts against its
-//! deadline, and a wait longer than the layer's limit fails `poll_ready`; off, the
-//! deadline starts at the call, as tower's `Timeout` does.
+//! deadline, and a wait that uses up the layer's limit fails the next call at once (never
+//! `poll_ready`, which would mark the service failed); off, the deadline starts at the
+//! call, as tower's `Timeout` does.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -75,19 +76,36 @@ async fn off_the_deadline_starts_at_the_call() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_wait_past_the_limit_fails_poll_ready() {
+async fn a_wait_past_the_limit_fails_the_next_call() {
     let mut svc = DeadlineLayer::<DefaultWheel>::new(30 * MS)
         .named("ready")
         .count_readiness()
         .layer(ReadyAfter::new(Duration::from_secs(60), MS));
     let start = Instant::now();
-    let err = svc.ready().await.map(|_| ()).unwrap_err();
+    // Ready, not failed: a `Buffer` in front keeps working.
+    let ready = svc.ready().await.map(|_| ());
+    assert!(ready.is_ok());
+    assert_eq!(start.elapsed(), 30 * MS);
+    let err = svc.call(()).await.unwrap_err();
     let elapsed = err.downcast::<punctual::Elapsed>().unwrap();
     assert_eq!(
         (elapsed.duration(), elapsed.name()),
         (30 * MS, Some("ready"))
     );
-    assert_eq!(start.elapsed(), 30 * MS);
+    assert_eq!(start.elapsed(), 30 * MS, "failed at once");
+}
+
+#[tokio::test(start_paused = true)]
+async fn behind_a_buffer_a_wait_fails_one_request_only() {
+    let gate = ReadyAfter::new(50 * MS, MS);
+    let svc = DeadlineLayer::<DefaultWheel>::new(30 * MS)
+        .count_readiness()
+        .layer(gate);
+    let buffered = tower::buffer::Buffer::new(svc, 4);
+    // The first request's wait uses up its 30 ms; the inner service is ready at 50 ms,
+    // and the next request goes through.
+    assert!(buffered.clone().oneshot(()).await.is_err());
+    buffered.clone().oneshot(()).await.unwrap();
 }
 
 #[tokio::test(start_paused = true)]
