@@ -2,7 +2,7 @@
 # Every published crate packages, and builds from its package: `cargo publish --dry-run`
 # over the workspace packs punctual-core, the five adapters (thread, tokio, smol, embassy,
 # tower) and the facade, and builds each from its own `.crate` (cargo verifies the dependants against the packages it has
-# just made, in a local registry under target/package/, so nothing needs to be on
+# just made, in a local registry under target/package-check/, so nothing needs to be on
 # crates.io yet; it still reads the crates.io index for the other dependencies, so this
 # step needs the network, as any first build does). punctual-benches is `publish = false`
 # and left out. Then checks that each package holds its licenses and readme, and that the
@@ -17,6 +17,19 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # for a registry that drops a request, and one more whole attempt if the dry run still
 # fails (a real packaging error fails both attempts the same way).
 export CARGO_NET_RETRY=${CARGO_NET_RETRY:-6}
+
+# cargo unpacks the packages it verifies the dependants against into its registry cache,
+# once per name and version, and reuses them: an earlier run's package of the same
+# version would stand in for today's sources. Local registries' caches are the folders
+# whose names start with '-' (crates.io's starts with its host); clear ours there.
+cargo_home=${CARGO_HOME:-$HOME/.cargo}
+for cache in "$cargo_home"/registry/src/-*/; do
+    [[ -d $cache ]] && rm -rf "$cache"punctual-*
+done
+# Likewise the builds of those packages, which cargo takes as unchanged once it has built
+# a name and version: the verification builds in a target directory of its own, anew.
+export CARGO_TARGET_DIR=target/package-check
+rm -rf "$CARGO_TARGET_DIR"
 if ! cargo publish --dry-run --workspace --allow-dirty; then
     echo "package.sh: the dry run failed; trying once more" >&2
     cargo publish --dry-run --workspace --allow-dirty
