@@ -88,14 +88,17 @@ pub fn parse(value: &[u8]) -> Result<Duration, InvalidTimeoutMs> {
 /// assert_eq!(encode(Duration::MAX), "9999999999");
 /// ```
 pub fn encode(left: Duration) -> HeaderValue {
-    let millis = u64::try_from(left.as_millis()).map_or(MAX_VALUE, |ms| ms.min(MAX_VALUE));
-    HeaderValue::from(millis)
+    HeaderValue::from(whole_millis(left))
 }
 
 /// `left`, rounded down as [`encode`] writes it.
 pub(crate) fn round_down(left: Duration) -> Duration {
-    let millis = u64::try_from(left.as_millis()).map_or(MAX_VALUE, |ms| ms.min(MAX_VALUE));
-    Duration::from_millis(millis)
+    Duration::from_millis(whole_millis(left))
+}
+
+/// `left` in whole milliseconds, rounded down, at most ten digits.
+fn whole_millis(left: Duration) -> u64 {
+    u64::try_from(left.as_millis()).map_or(MAX_VALUE, |ms| ms.min(MAX_VALUE))
 }
 
 /// The timeout `name` in `headers` asks for. A malformed value gives `None` and a
