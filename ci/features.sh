@@ -19,3 +19,7 @@ cargo clippy -p punctual-core --no-default-features --features alloc --all-targe
 cargo test -p punctual --features tokio,smol,tower,tracing,count-ready --doc
 cargo clippy -p punctual --features tokio,smol,embassy,tower,tracing,count-ready --lib -- -D warnings
 cargo clippy -p punctual-tower --no-default-features --lib -- -D warnings
+# tonic: `Elapsed` into `tonic::Status`, and `into_status` (the end-to-end tests and the
+# example run in `cargo test --workspace` and .ci/run).
+cargo clippy -p punctual-tower --features tonic --all-targets -- -D warnings
+cargo test -p punctual-core --features tonic --doc

@@ -22,6 +22,10 @@ pub use punctual_tower::{
     TimeoutHeader, TimeoutHeaders, grpc_timeout, timeout_ms,
 };
 
+#[cfg(feature = "tonic")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tonic")))]
+pub use punctual_tower::into_status;
+
 use crate::DefaultWheel;
 
 /// [`punctual_tower::DeadlineLayer`] on the default wheel.

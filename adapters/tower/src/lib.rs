@@ -17,6 +17,8 @@
 //!   rounded down, in the header the downstream reads ([`TimeoutHeader`]).
 //! * [`WithinBudget`] (feature `retry`, on by default): a `tower::retry` policy that
 //!   stops once the budget is spent.
+//! * [`into_status`] (feature `tonic`): a tower error as the `tonic::Status` a gRPC client
+//!   expects, `DEADLINE_EXCEEDED` for an `Elapsed`; `Elapsed` itself converts with `?`.
 //! * `HyperTimer` (feature `hyper`): `hyper::rt::Timer` on a punctual wheel, for hyper's
 //!   own timeouts (header read, keep-alive).
 //!
@@ -92,6 +94,8 @@ mod propagate;
 #[cfg(feature = "retry")]
 mod retry;
 mod source;
+#[cfg(feature = "tonic")]
+mod status;
 pub mod timeout_ms;
 
 pub use body::DeadlineBody;
@@ -107,6 +111,9 @@ pub use propagate::{
 #[cfg_attr(docsrs, doc(cfg(feature = "retry")))]
 pub use retry::WithinBudget;
 pub use source::{GrpcTimeout, OwnLimit, RequestTimeout, TimeoutHeader, TimeoutHeaders};
+#[cfg(feature = "tonic")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tonic")))]
+pub use status::into_status;
 
 pub use punctual_core::Elapsed;
 

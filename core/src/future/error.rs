@@ -145,6 +145,36 @@ impl From<Elapsed> for std::io::Error {
     }
 }
 
+#[cfg(feature = "tonic")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tonic")))]
+impl From<Elapsed> for tonic::Status {
+    /// A status of code `DEADLINE_EXCEEDED` (4), never `CANCELLED`, whose message is the
+    /// `Elapsed`'s and whose source is the `Elapsed`: `?` in a tonic handler answers the
+    /// caller as gRPC asks.
+    ///
+    /// ```
+    /// # futures_executor::block_on(async {
+    /// use core::time::Duration;
+    /// use punctual_core::{Fixed, ManualClock, Wheel};
+    ///
+    /// let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
+    /// let mut call = core::pin::pin!(wheel.deadline(Duration::from_millis(5), core::future::pending::<()>()));
+    /// let mut cx = core::task::Context::from_waker(core::task::Waker::noop());
+    /// assert!(call.as_mut().poll(&mut cx).is_pending());
+    /// wheel.advance(Duration::from_millis(5));
+    /// let core::task::Poll::Ready(Err(elapsed)) = call.as_mut().poll(&mut cx) else { panic!() };
+    /// let status = tonic::Status::from(elapsed);
+    /// assert_eq!(status.code(), tonic::Code::DeadlineExceeded);
+    /// # });
+    /// ```
+    fn from(elapsed: Elapsed) -> Self {
+        let mut status =
+            tonic::Status::deadline_exceeded(std::string::ToString::to_string(&elapsed));
+        status.set_source(std::sync::Arc::new(elapsed));
+        status
+    }
+}
+
 /// `duration` in the largest unit (s, ms, us, ns) that holds it exactly, if it fits a `u64`.
 #[cfg(any(feature = "defmt", test))]
 fn whole_units(duration: Duration) -> Option<(u64, &'static str)> {
