@@ -1,11 +1,13 @@
 //! An HTTP server end to end: hyper on tokio's multi-thread runtime with 2 workers, on
 //! loopback, under a load generator of 64 keep-alive connections sending a bounded number
 //! of requests. Each request runs under a per-request deadline and its handler starts K
-//! inner deadlines around futures that complete quickly (K = 0, 4, 16). The peers
+//! inner deadlines around futures that complete quickly (K = 0, 1, 4, 16). The peers
 //! ([`server::Peer`]): tower's timeout with `tokio::time::timeout` inside, the same on
 //! tokio's alternative timer, and punctual (punctual-tower's `DeadlineLayer`, which runs
 //! the request under a budget, with `.deadline()` inside). Reported: requests per second, p50 / p99 / p99.9 latency as the
-//! client saw it, and the server's CPU (its worker threads only) per request.
+//! client saw it, and the server's CPU (its worker threads only) per request. The gRPC
+//! rows ([`grpc`]) are the same peers' layers on a tonic server at K = 4, under tonic
+//! clients; their peers are named with a `gRPC: ` prefix.
 //!
 //! Each measurement is a process of its own (this binary with `--one PEER K`): a fresh
 //! runtime, and the alternative timer's runtime apart from the others. The runs are
@@ -18,6 +20,7 @@
 //! writes the runs for the report. Without `--bench` it does nothing.
 
 mod cpu;
+mod grpc;
 mod load;
 mod server;
 
@@ -28,12 +31,16 @@ const CONNECTIONS: usize = 64;
 /// Requests measured per run, after a warm-up of a tenth as many.
 const REQUESTS: usize = 20_000;
 /// Inner deadlines per request.
-const KS: [usize; 3] = [0, 4, 16];
+const KS: [usize; 4] = [0, 1, 4, 16];
+/// Inner deadlines per gRPC call.
+const GRPC_KS: [usize; 1] = [4];
+/// How the gRPC rows' peers are named: this, then the peer's name.
+const GRPC: &str = "gRPC: ";
 /// Runs per peer and K.
 const RUNS: usize = 7;
 
 /// One measurement: requests/s, p50, p99 and p99.9 (µs), server CPU per request (µs).
-fn one(peer: Peer, k: usize) -> [f64; 5] {
+fn one(peer: Peer, k: usize, over_grpc: bool) -> [f64; 5] {
     let server = server::runtime(peer);
     let listener = server.block_on(async {
         tokio::net::TcpListener::bind("127.0.0.1:0")
@@ -41,14 +48,26 @@ fn one(peer: Peer, k: usize) -> [f64; 5] {
             .expect("bind on loopback")
     });
     let addr = listener.local_addr().expect("the server's address");
-    server.spawn(server::serve(peer, k, listener));
+    if over_grpc {
+        server.spawn(grpc::serve(peer, k, listener));
+    } else {
+        server.spawn(server::serve(peer, k, listener));
+    }
     let client = tokio::runtime::Builder::new_current_thread()
         .enable_io()
+        .enable_time()
         .build()
         .expect("the load generator's runtime");
-    client.block_on(load::run(addr, CONNECTIONS, REQUESTS / 10));
+    let run = |requests| {
+        if over_grpc {
+            client.block_on(grpc::load(addr, requests))
+        } else {
+            client.block_on(load::run(addr, CONNECTIONS, requests))
+        }
+    };
+    run(REQUESTS / 10);
     let cpu = cpu::server_cpu();
-    let (mut latencies, wall) = client.block_on(load::run(addr, CONNECTIONS, REQUESTS));
+    let (mut latencies, wall) = run(REQUESTS);
     let cpu = cpu::server_cpu() - cpu;
     latencies.sort_unstable();
     let at =
@@ -72,12 +91,16 @@ fn main() {
         return;
     }
     if let Some(i) = args.iter().position(|a| a == "--one") {
-        let peer = Peer::named(&args[i + 1]).expect("a peer's name");
+        let (name, over_grpc) = match args[i + 1].strip_prefix(GRPC) {
+            Some(name) => (name, true),
+            None => (args[i + 1].as_str(), false),
+        };
+        let peer = Peer::named(name).expect("a peer's name");
         let k: usize = args[i + 2].parse().expect("a number of inner deadlines");
-        let r = one(peer, k);
+        let r = one(peer, k, over_grpc);
         println!(
             "{}\t{k}\t{:.0}\t{:.1}\t{:.1}\t{:.1}\t{:.2}",
-            peer.name(),
+            args[i + 1],
             r[0],
             r[1],
             r[2],
@@ -92,17 +115,19 @@ fn main() {
         "# peer\tK\trequests/s\tp50 (µs)\tp99 (µs)\tp99.9 (µs)\tserver CPU per request (µs)\n",
     );
     let started = std::time::Instant::now();
+    let http = KS.map(|k| (String::new(), k));
+    let grpc = GRPC_KS.map(|k| (GRPC.to_string(), k));
     for _ in 0..RUNS {
-        for k in KS {
+        for (prefix, k) in http.iter().chain(&grpc) {
             for peer in Peer::ALL.into_iter().filter(|p| p.available()) {
+                let name = format!("{prefix}{}", peer.name());
                 let out = std::process::Command::new(&exe)
-                    .args(["--bench", "--one", peer.name(), &k.to_string()])
+                    .args(["--bench", "--one", &name, &k.to_string()])
                     .output()
                     .expect("run a measurement");
                 assert!(
                     out.status.success(),
-                    "measuring {} at K = {k} failed: {}",
-                    peer.name(),
+                    "measuring {name} at K = {k} failed: {}",
                     String::from_utf8_lossy(&out.stderr)
                 );
                 let line = String::from_utf8(out.stdout).expect("UTF-8");

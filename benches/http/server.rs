@@ -72,8 +72,8 @@ pub(crate) fn runtime(peer: Peer) -> tokio::runtime::Runtime {
     builder.build().expect("the server's runtime")
 }
 
-/// The handler: `k` inner deadlines around a future pending once, then the answer.
-async fn handle(peer: Peer, k: usize) -> Result<Response<Full<Bytes>>, Infallible> {
+/// `k` inner deadlines one after another, each around a future pending once.
+pub(crate) async fn inner_deadlines(peer: Peer, k: usize) {
     for _ in 0..k {
         match peer {
             Peer::Tokio | Peer::TokioAlt => {
@@ -86,6 +86,11 @@ async fn handle(peer: Peer, k: usize) -> Result<Response<Full<Bytes>>, Infallibl
             }
         }
     }
+}
+
+/// The handler: `k` inner deadlines, then the answer.
+async fn handle(peer: Peer, k: usize) -> Result<Response<Full<Bytes>>, Infallible> {
+    inner_deadlines(peer, k).await;
     Ok(Response::new(Full::new(Bytes::from_static(b"ok"))))
 }
 

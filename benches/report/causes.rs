@@ -25,7 +25,7 @@ const SMOL_WAKE: &str = "Both wait for the same reactor wake-up (epoll), after w
 
 /// The cause of a verdict row where punctual is behind `peer` at `what`.
 pub(crate) fn behind(what: &str, peer: &str) -> &'static str {
-    if what.starts_with("HTTP") {
+    if what.starts_with("HTTP") || what.starts_with("gRPC") {
         return HTTP_HARNESS;
     }
     if what.starts_with("lateness: median, 1 ms tick") {
@@ -188,7 +188,7 @@ pub(crate) fn missed(target: &str, r: &Results, m: &Machine) -> String {
                 tokio's."
             .into();
     }
-    if target.starts_with("HTTP") {
+    if target.starts_with("HTTP") || target.starts_with("gRPC") {
         return HTTP_HARNESS.into();
     }
     if target.starts_with("lateness: at a 100 µs tick") {

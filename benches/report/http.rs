@@ -9,6 +9,16 @@ use crate::measure::{Http, Results, median_f64};
 pub(crate) const TOKIO: &str = "tower timeout + tokio";
 pub(crate) const TOKIO_ALT: &str = "tower timeout + tokio alt timer";
 pub(crate) const PUNCTUAL: &str = "punctual-tower + deadline";
+/// The prefix of the gRPC rows' peers (a tonic server and tonic clients).
+pub(crate) const GRPC: &str = "gRPC: ";
+/// The rows of the verdict: the peers' name prefix, K, and the row's words.
+pub(crate) const ROWS: [(&str, usize, &str); 5] = [
+    ("", 0, "HTTP, K = 0"),
+    ("", 1, "HTTP, K = 1"),
+    ("", 4, "HTTP, K = 4"),
+    ("", 16, "HTTP, K = 16"),
+    (GRPC, 4, "gRPC (tonic), K = 4"),
+];
 
 /// Each `(peer, K)`'s medians over its runs, and the number of runs.
 pub(crate) fn medians(r: &Results) -> BTreeMap<(String, usize), (Http, usize)> {
@@ -51,18 +61,20 @@ pub(crate) fn section(s: &mut String, r: &Results) {
          default inside tokio: the runtime's wheels). Latency as the client saw it; server CPU: the \
          2 workers' thread CPU clocks, per request. Each measurement a process of its own, \
          peers and K interleaved; median of {runs} runs each (each column its own \
-         median). × tokio: over tower timeout + tokio's, at the same K.\n"
+         median). × tokio: over tower timeout + tokio's, at the same K. The gRPC rows: \
+         tonic's `Server` (HTTP/2) with the same layers around one unary method, under 8 \
+         tonic channels with 8 calls in flight on each.\n"
     );
     let _ = writeln!(
         s,
         "| | K | requests/s | × tokio | p50 (µs) | p99 (µs) | p99.9 (µs) | server CPU per request (µs) | × tokio |\n\
          |---|---:|---:|---:|---:|---:|---:|---:|---:|"
     );
-    let ks: std::collections::BTreeSet<usize> = m.keys().map(|(_, k)| *k).collect();
-    for k in ks {
-        let base = m.get(&(TOKIO.to_string(), k)).map(|(h, _)| *h);
+    for (prefix, k, _) in ROWS {
+        let base = m.get(&(format!("{prefix}{TOKIO}"), k)).map(|(h, _)| *h);
         for peer in [TOKIO, TOKIO_ALT, PUNCTUAL] {
-            let Some((h, _)) = m.get(&(peer.to_string(), k)) else {
+            let peer = format!("{prefix}{peer}");
+            let Some((h, _)) = m.get(&(peer.clone(), k)) else {
                 continue;
             };
             let (rps_ratio, cpu_ratio) = match base {

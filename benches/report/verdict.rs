@@ -256,13 +256,14 @@ fn million_runs(
 
 fn http_runs(
     r: &Results,
+    prefix: &str,
     k: usize,
     f: fn(&crate::measure::Http) -> f64,
 ) -> std::collections::BTreeMap<&'static str, Vec<f64>> {
     [http::TOKIO, http::TOKIO_ALT, http::PUNCTUAL]
         .into_iter()
         .filter_map(|peer| {
-            let runs = r.http.get(&(peer.to_string(), k))?;
+            let runs = r.http.get(&(format!("{prefix}{peer}"), k))?;
             Some((peer, runs.iter().map(f).collect()))
         })
         .collect()
@@ -345,23 +346,12 @@ fn server_on_tokio(s: &mut String, r: &Results) {
         );
         memory(&mut c, r, ours, peer);
     }
-    for k in [0, 4, 16] {
-        let rps = http_runs(r, k, |h| h.requests_per_s);
-        let cpu = http_runs(r, k, |h| h.cpu_per_request);
-        let (what_rps, what_cpu) = match k {
-            0 => (
-                "HTTP, K = 0: requests/s",
-                "HTTP, K = 0: server CPU per request",
-            ),
-            4 => (
-                "HTTP, K = 4: requests/s",
-                "HTTP, K = 4: server CPU per request",
-            ),
-            _ => (
-                "HTTP, K = 16: requests/s",
-                "HTTP, K = 16: server CPU per request",
-            ),
-        };
+    for (prefix, k, row) in http::ROWS {
+        let rps = http_runs(r, prefix, k, |h| h.requests_per_s);
+        let cpu = http_runs(r, prefix, k, |h| h.cpu_per_request);
+        // The case's rows are named once for the process: leaked, a few bytes.
+        let what_rps: &'static str = format!("{row}: requests/s").leak();
+        let what_cpu: &'static str = format!("{row}: server CPU per request").leak();
         for peer in [http::TOKIO, http::TOKIO_ALT] {
             c.runs(
                 what_rps,
@@ -383,7 +373,8 @@ fn server_on_tokio(s: &mut String, r: &Results) {
         "punctual: a default `.deadline()` inside the runtime (and for HTTP, punctual-tower's \
          `DeadlineLayer`); the peers: `tokio::time::timeout` on tokio's timer and on its \
          alternative one (and tower's `Timeout` around the handler). The HTTP rows are a \
-         hyper server whose handler starts K inner deadlines.",
+         hyper server whose handler starts K inner deadlines; the gRPC row the same on a \
+         tonic server.",
         &format!(
             "The HTTP rows' spread over runs, and an earlier run's 0.78× at K = 4: {}",
             causes::HTTP_HARNESS
