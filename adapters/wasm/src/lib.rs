@@ -49,23 +49,19 @@
 //! Built for single-threaded wasm. With threads (`+atomics`), the driver runs on the
 //! thread that spawned it, and that thread's event loop must keep running.
 //!
-//! On targets other than `wasm32-unknown-unknown` (and other `wasm*-unknown-unknown`),
-//! this crate is empty.
+//! # Other targets
+//!
+//! The crate builds everywhere, for `cargo check` and docs of code that targets the web,
+//! but it needs a JavaScript host: off wasm, its driver and clock panic when used.
 //!
 //! [punctual]: https://docs.rs/punctual
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
 
-#[cfg(all(target_family = "wasm", target_os = "unknown"))]
 mod clock;
-#[cfg(all(target_family = "wasm", target_os = "unknown"))]
 mod driver;
-#[cfg(all(target_family = "wasm", target_os = "unknown"))]
 mod sleeper;
 
-#[cfg(all(target_family = "wasm", target_os = "unknown"))]
 pub use clock::HostClock;
-#[cfg(all(target_family = "wasm", target_os = "unknown"))]
 pub use driver::{DEFAULT_TICK, HostWheel, WasmDriver, driver, leak_wheel, spawn_driver};
-#[cfg(all(target_family = "wasm", target_os = "unknown"))]
 pub use sleeper::{MAX_TIMEOUT, TimeoutSleep, TimeoutSleeper};

@@ -130,11 +130,12 @@ pub(crate) fn timeout_millis(left: Duration) -> u32 {
 mod tests {
     use core::time::Duration;
 
-    use wasm_bindgen_test::wasm_bindgen_test;
+    #[cfg(target_family = "wasm")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     use super::{MAX_TIMEOUT, timeout_millis};
 
-    #[wasm_bindgen_test]
+    #[test]
     fn millis_round_up() {
         assert_eq!(timeout_millis(Duration::from_nanos(1)), 1);
         assert_eq!(timeout_millis(Duration::from_millis(1)), 1);
@@ -143,7 +144,7 @@ mod tests {
         assert_eq!(timeout_millis(Duration::from_secs(3)), 3_000);
     }
 
-    #[wasm_bindgen_test]
+    #[test]
     fn millis_stay_within_max_timeout() {
         let max = i32::MAX as u32;
         assert_eq!(timeout_millis(MAX_TIMEOUT), max);
