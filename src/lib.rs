@@ -26,7 +26,10 @@ mod defaults;
 mod ext;
 #[cfg(feature = "std")]
 mod functions;
-#[cfg(all(feature = "std", not(all(feature = "wasm", target_family = "wasm", target_os = "unknown"))))]
+#[cfg(all(
+    feature = "std",
+    not(all(feature = "wasm", target_family = "wasm", target_os = "unknown"))
+))]
 mod global;
 #[cfg(all(feature = "wasm", target_family = "wasm", target_os = "unknown"))]
 #[path = "global/web.rs"]
@@ -36,7 +39,10 @@ mod instant;
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub mod prelude;
-#[cfg(all(feature = "std", not(all(feature = "wasm", target_family = "wasm", target_os = "unknown"))))]
+#[cfg(all(
+    feature = "std",
+    not(all(feature = "wasm", target_family = "wasm", target_os = "unknown"))
+))]
 mod sync;
 #[cfg(feature = "tokio")]
 mod tokio_wheels;
@@ -64,13 +70,19 @@ pub use functions::{budget, sleep, sleep_until, timeout, timeout_at};
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use global::{Global, GlobalClock, global_wheel};
-#[cfg(all(feature = "std", not(all(feature = "wasm", target_family = "wasm", target_os = "unknown"))))]
+#[cfg(all(
+    feature = "std",
+    not(all(feature = "wasm", target_family = "wasm", target_os = "unknown"))
+))]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use global::{GlobalClockInUse, GlobalClockKind};
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use instant::DeadlineInstant;
-#[cfg(all(feature = "std", not(all(feature = "wasm", target_family = "wasm", target_os = "unknown"))))]
+#[cfg(all(
+    feature = "std",
+    not(all(feature = "wasm", target_family = "wasm", target_os = "unknown"))
+))]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use punctual_thread::spawn_driver;
 
@@ -95,7 +107,10 @@ pub mod adapters {
     pub mod tower;
 
     /// Drive a wheel from JavaScript timers on `wasm32-unknown-unknown`. See [`punctual_wasm`].
-    #[cfg_attr(docsrs, doc(cfg(all(feature = "wasm", target_family = "wasm", target_os = "unknown"))))]
+    #[cfg_attr(
+        docsrs,
+        doc(cfg(all(feature = "wasm", target_family = "wasm", target_os = "unknown")))
+    )]
     #[cfg(all(feature = "wasm", target_family = "wasm", target_os = "unknown"))]
     pub use punctual_wasm as wasm;
 

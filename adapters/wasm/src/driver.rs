@@ -66,7 +66,5 @@ pub fn driver<C: Clock, S: Storage>(wheel: &Wheel<C, S>) -> WasmDriver<'_, C, S>
 /// punctual_wasm::spawn_driver(wheel);
 /// ```
 pub fn spawn_driver<C: Clock, S: Storage>(wheel: &'static Wheel<C, S>) {
-    wasm_bindgen_futures::spawn_local(async move {
-        match driver(wheel).await {}
-    });
+    wasm_bindgen_futures::spawn_local(async move { match driver(wheel).await {} });
 }

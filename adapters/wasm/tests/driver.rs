@@ -107,9 +107,7 @@ async fn many_deadlines_at_once() {
 #[wasm_bindgen_test]
 async fn borrowed_static_wheel_with_driver() {
     static WHEEL: Wheel<HostClock, Fixed<16>> = Wheel::fixed(HostClock::new(), ms(2));
-    wasm_bindgen_futures::spawn_local(async {
-        match punctual_wasm::driver(&WHEEL).await {}
-    });
+    wasm_bindgen_futures::spawn_local(async { match punctual_wasm::driver(&WHEEL).await {} });
     let start = Instant::now();
     let r = WHEEL.deadline(ms(15), pending::<()>()).await;
     assert!(r.is_err());

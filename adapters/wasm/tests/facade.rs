@@ -81,7 +81,10 @@ async fn budgets_nest() {
     assert_eq!(err.duration(), ms(40));
     let took = start.elapsed();
     assert!(took >= ms(40), "the budget ended early: {took:?}");
-    assert!(took < IN_TIME, "the inner deadline outlasted the budget: {took:?}");
+    assert!(
+        took < IN_TIME,
+        "the inner deadline outlasted the budget: {took:?}"
+    );
 
     // A shorter inner budget ends first; the outer one goes on.
     let start = Instant::now();
@@ -139,6 +142,9 @@ fn global_wheel_reads_the_host_clock() {
     let before = GlobalClock::reading_of(Instant::now());
     let now = global_wheel().now();
     let after = GlobalClock::reading_of(Instant::now());
-    assert!(before <= now && now <= after, "{before:?} {now:?} {after:?}");
+    assert!(
+        before <= now && now <= after,
+        "{before:?} {now:?} {after:?}"
+    );
     assert_eq!(global_wheel().tick(), ms(1));
 }
