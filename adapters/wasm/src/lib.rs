@@ -36,13 +36,15 @@
 //! * **Never early** on the wheel's clock: a sleep completes only once the clock reads
 //!   its time. A `setTimeout` that fires early (Node's may, by under a millisecond) is set
 //!   again for the rest.
-//! * **At most two ticks late** while the host runs timers on time, which it does not
-//!   always do. Browsers clamp a timer set from within a chain of more than five nested
-//!   timers to 4 ms, throttle timers in background tabs to once a second or less, and
-//!   round `performance.now()` to 100 µs or coarser. A driver turning the wheel every
-//!   tick for long is such a chain, so its turns may come up to 4 ms apart. Timers wait
-//!   at most 2<sup>31</sup> − 1 ms (about 24.8 days); a longer sleep sets a new one then.
-//! * A task that runs for long without yielding starves the event loop and the driver.
+//! * **At most two ticks late** while the host runs timers on time. Browsers clamp a
+//!   timer shorter than 4 ms to 4 ms when it is set from a chain of more than five nested
+//!   timers, as a driver turning the wheel tick after tick would be: so the driver sets
+//!   such a timer from a task of its own (a message on a `MessageChannel`), where the
+//!   chain starts anew. Timers wait at most 2<sup>31</sup> − 1 ms (about 24.8 days); a
+//!   longer sleep sets a new timer then.
+//! * **Starved**, the driver is late by as much: browsers run timers of background tabs
+//!   once a second or less, and a task that runs long without yielding holds up the
+//!   event loop. `performance.now()` itself is rounded to 100 µs or coarser in browsers.
 //!
 //! # Threads
 //!
@@ -60,6 +62,7 @@
 
 mod clock;
 mod driver;
+mod hop;
 mod sleeper;
 
 pub use clock::HostClock;

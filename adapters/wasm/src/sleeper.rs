@@ -4,6 +4,8 @@
 //!   is set again for the rest.
 //! * A sleep holds at most one timer; dropping the sleep clears it (`clearTimeout`).
 //! * A timer waits the time left rounded up to a millisecond, at most [`MAX_TIMEOUT`].
+//! * A timer shorter than the clamp of nested timers is set after a [`Hop`], so that
+//!   the host does not stretch it to 4 ms.
 
 use core::future::Future;
 use core::pin::Pin;
@@ -12,6 +14,8 @@ use core::time::Duration;
 
 use gloo_timers::future::TimeoutFuture;
 use punctual_core::{Clock, Reading, Sleeper};
+
+use crate::hop::{CLAMPED_BELOW, Hop};
 
 /// The longest wait of one `setTimeout`: 2<sup>31</sup> − 1 ms, about 24.8 days. Hosts
 /// take a longer one as zero; a longer sleep waits this, then sets a timer again.
@@ -63,7 +67,7 @@ impl<C: Clock + Clone> Sleeper for TimeoutSleeper<C> {
         TimeoutSleep {
             clock: self.clock.clone(),
             at,
-            timer: None,
+            wait: Wait::Idle,
         }
     }
 }
@@ -79,7 +83,20 @@ impl<C: Clock + Clone> Sleeper for TimeoutSleeper<C> {
 pub struct TimeoutSleep<C> {
     clock: C,
     at: Reading,
-    timer: Option<TimeoutFuture>,
+    wait: Wait,
+}
+
+/// What a sleep waits on.
+#[derive(Debug)]
+enum Wait {
+    /// Nothing yet, or a timer that fired before the clock read the sleep's time.
+    Idle,
+    /// A hop out of nested timers, before a short timer.
+    Hop(Hop),
+    /// The hop is done (or the host has none): set the timer now.
+    Hopped,
+    /// A `setTimeout`.
+    Timer(TimeoutFuture),
 }
 
 impl<C> TimeoutSleep<C> {
@@ -89,7 +106,7 @@ impl<C> TimeoutSleep<C> {
     }
 }
 
-// Nothing in it is pinned: the clock is only read, the timer is `Unpin`.
+// Nothing in it is pinned: the clock is only read, the hop and the timer are `Unpin`.
 impl<C> Unpin for TimeoutSleep<C> {}
 
 impl<C: Clock> Future for TimeoutSleep<C> {
@@ -100,18 +117,25 @@ impl<C: Clock> Future for TimeoutSleep<C> {
         loop {
             let now = Reading::since_origin(this.clock.now());
             if now >= this.at {
-                this.timer = None;
+                this.wait = Wait::Idle;
                 return Poll::Ready(());
             }
-            let left = this.at.saturating_duration_since(now);
-            let timer = this
-                .timer
-                .get_or_insert_with(|| TimeoutFuture::new(timeout_millis(left)));
-            match Pin::new(timer).poll(cx) {
-                // Fired before the clock reads `at` (a host that fires early, or a wait
-                // cut to `MAX_TIMEOUT`): set a timer for the rest.
-                Poll::Ready(()) => this.timer = None,
-                Poll::Pending => return Poll::Pending,
+            let millis = timeout_millis(this.at.saturating_duration_since(now));
+            match &mut this.wait {
+                Wait::Idle if millis < CLAMPED_BELOW => {
+                    this.wait = Hop::new().map_or(Wait::Hopped, Wait::Hop);
+                }
+                Wait::Idle | Wait::Hopped => this.wait = Wait::Timer(TimeoutFuture::new(millis)),
+                Wait::Hop(hop) => match Pin::new(hop).poll(cx) {
+                    Poll::Ready(()) => this.wait = Wait::Hopped,
+                    Poll::Pending => return Poll::Pending,
+                },
+                Wait::Timer(timer) => match Pin::new(timer).poll(cx) {
+                    // Fired before the clock reads `at` (a host that fires early, or a
+                    // wait cut to `MAX_TIMEOUT`): set a timer for the rest.
+                    Poll::Ready(()) => this.wait = Wait::Idle,
+                    Poll::Pending => return Poll::Pending,
+                },
             }
         }
     }
