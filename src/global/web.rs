@@ -53,7 +53,7 @@ impl GlobalClock {
 /// Spawns the driver task, once per program.
 #[cold]
 #[inline(never)]
-fn spawn_driver() {
+fn start_driver() {
     if !DRIVEN.swap(true, Ordering::AcqRel) {
         punctual_wasm::spawn_driver(&GLOBAL);
     }
@@ -70,7 +70,7 @@ impl Clock for GlobalClock {
     #[inline]
     fn now(&self) -> Duration {
         if !DRIVEN.load(Ordering::Acquire) {
-            spawn_driver();
+            start_driver();
         }
         HostClock::new().now()
     }
