@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # punctual on wasm32-unknown-unknown: the facade with its `wasm` feature builds and passes
 # clippy for that target, and punctual-wasm's tests (its driver, and the facade's default
-# deadlines on it) run under wasm-bindgen-test, first in Node, then in a headless Chromium.
-# The same test binaries run on both hosts.
+# deadlines on it) run under wasm-bindgen-test, first in Node, then in a headless Chromium,
+# in a page and in a dedicated web worker. The same test binaries run on every host.
 #
 # Installs what is missing, as root on Debian: the rustup target, wasm-bindgen-cli at the
 # version of `wasm-bindgen` in Cargo.lock (which wasm-bindgen-test-runner requires; a build
@@ -94,8 +94,8 @@ run_tests Node
 
 # As root, Chromium runs only without its sandbox; the network is closed, so it is told
 # not to reach for it. Those flags are in webdriver.json.
-WASM_BINDGEN_USE_BROWSER=1 \
-    CHROMEDRIVER=$chromedriver \
-    WASM_BINDGEN_TEST_WEBDRIVER_JSON="$PWD/adapters/wasm/webdriver.json" \
-    run_tests "headless Chromium"
+export CHROMEDRIVER=$chromedriver
+export WASM_BINDGEN_TEST_WEBDRIVER_JSON="$PWD/adapters/wasm/webdriver.json"
+WASM_BINDGEN_USE_BROWSER=1 run_tests "headless Chromium"
+WASM_BINDGEN_USE_DEDICATED_WORKER=1 run_tests "a web worker of headless Chromium"
 echo "wasm.sh: passed"
