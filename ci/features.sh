@@ -18,6 +18,8 @@ cargo clippy -p punctual-core --no-default-features --features alloc --all-targe
 # which `cargo test --workspace` runs).
 cargo test -p punctual --features tokio,smol,tower,tracing,count-ready --doc
 cargo clippy -p punctual --features tokio,smol,embassy,tower,tracing,count-ready --lib -- -D warnings
+# `wasm` changes nothing off wasm32-unknown-unknown (ci/wasm.sh builds it there).
+cargo clippy -p punctual --features wasm --lib -- -D warnings
 cargo clippy -p punctual-tower --no-default-features --lib -- -D warnings
 # tonic: `Elapsed` into `tonic::Status`, and `into_status` (the end-to-end tests and the
 # example run in `cargo test --workspace` and .ci/run).

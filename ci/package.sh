@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every published crate packages, and builds from its package: `cargo publish --dry-run`
-# over the workspace packs punctual-core, the five adapters (thread, tokio, smol, embassy,
-# tower) and the facade, and builds each from its own `.crate` (cargo verifies the dependants against the packages it has
+# over the workspace packs punctual-core, the six adapters (thread, tokio, smol, embassy,
+# tower, wasm) and the facade, and builds each from its own `.crate` (cargo verifies the dependants against the packages it has
 # just made, in a local registry under target/package-check/, so nothing needs to be on
 # crates.io yet; it still reads the crates.io index for the other dependencies, so this
 # step needs the network, as any first build does). punctual-benches is `publish = false`
@@ -49,7 +49,7 @@ package_files() {
 }
 
 status=0
-for crate in punctual punctual-core punctual-thread punctual-tokio punctual-smol punctual-embassy punctual-tower; do
+for crate in punctual punctual-core punctual-thread punctual-tokio punctual-smol punctual-embassy punctual-tower punctual-wasm; do
     files=$(package_files "$crate")
     for needed in LICENSE-MIT LICENSE-APACHE README.md; do
         if ! grep -qx "$needed" <<<"$files"; then

@@ -1,10 +1,6 @@
 //! `DeadlineInstant`: the instants a default deadline can end at.
 
-use std::time::Instant;
-
 use punctual_core::Reading;
-
-use crate::global::std_clock;
 
 /// An instant that default deadlines and sleeps accept (`deadline_at`, `timeout_at`,
 /// `sleep_until`): a `std::time::Instant`, or a `tokio::time::Instant` with the `tokio`
@@ -12,6 +8,13 @@ use crate::global::std_clock;
 ///
 /// A deadline ends once the clock of its wheel reaches the instant. Inside a paused tokio
 /// runtime that clock is virtual: count from `tokio::time::Instant::now()`.
+///
+/// On `wasm32-unknown-unknown` with the `wasm` feature, it is a [`web_time::Instant`]
+/// instead: `std::time::Instant::now()` panics there. Add the `web-time` crate to name
+/// it; on other targets `web_time::Instant` is `std::time::Instant`, so the same code
+/// builds everywhere.
+///
+/// [`web_time::Instant`]: https://docs.rs/web-time/1/web_time/struct.Instant.html
 pub trait DeadlineInstant: sealed::Sealed {
     /// The instant as a reading of the std clock every default wheel takes instants on.
     #[doc(hidden)]
@@ -20,15 +23,32 @@ pub trait DeadlineInstant: sealed::Sealed {
 
 mod sealed {
     pub trait Sealed {}
+    #[cfg(not(all(feature = "wasm", target_family = "wasm", target_os = "unknown")))]
     impl Sealed for std::time::Instant {}
     #[cfg(feature = "tokio")]
     impl Sealed for tokio::time::Instant {}
+    #[cfg(all(feature = "wasm", target_family = "wasm", target_os = "unknown"))]
+    impl Sealed for web_time::Instant {}
 }
 
-impl DeadlineInstant for Instant {
+#[cfg(not(all(feature = "wasm", target_family = "wasm", target_os = "unknown")))]
+impl DeadlineInstant for std::time::Instant {
     #[inline]
     fn reading(self) -> Reading {
-        std_clock().reading_of(self)
+        crate::global::std_clock().reading_of(self)
+    }
+}
+
+/// On `wasm32-unknown-unknown`: the instant read on the global wheel's clock, exactly.
+#[cfg_attr(
+    docsrs,
+    doc(cfg(all(feature = "wasm", target_family = "wasm", target_os = "unknown")))
+)]
+#[cfg(all(feature = "wasm", target_family = "wasm", target_os = "unknown"))]
+impl DeadlineInstant for web_time::Instant {
+    #[inline]
+    fn reading(self) -> Reading {
+        crate::global::GlobalClock::reading_of(self)
     }
 }
 
@@ -37,6 +57,6 @@ impl DeadlineInstant for Instant {
 impl DeadlineInstant for tokio::time::Instant {
     #[inline]
     fn reading(self) -> Reading {
-        std_clock().reading_of(self.into_std())
+        crate::global::std_clock().reading_of(self.into_std())
     }
 }

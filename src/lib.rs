@@ -26,14 +26,23 @@ mod defaults;
 mod ext;
 #[cfg(feature = "std")]
 mod functions;
-#[cfg(feature = "std")]
+#[cfg(all(
+    feature = "std",
+    not(all(feature = "wasm", target_family = "wasm", target_os = "unknown"))
+))]
+mod global;
+#[cfg(all(feature = "wasm", target_family = "wasm", target_os = "unknown"))]
+#[path = "global/web.rs"]
 mod global;
 #[cfg(feature = "std")]
 mod instant;
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub mod prelude;
-#[cfg(feature = "std")]
+#[cfg(all(
+    feature = "std",
+    not(all(feature = "wasm", target_family = "wasm", target_os = "unknown"))
+))]
 mod sync;
 #[cfg(feature = "tokio")]
 mod tokio_wheels;
@@ -60,11 +69,20 @@ pub use ext::{DeadlineExt, StreamDeadlineExt};
 pub use functions::{budget, sleep, sleep_until, timeout, timeout_at};
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
-pub use global::{Global, GlobalClock, GlobalClockInUse, GlobalClockKind, global_wheel};
+pub use global::{Global, GlobalClock, global_wheel};
+#[cfg(all(
+    feature = "std",
+    not(all(feature = "wasm", target_family = "wasm", target_os = "unknown"))
+))]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub use global::{GlobalClockInUse, GlobalClockKind};
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use instant::DeadlineInstant;
-#[cfg(feature = "std")]
+#[cfg(all(
+    feature = "std",
+    not(all(feature = "wasm", target_family = "wasm", target_os = "unknown"))
+))]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use punctual_thread::spawn_driver;
 
@@ -87,6 +105,14 @@ pub mod adapters {
     #[cfg_attr(docsrs, doc(cfg(feature = "tower")))]
     #[cfg(feature = "tower")]
     pub mod tower;
+
+    /// Drive a wheel from JavaScript timers on `wasm32-unknown-unknown`. See [`punctual_wasm`].
+    #[cfg_attr(
+        docsrs,
+        doc(cfg(all(feature = "wasm", target_family = "wasm", target_os = "unknown")))
+    )]
+    #[cfg(all(feature = "wasm", target_family = "wasm", target_os = "unknown"))]
+    pub use punctual_wasm as wasm;
 
     /// Drive a static wheel from an embassy task. See [`punctual_embassy`].
     #[cfg_attr(docsrs, doc(cfg(feature = "embassy")))]

@@ -1,0 +1,84 @@
+//! `HostClock`: the host's monotonic time, `performance.now()`, through `web_time::Instant`.
+//!
+//! * Every `HostClock` counts from one origin: [`BACKDATE`] before the first reading in
+//!   the program. So readings of two `HostClock`s compare, and instants from shortly
+//!   before the first reading map to distinct readings.
+//! * Readings and instants come from the same source and the same conversion, so
+//!   `reading_of(instant)` is exact: the clock reads it when `Instant::now()` reaches it.
+
+use core::time::Duration;
+use std::sync::OnceLock;
+
+use punctual_core::{Clock, ClockInstant, Reading};
+use web_time::Instant;
+
+/// The instant every `HostClock` counts from, less [`BACKDATE`]: the first reading's.
+static ORIGIN: OnceLock<Instant> = OnceLock::new();
+
+/// How long before its first reading the clock counts from.
+const BACKDATE: Duration = Duration::from_secs(3600);
+
+/// The host's monotonic clock: `performance.now()`, as [`web_time::Instant`] reads it, in
+/// browsers, web workers and Node (which has a global `performance` since version 16).
+///
+/// Zero bytes; every `HostClock` reads the same. It counts from an hour before its first
+/// reading in the program, so it never reads zero for an instant of the last hour.
+///
+/// ```no_run
+/// use punctual_core::{Clock, Reading};
+/// use punctual_wasm::HostClock;
+///
+/// let clock = HostClock::new();
+/// let before = web_time::Instant::now();
+/// let now = Reading::since_origin(clock.now());
+/// assert!(clock.reading_of(before) <= now);
+/// ```
+///
+/// # Precision
+///
+/// Browsers round `performance.now()` to 100 µs or coarser (5 µs in cross-origin isolated
+/// pages); Node does not. The wheel measures on this clock as it reads, so a deadline is
+/// never early on it; measured on an exact clock, it may end up to that rounding early.
+///
+/// # Panics
+///
+/// A reading panics if the host has no global `performance` object.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct HostClock;
+
+impl HostClock {
+    /// The clock. Reading it the first time in the program fixes the origin.
+    pub const fn new() -> Self {
+        Self
+    }
+
+    /// The origin every `HostClock` counts from, plus [`BACKDATE`].
+    fn origin() -> Instant {
+        *ORIGIN.get_or_init(Instant::now)
+    }
+
+    /// The reading of `instant`: exact, so a deadline at it never ends before `instant`.
+    /// [`Reading::ZERO`] for instants more than an hour before the clock's first reading.
+    pub fn reading_of(&self, instant: Instant) -> Reading {
+        let origin = Self::origin();
+        let since = match instant.checked_duration_since(origin) {
+            Some(after) => BACKDATE.saturating_add(after),
+            None => BACKDATE.saturating_sub(origin.duration_since(instant)),
+        };
+        Reading::since_origin(since)
+    }
+}
+
+impl ClockInstant<HostClock> for Instant {
+    #[inline]
+    fn reading_on(self, clock: &HostClock) -> Reading {
+        clock.reading_of(self)
+    }
+}
+
+impl Clock for HostClock {
+    #[inline]
+    fn now(&self) -> Duration {
+        self.reading_of(Instant::now()).as_duration()
+    }
+}

@@ -1,0 +1,179 @@
+//! `TimeoutSleeper`: the driver's sleeps, on the host's `setTimeout`.
+//!
+//! * A sleep completes only once its clock reads its time; a timer that fired before that
+//!   is set again for the rest.
+//! * A sleep holds at most one timer; dropping the sleep clears it (`clearTimeout`).
+//! * A timer waits the time left rounded up to a millisecond, at most [`MAX_TIMEOUT`].
+//! * A timer shorter than the clamp of nested timers is set after a [`Hop`], so that
+//!   the host does not stretch it to 4 ms.
+
+use core::future::Future;
+use core::pin::Pin;
+use core::task::{Context, Poll};
+use core::time::Duration;
+
+use gloo_timers::future::TimeoutFuture;
+use punctual_core::{Clock, Reading, Sleeper};
+
+use crate::hop::{CLAMPED_BELOW, Hop};
+
+/// The longest wait of one `setTimeout`: 2<sup>31</sup> − 1 ms, about 24.8 days. Hosts
+/// take a longer one as zero; a longer sleep waits this, then sets a timer again.
+pub const MAX_TIMEOUT: Duration = Duration::from_millis(i32::MAX as u64);
+
+/// The [`Sleeper`] of a wheel whose clock runs at the host's pace ([`HostClock`], or a
+/// clock that reads it): a `setTimeout` for the time from the clock's reading now to the
+/// requested one.
+///
+/// [`driver`](crate::driver) makes one for you. Build one yourself only for a
+/// [`Driver`](punctual_core::Driver) of your own ([`Wheel::driver`](punctual_core::Wheel::driver)).
+///
+/// ```no_run
+/// use core::time::Duration;
+/// use punctual_core::{Clock, Reading, Sleeper};
+/// use punctual_wasm::{HostClock, TimeoutSleeper};
+///
+/// let clock = HostClock::new();
+/// let mut sleeper = TimeoutSleeper::new(clock);
+/// let at = Reading::since_origin(clock.now()) + Duration::from_millis(5);
+/// wasm_bindgen_futures::spawn_local(async move {
+///     sleeper.sleep_until(at).await;
+///     assert!(Reading::since_origin(clock.now()) >= at); // never early
+/// });
+/// ```
+///
+/// # Precision
+///
+/// A sleep never completes before the clock reads the requested time. How late it may be
+/// is up to the host's timers (see the crate docs): typically about a millisecond.
+///
+/// [`HostClock`]: crate::HostClock
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TimeoutSleeper<C> {
+    clock: C,
+}
+
+impl<C: Clock + Clone> TimeoutSleeper<C> {
+    /// A sleeper for a wheel on `clock`.
+    pub const fn new(clock: C) -> Self {
+        Self { clock }
+    }
+}
+
+impl<C: Clock + Clone> Sleeper for TimeoutSleeper<C> {
+    type Sleep = TimeoutSleep<C>;
+
+    fn sleep_until(&mut self, at: Reading) -> TimeoutSleep<C> {
+        TimeoutSleep {
+            clock: self.clock.clone(),
+            at,
+            wait: Wait::Idle,
+        }
+    }
+}
+
+/// The sleep of a [`TimeoutSleeper`]: completes once the clock reads its time. Sets its
+/// `setTimeout` at its first poll.
+///
+/// # Cancel safety
+///
+/// Dropping it clears its timer.
+#[derive(Debug)]
+#[must_use = "futures do nothing unless you `.await` or poll them"]
+pub struct TimeoutSleep<C> {
+    clock: C,
+    at: Reading,
+    wait: Wait,
+}
+
+/// What a sleep waits on.
+#[derive(Debug)]
+enum Wait {
+    /// Nothing yet, or a timer that fired before the clock read the sleep's time.
+    Idle,
+    /// A hop out of nested timers, before a short timer.
+    Hop(Hop),
+    /// The hop is done (or the host has none): set the timer now.
+    Hopped,
+    /// A `setTimeout`.
+    Timer(TimeoutFuture),
+}
+
+impl<C> TimeoutSleep<C> {
+    /// The reading this sleep completes at.
+    pub fn at(&self) -> Reading {
+        self.at
+    }
+}
+
+// Nothing in it is pinned: the clock is only read, the hop and the timer are `Unpin`.
+impl<C> Unpin for TimeoutSleep<C> {}
+
+impl<C: Clock> Future for TimeoutSleep<C> {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let this = self.get_mut();
+        loop {
+            let now = Reading::since_origin(this.clock.now());
+            if now >= this.at {
+                this.wait = Wait::Idle;
+                return Poll::Ready(());
+            }
+            let millis = timeout_millis(this.at.saturating_duration_since(now));
+            match &mut this.wait {
+                Wait::Idle if millis < CLAMPED_BELOW => {
+                    this.wait = Hop::new().map_or(Wait::Hopped, Wait::Hop);
+                }
+                Wait::Idle | Wait::Hopped => this.wait = Wait::Timer(TimeoutFuture::new(millis)),
+                Wait::Hop(hop) => match Pin::new(hop).poll(cx) {
+                    Poll::Ready(()) => this.wait = Wait::Hopped,
+                    Poll::Pending => return Poll::Pending,
+                },
+                Wait::Timer(timer) => match Pin::new(timer).poll(cx) {
+                    // Fired before the clock reads `at` (a host that fires early, or a
+                    // wait cut to `MAX_TIMEOUT`): set a timer for the rest.
+                    Poll::Ready(()) => this.wait = Wait::Idle,
+                    Poll::Pending => return Poll::Pending,
+                },
+            }
+        }
+    }
+}
+
+/// The `setTimeout` delay for `left`: whole milliseconds rounded up, at most
+/// [`MAX_TIMEOUT`], at least 1 ms for any time left.
+pub(crate) fn timeout_millis(left: Duration) -> u32 {
+    let left = left.min(MAX_TIMEOUT);
+    let millis = left.as_millis() + u128::from(left.subsec_nanos() % 1_000_000 != 0);
+    // At most `i32::MAX`, as `MAX_TIMEOUT` is.
+    u32::try_from(millis).unwrap_or(i32::MAX as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use core::time::Duration;
+
+    #[cfg(target_family = "wasm")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    use super::{MAX_TIMEOUT, timeout_millis};
+
+    #[test]
+    fn millis_round_up() {
+        assert_eq!(timeout_millis(Duration::from_nanos(1)), 1);
+        assert_eq!(timeout_millis(Duration::from_millis(1)), 1);
+        assert_eq!(timeout_millis(Duration::from_nanos(1_000_001)), 2);
+        assert_eq!(timeout_millis(Duration::from_micros(2_500)), 3);
+        assert_eq!(timeout_millis(Duration::from_secs(3)), 3_000);
+    }
+
+    #[test]
+    fn millis_stay_within_max_timeout() {
+        let max = i32::MAX as u32;
+        assert_eq!(timeout_millis(MAX_TIMEOUT), max);
+        assert_eq!(timeout_millis(MAX_TIMEOUT + Duration::from_nanos(1)), max);
+        assert_eq!(timeout_millis(Duration::from_secs(40 * 86_400)), max);
+        assert_eq!(timeout_millis(Duration::MAX), max);
+    }
+}

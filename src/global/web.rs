@@ -1,0 +1,112 @@
+//! The global wheel on `wasm32-unknown-unknown` (feature `wasm`), driven by the host's
+//! timers. The same items as `global.rs`, which is the build for every other target.
+//!
+//! * A growable wheel with a 1 ms tick on [`GlobalClock`], the host's monotonic clock
+//!   ([`HostClock`], `performance.now()`).
+//! * The first reading of the clock spawns the driver task (`punctual_wasm::spawn_driver`)
+//!   on `wasm-bindgen-futures`' executor; it then lives as long as the program.
+//! * A deadline whose future is ready at its first poll never reads the clock.
+//! * One clock, and no other default wheel: a reading is the same on every side, and
+//!   instants are `web_time::Instant`s read on that clock.
+
+#[cfg(any(feature = "tokio", feature = "test-util"))]
+compile_error!(
+    "punctual: on wasm32-unknown-unknown the `wasm` feature's global wheel is the only default \
+     wheel; the `tokio` and `test-util` features need threads and `std::time::Instant`"
+);
+
+use core::sync::atomic::{AtomicBool, Ordering};
+use core::time::Duration;
+
+use punctual_core::{Clock, ClockInstant, Growable, Reading, Wheel, WheelRef};
+use punctual_wasm::HostClock;
+use web_time::Instant;
+
+/// The global wheel's tick.
+const TICK: Duration = Duration::from_millis(1);
+
+// SAFETY: a static stays at its address for the rest of the program. No batched wakes:
+// the driver and the tasks it wakes share the one thread.
+static GLOBAL: Wheel<GlobalClock, Growable> =
+    unsafe { Wheel::growable(GlobalClock, TICK).with_thread_spares() };
+/// Whether this program's driver task has been spawned.
+static DRIVEN: AtomicBool = AtomicBool::new(false);
+
+/// The clock of the global wheel: the host's monotonic clock ([`HostClock`],
+/// `performance.now()`), counted from an hour before its first reading.
+/// Reading it spawns the global wheel's driver task if none runs yet.
+///
+/// # Panics
+///
+/// A reading panics if the host has no global `performance` object.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct GlobalClock;
+
+impl GlobalClock {
+    /// The reading of `instant` on this clock: exact, so a deadline at it never ends before
+    /// `instant`. Zero for instants more than an hour before the clock's first reading.
+    pub fn reading_of(instant: Instant) -> Reading {
+        HostClock::new().reading_of(instant)
+    }
+}
+
+/// Spawns the driver task, once per program.
+#[cold]
+#[inline(never)]
+fn start_driver() {
+    if !DRIVEN.swap(true, Ordering::AcqRel) {
+        punctual_wasm::spawn_driver(&GLOBAL);
+    }
+}
+
+impl ClockInstant<GlobalClock> for Instant {
+    #[inline]
+    fn reading_on(self, _: &GlobalClock) -> Reading {
+        GlobalClock::reading_of(self)
+    }
+}
+
+impl Clock for GlobalClock {
+    #[inline]
+    fn now(&self) -> Duration {
+        if !DRIVEN.load(Ordering::Acquire) {
+            start_driver();
+        }
+        HostClock::new().now()
+    }
+}
+
+/// `at`, a reading of the instants' clock, as a reading of the global wheel's clock:
+/// the same clock here, so `at` itself.
+pub(crate) fn reading_at(at: Reading) -> Reading {
+    at
+}
+
+/// `at`, a reading of the global wheel's clock, as a reading of the instants' clock:
+/// the same clock here, so `at` itself.
+pub(crate) fn std_reading(at: Reading) -> Reading {
+    at
+}
+
+/// The global wheel, for diagnostics ([`Wheel::occupied`]) and for
+/// [`Deadline::new`](punctual_core::Deadline::new) with an explicit
+/// [`Limit`](punctual_core::Limit).
+pub fn global_wheel() -> &'static Wheel<GlobalClock, Growable> {
+    &GLOBAL
+}
+
+/// A handle on the global wheel: zero bytes, with calls straight to the `static` wheel.
+/// Default deadlines use [`DefaultWheel`](crate::DefaultWheel), which is the global wheel
+/// here too.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Global;
+
+// SAFETY: always the one `static` wheel.
+unsafe impl WheelRef for Global {
+    type Target = Wheel<GlobalClock, Growable>;
+
+    #[inline]
+    fn get(&self) -> &Self::Target {
+        &GLOBAL
+    }
+}
