@@ -57,7 +57,9 @@ impl<'w, W: WheelRef> Sleep<'w, W> {
     /// The next poll arms the new time, as a first poll does: poll (or await) the sleep
     /// again after a reset, as a `select!` loop does. Until then it holds no timer entry
     /// and wakes no one. It costs a release (a take-back or one compare-and-swap) and,
-    /// at the next poll, an arm.
+    /// at the next poll, an arm. An entry the driver already took in is free again at
+    /// its next turn, so until then the new arm takes another (on a full
+    /// [`Fixed`](crate::Fixed) wheel it runs degraded meanwhile).
     ///
     /// ```
     /// use core::task::{Context, Poll, Waker};

@@ -19,6 +19,8 @@ pub(crate) use wheel_ref::Armed;
 pub use wheel_ref::{RawWheel, WheelRef};
 
 mod fired;
+#[cfg(all(test, feature = "std"))]
+mod resets;
 mod state;
 mod wheel_ref;
 
