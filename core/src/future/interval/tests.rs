@@ -5,10 +5,10 @@
 extern crate std;
 
 use core::pin::Pin;
+use core::sync::atomic::{AtomicUsize, Ordering};
 use core::task::{Context, Poll, Waker};
 use core::time::Duration;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::Wake;
 use std::vec;
 use std::vec::Vec;

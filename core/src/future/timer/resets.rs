@@ -6,10 +6,10 @@ extern crate std;
 
 use core::future::{Future, pending};
 use core::pin::pin;
+use core::sync::atomic::{AtomicUsize, Ordering};
 use core::task::{Context, Poll, Waker};
 use core::time::Duration;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::Wake;
 
 use crate::{Fixed, ManualClock, Reading, Wheel};
