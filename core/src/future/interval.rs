@@ -30,8 +30,8 @@ enum Next {
     At(Reading),
 }
 
-/// Ticks once a period, on a grid: the first tick at once ([`Wheel::interval`]) or at a
-/// given instant ([`Wheel::interval_at`]), then one each `period`. Made by
+/// Ticks once a period, on a grid: the first tick at once ([`Wheel::interval`](crate::Wheel::interval)) or at a
+/// given instant ([`Wheel::interval_at`](crate::Wheel::interval_at)), then one each `period`. Made by
 /// `punctual::interval` or a wheel's own; tokio's `Interval`, on a wheel.
 ///
 /// [`tick`](Interval::tick) returns the reading each tick was due at, on the clock of the

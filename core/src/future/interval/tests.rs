@@ -282,3 +282,11 @@ fn full_wheel_still_ticks_on_time() {
     wheel.advance(ms(1));
     assert_eq!(interval.poll_tick(&mut cx), Poll::Ready(at(10)));
 }
+
+/// An interval moves between threads and tasks as a deadline does.
+#[test]
+fn auto_traits() {
+    fn check<T: Send + Sync + Unpin>() {}
+    check::<Interval<'static>>();
+    check::<MissedTickBehavior>();
+}
