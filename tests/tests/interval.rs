@@ -171,6 +171,35 @@ fn global_wheel_interval() {
     });
 }
 
+/// On a `BootClock` wheel driven by a thread (as after a suspend, which no test can
+/// cause): a task that stalls for ten periods gets one tick, then the next one of the
+/// grid after the stall, never early.
+#[test]
+fn boot_clock_stall_gives_one_tick() {
+    static WHEEL: std::sync::LazyLock<punctual::Wheel<punctual::BootClock, punctual::Growable>> =
+        std::sync::LazyLock::new(|| {
+            punctual::Wheel::growable(punctual::BootClock::new(), Duration::from_millis(1))
+        });
+    punctual::spawn_driver(&WHEEL);
+    let period = ms(5);
+    futures_executor::block_on(async {
+        let mut interval = WHEEL.interval(period);
+        let first = interval.tick().await;
+        std::thread::sleep(period * 10); // the stall
+        let taken = WHEEL.now();
+        let late = interval.tick().await;
+        assert_eq!(late - first, period, "not the tick that was due");
+        let next = interval.tick().await;
+        assert!(next > taken, "a burst after the stall");
+        assert!(WHEEL.now() >= next, "early");
+        assert_eq!(
+            (next - first).as_nanos() % period.as_nanos(),
+            0,
+            "off the grid"
+        );
+    });
+}
+
 /// Off any runtime, a default sleep reset to a std instant: never before it.
 #[test]
 fn global_sleep_reset_to_std_instant() {
