@@ -55,8 +55,8 @@ use crate::time::Limit;
 ///
 /// # Panics
 ///
-/// Polling it after `Ready`, or again after a poll panicked (a panicking waker or
-/// `tracing` subscriber; the entry was released as it unwound).
+/// Polling it after `Ready`, or again after a poll or a [reset](Deadline::reset) panicked
+/// (a panicking waker or `tracing` subscriber; the entry was released as it unwound).
 #[must_use = "futures do nothing unless you `.await` or poll them"]
 pub struct Deadline<'w, F, W: WheelRef = &'w dyn RawWheel, N: DeadlineName = Unnamed> {
     // Structurally pinned: dropped in place, moved out only by value (`into_inner`,

@@ -23,7 +23,7 @@ use crate::time::Limit;
 /// # Panics
 ///
 /// Polling it after `Ready` (unless [reset](Sleep::reset) since), or again after a poll
-/// panicked.
+/// or a reset panicked (a waker's `drop`, say; the entry was released).
 #[must_use = "futures do nothing unless you `.await` or poll them"]
 pub struct Sleep<'w, W: WheelRef = &'w dyn RawWheel> {
     timer: Timer<W>,

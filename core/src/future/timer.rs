@@ -74,7 +74,7 @@ impl<W: WheelRef> Timer<W> {
 
     /// Releases the entry, if any, and starts over with `limit` at the next poll.
     pub(crate) fn reset(&mut self, limit: Limit) {
-        self.release();
+        self.let_go_for_reset();
         let (span, instant) = kept(limit);
         self.span = span;
         self.state = State::idle(instant);
@@ -83,7 +83,7 @@ impl<W: WheelRef> Timer<W> {
     /// [`Timer::reset`] to `at`, a reading of the chosen wheel's own clock (not the
     /// handle's: no [`WheelRef::reading_at`]). For owners that settled the wheel first.
     pub(crate) fn reset_on_wheel(&mut self, at: Reading) {
-        self.release();
+        self.let_go_for_reset();
         self.span = at.as_nanos();
         self.state = State::idle_on_wheel();
     }
@@ -93,13 +93,11 @@ impl<W: WheelRef> Timer<W> {
     pub(crate) fn reset_unless_fired(&mut self, limit: Limit) -> bool {
         match self.state.phase() {
             Phase::Armed => {
-                let handle = self.handle();
                 let capped = self.state.capped();
                 let instant = self.state.is_instant();
                 // Read while the entry is still held: the fire reports it.
-                let due = self.wheel.get().deadline_of(&handle);
-                self.state.set_phase(Phase::Done);
-                if release_armed_fired(self.wheel, handle) {
+                let due = self.wheel.get().deadline_of(&self.handle());
+                if self.let_go_for_reset() {
                     self.state = State::fired_at(due, capped).marked_instant(instant);
                     return false;
                 }
@@ -112,6 +110,18 @@ impl<W: WheelRef> Timer<W> {
         self.span = span;
         self.state = State::idle(instant);
         true
+    }
+
+    /// Releases the entry of an armed timer for a reset; returns whether it had fired.
+    /// `Poisoned` meanwhile, and after a panic (a dropped waker's): polling again panics
+    /// rather than waiting for nothing.
+    #[inline]
+    fn let_go_for_reset(&mut self) -> bool {
+        if self.state.phase() != Phase::Armed {
+            return false;
+        }
+        self.state.set_phase(Phase::Poisoned);
+        release_armed_fired(self.wheel, self.handle())
     }
 
     /// The handle to the wheel, as kept (settled once the timer started).

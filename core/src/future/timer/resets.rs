@@ -231,3 +231,48 @@ fn degraded_deadline_reset() {
         Poll::Ready(Err(_))
     ));
 }
+
+/// Whether the waker of [`PANICKY`] panics when dropped.
+static PANIC_ON_DROP: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+
+static PANICKY: core::task::RawWakerVTable =
+    core::task::RawWakerVTable::new(clone_panicky, |_| {}, |_| {}, drop_panicky);
+
+fn clone_panicky(_: *const ()) -> core::task::RawWaker {
+    core::task::RawWaker::new(core::ptr::null(), &PANICKY)
+}
+
+fn drop_panicky(_: *const ()) {
+    if PANIC_ON_DROP.swap(false, Ordering::SeqCst) {
+        panic!("a waker's drop panicked");
+    }
+}
+
+/// A reset whose release drops a waker that panics: the entry is let go, and a poll after
+/// the panic panics too, rather than wait for a time no entry holds.
+#[test]
+fn reset_that_panics_poisons() {
+    let wheel = wheel();
+    // SAFETY: the vtable's functions do nothing with the (null) data pointer.
+    let waker = unsafe { Waker::from_raw(clone_panicky(core::ptr::null())) };
+    let mut sleep = std::boxed::Box::pin(wheel.sleep(ms(10)));
+    assert!(
+        sleep
+            .as_mut()
+            .poll(&mut Context::from_waker(&waker))
+            .is_pending()
+    );
+    wheel.turn(); // taken in: the reset cancels, and drops the waker it held
+    PANIC_ON_DROP.store(true, Ordering::SeqCst);
+    let reset = std::panic::catch_unwind(core::panic::AssertUnwindSafe(|| {
+        sleep.as_mut().reset(at(50));
+    }));
+    assert!(reset.is_err(), "the waker's drop did not panic");
+    let poll = std::panic::catch_unwind(core::panic::AssertUnwindSafe(|| {
+        let _ = sleep.as_mut().poll(&mut noop());
+    }));
+    assert!(poll.is_err(), "a poll after a panicked reset did not panic");
+    drop(sleep);
+    wheel.turn();
+    assert_eq!(wheel.occupied(), 0);
+}
