@@ -1,5 +1,7 @@
 //! Resets: a reset of a sleep or a deadline on one thread while the driver turns on
-//! another, at the moment the old time is due. The race resolves to one outcome: the old
+//! another, at the moment the old time is due; with the entry linked into its slot (the
+//! reset cancels it) or still on the arm inbox (the reset takes it back, or the turn
+//! takes it in first). The race resolves to one outcome: the old
 //! time fired (a deadline keeps it; a sleep drops it), or the new time is in force; the
 //! new time never fires early, and no entry is lost or freed twice.
 
@@ -21,12 +23,39 @@ fn deadline_reset_vs_turn() {
     // Executions in which the fire won, and in which the reset won: the model sees both.
     static KEPT: AtomicUsize = AtomicUsize::new(0);
     static MOVED: AtomicUsize = AtomicUsize::new(0);
-    model(|| {
+    deadline_reset_vs_turn_from(true, &KEPT, &MOVED);
+    assert!(
+        KEPT.load(Relaxed) > 0 && MOVED.load(Relaxed) > 0,
+        "one side never won"
+    );
+}
+
+/// The same, the entry still on the arm inbox: the reset takes it back, or the turn takes
+/// it in and fires it first.
+#[test]
+fn deadline_reset_vs_first_turn() {
+    static KEPT: AtomicUsize = AtomicUsize::new(0);
+    static MOVED: AtomicUsize = AtomicUsize::new(0);
+    deadline_reset_vs_turn_from(false, &KEPT, &MOVED);
+    assert!(
+        KEPT.load(Relaxed) > 0 && MOVED.load(Relaxed) > 0,
+        "one side never won"
+    );
+}
+
+fn deadline_reset_vs_turn_from(
+    linked: bool,
+    kept: &'static AtomicUsize,
+    moved_count: &'static AtomicUsize,
+) {
+    model(move || {
         let wheel = wheel();
         let (task, task_waker) = counter();
         let mut deadline = lend(&wheel).deadline(TICK, std::future::pending::<()>());
         assert!(poll(&mut deadline, &task_waker).is_pending());
-        wheel.turn(); // link it into its slot
+        if linked {
+            wheel.turn(); // link it into its slot
+        }
         wheel.clock().set(TICK);
 
         let w = lend(&wheel);
@@ -38,7 +67,7 @@ fn deadline_reset_vs_turn() {
         driver.join().unwrap();
 
         if !moved {
-            KEPT.fetch_add(1, Relaxed);
+            kept.fetch_add(1, Relaxed);
             let elapsed = match poll(&mut deadline, &task_waker) {
                 std::task::Poll::Ready(Err(elapsed)) => elapsed,
                 other => panic!("the fire that won the reset was lost: {other:?}"),
@@ -49,7 +78,7 @@ fn deadline_reset_vs_turn() {
             assert_eq!(wheel.occupied(), 0, "entry leaked or double-counted");
             return;
         }
-        MOVED.fetch_add(1, Relaxed);
+        moved_count.fetch_add(1, Relaxed);
         assert_eq!(woken(&task), 0, "the cancelled old time woke the task");
         assert!(
             poll(&mut deadline, &task_waker).is_pending(),
@@ -72,22 +101,30 @@ fn deadline_reset_vs_turn() {
         wheel.turn();
         assert_eq!(wheel.occupied(), 0);
     });
-    assert!(
-        KEPT.load(Relaxed) > 0 && MOVED.load(Relaxed) > 0,
-        "one side never won"
-    );
 }
 
 /// A sleep due now, moved later while a turn fires it: whichever wins, the sleep is
 /// pending after the reset, fires once at the new time, and holds one entry.
 #[test]
 fn sleep_reset_vs_turn() {
-    model(|| {
+    sleep_reset_vs_turn_from(true);
+}
+
+/// The same, the entry still on the arm inbox.
+#[test]
+fn sleep_reset_vs_first_turn() {
+    sleep_reset_vs_turn_from(false);
+}
+
+fn sleep_reset_vs_turn_from(linked: bool) {
+    model(move || {
         let wheel = wheel();
         let (task, task_waker) = counter();
         let mut sleep = lend(&wheel).sleep(TICK);
         assert!(poll(&mut sleep, &task_waker).is_pending());
-        wheel.turn(); // link it into its slot
+        if linked {
+            wheel.turn(); // link it into its slot
+        }
         wheel.clock().set(TICK);
 
         let w = lend(&wheel);
