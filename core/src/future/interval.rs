@@ -30,8 +30,8 @@ enum Next {
     At(Reading),
 }
 
-/// Ticks once a period, on a grid: the first tick at once ([`Wheel::interval`](crate::Wheel::interval)) or at a
-/// given instant ([`Wheel::interval_at`](crate::Wheel::interval_at)), then one each `period`. Made by
+/// Ticks once a period, on a grid: the first tick at once ([`Wheel::interval`]) or at a
+/// given instant ([`Wheel::interval_at`]), then one each `period`. Made by
 /// `punctual::interval` or a wheel's own; tokio's `Interval`, on a wheel.
 ///
 /// [`tick`](Interval::tick) returns the reading each tick was due at, on the clock of the
@@ -44,6 +44,10 @@ enum Next {
 ///
 /// It allocates nothing and holds one wheel entry while it waits for a tick. It is also a
 /// [`Stream`] of the same readings, which never ends.
+///
+/// # Cancel safety
+///
+/// Dropping it releases its timer entry. [`tick`](Interval::tick) is cancel safe.
 ///
 /// # Panics
 ///
@@ -85,6 +89,9 @@ enum Next {
 /// # let mut task = core::pin::pin!(heartbeat(wheel.interval(Duration::from_secs(1))));
 /// # assert!(task.as_mut().poll(&mut core::task::Context::from_waker(core::task::Waker::noop())).is_ready());
 /// ```
+///
+/// [`Wheel::interval`]: crate::Wheel::interval
+/// [`Wheel::interval_at`]: crate::Wheel::interval_at
 #[must_use = "an interval does nothing unless its ticks are awaited or polled"]
 pub struct Interval<'w, W: WheelRef = &'w dyn RawWheel> {
     timer: Timer<W>,
