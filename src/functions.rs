@@ -1,5 +1,5 @@
-//! The free functions: `sleep`, `sleep_until`, `budget`, and tokio's shapes `timeout` and
-//! `timeout_at`, all on the default wheel.
+//! The free functions: `sleep`, `sleep_until`, `interval`, `interval_at`, `budget`, and
+//! tokio's shapes `timeout` and `timeout_at`, all on the default wheel.
 
 use core::future::IntoFuture;
 use core::time::Duration;
@@ -7,7 +7,7 @@ use core::time::Duration;
 use punctual_core::Limit;
 
 use crate::default_wheel::DefaultWheel;
-use crate::defaults::{Budgeted, Deadline, Sleep};
+use crate::defaults::{Budgeted, Deadline, Interval, Sleep};
 use crate::ext::DeadlineExt;
 use crate::instant::DeadlineInstant;
 
@@ -39,6 +39,65 @@ pub fn sleep(duration: Duration) -> Sleep {
 /// and cannot be started ([`GlobalClock`](crate::GlobalClock)).
 pub fn sleep_until(at: impl DeadlineInstant) -> Sleep {
     Sleep::new(DefaultWheel::new(), Limit::At(at.reading()))
+}
+
+/// Ticks once a `period` on the default wheel, the first tick at once (at its first
+/// poll), as `tokio::time::interval`. See [`punctual_core::Interval`].
+///
+/// Each [`tick`](punctual_core::Interval::tick) returns the reading it was due at, on the
+/// clock of the wheel the first tick chose. After a stall or a suspend the default
+/// ([`MissedTickBehavior::Skip`](crate::MissedTickBehavior::Skip)) gives one tick, then
+/// keeps the grid; tokio's default is `Burst`.
+///
+/// ```
+/// use std::time::{Duration, Instant};
+///
+/// # futures_executor::block_on(async {
+/// let start = Instant::now();
+/// let mut interval = punctual::interval(Duration::from_millis(2));
+/// let first = interval.tick().await; // at once
+/// let third = {
+///     interval.tick().await;
+///     interval.tick().await
+/// };
+/// // On the grid (a tick taken late may skip some), and never early.
+/// assert_eq!((third - first).as_nanos() % 2_000_000, 0);
+/// assert!(third - first >= Duration::from_millis(4));
+/// assert!(start.elapsed() >= Duration::from_millis(4));
+/// # });
+/// ```
+///
+/// # Panics
+///
+/// If `period` is zero, as tokio's. At its first poll, if the global wheel is used and
+/// its timer thread is not running and cannot be started
+/// ([`GlobalClock`](crate::GlobalClock)).
+#[track_caller]
+pub fn interval(period: Duration) -> Interval {
+    Interval::new(DefaultWheel::new(), Limit::After(Duration::ZERO), period)
+}
+
+/// Ticks once a `period` on the default wheel, the first tick at `start` (a
+/// `std::time::Instant`, or a `tokio::time::Instant` with the `tokio` feature), as
+/// `tokio::time::interval_at`. A `start` already past gives the first tick at once.
+///
+/// ```
+/// use std::time::{Duration, Instant};
+///
+/// # futures_executor::block_on(async {
+/// let start = Instant::now() + Duration::from_millis(3);
+/// let mut interval = punctual::interval_at(start, Duration::from_millis(10));
+/// interval.tick().await;
+/// assert!(Instant::now() >= start);
+/// # });
+/// ```
+///
+/// # Panics
+///
+/// As [`interval`].
+#[track_caller]
+pub fn interval_at(start: impl DeadlineInstant, period: Duration) -> Interval {
+    Interval::new(DefaultWheel::new(), Limit::At(start.reading()), period)
 }
 
 /// Gives `future` a budget of `duration`: the whole block is bounded by it, and every

@@ -10,7 +10,8 @@
 pub use punctual_core::{BootClock, Growable, GrowableWheel, ManualClock, StdClock};
 pub use punctual_core::{
     Budget, Clock, ClockInstant, DeadlineName, Driver, Elapsed, Fixed, FixedWheel, IndexWidth,
-    Limit, Named, RawWheel, Reading, Sleeper, Stats, Storage, Unnamed, Wheel, WheelRef, Within,
+    Limit, MissedTickBehavior, Named, RawWheel, Reading, Sleeper, Stats, Storage, Unnamed, Wheel,
+    WheelRef, Within,
 };
 
 /// The core crate, for everything not re-exported here.
@@ -60,13 +61,15 @@ pub use current_budget::{BlockingBudget, CurrentBudget, carry_budget};
 pub use default_wheel::DefaultWheel;
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
-pub use defaults::{Budgeted, Deadline, IdleTimeout, NamedDeadline, Sleep, StreamDeadline};
+pub use defaults::{
+    Budgeted, Deadline, IdleTimeout, Interval, NamedDeadline, Sleep, StreamDeadline,
+};
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use ext::{DeadlineExt, StreamDeadlineExt};
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
-pub use functions::{budget, sleep, sleep_until, timeout, timeout_at};
+pub use functions::{budget, interval, interval_at, sleep, sleep_until, timeout, timeout_at};
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use global::{Global, GlobalClock, global_wheel};

@@ -8,6 +8,8 @@ use core::time::Duration;
 /// An instant at which a wheel on clock `C` can end a deadline or a sleep: a
 /// [`Reading`](crate::Reading), or the runtime's instant where the clock converts it
 /// (`std`'s on `StdClock`, tokio's on `TokioClock`, embassy's on `EmbassyClock`).
+/// For a reset (`Sleep::reset`, `Deadline::reset`), `C` is the [`WheelRef`](crate::WheelRef)
+/// the future reaches its wheel by (`std`'s instant on `punctual::DefaultWheel`).
 ///
 /// ```
 /// # use core::time::Duration;

@@ -3,7 +3,8 @@
 //!
 //! Most users want the facade crate `punctual`, whose `fut.deadline(d)` needs no setup.
 //! This crate is for drivers and firmware: the [`Wheel`], [`Clock`]s (a [`ManualClock`] for
-//! tests), [`Deadline`], [`Sleep`], and a [`Driver`] any runtime runs with a [`Sleeper`].
+//! tests), [`Deadline`], [`Sleep`], [`Interval`], and a [`Driver`] any runtime runs with a
+//! [`Sleeper`].
 //!
 //! # Guarantees
 //!
@@ -103,6 +104,7 @@ pub use future::budget::block::Budgeted;
 pub use future::budget::within::Within;
 pub use future::deadline::{Deadline, DeadlineName, Named, Unnamed};
 pub use future::error::Elapsed;
+pub use future::interval::{Interval, MissedTickBehavior};
 pub use future::sleep::Sleep;
 pub use future::stream::{IdleTimeout, StreamDeadline};
 pub use future::timer::{RawWheel, WheelRef};
@@ -150,6 +152,40 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// A future that completes when this wheel's clock reaches `at` ([`ClockInstant`]).
     pub fn sleep_until(&self, at: impl ClockInstant<C>) -> Sleep<'_> {
         Sleep::new(self, Limit::At(at.reading_on(self.clock())))
+    }
+
+    /// Ticks once a `period`, the first tick at its first poll ([`Interval`]).
+    ///
+    /// # Panics
+    ///
+    /// If `period` is zero.
+    #[track_caller]
+    pub fn interval(&self, period: Duration) -> Interval<'_> {
+        Interval::new(self, Limit::After(Duration::ZERO), period)
+    }
+
+    /// Ticks once a `period`, the first tick at `start` on this wheel's clock
+    /// ([`ClockInstant`]); a `start` already past gives it at the first poll.
+    ///
+    /// ```
+    /// # use core::time::Duration;
+    /// # use core::task::{Context, Waker};
+    /// # use punctual_core::{Fixed, ManualClock, Wheel};
+    /// # let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
+    /// # let mut cx = Context::from_waker(Waker::noop());
+    /// let start = wheel.now() + Duration::from_millis(5);
+    /// let mut interval = wheel.interval_at(start, Duration::from_millis(10));
+    /// assert!(interval.poll_tick(&mut cx).is_pending());
+    /// wheel.advance(Duration::from_millis(5));
+    /// assert_eq!(interval.poll_tick(&mut cx), core::task::Poll::Ready(start));
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// If `period` is zero.
+    #[track_caller]
+    pub fn interval_at(&self, start: impl ClockInstant<C>, period: Duration) -> Interval<'_> {
+        Interval::new(self, Limit::At(start.reading_on(self.clock())), period)
     }
 
     /// Bounds `future`, and this wheel's deadlines inside it, by `duration` ([`Budgeted`]).

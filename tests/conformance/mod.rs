@@ -16,6 +16,7 @@
 #![allow(dead_code, unreachable_pub)]
 
 pub mod portable;
+pub mod timers;
 
 use core::future::Future;
 use core::sync::atomic::{AtomicUsize, Ordering};
@@ -121,16 +122,16 @@ impl<H: Harness> portable::Target for OnHost<'_, H> {
     }
 }
 
-/// One function per [`portable`] scenario, of the same name: runs it on the harness and
-/// panics with its failure.
+/// One function per scenario of `$module` ([`portable`], [`timers`]), of the same name:
+/// runs it on the harness and panics with its failure.
 macro_rules! on_host {
-    ($($name:ident),* $(,)?) => {
+    ($module:ident; $($name:ident),* $(,)?) => {
         $(
-            #[doc = concat!("[`portable::", stringify!($name), "`] on the harness.")]
+            #[doc = concat!("[`", stringify!($module), "::", stringify!($name), "`] on the harness.")]
             pub fn $name<H: Harness>(h: &H) {
                 let target = OnHost(h);
                 h.run(async {
-                    if let Err(failure) = portable::$name(&target).await {
+                    if let Err(failure) = $module::$name(&target).await {
                         panic!("{}: {failure}", stringify!($name));
                     }
                 });
@@ -139,7 +140,8 @@ macro_rules! on_host {
     };
 }
 
-portable::scenarios!(on_host! {});
+portable::scenarios!(on_host! { portable; });
+timers::scenarios!(on_host! { timers; });
 
 /// A deadline of `duration` around `future` on the harness's wheel.
 pub fn deadline<H: Harness, F: Future>(
@@ -229,6 +231,7 @@ macro_rules! conformance_suite {
             elapsed_names_the_deadline,
             many_deadlines_all_fire,
         });
+        conformance::timers::scenarios!($crate::conformance_suite! { @tests $make; });
     };
     (@tests $make:expr; $($name:ident),* $(,)?) => {
         $(

@@ -1,7 +1,7 @@
 //! `Deadline<F>`: a future that is given up when its time runs out.
 //! * The inner future lives until the timer's `inner_gone` mark, set before it is dropped
 //!   (a panicking drop never runs twice); it is never polled after.
-//! * A fire already decided wins over polling the inner future.
+//! * A fire already decided wins over polling the inner future, and over a reset.
 
 use core::fmt;
 use core::future::Future;
@@ -12,6 +12,7 @@ use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
 
 use crate::Elapsed;
+use crate::clock::ClockInstant;
 use crate::future::budget::{self, Budget};
 use crate::future::timer::{RawWheel, Timer, WheelRef};
 use crate::time::Limit;
@@ -54,8 +55,8 @@ use crate::time::Limit;
 ///
 /// # Panics
 ///
-/// Polling it after `Ready`, or again after a poll panicked (a panicking waker or
-/// `tracing` subscriber; the entry was released as it unwound).
+/// Polling it after `Ready`, or again after a poll or a [reset](Deadline::reset) panicked
+/// (a panicking waker or `tracing` subscriber; the entry was released as it unwound).
 #[must_use = "futures do nothing unless you `.await` or poll them"]
 pub struct Deadline<'w, F, W: WheelRef = &'w dyn RawWheel, N: DeadlineName = Unnamed> {
     // Structurally pinned: dropped in place, moved out only by value (`into_inner`,
@@ -148,6 +149,46 @@ impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
             name: Named(name),
             wheel: PhantomData,
         }
+    }
+
+    /// Moves the deadline to `at`, earlier or later, unless it has fired: returns whether
+    /// `at` is now in force.
+    ///
+    /// `at` is a [`Reading`](crate::Reading) of the wheel's clock (`punctual`'s default
+    /// deadlines take a `std::time::Instant`, and a `tokio::time::Instant` with its
+    /// `tokio` feature). The outcome is decided once (`docs/design.md`, rule 5): if the
+    /// old time has fired, even in a race with this call, `reset` returns `false` and
+    /// the next poll returns `Err(Elapsed)` for the old time. After `true`, the deadline
+    /// never fires before `at`. A completed deadline is not moved (`false`).
+    ///
+    /// The next poll arms the new time, as a first poll does, under the budget in force
+    /// then; until then the deadline holds no timer entry and wakes no one, so poll it
+    /// again after a reset.
+    ///
+    /// ```
+    /// # use core::time::Duration;
+    /// # use core::task::{Context, Poll, Waker};
+    /// # use punctual_core::{Fixed, ManualClock, Wheel};
+    /// # let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
+    /// # let mut cx = Context::from_waker(Waker::noop());
+    /// let mut lease = core::pin::pin!(wheel.deadline(Duration::from_millis(10), core::future::pending::<()>()));
+    /// assert!(lease.as_mut().poll(&mut cx).is_pending());
+    /// wheel.advance(Duration::from_millis(8));
+    /// // Renewed: 10 ms from now.
+    /// assert!(lease.as_mut().reset(wheel.now() + Duration::from_millis(10)));
+    /// wheel.advance(Duration::from_millis(9));
+    /// assert!(lease.as_mut().poll(&mut cx).is_pending());
+    /// wheel.advance(Duration::from_millis(1));
+    /// assert!(matches!(lease.as_mut().poll(&mut cx), Poll::Ready(Err(_))));
+    /// ```
+    pub fn reset(self: Pin<&mut Self>, at: impl ClockInstant<W>) -> bool {
+        // SAFETY: the future is not moved; only the timer, which is not pinned, changes.
+        let this = unsafe { self.get_unchecked_mut() };
+        if this.timer.inner_gone() {
+            return false;
+        }
+        let at = at.reading_on(this.timer.wheel_ref());
+        this.timer.reset_unless_fired(Limit::At(at))
     }
 
     /// The deadline's name, if any.

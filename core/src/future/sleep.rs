@@ -1,4 +1,6 @@
 //! `Sleep`: a deadline on nothing.
+//! * `done` is set only by the poll that returns `Ready`, and cleared only by a reset.
+//! * A reset keeps the wheel a started sleep chose; the next poll arms on it.
 
 use core::fmt;
 use core::future::Future;
@@ -6,16 +8,22 @@ use core::marker::PhantomData;
 use core::pin::Pin;
 use core::task::{Context, Poll};
 
+use crate::clock::ClockInstant;
 use crate::future::timer::{RawWheel, Timer, WheelRef};
 use crate::time::Limit;
 
 /// A future that completes when its time has passed: a deadline on nothing, with the
 /// rules of a [`Deadline`](crate::Deadline). Made by `punctual::sleep` or
-/// [`Wheel::sleep`](crate::Wheel::sleep).
+/// [`Wheel::sleep`](crate::Wheel::sleep); moved by [`Sleep::reset`].
+///
+/// # Cancel safety
+///
+/// Dropping it releases its timer entry; nothing else is lost.
 ///
 /// # Panics
 ///
-/// Polling it after `Ready`, or again after a poll panicked.
+/// Polling it after `Ready` (unless [reset](Sleep::reset) since), or again after a poll
+/// or a reset panicked (a waker's `drop`, say; the entry was released).
 #[must_use = "futures do nothing unless you `.await` or poll them"]
 pub struct Sleep<'w, W: WheelRef = &'w dyn RawWheel> {
     timer: Timer<W>,
@@ -36,6 +44,52 @@ impl<'w, W: WheelRef> Sleep<'w, W> {
     /// Whether the sleep has started (been polled once).
     pub fn is_started(&self) -> bool {
         self.timer.is_started()
+    }
+
+    /// Moves the sleep to end at `at`, earlier or later, whether it has not started yet,
+    /// is pending, or has completed (it then runs again), as tokio's `Sleep::reset`.
+    ///
+    /// `at` is a [`Reading`](crate::Reading) of the wheel's clock (the default sleeps of
+    /// `punctual` take a `std::time::Instant`, and a `tokio::time::Instant` with its
+    /// `tokio` feature). The sleep never completes before `at`, even if its old time
+    /// fires meanwhile: a fire that races the reset is dropped, at most a spurious wake.
+    ///
+    /// The next poll arms the new time, as a first poll does: poll (or await) the sleep
+    /// again after a reset, as a `select!` loop does. Until then it holds no timer entry
+    /// and wakes no one. It costs a release (a take-back or one compare-and-swap) and,
+    /// at the next poll, an arm. An entry the driver already took in is free again at
+    /// its next turn, so until then the new arm takes another (on a full
+    /// [`Fixed`](crate::Fixed) wheel it runs degraded meanwhile).
+    ///
+    /// ```
+    /// use core::task::{Context, Poll, Waker};
+    /// use core::time::Duration;
+    /// use punctual_core::{Fixed, ManualClock, Wheel};
+    ///
+    /// let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
+    /// let mut cx = Context::from_waker(Waker::noop());
+    /// let mut sleep = core::pin::pin!(wheel.sleep(Duration::from_millis(10)));
+    /// assert!(sleep.as_mut().poll(&mut cx).is_pending());
+    ///
+    /// // Activity: push the sleep back to 30 ms from now.
+    /// wheel.advance(Duration::from_millis(5));
+    /// sleep.as_mut().reset(wheel.now() + Duration::from_millis(30));
+    /// wheel.advance(Duration::from_millis(29));
+    /// assert!(sleep.as_mut().poll(&mut cx).is_pending());
+    /// wheel.advance(Duration::from_millis(1));
+    /// assert_eq!(sleep.as_mut().poll(&mut cx), Poll::Ready(()));
+    ///
+    /// // Completed: a reset runs it again.
+    /// sleep.as_mut().reset(wheel.now() + Duration::from_millis(2));
+    /// assert!(sleep.as_mut().poll(&mut cx).is_pending());
+    /// wheel.advance(Duration::from_millis(2));
+    /// assert_eq!(sleep.as_mut().poll(&mut cx), Poll::Ready(()));
+    /// ```
+    pub fn reset(self: Pin<&mut Self>, at: impl ClockInstant<W>) {
+        let this = self.get_mut();
+        let at = at.reading_on(this.timer.wheel_ref());
+        this.timer.reset(Limit::At(at));
+        this.done = false;
     }
 }
 

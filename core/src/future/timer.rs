@@ -3,6 +3,8 @@
 //! * Pending polls work on a copy, the timer `Poisoned` meanwhile: a panic drops the copy,
 //!   which releases the entry.
 //! * Out-of-line code gets the timer's parts by value, never the deadline's address.
+//! * A reset lets go of the entry and starts over, on the same wheel, at the next poll.
+//!   A fire that wins the release is kept (`Fired`) if the owner asks; else it is dropped.
 
 use core::mem::ManuallyDrop;
 use core::task::{Context, Poll};
@@ -17,6 +19,8 @@ pub(crate) use wheel_ref::Armed;
 pub use wheel_ref::{RawWheel, WheelRef};
 
 mod fired;
+#[cfg(all(test, feature = "std"))]
+mod resets;
 mod state;
 mod wheel_ref;
 
@@ -70,10 +74,60 @@ impl<W: WheelRef> Timer<W> {
 
     /// Releases the entry, if any, and starts over with `limit` at the next poll.
     pub(crate) fn reset(&mut self, limit: Limit) {
-        self.release();
+        self.let_go_for_reset();
         let (span, instant) = kept(limit);
         self.span = span;
         self.state = State::idle(instant);
+    }
+
+    /// [`Timer::reset`] to `at`, a reading of the chosen wheel's own clock (not the
+    /// handle's: no [`WheelRef::reading_at`]). For owners that settled the wheel first.
+    pub(crate) fn reset_on_wheel(&mut self, at: Reading) {
+        self.let_go_for_reset();
+        self.span = at.as_nanos();
+        self.state = State::idle_on_wheel();
+    }
+
+    /// [`Timer::reset`] unless the timer has fired: returns whether `limit` is in force.
+    /// A fire that wins the race with the release is kept (`Fired`) for the next poll.
+    pub(crate) fn reset_unless_fired(&mut self, limit: Limit) -> bool {
+        match self.state.phase() {
+            Phase::Armed => {
+                let capped = self.state.capped();
+                let instant = self.state.is_instant();
+                // Read while the entry is still held: the fire reports it.
+                let due = self.wheel.get().deadline_of(&self.handle());
+                if self.let_go_for_reset() {
+                    self.state = State::fired_at(due, capped).marked_instant(instant);
+                    return false;
+                }
+            }
+            Phase::Fired | Phase::Done => return false,
+            Phase::Poisoned => poisoned(),
+            Phase::Idle | Phase::Degraded | Phase::Never => {}
+        }
+        let (span, instant) = kept(limit);
+        self.span = span;
+        self.state = State::idle(instant);
+        true
+    }
+
+    /// Releases the entry of an armed timer for a reset; returns whether it had fired.
+    /// `Poisoned` meanwhile, and after a panic (a dropped waker's): polling again panics
+    /// rather than waiting for nothing.
+    #[inline]
+    fn let_go_for_reset(&mut self) -> bool {
+        if self.state.phase() != Phase::Armed {
+            return false;
+        }
+        self.state.set_phase(Phase::Poisoned);
+        release_armed_fired(self.wheel, self.handle())
+    }
+
+    /// The handle to the wheel, as kept (settled once the timer started).
+    #[inline]
+    pub(crate) fn wheel_ref(&self) -> &W {
+        &self.wheel
     }
 
     /// Whether the deadline has fired, once the inner future is `Pending`; starts the timer
@@ -116,7 +170,12 @@ impl<W: WheelRef> Timer<W> {
                 let cap = cap.filter(|cap| cap.wheel == self.wheel.id());
                 let instant = self.state.is_instant();
                 let due = if instant {
-                    Due::At(self.wheel.reading_at(Reading::from_nanos(self.span)))
+                    let at = Reading::from_nanos(self.span);
+                    Due::At(if self.state.own_reading() {
+                        at
+                    } else {
+                        self.wheel.reading_at(at)
+                    })
                 } else {
                     Due::After(self.span)
                 };
@@ -147,6 +206,7 @@ impl<W: WheelRef> Timer<W> {
                 }
             }
             Phase::Degraded => self.poll_degraded(cx),
+            Phase::Fired => self.fired(self.state.capped()),
             Phase::Never | Phase::Done => Poll::Pending,
             Phase::Poisoned => poisoned(),
         }
@@ -201,6 +261,10 @@ impl<W: WheelRef> Timer<W> {
                 self.take_back(copy);
                 fired
             }
+            Phase::Fired => match self.fired(self.state.capped()) {
+                Poll::Ready(fired) => Some(fired),
+                Poll::Pending => None,
+            },
             Phase::Poisoned => poisoned(),
             Phase::Idle | Phase::Degraded | Phase::Never | Phase::Done => None,
         }
@@ -287,7 +351,7 @@ impl<W: WheelRef> Timer<W> {
         let cap_end = match self.state.phase() {
             _ if !capped => CapEnd::Own,
             Phase::Armed => CapEnd::At(self.wheel.get().deadline_of(&self.handle())),
-            Phase::Degraded => CapEnd::At(self.state.target()),
+            Phase::Degraded | Phase::Fired => CapEnd::At(self.state.target()),
             _ => CapEnd::AtStart,
         };
         #[cfg(feature = "tracing")]
@@ -362,6 +426,12 @@ impl<W: WheelRef> Timer<W> {
 #[inline(never)]
 fn release_armed<W: WheelRef>(wheel: W, armed: Armed) {
     wheel.get().release(&armed);
+}
+
+/// Releases an armed entry, returning whether it had fired; out of line and by value.
+#[inline(never)]
+fn release_armed_fired<W: WheelRef>(wheel: W, armed: Armed) -> bool {
+    wheel.get().release(&armed)
 }
 
 /// Releases an entry seen fired; out of line and by value (see [`Timer::poll_fired`]).

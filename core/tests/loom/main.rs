@@ -15,7 +15,8 @@
 //!   while the driver turns or another deadline takes a place;
 //! * [`drivers`]: the driver role between two turning threads, and drivers' places: a
 //!   driver that stops or takes its place, a turn by hand out of idle, an idle driver's
-//!   skipped turn.
+//!   skipped turn;
+//! * [`reset`]: a sleep's or a deadline's reset meets the turn that fires its old time.
 //!
 //! Run with `RUSTFLAGS="--cfg punctual_loom" cargo test -p punctual-core --test loom --release`
 //! (the script `ci/loom.sh` does). Under `cfg(punctual_loom)` the crate's atomics and cells
@@ -37,6 +38,7 @@ mod entries;
 mod handoff;
 mod plan;
 mod release;
+mod reset;
 mod waker;
 
 use std::future::Future;

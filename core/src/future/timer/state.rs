@@ -6,9 +6,11 @@
 //! | payload | INSTANT | INNER_GONE | CAPPED | PHASE |
 //! +---------+---------+------------+--------+-------+
 //!
+//! Idle payload:     bit 0 OWN_READING (an instant already on the wheel's own clock).
 //! Armed payload:    bit 32 REARMED, bits 0..32 the entry's index.
 //! Degraded payload: bit 0 clear: the target in nanoseconds in the rest;
 //!                   bit 0 set: the target in COARSE_UNITs, rounded up.
+//! Fired payload:    the entry's deadline, as a degraded target.
 //! ```
 //!
 //! * Each change is one store; a new state clears flags and payload, `set_phase` keeps them.
@@ -34,6 +36,9 @@ pub(super) enum Phase {
     Done = 4,
     /// A poll panicked; its copy released the entry. Polling again panics.
     Poisoned = 5,
+    /// Fired, and its entry let go by a reset that lost the race: the next poll reports
+    /// the fire. The payload is the entry's deadline ([`State::fired_at`]).
+    Fired = 6,
 }
 
 impl Phase {
@@ -44,6 +49,7 @@ impl Phase {
             2 => Self::Degraded,
             3 => Self::Never,
             4 => Self::Done,
+            6 => Self::Fired,
             _ => Self::Poisoned,
         }
     }
@@ -59,6 +65,9 @@ pub(super) const INNER_GONE: u64 = 1 << 4;
 pub(super) const INSTANT: u64 = 1 << 5;
 /// Where the payload starts: 58 bits of it.
 pub(super) const PAYLOAD: u32 = 6;
+/// In an `Idle` payload: the instant is a reading of the chosen wheel's own clock, so the
+/// start skips [`WheelRef::reading_at`](super::WheelRef::reading_at).
+pub(super) const OWN_READING: u64 = 1;
 /// In an `Armed` payload: the entry is due at its target, not at start plus span.
 pub(super) const REARMED: u64 = 1 << 32;
 /// From this reading on (about 4.5 years), a degraded target is kept in [`COARSE_UNIT`]s.
@@ -75,6 +84,24 @@ pub(super) struct State(u64);
 impl State {
     pub(super) const fn idle(instant: bool) -> Self {
         Self(Phase::Idle as u64 | if instant { INSTANT } else { 0 })
+    }
+
+    /// An idle state whose instant is a reading of the wheel's own clock ([`OWN_READING`]).
+    pub(super) const fn idle_on_wheel() -> Self {
+        Self::with_payload(Phase::Idle, false, OWN_READING).marked_instant(true)
+    }
+
+    /// Whether an `Idle` state's instant is a reading of the wheel's own clock.
+    #[inline(always)]
+    pub(super) const fn own_reading(self) -> bool {
+        (self.0 >> PAYLOAD) & OWN_READING != 0
+    }
+
+    /// A `Fired` state: the entry fired at `due` and was let go before the fire was seen.
+    pub(super) fn fired_at(due: Reading, capped: bool) -> Self {
+        let mut state = Self::degraded(due, capped);
+        state.set_phase(Phase::Fired);
+        state
     }
 
     pub(super) const fn of(phase: Phase, capped: bool) -> Self {
@@ -159,7 +186,7 @@ impl State {
         (self.0 >> PAYLOAD) as u32 as Index
     }
 
-    /// The target of a `Degraded` state.
+    /// The target of a `Degraded` state, or the deadline of a `Fired` one.
     pub(super) fn target(self) -> Reading {
         let payload = self.0 >> PAYLOAD;
         let nanos = match (payload & 1, payload >> 1) {

@@ -32,6 +32,8 @@ pub trait RawWheel: Sync + sealed::Sealed {
     #[doc(hidden)]
     fn now(&self) -> Reading;
     #[doc(hidden)]
+    fn tick(&self) -> core::time::Duration;
+    #[doc(hidden)]
     fn wake_drivers(&self);
     #[doc(hidden)]
     fn count_degraded_poll(&self);
@@ -89,6 +91,10 @@ impl<C: Clock, S: Storage> RawWheel for Wheel<C, S> {
 
     fn now(&self) -> Reading {
         Wheel::now(self)
+    }
+
+    fn tick(&self) -> core::time::Duration {
+        Wheel::tick(self)
     }
 
     fn wake_drivers(&self) {

@@ -1,0 +1,237 @@
+//! `Interval`: ticks on a grid of a period, each tick a sleep until its reading.
+//! * The grid is in readings of the wheel the first tick chose; the interval keeps that
+//!   wheel for life, and its timer restarts at each tick on its own readings.
+//! * `next` is the reading of the next tick once the first poll fixed it; a tick is given
+//!   only once the timer fired at or after it (never early).
+//! * After each tick the timer holds no entry: the next poll arms the next tick.
+
+use core::fmt;
+use core::marker::PhantomData;
+use core::pin::Pin;
+use core::task::{Context, Poll};
+use core::time::Duration;
+
+use futures_core::Stream;
+
+use crate::future::timer::{RawWheel, Timer, WheelRef};
+use crate::time::{Limit, Reading, duration_of, span_of};
+pub use missed::MissedTickBehavior;
+
+mod missed;
+#[cfg(all(test, feature = "std"))]
+mod tests;
+
+/// Where the next tick is.
+#[derive(Debug, Clone, Copy)]
+enum Next {
+    /// Not polled yet: the first tick's limit, on the handle's instants.
+    First(Limit),
+    /// A reading of the chosen wheel's clock.
+    At(Reading),
+}
+
+/// Ticks once a period, on a grid: the first tick at once ([`Wheel::interval`]) or at a
+/// given instant ([`Wheel::interval_at`]), then one each `period`. Made by
+/// `punctual::interval` or a wheel's own; tokio's `Interval`, on a wheel.
+///
+/// [`tick`](Interval::tick) returns the reading each tick was due at, on the clock of the
+/// wheel the interval ticks on (the wheel its first poll chose, for `punctual`'s default
+/// one). Each tick comes **never early**, and **at most two wheel ticks late** with a
+/// driver that is not starved and a task that polls it. A tick taken later than that was
+/// missed: the next ones follow its [`MissedTickBehavior`], by default
+/// [`Skip`](MissedTickBehavior::Skip) (one tick, then back on the grid: a stall or a
+/// suspend gives one tick, not a burst).
+///
+/// It allocates nothing and holds one wheel entry while it waits for a tick. It is also a
+/// [`Stream`] of the same readings, which never ends.
+///
+/// # Cancel safety
+///
+/// Dropping it releases its timer entry. [`tick`](Interval::tick) is cancel safe.
+///
+/// # Panics
+///
+/// Made with a period of zero, as tokio's.
+///
+/// # Examples
+///
+/// ```
+/// use core::task::{Context, Poll, Waker};
+/// use core::time::Duration;
+/// use punctual_core::{Fixed, ManualClock, Reading, Wheel};
+///
+/// let ms = Duration::from_millis;
+/// let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), ms(1));
+/// let mut cx = Context::from_waker(Waker::noop());
+/// let mut interval = wheel.interval(ms(10));
+/// assert_eq!(interval.poll_tick(&mut cx), Poll::Ready(Reading::ZERO)); // at once
+/// assert!(interval.poll_tick(&mut cx).is_pending());
+/// wheel.advance(ms(9));
+/// assert!(interval.poll_tick(&mut cx).is_pending()); // never early
+/// wheel.advance(ms(1));
+/// assert_eq!(interval.poll_tick(&mut cx), Poll::Ready(Reading::ZERO + ms(10)));
+/// ```
+///
+/// In a task, with `futures` or any executor:
+///
+/// ```
+/// # use core::time::Duration;
+/// # use punctual_core::{Fixed, ManualClock, Wheel};
+/// # let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
+/// # let mut polls = 0;
+/// async fn heartbeat(mut interval: punctual_core::Interval<'_>) {
+///     loop {
+///         let due = interval.tick().await;
+///         // send a heartbeat stamped `due`
+/// #       let _ = due; break;
+///     }
+/// }
+/// # let mut task = core::pin::pin!(heartbeat(wheel.interval(Duration::from_secs(1))));
+/// # assert!(task.as_mut().poll(&mut core::task::Context::from_waker(core::task::Waker::noop())).is_ready());
+/// ```
+///
+/// [`Wheel::interval`]: crate::Wheel::interval
+/// [`Wheel::interval_at`]: crate::Wheel::interval_at
+#[must_use = "an interval does nothing unless its ticks are awaited or polled"]
+pub struct Interval<'w, W: WheelRef = &'w dyn RawWheel> {
+    timer: Timer<W>,
+    next: Next,
+    /// The period in saturated nanoseconds, never zero.
+    period: u64,
+    missed: MissedTickBehavior,
+    wheel: PhantomData<&'w ()>,
+}
+
+impl<'w, W: WheelRef> Interval<'w, W> {
+    /// Ticks on `wheel` once a `period`, the first tick at `first`: `Limit::After(d)`
+    /// counts from the first poll (`Duration::ZERO`: at once), `Limit::At` is an instant.
+    ///
+    /// # Panics
+    ///
+    /// If `period` is zero.
+    #[track_caller]
+    pub const fn new(wheel: W, first: Limit, period: Duration) -> Self {
+        assert!(!period.is_zero(), "`Interval` made with a period of zero");
+        Self {
+            timer: Timer::new(wheel, first),
+            next: Next::First(first),
+            period: span_of(period),
+            missed: MissedTickBehavior::Skip,
+            wheel: PhantomData,
+        }
+    }
+
+    /// Waits for the next tick and returns the reading it was due at (see
+    /// [`poll_tick`](Interval::poll_tick)).
+    ///
+    /// # Cancel safety
+    ///
+    /// Cancel safe: a `tick()` dropped before it completes takes no tick, and the next one
+    /// gives it.
+    pub async fn tick(&mut self) -> Reading {
+        core::future::poll_fn(|cx| self.poll_tick(cx)).await
+    }
+
+    /// Polls for the next tick: `Ready` with the reading it was due at, once the wheel's
+    /// clock has reached it; else `Pending`, and `cx`'s waker is woken when it comes.
+    ///
+    /// Only the waker of the last poll is woken, as with any future.
+    pub fn poll_tick(&mut self, cx: &mut Context<'_>) -> Poll<Reading> {
+        let tick = match self.next {
+            Next::At(at) => at,
+            Next::First(first) => self.fix_first(first),
+        };
+        if self.timer.poll_fired(cx, None).is_pending() {
+            return Poll::Pending;
+        }
+        let wheel = self.timer.wheel_ref().get();
+        let slack = span_of(wheel.tick()).saturating_mul(2);
+        let next = self.missed.next(tick, wheel.now(), self.period, slack);
+        self.wait_for(next);
+        Poll::Ready(tick)
+    }
+
+    /// Settles the wheel and the first tick's reading on it.
+    #[cold]
+    fn fix_first(&mut self, first: Limit) -> Reading {
+        let wheel = self.timer.chosen_wheel();
+        let at = match first {
+            Limit::After(_) => wheel.get().target(first).unwrap_or(Reading::END),
+            Limit::At(at) => wheel.reading_at(at),
+        };
+        self.wait_for(at);
+        at
+    }
+
+    fn wait_for(&mut self, at: Reading) {
+        self.next = Next::At(at);
+        self.timer.reset_on_wheel(at);
+    }
+
+    /// Moves the next tick to one period from now; the grid goes with it, as tokio's
+    /// `Interval::reset`. Settles the wheel, if no tick has yet.
+    ///
+    /// ```
+    /// # use core::task::{Context, Poll, Waker};
+    /// # use core::time::Duration;
+    /// # use punctual_core::{Fixed, ManualClock, Reading, Wheel};
+    /// # let ms = Duration::from_millis;
+    /// # let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), ms(1));
+    /// # let mut cx = Context::from_waker(Waker::noop());
+    /// let mut interval = wheel.interval(ms(10));
+    /// assert!(interval.poll_tick(&mut cx).is_ready());
+    /// wheel.advance(ms(4));
+    /// interval.reset(); // the next tick at 14 ms, not 10
+    /// wheel.advance(ms(9));
+    /// assert!(interval.poll_tick(&mut cx).is_pending());
+    /// wheel.advance(ms(1));
+    /// assert_eq!(interval.poll_tick(&mut cx), Poll::Ready(Reading::ZERO + ms(14)));
+    /// ```
+    pub fn reset(&mut self) {
+        let wheel = self.timer.chosen_wheel();
+        let at = wheel
+            .get()
+            .target(Limit::After(self.period()))
+            .unwrap_or(Reading::END);
+        self.wait_for(at);
+    }
+
+    /// The period.
+    pub fn period(&self) -> Duration {
+        duration_of(self.period)
+    }
+
+    /// What the interval does after a missed tick.
+    pub fn missed_tick_behavior(&self) -> MissedTickBehavior {
+        self.missed
+    }
+
+    /// Sets what the interval does after a missed tick, from the next tick on.
+    pub fn set_missed_tick_behavior(&mut self, behaviour: MissedTickBehavior) {
+        self.missed = behaviour;
+    }
+}
+
+/// The readings of the ticks, as [`Interval::tick`]; it never ends.
+impl<W: WheelRef> Stream for Interval<'_, W> {
+    type Item = Reading;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Reading>> {
+        self.get_mut().poll_tick(cx).map(Some)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (usize::MAX, None)
+    }
+}
+
+impl<W: WheelRef> fmt::Debug for Interval<'_, W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Interval")
+            .field("period", &self.period())
+            .field("next", &self.next)
+            .field("missed", &self.missed)
+            .field("timer", &self.timer)
+            .finish()
+    }
+}

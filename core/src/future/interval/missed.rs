@@ -1,0 +1,112 @@
+//! `MissedTickBehavior`: where an interval's next tick goes when a tick came late.
+//! * A tick at most `slack` late (two wheel ticks, the bound of a tick on time) keeps the
+//!   grid whatever the behaviour: only a later one counts as missed.
+//! * The next tick is never before the tick just given, and never before `now` except
+//!   under `Burst`, which catches up.
+//! * All arithmetic saturates at [`Reading::END`], which never comes.
+
+use crate::time::Reading;
+
+/// What an [`Interval`](crate::Interval) does when a tick comes late: the task was busy,
+/// the driver starved, or the machine was suspended. The meanings are tokio's.
+///
+/// Say the period is 10 ms, the ticks are due at 10, 20, 30 ms, and the tick of 10 ms is
+/// taken at 35 ms (two ticks' times passed meanwhile):
+///
+/// | behaviour | ticks given after the late one |
+/// |---|---|
+/// | [`Skip`](Self::Skip) (default) | 40, 50, ... (one tick at 35 ms, then back on the grid) |
+/// | [`Burst`](Self::Burst) | 20 and 30 at once, then 40, 50, ... |
+/// | [`Delay`](Self::Delay) | 45, 55, ... (the grid moves) |
+///
+/// A tick late by at most two wheel ticks is on time (the wheel's bound): it keeps the grid
+/// under every behaviour.
+///
+/// The default is `Skip`, unlike tokio's `Burst`: after a stall or a suspend, `Burst`
+/// gives every missed tick at once, a burst of work (and a busy core) at the worst moment.
+/// `Skip` gives one tick and keeps the grid.
+///
+/// # Examples
+///
+/// ```
+/// use core::task::{Context, Poll, Waker};
+/// use core::time::Duration;
+/// use punctual_core::{Fixed, ManualClock, MissedTickBehavior, Reading, Wheel};
+///
+/// let ms = Duration::from_millis;
+/// let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), ms(1));
+/// let mut cx = Context::from_waker(Waker::noop());
+/// let mut interval = wheel.interval(ms(10));
+/// interval.set_missed_tick_behavior(MissedTickBehavior::Burst);
+/// assert_eq!(interval.poll_tick(&mut cx), Poll::Ready(Reading::ZERO));
+/// wheel.advance(ms(35)); // a stall
+/// // Burst: the ticks of 10, 20 and 30 ms at once.
+/// for due in [10, 20, 30] {
+///     assert_eq!(interval.poll_tick(&mut cx), Poll::Ready(Reading::ZERO + ms(due)));
+/// }
+/// assert!(interval.poll_tick(&mut cx).is_pending());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum MissedTickBehavior {
+    /// Gives the missed ticks at once, as fast as they are polled, then keeps the grid.
+    Burst,
+    /// Moves the grid: the next tick is one period after the late one was taken.
+    Delay,
+    /// Gives one tick for all that were missed, then the next tick of the grid after now.
+    #[default]
+    Skip,
+}
+
+impl MissedTickBehavior {
+    /// The tick after `tick`, taken at `now`, `period` and `slack` in nanoseconds.
+    pub(super) fn next(self, tick: Reading, now: Reading, period: u64, slack: u64) -> Reading {
+        let late = now.as_nanos().saturating_sub(tick.as_nanos());
+        if late <= slack {
+            return tick.after(period);
+        }
+        match self {
+            Self::Burst => tick.after(period),
+            Self::Delay => now.after(period),
+            // The first grid point after `now`: `tick + k·period > now`.
+            Self::Skip => now.after(period - late % period),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::MissedTickBehavior::{self, Burst, Delay, Skip};
+    use crate::time::Reading;
+
+    fn next(behaviour: MissedTickBehavior, tick: u64, now: u64) -> u64 {
+        behaviour
+            .next(Reading::from_nanos(tick), Reading::from_nanos(now), 10, 2)
+            .as_nanos()
+    }
+
+    #[test]
+    fn each_behaviour_after_a_late_tick() {
+        // Taken at 35 (the ticks of 20 and 30 missed).
+        assert_eq!(next(Burst, 10, 35), 20);
+        assert_eq!(next(Delay, 10, 35), 45);
+        assert_eq!(next(Skip, 10, 35), 40);
+        // Exactly on a grid point: that point is taken by this tick.
+        assert_eq!(next(Skip, 10, 40), 50);
+    }
+
+    #[test]
+    fn within_slack_keeps_the_grid() {
+        for behaviour in [Burst, Delay, Skip] {
+            assert_eq!(next(behaviour, 10, 12), 20, "{behaviour:?}");
+        }
+        assert_eq!(next(Delay, 10, 13), 23);
+    }
+
+    #[test]
+    fn saturates_at_the_end() {
+        let end = u64::MAX;
+        for behaviour in [Burst, Delay, Skip] {
+            assert_eq!(next(behaviour, end - 5, end - 1), end, "{behaviour:?}");
+        }
+    }
+}
