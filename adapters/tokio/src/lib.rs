@@ -159,9 +159,11 @@
 #![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
 
 mod clock;
+pub mod default_wheels;
 mod driver;
 mod runtime_clock;
 mod sleeper;
+mod sync;
 mod turning;
 
 pub use clock::TokioClock;
