@@ -39,7 +39,7 @@ impl Host for GlobalHost {
     }
 }
 
-static WHEELS: DefaultWheels<GlobalHost> = DefaultWheels::new(GlobalHost, &CLAIM);
+static WHEELS: DefaultWheels<GlobalHost> = DefaultWheels::new(GlobalHost);
 
 std::thread_local! {
     static CLAIM: Claim<GlobalHost> = const { Claim::new() };
@@ -48,13 +48,13 @@ std::thread_local! {
 /// How default deadlines reach the wheel of the tokio runtime this thread is in; `None`
 /// outside every runtime (or while the thread exits).
 pub(crate) fn current() -> Option<&'static WheelChoice> {
-    WHEELS.current().map(|rw| rw.choice())
+    WHEELS.current(&CLAIM).map(|rw| rw.choice())
 }
 
 /// The wheel default deadlines started on this thread now would use, inside a tokio
 /// runtime: for the conformance suite, which checks that wheel and its driver task.
 pub fn runtime_wheel() -> Option<&'static Wheel<RuntimeClock, Growable>> {
-    WHEELS.current().map(|rw| rw.wheel())
+    WHEELS.current(&CLAIM).map(|rw| rw.wheel())
 }
 
 /// How many runtime wheels this process has made: the most in use at once. For the tests

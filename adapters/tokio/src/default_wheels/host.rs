@@ -11,7 +11,7 @@ use punctual_core::{Growable, Reading, StdClock, Wheel};
 use crate::RuntimeClock;
 
 /// What the default wheels need from their host: `punctual`'s global wheel supplies it.
-pub trait Host: Sync + Sized + 'static {
+pub trait Host: Sync + 'static {
     /// What the host keeps with each wheel: for `punctual`, how its default deadlines
     /// reach the wheel.
     type Choice: Send + Sync + 'static;

@@ -35,53 +35,13 @@ use driver_task::DriverTask;
 pub use host::Host;
 pub use runtime_wheel::RuntimeWheel;
 
-/// The default wheels of one host: its shelves and its threads' claims. The host keeps
-/// it in a `static`.
+/// The default wheels of one host: their shelves and their count. The host keeps it in
+/// a `static`, beside the thread-local of its threads' claims ([`Claim`]).
 ///
-/// ```
-/// use punctual_core::{Growable, Limit, Reading, StdClock, Wheel};
-/// use punctual_tokio::RuntimeClock;
-/// use punctual_tokio::default_wheels::{Claim, DefaultWheels, Host};
-/// # use std::sync::LazyLock;
-/// # static CLOCK: LazyLock<StdClock> = LazyLock::new(StdClock::new);
-/// # static ALARMS: LazyLock<&'static Wheel<StdClock, Growable>> = LazyLock::new(|| {
-/// #     let wheel = Wheel::growable(*CLOCK, core::time::Duration::from_millis(1)).leak();
-/// #     punctual_thread::spawn_driver(wheel);
-/// #     wheel
-/// # });
-///
-/// struct MyHost;
-///
-/// impl Host for MyHost {
-///     type Choice = ();
-///     type Alarm = punctual_core::Sleep<'static, &'static Wheel<StdClock, Growable>>;
-///
-///     fn reference_clock(&self) -> &'static StdClock {
-///         &CLOCK
-///     }
-///
-///     fn choice(&self, _: &'static Wheel<RuntimeClock, Growable>, _: bool) {}
-///
-///     fn alarm(&self, at: Reading) -> Self::Alarm {
-///         punctual_core::Sleep::new(*ALARMS, Limit::At(at))
-///     }
-/// }
-///
-/// static WHEELS: DefaultWheels<MyHost> = DefaultWheels::new(MyHost, &CLAIM);
-/// std::thread_local! {
-///     static CLAIM: Claim<MyHost> = const { Claim::new() };
-/// }
-///
-/// # #[tokio::main(flavor = "current_thread")]
-/// # async fn main() {
-/// let wheel = WHEELS.current().expect("inside a runtime").wheel();
-/// let r = wheel.deadline(core::time::Duration::from_millis(5), std::future::pending::<()>()).await;
-/// assert!(r.is_err());
-/// # }
-/// ```
+/// `punctual` hosts them on its global wheel: its default deadlines inside a runtime
+/// reach their wheel through [`current`](Self::current).
 pub struct DefaultWheels<H: Host> {
     host: H,
-    claims: &'static LocalKey<Claim<H>>,
     /// Wheels let go, with nothing armed, for the next claim of their flavour:
     /// `[multi-thread, pausable]`. A lock is enough: a claim comes once per thread and
     /// runtime.
@@ -91,20 +51,23 @@ pub struct DefaultWheels<H: Host> {
 }
 
 impl<H: Host> DefaultWheels<H> {
-    /// The wheels of `host`, whose threads hold their claims in `claims`.
-    pub const fn new(host: H, claims: &'static LocalKey<Claim<H>>) -> Self {
+    /// The wheels of `host`.
+    pub const fn new(host: H) -> Self {
         Self {
             host,
-            claims,
             shelves: [Mutex::new(Vec::new()), Mutex::new(Vec::new())],
             made: AtomicUsize::new(0),
         }
     }
 
-    /// The wheel of the tokio runtime this thread is in, claiming one for the thread if
-    /// needed; `None` outside every runtime (or while the thread exits).
-    pub fn current(&'static self) -> Option<&'static RuntimeWheel<H>> {
-        self.claims
+    /// The wheel of the tokio runtime this thread is in, claiming one for the thread (in
+    /// `claims`, the host's thread-local) if needed; `None` outside every runtime (or
+    /// while the thread exits).
+    pub fn current(
+        &'static self,
+        claims: &'static LocalKey<Claim<H>>,
+    ) -> Option<&'static RuntimeWheel<H>> {
+        claims
             .try_with(|claim| {
                 let held = claim.0.get().filter(|rw| !rw.runtime_gone());
                 if let Some(rw) = held {
