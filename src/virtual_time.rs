@@ -141,10 +141,11 @@ fn paused_wheel(caller: &str) -> &'static VirtualWheel {
     paused.wheel
 }
 
-/// Moves `wheel`'s clock by `by` and fires what comes due (see [`advance`]).
-fn advance_wheel(wheel: &VirtualWheel, by: Duration) {
+/// Moves `wheel`'s clock by `by` and fires what comes due (see [`advance`]); returns the
+/// reading the wheel plans to turn at.
+fn advance_wheel(wheel: &VirtualWheel, by: Duration) -> Reading {
     wheel.clock().advance(by);
-    wheel.turn();
+    wheel.turn()
 }
 
 /// Pauses time for the default deadlines started on this thread from now on (see the
@@ -219,13 +220,8 @@ pub fn advance_to_next() -> Option<Duration> {
     let wheel = paused_wheel("advance_to_next");
     let start = wheel.clock().now();
     let reading = || Reading::since_origin(wheel.clock().now());
-    // Moves the clock by `by` and turns; returns the reading the wheel plans to turn at.
-    let step = |by: Duration| {
-        wheel.clock().advance(by);
-        wheel.turn()
-    };
     // A turn where the clock stands takes in what was armed since the last one.
-    let mut plan = step(Duration::ZERO);
+    let mut plan = advance_wheel(wheel, Duration::ZERO);
     if wheel.occupied() == 0 {
         return None;
     }
@@ -237,13 +233,13 @@ pub fn advance_to_next() -> Option<Duration> {
         let now = reading();
         if plan == Reading::END || plan <= now {
             // A plan at or before now is stale: move a tick.
-            plan = step(wheel.tick());
+            plan = advance_wheel(wheel, wheel.tick());
             continue;
         }
         let target = plan;
-        plan = step((target - now).saturating_sub(grain));
+        plan = advance_wheel(wheel, (target - now).saturating_sub(grain));
         while wheel.stats().fired == fired && reading() < target {
-            plan = step(Duration::from_nanos(1));
+            plan = advance_wheel(wheel, Duration::from_nanos(1));
         }
         // A plan may be a cascade that fires nothing: go on to the one that does.
     }

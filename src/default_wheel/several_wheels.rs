@@ -20,13 +20,6 @@ impl core::fmt::Debug for DefaultWheel {
     }
 }
 
-impl DefaultWheel {
-    /// A handle that has not chosen yet.
-    pub const fn new() -> Self {
-        Self { chosen: None }
-    }
-}
-
 // SAFETY: `choose` settles `chosen` (the global wheel included, stored as any other) and
 // a repeated `choose` keeps it; only `forget_choice` clears it. So from a `choose` to the
 // next `forget_choice`, `get` returns the one wheel chosen, on every copy. `reading_at`
@@ -74,6 +67,11 @@ unsafe impl WheelRef for DefaultWheel {
 }
 
 impl DefaultWheel {
+    /// A handle that has not chosen yet.
+    pub const fn new() -> Self {
+        Self { chosen: None }
+    }
+
     /// The wheel a budget made for this handle names (`Budget::new`): the chosen one, or the
     /// global wheel for a wheel on the global timeline (see [`WheelRef::id`]).
     pub(crate) fn budget_wheel(&self) -> &'static dyn RawWheel {
@@ -82,9 +80,7 @@ impl DefaultWheel {
             _ => crate::global::global_wheel(),
         }
     }
-}
 
-impl DefaultWheel {
     /// `at`, a reading of the chosen wheel's clock, as a reading of the global clock.
     /// The inverse of `reading_at`: it moves an instant between default wheels.
     pub(crate) fn global_reading(&self, at: Reading) -> Reading {
@@ -97,7 +93,7 @@ impl DefaultWheel {
         };
         #[cfg(feature = "tokio")]
         if let Some(clock) = chosen.reads_behind {
-            return at.checked_add(clock.behind()).unwrap_or(Reading::END);
+            return clock.reference_reading(at);
         }
         let _ = chosen;
         at

@@ -7,11 +7,11 @@
 //! * the timer threads' fork gate (`adapters/thread/src/fork_gate.rs`): a fork never
 //!   overlaps a turn (it waits for the turns in progress, and turns wait for it), also
 //!   when the forking thread is itself in a turn (a waker that forks);
-//! * the holders of a tokio runtime's default wheel (`src/tokio_wheels/holders.rs`):
-//!   its owner thread and its driver leave in any order and race, and the home is counted
-//!   drained (shelved) exactly once; a driver idle on an empty wheel sees its owner leave;
-//!   a claim that takes the home off the shelf while the last holder is still leaving
-//!   finds its word clear.
+//! * the holders of a tokio runtime's default wheel
+//!   (`adapters/tokio/src/default_wheels/holders.rs`): its owner thread and its driver
+//!   leave in any order and race, and the home is counted drained (shelved) exactly once;
+//!   a driver idle on an empty wheel sees its owner leave; a claim that takes the home
+//!   off the shelf while the last holder is still leaving finds its word clear.
 //!
 //! The files are included here as they are, with a `sync` of this test's that
 //! names loom's atomics and yield (the crate's names `core`'s and `std`'s), so the models
@@ -33,7 +33,7 @@ mod state;
 #[path = "../../adapters/thread/src/fork_gate.rs"]
 mod fork_gate;
 
-#[path = "../../src/tokio_wheels/holders.rs"]
+#[path = "../../adapters/tokio/src/default_wheels/holders.rs"]
 mod holders;
 
 use loom::cell::UnsafeCell;

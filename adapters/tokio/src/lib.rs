@@ -33,8 +33,9 @@
 //! itself (in a `LocalSet`, or `select!`ed with your own future), and [`TokioSleeper`]
 //! for assembling a [`Driver`](punctual_core::Driver) by hand; wrap it in a
 //! [`TurningSleeper`] to have tokio's timer turn a `'static` wheel where it fires, as
-//! `punctual`'s default wheels do on a paused clock. [`RuntimeClock`] and
-//! [`RuntimeSleeper`] are the clock and sleeps of those default wheels.
+//! `punctual`'s default wheels do on a paused clock. Those wheels live in
+//! [`default_wheels`], which the `punctual` facade hosts; [`RuntimeClock`] and
+//! [`RuntimeSleeper`] are their clock and sleeps.
 //!
 //! # When to choose this over the default driver
 //!
@@ -159,9 +160,11 @@
 #![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
 
 mod clock;
+pub mod default_wheels;
 mod driver;
 mod runtime_clock;
 mod sleeper;
+mod sync;
 mod turning;
 
 pub use clock::TokioClock;

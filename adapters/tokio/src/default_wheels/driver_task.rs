@@ -1,7 +1,7 @@
 //! The driver task of a runtime's default wheel: the core's [`Driver`], and its sleeps.
 //!
-//! * On real time it sleeps on the global wheel, on the tick grid: tokio cannot be asked
-//!   whether a runtime has a time driver, and a tokio timer panics on one without.
+//! * On real time it sleeps with the host's alarm ([`Host::alarm`]), on the tick grid:
+//!   never on tokio's timer, which panics on a runtime without a time driver.
 //! * Once the runtime's clock reads virtual time (tokio paused or moved it), it sleeps
 //!   on tokio's timer, whose wake turns the wheel at once ([`TurningSleeper`]).
 //! * It stops once its wheel's owner left and nothing is armed. It checks that after
@@ -14,40 +14,42 @@ use core::pin::Pin;
 use core::task::{Context, Poll};
 
 use pin_project_lite::pin_project;
-use punctual_core::{Driver, Growable, Limit, Reading, Sleeper};
-use punctual_tokio::{RuntimeClock, RuntimeSleeper, TurningSleep, TurningSleeper};
+use punctual_core::{Driver, Growable, Reading, Sleeper};
 use tokio::runtime::Handle;
 
-use super::runtime_wheel::{RuntimeWheel, TICK, on_tick_grid};
-use crate::global::Global;
+use super::Host;
+use super::runtime_wheel::{RuntimeWheel, on_tick_grid};
+use crate::{DEFAULT_TICK, RuntimeClock, RuntimeSleeper, TurningSleep, TurningSleeper};
 
-type RuntimeDriver = Driver<'static, RuntimeClock, Growable, DefaultSleeper>;
+type RuntimeDriver<H> = Driver<'static, RuntimeClock, Growable, DefaultSleeper<H>>;
 
 /// The driver task of a runtime wheel (see the module docs).
-pub(super) struct DriverTask {
-    rw: &'static RuntimeWheel,
+pub(super) struct DriverTask<H: Host> {
+    rw: &'static RuntimeWheel<H>,
     /// To read the runtime's clock one last time while the task is dropped.
     handle: Handle,
     /// `None` once the task let go of the wheel.
-    driver: Option<Pin<Box<RuntimeDriver>>>,
+    driver: Option<Pin<Box<RuntimeDriver<H>>>>,
 }
 
-impl DriverTask {
-    pub(super) fn new(rw: &'static RuntimeWheel, handle: Handle) -> Self {
+impl<H: Host> DriverTask<H> {
+    pub(super) fn new(rw: &'static RuntimeWheel<H>, handle: Handle) -> Self {
+        let wheel = rw.wheel();
         let sleeper = DefaultSleeper {
-            clock: rw.wheel.clock(),
-            on_tokio: TurningSleeper::new(RuntimeSleeper::new(rw.wheel.clock()), &rw.wheel),
+            clock: wheel.clock(),
+            on_tokio: TurningSleeper::new(RuntimeSleeper::new(wheel.clock()), wheel),
             on_tokio_timer: false,
+            host: &rw.home.host,
         };
         Self {
             rw,
             handle,
-            driver: Some(Box::pin(rw.wheel.driver(sleeper))),
+            driver: Some(Box::pin(wheel.driver(sleeper))),
         }
     }
 }
 
-impl Future for DriverTask {
+impl<H: Host> Future for DriverTask<H> {
     type Output = ();
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
@@ -61,13 +63,13 @@ impl Future for DriverTask {
         // Let go of everything that reaches the wheel (timers, the place for a waker)
         // before the wheel is let go: it may serve another runtime next.
         self.driver = None;
-        self.rw.wheel.clock().switch_to_real();
+        self.rw.wheel().clock().switch_to_real();
         self.rw.undrive();
         Poll::Ready(())
     }
 }
 
-impl Drop for DriverTask {
+impl<H: Host> Drop for DriverTask<H> {
     fn drop(&mut self) {
         if self.driver.is_none() {
             return; // retired
@@ -75,8 +77,8 @@ impl Drop for DriverTask {
         // The last reading must be the runtime's: tokio may drop tasks outside its context.
         let _context = self.handle.enter();
         self.driver = None;
-        self.rw.wheel.clock().switch_to_real();
-        if self.rw.wheel.occupied() == 0 {
+        self.rw.wheel().clock().switch_to_real();
+        if self.rw.wheel().occupied() == 0 {
             self.rw.undrive();
         } else {
             super::orphans::hand_over(self.rw);
@@ -85,17 +87,18 @@ impl Drop for DriverTask {
 }
 
 /// The sleeps of a runtime wheel's driver (see the module docs).
-struct DefaultSleeper {
+struct DefaultSleeper<H: Host> {
     clock: &'static RuntimeClock,
     on_tokio: TurningSleeper<RuntimeSleeper, RuntimeClock, Growable>,
     /// The clock has read virtual time: tokio's timer from now on.
     on_tokio_timer: bool,
+    host: &'static H,
 }
 
-impl Sleeper for DefaultSleeper {
-    type Sleep = DefaultSleep;
+impl<H: Host> Sleeper for DefaultSleeper<H> {
+    type Sleep = DefaultSleep<H::Alarm>;
 
-    fn sleep_until(&mut self, at: Reading) -> DefaultSleep {
+    fn sleep_until(&mut self, at: Reading) -> Self::Sleep {
         if !self.on_tokio_timer && self.clock.reads_virtual_time() {
             self.on_tokio_timer = true;
         }
@@ -106,10 +109,9 @@ impl Sleeper for DefaultSleeper {
         }
         // On the tick grid: the wheel looks at crowded ticks early (for tokio's timer),
         // and a wake at each of their deadlines would walk the tick once per deadline.
-        let at = Reading::since_origin(on_tick_grid(at.as_duration(), TICK));
-        let at = crate::global::reading_at(self.clock.reference_reading(at));
+        let at = Reading::since_origin(on_tick_grid(at.as_duration(), DEFAULT_TICK));
         DefaultSleep::Alarm {
-            sleep: punctual_core::Sleep::new(Global, Limit::At(at)),
+            sleep: self.host.alarm(self.clock.reference_reading(at)),
         }
     }
 }
@@ -117,13 +119,13 @@ impl Sleeper for DefaultSleeper {
 pin_project! {
     /// A sleep of [`DefaultSleeper`].
     #[project = DefaultSleepProj]
-    enum DefaultSleep {
+    enum DefaultSleep<A> {
         Tokio { #[pin] sleep: TurningSleep<RuntimeClock, Growable> },
-        Alarm { #[pin] sleep: punctual_core::Sleep<'static, Global> },
+        Alarm { #[pin] sleep: A },
     }
 }
 
-impl Future for DefaultSleep {
+impl<A: Future<Output = ()>> Future for DefaultSleep<A> {
     type Output = ();
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {

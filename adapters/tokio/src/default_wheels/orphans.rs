@@ -1,37 +1,41 @@
 //! The orphan driver: one thread that fires, on real time, the deadlines left on the
 //! wheels of runtimes that shut down, and lets go of each wheel once it has drained.
 //!
-//! Started at the first shutdown that leaves a deadline armed; it then lives as long as
-//! the process, parked while it has nothing to drive. It is a timer thread like the
-//! global wheel's (`punctual_thread::run`), over the set of orphaned wheels, each turn's
-//! next reading rounded up to the wheel's tick.
-//!
-//! The rounding keeps the wheels' early looks cheap: they were turned on for tokio's
-//! timer, which wakes at most once a millisecond, and a crowded tick is walked at each
-//! look. A thread woken at each deadline's own time would walk it once per deadline.
-//! Woken on the tick grid, a deadline fires by the end of its tick, as the contract
-//! allows.
+//! * It starts at the first shutdown that leaves a deadline armed, and then lives as
+//!   long as the process, parked while it has nothing to drive.
+//! * It is a timer thread like the global wheel's (`punctual_thread::run`), over the
+//!   set of orphaned wheels.
+//! * Each turn's next reading is rounded up to the wheel's tick: a deadline fires by the
+//!   end of its tick, as the contract allows.
 
 use core::time::Duration;
 use std::sync::{Mutex, OnceLock};
 use std::thread::{self, Thread};
 
 use punctual_core::{DriverSlot, Growable, Reading, Wheel};
-use punctual_tokio::RuntimeClock;
-
-use super::runtime_wheel::{RuntimeWheel, on_tick_grid};
 use punctual_thread::Driven;
 
-/// Runtime wheels handed over and not yet taken in by the thread.
-static INBOX: Mutex<Vec<&'static RuntimeWheel>> = Mutex::new(Vec::new());
+use super::runtime_wheel::on_tick_grid;
+use crate::RuntimeClock;
+
+/// A wheel the orphan driver drives until it drains.
+pub(super) trait Orphaned: Sync {
+    /// The wheel, its clock already on real time.
+    fn wheel(&self) -> &Wheel<RuntimeClock, Growable>;
+    /// The orphan driver is done with the drained wheel.
+    fn drained(&'static self);
+}
+
+/// Wheels handed over and not yet taken in by the thread.
+static INBOX: Mutex<Vec<&'static dyn Orphaned>> = Mutex::new(Vec::new());
 static THREAD: OnceLock<Thread> = OnceLock::new();
 
-/// Hands `rw` (its clock already on real time) to the orphan driver.
-pub(crate) fn hand_over(rw: &'static RuntimeWheel) {
+/// Hands `orphan` (its clock already on real time) to the orphan driver.
+pub(super) fn hand_over(orphan: &'static dyn Orphaned) {
     INBOX
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
-        .push(rw);
+        .push(orphan);
     let thread = THREAD.get_or_init(|| {
         punctual_thread::handle_forks();
         thread::Builder::new()
@@ -44,9 +48,9 @@ pub(crate) fn hand_over(rw: &'static RuntimeWheel) {
     thread.unpark();
 }
 
-/// A runtime wheel, driven until it drains. The slot is `None` once it is let go.
+/// An orphaned wheel, driven until it drains. The slot is `None` once it is let go.
 struct Orphan {
-    rw: &'static RuntimeWheel,
+    orphan: &'static dyn Orphaned,
     slot: Option<DriverSlot<'static, RuntimeClock, Growable>>,
 }
 
@@ -55,7 +59,7 @@ impl Driven for Orphan {
     type Storage = Growable;
 
     fn wheel(&self) -> &'static Wheel<RuntimeClock, Growable> {
-        &self.rw.wheel
+        self.orphan.wheel()
     }
 
     fn slot(&mut self) -> &mut DriverSlot<'static, RuntimeClock, Growable> {
@@ -66,17 +70,18 @@ impl Driven for Orphan {
 
     /// On the tick grid (see the module docs).
     fn next_turn(&self, next: Reading) -> Reading {
-        Reading::since_origin(on_tick_grid(next.as_duration(), self.rw.wheel.tick()))
+        let tick = self.orphan.wheel().tick();
+        Reading::since_origin(on_tick_grid(next.as_duration(), tick))
     }
 
     fn finished(&mut self) -> bool {
-        if self.rw.wheel.occupied() != 0 {
+        if self.orphan.wheel().occupied() != 0 {
             return false;
         }
         // The place for the waker first: the wheel may serve another runtime as soon as
         // it is let go.
         self.slot = None;
-        self.rw.orphan_drained();
+        self.orphan.drained();
         true
     }
 }
@@ -89,26 +94,12 @@ fn run() -> ! {
                     .lock()
                     .unwrap_or_else(|poisoned| poisoned.into_inner())
                     .drain(..)
-                    .map(|rw| Orphan {
-                        rw,
-                        slot: Some(rw.wheel.driver_slot()),
+                    .map(|orphan| Orphan {
+                        orphan,
+                        slot: Some(orphan.wheel().driver_slot()),
                     }),
             );
         },
         Duration::MAX,
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn wakes_round_up_to_the_tick_grid() {
-        let ms = Duration::from_millis;
-        assert_eq!(on_tick_grid(ms(3), ms(1)), ms(3));
-        assert_eq!(on_tick_grid(ms(3) + Duration::from_nanos(1), ms(1)), ms(4));
-        assert_eq!(on_tick_grid(Duration::ZERO, ms(1)), Duration::ZERO);
-        assert_eq!(on_tick_grid(Duration::MAX, ms(1)), Duration::MAX);
-    }
 }
