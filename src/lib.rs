@@ -11,7 +11,7 @@ pub use punctual_core::{BootClock, Growable, GrowableWheel, ManualClock, StdCloc
 pub use punctual_core::{
     Budget, Clock, ClockInstant, DeadlineName, Driver, Elapsed, Fixed, FixedWheel, IndexWidth,
     Limit, MissedTickBehavior, Named, RawWheel, Reading, Sleeper, Stats, Storage, Unnamed, Wheel,
-    WheelRef, Within,
+    WheelRef, Within, overrun_threshold, report_overruns,
 };
 
 /// The core crate, for everything not re-exported here.

@@ -5,6 +5,7 @@ pub(crate) mod budget;
 pub(crate) mod deadline;
 pub(crate) mod error;
 pub(crate) mod interval;
+pub(crate) mod overrun;
 pub(crate) mod sleep;
 pub(crate) mod stream;
 pub(crate) mod timer;

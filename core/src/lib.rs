@@ -105,6 +105,7 @@ pub use future::budget::within::Within;
 pub use future::deadline::{Deadline, DeadlineName, Named, Unnamed};
 pub use future::error::Elapsed;
 pub use future::interval::{Interval, MissedTickBehavior};
+pub use future::overrun::{overrun_threshold, report_overruns};
 pub use future::sleep::Sleep;
 pub use future::stream::{IdleTimeout, StreamDeadline};
 pub use future::timer::{RawWheel, WheelRef};

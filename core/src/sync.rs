@@ -3,8 +3,9 @@
 //!   `cfg(punctual_loom)`, [portable-atomic]'s with that feature (read-modify-writes then
 //!   go through the binary's `critical-section`), else `core`'s.
 //! * Only 32-bit and pointer-sized atomics: lock-free wherever those have compare-and-swap.
-//! * Exceptions: `ManualClock` (an `AtomicU64`, loom's under loom) and the ambient
-//!   budget's flag (a `core` `AtomicBool`, `std` only).
+//! * Exceptions: `ManualClock` (an `AtomicU64`, loom's under loom), the ambient budget's
+//!   flag (a `core` `AtomicBool`, `std` only) and the overrun threshold (a `core`
+//!   `AtomicU32`, a setting read relaxed).
 //!
 //! [loom]: https://docs.rs/loom
 //! [portable-atomic]: https://docs.rs/portable-atomic

@@ -82,3 +82,44 @@ fn fired_deadline_emits_one_event_with_lateness() {
         assert!(event.contains(expected), "{expected} missing from: {event}");
     }
 }
+
+#[test]
+fn overrun_is_reported_once_with_its_name() {
+    // 10 ms or more: the other test here, 3 ms late, stays below it whatever the order.
+    punctual_core::report_overruns(Some(Duration::from_millis(10)));
+    let collect = Collect::default();
+    tracing::subscriber::with_default(collect.clone(), || {
+        let wheel: Wheel<ManualClock, Fixed<4>> =
+            Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
+        let mut cx = Context::from_waker(Waker::noop());
+        let mut d = pin!(
+            wheel
+                .deadline(Duration::from_millis(10), pending::<()>())
+                .named("report")
+        );
+        assert!(d.as_mut().poll(&mut cx).is_pending());
+        // Its task comes back 40 ms after the deadline, as one that did not yield would.
+        wheel.advance(Duration::from_millis(50));
+        assert!(d.as_mut().poll(&mut cx).is_ready());
+        assert_eq!(wheel.stats().overruns, 1);
+    });
+    let events = collect.0.lock().unwrap();
+    let overran: Vec<_> = events
+        .iter()
+        .map(|e| e.join(" "))
+        .filter(|e| e.contains("overran"))
+        .collect();
+    assert_eq!(overran.len(), 1, "{events:?}");
+    for expected in [
+        "target=punctual",
+        "name=report",
+        "duration=10ms",
+        "overran=40ms",
+    ] {
+        assert!(
+            overran[0].contains(expected),
+            "{expected} missing in {}",
+            overran[0]
+        );
+    }
+}

@@ -10,6 +10,7 @@ use core::mem::ManuallyDrop;
 use core::task::{Context, Poll};
 use core::time::Duration;
 
+use crate::future::overrun::overrun_threshold;
 use crate::time::{Due, Limit, Reading, duration_of, span_of};
 use crate::wheel::start::Outcome;
 use fired::CapEnd;
@@ -354,13 +355,18 @@ impl<W: WheelRef> Timer<W> {
             Phase::Degraded | Phase::Fired => CapEnd::At(self.state.target()),
             _ => CapEnd::AtStart,
         };
-        #[cfg(feature = "tracing")]
-        let late = if self.state.phase() == Phase::Armed {
-            let wheel = self.wheel.get();
-            wheel.now() - wheel.deadline_of(&self.handle())
+        // How long past its time the fire is seen: for the `tracing` event, and for an
+        // overrun report when one is asked for (one relaxed load when not).
+        let threshold = overrun_threshold();
+        let late = if cfg!(feature = "tracing") || threshold.is_some() {
+            self.lateness()
         } else {
             Duration::ZERO
         };
+        let overran = threshold.filter(|&after| late > after).map(|_| late);
+        if overran.is_some() {
+            self.wheel.get().count_overrun();
+        }
         if self.state.phase() == Phase::Armed {
             // Seen fired: decided, so no cancel is attempted.
             self.state.set_phase(Phase::Done);
@@ -374,7 +380,19 @@ impl<W: WheelRef> Timer<W> {
             wheel: self.wheel.id(),
             #[cfg(feature = "tracing")]
             late,
+            #[cfg(feature = "tracing")]
+            overran,
         })
+    }
+
+    /// How long past its time a fired timer is seen now; zero unless armed or degraded.
+    fn lateness(&self) -> Duration {
+        let wheel = self.wheel.get();
+        match self.state.phase() {
+            Phase::Armed => wheel.now() - wheel.deadline_of(&self.handle()),
+            Phase::Degraded | Phase::Fired => wheel.now() - self.state.target(),
+            _ => Duration::ZERO,
+        }
     }
 
     /// Lets go of the entry, if armed. Idempotent.

@@ -164,6 +164,11 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         self.counters.refused();
     }
 
+    /// Counts a fire its task saw past the overrun threshold.
+    pub(crate) fn count_overrun(&self) {
+        self.counters.overrun();
+    }
+
     /// Leaves a degraded deadline's waker for the next tick's turn; `false`: no place.
     pub(crate) fn leave_degraded_waker(&self, waker: &Waker) -> bool {
         let tick = self.ticks().floor(self.now());

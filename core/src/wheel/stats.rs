@@ -31,6 +31,10 @@ pub struct Stats {
     /// Requests refused before any work, their deadline leaving too little time
     /// ([`RawWheel::count_refused`](crate::RawWheel::count_refused)). Zero without `std`.
     pub refused: usize,
+    /// Fired deadlines seen by their task later than the overrun threshold
+    /// ([`report_overruns`](crate::report_overruns)): tasks that do not yield. Zero
+    /// without `std`, or with no threshold.
+    pub overruns: usize,
     /// Entries ever handed out (taken in blocks per shard with `std`).
     pub high_water: usize,
     /// Entries in use now (armed, or released and not yet reclaimed).
@@ -51,8 +55,8 @@ impl fmt::Display for Stats {
         write!(
             f,
             "lateness in ticks [0: {l0}, 1: {l1}, 2: {l2}, more: {more}], degraded polls {}, \
-             refused {}, occupied {} (high water {})",
-            self.degraded_polls, self.refused, self.occupied, self.high_water
+             refused {}, overruns {}, occupied {} (high water {})",
+            self.degraded_polls, self.refused, self.overruns, self.occupied, self.high_water
         )
     }
 }
@@ -65,6 +69,8 @@ pub(crate) struct Counters {
     pub(crate) degraded_polls: AtomicUsize,
     #[cfg(feature = "std")]
     refused: AtomicUsize,
+    #[cfg(feature = "std")]
+    overruns: AtomicUsize,
     #[cfg(feature = "count-ready")]
     ready: AtomicUsize,
 }
@@ -94,6 +100,8 @@ impl Counters {
                 degraded_polls: AtomicUsize::new(0),
                 #[cfg(feature = "std")]
                 refused: AtomicUsize::new(0),
+                #[cfg(feature = "std")]
+                overruns: AtomicUsize::new(0),
                 #[cfg(feature = "count-ready")]
                 ready: AtomicUsize::new(0),
             }
@@ -123,6 +131,12 @@ impl Counters {
         self.refused.fetch_add(1, Ordering::Relaxed);
     }
 
+    /// Any thread may count an overrun (the polling task's).
+    pub(crate) fn overrun(&self) {
+        #[cfg(feature = "std")]
+        self.overruns.fetch_add(1, Ordering::Relaxed);
+    }
+
     #[cfg(feature = "count-ready")]
     pub(crate) fn ready(&self) {
         self.ready.fetch_add(1, Ordering::Relaxed);
@@ -149,6 +163,10 @@ impl Counters {
             refused: load(&self.refused),
             #[cfg(not(feature = "std"))]
             refused: 0,
+            #[cfg(feature = "std")]
+            overruns: load(&self.overruns),
+            #[cfg(not(feature = "std"))]
+            overruns: 0,
             high_water,
             occupied,
         }

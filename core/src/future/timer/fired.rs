@@ -41,6 +41,9 @@ pub(crate) struct Fired {
     /// How late the fire was seen, for the `tracing` event.
     #[cfg(feature = "tracing")]
     pub(crate) late: Duration,
+    /// How late the fire was seen, if past the overrun threshold (already counted).
+    #[cfg(feature = "tracing")]
+    pub(crate) overran: Option<Duration>,
 }
 
 impl Fired {
@@ -72,6 +75,16 @@ impl Fired {
             late = ?self.late,
             "deadline elapsed"
         );
+        #[cfg(feature = "tracing")]
+        if let Some(overran) = self.overran {
+            tracing::warn!(
+                target: "punctual",
+                name = elapsed.name().unwrap_or(""),
+                duration = ?elapsed.duration(),
+                overran = ?overran,
+                "deadline overran: its task polled it late (code that does not yield?)"
+            );
+        }
         #[cfg(not(feature = "tracing"))]
         let _ = elapsed;
     }

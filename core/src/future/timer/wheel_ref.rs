@@ -46,6 +46,10 @@ pub trait RawWheel: Sync + sealed::Sealed {
     /// time ([`Stats::refused`](crate::Stats::refused)); `punctual-tower`'s admission
     /// counts there. Without `std` it counts nothing.
     fn count_refused(&self);
+    /// Counts a fire seen past the overrun threshold
+    /// ([`Stats::overruns`](crate::Stats::overruns)). Without `std` it counts nothing.
+    #[doc(hidden)]
+    fn count_overrun(&self);
 }
 
 /// An armed entry, as a deadline holds it: the index (its generation cannot change while
@@ -111,6 +115,10 @@ impl<C: Clock, S: Storage> RawWheel for Wheel<C, S> {
 
     fn count_refused(&self) {
         Wheel::count_refused(self);
+    }
+
+    fn count_overrun(&self) {
+        Wheel::count_overrun(self);
     }
 
     #[cfg(feature = "count-ready")]

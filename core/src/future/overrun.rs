@@ -1,0 +1,48 @@
+//! Overrun reports: a fired deadline whose task polled it late, past a threshold the
+//! process chose ([`report_overruns`]).
+//! * Off until set; off costs one relaxed load per fire, nothing on arm, cancel or ready.
+//! * Each deadline is reported at most once: at the poll that sees it fired.
+//! * The threshold is a process setting, not a hand-off: a `core` atomic, relaxed.
+
+use core::sync::atomic::{AtomicU32, Ordering};
+use core::time::Duration;
+
+/// The threshold in microseconds; 0: off.
+static AFTER_MICROS: AtomicU32 = AtomicU32::new(0);
+
+/// Reports deadlines whose task polls them more than `after` past their time, or stops
+/// reporting (`None`, the default).
+///
+/// A task that never yields (a long computation, blocking I/O on an async thread) cannot
+/// be stopped by any deadline: its deadline fires, but the task only sees it at its next
+/// poll. Each such deadline is counted in the wheel's
+/// [`Stats::overruns`](crate::Stats::overruns) and, with the `tracing` feature, reported
+/// once by a `warn` event (target `punctual`) with its name and how long past its time it
+/// was seen. Applies to every wheel of the process, from the next fire on.
+///
+/// `after` is kept in whole microseconds, rounded up, from 1 µs to about 71 minutes
+/// (`u32::MAX` µs); longer is that.
+///
+/// ```
+/// use core::time::Duration;
+///
+/// punctual_core::report_overruns(Some(Duration::from_millis(10)));
+/// assert_eq!(punctual_core::overrun_threshold(), Some(Duration::from_millis(10)));
+/// punctual_core::report_overruns(None);
+/// assert_eq!(punctual_core::overrun_threshold(), None);
+/// ```
+pub fn report_overruns(after: Option<Duration>) {
+    let micros = after.map_or(0, |after| {
+        let micros = after.as_nanos().div_ceil(1_000).max(1);
+        u32::try_from(micros).unwrap_or(u32::MAX)
+    });
+    AFTER_MICROS.store(micros, Ordering::Relaxed);
+}
+
+/// The threshold [`report_overruns`] set, if any.
+pub fn overrun_threshold() -> Option<Duration> {
+    match AFTER_MICROS.load(Ordering::Relaxed) {
+        0 => None,
+        micros => Some(Duration::from_micros(micros.into())),
+    }
+}
