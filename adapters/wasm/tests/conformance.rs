@@ -1,5 +1,5 @@
 //! The shared conformance scenarios (`tests/conformance/portable.rs`, as the firmware runs
-//! them) on punctual-wasm's driver, in real time on the host's clock: on a growable wheel,
+//! them, and the everyday timers' in `timers.rs`) on punctual-wasm's driver, in real time on the host's clock: on a growable wheel,
 //! and on a fixed one of 8 entries that degrades when full. Each test gets a fresh leaked
 //! wheel (1 ms tick) with its driver spawned. Real time: never early, eventual firing and
 //! cancellation are checked, never lateness. Runs in Node and in a headless browser
@@ -8,6 +8,8 @@
 
 #[path = "../../../tests/conformance/portable.rs"]
 mod portable;
+#[path = "../../../tests/conformance/timers.rs"]
+mod timers;
 
 use core::time::Duration;
 
@@ -63,14 +65,14 @@ impl<S: Storage> portable::Target for Host<S> {
     }
 }
 
-/// One `wasm_bindgen_test` per scenario, each on a fresh `$make()` target.
+/// One `wasm_bindgen_test` per scenario of `$module`, each on a fresh `$make()` target.
 macro_rules! scenario_tests {
-    ($make:expr; $($name:ident),* $(,)?) => {
+    ($module:ident; $make:expr; $($name:ident),* $(,)?) => {
         $(
             #[wasm_bindgen_test::wasm_bindgen_test]
             async fn $name() {
                 let target = $make;
-                if let Err(failure) = super::portable::$name(&target).await {
+                if let Err(failure) = super::$module::$name(&target).await {
                     panic!("{}: {failure}", stringify!($name));
                 }
             }
@@ -81,11 +83,13 @@ macro_rules! scenario_tests {
 mod growable {
     use super::Host;
 
-    crate::portable::scenarios!(scenario_tests! { Host::growable(); });
+    crate::portable::scenarios!(scenario_tests! { portable; Host::growable(); });
+    crate::timers::scenarios!(scenario_tests! { timers; Host::growable(); });
 }
 
 mod fixed {
     use super::Host;
 
-    crate::portable::scenarios!(scenario_tests! { Host::fixed(); });
+    crate::portable::scenarios!(scenario_tests! { portable; Host::fixed(); });
+    crate::timers::scenarios!(scenario_tests! { timers; Host::fixed(); });
 }

@@ -148,3 +148,26 @@ fn global_wheel_reads_the_host_clock() {
     );
     assert_eq!(global_wheel().tick(), ms(1));
 }
+
+#[wasm_bindgen_test]
+async fn interval_ticks_never_early() {
+    let period = ms(5);
+    let start = Instant::now();
+    let mut interval = punctual::interval(period);
+    for n in 0..4u32 {
+        interval.tick().await;
+        assert!(start.elapsed() >= period * n, "tick {n} came early");
+    }
+}
+
+#[wasm_bindgen_test]
+async fn sleep_reset_moves_it_later() {
+    let start = Instant::now();
+    let mut sleep = pin!(punctual::sleep(ms(5)));
+    sleep.as_mut().reset(Instant::now() + ms(25));
+    sleep.await;
+    assert!(
+        start.elapsed() >= ms(25),
+        "the reset sleep woke at its old time"
+    );
+}
