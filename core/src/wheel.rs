@@ -199,7 +199,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         &self.clock
     }
 
-    /// [`Clock::now`] as a [`Reading`] (saturating at [`Reading::END`]).
+    /// [`Clock::reading`]: [`Clock::now`] as a [`Reading`] (saturating at [`Reading::END`]).
     ///
     /// ```
     /// use core::time::Duration;
@@ -209,14 +209,17 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     ///     Wheel::fixed(ManualClock::starting_at(Duration::from_secs(2)), Duration::from_millis(1));
     /// assert_eq!(wheel.now(), Reading::from_nanos(2_000_000_000));
     /// ```
-    #[inline]
+    // Out of line on 32-bit targets: a firmware's clock read (a critical section around a
+    // tick counter) would otherwise be copied into every caller.
+    #[cfg_attr(target_pointer_width = "64", inline)]
+    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     pub fn now(&self) -> Reading {
-        Reading::since_origin(self.clock.now())
+        self.clock.reading()
     }
 
     /// The wheel's tick: a deadline fires at most two ticks late on a driver not starved.
     pub fn tick(&self) -> Duration {
-        Duration::from_nanos(self.ticks().tick())
+        crate::time::nanos_to_duration(self.ticks().tick())
     }
 
     /// Entries in use: armed, or fired or cancelled and not yet reclaimed. Scans the slab.
