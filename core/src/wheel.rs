@@ -44,7 +44,7 @@
 //! * A driver woken from idle keeps a planned turn for [`LINGER`] ticks. A new wheel's
 //!   first turn does not linger: a wheel with nothing ever armed plans no turn.
 //!
-//! # Sub-tick firing
+//! # Sub-tick firing (feature `sub-tick`; without it every slot fires at its tick)
 //!
 //! * An entry keeps its exact deadline; its tick only places it. A turn fires every entry
 //!   it meets that is due, new ones whose tick is still ahead included.
@@ -83,7 +83,9 @@ use entry::{HANDLE, WHEEL};
 use lists::Fresh;
 use plan::{ACTIVE, Plan};
 use shards::{SHARDS, Shard};
-use stats::{Counters, Stats};
+use stats::Counters;
+#[cfg(feature = "stats")]
+use stats::Stats;
 use storage::{Fixed, Storage};
 use turn::DriverState;
 
@@ -161,7 +163,8 @@ pub struct Wheel<C, S> {
     plan: Padded<Plan>,
     /// The role holder's, written throughout a turn: lines of its own.
     driver: Padded<UnsafeCell<DriverState>>,
-    /// Written by the driver per fire or reclaim: lines of their own.
+    /// Written by the driver per fire or reclaim: lines of their own. No bytes without
+    /// the `stats` feature.
     counters: Padded<Counters>,
     handoff: Padded<handoff::Handoff>,
     /// Threads may keep a free entry aside (`spare`): only on a wheel that never moves.
@@ -237,11 +240,15 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     }
 
     /// How many polls found the wheel full and fell back to checking the clock.
+    #[cfg(feature = "stats")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "stats")))]
     pub fn degraded_polls(&self) -> usize {
         self.counters.degraded_polls.load(Ordering::Relaxed)
     }
 
     /// What the wheel has done so far (see [`Stats`]). Scans the slab for `occupied`.
+    #[cfg(feature = "stats")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "stats")))]
     pub fn stats(&self) -> Stats {
         self.counters
             .snapshot(self.fresh.touched() as usize, self.occupied())
