@@ -8,11 +8,16 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 cargo test -p punctual-core --features tracing,count-ready
 cargo clippy -p punctual-core --features tracing,count-ready --all-targets -- -D warnings
-# Without `std`: the code paths of firmware (one shard, entries one at a time, no spares),
+# Without `std`: the code paths of firmware (one shard, entries one at a time, no spares,
+# no sub-tick firing: every deadline at its tick's end, which the reference model checks),
 # under the whole conformance suite on the host. `alloc` for the growable wheels most
-# tests use; the tests of what needs `std` are compiled out.
-cargo test -p punctual-core --no-default-features --features alloc
-cargo clippy -p punctual-core --no-default-features --features alloc --all-targets -- -D warnings
+# tests use, `stats` for the counters they read; the tests of what needs `std` or
+# `sub-tick` are compiled out. (Without `stats` the counters are no-ops: ci/no_std.sh
+# lints that build, and ci/firmware.sh runs it under QEMU.)
+cargo test -p punctual-core --no-default-features --features alloc,stats
+cargo clippy -p punctual-core --no-default-features --features alloc,stats --all-targets -- -D warnings
+# Sub-tick firing without `std`, as a firmware turns it on.
+cargo test -p punctual-core --no-default-features --features alloc,stats,sub-tick --test sub_tick --test model --test plans
 # The facade with its adapters on: its doc tests with the `punctual::adapters::*` modules
 # in (the README's and docs/ pages' examples are doc tests of the `punctual-tests` package,
 # which `cargo test --workspace` runs).

@@ -4,8 +4,10 @@
 # thumbv6m-none-eabi: no compare-and-swap, so the wheel's atomics go through
 # portable-atomic on cortex-m's critical section). Each run must print its result line
 # and a passing line for every conformance scenario of tests/conformance/portable.rs.
-# Then builds it for thumbv7em-none-eabihf and prints the size of all three. Lints the
-# crate too (rustfmt, clippy for both boards).
+# The core's optional parts are off there, as in a firmware's build; the Cortex-M3 runs
+# the scenarios again with them on (`stats`, which also checks the degraded polls, and
+# `sub-tick`). Then builds it for thumbv7em-none-eabihf and prints the size of all three.
+# Lints the crate too (rustfmt, clippy for both boards, with and without those features).
 #
 # Run from anywhere: `bash ci/firmware.sh`. Installs what it needs (QEMU and the ARM
 # binutils from Debian, the three Rust targets) when missing.
@@ -40,6 +42,7 @@ cargo fmt -- --check
 for target in thumbv7m-none-eabi thumbv6m-none-eabi; do
     cargo clippy --release --bins --target "$target" -- -D warnings
 done
+cargo clippy --release --bins --features stats,sub-tick --target thumbv7m-none-eabi -- -D warnings
 
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
@@ -52,9 +55,10 @@ trap 'rm -f "$log"' EXIT
 # timeout of a firmware that hung.
 run_on() {
     local target=$1 status missing=()
-    echo "firmware.sh: $target"
-    cargo build --release --bin "$name" --target "$target"
-    if cargo run --release --bin "$name" --target "$target" | tee "$log"; then
+    shift
+    echo "firmware.sh: $target $*"
+    cargo build --release --bin "$name" --target "$target" "$@"
+    if cargo run --release --bin "$name" --target "$target" "$@" | tee "$log"; then
         status=0
     else
         status=$?
@@ -78,6 +82,9 @@ run_on() {
 
 run_on thumbv7m-none-eabi
 run_on thumbv6m-none-eabi
+run_on thumbv7m-none-eabi --features stats,sub-tick
+# The last run's features stay out of the sizes printed below.
+cargo build --release --bin "$name" --target thumbv7m-none-eabi
 
 # The same firmware must also build for a Cortex-M4F.
 cargo build --release --bin "$name" --target thumbv7em-none-eabihf

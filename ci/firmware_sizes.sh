@@ -40,6 +40,12 @@ done
 # The same wheel with 16 entries: the difference is 8 entries.
 cargo build --quiet --release --bin size-punctual --features wheel-16 --target thumbv7m-none-eabi
 cp target/thumbv7m-none-eabi/release/size-punctual "$out/size-punctual-16.thumbv7m-none-eabi"
+# The core's optional parts, off in a firmware's build, each turned on alone and together.
+optional=(stats sub-tick stats,sub-tick)
+for features in "${optional[@]}"; do
+    cargo build --quiet --release --bin size-punctual --features "$features" --target thumbv7m-none-eabi
+    cp target/thumbv7m-none-eabi/release/size-punctual "$out/size-punctual+$features.thumbv7m-none-eabi"
+done
 
 # nm prints sizes in hex; mawk (Debian's awk) has no strtonum.
 hex='function hex(s,  i, v) {
@@ -117,6 +123,18 @@ section="$out/section.md"
     echo "| an 8-entry wheel's static at most 768 B, all in \`.bss\` | $(n "$w8") B in \`$w8_section\` | $(verdict $((w8 <= 768 && in_bss))) |"
     echo "| static RAM over \`with_timeout\`'s at most 1 024 B | $(signed $((p_ram - t_ram))) B | $(verdict $((p_ram - t_ram <= 1024))) |"
     echo "| flash over \`with_timeout\`'s at most 8 192 B | $(signed $((p_flash - t_flash))) B | $(verdict $((p_flash - t_flash <= 8192))) |"
+    echo
+    echo "What the core's optional parts cost, each turned on in the same firmware (\`thumbv7m\`; off by default in \`punctual-embassy\`, on with \`std\`; features of \`punctual-core\` and \`punctual-embassy\`):"
+    echo
+    echo "| features on | flash (B) | static RAM (B) | the wheel's static (B) |"
+    echo "|---|---:|---:|---:|"
+    echo "| none (measured above) | $(n "$p_flash") | $(n "$p_ram") | $(n "$w8") |"
+    for features in "${optional[@]}"; do
+        elf="$out/size-punctual+$features.thumbv7m-none-eabi"
+        read -r f_flash f_ram < <(flash_ram "$elf")
+        read -r f_wheel _ < <(wheel_symbol "$elf")
+        echo "| \`${features//,/\`, \`}\` | $(n "$f_flash") ($(signed $((f_flash - p_flash)))) | $(n "$f_ram") ($(signed $((f_ram - p_ram)))) | $(n "$f_wheel") ($(signed $((f_wheel - w8)))) |"
+    done
     echo
     echo "Code by crate (\`thumbv7m\`; text symbols summed by the crate that names them, so generic code counts where it was written, and inlined code where it landed): what the difference in flash is made of."
     echo

@@ -17,5 +17,10 @@ grep -q 'enable the `portable-atomic` feature' <<<"$out"
 cargo build -p punctual --no-default-features --features embassy,portable-atomic --target thumbv6m-none-eabi
 cargo build -p punctual --no-default-features --features embassy --target thumbv7em-none-eabihf
 cargo clippy -p punctual-core --no-default-features --target thumbv7em-none-eabihf -- -D warnings
+# The optional parts a firmware may turn on, each alone and together.
+for features in stats sub-tick stats,sub-tick; do
+    cargo clippy -p punctual-core --no-default-features --features "$features" --target thumbv7em-none-eabihf -- -D warnings
+done
+cargo build -p punctual-embassy --features stats,sub-tick --target thumbv7em-none-eabihf
 # defmt formatting for Elapsed, as firmware uses it.
 cargo build -p punctual-core --no-default-features --features defmt --target thumbv7em-none-eabihf

@@ -2,6 +2,8 @@
 //! * A [`Clock`] reads a monotonic [`Duration`] since an origin of its own.
 //! * The wheel never compares readings of two clocks.
 //! * The wheel adds [`Clock::resolution`] to every relative deadline, so none ends early.
+//! * The wheel reads [`Clock::reading`]: a clock that counts ticks overrides it to skip the
+//!   64-bit division a `Duration` costs (a library call on 32-bit targets).
 
 use core::time::Duration;
 
@@ -46,6 +48,15 @@ pub trait Clock: Sync {
     fn resolution(&self) -> Duration {
         Duration::ZERO
     }
+
+    /// [`now`](Clock::now) as a [`Reading`](crate::Reading), what the wheel reads. An
+    /// override must return `Reading::since_origin(self.now())`, the default, exactly; a
+    /// clock that counts ticks multiplies them into nanoseconds instead of building a
+    /// `Duration`, whose seconds take a 64-bit division.
+    #[inline]
+    fn reading(&self) -> crate::Reading {
+        crate::Reading::since_origin(self.now())
+    }
 }
 
 impl<C: Clock + ?Sized> Clock for &C {
@@ -55,6 +66,11 @@ impl<C: Clock + ?Sized> Clock for &C {
 
     fn resolution(&self) -> Duration {
         (**self).resolution()
+    }
+
+    #[inline]
+    fn reading(&self) -> crate::Reading {
+        (**self).reading()
     }
 }
 

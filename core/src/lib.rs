@@ -57,7 +57,13 @@
 //!   compare-and-swap (thumbv6m); the final binary provides a `critical-section`.
 //! * `tracing`: an event when a deadline fires (name, duration, lateness, budget or not).
 //! * `defmt`: `defmt::Format` for [`Elapsed`].
-//! * `count-ready`: [`Stats::ready_without_arming`], at a shared atomic on that path.
+//! * `stats` (on with `std`): `Wheel::stats` and `Wheel::degraded_polls`. Without it the
+//!   wheel keeps no counters (a firmware's choice: their RAM and code less).
+//! * `sub-tick` (on with `std`): a deadline among few in its tick fires at its own time.
+//!   Without it each fires at its tick's end: never early and at most two ticks late all
+//!   the same, with no per-slot counts and bounds (192 bytes of RAM, about 1 KB of code).
+//! * `count-ready` (implies `stats`): [`Stats::ready_without_arming`], at a shared atomic
+//!   on that path.
 //!
 //! [punctual]: https://docs.rs/punctual
 // Without `alloc` or `std` these items do not exist: link to the full docs instead.

@@ -72,7 +72,7 @@ impl Reading {
         if self.0 == u64::MAX {
             Duration::MAX
         } else {
-            Duration::from_nanos(self.0)
+            nanos_to_duration(self.0)
         }
     }
 
@@ -89,7 +89,7 @@ impl Reading {
     /// The time from `earlier` to `self`, zero if `earlier` is later.
     #[inline]
     pub const fn saturating_duration_since(self, earlier: Self) -> Duration {
-        Duration::from_nanos(self.0.saturating_sub(earlier.0))
+        nanos_to_duration(self.0.saturating_sub(earlier.0))
     }
 
     /// `self + span` ns, saturating.
@@ -213,6 +213,55 @@ pub(crate) const fn duration_of(span: u64) -> Duration {
     if span == BEYOND {
         Duration::MAX
     } else {
-        Duration::from_nanos(span)
+        nanos_to_duration(span)
+    }
+}
+
+/// `Duration::from_nanos(nanos)`, its seconds by a multiply with the reciprocal of 10⁹
+/// rather than a 64-bit division (a library call of about 900 bytes on 32-bit targets).
+#[inline]
+pub(crate) const fn nanos_to_duration(nanos: u64) -> Duration {
+    const SECOND: TickDivisor = TickDivisor::new(1_000_000_000);
+    let (secs, subsec) = SECOND.div_rem(nanos);
+    // `subsec < 10⁹`: no carry into the seconds.
+    Duration::new(secs, subsec as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use core::time::Duration;
+
+    use super::{Reading, nanos_to_duration};
+
+    /// The reciprocal's seconds agree with `Duration::from_nanos` at the edges and between.
+    #[test]
+    fn nanos_to_duration_is_from_nanos() {
+        let second = 1_000_000_000u64;
+        let check = |n: u64| assert_eq!(nanos_to_duration(n), Duration::from_nanos(n), "{n} ns");
+        for n in [0, 1, second - 1, second, second + 1, u64::MAX - 1, u64::MAX] {
+            check(n);
+        }
+        for k in [2u64, 3, 59, 3_600, 86_400, u64::MAX / second] {
+            for d in [0, 1] {
+                check((k * second).saturating_sub(d));
+                check((k * second).saturating_add(d));
+            }
+        }
+        // xorshift64*: deterministic, no dependency.
+        let mut x = 0x2545_F491_4F6C_DD1D_u64;
+        let iterations = if cfg!(miri) { 100 } else { 100_000 };
+        for _ in 0..iterations {
+            x ^= x >> 12;
+            x ^= x << 25;
+            x ^= x >> 27;
+            let n = x.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            check(n);
+            check(n >> (n % 64));
+        }
+        assert_eq!(Reading::END.as_duration(), Duration::MAX);
+        assert_eq!(
+            Reading::from_nanos(5).saturating_duration_since(Reading::from_nanos(2)),
+            Duration::from_nanos(3)
+        );
     }
 }

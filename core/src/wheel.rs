@@ -44,7 +44,7 @@
 //! * A driver woken from idle keeps a planned turn for [`LINGER`] ticks. A new wheel's
 //!   first turn does not linger: a wheel with nothing ever armed plans no turn.
 //!
-//! # Sub-tick firing
+//! # Sub-tick firing (feature `sub-tick`; without it every slot fires at its tick)
 //!
 //! * An entry keeps its exact deadline; its tick only places it. A turn fires every entry
 //!   it meets that is due, new ones whose tick is still ahead included.
@@ -83,7 +83,9 @@ use entry::{HANDLE, WHEEL};
 use lists::Fresh;
 use plan::{ACTIVE, Plan};
 use shards::{SHARDS, Shard};
-use stats::{Counters, Stats};
+use stats::Counters;
+#[cfg(feature = "stats")]
+use stats::Stats;
 use storage::{Fixed, Storage};
 use turn::DriverState;
 
@@ -161,7 +163,8 @@ pub struct Wheel<C, S> {
     plan: Padded<Plan>,
     /// The role holder's, written throughout a turn: lines of its own.
     driver: Padded<UnsafeCell<DriverState>>,
-    /// Written by the driver per fire or reclaim: lines of their own.
+    /// Written by the driver per fire or reclaim: lines of their own. No bytes without
+    /// the `stats` feature.
     counters: Padded<Counters>,
     handoff: Padded<handoff::Handoff>,
     /// Threads may keep a free entry aside (`spare`): only on a wheel that never moves.
@@ -199,7 +202,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         &self.clock
     }
 
-    /// [`Clock::now`] as a [`Reading`] (saturating at [`Reading::END`]).
+    /// [`Clock::reading`]: [`Clock::now`] as a [`Reading`] (saturating at [`Reading::END`]).
     ///
     /// ```
     /// use core::time::Duration;
@@ -209,14 +212,17 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     ///     Wheel::fixed(ManualClock::starting_at(Duration::from_secs(2)), Duration::from_millis(1));
     /// assert_eq!(wheel.now(), Reading::from_nanos(2_000_000_000));
     /// ```
-    #[inline]
+    // Out of line on 32-bit targets: a firmware's clock read (a critical section around a
+    // tick counter) would otherwise be copied into every caller.
+    #[cfg_attr(target_pointer_width = "64", inline)]
+    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     pub fn now(&self) -> Reading {
-        Reading::since_origin(self.clock.now())
+        self.clock.reading()
     }
 
     /// The wheel's tick: a deadline fires at most two ticks late on a driver not starved.
     pub fn tick(&self) -> Duration {
-        Duration::from_nanos(self.ticks().tick())
+        crate::time::nanos_to_duration(self.ticks().tick())
     }
 
     /// Entries in use: armed, or fired or cancelled and not yet reclaimed. Scans the slab.
@@ -234,11 +240,15 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     }
 
     /// How many polls found the wheel full and fell back to checking the clock.
+    #[cfg(feature = "stats")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "stats")))]
     pub fn degraded_polls(&self) -> usize {
         self.counters.degraded_polls.load(Ordering::Relaxed)
     }
 
     /// What the wheel has done so far (see [`Stats`]). Scans the slab for `occupied`.
+    #[cfg(feature = "stats")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "stats")))]
     pub fn stats(&self) -> Stats {
         self.counters
             .snapshot(self.fresh.touched() as usize, self.occupied())

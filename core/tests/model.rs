@@ -212,6 +212,13 @@ fn run_looking_early<S: Storage>(
     quietly(|| reference::run_looking_early(wheel, capacity, case));
 }
 
+/// The reference learns whether the wheel fires inside a tick from a wheel of the build;
+/// here, where the core's features are known, that answer is the `sub-tick` feature's.
+#[test]
+fn reference_knows_whether_sub_tick_firing_is_built() {
+    assert_eq!(reference::sub_tick_fires(), cfg!(feature = "sub-tick"));
+}
+
 fn config() -> Config {
     let cases = std::env::var("PROPTEST_CASES")
         .ok()

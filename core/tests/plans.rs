@@ -1,7 +1,8 @@
 //! The turn a wheel plans for its driver (`Wheel::turn`'s answer), and the arms that wake
 //! a driver registered with `Wheel::register_driver` because they are due before it: in
-//! the planned tick, before a higher level's slot comes down; and a new wheel's first
-//! turn, which plans nothing when nothing is armed.
+//! the planned tick, before a higher level's slot comes down (with `sub-tick`; without
+//! it such arms wake no one); and a new wheel's first turn, which plans nothing when
+//! nothing is armed.
 
 mod support;
 
@@ -10,6 +11,7 @@ use punctual_core::Reading;
 
 use support::{AdvanceToManual, CountingWaker, fixed, growable, ms, ns, us};
 
+#[cfg(feature = "sub-tick")]
 #[test]
 fn arm_due_before_plan_in_its_tick_wakes_driver() {
     // The driver plans its turn at 2.6 ms (tick 3). An arm into tick 3 due at 2.2 ms
@@ -54,6 +56,7 @@ fn arm_due_before_plan_in_its_tick_wakes_driver() {
     assert_eq!(wheel.turn(), Reading::since_origin(us(2600)));
 }
 
+#[cfg(feature = "sub-tick")]
 #[test]
 fn arm_before_higher_slot_comes_down_fires_on_time() {
     // At 10 ms the only deadline is due at 69.5 ms, in a slot of level 1 that comes down
@@ -95,6 +98,70 @@ fn arm_before_higher_slot_comes_down_fires_on_time() {
     assert_eq!((w1.wakes(), w2.wakes(), w3.wakes()), (0, 0, 1));
     wheel.advance_to_manual(ms(64));
     assert_eq!((w1.wakes(), w2.wakes(), w3.wakes()), (0, 1, 1));
+}
+
+#[cfg(not(feature = "sub-tick"))]
+#[test]
+fn without_sub_tick_arms_into_the_planned_tick_wake_no_one() {
+    // Every deadline in a slot fires at its tick's end: the driver plans the turn at 3 ms
+    // (tick 3) for a deadline due at 2.6 ms, and arms into tick 3, before 2.6 ms or after,
+    // wake no one; once in the slot, all fire at 3 ms. Before a level-1 slot comes down
+    // (64 ms), an arm into the tick before fires at that turn too.
+    let wheel = fixed::<8>();
+    let driver = CountingWaker::new();
+    let (w1, w2, w3) = (
+        CountingWaker::new(),
+        CountingWaker::new(),
+        CountingWaker::new(),
+    );
+    let mut planned = pin!(wheel.sleep(us(2600)));
+    assert!(w1.poll(planned.as_mut()).is_pending());
+    wheel.register_driver(&driver.waker);
+    assert_eq!(wheel.turn(), Reading::since_origin(ms(3)));
+    wheel.register_driver(&driver.waker);
+    let wakes = driver.wakes();
+    let mut before = pin!(wheel.sleep(us(2200)));
+    let mut after = pin!(wheel.sleep(us(2800)));
+    assert!(w2.poll(before.as_mut()).is_pending());
+    assert!(w3.poll(after.as_mut()).is_pending());
+    assert_eq!(
+        driver.wakes(),
+        wakes,
+        "an arm into the planned tick woke the driver"
+    );
+    // The turn they wait for takes them in (one taken in when due would fire at once).
+    wheel.turn();
+    wheel.advance_to_manual(ms(3) - ns(1));
+    assert_eq!(
+        (w1.wakes(), w2.wakes(), w3.wakes()),
+        (0, 0, 0),
+        "fired inside the tick"
+    );
+    wheel.advance(ns(1));
+    assert_eq!((w1.wakes(), w2.wakes(), w3.wakes()), (1, 1, 1));
+
+    let wheel = growable();
+    wheel.advance_to_manual(ms(10));
+    let driver = CountingWaker::new();
+    let (w1, w2) = (CountingWaker::new(), CountingWaker::new());
+    let mut later = pin!(wheel.sleep(us(59_500)));
+    assert!(w1.poll(later.as_mut()).is_pending());
+    wheel.register_driver(&driver.waker);
+    assert_eq!(wheel.turn(), Reading::since_origin(ms(64)));
+    wheel.register_driver(&driver.waker);
+    let wakes = driver.wakes();
+    let mut before = pin!(wheel.sleep(us(53_500)));
+    assert!(w2.poll(before.as_mut()).is_pending());
+    assert_eq!(
+        driver.wakes(),
+        wakes,
+        "an arm into the planned tick woke the driver"
+    );
+    wheel.turn();
+    wheel.advance_to_manual(ms(64) - ns(1));
+    assert_eq!(w2.wakes(), 0, "fired inside the tick");
+    wheel.advance(ns(1));
+    assert_eq!((w1.wakes(), w2.wakes()), (0, 1));
 }
 
 #[test]

@@ -2,6 +2,8 @@
 //! eight), fires at its own time, not at the end of its tick, also in the last tick before
 //! a level boundary; a dense slot (nine or more) fires all at once at its tick; a cancel
 //! stops steering its slot's turns, and a slot starts afresh when its index comes round.
+//! All of it is the `sub-tick` feature's (`std` implies it).
+#![cfg(feature = "sub-tick")]
 
 mod support;
 

@@ -296,6 +296,9 @@ pub async fn ready_wins_even_at_zero<T: Target>(t: &T) -> Outcome {
         )?;
     }
     ensure(t.occupied() == before, "a ready future armed an entry")?;
+    // Early in a tick, so that the clock's reading cannot move on by itself before the
+    // fire (a real clock may tick at any instruction).
+    t.to_phase(Duration::ZERO);
     let start = t.now();
     let result = deadline(t, pending::<()>(), Duration::ZERO).await;
     ensure(

@@ -31,7 +31,8 @@ pub struct EmbassyClock;
 impl EmbassyClock {
     /// The clock reading of `instant`: its ticks as a duration, rounded down to a whole
     /// nanosecond. A wheel on this clock takes an embassy instant as it is:
-    /// `WHEEL.deadline_at(at, fut)`.
+    /// `WHEEL.deadline_at(at, fut)`. At a rate whose tick is whole nanoseconds (1 kHz,
+    /// 1 MHz, 100 Hz...) a multiply; otherwise it divides by the rate.
     ///
     /// ```
     /// use embassy_time::{Instant, TICK_HZ};
@@ -41,7 +42,7 @@ impl EmbassyClock {
     /// assert_eq!(EmbassyClock::reading_of(one_second).as_duration(), core::time::Duration::from_secs(1));
     /// ```
     pub const fn reading_of(instant: Instant) -> Reading {
-        Reading::since_origin(convert::reading_of_ticks(instant.as_ticks(), TICK_HZ))
+        Reading::from_nanos(convert::reading_nanos_of_ticks(instant.as_ticks(), TICK_HZ))
     }
 
     /// The first embassy instant whose reading is at or after `reading`, so a timer at it
@@ -58,7 +59,10 @@ impl EmbassyClock {
     /// assert!(at.as_ticks() >= 1); // `Instant::from_nanos(1)` is tick 0: before `reading`
     /// ```
     pub const fn instant_at_or_after(reading: Reading) -> Instant {
-        Instant::from_ticks(convert::ticks_at_or_after(reading.as_duration(), TICK_HZ))
+        Instant::from_ticks(convert::ticks_at_or_after_nanos(
+            reading.as_nanos(),
+            TICK_HZ,
+        ))
     }
 }
 
@@ -71,10 +75,17 @@ impl ClockInstant<EmbassyClock> for Instant {
 
 impl Clock for EmbassyClock {
     fn now(&self) -> Duration {
-        Self::reading_of(Instant::now()).as_duration()
+        self.reading().as_duration()
     }
 
     fn resolution(&self) -> Duration {
         crate::RESOLUTION
+    }
+
+    /// The tick counter times the nanoseconds per tick: no division at the common rates
+    /// (see [`reading_of`](EmbassyClock::reading_of)).
+    #[inline]
+    fn reading(&self) -> Reading {
+        Self::reading_of(Instant::now())
     }
 }

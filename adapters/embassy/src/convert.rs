@@ -11,10 +11,68 @@
 
 use core::time::Duration;
 
+use punctual_core::Reading;
+
 const NANOS_PER_SEC: u64 = 1_000_000_000;
 
 const fn gcd(a: u64, b: u64) -> u64 {
     if b == 0 { a } else { gcd(b, a % b) }
+}
+
+/// Nanoseconds per tick at `hz`, when a tick is a whole number of them (1 kHz, 1 MHz,
+/// 100 Hz...): then conversions multiply, or divide by this constant with a reciprocal,
+/// and a 32-bit target calls no 64-bit division. `None` otherwise (32 768 Hz...).
+const fn whole_nanos_per_tick(hz: u64) -> Option<u64> {
+    if NANOS_PER_SEC % hz == 0 {
+        Some(NANOS_PER_SEC / hz)
+    } else {
+        None
+    }
+}
+
+/// The clock reading of tick `ticks` at `hz`, in nanoseconds: [`reading_of_ticks`],
+/// saturating at `u64::MAX` (the wheel's `Reading::END`). With a whole number of
+/// nanoseconds per tick, a multiply.
+#[inline(always)]
+pub(crate) const fn reading_nanos_of_ticks(ticks: u64, hz: u64) -> u64 {
+    match whole_nanos_per_tick(hz) {
+        Some(per_tick) => ticks.saturating_mul(per_tick),
+        None => Reading::since_origin(reading_of_ticks(ticks, hz)).as_nanos(),
+    }
+}
+
+/// The first tick whose reading is at or after `nanos`: [`ticks_at_or_after`] of a
+/// reading in nanoseconds. With a whole number of nanoseconds per tick, a multiply by the
+/// reciprocal of that; `nanos` of `u64::MAX` (`Reading::END`) is `u64::MAX`.
+#[inline(always)]
+pub(crate) const fn ticks_at_or_after_nanos(nanos: u64, hz: u64) -> u64 {
+    if nanos == u64::MAX {
+        return u64::MAX;
+    }
+    match whole_nanos_per_tick(hz) {
+        Some(per_tick) => div_ceil(nanos, per_tick),
+        None => ticks_at_or_after(Duration::from_nanos(nanos), hz),
+    }
+}
+
+/// `⌈n / d⌉` by a widening multiply with `m = ⌊(2⁶⁴ − 1) / d⌋`, folded when `d` is a
+/// constant: `⌊n·m / 2⁶⁴⌋` falls short of `⌊n / d⌋` by less than 2, so at most two
+/// corrections make it exact (the core's tick division does the same).
+#[inline(always)]
+const fn div_ceil(n: u64, d: u64) -> u64 {
+    let reciprocal = u64::MAX / d;
+    let mut q = ((n as u128 * reciprocal as u128) >> 64) as u64;
+    let mut r = n - q * d;
+    // Not a loop: LLVM would turn a loop's exit value back into a division.
+    if r >= d {
+        q += 1;
+        r -= d;
+    }
+    if r >= d {
+        q += 1;
+        r -= d;
+    }
+    if r == 0 { q } else { q + 1 }
 }
 
 /// The clock reading of tick `ticks` at `hz` ticks a second: `ticks / hz` seconds, rounded
@@ -209,6 +267,54 @@ mod tests {
         for &hz in RATES.iter().filter(|&&hz| hz <= NANOS_PER_SEC) {
             for ticks in probe_ticks(hz) {
                 assert_eq!(ticks_at_or_after(reading_of_ticks(ticks, hz), hz), ticks);
+            }
+        }
+    }
+
+    /// The division-free conversions agree with the `Duration` ones at every rate.
+    #[test]
+    fn nanos_conversions_agree_with_durations() {
+        for &hz in RATES {
+            for ticks in probe_ticks(hz) {
+                let reading = Reading::since_origin(reading_of_ticks(ticks, hz));
+                assert_eq!(
+                    reading_nanos_of_ticks(ticks, hz),
+                    reading.as_nanos(),
+                    "{ticks} at {hz} Hz"
+                );
+                for offset in [0, 1, 2, 499, 500_000, 999_999_999] {
+                    let nanos = reading.as_nanos().saturating_add(offset);
+                    let expected = if nanos == u64::MAX {
+                        u64::MAX
+                    } else {
+                        ticks_at_or_after(Duration::from_nanos(nanos), hz)
+                    };
+                    assert_eq!(
+                        ticks_at_or_after_nanos(nanos, hz),
+                        expected,
+                        "{nanos} ns at {hz} Hz"
+                    );
+                }
+            }
+        }
+        let divisors = [
+            1,
+            2,
+            3,
+            7,
+            1_000,
+            1_000_000,
+            999_999_937,
+            u64::MAX / 2,
+            u64::MAX,
+        ];
+        for d in divisors {
+            let near = [d - 1, d, d.saturating_add(1)];
+            for n in [0, 1, u64::MAX / 3, u64::MAX - 1, u64::MAX]
+                .into_iter()
+                .chain(near)
+            {
+                assert_eq!(div_ceil(n, d), n.div_ceil(d), "⌈{n} / {d}⌉");
             }
         }
     }

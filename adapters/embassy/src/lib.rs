@@ -112,6 +112,15 @@
 //!
 //! * `portable-atomic`: for targets without compare-and-swap (thumbv6m). The wheel's
 //!   atomics go through `portable-atomic`; the final binary provides `critical-section`.
+//! * `stats`: the wheel's counters, `Wheel::stats` and `Wheel::degraded_polls` (off: a
+//!   firmware keeps none, 32 bytes of RAM and their code less).
+//! * `sub-tick`: a deadline among few in its wheel tick fires at its own time, not at the
+//!   tick's end. Off, every deadline fires at its tick's end: never early and at most two
+//!   ticks late all the same. At `tick-hz-1_000` with [`TICK`] (one embassy tick) it gains
+//!   nothing, since the driver's timer ends on embassy ticks anyway; where `TICK` is many
+//!   embassy ticks (64 at `tick-hz-32_768`) it fires within an embassy tick of each
+//!   deadline instead of up to a wheel tick later. It costs 192 bytes of RAM and about
+//!   1 KB of code.
 //!
 //! [punctual]: https://docs.rs/punctual
 //! [`Elapsed`]: punctual_core::Elapsed
@@ -148,8 +157,9 @@ use punctual_core::{Driver, Fixed, FixedWheel, IndexWidth, Storage, Wheel};
 /// 8.5 minutes at 1.95 ms, 44 minutes at 10 ms. A longer deadline still fires on time,
 /// never early: it waits at the top level, costing the driver one turn per rotation. Each
 /// level more costs 72 bytes and multiplies the range by 64; `EmbassyWheel<N, u8, 4>`
-/// reaches 4.6 hours. With the defaults, an 8-entry wheel is about 900 bytes on a 32-bit
-/// part, all in `.bss` (zeroed at boot, nothing copied from flash).
+/// reaches 4.6 hours. With the defaults, an 8-entry wheel is about 680 bytes on a 32-bit
+/// part, all in `.bss` (zeroed at boot, nothing copied from flash); the `sub-tick` and
+/// `stats` features add 224.
 pub type EmbassyWheel<const N: usize, W = u8, const L: usize = 3> =
     FixedWheel<EmbassyClock, N, W, L>;
 

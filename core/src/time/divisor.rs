@@ -29,15 +29,23 @@ impl TickDivisor {
     }
 
     /// `⌊n / tick⌋` and `n mod tick`.
-    #[inline]
+    // Out of line on 32-bit targets, where each copy of the multiply costs flash.
+    #[cfg_attr(target_pointer_width = "64", inline)]
+    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     pub(crate) const fn div_rem(&self, n: u64) -> (u64, u64) {
         let mut q = ((n as u128 * self.reciprocal as u128) >> 64) as u64;
         let mut r = n - q * self.tick;
-        // At most two corrections (module docs).
-        while r >= self.tick {
+        // At most two corrections (module docs). Not a loop: with a constant tick, LLVM
+        // would turn a loop's exit value back into a 64-bit division.
+        if r >= self.tick {
             q += 1;
             r -= self.tick;
         }
+        if r >= self.tick {
+            q += 1;
+            r -= self.tick;
+        }
+        debug_assert!(r < self.tick);
         (q, r)
     }
 

@@ -96,8 +96,12 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         }
     }
 
-    /// Fires the due entries of the tick in progress's slot, if sparse or early looks are on.
+    /// Fires the due entries of the tick in progress's slot, if sparse or early looks are on
+    /// (never without `sub-tick`).
     pub(super) fn fire_early(&self, state: &mut DriverState, reading: Reading) {
+        if !cfg!(feature = "sub-tick") {
+            return;
+        }
         let Some(expiration) = state.levels.next_expiration(&self.storage) else {
             return;
         };

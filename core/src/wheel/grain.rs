@@ -6,6 +6,7 @@
 //!   counts as none: such entries fire at the slot's tick, less than a grain later.
 
 /// A bound of [`NO_BOUND`] grains means none.
+#[cfg(feature = "sub-tick")]
 pub(super) const NO_BOUND: u16 = u16::MAX;
 
 /// A grain, set from the wheel's tick at the start of each turn.
@@ -28,6 +29,7 @@ impl Grain {
     }
 
     /// `offset` in grains, rounded up, at most [`NO_BOUND`].
+    #[cfg(feature = "sub-tick")]
     #[inline]
     pub(super) fn up(self, offset: u32) -> u16 {
         let grains = (u64::from(offset) + (1 << self.shift) - 1) >> self.shift;
@@ -41,13 +43,14 @@ impl Grain {
     }
 
     /// `grains` (below [`NO_BOUND`]) in nanoseconds.
+    #[cfg(feature = "sub-tick")]
     #[inline]
     pub(super) fn nanos(self, grains: u16) -> u32 {
         u32::from(grains) << self.shift
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "sub-tick"))]
 mod tests {
     use super::*;
 

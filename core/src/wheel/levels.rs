@@ -30,8 +30,10 @@
 //!   until within range, never firing early. With the lower levels empty, a turn may
 //!   skip rotations (`skip_rotations`), never past its own tick.
 //!
-//! # Sparse slots
+//! # Sparse slots (feature `sub-tick`)
 //!
+//! * Without the feature there are none: no counts, no bounds, every slot fires at its
+//!   tick, as a dense one does.
 //! * Each level-0 slot keeps a count (`u8::MAX`: "many" until it empties) and a bound on
 //!   its entries' *offsets* into the tick before their own (saturating at `u32::MAX` ns).
 //! * A slot of at most [`SPARSE`] entries is sparse: its entries fire at their own time.
@@ -51,7 +53,9 @@
 
 use crate::sync::Ordering::Relaxed;
 use crate::wheel::entry::{Index, NIL, Slab, UNLINKED};
-use crate::wheel::grain::{Grain, NO_BOUND};
+use crate::wheel::grain::Grain;
+#[cfg(feature = "sub-tick")]
+use crate::wheel::grain::NO_BOUND;
 use crate::wheel::heads::SLOTS;
 use crate::wheel::heads::{SLOT_BITS, Table};
 
@@ -64,6 +68,7 @@ pub(crate) const fn range(levels: usize) -> u64 {
 }
 
 /// A level-0 slot of at most this many entries is sparse (see "Sparse slots").
+#[cfg(feature = "sub-tick")]
 pub(crate) const SPARSE: u8 = 8;
 
 /// The next slot to process: its level, its index, and the tick at which it starts.
@@ -77,8 +82,10 @@ pub(crate) struct Expiration {
 pub(crate) struct Levels {
     elapsed: u64,
     /// Entries per level-0 slot.
+    #[cfg(feature = "sub-tick")]
     counts: [u8; SLOTS],
     /// Offset bounds per level-0 slot, complemented so [`NO_BOUND`] is zero: use `bound`.
+    #[cfg(feature = "sub-tick")]
     firsts: [u16; SLOTS],
 }
 
@@ -132,7 +139,9 @@ impl Levels {
     pub(crate) const fn new() -> Self {
         Self {
             elapsed: 0,
+            #[cfg(feature = "sub-tick")]
             counts: [0; SLOTS],
+            #[cfg(feature = "sub-tick")]
             firsts: [!NO_BOUND; SLOTS],
         }
     }
@@ -175,10 +184,13 @@ impl Levels {
         let key = key_of(when);
         let level = level_for(self.elapsed, key, S::LEVELS);
         let slot = slot_for(key, level);
+        #[cfg(feature = "sub-tick")]
         if level == 0 {
             self.counts[slot] = self.counts[slot].saturating_add(1);
             self.set_bound(slot, self.bound(slot).min(grain.up(offset)));
         }
+        #[cfg(not(feature = "sub-tick"))]
+        let _ = (offset, grain);
         // SAFETY: the levels live in the driver's state: the caller holds the role.
         let head = unsafe { storage.heads().get(level, slot) };
         let entry = storage.entry(index);
@@ -223,6 +235,7 @@ impl Levels {
                 unsafe { set_bit(storage, level, slot, false) };
             }
         }
+        #[cfg(feature = "sub-tick")]
         if level == 0 {
             // SAFETY: as in `insert`.
             if unsafe { storage.heads().get(0, slot) } == NIL {
@@ -293,6 +306,7 @@ impl Levels {
         unsafe { storage.heads().set(level, slot, NIL) };
         // SAFETY: as in `insert`.
         unsafe { set_bit(storage, level, slot, false) };
+        #[cfg(feature = "sub-tick")]
         if expiration.level == 0 {
             self.forget_slot(expiration.slot);
         }
@@ -300,29 +314,42 @@ impl Levels {
     }
 
     /// Resets the count and offset bound of an emptied level-0 slot.
+    #[cfg(feature = "sub-tick")]
     fn forget_slot(&mut self, slot: usize) {
         self.counts[slot] = 0;
         self.set_bound(slot, NO_BOUND);
     }
 
     /// The offset bound of a level-0 slot, in grains ([`NO_BOUND`]: none).
+    #[cfg(feature = "sub-tick")]
     #[inline]
     fn bound(&self, slot: usize) -> u16 {
         !self.firsts[slot]
     }
 
+    #[cfg(feature = "sub-tick")]
     #[inline]
     fn set_bound(&mut self, slot: usize, grains: u16) {
         self.firsts[slot] = !grains;
     }
 
-    /// A level-0 slot's bound in ns, if it is to be looked at before its tick.
+    /// A level-0 slot's bound in ns, if it is to be looked at before its tick. Never
+    /// without `sub-tick`: every slot is then looked at at its tick only.
+    #[inline]
     pub(crate) fn first_look(&self, slot: usize, grain: Grain, early_looks: bool) -> Option<u32> {
-        // A constant without `std`: firmware carries no early-look code.
-        let early_looks = cfg!(feature = "std") && early_looks;
-        let bound = self.bound(slot);
-        let look = early_looks || self.counts[slot] <= SPARSE;
-        (bound != NO_BOUND && look).then(|| grain.nanos(bound))
+        #[cfg(feature = "sub-tick")]
+        {
+            // A constant without `std`: firmware carries no early-look code.
+            let early_looks = cfg!(feature = "std") && early_looks;
+            let bound = self.bound(slot);
+            let look = early_looks || self.counts[slot] <= SPARSE;
+            (bound != NO_BOUND && look).then(|| grain.nanos(bound))
+        }
+        #[cfg(not(feature = "sub-tick"))]
+        {
+            let _ = (slot, grain, early_looks);
+            None
+        }
     }
 
     /// Whether every level below the top one is empty.
@@ -364,10 +391,15 @@ impl Levels {
         first: u32,
         grain: Grain,
     ) {
-        // SAFETY: as in `insert`.
-        if unsafe { storage.heads().get(0, slot) } != NIL {
-            self.set_bound(slot, grain.up(first));
+        #[cfg(feature = "sub-tick")]
+        {
+            // SAFETY: as in `insert`.
+            if unsafe { storage.heads().get(0, slot) } != NIL {
+                self.set_bound(slot, grain.up(first));
+            }
         }
+        #[cfg(not(feature = "sub-tick"))]
+        let _ = (storage, slot, first, grain);
     }
 
     /// The entry after `index` in a [`Levels::take_slot`] list; marks `index` unlinked.

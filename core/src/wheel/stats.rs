@@ -2,12 +2,15 @@
 //!
 //! * Only the driver writes the counters, by plain load and store, except
 //!   `degraded_polls` (degraded path) and `ready_without_arming` (`count-ready` only).
+//! * Without the `stats` feature the counters are not kept: [`Counters`] has no bytes, its
+//!   counts do nothing, and `Wheel::stats` and `Wheel::degraded_polls` do not exist.
 
 use core::fmt;
 
+#[cfg(feature = "stats")]
 use crate::sync::{AtomicUsize, Ordering};
 
-/// A snapshot of a wheel's counters, from [`Wheel::stats`](crate::Wheel::stats).
+/// A snapshot of a wheel's counters, from `Wheel::stats` (feature `stats`, on with `std`).
 ///
 /// Counters wrap around at `usize::MAX`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -61,6 +64,7 @@ impl fmt::Display for Stats {
     }
 }
 
+#[cfg(feature = "stats")]
 pub(crate) struct Counters {
     armed: AtomicUsize,
     fired: AtomicUsize,
@@ -76,6 +80,7 @@ pub(crate) struct Counters {
 }
 
 /// Adds one to a counter only the driver writes.
+#[cfg(feature = "stats")]
 #[inline]
 fn bump(counter: &AtomicUsize) {
     counter.store(
@@ -84,6 +89,7 @@ fn bump(counter: &AtomicUsize) {
     );
 }
 
+#[cfg(feature = "stats")]
 impl Counters {
     crate::sync::const_fn! {
         pub(crate) fn new() -> Self {
@@ -171,4 +177,30 @@ impl Counters {
             occupied,
         }
     }
+}
+
+/// Without `stats`: nothing kept, nothing counted.
+#[cfg(not(feature = "stats"))]
+pub(crate) struct Counters;
+
+#[cfg(not(feature = "stats"))]
+impl Counters {
+    pub(crate) const fn new() -> Self {
+        Self
+    }
+
+    #[inline(always)]
+    pub(crate) fn armed(&self) {}
+
+    #[inline(always)]
+    pub(crate) fn fired(&self, _late_ticks: u64) {}
+
+    #[inline(always)]
+    pub(crate) fn cancelled(&self) {}
+
+    #[inline(always)]
+    pub(crate) fn degraded_poll(&self) {}
+
+    #[inline(always)]
+    pub(crate) fn refused(&self) {}
 }

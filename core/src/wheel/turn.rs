@@ -145,8 +145,10 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                         wake = wake.min(early);
                         offset = first;
                     }
-                } else {
+                } else if cfg!(feature = "sub-tick") {
                     // Nothing in a higher slot is due before its first key's tick ends.
+                    // (Without sub-tick firing, nothing in the planned tick fires before
+                    // its end: an offset of 0 lets arms into it wake no one.)
                     offset = u32::try_from(self.ticks().tick()).unwrap_or(u32::MAX);
                 }
             }

@@ -266,6 +266,32 @@ struct Model<'w, S: Storage> {
     /// The wheel looks at dense slots early too (`Wheel::with_early_looks`): a due
     /// deadline fires at any turn after its own time, whatever its tick holds.
     early_looks: bool,
+    /// The wheel fires a sparse tick's deadlines at their own time ([`sub_tick_fires`]).
+    sub_tick: bool,
+}
+
+/// Whether the wheel fires a lone deadline at its own time, inside its tick (the core's
+/// `sub-tick` feature, which `std` implies; without it, at its tick's end). Learned from a
+/// wheel of the build under test, so that the fuzz target, which cannot name the core's
+/// features, checks the same rule; the core's `model.rs` checks it against the feature.
+pub(crate) fn sub_tick_fires() -> bool {
+    let wheel: Wheel<ManualClock, punctual_core::Fixed<1>> =
+        Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
+    let mut sleep = core::pin::pin!(wheel.sleep(Duration::from_micros(1_500)));
+    let mut cx = core::task::Context::from_waker(core::task::Waker::noop());
+    assert!(sleep.as_mut().poll(&mut cx).is_pending());
+    // A turn places it in its slot (a turn that takes it in due fires it at once).
+    wheel.turn();
+    wheel.advance(Duration::from_micros(1_500));
+    if sleep.as_mut().poll(&mut cx).is_ready() {
+        return true;
+    }
+    wheel.advance(Duration::from_micros(500));
+    assert!(
+        sleep.as_mut().poll(&mut cx).is_ready(),
+        "not fired at its tick"
+    );
+    false
 }
 
 /// Places for degraded deadlines' wakers per wheel (the core's `degraded_wakers::PLACES`).
@@ -294,6 +320,7 @@ impl<'w, S: Storage> Model<'w, S> {
             places: Default::default(),
             step: 0,
             early_looks,
+            sub_tick: sub_tick_fires(),
         }
     }
 
@@ -644,7 +671,7 @@ impl<'w, S: Storage> Model<'w, S> {
             let offset = (due - (when - 1) * self.tick).min(u128::from(u32::MAX));
             let grains = offset.div_ceil(grain);
             let looked_at = (when - 1) * self.tick + grains * grain;
-            let looked = self.early_looks || per_tick[&when] <= SPARSE;
+            let looked = self.sub_tick && (self.early_looks || per_tick[&when] <= SPARSE);
             if looked_at <= self.now && looked && grains < 0xFFFF {
                 let live = &self.live[&id];
                 assert!(

@@ -73,8 +73,12 @@ impl portable::Target for OnTarget {
     fn fixed_capacity(&self) -> Option<usize> {
         Some(WHEEL.capacity())
     }
+    /// Counted only with the core's `stats` feature.
     fn degraded_polls(&self) -> Option<usize> {
-        Some(WHEEL.degraded_polls())
+        #[cfg(feature = "stats")]
+        return Some(WHEEL.degraded_polls());
+        #[cfg(not(feature = "stats"))]
+        None
     }
     fn to_phase(&self, phase: Duration) -> bool {
         let window = WHEEL.tick() / (2 * portable::PHASES);
