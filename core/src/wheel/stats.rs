@@ -8,7 +8,14 @@
 use core::fmt;
 
 #[cfg(feature = "stats")]
-use crate::sync::{AtomicUsize, Ordering};
+mod counting;
+#[cfg(not(feature = "stats"))]
+mod not_counting;
+
+#[cfg(feature = "stats")]
+pub(crate) use counting::Counters;
+#[cfg(not(feature = "stats"))]
+pub(crate) use not_counting::Counters;
 
 /// A snapshot of a wheel's counters, from `Wheel::stats` (feature `stats`, on with `std`).
 ///
@@ -32,11 +39,11 @@ pub struct Stats {
     /// Polls that found the wheel full and fell back to checking the clock.
     pub degraded_polls: usize,
     /// Requests refused before any work, their deadline leaving too little time
-    /// ([`RawWheel::count_refused`](crate::RawWheel::count_refused)). Zero without `std`.
+    /// ([`RawWheel::count_refused`](crate::RawWheel::count_refused)).
     pub refused: usize,
     /// Fired deadlines seen by their task later than the overrun threshold
-    /// ([`report_overruns`](crate::report_overruns)): tasks that do not yield. Zero
-    /// without `std`, or with no threshold.
+    /// ([`report_overruns`](crate::report_overruns)): tasks that do not yield. Zero with
+    /// no threshold.
     pub overruns: usize,
     /// Entries ever handed out (taken in blocks per shard with `std`).
     pub high_water: usize,
@@ -62,145 +69,4 @@ impl fmt::Display for Stats {
             self.degraded_polls, self.refused, self.overruns, self.occupied, self.high_water
         )
     }
-}
-
-#[cfg(feature = "stats")]
-pub(crate) struct Counters {
-    armed: AtomicUsize,
-    fired: AtomicUsize,
-    cancelled: AtomicUsize,
-    lateness: [AtomicUsize; 4],
-    pub(crate) degraded_polls: AtomicUsize,
-    #[cfg(feature = "std")]
-    refused: AtomicUsize,
-    #[cfg(feature = "std")]
-    overruns: AtomicUsize,
-    #[cfg(feature = "count-ready")]
-    ready: AtomicUsize,
-}
-
-/// Adds one to a counter only the driver writes.
-#[cfg(feature = "stats")]
-#[inline]
-fn bump(counter: &AtomicUsize) {
-    counter.store(
-        counter.load(Ordering::Relaxed).wrapping_add(1),
-        Ordering::Relaxed,
-    );
-}
-
-#[cfg(feature = "stats")]
-impl Counters {
-    crate::sync::const_fn! {
-        pub(crate) fn new() -> Self {
-            Self {
-                armed: AtomicUsize::new(0),
-                fired: AtomicUsize::new(0),
-                cancelled: AtomicUsize::new(0),
-                lateness: [
-                    AtomicUsize::new(0),
-                    AtomicUsize::new(0),
-                    AtomicUsize::new(0),
-                    AtomicUsize::new(0),
-                ],
-                degraded_polls: AtomicUsize::new(0),
-                #[cfg(feature = "std")]
-                refused: AtomicUsize::new(0),
-                #[cfg(feature = "std")]
-                overruns: AtomicUsize::new(0),
-                #[cfg(feature = "count-ready")]
-                ready: AtomicUsize::new(0),
-            }
-        }
-    }
-
-    pub(crate) fn armed(&self) {
-        bump(&self.armed);
-    }
-
-    pub(crate) fn fired(&self, late_ticks: u64) {
-        bump(&self.fired);
-        bump(&self.lateness[late_ticks.min(3) as usize]);
-    }
-
-    pub(crate) fn cancelled(&self) {
-        bump(&self.cancelled);
-    }
-
-    pub(crate) fn degraded_poll(&self) {
-        self.degraded_polls.fetch_add(1, Ordering::Relaxed);
-    }
-
-    /// Any thread may count a refusal.
-    pub(crate) fn refused(&self) {
-        #[cfg(feature = "std")]
-        self.refused.fetch_add(1, Ordering::Relaxed);
-    }
-
-    /// Any thread may count an overrun (the polling task's).
-    pub(crate) fn overrun(&self) {
-        #[cfg(feature = "std")]
-        self.overruns.fetch_add(1, Ordering::Relaxed);
-    }
-
-    #[cfg(feature = "count-ready")]
-    pub(crate) fn ready(&self) {
-        self.ready.fetch_add(1, Ordering::Relaxed);
-    }
-
-    pub(crate) fn snapshot(&self, high_water: usize, occupied: usize) -> Stats {
-        let load = |c: &AtomicUsize| c.load(Ordering::Relaxed);
-        Stats {
-            armed: load(&self.armed),
-            fired: load(&self.fired),
-            cancelled: load(&self.cancelled),
-            #[cfg(feature = "count-ready")]
-            ready_without_arming: Some(load(&self.ready)),
-            #[cfg(not(feature = "count-ready"))]
-            ready_without_arming: None,
-            lateness: [
-                load(&self.lateness[0]),
-                load(&self.lateness[1]),
-                load(&self.lateness[2]),
-                load(&self.lateness[3]),
-            ],
-            degraded_polls: load(&self.degraded_polls),
-            #[cfg(feature = "std")]
-            refused: load(&self.refused),
-            #[cfg(not(feature = "std"))]
-            refused: 0,
-            #[cfg(feature = "std")]
-            overruns: load(&self.overruns),
-            #[cfg(not(feature = "std"))]
-            overruns: 0,
-            high_water,
-            occupied,
-        }
-    }
-}
-
-/// Without `stats`: nothing kept, nothing counted.
-#[cfg(not(feature = "stats"))]
-pub(crate) struct Counters;
-
-#[cfg(not(feature = "stats"))]
-impl Counters {
-    pub(crate) const fn new() -> Self {
-        Self
-    }
-
-    #[inline(always)]
-    pub(crate) fn armed(&self) {}
-
-    #[inline(always)]
-    pub(crate) fn fired(&self, _late_ticks: u64) {}
-
-    #[inline(always)]
-    pub(crate) fn cancelled(&self) {}
-
-    #[inline(always)]
-    pub(crate) fn degraded_poll(&self) {}
-
-    #[inline(always)]
-    pub(crate) fn refused(&self) {}
 }

@@ -44,10 +44,10 @@ pub trait RawWheel: Sync + sealed::Sealed {
     fn count_ready(&self);
     /// Counts a request refused before any work because its deadline left too little
     /// time ([`Stats::refused`](crate::Stats::refused)); `punctual-tower`'s admission
-    /// counts there. Without `std` it counts nothing.
+    /// counts there. Without `stats` it counts nothing.
     fn count_refused(&self);
     /// Counts a fire seen past the overrun threshold
-    /// ([`Stats::overruns`](crate::Stats::overruns)). Without `std` it counts nothing.
+    /// ([`Stats::overruns`](crate::Stats::overruns)). Without `stats` it counts nothing.
     #[doc(hidden)]
     fn count_overrun(&self);
 }
