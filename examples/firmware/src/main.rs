@@ -4,7 +4,8 @@
 //! The deadlines under test are punctual's, on a static wheel driven by
 //! `punctual::adapters::embassy::run` from an embassy task. First the scenarios shared with
 //! the host suite (`tests/conformance/portable.rs`: cancel on fire, never early from every
-//! phase of a tick, at most two ticks late, a full wheel, budgets, stream deadlines...),
+//! phase of a tick, at most two ticks late, a full wheel, budgets, stream deadlines...,
+//! and `timers.rs`: intervals and resets),
 //! checked in true time (SysTick's counter, finer than embassy's `Instant`); then a few
 //! that embassy-time's own `with_timeout` runs too, for comparison ([`scenarios`]). Prints
 //! one line per scenario, then `punctual-firmware: N passed, N failed`, then exits QEMU with
@@ -18,6 +19,8 @@ mod handlers;
 mod portable;
 mod scenarios;
 mod time_driver;
+#[path = "../../../tests/conformance/timers.rs"]
+mod timers;
 
 use core::future::Future;
 use core::time::Duration;
@@ -132,6 +135,14 @@ async fn main(spawner: Spawner) {
 
     let mut tally = scenarios::Tally::default();
     portable::run_all(&OnTarget, |name, outcome| {
+        match outcome {
+            Ok(()) => hprintln!("[pass] conformance {name}"),
+            Err(failure) => hprintln!("[FAIL] conformance {name}: {failure}"),
+        }
+        tally.record(outcome.is_ok());
+    })
+    .await;
+    timers::run_all(&OnTarget, |name, outcome| {
         match outcome {
             Ok(()) => hprintln!("[pass] conformance {name}"),
             Err(failure) => hprintln!("[FAIL] conformance {name}: {failure}"),
