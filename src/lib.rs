@@ -21,6 +21,8 @@ mod current_budget;
 #[cfg(feature = "std")]
 mod default_wheel;
 #[cfg(feature = "std")]
+mod delay_queue;
+#[cfg(feature = "std")]
 mod defaults;
 #[cfg(feature = "std")]
 mod ext;
@@ -49,6 +51,9 @@ pub use current_budget::{BlockingBudget, CurrentBudget, carry_budget};
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use default_wheel::DefaultWheel;
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub use delay_queue::{DelayQueue, Expired, Key, StaleKey};
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use defaults::{Budgeted, Deadline, IdleTimeout, NamedDeadline, Sleep, StreamDeadline};
