@@ -21,9 +21,9 @@ mod current_budget;
 #[cfg(feature = "std")]
 mod default_wheel;
 #[cfg(feature = "std")]
-mod delay_queue;
-#[cfg(feature = "std")]
 mod defaults;
+#[cfg(feature = "std")]
+mod delay_queue;
 #[cfg(feature = "std")]
 mod ext;
 #[cfg(feature = "std")]
@@ -53,10 +53,10 @@ pub use current_budget::{BlockingBudget, CurrentBudget, carry_budget};
 pub use default_wheel::DefaultWheel;
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
-pub use delay_queue::{DelayQueue, Expired, Key, StaleKey};
+pub use defaults::{Budgeted, Deadline, IdleTimeout, NamedDeadline, Sleep, StreamDeadline};
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
-pub use defaults::{Budgeted, Deadline, IdleTimeout, NamedDeadline, Sleep, StreamDeadline};
+pub use delay_queue::{DelayQueue, Expired, Key, StaleKey};
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use ext::{DeadlineExt, StreamDeadlineExt};
