@@ -15,6 +15,7 @@
 //! the inner future dropped before the error is seen.
 #![allow(dead_code, unreachable_pub)]
 
+pub mod delay_queue;
 pub mod portable;
 
 use core::future::Future;
@@ -141,6 +142,25 @@ macro_rules! on_host {
 
 portable::scenarios!(on_host! {});
 
+/// One function per [`delay_queue`] scenario, of the same name, as [`on_host!`]'s.
+macro_rules! delay_queue_on_host {
+    ($($name:ident),* $(,)?) => {
+        $(
+            #[doc = concat!("[`delay_queue::", stringify!($name), "`] on the harness.")]
+            pub fn $name<H: Harness>(h: &H) {
+                let target = OnHost(h);
+                h.run(async {
+                    if let Err(failure) = delay_queue::$name(&target).await {
+                        panic!("{}: {failure}", stringify!($name));
+                    }
+                });
+            }
+        )*
+    };
+}
+
+delay_queue::scenarios!(delay_queue_on_host! {});
+
 /// A deadline of `duration` around `future` on the harness's wheel.
 pub fn deadline<H: Harness, F: Future>(
     h: &H,
@@ -229,6 +249,7 @@ macro_rules! conformance_suite {
             elapsed_names_the_deadline,
             many_deadlines_all_fire,
         });
+        conformance::delay_queue::scenarios!($crate::conformance_suite! { @tests $make; });
     };
     (@tests $make:expr; $($name:ident),* $(,)?) => {
         $(

@@ -188,7 +188,11 @@ fn play<S: SlotStorage<u64>>(ops: &[Op], slots: S, capacity: Option<usize>) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig {
+        cases: cases(),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn growable_agrees_with_model(ops in prop::collection::vec(op(), 1..64)) {
