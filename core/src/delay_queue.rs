@@ -120,8 +120,8 @@ where
     sleep: Option<(Sleep<'w, OwnClock<W>>, u64)>,
     /// The waker of the task that last found nothing expired.
     waker: Option<Waker>,
-    /// At most the tick of every value in the levels: the sleep's target when above the
-    /// earliest slot's start.
+    /// At or before the tick of every value in the levels: the sleep's target, made the
+    /// earliest tick by a poll that finds it before the earliest slot.
     floor_tick: u64,
     values: PhantomData<T>,
 }
@@ -179,15 +179,16 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
         self.insert_reading(value, deadline, due)
     }
 
-    /// Inserts `value`, to expire when the wheel's clock reads `at` (at the next poll if
-    /// `at` has passed).
+    /// Inserts `value`, to expire when the wheel's clock reads `at`. Reads no clock: an
+    /// `at` already passed expires at the next poll, or, within the tick the queue last
+    /// polled in, at that tick's end.
     ///
     /// # Errors
     ///
     /// [`Full`], with the value, when the slots are full (a [`FixedSlots`] queue).
     pub fn try_insert_at(&mut self, value: T, at: Reading) -> Result<Key, Full<T>> {
-        let due = at <= self.now();
-        self.insert_reading(value, at, due)
+        self.wheel.choose();
+        self.insert_reading(value, at, false)
     }
 
     /// Moves the deadline of `key`'s value to `timeout` from now.
@@ -202,15 +203,15 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
         Ok(())
     }
 
-    /// Moves the deadline of `key`'s value to the reading `at`.
+    /// Moves the deadline of `key`'s value to the reading `at`. Reads no clock, as
+    /// [`try_insert_at`](Self::try_insert_at).
     ///
     /// # Errors
     ///
     /// [`StaleKey`] if the value has left the queue (removed, or returned expired).
     pub fn reset_at(&mut self, key: Key, at: Reading) -> Result<(), StaleKey> {
         let index = self.index_of(key)?;
-        let due = at <= self.now();
-        self.move_to(index, at, due);
+        self.move_to(index, at, false);
         Ok(())
     }
 
@@ -325,8 +326,11 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
                 self.sleep = None;
                 return Poll::Ready(None);
             };
-            let tick = expiration.tick.max(self.floor_tick);
-            if self.arm(tick, cx).is_pending() {
+            if self.floor_tick < expiration.tick {
+                // The floor is behind: make it the earliest tick, walking a higher slot.
+                self.floor_tick = self.levels.earliest_tick(self.slots.slots(), expiration);
+            }
+            if self.arm(self.floor_tick, cx).is_pending() {
                 return Poll::Pending;
             }
         }

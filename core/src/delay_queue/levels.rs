@@ -173,6 +173,21 @@ impl Levels {
         Some(earliest)
     }
 
+    /// The earliest tick in `expiration`'s slot: its own tick on the lowest level, else a
+    /// walk of the slot.
+    pub(crate) fn earliest_tick<T>(&self, slots: &[Slot<T>], expiration: Expiration) -> u64 {
+        if expiration.level == 0 {
+            return expiration.tick;
+        }
+        let mut index = self.heads[expiration.level][expiration.slot];
+        let mut earliest = u64::MAX;
+        while index != NIL {
+            earliest = earliest.min(slots[index as usize].deadline);
+            index = slots[index as usize].next;
+        }
+        self.tick_of(earliest)
+    }
+
     fn next_on(&self, level: usize) -> Option<Expiration> {
         let occupied = self.occupied[level];
         if occupied == 0 {
