@@ -411,13 +411,13 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
         if !due {
             self.floor_tick = self.floor_tick.min(tick);
         }
+        if !due && matches!(self.sleep, Some((_, armed)) if armed <= tick) {
+            return;
+        }
         let Some(waker) = self.waker.clone() else {
             return;
         };
-        let wake = due
-            || (!matches!(self.sleep, Some((_, armed)) if armed <= tick)
-                && self.arm(tick, &mut Context::from_waker(&waker)).is_ready());
-        if wake {
+        if due || self.arm(tick, &mut Context::from_waker(&waker)).is_ready() {
             self.wake_waiting();
         }
     }

@@ -196,7 +196,10 @@ pub async fn delay_queue_full_gives_value_back<T: Target>(t: &T) -> Outcome {
         first.ok().and_then(|first| queue.remove(first)) == Some(1),
         "remove lost the value",
     )?;
-    ensure(queue.try_insert(4, tick).is_ok(), "a freed slot was refused")?;
+    ensure(
+        queue.try_insert(4, tick).is_ok(),
+        "a freed slot was refused",
+    )?;
     ensure(queue.len() == 2, "len is off")
 }
 
