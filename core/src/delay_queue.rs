@@ -19,7 +19,9 @@
 //! * While a task waits (its waker kept from a pending poll), every change that moves the
 //!   earliest slot re-arms the sleep with that waker, or wakes it if a value is due or the
 //!   queue is empty: no lost wakeup.
-//! * A key is valid while its slot's generation matches and the slot holds a value.
+//! * A key is valid while the storage finds it (its generation matches) and its slot holds
+//!   a value; a growable storage may move the value to another slot, and the levels
+//!   relink it there.
 
 use core::fmt;
 use core::future::Future;
@@ -37,6 +39,8 @@ use crate::wheel::storage::Storage;
 use levels::Levels;
 use own_clock::OwnClock;
 
+#[cfg(feature = "alloc")]
+mod free_set;
 #[cfg(feature = "alloc")]
 mod growable;
 mod key;
@@ -84,7 +88,8 @@ const POLL_ROUNDS: usize = 4;
 ///
 /// [`FixedSlots<T, N>`](FixedSlots) holds `N` values inline, with no allocation (an insert
 /// into a full queue returns [`Full`] with the value); [`GrowableSlots`] grows, and gives
-/// memory back as the queue shrinks. A slot is the value and 24 bytes.
+/// memory back as the queue shrinks. A value costs itself and 28 bytes (fixed) or 32
+/// (growable: its slot, and its key's handle).
 ///
 /// # Examples
 ///
@@ -258,10 +263,7 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
             .levels
             .first_due()
             .or_else(|| self.levels.earliest(slots))?;
-        Some(Key {
-            index,
-            generation: slots[index as usize].generation,
-        })
+        Some(self.slots.key_at(index))
     }
 
     /// The deadline of the value that comes out next ([`peek`](Self::peek)): at or before
@@ -350,17 +352,13 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
     }
 
     fn insert_reading(&mut self, value: T, deadline: Reading, due: bool) -> Result<Key, Full<T>> {
-        let Some(index) = self.slots.occupy() else {
+        let Some((key, index)) = self.slots.occupy() else {
             return Err(Full(value));
         };
         let slots = self.slots.slots_mut();
         let slot = &mut slots[index as usize];
         slot.deadline = deadline.as_nanos();
         slot.value = Some(value);
-        let key = Key {
-            index,
-            generation: slot.generation,
-        };
         self.levels.insert(slots, index, due);
         self.rearm_for(deadline, due);
         Ok(key)
@@ -376,26 +374,22 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
 
     /// The slot of `key`, if it holds the key's value.
     fn index_of(&self, key: Key) -> Result<u32, StaleKey> {
-        match self.slots.slots().get(key.index as usize) {
-            Some(slot) if slot.generation == key.generation && slot.value.is_some() => {
-                Ok(key.index)
-            }
-            _ => Err(StaleKey(key)),
-        }
+        self.slots.find(key).ok_or(StaleKey(key))
     }
 
     /// Takes the value at `index` out of the levels and its slot, which it frees.
     fn take(&mut self, index: u32) -> (T, (Key, Reading)) {
+        let key = self.slots.key_at(index);
         let slots = self.slots.slots_mut();
         self.levels.unlink(slots, index);
         let slot = &mut slots[index as usize];
         let value = slot.value.take().expect("an occupied slot has a value");
-        let key = Key {
-            index,
-            generation: slot.generation,
-        };
         let deadline = Reading::from_nanos(slot.deadline);
-        self.slots.vacate(index);
+        if self.slots.vacate(index) {
+            let levels = &mut self.levels;
+            self.slots
+                .compact(|slots, from, to| levels.relocate(slots, from, to));
+        }
         if self.slots.len() == 0 {
             // Nothing to wait for: the wheel's entry goes back.
             self.sleep = None;

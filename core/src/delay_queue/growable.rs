@@ -1,28 +1,38 @@
-//! [`GrowableSlots`]: slots in a `Vec` that gives memory back as the queue shrinks.
-//! * The `Vec`'s length is one past the highest occupied slot: trailing free slots go.
-//! * A bitmap marks the free slots below that length, with a summary bit per word; an
-//!   insert takes the lowest free slot, so values gather at low indices as others leave.
-//! * Capacity halves while fewer than a quarter of it are occupied and the length fits
-//!   in the half, never below the capacity asked for: amortised O(1) per removal.
-//! * A new slot's generation is past every generation its index had before.
+//! [`GrowableSlots`]: values in a `Vec` that gives memory back as the queue shrinks.
+//! * Keys name handles, and handles name slots: a value's slot may move, its key never.
+//! * Both `Vec`s end at their highest index in use: trailing free entries go at once.
+//! * An insert takes the lowest free handle and the lowest free slot.
+//! * While fewer than a quarter of the slots' capacity is used, `compact` moves the values
+//!   above the half into free slots below it and halves the capacity, never below the
+//!   capacity asked for: amortised O(1) per removal. Handles only shrink from the end.
+//! * A new handle's generation is past every generation its index had before.
 
 extern crate alloc;
 
 use alloc::vec::Vec;
 use core::fmt;
 
-use super::slots::{Slot, SlotStorage, sealed};
+use super::free_set::FreeSet;
+use super::key::Key;
+use super::slots::{NIL, Slot, SlotStorage, sealed};
 
 /// Capacity never shrinks below this many slots, unless asked for less.
 const FLOOR: usize = 16;
 
-/// Slots that grow on demand and give memory back as the queue shrinks: no
+/// Where a key's value is: its slot (`NIL` while free), and the key's generation.
+#[derive(Debug, Clone, Copy)]
+struct Handle {
+    slot: u32,
+    generation: u32,
+}
+
+/// Values that grow on demand and give memory back as the queue shrinks: no
 /// `shrink_to_fit` to call. Needs the `alloc` feature.
 ///
-/// Inserts take the lowest free slot, so that values gather at the front. Capacity halves
-/// while fewer than a quarter of it are in use and every value left sits in the first
-/// half: a long-lived value at a high index holds the capacity up to it until it leaves.
-/// Each slot holds the value and 24 bytes; a bit per slot marks the free ones.
+/// A value takes a slot (the value and 24 bytes) and its key a handle (8 bytes). While
+/// fewer than a quarter of the slots are in use, the values move down and the capacity
+/// halves. Handles cannot move (keys name them): they shrink as the highest keys leave,
+/// and inserts take the lowest free one, so the keys in use gather at the front.
 ///
 /// ```
 /// use core::time::Duration;
@@ -32,24 +42,22 @@ const FLOOR: usize = 16;
 /// let mut queue = DelayQueue::new(&wheel, GrowableSlots::new());
 /// let keys: Vec<_> = (0..10_000).map(|i| queue.insert(i, Duration::from_secs(1))).collect();
 /// assert!(queue.capacity() >= 10_000);
-/// for key in &keys[10..] {
-///     queue.remove(*key);
+/// for (i, key) in keys.iter().enumerate() {
+///     if i % 1000 != 0 {
+///         queue.remove(*key);
+///     }
 /// }
 /// assert!(queue.capacity() < 100); // given back, with no call to make
+/// assert_eq!(queue.get(keys[5000]), Some(&5000)); // and the keys still hold
 /// ```
 pub struct GrowableSlots<T> {
     slots: Vec<Slot<T>>,
-    /// A bit per slot below `slots.len()`: set if free.
-    free: Vec<u64>,
-    /// A bit per word of `free`: set if the word has a bit set.
-    summary: Vec<u64>,
-    /// Set bits in `free`.
-    free_count: usize,
-    /// No word of `summary` before this one has a bit set.
-    hint: usize,
-    /// The generation of the next slot pushed.
+    free_slots: FreeSet,
+    handles: Vec<Handle>,
+    free_handles: FreeSet,
+    /// The generation of the next handle pushed.
     next_generation: u32,
-    /// Capacity never shrinks below this.
+    /// The slots' capacity never shrinks below this.
     floor: usize,
 }
 
@@ -58,10 +66,9 @@ impl<T> GrowableSlots<T> {
     pub const fn new() -> Self {
         Self {
             slots: Vec::new(),
-            free: Vec::new(),
-            summary: Vec::new(),
-            free_count: 0,
-            hint: 0,
+            free_slots: FreeSet::new(),
+            handles: Vec::new(),
+            free_handles: FreeSet::new(),
             next_generation: 0,
             floor: FLOOR,
         }
@@ -71,68 +78,50 @@ impl<T> GrowableSlots<T> {
     pub fn with_capacity(capacity: usize) -> Self {
         let mut slots = Self::new();
         slots.slots.reserve_exact(capacity);
+        slots.handles.reserve_exact(capacity);
         slots.floor = capacity;
         slots
     }
 
-    /// Makes `index` free below the length.
-    fn mark_free(&mut self, index: usize) {
-        let word = index / 64;
-        self.free[word] |= 1 << (index % 64);
-        self.summary[word / 64] |= 1 << (word % 64);
-        self.free_count += 1;
-        self.hint = self.hint.min(word / 64);
-    }
-
-    /// Clears `index`'s free bit.
-    fn mark_taken(&mut self, index: usize) {
-        let word = index / 64;
-        self.free[word] &= !(1 << (index % 64));
-        if self.free[word] == 0 {
-            self.summary[word / 64] &= !(1 << (word % 64));
+    /// The capacity to shrink the slots to: halved while under a quarter is used and the
+    /// values fit.
+    fn target_capacity(&self) -> usize {
+        let used = self.slots.len() - self.free_slots.count();
+        let mut capacity = self.slots.capacity();
+        while capacity / 2 >= used.max(self.floor) && used < capacity / 4 {
+            capacity /= 2;
         }
-        self.free_count -= 1;
+        capacity
     }
 
-    /// The lowest free slot below the length; `free_count` is not zero.
-    fn lowest_free(&mut self) -> usize {
-        while self.summary[self.hint] == 0 {
-            self.hint += 1;
+    /// Drops trailing free slots.
+    fn trim_slots(&mut self) {
+        while self.slots.last().is_some_and(|slot| slot.value.is_none()) {
+            self.free_slots.remove(self.slots.len() - 1);
+            self.slots.pop();
         }
-        let word = self.hint * 64 + self.summary[self.hint].trailing_zeros() as usize;
-        word * 64 + self.free[word].trailing_zeros() as usize
     }
 
-    /// Sizes the bitmaps for `len` slots.
-    fn fit_bitmaps(&mut self, len: usize) {
-        let words = len.div_ceil(64);
-        self.free.resize(words, 0);
-        self.summary.resize(words.div_ceil(64), 0);
-        self.hint = self.hint.min(self.summary.len().saturating_sub(1));
-    }
-
-    /// Drops trailing free slots, then halves the capacity while it is under a quarter
-    /// used and the length fits.
-    fn give_back(&mut self) {
-        while let Some(last) = self.slots.last() {
-            if last.value.is_some() {
+    /// Drops trailing free handles, and halves their capacity while it is under a quarter
+    /// used and fits.
+    fn trim_handles(&mut self) {
+        while let Some(last) = self.handles.last() {
+            if last.slot != NIL {
                 break;
             }
             self.next_generation = self.next_generation.max(last.generation);
-            let index = self.slots.len() - 1;
-            self.mark_taken(index);
-            self.slots.pop();
+            self.free_handles.remove(self.handles.len() - 1);
+            self.handles.pop();
         }
-        let len = self.slots.len();
-        let mut capacity = self.slots.capacity();
-        while capacity / 2 >= len.max(self.floor) && len - self.free_count < capacity / 4 {
+        let len = self.handles.len();
+        let mut capacity = self.handles.capacity();
+        while capacity / 2 >= len.max(self.floor) && len < capacity / 4 {
             capacity /= 2;
         }
-        if capacity < self.slots.capacity() {
-            self.slots.shrink_to(capacity);
-            self.fit_bitmaps(len);
-            self.free.shrink_to(capacity.div_ceil(64));
-            self.summary.shrink_to(capacity.div_ceil(64 * 64));
+        if capacity < self.handles.capacity() {
+            self.handles.shrink_to(capacity);
+            self.free_handles.fit(len);
+            self.free_handles.shrink_to(capacity);
         }
     }
 }
@@ -146,8 +135,9 @@ impl<T> Default for GrowableSlots<T> {
 impl<T> fmt::Debug for GrowableSlots<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("GrowableSlots")
-            .field("len", &(self.slots.len() - self.free_count))
+            .field("len", &(self.slots.len() - self.free_slots.count()))
             .field("capacity", &self.slots.capacity())
+            .field("handles", &self.handles.len())
             .finish()
     }
 }
@@ -163,36 +153,99 @@ impl<T> sealed::Store<T> for GrowableSlots<T> {
         &mut self.slots
     }
 
-    fn occupy(&mut self) -> Option<u32> {
-        if self.free_count > 0 {
-            let index = self.lowest_free();
-            self.mark_taken(index);
-            return Some(index as u32);
-        }
-        let index = self.slots.len();
-        if index >= super::slots::NIL as usize {
-            return None;
-        }
-        self.slots.push(Slot::vacant(self.next_generation));
-        if index % 64 == 0 {
-            self.fit_bitmaps(index + 1);
-        }
-        Some(index as u32)
+    fn occupy(&mut self) -> Option<(Key, u32)> {
+        let handle = match self.free_handles.take_lowest() {
+            Some(handle) => handle,
+            None if self.handles.len() < NIL as usize => {
+                self.handles.push(Handle {
+                    slot: NIL,
+                    generation: self.next_generation,
+                });
+                if self.handles.len() % 64 == 1 {
+                    self.free_handles.fit(self.handles.len());
+                }
+                self.handles.len() - 1
+            }
+            None => return None,
+        };
+        let slot = match self.free_slots.take_lowest() {
+            Some(slot) => slot,
+            None => {
+                self.slots.push(Slot::VACANT);
+                if self.slots.len() % 64 == 1 {
+                    self.free_slots.fit(self.slots.len());
+                }
+                self.slots.len() - 1
+            }
+        };
+        self.handles[handle].slot = slot as u32;
+        self.slots[slot].key = handle as u32;
+        Some((self.key_at(slot as u32), slot as u32))
     }
 
-    fn vacate(&mut self, index: u32) {
-        let index = index as usize;
-        let slot = &mut self.slots[index];
-        debug_assert!(slot.value.is_none(), "vacate: the value is still there");
-        slot.generation = slot.generation.wrapping_add(1);
-        self.mark_free(index);
-        if index + 1 == self.slots.len() || self.slots.capacity() / 4 > self.len() {
-            self.give_back();
+    fn find(&self, key: Key) -> Option<u32> {
+        match self.handles.get(key.index as usize) {
+            Some(handle) if handle.generation == key.generation && handle.slot != NIL => {
+                Some(handle.slot)
+            }
+            _ => None,
         }
+    }
+
+    fn key_at(&self, index: u32) -> Key {
+        let handle = self.slots[index as usize].key;
+        Key {
+            index: handle,
+            generation: self.handles[handle as usize].generation,
+        }
+    }
+
+    fn vacate(&mut self, index: u32) -> bool {
+        let slot = &mut self.slots[index as usize];
+        debug_assert!(slot.value.is_none(), "vacate: the value is still there");
+        let handle = core::mem::replace(&mut slot.key, NIL) as usize;
+        self.handles[handle].slot = NIL;
+        self.handles[handle].generation = self.handles[handle].generation.wrapping_add(1);
+        self.free_handles.insert(handle);
+        self.free_slots.insert(index as usize);
+        if handle + 1 == self.handles.len() {
+            self.trim_handles();
+        }
+        if index as usize + 1 == self.slots.len() {
+            self.trim_slots();
+        }
+        self.target_capacity() < self.slots.capacity()
+    }
+
+    fn compact(&mut self, mut moved: impl FnMut(&mut [Slot<T>], u32, u32)) {
+        let capacity = self.target_capacity();
+        if capacity >= self.slots.capacity() {
+            return;
+        }
+        // Fewer than a quarter are used: the free slots below `capacity` outnumber them.
+        for from in (capacity..self.slots.len()).rev() {
+            if self.slots[from].value.is_none() {
+                continue;
+            }
+            let to = self
+                .free_slots
+                .take_lowest()
+                .expect("a free slot below the half");
+            debug_assert!(to < capacity);
+            self.slots.swap(from, to);
+            self.free_slots.insert(from);
+            self.handles[self.slots[to].key as usize].slot = to as u32;
+            moved(&mut self.slots, from as u32, to as u32);
+        }
+        self.trim_slots();
+        self.slots.shrink_to(capacity);
+        self.free_slots.fit(self.slots.len());
+        self.free_slots.shrink_to(capacity);
+        self.trim_handles();
     }
 
     fn len(&self) -> usize {
-        self.slots.len() - self.free_count
+        self.slots.len() - self.free_slots.count()
     }
 
     fn capacity(&self) -> usize {
@@ -200,14 +253,14 @@ impl<T> sealed::Store<T> for GrowableSlots<T> {
     }
 
     fn clear(&mut self) {
-        for slot in &mut self.slots {
-            self.next_generation = self.next_generation.max(slot.generation.wrapping_add(1));
+        for handle in &self.handles {
+            self.next_generation = self.next_generation.max(handle.generation.wrapping_add(1));
         }
         self.slots.clear();
-        self.free.clear();
-        self.summary.clear();
-        self.free_count = 0;
-        self.hint = 0;
-        self.give_back();
+        self.handles.clear();
+        self.free_slots = FreeSet::new();
+        self.free_handles = FreeSet::new();
+        self.trim_handles();
+        self.slots.shrink_to(self.floor);
     }
 }

@@ -136,6 +136,27 @@ impl Levels {
         slot.prev = NIL;
     }
 
+    /// Relinks the value that moved from slot `from` to slot `to` (`SlotStorage::compact`).
+    pub(crate) fn relocate<T>(&mut self, slots: &mut [Slot<T>], from: u32, to: u32) {
+        let (next, prev, place) = {
+            let slot = &slots[to as usize];
+            (slot.next, slot.prev, slot.place)
+        };
+        debug_assert!(next != from && prev != from, "a slot linked to itself");
+        if prev != NIL {
+            slots[prev as usize].next = to;
+        } else if place == DUE {
+            self.due_head = to;
+        } else {
+            self.heads[place as usize / 64][place as usize % 64] = to;
+        }
+        if next != NIL {
+            slots[next as usize].prev = to;
+        } else if place == DUE {
+            self.due_tail = to;
+        }
+    }
+
     /// The first value of the due list.
     pub(crate) fn first_due(&self) -> Option<u32> {
         (self.due_head != NIL).then_some(self.due_head)

@@ -1,12 +1,17 @@
-//! Where a delay queue keeps its values: one [`Slot`] per key, in [`FixedSlots`] (no
+//! Where a delay queue keeps its values: one [`Slot`] per value, in [`FixedSlots`] (no
 //! allocation) or [`GrowableSlots`](super::GrowableSlots) (with `alloc`).
-//! * A slot is occupied exactly while `value` is `Some`.
-//! * Slots never move: a key's index stays its slot's until the value leaves.
-//! * `generation` changes each time a value leaves its slot (`SlotStorage::vacate`).
+//! * A slot is occupied exactly while `value` is `Some`; `key` is then the index its key
+//!   names (in a fixed storage, the slot's own).
+//! * A key's generation changes each time its value leaves (`vacate`): an old key never
+//!   matches again.
+//! * Only `compact` moves an occupied slot, and it reports each move, so that the levels
+//!   relink it.
 //! * `next`, `prev` and `place` belong to the queue's levels while the slot is occupied;
 //!   a free slot of a fixed storage keeps its free list's link in `next`.
 
 use core::fmt;
+
+use super::key::Key;
 
 /// No slot: the end of a list.
 pub(crate) const NIL: u32 = u32::MAX;
@@ -17,38 +22,37 @@ pub struct Slot<T> {
     pub(crate) deadline: u64,
     pub(crate) next: u32,
     pub(crate) prev: u32,
-    pub(crate) generation: u32,
+    /// The index in the key of the value held.
+    pub(crate) key: u32,
     /// `level · 64 + slot` in the levels, or `levels::DUE`.
     pub(crate) place: u16,
     pub(crate) value: Option<T>,
 }
 
 impl<T> Slot<T> {
-    /// A free slot of generation `generation`.
-    pub(crate) const fn vacant(generation: u32) -> Self {
-        Self {
-            deadline: 0,
-            next: NIL,
-            prev: NIL,
-            generation,
-            place: 0,
-            value: None,
-        }
-    }
+    /// A free slot.
+    pub(crate) const VACANT: Self = Self {
+        deadline: 0,
+        next: NIL,
+        prev: NIL,
+        key: NIL,
+        place: 0,
+        value: None,
+    };
 }
 
 impl<T> fmt::Debug for Slot<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Slot")
             .field("deadline", &self.deadline)
-            .field("generation", &self.generation)
+            .field("key", &self.key)
             .field("occupied", &self.value.is_some())
             .finish_non_exhaustive()
     }
 }
 
 pub(crate) mod sealed {
-    use super::Slot;
+    use super::{Key, Slot};
 
     /// What the queue needs of its storage. Not for use outside the crate.
     pub trait Store<T> {
@@ -56,10 +60,19 @@ pub(crate) mod sealed {
         fn slots(&self) -> &[Slot<T>];
         /// The slots, mutably.
         fn slots_mut(&mut self) -> &mut [Slot<T>];
-        /// A free slot's index, now reserved for a value; `None` if full.
-        fn occupy(&mut self) -> Option<u32>;
-        /// Marks the slot at `index` free; its value has been taken. May give memory back.
-        fn vacate(&mut self, index: u32);
+        /// A free slot, now reserved for a value (its `key` set), and the value's key;
+        /// `None` if full.
+        fn occupy(&mut self) -> Option<(Key, u32)>;
+        /// The slot of `key`'s value, if the key is not stale.
+        fn find(&self, key: Key) -> Option<u32>;
+        /// The key of the value in the occupied slot `index`.
+        fn key_at(&self, index: u32) -> Key;
+        /// Marks the slot at `index` free, and its key stale; its value has been taken.
+        /// `true` if the storage would give memory back by [`compact`](Store::compact).
+        fn vacate(&mut self, index: u32) -> bool;
+        /// Moves values to lower slots and gives memory back, calling `moved(slots, from,
+        /// to)` after each move.
+        fn compact(&mut self, moved: impl FnMut(&mut [Slot<T>], u32, u32));
         /// Occupied slots.
         fn len(&self) -> usize;
         /// Slots held now.
@@ -76,8 +89,8 @@ pub trait SlotStorage<T>: sealed::Store<T> {}
 /// Room for `N` values inline, with no allocation: for `no_std` firmware. An insert into
 /// a full queue returns [`Full`](crate::Full) with the value.
 ///
-/// Each slot holds the value and 24 bytes (the deadline, two links, the generation, its
-/// place); `N` must be below `u32::MAX`.
+/// Each slot holds the value and 28 bytes (the deadline, two links, its key's index and
+/// generation, its place); `N` must be below `u32::MAX`.
 ///
 /// ```
 /// use core::time::Duration;
@@ -92,6 +105,8 @@ pub trait SlotStorage<T>: sealed::Store<T> {}
 /// ```
 pub struct FixedSlots<T, const N: usize> {
     slots: [Slot<T>; N],
+    /// Each slot's generation: its key's.
+    generations: [u32; N],
     /// Slots `fresh..N` were never used.
     fresh: u32,
     /// Freed slots, linked through `next`.
@@ -108,7 +123,8 @@ impl<T, const N: usize> FixedSlots<T, N> {
     pub const fn new() -> Self {
         assert!(N < NIL as usize, "FixedSlots: N must be below u32::MAX");
         Self {
-            slots: [const { Slot::vacant(0) }; N],
+            slots: [const { Slot::VACANT }; N],
+            generations: [0; N],
             fresh: 0,
             free: NIL,
             len: 0,
@@ -142,7 +158,7 @@ impl<T, const N: usize> sealed::Store<T> for FixedSlots<T, N> {
         &mut self.slots
     }
 
-    fn occupy(&mut self) -> Option<u32> {
+    fn occupy(&mut self) -> Option<(Key, u32)> {
         let index = if self.free != NIL {
             let index = self.free;
             self.free = self.slots[index as usize].next;
@@ -154,17 +170,37 @@ impl<T, const N: usize> sealed::Store<T> for FixedSlots<T, N> {
             return None;
         };
         self.len += 1;
-        Some(index)
+        self.slots[index as usize].key = index;
+        Some((self.key_at(index), index))
     }
 
-    fn vacate(&mut self, index: u32) {
+    fn find(&self, key: Key) -> Option<u32> {
+        let index = key.index as usize;
+        let live = index < N
+            && self.generations[index] == key.generation
+            && self.slots[index].value.is_some();
+        live.then_some(key.index)
+    }
+
+    fn key_at(&self, index: u32) -> Key {
+        Key {
+            index,
+            generation: self.generations[index as usize],
+        }
+    }
+
+    fn vacate(&mut self, index: u32) -> bool {
         let slot = &mut self.slots[index as usize];
         debug_assert!(slot.value.is_none(), "vacate: the value is still there");
-        slot.generation = slot.generation.wrapping_add(1);
         slot.next = self.free;
         self.free = index;
+        let generation = &mut self.generations[index as usize];
+        *generation = generation.wrapping_add(1);
         self.len -= 1;
+        false
     }
+
+    fn compact(&mut self, _: impl FnMut(&mut [Slot<T>], u32, u32)) {}
 
     fn len(&self) -> usize {
         self.len as usize
@@ -178,7 +214,8 @@ impl<T, const N: usize> sealed::Store<T> for FixedSlots<T, N> {
         for index in 0..self.fresh {
             let slot = &mut self.slots[index as usize];
             if slot.value.take().is_some() {
-                slot.generation = slot.generation.wrapping_add(1);
+                let generation = &mut self.generations[index as usize];
+                *generation = generation.wrapping_add(1);
                 slot.next = self.free;
                 self.free = index;
             }

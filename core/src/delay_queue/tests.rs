@@ -165,32 +165,65 @@ fn growable_capacity_shrinks_by_itself() {
     const MANY: usize = 4096;
     let wheel = wheel();
     let mut queue: Queue<'_, usize> = DelayQueue::new(&wheel, GrowableSlots::new());
-    let keys: Vec<_> = (0..MANY).map(|i| queue.insert(i, ms(10))).collect();
+    let keys: Vec<_> = (0..MANY)
+        .map(|i| queue.insert(i, ms(1 + (i % 50) as u64)))
+        .collect();
     assert!(queue.capacity() >= MANY);
-    // The last quarter leaves: the length fits the half, yet more than a quarter is used.
+    // The last quarter leaves: more than a quarter is still used.
     for key in &keys[MANY * 3 / 4..] {
-        queue.remove(*key);
+        assert!(queue.remove(*key).is_some());
     }
     assert!(queue.capacity() >= MANY / 2);
-    // All but 10 leave, from the front: the survivors sit at the back.
-    for key in &keys[..MANY * 3 / 4 - 10] {
+    // All but every 100th leave: the survivors are spread over the whole range, and move.
+    for (i, key) in keys[..MANY * 3 / 4].iter().enumerate() {
+        if i % 100 != 0 {
+            assert_eq!(queue.remove(*key), Some(i));
+        }
+    }
+    let survivors: Vec<_> = (0..MANY * 3 / 4).step_by(100).collect();
+    assert_eq!(queue.len(), survivors.len());
+    assert!(queue.capacity() < 128, "capacity {}", queue.capacity());
+    // Their keys, deadlines and places in the levels followed them.
+    for &i in &survivors {
+        assert_eq!(queue.get(keys[i]), Some(&i));
+        assert_eq!(
+            queue.deadline(keys[i]),
+            Some(Reading::from_nanos(
+                ms(1 + (i % 50) as u64).as_nanos() as u64
+            ))
+        );
+    }
+    let mut poller = Poller::new();
+    let mut out = Vec::new();
+    for _ in 0..50 {
+        wheel.advance(TICK);
+        while let Poll::Ready(Some(expired)) = poller.poll(&mut queue) {
+            let i = expired.into_inner();
+            assert_eq!(
+                wheel.now(),
+                Reading::from_nanos(ms(1 + (i % 50) as u64).as_nanos() as u64)
+            );
+            out.push(i);
+        }
+    }
+    out.sort_unstable();
+    assert_eq!(out, survivors);
+    assert!(queue.capacity() <= 16);
+}
+
+#[test]
+fn growable_inserts_take_lowest_keys() {
+    let wheel = wheel();
+    let mut queue: Queue<'_, usize> = DelayQueue::new(&wheel, GrowableSlots::new());
+    let keys: Vec<_> = (0..200).map(|i| queue.insert(i, ms(10))).collect();
+    for key in &keys[..100] {
         queue.remove(*key);
     }
-    assert_eq!(queue.len(), 10);
-    // Inserts take the lowest free slots; once the high ones expire, memory goes back.
-    let mut poller = Poller::new();
-    let low: Vec<_> = (0..10).map(|i| queue.insert(i, ms(100))).collect();
-    assert!(low.iter().all(|key| (key.index as usize) < 10));
-    wheel.advance(ms(10));
-    for _ in 0..10 {
-        assert!(ready(poller.poll(&mut queue)) >= MANY * 3 / 4 - 10);
+    let again: Vec<_> = (0..10).map(|i| queue.insert(i, ms(10))).collect();
+    assert!(again.iter().all(|key| (key.index as usize) < 10));
+    for key in &keys[..100] {
+        assert_eq!(queue.get(*key), None, "a reused key's old generation");
     }
-    assert_eq!(queue.len(), 10);
-    assert!(queue.capacity() < 64, "capacity {}", queue.capacity());
-    for key in low {
-        assert!(queue.remove(key).is_some());
-    }
-    assert!(queue.capacity() <= 16);
 }
 
 #[test]

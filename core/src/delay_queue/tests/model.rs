@@ -208,6 +208,11 @@ proptest! {
     }
 
     #[test]
+    fn compacting_agrees_with_model(ops in prop::collection::vec(op(), 1..OPS)) {
+        play(&ops, GrowableSlots::with_capacity(0), None);
+    }
+
+    #[test]
     fn fixed_agrees_with_model(ops in prop::collection::vec(op(), 1..OPS)) {
         play(&ops, FixedSlots::<u64, 8>::new(), Some(8));
     }
