@@ -130,6 +130,21 @@ enum Filled {
     Floor(slab::Slab<(u64, Instant)>, Vec<usize>),
 }
 
+impl Filled {
+    /// The heap the bench's own list of keys holds.
+    fn keys_bytes(&self) -> usize {
+        fn bytes<K>(keys: &[K], capacity: usize) -> usize {
+            let _ = keys;
+            capacity * size_of::<K>()
+        }
+        match self {
+            Filled::Punctual(_, keys) => bytes(keys, keys.capacity()),
+            Filled::TokioUtil(_, keys) => bytes(keys, keys.capacity()),
+            Filled::Floor(_, keys) => bytes(keys, keys.capacity()),
+        }
+    }
+}
+
 fn tokio_runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread()
         .enable_time()
@@ -223,7 +238,8 @@ fn expire(filled: Filled, rt: &tokio::runtime::Runtime) -> Duration {
             assert_eq!(count, N);
             took
         }
-        Filled::TokioUtil(mut queue, _) => rt.block_on(async move {
+        // Unconstrained: tokio's cooperative budget would stop the drain every 128 values.
+        Filled::TokioUtil(mut queue, _) => rt.block_on(tokio::task::unconstrained(async move {
             // Lets the runtime's timer fire the queue's sleep.
             tokio::time::sleep(Duration::from_millis(60)).await;
             let start = Instant::now();
@@ -235,7 +251,7 @@ fn expire(filled: Filled, rt: &tokio::runtime::Runtime) -> Duration {
             let took = start.elapsed();
             assert_eq!(count, N);
             took
-        }),
+        })),
         Filled::Floor(mut slab, _) => {
             std::thread::sleep(Duration::from_millis(60));
             let start = Instant::now();
@@ -257,9 +273,11 @@ fn print_memory() {
     for peer in PEERS {
         let before = LIVE.load(Ordering::Relaxed);
         let mut filled = fill(peer, &rt, &durations);
-        let full = LIVE.load(Ordering::Relaxed) - before;
+        // Not the queue's: the keys the bench keeps.
+        let keys = filled.keys_bytes() as isize;
+        let full = LIVE.load(Ordering::Relaxed) - before - keys;
         remove(&mut filled, &rt, &order[..N - 1_000]);
-        let left = LIVE.load(Ordering::Relaxed) - before;
+        let left = LIVE.load(Ordering::Relaxed) - before - keys;
         println!(
             "  {:<12} {:>6.1} B/key   {:>9} B held ({:.1} B per key left)",
             peer.name(),

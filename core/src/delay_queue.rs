@@ -309,9 +309,12 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
     pub fn poll_expired(&mut self, cx: &mut Context<'_>) -> Poll<Option<Expired<T>>> {
         self.wheel.choose();
         for _ in 0..POLL_ROUNDS {
-            let now = self.wheel.get().now();
-            let now_tick = self.levels.floor(now);
-            self.levels.advance(self.slots.slots_mut(), now_tick);
+            // Values already due come out first, with no clock read.
+            if self.levels.first_due().is_none() {
+                let now = self.wheel.get().now();
+                let now_tick = self.levels.floor(now);
+                self.levels.advance(self.slots.slots_mut(), now_tick);
+            }
             if let Some(index) = self.levels.first_due() {
                 self.waker = None;
                 let (value, (key, deadline)) = self.take(index);
