@@ -18,12 +18,15 @@
 //!   placed as if at its end, and placed again when that slot comes up.
 //! * Each slot is a doubly linked list through the slots' `next` and `prev` (indices),
 //!   with a bit per level marking the slots that hold something; a value knows its slot
-//!   (`place`), so unlinking is O(1).
+//!   (`place`), so unlinking is O(1). The lowest level's lists keep their tails too.
 //! * The lowest level holding anything holds the earliest ticks: a higher level's
 //!   entries differ from `elapsed` in a higher digit.
 //! * Values whose deadline has passed wait in the due list (first in, first out) until
 //!   the queue hands them out. `advance(t)` moves there everything whose tick is at most
 //!   `t`, cascading the higher slots that come up on the way, and leaves `elapsed = t`.
+//! * A lowest-level slot that comes up is due whole: its list joins the due list in O(1),
+//!   its values keeping their old `place`. So the due list's ends are known by identity
+//!   (`due_head`, `due_tail`), never by `place`.
 //! * Nothing reaches the due list before its tick has been reached: never early.
 
 use super::slots::{NIL, Slot};
@@ -34,8 +37,8 @@ const SLOT_BITS: u32 = 6;
 const SLOT_MASK: u64 = (1 << SLOT_BITS) - 1;
 /// Ticks beyond `elapsed` that the levels can tell apart.
 const RANGE: u64 = (1 << (SLOT_BITS * LEVELS as u32)) - 1;
-/// `place` of a value in the due list.
-pub(crate) const DUE: u16 = (LEVELS * 64) as u16;
+/// `place` of a value pushed onto the due list (one joined with its slot keeps its own).
+const DUE: u16 = (LEVELS * 64) as u16;
 
 /// The earliest slot holding anything, and the tick it comes up at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,6 +55,8 @@ pub(crate) struct Levels {
     /// Every tick up to this one has been moved to the due list.
     elapsed: u64,
     heads: [[u32; 64]; LEVELS],
+    /// The last value of each lowest-level slot.
+    tails: [u32; 64],
     occupied: [u64; LEVELS],
     due_head: u32,
     due_tail: u32,
@@ -63,6 +68,7 @@ impl Levels {
             tick,
             elapsed: 0,
             heads: [[NIL; 64]; LEVELS],
+            tails: [NIL; 64],
             occupied: [0; LEVELS],
             due_head: NIL,
             due_tail: NIL,
@@ -89,6 +95,7 @@ impl Levels {
     /// Forgets every value (their slots are dropped by the caller); keeps `elapsed`.
     pub(crate) fn clear(&mut self) {
         self.heads = [[NIL; 64]; LEVELS];
+        self.tails = [NIL; 64];
         self.occupied = [0; LEVELS];
         self.due_head = NIL;
         self.due_tail = NIL;
@@ -111,25 +118,23 @@ impl Levels {
             let slot = &slots[index as usize];
             (slot.next, slot.prev, slot.place)
         };
-        if next != NIL {
-            slots[next as usize].prev = prev;
-        }
+        let (level, slot) = (place as usize / 64, place as usize % 64);
         if prev != NIL {
             slots[prev as usize].next = next;
-        }
-        if place == DUE {
-            if prev == NIL {
-                self.due_head = next;
-            }
-            if next == NIL {
-                self.due_tail = prev;
-            }
-        } else if prev == NIL {
-            let (level, slot) = (place as usize / 64, place as usize % 64);
+        } else if self.due_head == index {
+            self.due_head = next;
+        } else {
             self.heads[level][slot] = next;
             if next == NIL {
                 self.occupied[level] &= !(1 << slot);
             }
+        }
+        if next != NIL {
+            slots[next as usize].prev = prev;
+        } else if self.due_tail == index {
+            self.due_tail = prev;
+        } else if level == 0 {
+            self.tails[slot] = prev;
         }
         let slot = &mut slots[index as usize];
         slot.next = NIL;
@@ -143,17 +148,20 @@ impl Levels {
             (slot.next, slot.prev, slot.place)
         };
         debug_assert!(next != from && prev != from, "a slot linked to itself");
+        let (level, slot) = (place as usize / 64, place as usize % 64);
         if prev != NIL {
             slots[prev as usize].next = to;
-        } else if place == DUE {
+        } else if self.due_head == from {
             self.due_head = to;
         } else {
-            self.heads[place as usize / 64][place as usize % 64] = to;
+            self.heads[level][slot] = to;
         }
         if next != NIL {
             slots[next as usize].prev = to;
-        } else if place == DUE {
+        } else if self.due_tail == from {
             self.due_tail = to;
+        } else if level == 0 {
+            self.tails[slot] = to;
         }
     }
 
@@ -239,6 +247,27 @@ impl Levels {
         let mut index = self.heads[expiration.level][expiration.slot];
         self.heads[expiration.level][expiration.slot] = NIL;
         self.occupied[expiration.level] &= !(1 << expiration.slot);
+        if expiration.level == 0 {
+            // Every value here is of this tick: the whole list is due.
+            #[cfg(debug_assertions)]
+            {
+                let mut walk = index;
+                while walk != NIL {
+                    let tick = self.tick_of(slots[walk as usize].deadline);
+                    debug_assert_eq!(tick, expiration.tick, "a lowest slot of two ticks");
+                    walk = slots[walk as usize].next;
+                }
+            }
+            let tail = core::mem::replace(&mut self.tails[expiration.slot], NIL);
+            if self.due_tail == NIL {
+                self.due_head = index;
+            } else {
+                slots[self.due_tail as usize].next = index;
+                slots[index as usize].prev = self.due_tail;
+            }
+            self.due_tail = tail;
+            return;
+        }
         while index != NIL {
             let next = slots[index as usize].next;
             let slot = &mut slots[index as usize];
@@ -262,6 +291,8 @@ impl Levels {
         let head = self.heads[level][slot];
         if head != NIL {
             slots[head as usize].prev = index;
+        } else if level == 0 {
+            self.tails[slot] = index;
         }
         let entry = &mut slots[index as usize];
         entry.next = head;
