@@ -2,7 +2,7 @@
 //!
 //! # Layout
 //!
-//! * `slots`: where values live ([`FixedSlots`], `growable`'s [`GrowableSlots`]).
+//! * `slots`: where values live ([`FixedSlots`], and `growable`'s `GrowableSlots`).
 //! * `levels`: the queue's own hierarchical wheel over those slots, owned by the queue.
 //! * `key`: [`Key`], [`Expired`], and the errors [`StaleKey`] and [`Full`].
 //! * `own_clock`: the handle of the queue's one sleep on the punctual wheel.
@@ -63,7 +63,7 @@ const POLL_ROUNDS: usize = 4;
 /// has passed: the keyed timer set for cache expiry, session reaping and rate limiting.
 /// tokio-util's `DelayQueue`, on a punctual wheel, on any executor and in `no_std`.
 ///
-/// * [`try_insert`](Self::try_insert) (or [`insert`](Self::insert) on growable slots)
+/// * [`try_insert`](Self::try_insert) (or [`insert`] on growable slots)
 ///   gives a [`Key`]; [`reset`](Self::reset) moves a value's deadline and
 ///   [`remove`](Self::remove) takes it back, by key.
 /// * [`poll_expired`](Self::poll_expired), or the [`Stream`](futures_core::Stream), hands
@@ -114,6 +114,14 @@ const POLL_ROUNDS: usize = 4;
 /// assert_eq!(sessions.remove(alice), Some("alice"));
 /// assert_eq!(sessions.remove(alice), None); // stale
 /// ```
+#[cfg_attr(
+    feature = "alloc",
+    doc = "\n[`GrowableSlots`]: crate::GrowableSlots\n[`insert`]: DelayQueue::insert"
+)]
+#[cfg_attr(
+    not(feature = "alloc"),
+    doc = "\n[`GrowableSlots`]: https://docs.rs/punctual-core/latest/punctual_core/struct.GrowableSlots.html\n[`insert`]: https://docs.rs/punctual-core/latest/punctual_core/struct.DelayQueue.html#method.insert"
+)]
 pub struct DelayQueue<'w, T, S, W = &'w dyn RawWheel>
 where
     W: WheelRef,

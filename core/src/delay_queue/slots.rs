@@ -1,5 +1,5 @@
 //! Where a delay queue keeps its values: one [`Slot`] per value, in [`FixedSlots`] (no
-//! allocation) or [`GrowableSlots`](super::GrowableSlots) (with `alloc`).
+//! allocation) or `GrowableSlots` (with `alloc`).
 //! * A slot is occupied exactly while `value` is `Some`; `key` is then the index its key
 //!   names (in a fixed storage, the slot's own).
 //! * A key's generation changes each time its value leaves (`vacate`): an old key never
@@ -83,7 +83,13 @@ pub(crate) mod sealed {
 }
 
 /// Where a [`DelayQueue`](crate::DelayQueue) keeps its values: [`FixedSlots`] or
-/// [`GrowableSlots`](crate::GrowableSlots). Sealed.
+/// [`GrowableSlots`]. Sealed.
+///
+#[cfg_attr(feature = "alloc", doc = "\n[`GrowableSlots`]: crate::GrowableSlots")]
+#[cfg_attr(
+    not(feature = "alloc"),
+    doc = "\n[`GrowableSlots`]: https://docs.rs/punctual-core/latest/punctual_core/struct.GrowableSlots.html"
+)]
 pub trait SlotStorage<T>: sealed::Store<T> {}
 
 /// Room for `N` values inline, with no allocation: for `no_std` firmware. An insert into
