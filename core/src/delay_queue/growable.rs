@@ -200,6 +200,12 @@ impl<T> sealed::Store<T> for GrowableSlots<T> {
         }
     }
 
+    fn prefetch_key(&self, key_index: u32) {
+        if let Some(handle) = self.handles.get(key_index as usize) {
+            super::prefetch::prefetch(handle);
+        }
+    }
+
     fn vacate(&mut self, index: u32) -> bool {
         let slot = &mut self.slots[index as usize];
         debug_assert!(slot.value.is_none(), "vacate: the value is still there");

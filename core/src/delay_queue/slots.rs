@@ -67,6 +67,9 @@ pub(crate) mod sealed {
         fn find(&self, key: Key) -> Option<u32>;
         /// The key of the value in the occupied slot `index`.
         fn key_at(&self, index: u32) -> Key;
+        /// Starts loading what [`key_at`](Store::key_at) reads for a slot whose `key` is
+        /// `key_index`, if anything beyond the slot.
+        fn prefetch_key(&self, key_index: u32);
         /// Marks the slot at `index` free, and its key stale; its value has been taken.
         /// `true` if the storage would give memory back by [`compact`](Store::compact).
         fn vacate(&mut self, index: u32) -> bool;
@@ -194,6 +197,8 @@ impl<T, const N: usize> sealed::Store<T> for FixedSlots<T, N> {
             generation: self.generations[index as usize],
         }
     }
+
+    fn prefetch_key(&self, _: u32) {}
 
     fn vacate(&mut self, index: u32) -> bool {
         let slot = &mut self.slots[index as usize];
