@@ -393,9 +393,14 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
 
     fn move_to(&mut self, index: u32, deadline: Reading, due: bool) {
         let slots = self.slots.slots_mut();
-        self.levels.unlink(slots, index);
-        slots[index as usize].deadline = deadline.as_nanos();
-        self.levels.insert(slots, index, due);
+        if !due && self.levels.keeps_place(slots, index, deadline.as_nanos()) {
+            // Most resets of a long timeout: same slot, nothing to relink.
+            slots[index as usize].deadline = deadline.as_nanos();
+        } else {
+            self.levels.unlink(slots, index);
+            slots[index as usize].deadline = deadline.as_nanos();
+            self.levels.insert(slots, index, due);
+        }
         self.rearm_for(deadline, due);
     }
 

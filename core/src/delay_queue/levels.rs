@@ -112,6 +112,27 @@ impl Levels {
         }
     }
 
+    /// Whether the value at `index`, in the levels, would be placed where it is with
+    /// `deadline`: a reset that need not move it.
+    pub(crate) fn keeps_place<T>(&self, slots: &[Slot<T>], index: u32, deadline: u64) -> bool {
+        let slot = &slots[index as usize];
+        // Values in the due list have place `DUE`, or a tick already reached (they keep
+        // the place of the lowest slot they came from).
+        if slot.place == DUE || self.tick_of(slot.deadline) <= self.elapsed {
+            return false;
+        }
+        let tick = self.tick_of(deadline);
+        tick > self.elapsed && self.place_for(tick) == slot.place
+    }
+
+    /// `level · 64 + slot` for a tick after `elapsed`.
+    fn place_for(&self, tick: u64) -> u16 {
+        let placed = tick.min(self.elapsed.saturating_add(RANGE));
+        let level = level_for(self.elapsed, placed);
+        let slot = ((placed >> (SLOT_BITS * level as u32)) & SLOT_MASK) as usize;
+        (level * 64 + slot) as u16
+    }
+
     /// Takes the value at `index` out of wherever it is.
     pub(crate) fn unlink<T>(&mut self, slots: &mut [Slot<T>], index: u32) {
         let (next, prev, place) = {
@@ -285,9 +306,8 @@ impl Levels {
 
     fn place<T>(&mut self, slots: &mut [Slot<T>], index: u32, tick: u64) {
         debug_assert!(tick > self.elapsed);
-        let placed = tick.min(self.elapsed.saturating_add(RANGE));
-        let level = level_for(self.elapsed, placed);
-        let slot = ((placed >> (SLOT_BITS * level as u32)) & SLOT_MASK) as usize;
+        let place = self.place_for(tick);
+        let (level, slot) = (place as usize / 64, place as usize % 64);
         let head = self.heads[level][slot];
         if head != NIL {
             slots[head as usize].prev = index;
@@ -297,7 +317,7 @@ impl Levels {
         let entry = &mut slots[index as usize];
         entry.next = head;
         entry.prev = NIL;
-        entry.place = (level * 64 + slot) as u16;
+        entry.place = place;
         self.heads[level][slot] = index;
         self.occupied[level] |= 1 << slot;
     }
