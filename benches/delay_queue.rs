@@ -4,7 +4,9 @@
 //! Each measured phase works on 1 000 000 keys, values `u64`, deadlines 1 to 60 s:
 //!
 //! * **insert**: 1 000 000 relative inserts into an empty queue (each reads the clock).
-//! * **reset**: each key moved to a new deadline, in a shuffled order.
+//! * **reset**: each key moved to a new deadline (1 to 60 s), in a shuffled order.
+//! * **refresh**: each key reset to its own timeout again, in a shuffled order, as a
+//!   session or cache entry is on each use: its deadline moves by the time since insert.
 //! * **remove**: each key removed, in a shuffled order.
 //! * **expire**: the drain of 1 000 000 values all due (deadlines 1 to 50 ms, 60 ms
 //!   after the inserts), by `poll_expired` until the queue is empty.
@@ -324,6 +326,19 @@ fn million_keys(c: &mut Criterion) {
                         let mut filled = fill(peer, &rt, &durations);
                         let start = Instant::now();
                         reset(&mut filled, &rt, &order, &resets);
+                        start.elapsed()
+                    })
+                    .sum()
+            });
+        });
+        group.bench_function(BenchmarkId::new("refresh", peer.name()), |b| {
+            b.iter_custom(|iters| {
+                (0..iters)
+                    .map(|_| {
+                        let mut filled = fill(peer, &rt, &durations);
+                        let own: Vec<_> = order.iter().map(|&i| durations[i]).collect();
+                        let start = Instant::now();
+                        reset(&mut filled, &rt, &order, &own);
                         start.elapsed()
                     })
                     .sum()
