@@ -2,10 +2,12 @@
 //!
 //! # Layout
 //!
-//! * `slots`: where values live ([`FixedSlots`], and `growable`'s `GrowableSlots`).
+//! * `slots`: where values live ([`FixedSlots`], and `growable`'s `GrowableSlots`, which
+//!   finds free slots and handles with `free_set`).
 //! * `levels`: the queue's own hierarchical wheel over those slots, owned by the queue.
 //! * `key`: [`Key`], [`Expired`], and the errors [`StaleKey`] and [`Full`].
 //! * `own_clock`: the handle of the queue's one sleep on the punctual wheel.
+//! * `prefetch`: a cache hint for the drain.
 //!
 //! # Ground rules
 //!
@@ -14,8 +16,9 @@
 //!   poll); the levels tick with the tick given at construction, on the same grid.
 //! * A value reaches the due list only once the clock has read its tick boundary, or its
 //!   deadline at insert: never early.
-//! * At most one [`Sleep`] is armed on the wheel, at the boundary of the earliest slot in
-//!   use; when it fires, a poll moves that slot's values to the due list (or cascades it).
+//! * At most one [`Sleep`] is armed on the wheel, at a tick boundary at or before every
+//!   value's tick (`floor_tick`; the earliest tick after a pending poll); when it fires, a
+//!   poll moves what is due to the due list, cascading higher slots on the way.
 //! * While a task waits (its waker kept from a pending poll), every change that moves the
 //!   earliest slot re-arms the sleep with that waker, or wakes it if a value is due or the
 //!   queue is empty: no lost wakeup.
@@ -89,8 +92,8 @@ const POLL_ROUNDS: usize = 4;
 ///
 /// [`FixedSlots<T, N>`](FixedSlots) holds `N` values inline, with no allocation (an insert
 /// into a full queue returns [`Full`] with the value); [`GrowableSlots`] grows, and gives
-/// memory back as the queue shrinks. A value costs itself and 28 bytes (fixed) or 32
-/// (growable: its slot, and its key's handle).
+/// memory back as the queue shrinks. A value costs itself (in an `Option`) and 28 bytes
+/// (fixed) or 32 (growable: its slot, and its key's handle).
 ///
 /// # Examples
 ///
