@@ -24,6 +24,8 @@ mod default_wheel;
 #[cfg(feature = "std")]
 mod defaults;
 #[cfg(feature = "std")]
+mod delay_queue;
+#[cfg(feature = "std")]
 mod ext;
 #[cfg(feature = "std")]
 mod functions;
@@ -64,6 +66,9 @@ pub use default_wheel::DefaultWheel;
 pub use defaults::{
     Budgeted, Deadline, IdleTimeout, Interval, NamedDeadline, Sleep, StreamDeadline,
 };
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub use delay_queue::{DelayQueue, Expired, Key, StaleKey};
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use ext::{DeadlineExt, StreamDeadlineExt};

@@ -4,7 +4,8 @@
 //! Most users want the facade crate `punctual`, whose `fut.deadline(d)` needs no setup.
 //! This crate is for drivers and firmware: the [`Wheel`], [`Clock`]s (a [`ManualClock`] for
 //! tests), [`Deadline`], [`Sleep`], [`Interval`], and a [`Driver`] any runtime runs with a
-//! [`Sleeper`].
+//! [`Sleeper`]. A [`DelayQueue`] hands values back by key when their deadlines pass, on
+//! the same wheel.
 //!
 //! # Guarantees
 //!
@@ -85,6 +86,7 @@
 extern crate std;
 
 mod clock;
+mod delay_queue;
 mod driver;
 mod future;
 mod sync;
@@ -104,6 +106,10 @@ pub use clock::ManualClock;
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use clock::StdClock;
 pub use clock::{Clock, ClockInstant};
+#[cfg(feature = "alloc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
+pub use delay_queue::GrowableSlots;
+pub use delay_queue::{DelayQueue, Expired, FixedSlots, Full, Key, SlotStorage, StaleKey};
 pub use driver::{Driver, DriverSlot, Sleeper};
 pub use future::budget::Budget;
 pub use future::budget::block::Budgeted;

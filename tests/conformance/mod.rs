@@ -15,6 +15,7 @@
 //! the inner future dropped before the error is seen.
 #![allow(dead_code, unreachable_pub)]
 
+pub mod delay_queue;
 pub mod portable;
 pub mod timers;
 
@@ -122,7 +123,8 @@ impl<H: Harness> portable::Target for OnHost<'_, H> {
     }
 }
 
-/// One function per scenario of `$module` ([`portable`], [`timers`]), of the same name:
+/// One function per scenario of `$module` ([`portable`], [`timers`], [`delay_queue`]), of
+/// the same name:
 /// runs it on the harness and panics with its failure.
 macro_rules! on_host {
     ($module:ident; $($name:ident),* $(,)?) => {
@@ -142,6 +144,8 @@ macro_rules! on_host {
 
 portable::scenarios!(on_host! { portable; });
 timers::scenarios!(on_host! { timers; });
+delay_queue::scenarios!(on_host! { delay_queue; });
+
 
 /// A deadline of `duration` around `future` on the harness's wheel.
 pub fn deadline<H: Harness, F: Future>(
@@ -232,6 +236,7 @@ macro_rules! conformance_suite {
             many_deadlines_all_fire,
         });
         conformance::timers::scenarios!($crate::conformance_suite! { @tests $make; });
+        conformance::delay_queue::scenarios!($crate::conformance_suite! { @tests $make; });
     };
     (@tests $make:expr; $($name:ident),* $(,)?) => {
         $(

@@ -1,0 +1,106 @@
+//! What the queue hands out: [`Key`]s, [`Expired`] values, and its errors.
+//! * A key names one insert: its slot's index and the slot's generation at the time.
+//! * A slot's generation changes each time its value leaves, so an old key never matches.
+
+use core::fmt;
+
+use crate::time::Reading;
+
+/// Names a value in a [`DelayQueue`](crate::DelayQueue), from its insert until the value
+/// leaves the queue (removed, or returned expired). Then the key is *stale*: every method
+/// refuses it ([`StaleKey`], or `None`), even once its slot holds another value.
+///
+/// Keys are 8 bytes and `Copy`. A slot's generation is 32 bits: a key could match again
+/// only after its slot has been reused 2³² times while the key was kept.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Key {
+    pub(crate) index: u32,
+    pub(crate) generation: u32,
+}
+
+impl fmt::Debug for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Key({}v{})", self.index, self.generation)
+    }
+}
+
+/// A value whose deadline has passed, as [`DelayQueue::poll_expired`] returns it: the
+/// value, the key it had (stale from now on) and its deadline.
+///
+/// [`DelayQueue::poll_expired`]: crate::DelayQueue::poll_expired
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Expired<T> {
+    pub(crate) value: T,
+    pub(crate) key: Key,
+    pub(crate) deadline: Reading,
+}
+
+impl<T> Expired<T> {
+    /// The value.
+    pub fn get_ref(&self) -> &T {
+        &self.value
+    }
+
+    /// The value, mutably.
+    pub fn get_mut(&mut self) -> &mut T {
+        &mut self.value
+    }
+
+    /// Takes the value.
+    pub fn into_inner(self) -> T {
+        self.value
+    }
+
+    /// The key the value had. It is stale: the queue refuses it.
+    pub fn key(&self) -> Key {
+        self.key
+    }
+
+    /// The deadline the value had, a reading of the wheel's clock. It expired at or after
+    /// it, never before.
+    pub fn deadline(&self) -> Reading {
+        self.deadline
+    }
+}
+
+/// A key whose value has left the queue (removed, or returned expired), or a key of another
+/// queue. Nothing was changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StaleKey(pub Key);
+
+impl fmt::Display for StaleKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "stale delay queue key {:?}: its value was removed or has expired",
+            self.0
+        )
+    }
+}
+
+impl core::error::Error for StaleKey {}
+
+/// An insert into a fixed-capacity queue that is full; the value is given back.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Full<T>(pub T);
+
+impl<T> Full<T> {
+    /// The value that was not inserted.
+    pub fn into_inner(self) -> T {
+        self.0
+    }
+}
+
+impl<T> fmt::Debug for Full<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Full(..)")
+    }
+}
+
+impl<T> fmt::Display for Full<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the delay queue is full")
+    }
+}
+
+impl<T> core::error::Error for Full<T> {}
