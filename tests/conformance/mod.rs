@@ -146,7 +146,6 @@ portable::scenarios!(on_host! { portable; });
 timers::scenarios!(on_host! { timers; });
 delay_queue::scenarios!(on_host! { delay_queue; });
 
-
 /// A deadline of `duration` around `future` on the harness's wheel.
 pub fn deadline<H: Harness, F: Future>(
     h: &H,
