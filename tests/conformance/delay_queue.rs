@@ -14,28 +14,15 @@ use core::pin::Pin;
 use core::task::{Context, Poll};
 use core::time::Duration;
 
-use punctual_core::{DelayQueue, Expired, FixedSlots, Full, Limit, RawWheel, Sleep};
+use punctual_core::{DelayQueue, Expired, FixedSlots, Full, RawWheel};
 
-use super::portable::{Failure, Outcome, Target};
+use super::portable::{Failure, Outcome, Target, ensure, entries_back_to};
 
 /// A queue of `N` values of `V` on the target's wheel, at its tick.
 type Queue<V, const N: usize> = DelayQueue<'static, V, FixedSlots<V, N>, &'static dyn RawWheel>;
 
 fn queue<T: Target, V, const N: usize>(t: &T) -> Queue<V, N> {
     DelayQueue::with_tick(t.wheel(), t.tick(), FixedSlots::new())
-}
-
-/// `Err` with `what` unless `holds`.
-fn ensure(holds: bool, what: &'static str) -> Outcome {
-    if holds {
-        Ok(())
-    } else {
-        Err(Failure {
-            what,
-            requested: None,
-            observed: None,
-        })
-    }
 }
 
 /// Never early; on exact targets, at most two ticks (and the slack) late.
@@ -80,18 +67,6 @@ impl Future for UntilWoken {
             Poll::Pending
         }
     }
-}
-
-/// Waits, a tick at a time, until the wheel holds `count` entries; `false` after 1 000
-/// ticks.
-async fn entries_back_to<T: Target>(t: &T, count: usize) -> bool {
-    for _ in 0..1_000 {
-        if t.occupied() == count {
-            return true;
-        }
-        Sleep::new(t.wheel(), Limit::After(t.tick())).await;
-    }
-    t.occupied() == count
 }
 
 /// Values inserted out of order come out in deadline order, each on time.

@@ -9,28 +9,15 @@
 //! with `Skip`. On exact targets also: at most two ticks (and the slack) late.
 #![allow(dead_code, unreachable_pub)]
 
-use core::future::{Future, pending, poll_fn};
-use core::pin::{Pin, pin};
+use core::future::{pending, poll_fn};
+use core::pin::pin;
 use core::task::Poll;
 use core::time::Duration;
 
 use futures_core::Stream;
-use punctual_core::{Deadline, Interval, Limit, MissedTickBehavior, Reading, Sleep};
+use punctual_core::{Deadline, Interval, Limit, MissedTickBehavior, Reading};
 
-use super::portable::{Failure, Outcome, Target};
-
-/// `Err` with `what` unless `holds`.
-fn ensure(holds: bool, what: &'static str) -> Outcome {
-    if holds {
-        Ok(())
-    } else {
-        Err(Failure {
-            what,
-            requested: None,
-            observed: None,
-        })
-    }
-}
+use super::portable::{Failure, Outcome, Target, ensure, entries_back_to, poll_once, sleep};
 
 /// The wheel's clock now, as a reading.
 fn now<T: Target>(t: &T) -> Reading {
@@ -59,36 +46,12 @@ fn interval<T: Target>(t: &T, period: Duration) -> Interval<'static> {
     Interval::new(t.wheel(), Limit::After(Duration::ZERO), period)
 }
 
-/// A sleep of `duration` on the target's wheel.
-fn sleep<T: Target>(t: &T, duration: Duration) -> Sleep<'static> {
-    Sleep::new(t.wheel(), Limit::After(duration))
-}
-
-/// Polls `fut` once, with the waker of the task running the scenario.
-async fn poll_once<F: Future + ?Sized>(fut: Pin<&mut F>) -> Poll<F::Output> {
-    let mut fut = Some(fut);
-    poll_fn(|cx| Poll::Ready(fut.take().expect("polled once").poll(cx))).await
-}
-
 /// Polls for a tick once: `Some` if one is ready now.
 async fn tick_now(interval: &mut Interval<'static>) -> Option<Reading> {
     match poll_fn(|cx| Poll::Ready(interval.poll_tick(cx))).await {
         Poll::Ready(tick) => Some(tick),
         Poll::Pending => None,
     }
-}
-
-/// Waits, a tick at a time, until the wheel holds at most `count` entries (fewer when
-/// entries an earlier scenario released come back meanwhile, on a shared wheel); `false`
-/// after 1 000.
-async fn entries_back_to<T: Target>(t: &T, count: usize) -> bool {
-    for _ in 0..1_000 {
-        if t.occupied() <= count {
-            return true;
-        }
-        sleep(t, t.tick()).await;
-    }
-    t.occupied() <= count
 }
 
 /// Whether `tick` is `first` plus a whole number of `period`s. (`is_multiple_of` is newer

@@ -1,11 +1,13 @@
 //! The shared conformance scenarios (`tests/conformance/portable.rs`, as the firmware runs
-//! them, and the everyday timers' in `timers.rs`) on punctual-wasm's driver, in real time on the host's clock: on a growable wheel,
+//! them, and the everyday timers' in `timers.rs` and `delay_queue.rs`) on punctual-wasm's driver, in real time on the host's clock: on a growable wheel,
 //! and on a fixed one of 8 entries that degrades when full. Each test gets a fresh leaked
 //! wheel (1 ms tick) with its driver spawned. Real time: never early, eventual firing and
 //! cancellation are checked, never lateness. Runs in Node and in a headless browser
 //! (`ci/wasm.sh`).
 #![cfg(all(target_family = "wasm", target_os = "unknown"))]
 
+#[path = "../../../tests/conformance/delay_queue.rs"]
+mod delay_queue;
 #[path = "../../../tests/conformance/portable.rs"]
 mod portable;
 #[path = "../../../tests/conformance/timers.rs"]
@@ -85,6 +87,7 @@ mod growable {
 
     crate::portable::scenarios!(scenario_tests! { portable; Host::growable(); });
     crate::timers::scenarios!(scenario_tests! { timers; Host::growable(); });
+    crate::delay_queue::scenarios!(scenario_tests! { delay_queue; Host::growable(); });
 }
 
 mod fixed {
@@ -92,4 +95,5 @@ mod fixed {
 
     crate::portable::scenarios!(scenario_tests! { portable; Host::fixed(); });
     crate::timers::scenarios!(scenario_tests! { timers; Host::fixed(); });
+    crate::delay_queue::scenarios!(scenario_tests! { delay_queue; Host::fixed(); });
 }

@@ -5,7 +5,7 @@
 //! `punctual::adapters::embassy::run` from an embassy task. First the scenarios shared with
 //! the host suite (`tests/conformance/portable.rs`: cancel on fire, never early from every
 //! phase of a tick, at most two ticks late, a full wheel, budgets, stream deadlines...,
-//! and `timers.rs`: intervals and resets),
+//! `timers.rs`: intervals and resets, and `delay_queue.rs`: the keyed timer set),
 //! checked in true time (SysTick's counter, finer than embassy's `Instant`); then a few
 //! that embassy-time's own `with_timeout` runs too, for comparison ([`scenarios`]). Prints
 //! one line per scenario, then `punctual-firmware: N passed, N failed`, then exits QEMU with
@@ -14,6 +14,8 @@
 #![no_std]
 #![no_main]
 
+#[path = "../../../tests/conformance/delay_queue.rs"]
+mod delay_queue;
 mod handlers;
 #[path = "../../../tests/conformance/portable.rs"]
 mod portable;
@@ -143,6 +145,14 @@ async fn main(spawner: Spawner) {
     })
     .await;
     timers::run_all(&OnTarget, |name, outcome| {
+        match outcome {
+            Ok(()) => hprintln!("[pass] conformance {name}"),
+            Err(failure) => hprintln!("[FAIL] conformance {name}: {failure}"),
+        }
+        tally.record(outcome.is_ok());
+    })
+    .await;
+    delay_queue::run_all(&OnTarget, |name, outcome| {
         match outcome {
             Ok(()) => hprintln!("[pass] conformance {name}"),
             Err(failure) => hprintln!("[FAIL] conformance {name}: {failure}"),
