@@ -45,6 +45,19 @@ pub(crate) fn targets(r: &Results) -> Vec<(String, String, bool)> {
             ours * 3.0 <= tokio,
         ));
     }
+    if let (Some(&ours), Some(&floor)) = (r.arm_cancel.get(&p), r.arm_cancel.get(&Peer::ArmFloor))
+    {
+        rows.push((
+            "arm + cancel, one thread: ≤ 1.3× the floor (clock + 2 CAS)".into(),
+            format!(
+                "{} vs {} ns: {:.2}× the floor",
+                fmt_ns(ours),
+                fmt_ns(floor),
+                ours / floor
+            ),
+            ours <= floor * 1.3,
+        ));
+    }
     if let (Some(&bare), Some(&inside)) = (
         r.ready.get(&Peer::Bare),
         r.ready.get(&Peer::PunctualInTokio),
