@@ -45,8 +45,7 @@ pub(crate) fn targets(r: &Results) -> Vec<(String, String, bool)> {
             ours * 3.0 <= tokio,
         ));
     }
-    if let (Some(&ours), Some(&floor)) = (r.arm_cancel.get(&p), r.arm_cancel.get(&Peer::ArmFloor))
-    {
+    if let (Some(&ours), Some(&floor)) = (r.arm_cancel.get(&p), r.arm_cancel.get(&Peer::ArmFloor)) {
         rows.push((
             "arm + cancel, one thread: ≤ 1.3× the floor (clock + 2 CAS)".into(),
             format!(
