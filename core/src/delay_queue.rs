@@ -329,7 +329,7 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
             }
             if let Some(index) = self.levels.first_due() {
                 self.waker = None;
-                self.prefetch_after(index);
+                prefetch::after(&self.slots, index);
                 let (value, (key, deadline)) = self.take(index);
                 return Poll::Ready(Some(Expired {
                     value,
@@ -354,20 +354,6 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
         }
         cx.waker().wake_by_ref();
         Poll::Pending
-    }
-
-    /// A drain visits values scattered over the slots: asks for the key of the value after
-    /// `index` and the slot of the one after that, so that their loads overlap.
-    #[inline]
-    fn prefetch_after(&self, index: u32) {
-        let slots = self.slots.slots();
-        let next = slots[index as usize].next;
-        if let Some(next) = slots.get(next as usize) {
-            self.slots.prefetch_key(next.key);
-            if let Some(after) = slots.get(next.next as usize) {
-                prefetch::prefetch(after);
-            }
-        }
     }
 
     /// The deadline `timeout` from now, and whether it is due already.
@@ -475,36 +461,6 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
         }
         poll
     }
-}
-
-#[cfg(feature = "alloc")]
-impl<T, W: WheelRef> DelayQueue<'_, T, GrowableSlots<T>, W> {
-    /// Inserts `value`, to expire `timeout` from now. The slots grow as needed.
-    ///
-    /// # Panics
-    ///
-    /// If the queue already holds `u32::MAX - 1` values.
-    pub fn insert(&mut self, value: T, timeout: Duration) -> Key {
-        self.try_insert(value, timeout)
-            .unwrap_or_else(|_| too_many())
-    }
-
-    /// Inserts `value`, to expire when the wheel's clock reads `at` (at the next poll if it
-    /// has passed). The slots grow as needed.
-    ///
-    /// # Panics
-    ///
-    /// If the queue already holds `u32::MAX - 1` values.
-    pub fn insert_at(&mut self, value: T, at: Reading) -> Key {
-        self.try_insert_at(value, at).unwrap_or_else(|_| too_many())
-    }
-}
-
-#[cfg(feature = "alloc")]
-#[cold]
-#[track_caller]
-fn too_many() -> ! {
-    panic!("DelayQueue: more than u32::MAX - 1 values")
 }
 
 // The values are never pinned: `poll_next` takes the queue out of its pin.

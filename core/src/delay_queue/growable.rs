@@ -6,15 +6,21 @@
 //!   above the half into free slots below it and halves the capacity, never below the
 //!   capacity asked for: amortised O(1) per removal. Handles only shrink from the end.
 //! * A new handle's generation is past every generation its index had before.
+//! * A queue on growable slots inserts without a `Result`: it only fails past `u32::MAX - 1`
+//!   values, which panics.
 
 extern crate alloc;
 
 use alloc::vec::Vec;
 use core::fmt;
+use core::time::Duration;
 
+use super::DelayQueue;
 use super::free_set::FreeSet;
 use super::key::Key;
 use super::slots::{NIL, Slot, SlotStorage, sealed};
+use crate::future::timer::WheelRef;
+use crate::time::Reading;
 
 /// Capacity never shrinks below this many slots, unless asked for less.
 const FLOOR: usize = 16;
@@ -269,4 +275,32 @@ impl<T> sealed::Store<T> for GrowableSlots<T> {
         self.trim_handles();
         self.slots.shrink_to(self.floor);
     }
+}
+
+impl<T, W: WheelRef> DelayQueue<'_, T, GrowableSlots<T>, W> {
+    /// Inserts `value`, to expire `timeout` from now. The slots grow as needed.
+    ///
+    /// # Panics
+    ///
+    /// If the queue already holds `u32::MAX - 1` values.
+    pub fn insert(&mut self, value: T, timeout: Duration) -> Key {
+        self.try_insert(value, timeout)
+            .unwrap_or_else(|_| too_many())
+    }
+
+    /// Inserts `value`, to expire when the wheel's clock reads `at` (at the next poll if it
+    /// has passed). The slots grow as needed.
+    ///
+    /// # Panics
+    ///
+    /// If the queue already holds `u32::MAX - 1` values.
+    pub fn insert_at(&mut self, value: T, at: Reading) -> Key {
+        self.try_insert_at(value, at).unwrap_or_else(|_| too_many())
+    }
+}
+
+#[cold]
+#[track_caller]
+fn too_many() -> ! {
+    panic!("DelayQueue: more than u32::MAX - 1 values")
 }

@@ -15,6 +15,7 @@ use crate::{Fixed, ManualClock, Reading, Wheel};
 
 mod model;
 mod tokio_cases;
+mod tokio_resets;
 
 const TICK: Duration = Duration::from_millis(1);
 
