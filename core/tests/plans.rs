@@ -102,7 +102,7 @@ fn arm_before_higher_slot_comes_down_fires_on_time() {
 
 #[cfg(not(feature = "sub-tick"))]
 #[test]
-fn without_sub_tick_arms_into_the_planned_tick_wake_no_one() {
+fn no_sub_tick_arms_into_planned_tick_quietly() {
     // Every deadline in a slot fires at its tick's end: the driver plans the turn at 3 ms
     // (tick 3) for a deadline due at 2.6 ms, and arms into tick 3, before 2.6 ms or after,
     // wake no one; once in the slot, all fire at 3 ms. Before a level-1 slot comes down

@@ -197,14 +197,14 @@ mod tests {
     }
 
     #[test]
-    fn one_long_oversleep_moves_the_lead_by_at_most_an_eighth_of_the_cap() {
+    fn oversleep_moves_lead_at_most_an_eighth() {
         let mut lead = WakeLead::default();
         lead.observe(Duration::from_secs(3600));
         assert_eq!(lead.lead(TICK), WakeLead::MAX / 8);
     }
 
     #[test]
-    fn a_plan_sleeps_until_the_lead_then_spins_at_most_twice_the_lead() {
+    fn sleeps_to_the_lead_then_spins_at_most_twice() {
         let mut early = trained(us(8));
         let lead = early.lead.lead(TICK);
         let plan = early.plan(ms(10), ms(12), TICK).expect("a wait");
@@ -213,7 +213,7 @@ mod tests {
     }
 
     #[test]
-    fn a_turn_closer_than_the_lead_is_spun_for_without_a_sleep() {
+    fn turn_closer_than_lead_is_spun_for() {
         let mut early = trained(us(8));
         let plan = early.plan(ms(10), ms(10) + us(3), TICK).expect("a wait");
         assert_eq!(plan.sleep, Duration::ZERO);
@@ -248,7 +248,7 @@ mod tests {
     }
 
     #[test]
-    fn an_early_end_of_a_sleep_turns_at_once_and_is_not_measured() {
+    fn early_wake_turns_at_once_unmeasured() {
         let mut early = WakeEarly::default();
         assert!(!early.slept(ms(10), ms(9)));
         assert_eq!(early.lead.lead(TICK), Duration::ZERO);
