@@ -134,7 +134,7 @@ pub(crate) fn current() -> Option<&'static WheelChoice> {
         .map(|paused| &paused.choice)
 }
 
-fn paused_wheel(caller: &str) -> &'static VirtualWheel {
+fn paused_wheel_of(caller: &str) -> &'static VirtualWheel {
     let paused = PAUSED.with(|held| held.0.get()).unwrap_or_else(|| {
         panic!("`punctual::virtual_time::{caller}` on a thread that did not call `pause`")
     });
@@ -206,7 +206,7 @@ pub fn is_paused() -> bool {
 ///
 /// If this thread did not [`pause`], or if a waker panics while firing.
 pub fn advance(by: Duration) {
-    advance_wheel(paused_wheel("advance"), by);
+    advance_wheel(paused_wheel_of("advance"), by);
 }
 
 /// Moves this thread's virtual clock to the next pending deadline's own time and fires
@@ -217,7 +217,7 @@ pub fn advance(by: Duration) {
 ///
 /// If this thread did not [`pause`], or if a waker panics while firing.
 pub fn advance_to_next() -> Option<Duration> {
-    let wheel = paused_wheel("advance_to_next");
+    let wheel = paused_wheel_of("advance_to_next");
     let start = wheel.clock().now();
     let reading = || Reading::since_origin(wheel.clock().now());
     // A turn where the clock stands takes in what was armed since the last one.
@@ -253,9 +253,30 @@ pub fn advance_to_next() -> Option<Duration> {
 ///
 /// If this thread did not [`pause`].
 pub fn now() -> Instant {
-    let reading = paused_wheel("now").clock().now();
+    let reading = paused_wheel_of("now").clock().now();
     let clock = std_clock();
     clock
         .instant_of(Reading::since_origin(reading))
         .unwrap_or_else(|| clock.origin() + reading)
+}
+
+/// The calling thread's paused wheel: its [`stats`](Wheel::stats), the entries in use
+/// ([`occupied`](Wheel::occupied)), its clock. Deadlines made on it directly run on virtual
+/// time as default ones started here do.
+///
+/// ```
+/// use std::time::Duration;
+/// use punctual::virtual_time;
+///
+/// virtual_time::pause();
+/// let wheel = virtual_time::paused_wheel();
+/// assert_eq!(wheel.occupied(), 0);
+/// assert_eq!(wheel.tick(), Duration::from_millis(1));
+/// ```
+///
+/// # Panics
+///
+/// If this thread did not call [`pause`].
+pub fn paused_wheel() -> &'static Wheel<impl Clock, Growable> {
+    self::paused_wheel_of("paused_wheel")
 }
