@@ -21,24 +21,11 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use echo_grpc::{Downstream, EchoClient, EchoRequest, EchoServer, Seen};
-use punctual::adapters::tower::{
-    HttpDeadlineLayer, PropagateDeadlineLayer, grpc_timeout, into_status,
-};
+use echo_grpc::{Downstream, EchoClient, EchoRequest, EchoServer, Seen, serve};
+use punctual::adapters::tower::{PropagateDeadlineLayer, grpc_timeout, into_status};
 use tonic::Code;
-use tonic::service::Routes;
 use tonic::transport::Channel;
 use tower::ServiceBuilder;
-
-/// Serves `server` behind a layer that allows 10 s, or less if the caller says so.
-async fn serve(server: EchoServer) -> SocketAddr {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let layer = HttpDeadlineLayer::new(Duration::from_secs(10)).grpc_timeout();
-    let router = Routes::new(server).into_axum_router().layer(layer);
-    tokio::spawn(async move { axum::serve(listener, router).await });
-    addr
-}
 
 /// A tonic channel to `addr`.
 async fn connect(addr: SocketAddr) -> Channel {

@@ -11,33 +11,19 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use echo_grpc::{Downstream, EchoClient, EchoReply, EchoRequest, EchoServer, Seen};
+use echo_grpc::{Downstream, EchoClient, EchoReply, EchoRequest, EchoServer, Seen, serve};
 use futures_util::StreamExt;
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use punctual::StreamDeadlineExt;
-use punctual::adapters::tower::{HttpDeadlineLayer, PropagateDeadlineLayer, into_status};
+use punctual::adapters::tower::{PropagateDeadlineLayer, into_status};
 use punctual_tower::grpc_timeout;
 use tonic::body::Body;
 use tonic::client::GrpcService;
-use tonic::service::Routes;
 use tonic::transport::Channel;
 use tonic::{Code, Request};
 use tower::ServiceBuilder;
-
-/// Serves `server` on loopback behind a 10 s layer that takes the client's `grpc-timeout`.
-///
-/// Through axum, not tonic's `Server`: that one times each call out by the same header
-/// itself, before any layer, and answers `CANCELLED`.
-async fn serve(server: EchoServer) -> SocketAddr {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let layer = HttpDeadlineLayer::new(Duration::from_secs(10)).grpc_timeout();
-    let router = Routes::new(server).into_axum_router().layer(layer);
-    tokio::spawn(async move { axum::serve(listener, router).await });
-    addr
-}
 
 async fn channel(addr: SocketAddr) -> Channel {
     let uri = format!("http://{addr}");

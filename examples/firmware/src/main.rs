@@ -136,30 +136,17 @@ async fn main(spawner: Spawner) {
     hprintln!("punctual-firmware: on a {BOARD}");
 
     let mut tally = scenarios::Tally::default();
-    portable::run_all(&OnTarget, |name, outcome| {
+    // Prints each shared scenario's outcome and counts it.
+    let mut report = |name: &'static str, outcome: portable::Outcome| {
         match outcome {
             Ok(()) => hprintln!("[pass] conformance {name}"),
             Err(failure) => hprintln!("[FAIL] conformance {name}: {failure}"),
         }
         tally.record(outcome.is_ok());
-    })
-    .await;
-    timers::run_all(&OnTarget, |name, outcome| {
-        match outcome {
-            Ok(()) => hprintln!("[pass] conformance {name}"),
-            Err(failure) => hprintln!("[FAIL] conformance {name}: {failure}"),
-        }
-        tally.record(outcome.is_ok());
-    })
-    .await;
-    delay_queue::run_all(&OnTarget, |name, outcome| {
-        match outcome {
-            Ok(()) => hprintln!("[pass] conformance {name}"),
-            Err(failure) => hprintln!("[FAIL] conformance {name}: {failure}"),
-        }
-        tally.record(outcome.is_ok());
-    })
-    .await;
+    };
+    portable::run_all(&OnTarget, &mut report).await;
+    timers::run_all(&OnTarget, &mut report).await;
+    delay_queue::run_all(&OnTarget, &mut report).await;
     tally = tally + scenarios::run::<Punctual>().await;
     tally = tally + scenarios::run::<EmbassyTimeout>().await;
 

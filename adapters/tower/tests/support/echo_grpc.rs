@@ -307,3 +307,19 @@ impl tower_service::Service<http::Request<Body>> for EchoServer {
         }
     }
 }
+
+/// Serves `server` on loopback behind a 10 s layer that takes the client's `grpc-timeout`.
+///
+/// Through axum (tonic's `Routes`), not tonic's `Server`: that one times each call out by
+/// the same header itself, before any layer, and answers `CANCELLED`.
+pub async fn serve(server: EchoServer) -> std::net::SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let layer =
+        punctual::adapters::tower::HttpDeadlineLayer::new(Duration::from_secs(10)).grpc_timeout();
+    let router = tonic::service::Routes::new(server)
+        .into_axum_router()
+        .layer(layer);
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    addr
+}
