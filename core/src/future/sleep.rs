@@ -1,6 +1,9 @@
 //! `Sleep`: a deadline on nothing.
 //! * `done` is set only by the poll that returns `Ready`, and cleared only by a reset.
 //! * A reset keeps the wheel a started sleep chose; the next poll arms on it.
+//! * A reset later than the armed entry keeps the entry and records the new time in
+//!   `later` (on the chosen wheel's clock, `ZERO`: none); when the old time fires, the poll
+//!   that sees it arms the rest instead of completing. So `Ready` only once `later` passed.
 
 use core::fmt;
 use core::future::Future;
@@ -10,7 +13,7 @@ use core::task::{Context, Poll};
 
 use crate::clock::ClockInstant;
 use crate::future::timer::{RawWheel, Timer, WheelRef};
-use crate::time::Limit;
+use crate::time::{Limit, Reading};
 
 /// A future that completes when its time has passed: a deadline on nothing, with the
 /// rules of a [`Deadline`](crate::Deadline). Made by `punctual::sleep` or
@@ -27,6 +30,8 @@ use crate::time::Limit;
 #[must_use = "futures do nothing unless you `.await` or poll them"]
 pub struct Sleep<'w, W: WheelRef = &'w dyn RawWheel> {
     timer: Timer<W>,
+    /// A later time a reset moved the armed sleep to; `ZERO`: none.
+    later: Reading,
     done: bool,
     wheel: PhantomData<&'w ()>,
 }
@@ -36,6 +41,7 @@ impl<'w, W: WheelRef> Sleep<'w, W> {
     pub const fn new(wheel: W, limit: Limit) -> Self {
         Self {
             timer: Timer::new(wheel, limit),
+            later: Reading::ZERO,
             done: false,
             wheel: PhantomData,
         }
@@ -54,12 +60,16 @@ impl<'w, W: WheelRef> Sleep<'w, W> {
     /// `tokio` feature). The sleep never completes before `at`, even if its old time
     /// fires meanwhile: a fire that races the reset is dropped, at most a spurious wake.
     ///
-    /// The next poll arms the new time, as a first poll does: poll (or await) the sleep
-    /// again after a reset, as a `select!` loop does. Until then it holds no timer entry
-    /// and wakes no one. It costs a release (a take-back or one compare-and-swap) and,
-    /// at the next poll, an arm. An entry the driver already took in is free again at
-    /// its next turn, so until then the new arm takes another (on a full
-    /// [`Fixed`](crate::Fixed) wheel it runs degraded meanwhile).
+    /// A pending sleep moved later (an idle timer pushed back by activity) keeps its timer
+    /// entry and only records the new time: a comparison and a store. When the old time
+    /// fires, the task is woken once and the poll arms the rest, as tokio's does.
+    ///
+    /// Otherwise (earlier, not started, completed) the next poll arms the new time, as a
+    /// first poll does: poll (or await) the sleep again after a reset, as a `select!`
+    /// loop does. Until then it holds no timer entry and wakes no one. It costs a release
+    /// (a take-back or one compare-and-swap) and, at the next poll, an arm. An entry the
+    /// driver already took in is free again at its next turn, so until then the new arm
+    /// takes another (on a full [`Fixed`](crate::Fixed) wheel it runs degraded meanwhile).
     ///
     /// ```
     /// use core::task::{Context, Poll, Waker};
@@ -88,6 +98,15 @@ impl<'w, W: WheelRef> Sleep<'w, W> {
     pub fn reset(self: Pin<&mut Self>, at: impl ClockInstant<W>) {
         let this = self.get_mut();
         let at = at.reading_on(this.timer.wheel_ref());
+        if let Some(due) = this.timer.armed_due() {
+            let at = this.timer.on_chosen_wheel(at);
+            if at > due {
+                // Later: the entry stays; its fire arms the rest (`poll`).
+                this.later = at;
+                return;
+            }
+        }
+        this.later = Reading::ZERO;
         this.timer.reset(Limit::At(at));
         this.done = false;
     }
@@ -98,13 +117,21 @@ impl<W: WheelRef> Future for Sleep<'_, W> {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         assert!(!self.done, "`Sleep` polled after completion");
-        match self.timer.poll_fired(cx, None) {
-            Poll::Ready(fired) => {
-                fired.elapsed(None);
-                self.done = true;
-                Poll::Ready(())
+        loop {
+            match self.timer.poll_fired(cx, None) {
+                Poll::Ready(fired) => {
+                    let later = core::mem::replace(&mut self.later, Reading::ZERO);
+                    if later > Reading::ZERO && self.timer.now() < later {
+                        // The old time of a sleep reset later: arm the rest.
+                        self.timer.reset_on_wheel(later);
+                        continue;
+                    }
+                    fired.elapsed(None);
+                    self.done = true;
+                    return Poll::Ready(());
+                }
+                Poll::Pending => return Poll::Pending,
             }
-            Poll::Pending => Poll::Pending,
         }
     }
 }
@@ -113,6 +140,7 @@ impl<W: WheelRef> fmt::Debug for Sleep<'_, W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Sleep")
             .field("timer", &self.timer)
+            .field("later", &self.later)
             .field("done", &self.done)
             .finish()
     }

@@ -131,6 +131,26 @@ impl<W: WheelRef> Timer<W> {
         &self.wheel
     }
 
+    /// When the entry of an armed timer is due, on the chosen wheel's clock; `None` unless
+    /// armed.
+    #[inline]
+    pub(crate) fn armed_due(&self) -> Option<Reading> {
+        (self.state.phase() == Phase::Armed).then(|| self.wheel.get().deadline_of(&self.handle()))
+    }
+
+    /// `at`, an instant as owners give them ([`WheelRef::reading_at`]), on the chosen
+    /// wheel's clock. For a started timer.
+    #[inline]
+    pub(crate) fn on_chosen_wheel(&self, at: Reading) -> Reading {
+        self.wheel.reading_at(at)
+    }
+
+    /// The chosen wheel's clock now. For a started timer.
+    #[inline]
+    pub(crate) fn now(&self) -> Reading {
+        self.wheel.get().now()
+    }
+
     /// Whether the deadline has fired, once the inner future is `Pending`; starts the timer
     /// at the first call. `cap` (a budget's) applies if earlier. Works on a copy.
     #[inline]

@@ -103,8 +103,10 @@ fn deadline_reset_vs_turn_from(
     });
 }
 
-/// A sleep due now, moved later while a turn fires it: whichever wins, the sleep is
-/// pending after the reset, fires once at the new time, and holds one entry.
+/// A sleep due now, moved later, then polled while a turn fires its old time. The later
+/// reset keeps the entry, so the race is the poll's against the fire: either way the poll
+/// is pending (it sees no fire, or sees it and arms the rest), the sleep fires once at the
+/// new time, and holds one entry.
 #[test]
 fn sleep_reset_vs_turn() {
     sleep_reset_vs_turn_from(true);
@@ -133,10 +135,15 @@ fn sleep_reset_vs_turn_from(linked: bool) {
         });
         let new_time = TICK * 3;
         Pin::new(&mut sleep).reset(Reading::since_origin(new_time));
+        let pending = poll(&mut sleep, &task_waker).is_pending();
         driver.join().unwrap();
+        assert!(pending, "completed at the old time");
+        // The old time wakes the task once; a poll whose waker update meets that fire
+        // also wakes it itself (the waker hand-off's rule), one spurious wake at most.
         let old_wakes = woken(&task);
-        assert!(old_wakes <= 1, "the old time woke twice");
+        assert!(old_wakes <= 2, "the old time woke more than twice");
 
+        // A fire the poll did not see yet: this poll sees it and arms the rest.
         assert!(
             poll(&mut sleep, &task_waker).is_pending(),
             "completed at the old time"
@@ -152,5 +159,33 @@ fn sleep_reset_vs_turn_from(linked: bool) {
         assert!(poll(&mut sleep, &task_waker).is_ready());
         wheel.turn();
         assert_eq!(wheel.occupied(), 0);
+    });
+}
+
+/// A sleep due now, moved earlier (to a time already passed) while a turn fires its old
+/// time: the reset lets go of the entry, racing the fire; either way the next poll
+/// completes, and no entry is lost or freed twice.
+#[test]
+fn sleep_earlier_reset_vs_turn() {
+    model(move || {
+        let wheel = wheel();
+        let (_task, task_waker) = counter();
+        let mut sleep = lend(&wheel).sleep(TICK * 2);
+        assert!(poll(&mut sleep, &task_waker).is_pending());
+        wheel.turn(); // link it into its slot
+        wheel.clock().set(TICK * 2);
+
+        let w = lend(&wheel);
+        let driver = thread::spawn(move || {
+            w.turn();
+        });
+        Pin::new(&mut sleep).reset(Reading::since_origin(TICK));
+        driver.join().unwrap();
+        assert!(
+            poll(&mut sleep, &task_waker).is_ready(),
+            "the new time had passed"
+        );
+        wheel.turn();
+        assert_eq!(wheel.occupied(), 0, "an entry lost");
     });
 }

@@ -120,7 +120,7 @@ fn sleep_reset_after_unseen_fire() {
 }
 
 /// As in a `select!` loop: activity resets the sleep, the loop polls it again, and the
-/// task is woken at the new time, not at the old one.
+/// task is woken at the new time; an old time may wake it, never end it.
 #[test]
 fn reset_and_poll_again_wakes_at_new_time() {
     let wheel = wheel();
@@ -133,12 +133,48 @@ fn reset_and_poll_again_wakes_at_new_time() {
         wheel.advance(ms(6));
         idle.as_mut().reset(wheel.now() + ms(10));
     }
+    // Moved later each time, the entry stays: each old time that passes wakes the task
+    // once (as a moved tokio sleep may), and the poll arms the rest. Never the end.
     assert!(idle.as_mut().poll(&mut cx).is_pending());
+    let old_wakes = wakes.0.load(Ordering::SeqCst);
+    assert!(old_wakes <= 5, "an old time woke more than once");
     wheel.advance(ms(9));
-    assert_eq!(wakes.0.load(Ordering::SeqCst), 0, "woken by a moved time");
+    assert!(
+        idle.as_mut().poll(&mut cx).is_pending(),
+        "ended before its new time"
+    );
+    let before_end = wakes.0.load(Ordering::SeqCst);
     wheel.advance(ms(1));
-    assert_eq!(wakes.0.load(Ordering::SeqCst), 1);
+    assert_eq!(
+        wakes.0.load(Ordering::SeqCst),
+        before_end + 1,
+        "not woken at the new time"
+    );
     assert!(idle.as_mut().poll(&mut cx).is_ready());
+}
+
+/// A later reset keeps the entry: the old time's fire is seen by the poll, which arms the
+/// rest; the sleep ends at the new time, never at the old.
+#[test]
+fn later_reset_keeps_the_entry() {
+    let wheel = wheel();
+    let mut cx = noop();
+    let mut sleep = pin!(wheel.sleep(ms(10)));
+    assert!(sleep.as_mut().poll(&mut cx).is_pending());
+    wheel.turn();
+    sleep.as_mut().reset(at(30));
+    assert_eq!(wheel.occupied(), 1, "a later reset let go of its entry");
+    wheel.advance(ms(10)); // the old time fires
+    assert!(
+        sleep.as_mut().poll(&mut cx).is_pending(),
+        "ended at the old time"
+    );
+    wheel.advance(ms(19));
+    assert!(sleep.as_mut().poll(&mut cx).is_pending(), "ended early");
+    wheel.advance(ms(1));
+    assert!(sleep.as_mut().poll(&mut cx).is_ready());
+    wheel.turn();
+    assert_eq!(wheel.occupied(), 0);
 }
 
 /// Resets in a loop keep no entry: a cancelled entry is free again at the next turn, so
@@ -264,8 +300,9 @@ fn reset_that_panics_poisons() {
     );
     wheel.turn(); // taken in: the reset cancels, and drops the waker it held
     PANIC_ON_DROP.store(true, Ordering::SeqCst);
+    // Earlier: the entry goes (a later reset would keep it).
     let reset = std::panic::catch_unwind(core::panic::AssertUnwindSafe(|| {
-        sleep.as_mut().reset(at(50));
+        sleep.as_mut().reset(at(5));
     }));
     assert!(reset.is_err(), "the waker's drop did not panic");
     let poll = std::panic::catch_unwind(core::panic::AssertUnwindSafe(|| {
