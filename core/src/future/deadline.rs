@@ -41,7 +41,7 @@ use crate::time::Limit;
 ///   and holds no entry.
 /// * **Full wheel.** With no free entry on a fixed wheel, the deadline runs *degraded*:
 ///   each poll checks the clock and tries to arm again, else waits for the driver's next
-///   turn ([`Wheel::degraded_polls`](crate::Wheel::degraded_polls)); still never early, a
+///   turn (`Wheel::degraded_polls`, with the `stats` feature); still never early, a
 ///   tick or two late. The wheel keeps four such tasks' wakers; a fifth asks to be polled
 ///   again at once (a busy task; no auto-advance of a paused tokio clock). A kept waker is
 ///   woken once by the next turn, even if its deadline was dropped or armed since. From
