@@ -146,6 +146,45 @@ portable::scenarios!(on_host! { portable; });
 timers::scenarios!(on_host! { timers; });
 delay_queue::scenarios!(on_host! { delay_queue; });
 
+/// Runs `body` to completion on this thread for a harness on a virtual clock: polls it
+/// while it is woken, and calls `advance` (a tick) when it is idle, or has been busy for
+/// 1 000 polls in a row (then it is still polled after the tick, as time passes on a real
+/// clock while a task spins). Panics after an hour of virtual time (`now`): a lost wakeup.
+pub fn run_on_virtual_time(
+    body: impl Future<Output = ()>,
+    now: impl Fn() -> Duration,
+    mut advance: impl FnMut(),
+) {
+    struct Flag(std::sync::atomic::AtomicBool);
+    impl std::task::Wake for Flag {
+        fn wake(self: std::sync::Arc<Self>) {
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
+    const BUSY_POLLS: u32 = 1_000;
+    let flag = std::sync::Arc::new(Flag(std::sync::atomic::AtomicBool::new(true)));
+    let waker = core::task::Waker::from(flag.clone());
+    let mut cx = core::task::Context::from_waker(&waker);
+    let mut body = core::pin::pin!(body);
+    let limit = now() + Duration::from_secs(3600);
+    let mut busy = 0;
+    loop {
+        if busy < BUSY_POLLS && flag.0.swap(false, Ordering::SeqCst) {
+            if let Poll::Ready(()) = body.as_mut().poll(&mut cx) {
+                return;
+            }
+            busy += 1;
+            continue;
+        }
+        busy = 0;
+        assert!(
+            now() < limit,
+            "no progress after an hour of virtual time: lost wakeup"
+        );
+        advance();
+    }
+}
+
 /// A deadline of `duration` around `future` on the harness's wheel.
 pub fn deadline<H: Harness, F: Future>(
     h: &H,

@@ -7,17 +7,8 @@
 mod conformance;
 
 use core::future::Future;
-use core::pin::pin;
-use core::sync::atomic::{AtomicBool, Ordering};
-use core::task::{Context, Poll, Waker};
-use core::time::Duration;
-use std::sync::Arc;
-use std::task::Wake;
 
 use punctual::virtual_time;
-
-/// Polls in a row without the body going idle after which the clock moves anyway.
-const BUSY_POLLS: u32 = 1_000;
 
 /// The paused wheel of the test's thread (each test runs on a thread of its own).
 struct Paused;
@@ -29,13 +20,6 @@ impl Paused {
     }
 }
 
-struct Flag(AtomicBool);
-impl Wake for Flag {
-    fn wake(self: Arc<Self>) {
-        self.0.store(true, Ordering::SeqCst);
-    }
-}
-
 impl conformance::Harness for Paused {
     const EXACT: bool = true;
 
@@ -43,29 +27,8 @@ impl conformance::Harness for Paused {
         virtual_time::paused_wheel()
     }
     fn run(&self, body: impl Future<Output = ()>) {
-        let flag = Arc::new(Flag(AtomicBool::new(true)));
-        let waker = Waker::from(flag.clone());
-        let mut cx = Context::from_waker(&waker);
-        let mut body = pin!(body);
-        // A bound on virtual time, so a lost wakeup fails instead of hanging.
-        let limit = self.now() + Duration::from_secs(3600);
-        let mut busy = 0;
-        loop {
-            if busy < BUSY_POLLS && flag.0.swap(false, Ordering::SeqCst) {
-                if let Poll::Ready(()) = body.as_mut().poll(&mut cx) {
-                    return;
-                }
-                busy += 1;
-                continue;
-            }
-            // Idle, or busy for `BUSY_POLLS` polls (then still woken: polled after the tick).
-            busy = 0;
-            assert!(
-                self.now() < limit,
-                "no progress after an hour of virtual time: lost wakeup"
-            );
-            virtual_time::advance(self.tick());
-        }
+        let tick = self.tick();
+        conformance::run_on_virtual_time(body, || self.now(), || virtual_time::advance(tick));
     }
 }
 
