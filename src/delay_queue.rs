@@ -1,16 +1,16 @@
-//! [`DelayQueue`] on the default wheel: the core's queue with growable slots, a
-//! [`DefaultWheel`] handle, and instants as default deadlines take them.
+//! [`DelayQueue`] on the default wheel: the core's queue with growable slots and a
+//! [`DefaultWheel`] handle, which takes instants as default deadlines take them.
 //! * The wheel is chosen at the first insert or poll, as a default deadline chooses it.
 //! * The levels tick as every default wheel does (1 ms).
 
+use core::ops::{Deref, DerefMut};
 use core::pin::Pin;
 use core::task::{Context, Poll};
 use core::time::Duration;
 
-use punctual_core::{GrowableSlots, Reading, WheelRef};
+use punctual_core::GrowableSlots;
 
 use crate::default_wheel::DefaultWheel;
-use crate::instant::DeadlineInstant;
 
 pub use punctual_core::{Expired, Key, StaleKey};
 
@@ -30,6 +30,22 @@ const TICK: Duration = Duration::from_millis(1);
 ///
 /// Keys are checked: a key whose value has left (removed, or returned expired) is refused
 /// with [`StaleKey`] or `None`, never another value.
+///
+/// Its methods are the core queue's ([`punctual_core::DelayQueue`], through `Deref`):
+/// `insert`, `insert_at`, `reset`, `reset_at`, `remove`, `get`, `poll_expired` and the
+/// rest. Instants are a `std::time::Instant`, or a `tokio::time::Instant` with the
+/// `tokio` feature ([`DeadlineInstant`](crate::DeadlineInstant)).
+///
+/// # Panics
+///
+/// An insert panics if the queue holds `u32::MAX - 1` values already. An insert, a reset
+/// or a poll panics if the global wheel is used and its timer thread is not running and
+/// cannot be started ([`GlobalClock`](crate::GlobalClock)).
+///
+/// # Cancel safety
+///
+/// A value leaves the queue only in the poll that returns it: dropping a future that
+/// polls the queue (`queue.next()` in a `select!`) loses nothing.
 ///
 /// # Examples
 ///
@@ -71,137 +87,19 @@ impl<T> DelayQueue<T> {
             inner: punctual_core::DelayQueue::with_tick(DefaultWheel::new(), TICK, slots),
         }
     }
+}
 
-    /// Inserts `value`, to expire `timeout` from now.
-    ///
-    /// ```
-    /// # let mut queue = punctual::DelayQueue::new();
-    /// let key = queue.insert(42, std::time::Duration::from_secs(30));
-    /// assert_eq!(queue.get(key), Some(&42));
-    /// ```
-    ///
-    /// # Panics
-    ///
-    /// If the queue holds `u32::MAX - 1` values already; if the global wheel is used and
-    /// its timer thread is not running and cannot be started
-    /// ([`GlobalClock`](crate::GlobalClock)).
-    pub fn insert(&mut self, value: T, timeout: Duration) -> Key {
-        self.inner.insert(value, timeout)
+impl<T> Deref for DelayQueue<T> {
+    type Target = punctual_core::DelayQueue<'static, T, GrowableSlots<T>, DefaultWheel>;
+
+    fn deref(&self) -> &Self::Target {
+        &self.inner
     }
+}
 
-    /// Inserts `value`, to expire at `at` (a `std::time::Instant`, or a
-    /// `tokio::time::Instant` with the `tokio` feature); at the next poll if it has passed.
-    ///
-    /// # Panics
-    ///
-    /// As [`DelayQueue::insert`].
-    pub fn insert_at(&mut self, value: T, at: impl DeadlineInstant) -> Key {
-        let at = self.reading_of(at);
-        self.inner.insert_at(value, at)
-    }
-
-    /// Moves the deadline of `key`'s value to `timeout` from now.
-    ///
-    /// # Errors
-    ///
-    /// [`StaleKey`] if the value has left the queue (removed, or returned expired).
-    pub fn reset(&mut self, key: Key, timeout: Duration) -> Result<(), StaleKey> {
-        self.inner.reset(key, timeout)
-    }
-
-    /// Moves the deadline of `key`'s value to `at`.
-    ///
-    /// # Errors
-    ///
-    /// [`StaleKey`] if the value has left the queue (removed, or returned expired).
-    pub fn reset_at(&mut self, key: Key, at: impl DeadlineInstant) -> Result<(), StaleKey> {
-        let at = self.reading_of(at);
-        self.inner.reset_at(key, at)
-    }
-
-    /// Takes `key`'s value out of the queue; `None` if the key is stale.
-    pub fn remove(&mut self, key: Key) -> Option<T> {
-        self.inner.remove(key)
-    }
-
-    /// `key`'s value, if the key is not stale.
-    pub fn get(&self, key: Key) -> Option<&T> {
-        self.inner.get(key)
-    }
-
-    /// `key`'s value, mutably, if the key is not stale.
-    pub fn get_mut(&mut self, key: Key) -> Option<&mut T> {
-        self.inner.get_mut(key)
-    }
-
-    /// Whether `key` names a value in the queue.
-    pub fn contains_key(&self, key: Key) -> bool {
-        self.inner.contains_key(key)
-    }
-
-    /// `key`'s deadline as a reading of the wheel's clock ([`DelayQueue::now`]), if the key
-    /// is not stale.
-    pub fn deadline(&self, key: Key) -> Option<Reading> {
-        self.inner.deadline(key)
-    }
-
-    /// The wheel's clock now, which deadlines are readings of.
-    pub fn now(&mut self) -> Reading {
-        self.inner.now()
-    }
-
-    /// The key of the value that comes out next (see
-    /// [`punctual_core::DelayQueue::peek`]).
-    pub fn peek(&self) -> Option<Key> {
-        self.inner.peek()
-    }
-
-    /// The deadline of the value that comes out next: at or before now if one is due.
-    pub fn next_deadline(&self) -> Option<Reading> {
-        self.inner.next_deadline()
-    }
-
-    /// Values in the queue.
-    pub fn len(&self) -> usize {
-        self.inner.len()
-    }
-
-    /// Whether the queue holds no value.
-    pub fn is_empty(&self) -> bool {
-        self.inner.is_empty()
-    }
-
-    /// Values the queue holds before it allocates again. It shrinks by itself: by halves
-    /// while under a quarter is used (see [`GrowableSlots`]).
-    pub fn capacity(&self) -> usize {
-        self.inner.capacity()
-    }
-
-    /// Drops every value; every key becomes stale. A task waiting on the queue is woken.
-    pub fn clear(&mut self) {
-        self.inner.clear();
-    }
-
-    /// The next expired value, or `Pending` until one expires; `Ready(None)` if the queue
-    /// is empty (it may be polled again: the task is woken when a value inserted since
-    /// expires).
-    ///
-    /// # Panics
-    ///
-    /// If the global wheel is used and its timer thread is not running and cannot be
-    /// started ([`GlobalClock`](crate::GlobalClock)).
-    ///
-    /// # Cancel safety
-    ///
-    /// A value leaves the queue only in the poll that returns it: dropping a future that
-    /// polls the queue (`queue.next()` in a `select!`) loses nothing.
-    pub fn poll_expired(&mut self, cx: &mut Context<'_>) -> Poll<Option<Expired<T>>> {
-        self.inner.poll_expired(cx)
-    }
-
-    /// `at` as a reading of the wheel the queue chose.
-    fn reading_of(&mut self, at: impl DeadlineInstant) -> Reading {
-        self.inner.wheel().reading_at(at.reading())
+impl<T> DerefMut for DelayQueue<T> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.inner
     }
 }
 
@@ -214,7 +112,8 @@ impl<T> Default for DelayQueue<T> {
 impl<T> futures_core::Stream for DelayQueue<T> {
     type Item = Expired<T>;
 
-    /// [`DelayQueue::poll_expired`]: `None` while the queue is empty, not for good.
+    /// [`poll_expired`](punctual_core::DelayQueue::poll_expired): `None` while the queue
+    /// is empty, not for good.
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Expired<T>>> {
         self.get_mut().inner.poll_expired(cx)
     }

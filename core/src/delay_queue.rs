@@ -33,7 +33,7 @@ use core::pin::Pin;
 use core::task::{Context, Poll, Waker};
 use core::time::Duration;
 
-use crate::clock::Clock;
+use crate::clock::{Clock, ClockInstant};
 use crate::future::sleep::Sleep;
 use crate::future::timer::{RawWheel, WheelRef};
 use crate::time::{Limit, Reading, TickDivisor, span_of};
@@ -196,15 +196,16 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
         self.insert_reading(value, deadline, due)
     }
 
-    /// Inserts `value`, to expire when the wheel's clock reads `at`. Reads no clock: an
-    /// `at` already passed expires at the next poll, or, within the tick the queue last
-    /// polled in, at that tick's end.
+    /// Inserts `value`, to expire at `at`: a [`Reading`] of the wheel's clock, or an
+    /// instant the handle takes ([`ClockInstant`]). A reading reads no clock: an `at`
+    /// already passed expires at the next poll, or, within the tick the queue last polled
+    /// in, at that tick's end.
     ///
     /// # Errors
     ///
     /// [`Full`], with the value, when the slots are full (a [`FixedSlots`] queue).
-    pub fn try_insert_at(&mut self, value: T, at: Reading) -> Result<Key, Full<T>> {
-        self.wheel.choose();
+    pub fn try_insert_at(&mut self, value: T, at: impl ClockInstant<W>) -> Result<Key, Full<T>> {
+        let at = self.reading_of(at);
         self.insert_reading(value, at, false)
     }
 
@@ -220,16 +221,24 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
         Ok(())
     }
 
-    /// Moves the deadline of `key`'s value to the reading `at`. Reads no clock, as
-    /// [`try_insert_at`](Self::try_insert_at).
+    /// Moves the deadline of `key`'s value to `at`, as
+    /// [`try_insert_at`](Self::try_insert_at) takes it.
     ///
     /// # Errors
     ///
     /// [`StaleKey`] if the value has left the queue (removed, or returned expired).
-    pub fn reset_at(&mut self, key: Key, at: Reading) -> Result<(), StaleKey> {
+    pub fn reset_at(&mut self, key: Key, at: impl ClockInstant<W>) -> Result<(), StaleKey> {
         let index = self.index_of(key)?;
+        let at = self.reading_of(at);
         self.move_to(index, at, false);
         Ok(())
+    }
+
+    /// `at` as a reading of the wheel the handle chose (choosing it now if not yet).
+    fn reading_of(&mut self, at: impl ClockInstant<W>) -> Reading {
+        self.wheel.choose();
+        let at = at.reading_on(&self.wheel.0);
+        self.wheel.0.reading_at(at)
     }
 
     /// Takes `key`'s value out of the queue; `None` if the key is stale.

@@ -19,8 +19,8 @@ use super::DelayQueue;
 use super::free_set::FreeSet;
 use super::key::Key;
 use super::slots::{NIL, Slot, SlotStorage, sealed};
+use crate::clock::ClockInstant;
 use crate::future::timer::WheelRef;
-use crate::time::Reading;
 
 /// Capacity never shrinks below this many slots, unless asked for less.
 const FLOOR: usize = 16;
@@ -288,13 +288,13 @@ impl<T, W: WheelRef> DelayQueue<'_, T, GrowableSlots<T>, W> {
             .unwrap_or_else(|_| too_many())
     }
 
-    /// Inserts `value`, to expire when the wheel's clock reads `at` (at the next poll if it
-    /// has passed). The slots grow as needed.
+    /// Inserts `value`, to expire at `at` (at the next poll if it has passed), as
+    /// [`try_insert_at`](DelayQueue::try_insert_at) takes it. The slots grow as needed.
     ///
     /// # Panics
     ///
     /// If the queue already holds `u32::MAX - 1` values.
-    pub fn insert_at(&mut self, value: T, at: Reading) -> Key {
+    pub fn insert_at(&mut self, value: T, at: impl ClockInstant<W>) -> Key {
         self.try_insert_at(value, at).unwrap_or_else(|_| too_many())
     }
 }
