@@ -49,7 +49,6 @@ impl ClockInstant<DefaultWheel> for web_time::Instant {
 }
 
 /// As `std::time::Instant`'s: on a paused runtime, count from tokio's `Instant::now()`.
-#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 #[cfg(feature = "tokio")]
 impl ClockInstant<DefaultWheel> for tokio::time::Instant {
     #[inline]

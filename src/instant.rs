@@ -40,10 +40,6 @@ impl DeadlineInstant for std::time::Instant {
 }
 
 /// On `wasm32-unknown-unknown`: the instant read on the global wheel's clock, exactly.
-#[cfg_attr(
-    docsrs,
-    doc(cfg(all(feature = "wasm", target_family = "wasm", target_os = "unknown")))
-)]
 #[cfg(all(feature = "wasm", target_family = "wasm", target_os = "unknown"))]
 impl DeadlineInstant for web_time::Instant {
     #[inline]
@@ -52,7 +48,6 @@ impl DeadlineInstant for web_time::Instant {
     }
 }
 
-#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 #[cfg(feature = "tokio")]
 impl DeadlineInstant for tokio::time::Instant {
     #[inline]

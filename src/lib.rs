@@ -6,7 +6,6 @@
 #![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
 
 #[cfg(feature = "std")]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use punctual_core::{BootClock, Growable, GrowableWheel, ManualClock, StdClock};
 pub use punctual_core::{
     Budget, Clock, ClockInstant, DeadlineName, Driver, Elapsed, Fixed, FixedWheel, IndexWidth,
@@ -29,69 +28,62 @@ mod delay_queue;
 mod ext;
 #[cfg(feature = "std")]
 mod functions;
+// The global wheel: a timer thread's, or on the web the host timers'.
 #[cfg(all(
     feature = "std",
     not(all(feature = "wasm", target_family = "wasm", target_os = "unknown"))
 ))]
-mod global;
+use punctual_thread::global;
 #[cfg(all(feature = "wasm", target_family = "wasm", target_os = "unknown"))]
-#[path = "global/web.rs"]
-mod global;
+use punctual_wasm::global;
+#[cfg(all(
+    feature = "wasm",
+    target_family = "wasm",
+    target_os = "unknown",
+    any(feature = "tokio", feature = "test-util")
+))]
+compile_error!(
+    "punctual: on wasm32-unknown-unknown the `wasm` feature's global wheel is the only default \
+     wheel; the `tokio` and `test-util` features need threads and `std::time::Instant`"
+);
 #[cfg(feature = "std")]
 mod instant;
 #[cfg(feature = "std")]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub mod prelude;
-#[cfg(all(
-    feature = "std",
-    not(all(feature = "wasm", target_family = "wasm", target_os = "unknown"))
-))]
-mod sync;
 #[cfg(feature = "tokio")]
 mod tokio_wheels;
-#[cfg_attr(docsrs, doc(cfg(feature = "test-util")))]
 #[cfg(feature = "test-util")]
 pub mod virtual_time;
 #[cfg(any(feature = "tokio", feature = "test-util"))]
 mod wheel_choice;
 
 #[cfg(feature = "std")]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use current_budget::{BlockingBudget, CurrentBudget, carry_budget};
 #[cfg(feature = "std")]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use default_wheel::DefaultWheel;
 #[cfg(feature = "std")]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use defaults::{
     Budgeted, Deadline, IdleTimeout, Interval, NamedDeadline, Sleep, StreamDeadline,
 };
 #[cfg(feature = "std")]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use delay_queue::{DelayQueue, Expired, Key, StaleKey};
 #[cfg(feature = "std")]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use ext::{DeadlineExt, StreamDeadlineExt};
 #[cfg(feature = "std")]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use functions::{budget, interval, interval_at, sleep, sleep_until, timeout, timeout_at};
 #[cfg(feature = "std")]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use global::{Global, GlobalClock, global_wheel};
 #[cfg(all(
     feature = "std",
     not(all(feature = "wasm", target_family = "wasm", target_os = "unknown"))
 ))]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use global::{GlobalClockInUse, GlobalClockKind};
 #[cfg(feature = "std")]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use instant::DeadlineInstant;
 #[cfg(all(
     feature = "std",
     not(all(feature = "wasm", target_family = "wasm", target_os = "unknown"))
 ))]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use punctual_thread::spawn_driver;
 
 /// The runtime adapters, for a wheel of your own driven by a runtime: each is its own
@@ -99,31 +91,23 @@ pub use punctual_thread::spawn_driver;
 /// so that `use punctual::*` shadows no crate named `tokio` or `smol`.)
 pub mod adapters {
     /// Drive a wheel from a tokio task. See [`punctual_tokio`].
-    #[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
     #[cfg(feature = "tokio")]
     pub use punctual_tokio as tokio;
 
     /// Drive a wheel from async-io timers on any smol executor. See [`punctual_smol`].
-    #[cfg_attr(docsrs, doc(cfg(feature = "smol")))]
     #[cfg(feature = "smol")]
     pub use punctual_smol as smol;
 
     /// Tower middleware: a layer bounding each request by a deadline and a budget, its
     /// HTTP flavour, `grpc-timeout` propagation; [`punctual_tower`] on the default wheel.
-    #[cfg_attr(docsrs, doc(cfg(feature = "tower")))]
     #[cfg(feature = "tower")]
     pub mod tower;
 
     /// Drive a wheel from JavaScript timers on `wasm32-unknown-unknown`. See [`punctual_wasm`].
-    #[cfg_attr(
-        docsrs,
-        doc(cfg(all(feature = "wasm", target_family = "wasm", target_os = "unknown")))
-    )]
     #[cfg(all(feature = "wasm", target_family = "wasm", target_os = "unknown"))]
     pub use punctual_wasm as wasm;
 
     /// Drive a static wheel from an embassy task. See [`punctual_embassy`].
-    #[cfg_attr(docsrs, doc(cfg(feature = "embassy")))]
     #[cfg(feature = "embassy")]
     pub use punctual_embassy as embassy;
 }
@@ -144,16 +128,11 @@ pub mod __private {
 /// Migrating from tokio, tokio-stream, tower, embassy-time, async-io and futures-timer
 /// (`docs/migrating.md`). Its examples run as doc tests of the `punctual-tests` package.
 #[cfg(all(feature = "tokio", feature = "test-util", feature = "tower"))]
-#[cfg_attr(
-    docsrs,
-    doc(cfg(all(feature = "tokio", feature = "test-util", feature = "tower")))
-)]
 #[cfg_attr(not(doctest), doc = include_str!("../docs/migrating.md"))]
 pub mod migrating {}
 
 /// The guide to choosing deadlines (`docs/guide.md`). Its examples run as doc tests of the
 /// `punctual-tests` package.
 #[cfg(feature = "std")]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 #[cfg_attr(not(doctest), doc = include_str!("../docs/guide.md"))]
 pub mod guide {}

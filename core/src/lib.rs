@@ -94,20 +94,13 @@ mod time;
 mod wheel;
 
 #[cfg(feature = "std")]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use clock::BootClock;
 #[cfg(any(target_has_atomic = "64", feature = "portable-atomic"))]
-#[cfg_attr(
-    docsrs,
-    doc(cfg(any(target_has_atomic = "64", feature = "portable-atomic")))
-)]
 pub use clock::ManualClock;
 #[cfg(feature = "std")]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use clock::StdClock;
 pub use clock::{Clock, ClockInstant};
 #[cfg(feature = "alloc")]
-#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub use delay_queue::GrowableSlots;
 pub use delay_queue::{DelayQueue, Expired, FixedSlots, Full, Key, SlotStorage, StaleKey};
 pub use driver::{Driver, DriverSlot, Sleeper};
@@ -123,12 +116,10 @@ pub use future::stream::{IdleTimeout, StreamDeadline};
 pub use future::timer::{RawWheel, WheelRef};
 pub use time::{Limit, Reading};
 #[cfg(feature = "alloc")]
-#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub use wheel::GrowableWheel;
 pub use wheel::heads::IndexWidth;
 pub use wheel::stats::Stats;
 #[cfg(feature = "alloc")]
-#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub use wheel::storage::Growable;
 pub use wheel::storage::{Fixed, Storage};
 pub use wheel::{FixedWheel, Wheel};

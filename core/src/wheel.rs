@@ -189,7 +189,6 @@ impl<C, S> Wheel<C, S> {
 pub type FixedWheel<C, const N: usize, W = u32, const L: usize = 6> = Wheel<C, Fixed<N, W, L>>;
 /// `Wheel` that grows on demand.
 #[cfg(feature = "alloc")]
-#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 pub type GrowableWheel<C> = Wheel<C, crate::Growable>;
 
 // SAFETY: only the driver role's holder (Acquire to take, Release to let go) touches
@@ -241,14 +240,12 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
 
     /// How many polls found the wheel full and fell back to checking the clock.
     #[cfg(feature = "stats")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "stats")))]
     pub fn degraded_polls(&self) -> usize {
         self.counters.degraded_polls.load(Ordering::Relaxed)
     }
 
     /// What the wheel has done so far (see [`Stats`]). Scans the slab for `occupied`.
     #[cfg(feature = "stats")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "stats")))]
     pub fn stats(&self) -> Stats {
         self.counters
             .snapshot(self.fresh.touched() as usize, self.occupied())
@@ -293,10 +290,6 @@ impl<C: fmt::Debug, S> fmt::Debug for Wheel<C, S> {
 }
 
 #[cfg(any(target_has_atomic = "64", feature = "portable-atomic"))]
-#[cfg_attr(
-    docsrs,
-    doc(cfg(any(target_has_atomic = "64", feature = "portable-atomic")))
-)]
 impl<S: Storage> Wheel<crate::ManualClock, S> {
     /// Moves the clock forward by `by` and turns the wheel here; returns the new reading.
     pub fn advance(&self, by: Duration) -> Reading {

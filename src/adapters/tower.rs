@@ -23,7 +23,6 @@ pub use punctual_tower::{
 };
 
 #[cfg(feature = "tonic")]
-#[cfg_attr(docsrs, doc(cfg(feature = "tonic")))]
 pub use punctual_tower::into_status;
 
 use crate::DefaultWheel;
@@ -52,7 +51,6 @@ pub type WithinBudget<P> = punctual_tower::WithinBudget<P, DefaultWheel>;
 /// [`punctual_tower::HyperTimer`] on the default wheel: hyper's own timeouts on the
 /// runtime's wheel.
 #[cfg(feature = "hyper")]
-#[cfg_attr(docsrs, doc(cfg(feature = "hyper")))]
 pub type HyperTimer = punctual_tower::HyperTimer<DefaultWheel>;
 
 /// What is left of the budget in force for default deadlines started here, if any

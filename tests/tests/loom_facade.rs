@@ -1,9 +1,10 @@
 //! loom models of the facade's lock-free state machines, which the core's models
 //! (`core/tests/loom/`) do not reach:
 //!
-//! * the global wheel's state word (`src/global/state.rs`): readings of the global clock
-//!   that race to start the timer thread start exactly one, on the one clock that
-//!   `GlobalClock::select` and the first reading agree on, also when a start fails;
+//! * the global wheel's state word (`adapters/thread/src/global/state.rs`): readings of
+//!   the global clock that race to start the timer thread start exactly one, on the one
+//!   clock that `GlobalClock::select` and the first reading agree on, also when a start
+//!   fails;
 //! * the timer threads' fork gate (`adapters/thread/src/fork_gate.rs`): a fork never
 //!   overlaps a turn (it waits for the turns in progress, and turns wait for it), also
 //!   when the forking thread is itself in a turn (a waker that forks);
@@ -26,7 +27,7 @@ mod sync {
 }
 
 #[allow(dead_code)]
-#[path = "../../src/global/state.rs"]
+#[path = "../../adapters/thread/src/global/state.rs"]
 mod state;
 
 #[allow(dead_code)]

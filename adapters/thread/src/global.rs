@@ -1,4 +1,6 @@
-//! The global wheel: what default deadlines use outside a runtime or virtual time.
+//! The global wheel: one per process, driven by its own timer thread. `punctual`'s
+//! default deadlines use it outside a runtime or virtual time, and re-export this module's
+//! public items.
 //!
 //! * A growable wheel with a 1 ms tick on [`GlobalClock`], driven by one timer thread.
 //! * The first reading of the clock starts the thread; it then lives as long as the process.
@@ -15,7 +17,8 @@
 //! a thread of its own. The gate in `punctual_thread` keeps a fork out of a turn. Entries
 //! armed before a fork stay armed in both processes and fire in each.
 //!
-//! Every reading of the clock loads [`STATE`] once; its bits and transitions are in [`state`].
+//! Every reading of the clock loads the state word (`STATE`) once; its bits and transitions
+//! are in `global/state.rs`.
 
 mod state;
 
@@ -108,12 +111,13 @@ impl GlobalClock {
     ///
     /// ```
     /// use std::time::Duration;
-    /// use punctual::{DeadlineExt, GlobalClock, GlobalClockKind};
+    /// use punctual_thread::global::{GlobalClock, GlobalClockKind, global_wheel};
     ///
     /// GlobalClock::select(GlobalClockKind::Boot).expect("nothing read the global clock yet");
     /// assert_eq!(GlobalClock::kind(), GlobalClockKind::Boot);
     /// # futures_executor::block_on(async {
-    /// let r = std::future::pending::<()>().deadline(Duration::from_millis(5)).await;
+    /// let pending = std::future::pending::<()>();
+    /// let r = global_wheel().deadline(Duration::from_millis(5), pending).await;
     /// assert!(r.is_err());
     /// # });
     /// // Chosen for good: asking again for the same clock is fine, for another is not.
@@ -155,7 +159,8 @@ impl GlobalClock {
 /// Every default wheel takes instants as readings of this clock, so an instant reads the
 /// same on each. It counts from [`BACKDATE`] before it was made, so that instants from
 /// shortly before (a paused tokio runtime's start) do not all read zero.
-pub(crate) fn std_clock() -> &'static StdClock {
+#[doc(hidden)]
+pub fn std_clock() -> &'static StdClock {
     CLOCK.get_or_init(|| StdClock::backdated(BACKDATE))
 }
 
@@ -168,8 +173,8 @@ fn boot_clock() -> &'static BootClock {
 const BACKDATE: Duration = Duration::from_secs(3600);
 
 /// Whether the global wheel reads [`std_clock`]. Settles the clock, as a first reading does.
-#[cfg(feature = "tokio")]
-pub(crate) fn reads_std_clock() -> bool {
+#[doc(hidden)]
+pub fn reads_std_clock() -> bool {
     settle_clock() == STD
 }
 
@@ -184,7 +189,8 @@ fn settle_clock() -> u32 {
 /// * On `BootClock` it is the boot reading now plus the time from the std reading now to `at`.
 /// * Std is read first, so the result is never before `at` would be without a suspend.
 /// * A suspend before the deadline counts towards it.
-pub(crate) fn reading_at(at: Reading) -> Reading {
+#[doc(hidden)]
+pub fn reading_at(at: Reading) -> Reading {
     if at == Reading::END || settle_clock() != BOOT {
         return at;
     }
@@ -204,7 +210,8 @@ pub(crate) fn reading_at(at: Reading) -> Reading {
 /// * On `StdClock` it is `at` itself.
 /// * On `BootClock`, std is read first, so the result is never later than the instant:
 ///   a carried budget never gets longer.
-pub(crate) fn std_reading(at: Reading) -> Reading {
+#[doc(hidden)]
+pub fn std_reading(at: Reading) -> Reading {
     if at == Reading::END || settle_clock() != BOOT {
         return at;
     }
@@ -230,7 +237,7 @@ extern "C" fn forget_timer_thread() {
 ///
 /// If the system cannot register them (out of memory).
 fn handle_forks() {
-    punctual_thread::handle_forks();
+    crate::handle_forks();
     #[cfg(all(target_os = "linux", not(miri)))]
     {
         static REGISTERED: std::sync::Once = std::sync::Once::new();
@@ -252,7 +259,7 @@ fn handle_forks() {
 /// `BootClock` it looks at the clock every `BOOT_MAX_SLEEP`.
 fn max_sleep(state: u32) -> Duration {
     if state & BOOT != 0 {
-        punctual_thread::BOOT_MAX_SLEEP
+        crate::BOOT_MAX_SLEEP
     } else {
         Duration::MAX
     }
@@ -276,7 +283,7 @@ fn start_timer_thread() -> u32 {
             let unclaim = Unclaim;
             // Before the thread exists: a fork from here on finds the handlers in place.
             handle_forks();
-            punctual_thread::spawn_named(&GLOBAL, "punctual-timer", max_sleep(claimed));
+            crate::spawn_named(&GLOBAL, "punctual-timer", max_sleep(claimed));
             core::mem::forget(unclaim);
             state::started(&STATE)
         }
@@ -314,14 +321,14 @@ pub fn global_wheel() -> &'static Wheel<GlobalClock, Growable> {
 }
 
 /// [`global_wheel`], in a `const` context.
-#[cfg(any(feature = "tokio", feature = "test-util"))]
-pub(crate) const fn global_wheel_static() -> &'static Wheel<GlobalClock, Growable> {
+#[doc(hidden)]
+pub const fn global_wheel_static() -> &'static Wheel<GlobalClock, Growable> {
     &GLOBAL
 }
 
 /// A handle on the global wheel: zero bytes, with calls straight to the `static` wheel.
-/// Default deadlines use [`DefaultWheel`](crate::DefaultWheel) instead, which may pick a runtime's
-/// wheel; `Global` is always the global wheel.
+/// `punctual`'s default deadlines use its `DefaultWheel` instead, which may pick a
+/// runtime's wheel; `Global` is always the global wheel.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Global;
 

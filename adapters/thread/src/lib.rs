@@ -3,6 +3,8 @@
 //!
 //! [`spawn_driver`] starts a thread for one wheel; [`run`] drives a changing set of
 //! wheels ([`Driven`]) on the current thread. One loop serves every timer thread.
+//! [`global`] is the process's global wheel, which `punctual`'s default deadlines use
+//! outside a runtime.
 //!
 //! ```
 //! use std::time::Duration;
@@ -50,6 +52,7 @@ use punctual_core::{Clock, DriverSlot, Reading, Storage, Wheel};
 use crate::wake_lead::{WakeEarly, spin_until};
 
 mod fork_gate;
+pub mod global;
 mod sync;
 mod wake_lead;
 

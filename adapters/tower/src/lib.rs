@@ -101,18 +101,15 @@ pub mod timeout_ms;
 pub use body::DeadlineBody;
 pub use http::{DEFAULT_STATUS, HttpDeadline, HttpDeadlineLayer, HttpResponseFuture};
 #[cfg(feature = "hyper")]
-#[cfg_attr(docsrs, doc(cfg(feature = "hyper")))]
 pub use hyper_timer::HyperTimer;
 pub use layer::{Deadline, DeadlineLayer, ResponseFuture};
 pub use propagate::{
     PropagateDeadline, PropagateDeadlineLayer, PropagateResponseFuture, remaining_budget,
 };
 #[cfg(feature = "retry")]
-#[cfg_attr(docsrs, doc(cfg(feature = "retry")))]
 pub use retry::WithinBudget;
 pub use source::{GrpcTimeout, OwnLimit, RequestTimeout, TimeoutHeader, TimeoutHeaders};
 #[cfg(feature = "tonic")]
-#[cfg_attr(docsrs, doc(cfg(feature = "tonic")))]
 pub use status::into_status;
 
 pub use punctual_core::Elapsed;

@@ -1,5 +1,6 @@
-//! The global wheel on `wasm32-unknown-unknown` (feature `wasm`), driven by the host's
-//! timers. The same items as `global.rs`, which is the build for every other target.
+//! The global wheel on `wasm32-unknown-unknown`, driven by the host's timers: what
+//! `punctual`'s `wasm` feature runs default deadlines on, and re-exports. The same items
+//! as `punctual_thread::global`, which is the global wheel on every other target.
 //!
 //! * A growable wheel with a 1 ms tick on [`GlobalClock`], the host's monotonic clock
 //!   ([`HostClock`], `performance.now()`).
@@ -9,17 +10,11 @@
 //! * One clock, and no other default wheel: a reading is the same on every side, and
 //!   instants are `web_time::Instant`s read on that clock.
 
-#[cfg(any(feature = "tokio", feature = "test-util"))]
-compile_error!(
-    "punctual: on wasm32-unknown-unknown the `wasm` feature's global wheel is the only default \
-     wheel; the `tokio` and `test-util` features need threads and `std::time::Instant`"
-);
-
 use core::sync::atomic::{AtomicBool, Ordering};
 use core::time::Duration;
 
+use crate::HostClock;
 use punctual_core::{Clock, ClockInstant, Growable, Reading, Wheel, WheelRef};
-use punctual_wasm::HostClock;
 use web_time::Instant;
 
 /// The global wheel's tick.
@@ -55,7 +50,7 @@ impl GlobalClock {
 #[inline(never)]
 fn start_driver() {
     if !DRIVEN.swap(true, Ordering::AcqRel) {
-        punctual_wasm::spawn_driver(&GLOBAL);
+        crate::spawn_driver(&GLOBAL);
     }
 }
 
@@ -78,13 +73,15 @@ impl Clock for GlobalClock {
 
 /// `at`, a reading of the instants' clock, as a reading of the global wheel's clock:
 /// the same clock here, so `at` itself.
-pub(crate) fn reading_at(at: Reading) -> Reading {
+#[doc(hidden)]
+pub fn reading_at(at: Reading) -> Reading {
     at
 }
 
 /// `at`, a reading of the global wheel's clock, as a reading of the instants' clock:
 /// the same clock here, so `at` itself.
-pub(crate) fn std_reading(at: Reading) -> Reading {
+#[doc(hidden)]
+pub fn std_reading(at: Reading) -> Reading {
     at
 }
 
@@ -96,8 +93,8 @@ pub fn global_wheel() -> &'static Wheel<GlobalClock, Growable> {
 }
 
 /// A handle on the global wheel: zero bytes, with calls straight to the `static` wheel.
-/// Default deadlines use [`DefaultWheel`](crate::DefaultWheel), which is the global wheel
-/// here too.
+/// `punctual`'s default deadlines use its `DefaultWheel`, which is the global wheel here
+/// too.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Global;
 

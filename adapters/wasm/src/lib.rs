@@ -28,8 +28,8 @@
 //! ```
 //!
 //! Most programs want `punctual`'s `wasm` feature instead: its `fut.deadline(d)`,
-//! `sleep`, `timeout` and budgets then run on a global wheel driven by this crate, with
-//! no setup.
+//! `sleep`, `timeout` and budgets then run on this crate's [`global`] wheel, with no
+//! setup.
 //!
 //! # Precision
 //!
@@ -62,6 +62,7 @@
 
 mod clock;
 mod driver;
+pub mod global;
 mod hop;
 mod sleeper;
 

@@ -106,7 +106,6 @@ impl Budget {
     /// assert!(Budget::current().is_none());
     /// ```
     #[cfg(feature = "std")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
     pub fn enter<R>(self, f: impl FnOnce() -> R) -> R {
         let _scope = ambient::Scope::enter(self.earlier(ambient()));
         f()

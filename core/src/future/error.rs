@@ -137,7 +137,6 @@ impl fmt::Display for Elapsed {
 impl core::error::Error for Elapsed {}
 
 #[cfg(feature = "std")]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 impl From<Elapsed> for std::io::Error {
     /// An error of kind [`TimedOut`](std::io::ErrorKind::TimedOut) that carries the `Elapsed`.
     fn from(elapsed: Elapsed) -> Self {
@@ -146,7 +145,6 @@ impl From<Elapsed> for std::io::Error {
 }
 
 #[cfg(feature = "tonic")]
-#[cfg_attr(docsrs, doc(cfg(feature = "tonic")))]
 impl From<Elapsed> for tonic::Status {
     /// A status of code `DEADLINE_EXCEEDED` (4), never `CANCELLED`, whose message is the
     /// `Elapsed`'s and whose source is the `Elapsed`: `?` in a tonic handler answers the
@@ -192,7 +190,6 @@ fn whole_units(duration: Duration) -> Option<(u64, &'static str)> {
 }
 
 #[cfg(feature = "defmt")]
-#[cfg_attr(docsrs, doc(cfg(feature = "defmt")))]
 impl defmt::Format for Elapsed {
     /// As `Display`, the duration in the largest exact unit (`"deadline of 1500us
     /// elapsed"`), or else as seconds and nanoseconds.

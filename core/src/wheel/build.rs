@@ -55,7 +55,6 @@ impl<C: Clock, const N: usize, W: heads::IndexWidth, const L: usize> Wheel<C, Fi
 }
 
 #[cfg(feature = "alloc")]
-#[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
 impl<C: Clock> Wheel<C, crate::Growable> {
     crate::sync::const_fn! {
         /// A wheel that grows as deadlines are armed, with the given `tick`.
@@ -178,7 +177,6 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// assert_eq!(wheel.occupied(), 0);
     /// ```
     #[cfg(feature = "alloc")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "alloc")))]
     pub fn leak(self) -> &'static Self
     where
         Self: 'static,
