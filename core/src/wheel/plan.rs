@@ -53,13 +53,15 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     }
 
     /// The reading tick `tick` begins at (saturating).
-    #[inline]
+    #[cfg_attr(target_pointer_width = "64", inline)]
+    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     pub(super) fn tick_start(&self, tick: Tick) -> Reading {
         self.ticks().start(tick)
     }
 
     /// The tick of `due`, and its offset into the tick before.
-    #[inline]
+    #[cfg_attr(target_pointer_width = "64", inline)]
+    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     pub(super) fn tick_of(&self, due: Reading) -> (Tick, u32) {
         self.ticks().tick_of(due)
     }
@@ -94,7 +96,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     }
 
     /// The plan, given the plan word just read.
-    #[inline]
+    #[cfg_attr(target_pointer_width = "64", inline)]
+    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     pub(super) fn plan_of(&self, word: u32, reference: Tick) -> Tick {
         if word & ACTIVE == 0 {
             return Tick::IDLE;
