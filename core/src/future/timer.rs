@@ -361,7 +361,8 @@ impl<W: WheelRef> Timer<W> {
     }
 
     /// The handle of an armed timer.
-    #[inline(always)]
+    #[cfg_attr(target_pointer_width = "64", inline(always))]
+    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     fn handle(&self) -> Armed {
         Armed {
             index: self.state.index(),
