@@ -276,9 +276,9 @@ impl<F: Future, W: WheelRef, N: DeadlineName> Deadline<'_, F, W, N> {
         }
         // A fire already decided wins: the inner future is not polled after it.
         let name = this.name.get();
-        if let Some(elapsed) = fired_before_poll(&mut this.timer, name, budget) {
+        if let Some(fired) = this.timer.has_fired() {
             this.drop_future();
-            return Poll::Ready(Err(elapsed));
+            return Poll::Ready(Err(budget::elapsed_of(&fired, name, budget)));
         }
         // SAFETY: pinned in place, live (checked above).
         let future = unsafe { Pin::new_unchecked(&mut *this.future) };
@@ -289,10 +289,19 @@ impl<F: Future, W: WheelRef, N: DeadlineName> Deadline<'_, F, W, N> {
             this.timer.release();
             return Poll::Ready(Ok(output));
         }
-        match poll_timer(&mut this.timer, cx, name, budget) {
-            Poll::Ready(elapsed) => {
+        let ambient;
+        let budget = match budget {
+            Some(budget) => Some(budget),
+            None if !this.timer.is_started() => {
+                ambient = budget::ambient();
+                ambient.as_ref()
+            }
+            None => None,
+        };
+        match this.timer.poll_fired(cx, budget.map(|b| &b.cap)) {
+            Poll::Ready(fired) => {
                 this.drop_future();
-                Poll::Ready(Err(elapsed))
+                Poll::Ready(Err(budget::elapsed_of(&fired, name, budget)))
             }
             Poll::Pending => Poll::Pending,
         }
@@ -305,46 +314,6 @@ impl<F: Future, W: WheelRef, N: DeadlineName> Deadline<'_, F, W, N> {
         self.timer.set_inner_gone();
         // SAFETY: live and now marked gone: dropped exactly once, in place.
         unsafe { ManuallyDrop::drop(&mut self.future) };
-    }
-}
-
-/// The part of [`Deadline::poll_capped`] before the inner future's poll that does not
-/// depend on the future's type: whether a fire was decided already. One copy per wheel
-/// reference type on 32-bit targets, instead of one in every deadline's poll.
-#[cfg_attr(target_pointer_width = "64", inline(always))]
-#[cfg_attr(not(target_pointer_width = "64"), inline(never))]
-fn fired_before_poll<W: WheelRef>(
-    timer: &mut Timer<W>,
-    name: Option<&'static str>,
-    budget: Option<&Budget>,
-) -> Option<Elapsed> {
-    let fired = timer.has_fired()?;
-    Some(budget::elapsed_of(&fired, name, budget))
-}
-
-/// The part of [`Deadline::poll_capped`] after the inner future's pending poll, which does
-/// not depend on the future's type: starts or polls the timer, under `budget` (else the
-/// ambient budget, at the first poll). Out of line on 32-bit targets, as above.
-#[cfg_attr(target_pointer_width = "64", inline(always))]
-#[cfg_attr(not(target_pointer_width = "64"), inline(never))]
-fn poll_timer<W: WheelRef>(
-    timer: &mut Timer<W>,
-    cx: &mut Context<'_>,
-    name: Option<&'static str>,
-    budget: Option<&Budget>,
-) -> Poll<Elapsed> {
-    let ambient;
-    let budget = match budget {
-        Some(budget) => Some(budget),
-        None if !timer.is_started() => {
-            ambient = budget::ambient();
-            ambient.as_ref()
-        }
-        None => None,
-    };
-    match timer.poll_fired(cx, budget.map(|b| &b.cap)) {
-        Poll::Ready(fired) => Poll::Ready(budget::elapsed_of(&fired, name, budget)),
-        Poll::Pending => Poll::Pending,
     }
 }
 
