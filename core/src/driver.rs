@@ -243,7 +243,7 @@ fn turn_once<C: Clock, S: Storage>(
         Some(true) if *idle && wheel.is_idle() => Reading::END,
         Some(_) => turn(slot),
         // No place: nothing wakes us, so turn again within a tick.
-        None => turn(slot).min(wheel.now() + wheel.tick()),
+        None => turn(slot).min(wheel.now().after(wheel.ticks().tick())),
     };
     // Recorded here, not once the sleep is set: `poll_with` may return before that.
     *idle = next == Reading::END;

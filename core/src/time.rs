@@ -219,7 +219,8 @@ pub(crate) const fn duration_of(span: u64) -> Duration {
 
 /// `Duration::from_nanos(nanos)`, its seconds by a multiply with the reciprocal of 10⁹
 /// rather than a 64-bit division (a library call of about 900 bytes on 32-bit targets).
-#[inline]
+#[cfg_attr(target_pointer_width = "64", inline)]
+#[cfg_attr(not(target_pointer_width = "64"), inline(never))]
 pub(crate) const fn nanos_to_duration(nanos: u64) -> Duration {
     const SECOND: TickDivisor = TickDivisor::new(1_000_000_000);
     let (secs, subsec) = SECOND.div_rem(nanos);

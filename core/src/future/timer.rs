@@ -69,7 +69,8 @@ impl<W: WheelRef> Timer<W> {
 
     /// Whether the deadline has fired, once the inner future is `Pending`; starts the timer
     /// at the first call. `cap` (a budget's) applies if earlier. Works on a copy.
-    #[inline]
+    #[cfg_attr(target_pointer_width = "64", inline)]
+    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     pub(crate) fn poll_fired(&mut self, cx: &mut Context<'_>, cap: Option<&Cap>) -> Poll<Fired> {
         let mut copy = self.lend();
         let poll = copy.poll_fired_slow(cx, cap);
@@ -332,7 +333,8 @@ impl<W: WheelRef> Timer<W> {
     }
 
     /// Lets go of the entry, if armed. Idempotent.
-    #[inline]
+    #[cfg_attr(target_pointer_width = "64", inline)]
+    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     pub(crate) fn release(&mut self) {
         if self.state.phase() == Phase::Armed {
             self.state.set_phase(Phase::Done);
@@ -361,7 +363,8 @@ impl<W: WheelRef> Timer<W> {
     }
 
     /// The handle of an armed timer.
-    #[inline(always)]
+    #[cfg_attr(target_pointer_width = "64", inline(always))]
+    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     fn handle(&self) -> Armed {
         Armed {
             index: self.state.index(),

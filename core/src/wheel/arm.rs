@@ -307,6 +307,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
 
     /// A fresh entry, from a block whose rest goes to `shard`; grows only if `grow`.
     #[cold]
+    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     pub(super) fn take_fresh(&self, shard: usize, grow: bool) -> Option<(Index, &Entry)> {
         let (first, count) = self.fresh.pop_block(&self.storage, S::FRESH_BLOCK, grow)?;
         // Ours alone since the bump; their state is a recycled entry's.

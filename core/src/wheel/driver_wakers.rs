@@ -85,6 +85,7 @@ impl DriverWakers {
     }
 
     /// [`wake_all`](Self::wake_all), except the driver in slot `skip`, if any.
+    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     pub(crate) fn wake_all_but(&self, skip: Option<usize>) {
         let skipped = skip.map_or(0, |slot| 1 << slot);
         let mut rest = WakeOnUnwind {

@@ -87,6 +87,7 @@ impl FreeList {
 
     /// Returns a chain of recycled entries the caller owned alone, `first` to `last`.
     #[cfg_attr(target_pointer_width = "64", inline(always))]
+    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     pub(crate) fn push_chain(&self, first: Index, last: &Entry) {
         let mut head = self.head.load(Ordering::Relaxed);
         loop {
@@ -172,6 +173,7 @@ impl Inbox {
     /// Pushes `index` through its `link`; returns whether the inbox was empty. AcqRel: a
     /// push after the driver's [`Inbox::check`] acquires the plan published before it.
     #[cfg_attr(target_pointer_width = "64", inline(always))]
+    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     pub(crate) fn push(&self, link: &NextLink, index: Index) -> bool {
         let mut head = self.head.load(Ordering::Relaxed);
         loop {

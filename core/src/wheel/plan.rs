@@ -9,7 +9,7 @@ use super::storage::Storage;
 use super::{Wheel, shards};
 use crate::clock::Clock;
 use crate::sync::{AtomicU32, Ordering};
-use crate::time::{Reading, Tick, TickDivisor, span_of};
+use crate::time::{Reading, StoredTick, Tick, span_of};
 
 /// The last reading a plan names: [`Reading::END`] stands for idle.
 pub(super) const LAST: Reading = Reading::from_nanos(u64::MAX - 1);
@@ -33,8 +33,8 @@ pub(super) const DEGRADED: u32 = 1 << 31;
 impl<C: Clock, S: Storage> Wheel<C, S> {
     /// Divides readings by the tick.
     #[inline]
-    pub(crate) fn ticks(&self) -> TickDivisor {
-        self.tick.get()
+    pub(crate) fn ticks(&self) -> &StoredTick {
+        &self.tick
     }
 
     /// [`Clock::resolution`], as a span.
@@ -94,7 +94,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     }
 
     /// The plan, given the plan word just read.
-    #[inline]
+    #[cfg_attr(target_pointer_width = "64", inline)]
+    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     pub(super) fn plan_of(&self, word: u32, reference: Tick) -> Tick {
         if word & ACTIVE == 0 {
             return Tick::IDLE;

@@ -39,7 +39,8 @@ pub(crate) enum Outcome {
 
 impl<C: Clock, S: Storage> Wheel<C, S> {
     /// The reading `due` ends at, started at `now` (`None`: never), and its span.
-    #[inline(always)]
+    #[cfg_attr(target_pointer_width = "64", inline(always))]
+    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     pub(crate) fn resolve(&self, due: Due, now: Reading) -> (Option<Reading>, u64) {
         match due {
             Due::After(0) => (Some(now), 0),

@@ -124,7 +124,8 @@ impl<const N: usize, W: IndexWidth, const L: usize> Slab for Fixed<N, W, L> {
         &self.heads
     }
 
-    #[inline]
+    #[cfg_attr(target_pointer_width = "64", inline)]
+    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     fn entry(&self, index: Index) -> &Entry {
         &self.entries[index as usize]
     }

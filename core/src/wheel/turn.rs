@@ -95,7 +95,10 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     fn begin_turn(&self, state: &mut DriverState, reading: Reading) -> (Reading, Tick) {
         let reading = reading.max(self.tick_start(Tick::new(state.levels.elapsed())));
         let now = self.ticks().floor(reading);
-        state.grain = self.grain();
+        // Only sparse slots use the grain: without sub-tick firing it stays unset.
+        if cfg!(feature = "sub-tick") {
+            state.grain = self.grain();
+        }
         state.early_looks = self.early_looks();
         // A new wheel's first turn does not linger.
         let started = core::mem::replace(&mut state.started, true);

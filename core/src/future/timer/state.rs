@@ -187,6 +187,7 @@ impl State {
     }
 
     /// The target of a `Degraded` state, or the deadline of a `Fired` one.
+    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     pub(super) fn target(self) -> Reading {
         let payload = self.0 >> PAYLOAD;
         let nanos = match (payload & 1, payload >> 1) {
