@@ -29,9 +29,9 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 break;
             }
             state.levels.reach(&expiration);
-            let mut index = state.levels.take_slot(&self.storage, &expiration);
-            while index != NIL {
-                let next = Levels::next_taken(&self.storage, index);
+            let mut taken = state.levels.take_slot(&self.storage, &expiration);
+            while let Some((index, next)) = taken.next(&self.storage) {
+                Levels::unlink_taken(&self.storage, index);
                 self.fetch_ahead(next);
                 let entry = self.storage.entry(index);
                 // SAFETY: driver role held; the entry came through the arm inbox.
@@ -54,7 +54,6 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                         .levels
                         .insert(&self.storage, index, when.get(), offset, state.grain);
                 }
-                index = next;
             }
         }
         if now.get() > state.levels.elapsed() {
@@ -123,11 +122,11 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         if u64::from(bound) >= into + u64::from(state.grain.unit()) {
             return;
         }
-        let mut index = state.levels.level0_head(&self.storage, expiration.slot);
         let mut first = u32::MAX;
-        while index != NIL {
+        let mut walk = Levels::walk_level0(&self.storage, expiration.slot);
+        while let Some((index, next)) = walk.next(&self.storage) {
+            self.fetch_ahead(next);
             let entry = self.storage.entry(index);
-            let next = self.next_ahead(&entry.slot_next);
             // SAFETY: driver role held; the entry came through an arm inbox.
             let due = unsafe { entry.due() };
             if entry.state.load(Ordering::Acquire) & CANCELLED != 0 {
@@ -140,7 +139,6 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             } else {
                 first = first.min(self.tick_of(due).1);
             }
-            index = next;
         }
         state
             .levels

@@ -2,7 +2,13 @@
 //!
 //! * The storage chooses the heads' [`IndexWidth`] (`u8`, `u16`, `u32`) and the number of
 //!   levels (2 to 6): [`Fixed`](crate::Fixed)'s second and third parameters.
-//! * Each level has 64 heads, stored as `index + 1` (`NIL` is 0), and a 64-bit bitmap.
+//! * Each level has 64 slots, and a 64-bit bitmap of the non-empty ones.
+//! * A slot is `K` lists (chains). `K` is 1 but for the growable storage, whose slots may
+//!   hold thousands of scattered entries: a walk of `K` chains keeps `K` misses in flight.
+//! * With `K > 1`, a slot counts its inserts (wrapping) since it was last taken: insert
+//!   `n` goes on chain `n % K`. So a walk from the last insert's chain down, round-robin,
+//!   meets the entries last in first out, as one list does.
+//! * A head is stored as `index + 1` (`NIL` is 0).
 //! * Only the driver role's holder touches them: [`Table`]'s methods are `unsafe`.
 
 use crate::sync::UnsafeCell;
@@ -13,6 +19,8 @@ pub(crate) const MAX_LEVELS: usize = 6;
 /// Slots per level: `1 << SLOT_BITS`.
 pub(crate) const SLOT_BITS: u32 = 6;
 pub(crate) const SLOTS: usize = 1 << SLOT_BITS;
+/// The most chains a slot has.
+pub(crate) const MAX_CHAINS: usize = 4;
 
 /// The width of a [`Fixed`](crate::Fixed) storage's slot heads: `u8`, `u16` or `u32`.
 pub trait IndexWidth: width::Width {}
@@ -20,6 +28,56 @@ pub trait IndexWidth: width::Width {}
 impl IndexWidth for u8 {}
 impl IndexWidth for u16 {}
 impl IndexWidth for u32 {}
+
+pub(crate) mod counts {
+    use super::SLOTS;
+
+    /// Each slot's inserts since it was last taken, wrapping (sealed): none kept for one
+    /// chain (`()`), a byte a slot for more.
+    pub trait Counts: Send + 'static {
+        /// The count of a slot, then adds one.
+        fn bump(&mut self, level: usize, slot: usize) -> usize;
+        /// The count of a slot.
+        fn get(&self, level: usize, slot: usize) -> usize;
+        /// Sets the count of a slot to zero.
+        fn clear(&mut self, level: usize, slot: usize);
+    }
+
+    impl Counts for () {
+        #[inline(always)]
+        fn bump(&mut self, _: usize, _: usize) -> usize {
+            0
+        }
+
+        #[inline(always)]
+        fn get(&self, _: usize, _: usize) -> usize {
+            0
+        }
+
+        #[inline(always)]
+        fn clear(&mut self, _: usize, _: usize) {}
+    }
+
+    impl<const L: usize> Counts for [[u8; SLOTS]; L] {
+        #[inline]
+        fn bump(&mut self, level: usize, slot: usize) -> usize {
+            let count = &mut self[level][slot];
+            let before = *count;
+            *count = before.wrapping_add(1);
+            usize::from(before)
+        }
+
+        #[inline]
+        fn get(&self, level: usize, slot: usize) -> usize {
+            usize::from(self[level][slot])
+        }
+
+        #[inline]
+        fn clear(&mut self, level: usize, slot: usize) {
+            self[level][slot] = 0;
+        }
+    }
+}
 
 pub(crate) mod width {
     use crate::wheel::link::Index;
@@ -58,36 +116,72 @@ pub(crate) mod width {
     width!(u8, u16, u32);
 }
 
-/// The slot heads of `L` levels at width `W`, with their occupancy bitmaps. Public only
-/// to name it in [`Storage`](crate::Storage)'s sealed methods.
-pub struct Heads<W, const L: usize> {
-    heads: UnsafeCell<[[W; SLOTS]; L]>,
+/// The slot heads of `L` levels at width `W`, `K` chains a slot counting inserts in `C`,
+/// with their occupancy bitmaps. Public only to name it in
+/// [`Storage`](crate::Storage)'s sealed methods.
+pub struct Heads<W, const L: usize, const K: usize = 1, C = ()> {
+    heads: UnsafeCell<[[[W; K]; SLOTS]; L]>,
     /// Bit `s` of word `l`: slot `s` of level `l` is non-empty.
     occupied: UnsafeCell<[u64; L]>,
+    /// Inserts per slot since it was last taken ([`counts::Counts`]).
+    inserts: UnsafeCell<C>,
 }
 
 // SAFETY: only the driver role's holder touches them (`Table`'s contract), serialised by
 // the role word's Acquire and Release.
-unsafe impl<W: Send, const L: usize> Sync for Heads<W, L> {}
+unsafe impl<W: Send, const L: usize, const K: usize, C: Send> Sync for Heads<W, L, K, C> {}
 
 /// What the levels need of a storage's heads (sealed: only [`Heads`]).
 pub trait Table: Sync {
     /// How many levels of 64 slots the wheel has.
     const LEVELS: usize;
+    /// How many chains a slot has (1 to [`MAX_CHAINS`]).
+    const CHAINS: usize;
+    /// The first entry of each chain of a slot: `[Index; CHAINS]`.
+    type Chains: Copy + AsRef<[Index]> + AsMut<[Index]> + IntoIterator<Item = Index>;
 
-    /// The first entry of slot `slot` of level `level` (`NIL`: empty).
+    /// The first entry of each chain of slot `slot` of level `level` (`NIL`: empty).
     ///
     /// # Safety
     ///
     /// * The caller holds the driver role.
-    unsafe fn get(&self, level: usize, slot: usize) -> Index;
+    unsafe fn chains(&self, level: usize, slot: usize) -> Self::Chains;
 
-    /// Makes `index` the first entry of slot `slot` of level `level`.
+    /// The first entry of chain `chain` of slot `slot` of level `level` (`NIL`: empty).
     ///
     /// # Safety
     ///
     /// * The caller holds the driver role.
-    unsafe fn set(&self, level: usize, slot: usize, index: Index);
+    unsafe fn get(&self, level: usize, slot: usize, chain: usize) -> Index;
+
+    /// Makes `index` the first entry of chain `chain` of slot `slot` of level `level`.
+    ///
+    /// # Safety
+    ///
+    /// * The caller holds the driver role.
+    unsafe fn set(&self, level: usize, slot: usize, chain: usize, index: Index);
+
+    /// The chain that an entry put in slot `slot` of level `level` now goes on; counts it.
+    ///
+    /// # Safety
+    ///
+    /// * The caller holds the driver role.
+    unsafe fn insert_chain(&self, level: usize, slot: usize) -> usize;
+
+    /// The chain of the last entry put in slot `slot` of level `level`, where a walk of
+    /// the slot starts.
+    ///
+    /// # Safety
+    ///
+    /// * The caller holds the driver role.
+    unsafe fn last_chain(&self, level: usize, slot: usize) -> usize;
+
+    /// Forgets the inserts into slot `slot` of level `level`, as it is emptied.
+    ///
+    /// # Safety
+    ///
+    /// * The caller holds the driver role.
+    unsafe fn forget_inserts(&self, level: usize, slot: usize);
 
     /// The occupancy bitmap of level `level` (bit `s`: slot `s` is non-empty).
     ///
@@ -104,12 +198,15 @@ pub trait Table: Sync {
     unsafe fn set_occupied(&self, level: usize, bits: u64);
 }
 
-impl<W: width::Width, const L: usize> Heads<W, L> {
-    /// A level count out of range fails to compile.
-    const CHECK: () = assert!(
-        L >= 2 && L <= MAX_LEVELS,
-        "a wheel has 2 to 6 levels of 64 slots"
-    );
+impl<W: width::Width, const L: usize, const K: usize, C: counts::Counts> Heads<W, L, K, C> {
+    /// A level or chain count out of range fails to compile.
+    const CHECK: () = {
+        assert!(
+            L >= 2 && L <= MAX_LEVELS,
+            "a wheel has 2 to 6 levels of 64 slots"
+        );
+        assert!(K.is_power_of_two() && K <= MAX_CHAINS, "1, 2 or 4 chains");
+    };
 
     /// Every slot empty: all zero bytes.
     #[cfg(not(punctual_loom))]
@@ -120,6 +217,8 @@ impl<W: width::Width, const L: usize> Heads<W, L> {
             // SAFETY: `W` is `u8`, `u16` or `u32` (sealed): zero bytes are 0, packed `NIL`.
             heads: UnsafeCell::new(unsafe { core::mem::zeroed() }),
             occupied: UnsafeCell::new([0; L]),
+            // SAFETY: `C` is `()` or an array of `u8` (sealed): zero bytes are counts of 0.
+            inserts: UnsafeCell::new(unsafe { core::mem::zeroed() }),
         }
     }
 
@@ -131,26 +230,65 @@ impl<W: width::Width, const L: usize> Heads<W, L> {
             // SAFETY: as above.
             heads: UnsafeCell::new(unsafe { core::mem::zeroed() }),
             occupied: UnsafeCell::new([0; L]),
+            // SAFETY: as above.
+            inserts: UnsafeCell::new(unsafe { core::mem::zeroed() }),
         }
     }
 }
 
-impl<W: width::Width, const L: usize> Table for Heads<W, L> {
+impl<W: width::Width, const L: usize, const K: usize, C: counts::Counts> Table
+    for Heads<W, L, K, C>
+{
     const LEVELS: usize = L;
+    const CHAINS: usize = K;
+    type Chains = [Index; K];
 
     #[inline]
-    unsafe fn get(&self, level: usize, slot: usize) -> Index {
+    unsafe fn chains(&self, level: usize, slot: usize) -> [Index; K] {
         // SAFETY: the caller holds the role.
         self.heads
             .with(|heads| unsafe { (*heads)[level][slot] })
+            .map(W::unpack)
+    }
+
+    #[inline]
+    unsafe fn get(&self, level: usize, slot: usize, chain: usize) -> Index {
+        // SAFETY: the caller holds the role.
+        self.heads
+            .with(|heads| unsafe { (*heads)[level][slot][chain] })
             .unpack()
     }
 
     #[inline]
-    unsafe fn set(&self, level: usize, slot: usize, index: Index) {
+    unsafe fn set(&self, level: usize, slot: usize, chain: usize, index: Index) {
         // SAFETY: as above.
         self.heads
-            .with_mut(|heads| unsafe { (*heads)[level][slot] = W::pack(index) });
+            .with_mut(|heads| unsafe { (*heads)[level][slot][chain] = W::pack(index) });
+    }
+
+    #[inline]
+    unsafe fn insert_chain(&self, level: usize, slot: usize) -> usize {
+        // SAFETY: as above.
+        let count = self
+            .inserts
+            .with_mut(|inserts| unsafe { (*inserts).bump(level, slot) });
+        count & (K - 1)
+    }
+
+    #[inline]
+    unsafe fn last_chain(&self, level: usize, slot: usize) -> usize {
+        // SAFETY: as above.
+        let count = self
+            .inserts
+            .with(|inserts| unsafe { (*inserts).get(level, slot) });
+        count.wrapping_sub(1) & (K - 1)
+    }
+
+    #[inline]
+    unsafe fn forget_inserts(&self, level: usize, slot: usize) {
+        // SAFETY: as above.
+        self.inserts
+            .with_mut(|inserts| unsafe { (*inserts).clear(level, slot) });
     }
 
     #[inline]
@@ -167,11 +305,12 @@ impl<W: width::Width, const L: usize> Table for Heads<W, L> {
     }
 }
 
-impl<W, const L: usize> core::fmt::Debug for Heads<W, L> {
+impl<W, const L: usize, const K: usize, C> core::fmt::Debug for Heads<W, L, K, C> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Heads")
             .field("width", &core::mem::size_of::<W>())
             .field("levels", &L)
+            .field("chains", &K)
             .finish_non_exhaustive()
     }
 }

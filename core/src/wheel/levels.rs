@@ -43,6 +43,15 @@
 //! * With [`Wheel::with_early_looks`](crate::Wheel::with_early_looks), a dense slot is
 //!   looked at as a sparse one: each look fires what is due, and tightens the bound.
 //!
+//! # Chains
+//!
+//! * A slot is [`Table::CHAINS`] lists; the storage's heads pick an insert's chain.
+//! * A slot is walked ([`Walk`]) round-robin across its chains, from the last
+//!   insert's: each chain's next entry is fetched while the others' are used, so a walk
+//!   of scattered entries keeps several misses in flight instead of one. Without removals
+//!   it meets the entries last in first out, as one list does; the order of one slot's
+//!   entries is not part of the contract.
+//!
 //! # Invariants
 //!
 //! * Every entry on a slot list has `when > elapsed`, on `slot_for(key, level_for(..))`.
@@ -56,8 +65,7 @@ use crate::wheel::entry::{Index, NIL, Slab, UNLINKED};
 use crate::wheel::grain::Grain;
 #[cfg(feature = "sub-tick")]
 use crate::wheel::grain::NO_BOUND;
-use crate::wheel::heads::SLOTS;
-use crate::wheel::heads::{SLOT_BITS, Table};
+use crate::wheel::heads::{SLOT_BITS, SLOTS, Table};
 
 const SLOT_MASK: u64 = SLOTS as u64 - 1;
 
@@ -123,6 +131,17 @@ fn level_for(elapsed: u64, key: u64, levels: usize) -> usize {
     }
     let significant = 63 - masked.leading_zeros();
     (significant / SLOT_BITS) as usize
+}
+
+/// Whether every chain of a slot is empty.
+///
+/// # Safety
+///
+/// * The caller holds the driver role.
+#[inline]
+unsafe fn slot_empty<S: Slab>(storage: &S, level: usize, slot: usize) -> bool {
+    // SAFETY: the caller holds the driver role.
+    (0..S::Heads::CHAINS).all(|chain| unsafe { storage.heads().get(level, slot, chain) } == NIL)
 }
 
 #[inline]
@@ -192,7 +211,9 @@ impl Levels {
         #[cfg(not(feature = "sub-tick"))]
         let _ = (offset, grain);
         // SAFETY: the levels live in the driver's state: the caller holds the role.
-        let head = unsafe { storage.heads().get(level, slot) };
+        let chain = unsafe { storage.heads().insert_chain(level, slot) };
+        // SAFETY: as above.
+        let head = unsafe { storage.heads().get(level, slot, chain) };
         let entry = storage.entry(index);
         entry.slot_prev.store(NIL, Relaxed);
         entry.slot_next.store(head, Relaxed);
@@ -200,7 +221,7 @@ impl Levels {
             storage.entry(head).slot_prev.store(index, Relaxed);
         }
         // SAFETY: as above.
-        unsafe { storage.heads().set(level, slot, index) };
+        unsafe { storage.heads().set(level, slot, chain, index) };
         // SAFETY: as above.
         unsafe { set_bit(storage, level, slot, true) };
     }
@@ -222,15 +243,17 @@ impl Levels {
         if prev != NIL {
             storage.entry(prev).slot_next.store(next, Relaxed);
         } else {
-            debug_assert_eq!(
-                // SAFETY: as in `insert`.
-                unsafe { storage.heads().get(level, slot) },
-                index,
-                "entry is not where its tick says"
-            );
+            // The head of one of the slot's chains.
+            let chain = chains(storage, level, slot)
+                .as_ref()
+                .iter()
+                .position(|&head| head == index);
+            debug_assert!(chain.is_some(), "entry is not where its tick says");
+            let chain = chain.unwrap_or(0);
             // SAFETY: as in `insert`.
-            unsafe { storage.heads().set(level, slot, next) };
-            if next == NIL {
+            unsafe { storage.heads().set(level, slot, chain, next) };
+            // SAFETY: as in `insert`.
+            if next == NIL && unsafe { slot_empty(storage, level, slot) } {
                 // SAFETY: as in `insert`.
                 unsafe { set_bit(storage, level, slot, false) };
             }
@@ -238,7 +261,7 @@ impl Levels {
         #[cfg(feature = "sub-tick")]
         if level == 0 {
             // SAFETY: as in `insert`.
-            if unsafe { storage.heads().get(0, slot) } == NIL {
+            if unsafe { slot_empty(storage, 0, slot) } {
                 self.forget_slot(slot);
             } else if self.counts[slot] != u8::MAX {
                 self.counts[slot] -= 1;
@@ -297,20 +320,28 @@ impl Levels {
         })
     }
 
-    /// Empties a slot and returns its list; walk it with [`Levels::next_taken`].
-    pub(crate) fn take_slot<S: Slab>(&mut self, storage: &S, expiration: &Expiration) -> Index {
+    /// Empties a slot and returns a walk of its entries; mark each with
+    /// [`Levels::unlink_taken`].
+    pub(crate) fn take_slot<S: Slab>(
+        &mut self,
+        storage: &S,
+        expiration: &Expiration,
+    ) -> Walk<<S::Heads as Table>::Chains> {
         let (level, slot) = (expiration.level, expiration.slot);
+        let walk = Walk::of(storage, level, slot);
+        for chain in 0..S::Heads::CHAINS {
+            // SAFETY: as in `insert`.
+            unsafe { storage.heads().set(level, slot, chain, NIL) };
+        }
         // SAFETY: as in `insert`.
-        let head = unsafe { storage.heads().get(level, slot) };
-        // SAFETY: as in `insert`.
-        unsafe { storage.heads().set(level, slot, NIL) };
+        unsafe { storage.heads().forget_inserts(level, slot) };
         // SAFETY: as in `insert`.
         unsafe { set_bit(storage, level, slot, false) };
         #[cfg(feature = "sub-tick")]
         if expiration.level == 0 {
             self.forget_slot(expiration.slot);
         }
-        head
+        walk
     }
 
     /// Resets the count and offset bound of an emptied level-0 slot.
@@ -358,29 +389,33 @@ impl Levels {
         (0..S::LEVELS - 1).all(|level| unsafe { storage.heads().occupied(level) } == 0)
     }
 
-    /// The first entry of each non-empty top-level slot.
+    /// The first entry of each chain of each non-empty top-level slot (`NIL` for an
+    /// empty chain).
     pub(crate) fn top_lists<'s, S: Slab>(
         &self,
         storage: &'s S,
     ) -> impl Iterator<Item = Index> + 's {
         let top = S::LEVELS - 1;
         // SAFETY: as in `insert`.
-        let mut occupied = unsafe { storage.heads().occupied(top) };
-        core::iter::from_fn(move || {
-            if occupied == 0 {
-                return None;
-            }
-            let slot = occupied.trailing_zeros() as usize;
-            occupied &= occupied - 1;
-            // SAFETY: as in `insert`.
-            Some(unsafe { storage.heads().get(top, slot) })
-        })
+        let occupied = unsafe { storage.heads().occupied(top) };
+        (0..SLOTS)
+            .filter(move |slot| occupied & 1 << slot != 0)
+            .flat_map(move |slot| self::chains(storage, top, slot))
     }
 
-    /// The first entry of a level-0 slot (`NIL` if empty).
-    pub(crate) fn level0_head<S: Slab>(&self, storage: &S, slot: usize) -> Index {
-        // SAFETY: as in `insert`.
-        unsafe { storage.heads().get(0, slot) }
+    /// A walk of a level-0 slot's entries, which stay linked.
+    pub(crate) fn walk_level0<S: Slab>(
+        storage: &S,
+        slot: usize,
+    ) -> Walk<<S::Heads as Table>::Chains> {
+        Walk::of(storage, 0, slot)
+    }
+
+    /// Marks an entry of a [`Levels::take_slot`] walk unlinked.
+    pub(crate) fn unlink_taken<S: Slab>(storage: &S, index: Index) {
+        let entry = storage.entry(index);
+        entry.slot_prev.store(UNLINKED, Relaxed);
+        entry.slot_next.store(NIL, Relaxed);
     }
 
     /// Sets a level-0 slot's bound after a walk: `first` is its least live offset.
@@ -394,21 +429,55 @@ impl Levels {
         #[cfg(feature = "sub-tick")]
         {
             // SAFETY: as in `insert`.
-            if unsafe { storage.heads().get(0, slot) } != NIL {
+            if !unsafe { slot_empty(storage, 0, slot) } {
                 self.set_bound(slot, grain.up(first));
             }
         }
         #[cfg(not(feature = "sub-tick"))]
         let _ = (storage, slot, first, grain);
     }
+}
 
-    /// The entry after `index` in a [`Levels::take_slot`] list; marks `index` unlinked.
-    pub(crate) fn next_taken<S: Slab>(storage: &S, index: Index) -> Index {
-        let entry = storage.entry(index);
-        let next = entry.slot_next.load(Relaxed);
-        entry.slot_prev.store(UNLINKED, Relaxed);
-        entry.slot_next.store(NIL, Relaxed);
-        next
+/// The heads of the chains of slot `slot` of level `level`, the driver role held.
+#[inline]
+fn chains<S: Slab>(storage: &S, level: usize, slot: usize) -> <S::Heads as Table>::Chains {
+    // SAFETY: as in `insert`: the levels' callers hold the driver role.
+    unsafe { storage.heads().chains(level, slot) }
+}
+
+/// A walk of a slot's entries: its chains in turn, downwards from the last insert's.
+pub(crate) struct Walk<C> {
+    /// Each chain's next entry.
+    chains: C,
+    /// The chain the next entry comes from.
+    at: usize,
+}
+
+impl<C: AsMut<[Index]>> Walk<C> {
+    fn of<S: Slab<Heads: Table<Chains = C>>>(storage: &S, level: usize, slot: usize) -> Self {
+        Self {
+            chains: chains(storage, level, slot),
+            // SAFETY: as in `insert`: the levels' callers hold the driver role.
+            at: unsafe { storage.heads().last_chain(level, slot) },
+        }
+    }
+
+    /// The next entry and the one after it on its chain (to fetch ahead); `None` when
+    /// every chain is walked. Reads the link before the caller may unlink the entry.
+    #[inline]
+    pub(crate) fn next<S: Slab>(&mut self, storage: &S) -> Option<(Index, Index)> {
+        let chains = self.chains.as_mut();
+        for _ in 0..chains.len() {
+            let chain = self.at;
+            self.at = self.at.wrapping_sub(1) & (chains.len() - 1);
+            let index = chains[chain];
+            if index != NIL {
+                let next = storage.entry(index).slot_next.load(Relaxed);
+                chains[chain] = next;
+                return Some((index, next));
+            }
+        }
+        None
     }
 }
 
@@ -443,6 +512,60 @@ mod tests {
         assert_eq!(level_for(0, u64::MAX - 1, 2), 1);
         assert_eq!(level_for(0, 4095, 2), 1);
         assert_eq!(level_for(0, 63, 2), 0);
+    }
+
+    /// A walk of slot 5 of level 0 on `storage`, as the expiry takes it.
+    #[cfg(feature = "alloc")]
+    fn take<S: Slab>(levels: &mut Levels, storage: &S) -> std::vec::Vec<Index> {
+        let expiration = levels.next_expiration(storage).expect("a slot in use");
+        assert_eq!((expiration.level, expiration.slot), (0, 5));
+        let mut walk = levels.take_slot(storage, &expiration);
+        let mut taken = std::vec::Vec::new();
+        while let Some((index, _)) = walk.next(storage) {
+            Levels::unlink_taken(storage, index);
+            taken.push(index);
+        }
+        taken
+    }
+
+    #[cfg(feature = "alloc")]
+    #[test]
+    fn chains_give_back_the_last_entry_in_first() {
+        let storage = crate::wheel::storage::Growable::new();
+        const { assert!(<crate::wheel::storage::Growable as Slab>::Heads::CHAINS > 1) };
+        let grain = Grain::of_tick(1_000_000);
+        let mut levels = Levels::new();
+        for index in 0..11 {
+            assert!(storage.reserve(index));
+            levels.insert(&storage, index, 6, 0, grain);
+        }
+        // Every chain, in the reverse order of the inserts.
+        assert_eq!(
+            take(&mut levels, &storage),
+            (0..11).rev().collect::<std::vec::Vec<_>>()
+        );
+        assert_eq!(levels.next_expiration(&storage), None);
+
+        // Removals, of a chain's head and of entries inside chains: the rest, once each.
+        for index in 0..11 {
+            levels.insert(&storage, index, 6, 0, grain);
+        }
+        for index in [10, 9, 4, 0] {
+            levels.remove(&storage, index, 6);
+        }
+        let mut rest = take(&mut levels, &storage);
+        rest.sort_unstable();
+        assert_eq!(rest, [1, 2, 3, 5, 6, 7, 8]);
+        assert_eq!(levels.next_expiration(&storage), None);
+
+        // Removing every entry empties the slot and its bit.
+        for index in 0..3 {
+            levels.insert(&storage, index, 6, 0, grain);
+        }
+        for index in [1, 2, 0] {
+            levels.remove(&storage, index, 6);
+        }
+        assert_eq!(levels.next_expiration(&storage), None);
     }
 
     #[test]

@@ -186,8 +186,17 @@ mod growable {
         segments: [AtomicPtr<Entry>; SEGMENTS],
         usable: AtomicUsize,
         /// Written at each insert: lines of their own.
-        heads: Padded<Heads<u32, { crate::wheel::heads::MAX_LEVELS }>>,
+        heads: Padded<GrowableHeads>,
     }
+
+    /// The growable storage's heads: four chains a slot, as its slots may hold thousands
+    /// of entries, scattered over its segments.
+    type GrowableHeads = Heads<
+        u32,
+        { crate::wheel::heads::MAX_LEVELS },
+        4,
+        [[u8; crate::wheel::heads::SLOTS]; crate::wheel::heads::MAX_LEVELS],
+    >;
 
     /// `(segment, offset)` of an index.
     #[inline]
@@ -217,7 +226,7 @@ mod growable {
 
     impl Slab for Growable {
         const FRESH_BLOCK: u32 = BLOCK;
-        type Heads = Heads<u32, { crate::wheel::heads::MAX_LEVELS }>;
+        type Heads = GrowableHeads;
 
         #[inline]
         fn heads(&self) -> &Self::Heads {
