@@ -48,11 +48,13 @@ pub(crate) fn behind(what: &str, peer: &str) -> &'static str {
                 thread, one cross-thread wake a turn.";
     }
     if what == "firmware flash, thumbv7m" {
-        return "The wheel's code (its turn 3.4 KB, the start and release 1.6 KB, the full \
-                wheel's fallback 0.5 KB: see *Firmware size*), and 2 KB of deadline fast \
-                paths inlined into the tasks: cascading levels, prompt reclaiming and the \
-                degraded mode of a full wheel, none of which `with_timeout`'s sorted queue \
-                has to do.";
+        return "The wheel's code (its turn 3.1 KB with the levels' search and insert 0.6 KB, \
+                the lock-free start and release 1.3 KB, the degraded mode of a full wheel \
+                0.9 KB, the deadline's timer 1.1 KB: see *Firmware size*): cascading \
+                levels, prompt reclaiming and the degraded mode, none of which \
+                `with_timeout`'s sorted queue has to do. Helpers copied into several \
+                callers are out of line on 32-bit targets; what remains duplicated is \
+                under 100 B each.";
     }
     if what == "firmware static RAM, thumbv7m" {
         return "The 8-entry wheel's static, 680 B: besides 32 B per entry, about 420 B are \
@@ -121,11 +123,18 @@ pub(crate) fn missed(target: &str, r: &Results, m: &Machine) -> String {
         );
     }
     if target.starts_with("arm + cancel, one thread: ≤ 1.3× the floor") {
-        return "Beyond the floor's clock reading and two compare-and-swaps, an arm converts \
-                the reading to the wheel's tick and plans the driver's next turn (a load \
-                and, when the deadline is the earliest, a wake), and a cancel checks the \
-                entry's generation and links it for reclaiming: a few nanoseconds each, \
-                all of them part of never early and prompt reclaiming."
+        return "Not atomics: an arm + cancel does the floor's two compare-and-swaps and no \
+                other read-modify-write (the entry comes from the thread's spare, and the \
+                cancel takes it back off the arm inbox before the driver sees it). The rest \
+                is instructions, about 560 against the floor's 115 (callgrind), spread over \
+                every layer: the arm itself 192 (the tick of the deadline and of now, the \
+                thread's shard and spare, the entry, the plan), the release 100, the \
+                deadline's poll and drop with the timer's state 131, the default deadline \
+                asking tokio whether a runtime is current 72, and the global clock's reading \
+                51. Taking the entry from the thread's spare by address, and a lighter \
+                recycle of an entry taken back off the inbox, saved 17 of them (3%) and \
+                0.05× of the ratio in interleaved runs, within their spread, so the change \
+                was not kept."
             .into();
     }
     if target.starts_with("arm + cancel") {
@@ -154,12 +163,12 @@ pub(crate) fn missed(target: &str, r: &Results, m: &Machine) -> String {
     }
     if target.starts_with("fire: process CPU ≤ tokio's") {
         return "Instructions are level with tokio's (callgrind: 192 against 179 million for \
-                the run); the time is cache traffic, as the timer thread fires entries and \
-                wakes tasks that another core polls. Batched wakes hand most wakes to the \
-                polling thread, but under load it often does not run between two turns, and \
-                the next turn wakes the batch from the timer thread to keep every wake within \
-                a tick. Driving the wheel where the tasks are polled (punctual-smol, \
-                punctual-tokio) removes that traffic."
+                the run); the time is memory traffic. The turn's walk of a crowded tick, \
+                one miss per entry, was a fifth of the process's CPU; growable wheels' slots \
+                are now four chains walked in turn, which took the global wheel from 1.06× \
+                to about 0.8× of tokio's in interleaved runs. What is left is the fired \
+                entry's state word, read by the polling thread on another core, and the \
+                wakes of tasks that core polls."
             .into();
     }
     if target.starts_with("fire: the timer's own CPU") {
