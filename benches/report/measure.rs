@@ -12,7 +12,7 @@ use crate::common::{self, FireCost, LatenessSummary, Peer};
 /// Samples per micro bench (the median is reported).
 pub(crate) const SAMPLES: usize = 11;
 /// Fire runs per peer.
-pub(crate) const FIRE_RUNS: usize = 3;
+pub(crate) const FIRE_RUNS: usize = 9;
 pub(crate) const FIRE_N: usize = 100_000;
 pub(crate) const FIRE_GIVE_UP: Duration = Duration::from_secs(10);
 /// Lateness: deadlines per run, and runs per peer.

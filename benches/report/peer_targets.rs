@@ -29,12 +29,17 @@ fn fire(r: &Results, rows: &mut Vec<Row>) {
     let Some(tokio) = fire_cpu(r, Peer::Tokio) else {
         return;
     };
-    if let Some(ours) = fire_cpu(r, Peer::Punctual) {
-        rows.push((
-            "fire: process CPU ≤ tokio's (the default global wheel)".into(),
-            format!("{ours:.0} vs {tokio:.0} ms: {:.2}×", ours / tokio),
-            ours <= tokio,
-        ));
+    for (peer, path) in [
+        (Peer::Punctual, "the default global wheel"),
+        (Peer::PunctualInTokio, "the default wheel inside tokio"),
+    ] {
+        if let Some(ours) = fire_cpu(r, peer) {
+            rows.push((
+                format!("fire: process CPU ≤ tokio's ({path})"),
+                format!("{ours:.0} vs {tokio:.0} ms: {:.2}×", ours / tokio),
+                ours <= tokio,
+            ));
+        }
     }
     // The timer's own CPU: the row minus the harness with no timer at all.
     let Some(floor) = fire_cpu(r, Peer::NoTimer) else {
