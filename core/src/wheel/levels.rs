@@ -483,6 +483,9 @@ impl<C: AsMut<[Index]>> Walk<C> {
 
 #[cfg(test)]
 mod tests {
+    #[cfg(feature = "alloc")]
+    extern crate alloc;
+
     use super::*;
 
     #[test]
@@ -516,11 +519,11 @@ mod tests {
 
     /// A walk of slot 5 of level 0 on `storage`, as the expiry takes it.
     #[cfg(feature = "alloc")]
-    fn take<S: Slab>(levels: &mut Levels, storage: &S) -> std::vec::Vec<Index> {
+    fn take<S: Slab>(levels: &mut Levels, storage: &S) -> alloc::vec::Vec<Index> {
         let expiration = levels.next_expiration(storage).expect("a slot in use");
         assert_eq!((expiration.level, expiration.slot), (0, 5));
         let mut walk = levels.take_slot(storage, &expiration);
-        let mut taken = std::vec::Vec::new();
+        let mut taken = alloc::vec::Vec::new();
         while let Some((index, _)) = walk.next(storage) {
             Levels::unlink_taken(storage, index);
             taken.push(index);
@@ -542,7 +545,7 @@ mod tests {
         // Every chain, in the reverse order of the inserts.
         assert_eq!(
             take(&mut levels, &storage),
-            (0..11).rev().collect::<std::vec::Vec<_>>()
+            (0..11).rev().collect::<alloc::vec::Vec<_>>()
         );
         assert_eq!(levels.next_expiration(&storage), None);
 
