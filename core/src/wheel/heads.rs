@@ -35,6 +35,9 @@ pub(crate) mod counts {
     /// Each slot's inserts since it was last taken, wrapping (sealed): none kept for one
     /// chain (`()`), a byte a slot for more.
     pub trait Counts: Send + 'static {
+        /// Whether it keeps counts: a slot of more than one chain needs them, or every
+        /// insert would go on chain 0.
+        const COUNTS: bool;
         /// The count of a slot, then adds one.
         fn bump(&mut self, level: usize, slot: usize) -> usize;
         /// The count of a slot.
@@ -44,6 +47,7 @@ pub(crate) mod counts {
     }
 
     impl Counts for () {
+        const COUNTS: bool = false;
         #[inline(always)]
         fn bump(&mut self, _: usize, _: usize) -> usize {
             0
@@ -59,6 +63,7 @@ pub(crate) mod counts {
     }
 
     impl<const L: usize> Counts for [[u8; SLOTS]; L] {
+        const COUNTS: bool = true;
         #[inline]
         fn bump(&mut self, level: usize, slot: usize) -> usize {
             let count = &mut self[level][slot];
@@ -206,6 +211,10 @@ impl<W: width::Width, const L: usize, const K: usize, C: counts::Counts> Heads<W
             "a wheel has 2 to 6 levels of 64 slots"
         );
         assert!(K.is_power_of_two() && K <= MAX_CHAINS, "1, 2 or 4 chains");
+        assert!(
+            K == 1 || C::COUNTS,
+            "more than one chain needs insert counts"
+        );
     };
 
     /// Every slot empty: all zero bytes.

@@ -141,7 +141,9 @@ fn level_for(elapsed: u64, key: u64, levels: usize) -> usize {
 #[inline]
 unsafe fn slot_empty<S: Slab>(storage: &S, level: usize, slot: usize) -> bool {
     // SAFETY: the caller holds the driver role.
-    (0..S::Heads::CHAINS).all(|chain| unsafe { storage.heads().get(level, slot, chain) } == NIL)
+    unsafe { storage.heads().chains(level, slot) }
+        .into_iter()
+        .all(|head| head == NIL)
 }
 
 #[inline]
