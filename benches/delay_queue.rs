@@ -124,7 +124,7 @@ impl Rng {
 /// One queue of a peer, filled. One lives at a time: its size does not matter.
 #[allow(clippy::large_enum_variant)]
 enum Filled {
-    Punctual(punctual::DelayQueue<u64>, Vec<punctual::Key>),
+    Punctual(punctual::DelayQueue<u64>, Vec<punctual::delay_queue::Key>),
     TokioUtil(
         tokio_util::time::DelayQueue<u64>,
         Vec<tokio_util::time::delay_queue::Key>,

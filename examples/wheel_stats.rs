@@ -7,14 +7,14 @@ use std::sync::LazyLock;
 use std::time::Duration;
 
 use futures_util::future::join_all;
-use punctual::{Growable, StdClock, Wheel};
+use punctual::wheel::{Growable, StdClock, Wheel};
 
 static WHEEL: LazyLock<Wheel<StdClock, Growable>> = LazyLock::new(|| {
     Wheel::growable(StdClock::new(), Duration::from_millis(1)).with_batched_wakes()
 });
 
 fn main() {
-    punctual::spawn_driver(&WHEEL);
+    punctual::wheel::spawn_driver(&WHEEL);
     let wheel: &'static Wheel<StdClock, Growable> = &WHEEL;
     futures_executor::block_on(async {
         let tasks = (0..3_000u64).map(|i| async move {

@@ -1,5 +1,8 @@
-//! [`DelayQueue`] on the default wheel: the core's queue with growable slots and a
-//! [`DefaultWheel`] handle, which takes instants as default deadlines take them.
+//! Values handed back by key when their deadlines pass: tokio-util's `DelayQueue`, on the
+//! default wheel, with its [`Key`], [`Expired`] and [`StaleKey`].
+//!
+//! * [`DelayQueue`] is the core's queue with growable slots and a [`DefaultWheel`] handle,
+//!   which takes instants as default deadlines take them.
 //! * The wheel is chosen at the first insert or poll, as a default deadline chooses it.
 //! * The levels tick as every default wheel does (1 ms).
 
@@ -40,7 +43,7 @@ const TICK: Duration = Duration::from_millis(1);
 ///
 /// An insert panics if the queue holds `u32::MAX - 1` values already. An insert, a reset
 /// or a poll panics if the global wheel is used and its timer thread is not running and
-/// cannot be started ([`GlobalClock`](crate::GlobalClock)).
+/// cannot be started ([`GlobalClock`](crate::wheel::GlobalClock)).
 ///
 /// # Cancel safety
 ///

@@ -46,7 +46,7 @@ pub trait DeadlineExt: Future + Sized {
     /// # Panics
     ///
     /// At the first poll where `self` is pending, if the global wheel is used and its timer
-    /// thread is not running and cannot be started ([`GlobalClock`](crate::GlobalClock)).
+    /// thread is not running and cannot be started ([`GlobalClock`](crate::wheel::GlobalClock)).
     ///
     /// # Cancel safety
     ///
@@ -69,7 +69,7 @@ pub trait DeadlineExt: Future + Sized {
     /// # Panics
     ///
     /// At the first poll where `self` is pending, if the global wheel is used and its timer
-    /// thread is not running and cannot be started ([`GlobalClock`](crate::GlobalClock)).
+    /// thread is not running and cannot be started ([`GlobalClock`](crate::wheel::GlobalClock)).
     ///
     /// # Cancel safety
     ///
@@ -147,7 +147,7 @@ pub trait StreamDeadlineExt: Stream + Sized {
     /// # Panics
     ///
     /// At its first poll, if the global wheel is used and its timer thread is not
-    /// running and cannot be started ([`GlobalClock`](crate::GlobalClock)).
+    /// running and cannot be started ([`GlobalClock`](crate::wheel::GlobalClock)).
     fn total_deadline(self, duration: Duration) -> StreamDeadline<Self> {
         StreamDeadline::new(self, DefaultWheel::new(), duration)
     }
@@ -158,7 +158,7 @@ pub trait StreamDeadlineExt: Stream + Sized {
     /// # Panics
     ///
     /// At the first poll that finds the stream pending, if the global wheel is used and its
-    /// timer thread is not running and cannot be started ([`GlobalClock`](crate::GlobalClock)).
+    /// timer thread is not running and cannot be started ([`GlobalClock`](crate::wheel::GlobalClock)).
     fn idle_timeout(self, idle: Duration) -> IdleTimeout<Self> {
         IdleTimeout::new(self, DefaultWheel::new(), idle)
     }

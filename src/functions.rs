@@ -25,7 +25,7 @@ use crate::instant::DeadlineInstant;
 /// # Panics
 ///
 /// At its first poll, if the global wheel is used and its timer thread is not running
-/// and cannot be started ([`GlobalClock`](crate::GlobalClock)).
+/// and cannot be started ([`GlobalClock`](crate::wheel::GlobalClock)).
 pub fn sleep(duration: Duration) -> Sleep {
     Sleep::new(DefaultWheel::new(), Limit::After(duration))
 }
@@ -36,7 +36,7 @@ pub fn sleep(duration: Duration) -> Sleep {
 /// # Panics
 ///
 /// At its first poll, if the global wheel is used and its timer thread is not running
-/// and cannot be started ([`GlobalClock`](crate::GlobalClock)).
+/// and cannot be started ([`GlobalClock`](crate::wheel::GlobalClock)).
 pub fn sleep_until(at: impl DeadlineInstant) -> Sleep {
     Sleep::new(DefaultWheel::new(), Limit::At(at.reading()))
 }
@@ -71,7 +71,7 @@ pub fn sleep_until(at: impl DeadlineInstant) -> Sleep {
 ///
 /// If `period` is zero, as tokio's. At its first poll, if the global wheel is used and
 /// its timer thread is not running and cannot be started
-/// ([`GlobalClock`](crate::GlobalClock)).
+/// ([`GlobalClock`](crate::wheel::GlobalClock)).
 #[track_caller]
 pub fn interval(period: Duration) -> Interval {
     Interval::new(DefaultWheel::new(), Limit::After(Duration::ZERO), period)
@@ -144,7 +144,7 @@ pub fn interval_at(start: impl DeadlineInstant, period: Duration) -> Interval {
 ///
 /// At its first poll, which reads the clock even if `future` is ready, if the global wheel
 /// is used and its timer thread is not running and cannot be started
-/// ([`GlobalClock`](crate::GlobalClock)).
+/// ([`GlobalClock`](crate::wheel::GlobalClock)).
 pub fn budget<F: IntoFuture>(duration: Duration, future: F) -> Budgeted<F::IntoFuture> {
     Budgeted::new(future.into_future(), DefaultWheel::new(), duration)
 }

@@ -5,13 +5,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
 
-#[cfg(feature = "std")]
-pub use punctual_core::{BootClock, Growable, GrowableWheel, ManualClock, StdClock};
-pub use punctual_core::{
-    Budget, Clock, ClockInstant, DeadlineName, Driver, Elapsed, Fixed, FixedWheel, IndexWidth,
-    Limit, MissedTickBehavior, Named, RawWheel, Reading, Sleeper, Stats, Storage, Unnamed, Wheel,
-    WheelRef, Within, overrun_threshold, report_overruns,
-};
+pub use punctual_core::{Budget, Elapsed, MissedTickBehavior};
 
 /// The core crate, for everything not re-exported here.
 pub use punctual_core;
@@ -23,7 +17,7 @@ mod default_wheel;
 #[cfg(feature = "std")]
 mod defaults;
 #[cfg(feature = "std")]
-mod delay_queue;
+pub mod delay_queue;
 #[cfg(feature = "std")]
 mod ext;
 #[cfg(feature = "std")]
@@ -54,37 +48,24 @@ pub mod prelude;
 mod tokio_wheels;
 #[cfg(feature = "test-util")]
 pub mod virtual_time;
+pub mod wheel;
 #[cfg(any(feature = "tokio", feature = "test-util"))]
 mod wheel_choice;
 
 #[cfg(feature = "std")]
 pub use current_budget::{BlockingBudget, CurrentBudget, carry_budget};
 #[cfg(feature = "std")]
-pub use default_wheel::DefaultWheel;
-#[cfg(feature = "std")]
 pub use defaults::{
     Budgeted, Deadline, IdleTimeout, Interval, NamedDeadline, Sleep, StreamDeadline,
 };
 #[cfg(feature = "std")]
-pub use delay_queue::{DelayQueue, Expired, Key, StaleKey};
+pub use delay_queue::DelayQueue;
 #[cfg(feature = "std")]
 pub use ext::{DeadlineExt, StreamDeadlineExt};
 #[cfg(feature = "std")]
 pub use functions::{budget, interval, interval_at, sleep, sleep_until, timeout, timeout_at};
 #[cfg(feature = "std")]
-pub use global::{Global, GlobalClock, global_wheel};
-#[cfg(all(
-    feature = "std",
-    not(all(feature = "wasm", target_family = "wasm", target_os = "unknown"))
-))]
-pub use global::{GlobalClockInUse, GlobalClockKind};
-#[cfg(feature = "std")]
 pub use instant::DeadlineInstant;
-#[cfg(all(
-    feature = "std",
-    not(all(feature = "wasm", target_family = "wasm", target_os = "unknown"))
-))]
-pub use punctual_thread::spawn_driver;
 
 /// The runtime adapters, for a wheel of your own driven by a runtime: each is its own
 /// crate, re-exported here behind the feature of the same name. (In a module of their own
@@ -110,19 +91,6 @@ pub mod adapters {
     /// Drive a static wheel from an embassy task. See [`punctual_embassy`].
     #[cfg(feature = "embassy")]
     pub use punctual_embassy as embassy;
-}
-
-/// Not part of the API: what the project's own tests reach into.
-#[doc(hidden)]
-#[cfg(feature = "tokio")]
-pub mod __private {
-    pub use crate::tokio_wheels::{RuntimeClock, runtime_wheel, runtime_wheels_made};
-
-    /// How many paused threads' wheels this process has made (see `virtual_time`).
-    #[cfg(feature = "test-util")]
-    pub fn paused_wheels_made() -> usize {
-        crate::virtual_time::paused_wheels_made()
-    }
 }
 
 /// Migrating from tokio, tokio-stream, tower, embassy-time, async-io and futures-timer

@@ -7,7 +7,7 @@
 //!   reads the std clock.
 
 use punctual_core::{Growable, Limit, Reading, Sleep, StdClock, Wheel};
-pub use punctual_tokio::RuntimeClock;
+use punctual_tokio::RuntimeClock;
 use punctual_tokio::default_wheels::{Claim, DefaultWheels, Host};
 
 use crate::global::Global;
@@ -53,12 +53,12 @@ pub(crate) fn current() -> Option<&'static WheelChoice> {
 
 /// The wheel default deadlines started on this thread now would use, inside a tokio
 /// runtime: for the conformance suite, which checks that wheel and its driver task.
-pub fn runtime_wheel() -> Option<&'static Wheel<RuntimeClock, Growable>> {
+pub(crate) fn runtime_wheel() -> Option<&'static Wheel<RuntimeClock, Growable>> {
     WHEELS.current(&CLAIM).map(|rw| rw.wheel())
 }
 
 /// How many runtime wheels this process has made: the most in use at once. For the tests
 /// of their reuse.
-pub fn runtime_wheels_made() -> usize {
+pub(crate) fn runtime_wheels_made() -> usize {
     WHEELS.made()
 }

@@ -100,7 +100,6 @@ static MADE: AtomicUsize = AtomicUsize::new(0);
 
 /// How many paused wheels this process has made; `pause` reuses shelved ones first.
 /// For the tests of their reuse.
-#[cfg_attr(not(feature = "tokio"), allow(dead_code))]
 pub(crate) fn paused_wheels_made() -> usize {
     MADE.load(Ordering::Relaxed)
 }

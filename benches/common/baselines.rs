@@ -153,7 +153,7 @@ fn poll_and_keep<F: Future + Unpin>(
     if armed.is_some() {
         return Some(None);
     }
-    let due = punctual::Clock::now(&*FLOOR_CLOCK) + duration;
+    let due = punctual::wheel::Clock::now(&*FLOOR_CLOCK) + duration;
     *armed = Some((due, cx.waker().clone()));
     Some(Some(due))
 }

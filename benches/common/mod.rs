@@ -42,7 +42,8 @@ use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
-use punctual::{DeadlineExt, Growable, StdClock, Wheel};
+use punctual::DeadlineExt;
+use punctual::wheel::{Growable, StdClock, Wheel};
 
 mod baselines;
 mod helpers;

@@ -23,14 +23,14 @@ impl Timeouts for PunctualGlobal {
     }
 }
 
-/// A wheel with a 100 µs tick, driven by `punctual::spawn_driver`.
+/// A wheel with a 100 µs tick, driven by `punctual::wheel::spawn_driver`.
 pub(crate) fn wheel_100us() -> &'static Wheel<StdClock, Growable> {
     static WHEEL: LazyLock<Wheel<StdClock, Growable>> = LazyLock::new(|| {
         Wheel::growable(StdClock::new(), Duration::from_micros(100)).with_batched_wakes()
     });
     static DRIVER: Once = Once::new();
     DRIVER.call_once(|| {
-        punctual::spawn_driver(&WHEEL);
+        punctual::wheel::spawn_driver(&WHEEL);
     });
     &WHEEL
 }

@@ -326,7 +326,7 @@ pub(crate) fn markdown(r: &Results, m: &Machine, firmware: Option<Firmware>) -> 
         s,
         "- **punctual**: `f.deadline(d)` on the global wheel (1 ms tick, its own driver \
          thread); **punctual-100us**: `wheel.deadline(d, f)` on a growable wheel of 100 µs \
-         ticks driven by `punctual::spawn_driver`; **punctual-smol** (fire only) and \
+         ticks driven by `punctual::wheel::spawn_driver`; **punctual-smol** (fire only) and \
          **punctual-smol-100us**: growable wheels of 1 ms and 100 µs ticks whose driver runs \
          inside the executor's own task \
          (`async_io::block_on(punctual_smol::with_driver(wheel, ..))`), sleeping on async-io \

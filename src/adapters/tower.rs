@@ -1,5 +1,5 @@
 //! Tower middleware on the default wheel: [`punctual_tower`]'s types on
-//! [`DefaultWheel`](crate::DefaultWheel). A handler's `fut.deadline(d)`, and any punctual deadline in
+//! [`DefaultWheel`](crate::wheel::DefaultWheel). A handler's `fut.deadline(d)`, and any punctual deadline in
 //! a client it calls, then respects the request's budget.
 //!
 //! ```
@@ -25,7 +25,7 @@ pub use punctual_tower::{
 #[cfg(feature = "tonic")]
 pub use punctual_tower::into_status;
 
-use crate::DefaultWheel;
+use crate::wheel::DefaultWheel;
 
 /// [`punctual_tower::DeadlineLayer`] on the default wheel.
 pub type DeadlineLayer<T = OwnLimit> = punctual_tower::DeadlineLayer<DefaultWheel, T>;

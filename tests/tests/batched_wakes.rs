@@ -11,7 +11,7 @@ use std::sync::{Arc, LazyLock};
 use std::task::Wake;
 use std::time::{Duration, Instant};
 
-use punctual::{Growable, StdClock, Wheel};
+use punctual::wheel::{Growable, StdClock, Wheel};
 
 static WHEEL: LazyLock<Wheel<StdClock, Growable>> = LazyLock::new(|| {
     Wheel::growable(StdClock::new(), Duration::from_millis(1)).with_batched_wakes()
@@ -27,7 +27,7 @@ impl Wake for Count {
 
 #[test]
 fn batch_whose_first_task_never_polls_is_still_woken() {
-    punctual::spawn_driver(&WHEEL);
+    punctual::wheel::spawn_driver(&WHEEL);
     let counts: Vec<Arc<Count>> = (0..16)
         .map(|_| Arc::new(Count(AtomicUsize::new(0))))
         .collect();

@@ -11,10 +11,8 @@ use std::sync::LazyLock;
 use std::time::{Duration, Instant};
 
 use futures_executor::block_on;
-use punctual::{
-    BlockingBudget, BootClock, Clock, DeadlineExt, GlobalClock, GlobalClockKind, Growable,
-    StdClock, Wheel,
-};
+use punctual::wheel::{BootClock, Clock, GlobalClock, GlobalClockKind, Growable, StdClock, Wheel};
+use punctual::{BlockingBudget, DeadlineExt};
 
 /// A deadline that has not fired after this long has failed (it would have hung).
 const WATCHDOG: Duration = Duration::from_secs(20);
@@ -96,7 +94,7 @@ fn boot_clock_on_own_wheel_and_on_global_wheel() {
 
     // A wheel of one's own on the boot clock, driven by a thread: never early either, and
     // next to a StdClock the boot clock counts at least as much.
-    punctual::spawn_driver(&OWN);
+    punctual::wheel::spawn_driver(&OWN);
     for ms in [1, 20] {
         let requested = Duration::from_millis(ms);
         let started = Instant::now();

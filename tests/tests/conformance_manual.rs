@@ -12,7 +12,7 @@ mod conformance;
 use core::future::Future;
 use core::time::Duration;
 
-use punctual::{Fixed, Growable, ManualClock, Storage, Wheel};
+use punctual::wheel::{Fixed, Growable, ManualClock, Storage, Wheel};
 
 const TICK: Duration = Duration::from_millis(1);
 

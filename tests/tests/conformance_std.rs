@@ -1,4 +1,4 @@
-//! The conformance suite on the plain-thread driver (`punctual::spawn_driver`, what the
+//! The conformance suite on the plain-thread driver (`punctual::wheel::spawn_driver`, what the
 //! global wheel uses) with the real clock, under `futures_executor::block_on`. Real time:
 //! only never-early, eventual firing and cancellation are checked, never lateness.
 
@@ -8,7 +8,7 @@ mod conformance;
 use core::future::Future;
 use core::time::Duration;
 
-use punctual::{Growable, StdClock, Wheel};
+use punctual::wheel::{Growable, StdClock, Wheel};
 
 struct StdThread {
     wheel: &'static Wheel<StdClock, Growable>,
@@ -19,7 +19,7 @@ impl StdThread {
         let wheel = Wheel::growable(StdClock::new(), Duration::from_millis(1))
             .with_batched_wakes()
             .leak();
-        punctual::spawn_driver(wheel);
+        punctual::wheel::spawn_driver(wheel);
         Self { wheel }
     }
 }

@@ -13,9 +13,9 @@ mod conformance;
 use core::future::Future;
 use core::time::Duration;
 
-use punctual::__private::{RuntimeClock, runtime_wheel};
-use punctual::Clock;
-use punctual::{Growable, Wheel};
+use punctual::wheel::Clock;
+use punctual::wheel::{Growable, Wheel};
+use punctual::wheel::{RuntimeClock, runtime_wheel};
 use tokio::runtime::{Builder, Runtime};
 
 struct TokioDefault<const PAUSED: bool> {

@@ -16,7 +16,7 @@ mod conformance;
 use core::future::Future;
 use core::time::Duration;
 
-use punctual::Clock;
+use punctual::wheel::Clock;
 use punctual_tokio::TokioWheel;
 use tokio::runtime::{Builder, Runtime};
 

@@ -119,7 +119,7 @@ fn a_runtime_without_time_serves_default_deadlines() {
         assert!(start.elapsed() >= ms(10));
         let in_task = rt.block_on(async {
             tokio::spawn(async {
-                assert!(punctual::__private::runtime_wheel().is_some());
+                assert!(punctual::wheel::runtime_wheel().is_some());
                 let start = Instant::now();
                 let r = pending::<()>().deadline(ms(5)).await;
                 r.is_err() && start.elapsed() >= ms(5)

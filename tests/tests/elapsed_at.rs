@@ -4,7 +4,8 @@
 
 use std::time::{Duration, Instant};
 
-use punctual::{DeadlineExt, GlobalClock};
+use punctual::DeadlineExt;
+use punctual::wheel::GlobalClock;
 
 #[test]
 fn timeout_at_on_the_global_wheel_reports_its_instant() {

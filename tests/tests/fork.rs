@@ -25,7 +25,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use futures_executor::block_on;
-use punctual::{DeadlineExt, global_wheel};
+use punctual::DeadlineExt;
+use punctual::wheel::global_wheel;
 
 /// A child still running after this many seconds is killed (`SIGALRM`): on a loaded
 /// machine each child needs well under a second.

@@ -23,7 +23,8 @@ use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::thread;
 use std::time::Instant;
 
-use punctual::{DeadlineExt, Elapsed, global_wheel};
+use punctual::wheel::global_wheel;
+use punctual::{DeadlineExt, Elapsed};
 
 /// A test that takes longer than this (once it holds [`WHEEL_LOCK`]) fails.
 const WATCHDOG: Duration = Duration::from_secs(10);

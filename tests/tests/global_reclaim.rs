@@ -12,7 +12,8 @@ use core::time::Duration;
 use std::thread;
 use std::time::Instant;
 
-use punctual::{DeadlineExt, global_wheel};
+use punctual::DeadlineExt;
+use punctual::wheel::global_wheel;
 
 #[test]
 fn dropping_pending_deadlines_releases_their_entries() {

@@ -9,7 +9,8 @@ use std::task::Poll;
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use punctual::{Interval, MissedTickBehavior, Reading};
+use punctual::wheel::Reading;
+use punctual::{Interval, MissedTickBehavior};
 use tokio::time::{self, Instant};
 use tokio_test::task;
 
@@ -176,11 +177,15 @@ fn global_wheel_interval() {
 /// grid after the stall, never early.
 #[test]
 fn boot_clock_stall_gives_one_tick() {
-    static WHEEL: std::sync::LazyLock<punctual::Wheel<punctual::BootClock, punctual::Growable>> =
-        std::sync::LazyLock::new(|| {
-            punctual::Wheel::growable(punctual::BootClock::new(), Duration::from_millis(1))
-        });
-    punctual::spawn_driver(&WHEEL);
+    static WHEEL: std::sync::LazyLock<
+        punctual::wheel::Wheel<punctual::wheel::BootClock, punctual::wheel::Growable>,
+    > = std::sync::LazyLock::new(|| {
+        punctual::wheel::Wheel::growable(
+            punctual::wheel::BootClock::new(),
+            Duration::from_millis(1),
+        )
+    });
+    punctual::wheel::spawn_driver(&WHEEL);
     let period = ms(5);
     futures_executor::block_on(async {
         let mut interval = WHEEL.interval(period);

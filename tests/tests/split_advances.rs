@@ -10,7 +10,8 @@ use std::time::Duration;
 
 use proptest::prelude::*;
 use punctual::prelude::*;
-use punctual::{Growable, ManualClock, Wheel, virtual_time};
+use punctual::virtual_time;
+use punctual::wheel::{Growable, ManualClock, Wheel};
 
 /// A start phase (ns into a 1 ms tick), a duration, and the cut points that split it.
 fn case() -> impl Strategy<Value = (u64, u64, Vec<u64>)> {

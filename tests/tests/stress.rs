@@ -3,7 +3,7 @@
 //!
 //! Three scenarios, each its own test on its own wheel:
 //!
-//! * `thread_driver_with_std_threads`: a wheel driven by [`punctual::spawn_driver`] (the
+//! * `thread_driver_with_std_threads`: a wheel driven by [`punctual::wheel::spawn_driver`] (the
 //!   default thread driver), deadlines run as tasks of a small executor with two worker
 //!   threads; two spawner threads poll each new task once themselves, so deadlines are
 //!   armed from four threads at once.
@@ -68,7 +68,8 @@ use std::thread;
 use std::time::Instant;
 
 use futures_util::task::AtomicWaker;
-use punctual::{Clock, DeadlineExt, Growable, StdClock, Storage, Wheel};
+use punctual::DeadlineExt;
+use punctual::wheel::{Clock, Growable, StdClock, Storage, Wheel};
 
 const SEQ: Ordering = Ordering::SeqCst;
 
@@ -697,7 +698,7 @@ fn thread_driver_with_std_threads() {
     static WHEEL: LazyLock<Wheel<StdClock, Growable>> = LazyLock::new(|| {
         Wheel::growable(StdClock::new(), Duration::from_millis(1)).with_batched_wakes()
     });
-    punctual::spawn_driver(&WHEEL);
+    punctual::wheel::spawn_driver(&WHEEL);
     let executor = Arc::new(Executor::default());
     let workers: Vec<_> = (0..2)
         .map(|i| {
@@ -733,7 +734,7 @@ fn tokio_multi_thread_on_the_global_wheel() {
     let rt = tokio_runtime();
     run_scenario(
         "tokio multi-thread, global wheel",
-        punctual::global_wheel(),
+        punctual::wheel::global_wheel(),
         true,
         Runtime::Tokio(rt.handle().clone()),
         0x5eed_0002,

@@ -13,9 +13,9 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use futures_util::future::join;
-use punctual::__private::{paused_wheels_made, runtime_wheel, runtime_wheels_made};
 use punctual::prelude::*;
 use punctual::virtual_time;
+use punctual::wheel::{paused_wheels_made, runtime_wheel, runtime_wheels_made};
 use tokio::runtime::{Builder, Runtime};
 
 static SERIAL: Mutex<()> = Mutex::new(());

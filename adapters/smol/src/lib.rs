@@ -43,7 +43,7 @@
 //! * **a wheel of your own**: another tick, a fixed capacity.
 //!
 //! Both use `std::time::Instant`, so time is the same. A wheel made here can even be
-//! driven by `punctual::spawn_driver`'s thread instead, or by both.
+//! driven by `punctual::wheel::spawn_driver`'s thread instead, or by both.
 //!
 //! # When the executor stops
 //!

@@ -60,7 +60,7 @@ pub const DEFAULT_STATUS: StatusCode = StatusCode::GATEWAY_TIMEOUT;
 /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
 /// # async fn main() {
 /// let svc = ServiceBuilder::new()
-///     .layer(HttpDeadlineLayer::<punctual::DefaultWheel>::new(Duration::from_millis(100)))
+///     .layer(HttpDeadlineLayer::<punctual::wheel::DefaultWheel>::new(Duration::from_millis(100)))
 ///     .service(service_fn(|_req: http::Request<()>| async {
 ///         tokio::time::sleep(Duration::from_secs(2)).await; // a slow downstream
 ///         Ok::<_, Infallible>(http::Response::new(String::from("late")))
@@ -79,7 +79,7 @@ pub struct HttpDeadlineLayer<W, T = OwnLimit> {
 
 impl<W: WheelRef + Default> HttpDeadlineLayer<W> {
     /// A layer bounding each request by `limit`, on the default wheel of `W`
-    /// (`punctual::DefaultWheel`: the wheel the request's default deadlines choose).
+    /// (`punctual::wheel::DefaultWheel`: the wheel the request's default deadlines choose).
     pub fn new(limit: Duration) -> Self {
         Self::on(W::default(), limit)
     }
@@ -124,7 +124,7 @@ impl<W: WheelRef, T> HttpDeadlineLayer<W, T> {
     ///
     /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
     /// # async fn main() {
-    /// let svc = HttpDeadlineLayer::<punctual::DefaultWheel>::new(Duration::from_secs(5))
+    /// let svc = HttpDeadlineLayer::<punctual::wheel::DefaultWheel>::new(Duration::from_secs(5))
     ///     .grpc_timeout()
     ///     .refuse_below(Duration::from_millis(10))
     ///     .layer(service_fn(|_: http::Request<()>| async {
@@ -165,7 +165,7 @@ impl<W: WheelRef, T> HttpDeadlineLayer<W, T> {
     ///
     /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
     /// # async fn main() {
-    /// let svc = HttpDeadlineLayer::<punctual::DefaultWheel>::new(Duration::from_secs(5))
+    /// let svc = HttpDeadlineLayer::<punctual::wheel::DefaultWheel>::new(Duration::from_secs(5))
     ///     .timeout_headers()
     ///     .layer(service_fn(|_: http::Request<()>| async {
     ///         tokio::time::sleep(Duration::from_secs(1)).await;

@@ -16,13 +16,13 @@ use hyper::rt::{Sleep, Timer};
 use pin_project_lite::pin_project;
 use punctual_core::{Limit, WheelRef};
 
-/// `hyper::rt::Timer` on the wheel `W` (`punctual::DefaultWheel` for the default wheel).
+/// `hyper::rt::Timer` on the wheel `W` (`punctual::wheel::DefaultWheel` for the default wheel).
 ///
 /// ```
 /// use std::time::Duration;
 /// use punctual_tower::HyperTimer;
 ///
-/// let timer = HyperTimer::<punctual::DefaultWheel>::new();
+/// let timer = HyperTimer::<punctual::wheel::DefaultWheel>::new();
 /// let _server = hyper::server::conn::http1::Builder::new()
 ///     .timer(timer)
 ///     .header_read_timeout(Duration::from_secs(5));

@@ -29,7 +29,7 @@ use crate::source::{GrpcTimeout, OwnLimit, RequestTimeout, TimeoutHeaders};
 /// `"request"` by default). An enclosing budget that ends earlier ends the request at its
 /// instant, and the `Elapsed` is that budget's.
 ///
-/// `W` is the wheel: `punctual::DefaultWheel` with `DeadlineLayer::new`, or a wheel of your own
+/// `W` is the wheel: `punctual::wheel::DefaultWheel` with `DeadlineLayer::new`, or a wheel of your own
 /// with `DeadlineLayer::on`. Deadlines inside respect the budget when they are on the same
 /// wheel, as default deadlines are.
 ///
@@ -42,7 +42,7 @@ use crate::source::{GrpcTimeout, OwnLimit, RequestTimeout, TimeoutHeaders};
 /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
 /// # async fn main() {
 /// let svc = ServiceBuilder::new()
-///     .layer(DeadlineLayer::<punctual::DefaultWheel>::new(Duration::from_millis(50)).named("lookup"))
+///     .layer(DeadlineLayer::<punctual::wheel::DefaultWheel>::new(Duration::from_millis(50)).named("lookup"))
 ///     .service(service_fn(|key: u32| async move {
 ///         // A downstream call that allows itself a second: the request's 50 ms win.
 ///         tokio::time::sleep(Duration::from_secs(5)).deadline(Duration::from_secs(1)).await?;
@@ -61,7 +61,7 @@ pub struct DeadlineLayer<W, T = OwnLimit> {
 
 impl<W: WheelRef + Default> DeadlineLayer<W> {
     /// A layer bounding each request by `limit`, on the default wheel of `W`
-    /// (`punctual::DefaultWheel`: the wheel the request's default deadlines choose).
+    /// (`punctual::wheel::DefaultWheel`: the wheel the request's default deadlines choose).
     pub fn new(limit: Duration) -> Self {
         Self::on(W::default(), limit)
     }
@@ -150,7 +150,7 @@ impl<W: WheelRef, T> DeadlineLayer<W, T> {
     ///     }
     /// }
     ///
-    /// let mut svc = DeadlineLayer::<punctual::DefaultWheel>::new(Duration::from_millis(30))
+    /// let mut svc = DeadlineLayer::<punctual::wheel::DefaultWheel>::new(Duration::from_millis(30))
     ///     .count_readiness()
     ///     .layer(NeverReady);
     /// let start = tokio::time::Instant::now();

@@ -24,11 +24,11 @@
 //!
 //! # Which wheel
 //!
-//! Each type takes the wheel handle `W` its budgets run on. `punctual::DefaultWheel` is the
+//! Each type takes the wheel handle `W` its budgets run on. `punctual::wheel::DefaultWheel` is the
 //! wheel default deadlines choose, which a handler's `fut.deadline(d)` respects.
 //! `punctual::adapters::tower` names these types with it
 //! (`punctual::adapters::tower::DeadlineLayer::new(d)`). Here, name it
-//! (`DeadlineLayer::<punctual::DefaultWheel>::new(d)`), or give a wheel of your own with `on`.
+//! (`DeadlineLayer::<punctual::wheel::DefaultWheel>::new(d)`), or give a wheel of your own with `on`.
 //!
 //! On tokio's multi-thread runtime each worker has a default wheel of its own, all on the
 //! real clock. So a request's budget follows its task to another worker: deadlines started
@@ -62,7 +62,7 @@
 //! # #[tokio::main(flavor = "current_thread", start_paused = true)]
 //! # async fn main() {
 //! let svc = ServiceBuilder::new()
-//!     .layer(DeadlineLayer::<punctual::DefaultWheel>::new(Duration::from_millis(200)).named("quote"))
+//!     .layer(DeadlineLayer::<punctual::wheel::DefaultWheel>::new(Duration::from_millis(200)).named("quote"))
 //!     .service(service_fn(|item: &'static str| async move {
 //!         // The price service may take 150 ms, the stock service 1 s: the second is cut
 //!         // to the 50 ms left of the request's budget.

@@ -23,10 +23,10 @@ use crate::source::TimeoutHeader;
 ///
 /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
 /// # async fn main() {
-/// assert_eq!(punctual_tower::remaining_budget(punctual::DefaultWheel::new()), None);
+/// assert_eq!(punctual_tower::remaining_budget(punctual::wheel::DefaultWheel::new()), None);
 /// punctual::budget(Duration::from_secs(2), async {
 ///     tokio::time::sleep(Duration::from_millis(500)).await;
-///     let left = punctual_tower::remaining_budget(punctual::DefaultWheel::new()).unwrap();
+///     let left = punctual_tower::remaining_budget(punctual::wheel::DefaultWheel::new()).unwrap();
 ///     assert_eq!(left, Duration::from_millis(1500));
 /// })
 /// .await
@@ -81,7 +81,7 @@ fn current_budget<W: WheelRef>(mut wheel: W) -> Option<(Budget, Duration)> {
 /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
 /// # async fn main() {
 /// let client = ServiceBuilder::new()
-///     .layer(PropagateDeadlineLayer::<punctual::DefaultWheel>::new())
+///     .layer(PropagateDeadlineLayer::<punctual::wheel::DefaultWheel>::new())
 ///     .service(service_fn(|req: http::Request<()>| async move {
 ///         Ok::<_, std::convert::Infallible>(req.headers()["grpc-timeout"].clone())
 ///     }));
@@ -101,7 +101,7 @@ pub struct PropagateDeadlineLayer<W> {
 
 impl<W: WheelRef + Default> PropagateDeadlineLayer<W> {
     /// A layer reading the budget for deadlines on `W`'s default wheel
-    /// (`punctual::DefaultWheel`: the one default deadlines choose).
+    /// (`punctual::wheel::DefaultWheel`: the one default deadlines choose).
     pub fn new() -> Self {
         Self::on(W::default())
     }
@@ -129,7 +129,7 @@ impl<W: WheelRef> PropagateDeadlineLayer<W> {
     /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
     /// # async fn main() {
     /// let client = ServiceBuilder::new()
-    ///     .layer(PropagateDeadlineLayer::<punctual::DefaultWheel>::new().margin(Duration::from_millis(20)))
+    ///     .layer(PropagateDeadlineLayer::<punctual::wheel::DefaultWheel>::new().margin(Duration::from_millis(20)))
     ///     .service(service_fn(|req: http::Request<()>| async move {
     ///         Ok::<_, std::convert::Infallible>(req.headers()["grpc-timeout"].clone())
     ///     }));
@@ -164,7 +164,7 @@ impl<W: WheelRef> PropagateDeadlineLayer<W> {
     /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
     /// # async fn main() {
     /// let client = ServiceBuilder::new()
-    ///     .layer(PropagateDeadlineLayer::<punctual::DefaultWheel>::new().writes(TimeoutHeader::Connect))
+    ///     .layer(PropagateDeadlineLayer::<punctual::wheel::DefaultWheel>::new().writes(TimeoutHeader::Connect))
     ///     .service(service_fn(|req: http::Request<()>| async move {
     ///         Ok::<_, std::convert::Infallible>(req.headers()["connect-timeout-ms"].clone())
     ///     }));

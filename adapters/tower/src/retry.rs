@@ -39,8 +39,8 @@ use crate::propagate::remaining_budget;
 /// let attempts = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
 /// let counted = attempts.clone();
 /// let client = ServiceBuilder::new()
-///     .retry(WithinBudget::<_, punctual::DefaultWheel>::new(Always))
-///     .layer(DeadlineLayer::<punctual::DefaultWheel>::new(Duration::from_millis(100)).named("attempt"))
+///     .retry(WithinBudget::<_, punctual::wheel::DefaultWheel>::new(Always))
+///     .layer(DeadlineLayer::<punctual::wheel::DefaultWheel>::new(Duration::from_millis(100)).named("attempt"))
 ///     .service(service_fn(move |()| {
 ///         counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
 ///         async { std::future::pending::<Result<(), tower::BoxError>>().await }
@@ -61,7 +61,7 @@ pub struct WithinBudget<P, W> {
 
 impl<P, W: WheelRef + Default> WithinBudget<P, W> {
     /// `policy`, stopped by the budget for deadlines on `W`'s default wheel
-    /// (`punctual::DefaultWheel`).
+    /// (`punctual::wheel::DefaultWheel`).
     pub fn new(policy: P) -> Self {
         Self::on(W::default(), policy)
     }

@@ -28,7 +28,7 @@ use crate::BoxError;
 /// # where S: tower::Service<http::Request<()>> , S::Error: Into<punctual_tower::BoxError> {
 /// let channel = ServiceBuilder::new()
 ///     .map_err(into_status)
-///     .layer(PropagateDeadlineLayer::<punctual::DefaultWheel>::new())
+///     .layer(PropagateDeadlineLayer::<punctual::wheel::DefaultWheel>::new())
 ///     .service(channel);
 /// # channel }
 /// ```

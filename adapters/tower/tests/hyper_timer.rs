@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use hyper::rt::{Sleep, Timer};
 use hyper_util::rt::{TokioIo, TokioTimer};
-use punctual::DefaultWheel;
+use punctual::wheel::DefaultWheel;
 use punctual_tower::HyperTimer;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::time::Instant;

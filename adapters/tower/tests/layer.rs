@@ -10,8 +10,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use punctual::Elapsed;
 use punctual::prelude::*;
-use punctual::{DefaultWheel, Elapsed};
+use punctual::wheel::DefaultWheel;
 use punctual_tower::{BoxError, DeadlineLayer};
 use tokio::time::Instant;
 use tower::{Layer, Service, ServiceBuilder, ServiceExt, service_fn};

@@ -6,8 +6,8 @@ use std::convert::Infallible;
 use std::time::Duration;
 
 use http::{HeaderValue, Request, Response, StatusCode};
-use punctual::DefaultWheel;
 use punctual::prelude::*;
+use punctual::wheel::DefaultWheel;
 use punctual_tower::grpc_timeout::parse;
 use punctual_tower::{BoxError, HttpDeadlineLayer, PropagateDeadlineLayer};
 use std::sync::Arc;

@@ -9,7 +9,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use punctual::DefaultWheel;
+use punctual::wheel::DefaultWheel;
 use punctual_tower::DeadlineLayer;
 use tokio::time::{Instant, Sleep};
 use tower::{Layer, Service, ServiceExt};

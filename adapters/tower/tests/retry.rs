@@ -9,7 +9,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
-use punctual::{DefaultWheel, Elapsed, Fixed, ManualClock, Wheel};
+use punctual::Elapsed;
+use punctual::wheel::{DefaultWheel, Fixed, ManualClock, Wheel};
 use punctual_tower::{BoxError, DeadlineLayer, WithinBudget};
 use tower::retry::Policy;
 use tower::{ServiceBuilder, ServiceExt, service_fn};

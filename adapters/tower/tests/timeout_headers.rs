@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use http::{Request, Response, StatusCode};
 use proptest::prelude::*;
-use punctual::DefaultWheel;
+use punctual::wheel::DefaultWheel;
 use punctual_tower::timeout_ms::{encode, parse};
 use punctual_tower::{BoxError, HttpDeadlineLayer, PropagateDeadlineLayer, TimeoutHeader};
 use support::timeout_ms_model::model;

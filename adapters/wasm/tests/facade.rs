@@ -9,7 +9,8 @@ use core::future::pending;
 use core::pin::pin;
 
 use futures_util::future::{Either, join_all, select};
-use punctual::{DeadlineExt, GlobalClock, global_wheel};
+use punctual::DeadlineExt;
+use punctual::wheel::{GlobalClock, global_wheel};
 use wasm_bindgen_test::wasm_bindgen_test;
 use web_time::Instant;
 

@@ -31,7 +31,7 @@ use cortex_m_semihosting::{debug, hprintln};
 use embassy_executor::Spawner;
 use embassy_time::Timer;
 use punctual::adapters::embassy::EmbassyWheel;
-use punctual::{Clock, RawWheel};
+use punctual::wheel::{Clock, RawWheel};
 
 /// The deadlines: at most 8 pending at once, on the recommended tick (one 1 ms embassy tick).
 static WHEEL: EmbassyWheel<8> = punctual::adapters::embassy::wheel();

@@ -1,0 +1,74 @@
+//! Build, drive and inspect a wheel of your own, and look at the default ones.
+//!
+//! Most programs never need this module: `fut.deadline(d)`, [`sleep`](crate::sleep) and
+//! [`interval`](crate::interval) run on a default wheel chosen at their first pending poll.
+//! This is for the rest: a [`Wheel`] with its own clock and tick, turned by a [`Driver`]
+//! that a runtime adapter ([`crate::adapters`]) or a test runs, and the counters
+//! ([`Stats`]) every wheel keeps.
+//!
+//! * Every item here is the core's ([`punctual_core`]) or the default wheels' own.
+//! * A wheel of your own and the default wheels never share entries: a deadline lives on
+//!   the one wheel it armed.
+//!
+//! ```
+//! use std::time::Duration;
+//! use punctual::wheel::{Fixed, ManualClock, Wheel};
+//!
+//! let wheel: Wheel<ManualClock, Fixed<64>> =
+//!     Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
+//! let mut d = std::pin::pin!(wheel.deadline(Duration::from_millis(30), std::future::pending::<()>()));
+//! let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+//! assert!(d.as_mut().poll(&mut cx).is_pending());
+//! wheel.advance(Duration::from_millis(30));
+//! assert!(d.as_mut().poll(&mut cx).is_ready());
+//! ```
+
+#[cfg(any(target_has_atomic = "64", feature = "portable-atomic"))]
+pub use punctual_core::ManualClock;
+#[cfg(feature = "std")]
+pub use punctual_core::{BootClock, Growable, GrowableWheel, StdClock};
+pub use punctual_core::{
+    Clock, ClockInstant, DeadlineName, Driver, Fixed, FixedWheel, IndexWidth, Limit, Named,
+    RawWheel, Reading, Sleeper, Stats, Storage, Unnamed, Wheel, WheelRef, Within,
+    overrun_threshold, report_overruns,
+};
+
+#[cfg(feature = "std")]
+pub use crate::default_wheel::DefaultWheel;
+#[cfg(feature = "std")]
+pub use crate::global::{Global, GlobalClock, global_wheel};
+#[cfg(all(
+    feature = "std",
+    not(all(feature = "wasm", target_family = "wasm", target_os = "unknown"))
+))]
+pub use crate::global::{GlobalClockInUse, GlobalClockKind};
+#[cfg(all(
+    feature = "std",
+    not(all(feature = "wasm", target_family = "wasm", target_os = "unknown"))
+))]
+pub use punctual_thread::spawn_driver;
+
+/// The wheel of the tokio runtime this thread is in, which default deadlines started here
+/// now would use; `None` outside every runtime.
+#[cfg(feature = "tokio")]
+pub fn runtime_wheel() -> Option<&'static Wheel<RuntimeClock, Growable>> {
+    crate::tokio_wheels::runtime_wheel()
+}
+
+/// How many runtime wheels this process has made: the most in use at once, since a
+/// thread that exits gives its wheel to the next.
+#[cfg(feature = "tokio")]
+pub fn runtime_wheels_made() -> usize {
+    crate::tokio_wheels::runtime_wheels_made()
+}
+
+/// The clock of a tokio runtime's default wheel: tokio's, paused or not.
+#[cfg(feature = "tokio")]
+pub use punctual_tokio::RuntimeClock;
+
+/// How many paused threads' wheels this process has made
+/// ([`virtual_time::pause`](crate::virtual_time::pause)): the most in use at once.
+#[cfg(feature = "test-util")]
+pub fn paused_wheels_made() -> usize {
+    crate::virtual_time::paused_wheels_made()
+}
