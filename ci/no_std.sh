@@ -21,6 +21,6 @@ cargo clippy -p punctual-core --no-default-features --target thumbv7em-none-eabi
 for features in stats sub-tick stats,sub-tick; do
     cargo clippy -p punctual-core --no-default-features --features "$features" --target thumbv7em-none-eabihf -- -D warnings
 done
-cargo build -p punctual-embassy --features stats,sub-tick --target thumbv7em-none-eabihf
+cargo build -p punctual-embassy --features punctual-core/stats,punctual-core/sub-tick --target thumbv7em-none-eabihf
 # defmt formatting for Elapsed, as firmware uses it.
 cargo build -p punctual-core --no-default-features --features defmt --target thumbv7em-none-eabihf

@@ -66,8 +66,8 @@ fi
 echo "wasm.sh: $(rustc --version), wasm-bindgen $version, Node $(node --version), $(chromium --version)"
 
 # The facade builds for the web, and both crates pass clippy there.
-cargo build --target "$target" -p punctual --features wasm
-cargo clippy --target "$target" -p punctual --features wasm --lib -- -D warnings
+cargo build --target "$target" -p punctual
+cargo clippy --target "$target" -p punctual --lib -- -D warnings
 cargo clippy --target "$target" -p punctual-wasm --all-targets -- -D warnings
 
 export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner

@@ -31,7 +31,7 @@ pub type Interval = punctual_core::Interval<'static, DefaultWheel>;
 
 /// The instants a default sleep or deadline is reset to ([`punctual_core::Sleep::reset`],
 /// [`punctual_core::Deadline::reset`]), as `deadline_at` takes them.
-#[cfg(not(all(feature = "wasm", target_family = "wasm", target_os = "unknown")))]
+#[cfg(not(all(target_family = "wasm", target_os = "unknown")))]
 impl ClockInstant<DefaultWheel> for std::time::Instant {
     #[inline]
     fn reading_on(self, _: &DefaultWheel) -> Reading {
@@ -40,7 +40,7 @@ impl ClockInstant<DefaultWheel> for std::time::Instant {
 }
 
 /// As `std::time::Instant`'s, on the web (`std::time::Instant::now()` panics there).
-#[cfg(all(feature = "wasm", target_family = "wasm", target_os = "unknown"))]
+#[cfg(all(target_family = "wasm", target_os = "unknown"))]
 impl ClockInstant<DefaultWheel> for web_time::Instant {
     #[inline]
     fn reading_on(self, _: &DefaultWheel) -> Reading {

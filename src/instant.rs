@@ -23,15 +23,15 @@ pub trait DeadlineInstant: sealed::Sealed {
 
 mod sealed {
     pub trait Sealed {}
-    #[cfg(not(all(feature = "wasm", target_family = "wasm", target_os = "unknown")))]
+    #[cfg(not(all(target_family = "wasm", target_os = "unknown")))]
     impl Sealed for std::time::Instant {}
     #[cfg(feature = "tokio")]
     impl Sealed for tokio::time::Instant {}
-    #[cfg(all(feature = "wasm", target_family = "wasm", target_os = "unknown"))]
+    #[cfg(all(target_family = "wasm", target_os = "unknown"))]
     impl Sealed for web_time::Instant {}
 }
 
-#[cfg(not(all(feature = "wasm", target_family = "wasm", target_os = "unknown")))]
+#[cfg(not(all(target_family = "wasm", target_os = "unknown")))]
 impl DeadlineInstant for std::time::Instant {
     #[inline]
     fn reading(self) -> Reading {
@@ -40,7 +40,7 @@ impl DeadlineInstant for std::time::Instant {
 }
 
 /// On `wasm32-unknown-unknown`: the instant read on the global wheel's clock, exactly.
-#[cfg(all(feature = "wasm", target_family = "wasm", target_os = "unknown"))]
+#[cfg(all(target_family = "wasm", target_os = "unknown"))]
 impl DeadlineInstant for web_time::Instant {
     #[inline]
     fn reading(self) -> Reading {

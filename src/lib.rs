@@ -25,20 +25,20 @@ mod functions;
 // The global wheel: a timer thread's, or on the web the host timers'.
 #[cfg(all(
     feature = "std",
-    not(all(feature = "wasm", target_family = "wasm", target_os = "unknown"))
+    not(all(target_family = "wasm", target_os = "unknown"))
 ))]
 use punctual_thread::global;
-#[cfg(all(feature = "wasm", target_family = "wasm", target_os = "unknown"))]
+#[cfg(all(feature = "std", target_family = "wasm", target_os = "unknown"))]
 use punctual_wasm::global;
 #[cfg(all(
-    feature = "wasm",
     target_family = "wasm",
     target_os = "unknown",
     any(feature = "tokio", feature = "test-util")
 ))]
 compile_error!(
-    "punctual: on wasm32-unknown-unknown the `wasm` feature's global wheel is the only default \
-     wheel; the `tokio` and `test-util` features need threads and `std::time::Instant`"
+    "punctual: on wasm32-unknown-unknown the global wheel on the host's timers is the only \
+     default wheel; the `tokio` and `test-util` features need threads and \
+     `std::time::Instant`: turn them off for this target"
 );
 #[cfg(feature = "std")]
 mod instant;
@@ -69,15 +69,12 @@ pub use instant::DeadlineInstant;
 
 /// The runtime adapters, for a wheel of your own driven by a runtime: each is its own
 /// crate, re-exported here behind the feature of the same name. (In a module of their own
-/// so that `use punctual::*` shadows no crate named `tokio` or `smol`.)
+/// so that `use punctual::*` shadows no crate named `tokio`.) Other runtimes' drivers
+/// are crates of their own: `punctual-smol`, `punctual-wasm`.
 pub mod adapters {
     /// Drive a wheel from a tokio task. See [`punctual_tokio`].
     #[cfg(feature = "tokio")]
     pub use punctual_tokio as tokio;
-
-    /// Drive a wheel from async-io timers on any smol executor. See [`punctual_smol`].
-    #[cfg(feature = "smol")]
-    pub use punctual_smol as smol;
 
     /// Tower middleware: a layer bounding each request by a deadline and a budget, its
     /// HTTP flavour, `grpc-timeout` propagation; [`punctual_tower`] on the default wheel.
@@ -85,7 +82,7 @@ pub mod adapters {
     pub mod tower;
 
     /// Drive a wheel from JavaScript timers on `wasm32-unknown-unknown`. See [`punctual_wasm`].
-    #[cfg(all(feature = "wasm", target_family = "wasm", target_os = "unknown"))]
+    #[cfg(all(feature = "std", target_family = "wasm", target_os = "unknown"))]
     pub use punctual_wasm as wasm;
 
     /// Drive a static wheel from an embassy task. See [`punctual_embassy`].

@@ -39,12 +39,12 @@ pub use crate::default_wheel::DefaultWheel;
 pub use crate::global::{Global, GlobalClock, global_wheel};
 #[cfg(all(
     feature = "std",
-    not(all(feature = "wasm", target_family = "wasm", target_os = "unknown"))
+    not(all(target_family = "wasm", target_os = "unknown"))
 ))]
 pub use crate::global::{GlobalClockInUse, GlobalClockKind};
 #[cfg(all(
     feature = "std",
-    not(all(feature = "wasm", target_family = "wasm", target_os = "unknown"))
+    not(all(target_family = "wasm", target_os = "unknown"))
 ))]
 pub use punctual_thread::spawn_driver;
 

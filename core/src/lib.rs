@@ -63,8 +63,6 @@
 //! * `sub-tick` (on with `std`): a deadline among few in its tick fires at its own time.
 //!   Without it each fires at its tick's end: never early and at most two ticks late all
 //!   the same, with no per-slot counts and bounds (192 bytes of RAM, about 1 KB of code).
-//! * `count-ready` (implies `stats`): [`Stats::ready_without_arming`], at a shared atomic
-//!   on that path.
 //!
 //! [punctual]: https://docs.rs/punctual
 // Without `alloc` or `std` these items do not exist: link to the full docs instead.

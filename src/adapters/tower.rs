@@ -50,7 +50,6 @@ pub type WithinBudget<P> = punctual_tower::WithinBudget<P, DefaultWheel>;
 
 /// [`punctual_tower::HyperTimer`] on the default wheel: hyper's own timeouts on the
 /// runtime's wheel.
-#[cfg(feature = "hyper")]
 pub type HyperTimer = punctual_tower::HyperTimer<DefaultWheel>;
 
 /// What is left of the budget in force for default deadlines started here, if any

@@ -15,11 +15,11 @@
 //!   ([`timeout_ms`]), the shortest winning. [`PropagateDeadlineLayer`] writes the
 //!   caller's remaining budget into outgoing requests, less an optional per-hop margin,
 //!   rounded down, in the header the downstream reads ([`TimeoutHeader`]).
-//! * [`WithinBudget`] (feature `retry`, on by default): a `tower::retry` policy that
+//! * [`WithinBudget`]: a `tower::retry` policy that
 //!   stops once the budget is spent.
 //! * [`into_status`] (feature `tonic`): a tower error as the `tonic::Status` a gRPC client
 //!   expects, `DEADLINE_EXCEEDED` for an `Elapsed`; `Elapsed` itself converts with `?`.
-//! * `HyperTimer` (feature `hyper`): `hyper::rt::Timer` on a punctual wheel, for hyper's
+//! * [`HyperTimer`]: `hyper::rt::Timer` on a punctual wheel, for hyper's
 //!   own timeouts (header read, keep-alive).
 //!
 //! # Which wheel
@@ -86,12 +86,10 @@
 mod body;
 pub mod grpc_timeout;
 mod http;
-#[cfg(feature = "hyper")]
 mod hyper_timer;
 mod layer;
 mod limits;
 mod propagate;
-#[cfg(feature = "retry")]
 mod retry;
 mod source;
 #[cfg(feature = "tonic")]
@@ -100,13 +98,11 @@ pub mod timeout_ms;
 
 pub use body::DeadlineBody;
 pub use http::{DEFAULT_STATUS, HttpDeadline, HttpDeadlineLayer, HttpResponseFuture};
-#[cfg(feature = "hyper")]
 pub use hyper_timer::HyperTimer;
 pub use layer::{Deadline, DeadlineLayer, ResponseFuture};
 pub use propagate::{
     PropagateDeadline, PropagateDeadlineLayer, PropagateResponseFuture, remaining_budget,
 };
-#[cfg(feature = "retry")]
 pub use retry::WithinBudget;
 pub use source::{GrpcTimeout, OwnLimit, RequestTimeout, TimeoutHeader, TimeoutHeaders};
 #[cfg(feature = "tonic")]

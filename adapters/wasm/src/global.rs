@@ -1,5 +1,5 @@
 //! The global wheel on `wasm32-unknown-unknown`, driven by the host's timers: what
-//! `punctual`'s `wasm` feature runs default deadlines on, and re-exports. The same items
+//! `punctual` runs default deadlines on here, and re-exports. The same items
 //! as `punctual_thread::global`, which is the global wheel on every other target.
 //!
 //! * A growable wheel with a 1 ms tick on [`GlobalClock`], the host's monotonic clock

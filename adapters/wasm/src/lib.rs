@@ -27,7 +27,7 @@
 //! });
 //! ```
 //!
-//! Most programs want `punctual`'s `wasm` feature instead: its `fut.deadline(d)`,
+//! Most programs want `punctual` instead: on this target its `fut.deadline(d)`,
 //! `sleep`, `timeout` and budgets then run on this crate's [`global`] wheel, with no
 //! setup.
 //!

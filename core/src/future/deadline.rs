@@ -283,8 +283,6 @@ impl<F: Future, W: WheelRef, N: DeadlineName> Deadline<'_, F, W, N> {
         // SAFETY: pinned in place, live (checked above).
         let future = unsafe { Pin::new_unchecked(&mut *this.future) };
         if let Poll::Ready(output) = future.poll(cx) {
-            #[cfg(feature = "count-ready")]
-            this.timer.count_ready_if_unstarted();
             this.drop_future();
             this.timer.release();
             return Poll::Ready(Ok(output));

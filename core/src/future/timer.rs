@@ -342,14 +342,6 @@ impl<W: WheelRef> Timer<W> {
         }
     }
 
-    /// Counts a deadline that completed without starting its timer.
-    #[cfg(feature = "count-ready")]
-    pub(crate) fn count_ready_if_unstarted(&self) {
-        if self.state.phase() == Phase::Idle {
-            self.wheel.get().count_ready();
-        }
-    }
-
     /// Whether the owner marked its inner future dropped ([`Timer::set_inner_gone`]).
     #[inline]
     pub(crate) fn inner_gone(&self) -> bool {

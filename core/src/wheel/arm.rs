@@ -150,11 +150,6 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         self.take_handed_off();
     }
 
-    #[cfg(feature = "count-ready")]
-    pub(crate) fn count_ready(&self) {
-        self.counters.ready();
-    }
-
     pub(crate) fn count_degraded_poll(&self) {
         self.counters.degraded_poll();
     }

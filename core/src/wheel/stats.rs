@@ -1,7 +1,7 @@
 //! What a wheel has done: counts kept by the driver, readable from any thread.
 //!
 //! * Only the driver writes the counters, by plain load and store, except
-//!   `degraded_polls` (degraded path) and `ready_without_arming` (`count-ready` only).
+//!   `degraded_polls` (degraded path), `refused` and `overruns`.
 //! * Without the `stats` feature the counters are not kept: [`Counters`] has no bytes, its
 //!   counts do nothing, and `Wheel::stats` and `Wheel::degraded_polls` do not exist.
 
@@ -30,9 +30,6 @@ pub struct Stats {
     pub fired: usize,
     /// Deadlines released unfired after the driver took them in.
     pub cancelled: usize,
-    /// Deadlines whose inner future was ready at its first poll, so nothing was armed.
-    /// `None` without the `count-ready` feature.
-    pub ready_without_arming: Option<usize>,
     /// How many whole ticks late deadlines fired, after their tick's boundary:
     /// `[0, 1, 2, 3 or more]`.
     pub lateness: [usize; 4],
@@ -58,9 +55,6 @@ impl fmt::Display for Stats {
             "armed {}, fired {}, cancelled {}, ",
             self.armed, self.fired, self.cancelled
         )?;
-        if let Some(ready) = self.ready_without_arming {
-            write!(f, "ready without arming {ready}, ")?;
-        }
         let [l0, l1, l2, more] = self.lateness;
         write!(
             f,

@@ -39,9 +39,6 @@ pub trait RawWheel: Sync + sealed::Sealed {
     fn count_degraded_poll(&self);
     #[doc(hidden)]
     fn leave_degraded_waker(&self, waker: &Waker) -> bool;
-    #[doc(hidden)]
-    #[cfg(feature = "count-ready")]
-    fn count_ready(&self);
     /// Counts a request refused before any work because its deadline left too little
     /// time ([`Stats::refused`](crate::Stats::refused)); `punctual-tower`'s admission
     /// counts there. Without `stats` it counts nothing.
@@ -119,11 +116,6 @@ impl<C: Clock, S: Storage> RawWheel for Wheel<C, S> {
 
     fn count_overrun(&self) {
         Wheel::count_overrun(self);
-    }
-
-    #[cfg(feature = "count-ready")]
-    fn count_ready(&self) {
-        Wheel::count_ready(self);
     }
 }
 

@@ -11,8 +11,6 @@ pub(crate) struct Counters {
     pub(crate) degraded_polls: AtomicUsize,
     refused: AtomicUsize,
     overruns: AtomicUsize,
-    #[cfg(feature = "count-ready")]
-    ready: AtomicUsize,
 }
 
 /// Adds one to a counter only the driver writes.
@@ -40,8 +38,6 @@ impl Counters {
                 degraded_polls: AtomicUsize::new(0),
                 refused: AtomicUsize::new(0),
                 overruns: AtomicUsize::new(0),
-                #[cfg(feature = "count-ready")]
-                ready: AtomicUsize::new(0),
             }
         }
     }
@@ -73,21 +69,12 @@ impl Counters {
         self.overruns.fetch_add(1, Ordering::Relaxed);
     }
 
-    #[cfg(feature = "count-ready")]
-    pub(crate) fn ready(&self) {
-        self.ready.fetch_add(1, Ordering::Relaxed);
-    }
-
     pub(crate) fn snapshot(&self, high_water: usize, occupied: usize) -> Stats {
         let load = |c: &AtomicUsize| c.load(Ordering::Relaxed);
         Stats {
             armed: load(&self.armed),
             fired: load(&self.fired),
             cancelled: load(&self.cancelled),
-            #[cfg(feature = "count-ready")]
-            ready_without_arming: Some(load(&self.ready)),
-            #[cfg(not(feature = "count-ready"))]
-            ready_without_arming: None,
             lateness: [
                 load(&self.lateness[0]),
                 load(&self.lateness[1]),
