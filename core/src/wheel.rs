@@ -169,7 +169,9 @@ pub struct Wheel<C, S> {
     handoff: Padded<handoff::Handoff>,
     /// Threads may keep a free entry aside (`spare`): only on a wheel that never moves.
     spares: bool,
-    early_looks: bool,
+    /// Read at the start of each turn; any thread may switch it
+    /// ([`Wheel::set_early_looks`]). A hint, not a hand-off: relaxed.
+    early_looks: core::sync::atomic::AtomicBool,
     batched_wakes: bool,
 }
 

@@ -1,5 +1,6 @@
 //! `default_wheels` under a host of this test's own, without the `punctual` facade: the
-//! alarm on real time, tokio's timer on a paused clock, the value kept with each wheel,
+//! runtime's own drivers on real time (the alarm only without them), tokio's timer on a
+//! paused clock, the value kept with each wheel,
 //! and the orphan driver after a shutdown.
 
 use std::future::{Future, poll_fn};
@@ -62,15 +63,36 @@ fn no_wheel_outside_a_runtime() {
     assert!(WHEELS.current(&CLAIM).is_none());
 }
 
-#[test]
-fn real_time_deadline_fires_by_the_alarm() {
-    current_thread().block_on(async {
+/// A real-time deadline on a runtime built with `drivers`, and whether an alarm (a sleep
+/// outside the runtime) took part in firing it.
+fn fires_with_alarm(build: impl FnOnce(&mut Builder) -> &mut Builder) -> bool {
+    let rt = build(&mut Builder::new_current_thread()).build().unwrap();
+    rt.block_on(async {
         let before = ALARMS.load(Ordering::Relaxed);
+        let started = std::time::Instant::now();
         let slow = std::future::pending::<()>();
         let r = wheel_here().deadline(Duration::from_millis(5), slow).await;
         assert!(r.is_err());
-        assert!(ALARMS.load(Ordering::Relaxed) > before, "no alarm was made");
-    });
+        assert!(started.elapsed() >= Duration::from_millis(5), "early");
+        ALARMS.load(Ordering::Relaxed) > before
+    })
+}
+
+#[test]
+fn real_time_deadline_fires_inside_a_runtime_with_drivers() {
+    // The runtime's reactor (a timerfd, on Linux) or its timer: no alarm.
+    assert!(!fires_with_alarm(Builder::enable_all));
+    assert!(!fires_with_alarm(Builder::enable_time));
+}
+
+#[test]
+fn real_time_deadline_fires_by_the_alarm_without_drivers() {
+    assert!(fires_with_alarm(|b| b));
+    // The reactor alone, on Linux: a timerfd, no alarm.
+    assert_eq!(
+        fires_with_alarm(Builder::enable_io),
+        !cfg!(target_os = "linux")
+    );
 }
 
 #[tokio::test(start_paused = true)]

@@ -99,7 +99,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 counters: Padded::new(Counters::new()),
                 handoff: Padded::new(Handoff::new()),
                 spares: false,
-                early_looks: false,
+                early_looks: core::sync::atomic::AtomicBool::new(false),
                 batched_wakes: false,
             }
         }
@@ -137,9 +137,26 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         /// ```
         #[must_use]
         pub fn with_early_looks(mut self) -> Self {
-            self.early_looks = true;
+            self.early_looks = core::sync::atomic::AtomicBool::new(true);
             self
         }
+    }
+
+    /// Turns early looks ([`with_early_looks`](Self::with_early_looks)) on or off from the
+    /// next turn, for a driver that changes timers while it runs: punctual's default
+    /// wheels inside tokio look early only while they sleep on tokio's timer. Does nothing
+    /// without `std`.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use punctual_core::{Fixed, ManualClock, Wheel};
+    ///
+    /// let wheel: Wheel<ManualClock, Fixed<64>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
+    /// wheel.set_early_looks(true);
+    /// ```
+    pub fn set_early_looks(&self, on: bool) {
+        self.early_looks
+            .store(on, core::sync::atomic::Ordering::Relaxed);
     }
 
     /// Lets each thread keep the last entry it freed here for its next deadline. A kept
@@ -196,6 +213,6 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// Early looks are on (never without `std`).
     #[inline]
     pub(super) fn early_looks(&self) -> bool {
-        cfg!(feature = "std") && self.early_looks
+        cfg!(feature = "std") && self.early_looks.load(core::sync::atomic::Ordering::Relaxed)
     }
 }

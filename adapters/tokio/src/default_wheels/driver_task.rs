@@ -1,7 +1,11 @@
 //! The driver task of a runtime's default wheel: the core's [`Driver`], and its sleeps.
 //!
-//! * On real time it sleeps with the host's alarm ([`Host::alarm`]), on the tick grid:
-//!   never on tokio's timer, which panics on a runtime without a time driver.
+//! * On real time, on Linux with the runtime's I/O driver, it sleeps on a timerfd of its
+//!   own ([`TimerFd`]), to the wheel's next turn exactly: inside the runtime, no thread
+//!   outside it, and no rounding to tokio's millisecond.
+//! * Else on real time it sleeps on tokio's timer if the runtime has one, and with the
+//!   host's alarm ([`Host::alarm`]) on the tick grid if it has neither driver. The
+//!   runtime's drivers are probed once, when the task is made ([`probe`](super::probe)).
 //! * Once the runtime's clock reads virtual time (tokio paused or moved it), it sleeps
 //!   on tokio's timer, whose wake turns the wheel at once ([`TurningSleeper`]).
 //! * It stops once its wheel's owner left and nothing is armed. It checks that after
@@ -14,11 +18,13 @@ use core::pin::Pin;
 use core::task::{Context, Poll};
 
 use pin_project_lite::pin_project;
-use punctual_core::{Driver, Growable, Reading, Sleeper};
+use punctual_core::{Clock, Driver, Growable, Reading, Sleeper};
 use tokio::runtime::Handle;
 
 use super::Host;
 use super::runtime_wheel::{RuntimeWheel, on_tick_grid};
+#[cfg(target_os = "linux")]
+use super::timer_fd::{FineSleep, TimerFd};
 use crate::{DEFAULT_TICK, RuntimeClock, RuntimeSleeper, TurningSleep, TurningSleeper};
 
 type RuntimeDriver<H> = Driver<'static, RuntimeClock, Growable, DefaultSleeper<H>>;
@@ -35,10 +41,26 @@ pub(super) struct DriverTask<H: Host> {
 impl<H: Host> DriverTask<H> {
     pub(super) fn new(rw: &'static RuntimeWheel<H>, handle: Handle) -> Self {
         let wheel = rw.wheel();
+        #[cfg(target_os = "linux")]
+        let fine = TimerFd::new();
+        let virtual_time = wheel.clock().reads_virtual_time();
+        #[cfg(target_os = "linux")]
+        let on_tokio_timer = virtual_time || (fine.is_none() && super::probe::runtime_has_time());
+        #[cfg(not(target_os = "linux"))]
+        let on_tokio_timer = virtual_time || super::probe::runtime_has_time();
+        // A precise timer wakes at a sparse tick's own deadline and at a crowded tick's
+        // end; a coarse one (tokio's, or the alarm on the tick grid) looks early too.
+        #[cfg(target_os = "linux")]
+        wheel.set_early_looks(on_tokio_timer || fine.is_none());
+        #[cfg(not(target_os = "linux"))]
+        wheel.set_early_looks(true);
         let sleeper = DefaultSleeper {
+            wheel,
             clock: wheel.clock(),
             on_tokio: TurningSleeper::new(RuntimeSleeper::new(wheel.clock()), wheel),
-            on_tokio_timer: false,
+            on_tokio_timer,
+            #[cfg(target_os = "linux")]
+            fine,
             host: &rw.home.host,
         };
         Self {
@@ -88,10 +110,15 @@ impl<H: Host> Drop for DriverTask<H> {
 
 /// The sleeps of a runtime wheel's driver (see the module docs).
 struct DefaultSleeper<H: Host> {
+    wheel: &'static punctual_core::Wheel<RuntimeClock, Growable>,
     clock: &'static RuntimeClock,
     on_tokio: TurningSleeper<RuntimeSleeper, RuntimeClock, Growable>,
-    /// The clock has read virtual time: tokio's timer from now on.
+    /// tokio's timer from now on: the clock has read virtual time, or the runtime has a
+    /// time driver and no fine timer.
     on_tokio_timer: bool,
+    /// The fine timer on real time, if the runtime's reactor took one.
+    #[cfg(target_os = "linux")]
+    fine: Option<std::sync::Arc<TimerFd>>,
     host: &'static H,
 }
 
@@ -100,11 +127,25 @@ impl<H: Host> Sleeper for DefaultSleeper<H> {
 
     fn sleep_until(&mut self, at: Reading) -> Self::Sleep {
         if !self.on_tokio_timer && self.clock.reads_virtual_time() {
+            // The plan `at` was made without early looks: turn again at once with them.
             self.on_tokio_timer = true;
+            self.wheel.set_early_looks(true);
+            let now = Reading::since_origin(self.clock.now());
+            return DefaultSleep::Tokio {
+                sleep: self.on_tokio.sleep_until(at.min(now)),
+            };
         }
         if self.on_tokio_timer {
             return DefaultSleep::Tokio {
                 sleep: self.on_tokio.sleep_until(at),
+            };
+        }
+        #[cfg(target_os = "linux")]
+        if let Some(fine) = &self.fine {
+            let after = (at != Reading::END)
+                .then(|| at.saturating_duration_since(Reading::since_origin(self.clock.now())));
+            return DefaultSleep::Fine {
+                sleep: fine.sleep(after),
             };
         }
         // On the tick grid: the wheel looks at crowded ticks early (for tokio's timer),
@@ -121,6 +162,8 @@ pin_project! {
     #[project = DefaultSleepProj]
     enum DefaultSleep<A> {
         Tokio { #[pin] sleep: TurningSleep<RuntimeClock, Growable> },
+        #[cfg(target_os = "linux")]
+        Fine { #[pin] sleep: FineSleep },
         Alarm { #[pin] sleep: A },
     }
 }
@@ -131,6 +174,8 @@ impl<A: Future<Output = ()>> Future for DefaultSleep<A> {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         match self.project() {
             DefaultSleepProj::Tokio { sleep } => sleep.poll(cx),
+            #[cfg(target_os = "linux")]
+            DefaultSleepProj::Fine { sleep } => sleep.poll(cx),
             DefaultSleepProj::Alarm { sleep } => sleep.poll(cx),
         }
     }

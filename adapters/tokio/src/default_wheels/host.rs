@@ -1,7 +1,8 @@
 //! [`Host`]: what the default wheels need from the crate that hosts them.
 //!
 //! * The host's instants are readings of its reference clock; every wheel reads on it.
-//! * A driver on real time sleeps with the host's alarm, never on tokio's timer.
+//! * A driver on real time sleeps with the host's alarm only on a runtime without a
+//!   time or I/O driver (or when they cannot be probed).
 //! * The host keeps a value with each wheel, made once when the wheel is made.
 
 use core::future::Future;
@@ -29,7 +30,7 @@ pub trait Host: Sync + 'static {
     -> Self::Choice;
 
     /// A future that completes once the reference clock reads `at` or later, driven by
-    /// something other than tokio: a wheel's driver sleeps with it while its runtime's
-    /// clock reads real time.
+    /// something other than tokio: a wheel's driver sleeps with it on real time when its
+    /// runtime has neither a time nor an I/O driver.
     fn alarm(&self, at: Reading) -> Self::Alarm;
 }

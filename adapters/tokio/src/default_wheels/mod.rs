@@ -21,7 +21,10 @@ mod driver_task;
 mod holders;
 mod host;
 mod orphans;
+mod probe;
 mod runtime_wheel;
+#[cfg(target_os = "linux")]
+mod timer_fd;
 
 use core::cell::Cell;
 use core::fmt;

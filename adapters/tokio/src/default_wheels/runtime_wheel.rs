@@ -85,9 +85,9 @@ impl<H: Host> RuntimeWheel<H> {
 
     /// A new wheel, leaked.
     fn make(home: &'static DefaultWheels<H>, pausable: bool) -> &'static Self {
-        // Early looks: its driver sleeps on a coarse grid (tokio's millisecond, or ticks).
+        // Early looks are set by each driver task, for the timer it sleeps on.
         let clock = RuntimeClock::new(home.host.reference_clock());
-        let wheel = Wheel::growable(clock, DEFAULT_TICK).with_early_looks();
+        let wheel = Wheel::growable(clock, DEFAULT_TICK);
         let rw: &'static Self = Box::leak(Box::new(Self {
             // SAFETY: leaked just below, so the wheel never moves nor is dropped.
             wheel: unsafe { wheel.with_thread_spares() },

@@ -1,0 +1,141 @@
+//! [`TimerFd`]: a Linux `timerfd` on the runtime's own reactor, so that a default wheel's
+//! driver wakes at a deadline's own instant, inside the runtime, with no thread of its own.
+//!
+//! * One per driver task, re-armed to the wheel's next turn; never one per deadline.
+//! * Armed relative to a reading of the wheel's clock just taken, rounded up to whole
+//!   nanoseconds: it never wakes before the time asked, on a clock that moves as the
+//!   wheel's does.
+//! * A wake is only a hint: the driver reads its clock and fires what is due, so a stale
+//!   or spurious wake costs a turn, never an early fire.
+//! * Made only on a runtime with an I/O driver: [`TimerFd::new`] registers it in a
+//!   [`quietly`](super::probe::quietly) probe.
+
+use core::future::Future;
+use core::pin::Pin;
+use core::task::{Context, Poll};
+use core::time::Duration;
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::sync::Arc;
+
+use tokio::io::unix::AsyncFd;
+
+/// A `CLOCK_MONOTONIC` timerfd registered with the current runtime's reactor.
+#[derive(Debug)]
+pub(super) struct TimerFd {
+    fd: AsyncFd<OwnedFd>,
+}
+
+impl TimerFd {
+    /// A disarmed timer on the current runtime's reactor; `None` outside a runtime, on a
+    /// runtime without an I/O driver, or if the kernel refuses one.
+    pub(super) fn new() -> Option<Arc<Self>> {
+        // SAFETY: plain syscall with constant flags; the result is checked below.
+        let raw = unsafe {
+            libc::timerfd_create(
+                libc::CLOCK_MONOTONIC,
+                libc::TFD_NONBLOCK | libc::TFD_CLOEXEC,
+            )
+        };
+        if raw < 0 {
+            return None;
+        }
+        // SAFETY: `raw` is a new descriptor that nothing else owns.
+        let owned = unsafe { OwnedFd::from_raw_fd(raw) };
+        // Panics on a runtime without an I/O driver: the probe answers `None` then, and the
+        // descriptor is closed as the panic unwinds. (`with_interest` is deprecated in
+        // newer tokio for types that may close their descriptor while registered; an
+        // `OwnedFd` owned by the `AsyncFd` cannot, and the crate supports tokio 1.44.)
+        #[allow(deprecated)]
+        let register = || AsyncFd::with_interest(owned, tokio::io::Interest::READABLE);
+        let fd = super::probe::quietly(register)?.ok()?;
+        Some(Arc::new(Self { fd }))
+    }
+
+    /// Arms the timer `after` from now (disarms it for `None`), and returns the sleep that
+    /// waits for it. A zero `after` is ready at once.
+    pub(super) fn sleep(self: &Arc<Self>, after: Option<Duration>) -> FineSleep {
+        let ready = after == Some(Duration::ZERO);
+        if !ready {
+            self.set(after);
+        }
+        FineSleep {
+            timer: Arc::clone(self),
+            ready,
+        }
+    }
+
+    /// `timerfd_settime` with a relative expiry; `None` (or a failure) disarms it. A
+    /// failure leaves the driver to be woken by the next arm, as an idle one is.
+    fn set(&self, after: Option<Duration>) {
+        let value = match after {
+            // At most about 68 years: `time_t` seconds never overflow.
+            Some(after) => libc::timespec {
+                tv_sec: after.as_secs().min(1 << 31) as libc::time_t,
+                tv_nsec: libc::c_long::from(after.subsec_nanos() as i32),
+            },
+            None => libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 0,
+            },
+        };
+        let spec = libc::itimerspec {
+            it_interval: libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 0,
+            },
+            it_value: value,
+        };
+        // SAFETY: a live descriptor of ours, and a valid `itimerspec`; no old value read.
+        unsafe {
+            libc::timerfd_settime(self.fd.as_raw_fd(), 0, &spec, core::ptr::null_mut());
+        }
+    }
+
+    /// Ready once the timer expired since it was last armed or read.
+    fn poll_expired(&self, cx: &mut Context<'_>) -> Poll<()> {
+        loop {
+            let Poll::Ready(guard) = self.fd.poll_read_ready(cx) else {
+                return Poll::Pending;
+            };
+            let Ok(mut guard) = guard else {
+                // The reactor is gone (the runtime shuts down): end the sleep; the driver
+                // is dropped with its task.
+                return Poll::Ready(());
+            };
+            let mut count = [0_u8; 8];
+            let read = guard.try_io(|fd| {
+                // SAFETY: reads at most 8 bytes into `count`, from a live descriptor.
+                let n = unsafe { libc::read(fd.as_raw_fd(), count.as_mut_ptr().cast(), 8) };
+                if n < 0 {
+                    Err(io::Error::last_os_error())
+                } else {
+                    Ok(())
+                }
+            });
+            match read {
+                Ok(_) => return Poll::Ready(()),
+                // Stale readiness: cleared by `try_io`; wait again.
+                Err(_would_block) => continue,
+            }
+        }
+    }
+}
+
+/// A wait for a [`TimerFd`]: ready at its expiry (or at once, for a zero wait).
+#[derive(Debug)]
+pub(super) struct FineSleep {
+    timer: Arc<TimerFd>,
+    ready: bool,
+}
+
+impl Future for FineSleep {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.ready {
+            return Poll::Ready(());
+        }
+        self.timer.poll_expired(cx)
+    }
+}
