@@ -22,14 +22,8 @@ pub mod delay_queue;
 mod ext;
 #[cfg(feature = "std")]
 mod functions;
-// The global wheel: a timer thread's, or on the web the host timers'.
-#[cfg(all(
-    feature = "std",
-    not(all(target_family = "wasm", target_os = "unknown"))
-))]
-use punctual_thread::global;
-#[cfg(all(feature = "std", target_family = "wasm", target_os = "unknown"))]
-use punctual_wasm::global;
+#[cfg(feature = "std")]
+mod global;
 #[cfg(all(
     target_family = "wasm",
     target_os = "unknown",
@@ -44,6 +38,11 @@ compile_error!(
 mod instant;
 #[cfg(feature = "std")]
 pub mod prelude;
+#[cfg(all(
+    feature = "std",
+    not(all(target_family = "wasm", target_os = "unknown"))
+))]
+mod sync;
 #[cfg(feature = "tokio")]
 mod tokio_wheels;
 #[cfg(feature = "test-util")]

@@ -62,9 +62,8 @@ pub fn runtime_wheels_made() -> usize {
     crate::tokio_wheels::runtime_wheels_made()
 }
 
-/// The clock of a tokio runtime's default wheel: tokio's, paused or not.
 #[cfg(feature = "tokio")]
-pub use punctual_tokio::RuntimeClock;
+pub use crate::tokio_wheels::RuntimeClock;
 
 /// How many paused threads' wheels this process has made
 /// ([`virtual_time::pause`](crate::virtual_time::pause)): the most in use at once.

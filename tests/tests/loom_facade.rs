@@ -1,7 +1,7 @@
 //! loom models of the facade's lock-free state machines, which the core's models
 //! (`core/tests/loom/`) do not reach:
 //!
-//! * the global wheel's state word (`adapters/thread/src/global/state.rs`): readings of
+//! * the global wheel's state word (`src/global/state.rs`): readings of
 //!   the global clock that race to start the timer thread start exactly one, on the one
 //!   clock that `GlobalClock::select` and the first reading agree on, also when a start
 //!   fails;
@@ -9,7 +9,7 @@
 //!   overlaps a turn (it waits for the turns in progress, and turns wait for it), also
 //!   when the forking thread is itself in a turn (a waker that forks);
 //! * the holders of a tokio runtime's default wheel
-//!   (`adapters/tokio/src/default_wheels/holders.rs`): its owner thread and its driver
+//!   (`src/tokio_wheels/holders.rs`): its owner thread and its driver
 //!   leave in any order and race, and the home is counted drained (shelved) exactly once;
 //!   a driver idle on an empty wheel sees its owner leave; a claim that takes the home
 //!   off the shelf while the last holder is still leaving finds its word clear.
@@ -27,14 +27,14 @@ mod sync {
 }
 
 #[allow(dead_code)]
-#[path = "../../adapters/thread/src/global/state.rs"]
+#[path = "../../src/global/state.rs"]
 mod state;
 
 #[allow(dead_code)]
 #[path = "../../adapters/thread/src/fork_gate.rs"]
 mod fork_gate;
 
-#[path = "../../adapters/tokio/src/default_wheels/holders.rs"]
+#[path = "../../src/tokio_wheels/holders.rs"]
 mod holders;
 
 use loom::cell::UnsafeCell;

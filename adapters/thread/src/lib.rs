@@ -2,9 +2,8 @@
 //! shortly before the earliest next turn, spin the rest, repeat.
 //!
 //! [`spawn_driver`] starts a thread for one wheel; [`run`] drives a changing set of
-//! wheels ([`Driven`]) on the current thread. One loop serves every timer thread.
-//! [`global`] is the process's global wheel, which `punctual`'s default deadlines use
-//! outside a runtime.
+//! wheels ([`Driven`]) on the current thread. One loop serves every timer thread, the
+//! global wheel's of `punctual` included.
 //!
 //! ```
 //! use std::time::Duration;
@@ -52,7 +51,6 @@ use punctual_core::{Clock, DriverSlot, Reading, Storage, Wheel};
 use crate::wake_lead::{WakeEarly, spin_until};
 
 mod fork_gate;
-pub mod global;
 mod sync;
 mod wake_lead;
 

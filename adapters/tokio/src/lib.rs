@@ -33,9 +33,7 @@
 //! itself (in a `LocalSet`, or `select!`ed with your own future), and [`TokioSleeper`]
 //! for assembling a [`Driver`](punctual_core::Driver) by hand; wrap it in a
 //! [`TurningSleeper`] to have tokio's timer turn a `'static` wheel where it fires, as
-//! `punctual`'s default wheels do on a paused clock. Those wheels live in
-//! [`default_wheels`], which the `punctual` facade hosts; [`RuntimeClock`] and
-//! [`RuntimeSleeper`] are their clock and sleeps.
+//! `punctual`'s default wheels do on a paused clock.
 //!
 //! # When to choose this over the default driver
 //!
@@ -160,11 +158,8 @@
 #![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
 
 mod clock;
-pub mod default_wheels;
 mod driver;
-mod runtime_clock;
 mod sleeper;
-mod sync;
 mod turning;
 
 pub use clock::TokioClock;
@@ -172,6 +167,5 @@ pub use driver::{
     DEFAULT_TICK, TokioDriver, TokioWheel, driver, spawn_driver, spawn_driver_on, start,
     start_with_tick,
 };
-pub use runtime_clock::{RuntimeClock, RuntimeSleeper};
 pub use sleeper::TokioSleeper;
 pub use turning::{TurningSleep, TurningSleeper};

@@ -28,7 +28,7 @@
 //! ```
 //!
 //! Most programs want `punctual` instead: on this target its `fut.deadline(d)`,
-//! `sleep`, `timeout` and budgets then run on this crate's [`global`] wheel, with no
+//! `sleep`, `timeout` and budgets run on a global wheel that this crate drives, with no
 //! setup.
 //!
 //! # Precision
@@ -62,7 +62,6 @@
 
 mod clock;
 mod driver;
-pub mod global;
 mod hop;
 mod sleeper;
 

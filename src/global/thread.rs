@@ -1,6 +1,5 @@
-//! The global wheel: one per process, driven by its own timer thread. `punctual`'s
-//! default deadlines use it outside a runtime or virtual time, and re-export this module's
-//! public items.
+//! The global wheel on every target but the web: one per process, driven by its own timer
+//! thread. Default deadlines use it outside a runtime or virtual time.
 //!
 //! * A growable wheel with a 1 ms tick on [`GlobalClock`], driven by one timer thread.
 //! * The first reading of the clock starts the thread; it then lives as long as the process.
@@ -19,8 +18,6 @@
 //!
 //! Every reading of the clock loads the state word (`STATE`) once; its bits and transitions
 //! are in `global/state.rs`.
-
-mod state;
 
 use core::sync::atomic::{AtomicU32, Ordering};
 use core::time::Duration;
@@ -41,7 +38,7 @@ static GLOBAL: Wheel<GlobalClock, Growable> = unsafe {
 };
 /// The state word: see [`state`].
 static STATE: AtomicU32 = AtomicU32::new(0);
-use state::{BOOT, RUNNING, STARTING, STD, Start};
+use super::state::{self, BOOT, RUNNING, STARTING, STD, Start};
 /// The clock behind [`GlobalClock`] on `StdClock`, made at its first reading.
 static CLOCK: OnceLock<StdClock> = OnceLock::new();
 /// The clock behind [`GlobalClock`] on `BootClock`, made at its first reading.
@@ -111,7 +108,7 @@ impl GlobalClock {
     ///
     /// ```
     /// use std::time::Duration;
-    /// use punctual_thread::global::{GlobalClock, GlobalClockKind, global_wheel};
+    /// use punctual::wheel::{GlobalClock, GlobalClockKind, global_wheel};
     ///
     /// GlobalClock::select(GlobalClockKind::Boot).expect("nothing read the global clock yet");
     /// assert_eq!(GlobalClock::kind(), GlobalClockKind::Boot);
@@ -159,8 +156,7 @@ impl GlobalClock {
 /// Every default wheel takes instants as readings of this clock, so an instant reads the
 /// same on each. It counts from [`BACKDATE`] before it was made, so that instants from
 /// shortly before (a paused tokio runtime's start) do not all read zero.
-#[doc(hidden)]
-pub fn std_clock() -> &'static StdClock {
+pub(crate) fn std_clock() -> &'static StdClock {
     CLOCK.get_or_init(|| StdClock::backdated(BACKDATE))
 }
 
@@ -173,8 +169,7 @@ fn boot_clock() -> &'static BootClock {
 const BACKDATE: Duration = Duration::from_secs(3600);
 
 /// Whether the global wheel reads [`std_clock`]. Settles the clock, as a first reading does.
-#[doc(hidden)]
-pub fn reads_std_clock() -> bool {
+pub(crate) fn reads_std_clock() -> bool {
     settle_clock() == STD
 }
 
@@ -189,8 +184,7 @@ fn settle_clock() -> u32 {
 /// * On `BootClock` it is the boot reading now plus the time from the std reading now to `at`.
 /// * Std is read first, so the result is never before `at` would be without a suspend.
 /// * A suspend before the deadline counts towards it.
-#[doc(hidden)]
-pub fn reading_at(at: Reading) -> Reading {
+pub(crate) fn reading_at(at: Reading) -> Reading {
     if at == Reading::END || settle_clock() != BOOT {
         return at;
     }
@@ -210,8 +204,7 @@ pub fn reading_at(at: Reading) -> Reading {
 /// * On `StdClock` it is `at` itself.
 /// * On `BootClock`, std is read first, so the result is never later than the instant:
 ///   a carried budget never gets longer.
-#[doc(hidden)]
-pub fn std_reading(at: Reading) -> Reading {
+pub(crate) fn std_reading(at: Reading) -> Reading {
     if at == Reading::END || settle_clock() != BOOT {
         return at;
     }
@@ -237,7 +230,7 @@ extern "C" fn forget_timer_thread() {
 ///
 /// If the system cannot register them (out of memory).
 fn handle_forks() {
-    crate::handle_forks();
+    punctual_thread::handle_forks();
     #[cfg(all(target_os = "linux", not(miri)))]
     {
         static REGISTERED: std::sync::Once = std::sync::Once::new();
@@ -259,7 +252,7 @@ fn handle_forks() {
 /// `BootClock` it looks at the clock every `BOOT_MAX_SLEEP`.
 fn max_sleep(state: u32) -> Duration {
     if state & BOOT != 0 {
-        crate::BOOT_MAX_SLEEP
+        punctual_thread::BOOT_MAX_SLEEP
     } else {
         Duration::MAX
     }
@@ -283,7 +276,7 @@ fn start_timer_thread() -> u32 {
             let unclaim = Unclaim;
             // Before the thread exists: a fork from here on finds the handlers in place.
             handle_forks();
-            crate::spawn_named(&GLOBAL, "punctual-timer", max_sleep(claimed));
+            punctual_thread::spawn_named(&GLOBAL, "punctual-timer", max_sleep(claimed));
             core::mem::forget(unclaim);
             state::started(&STATE)
         }
@@ -321,8 +314,7 @@ pub fn global_wheel() -> &'static Wheel<GlobalClock, Growable> {
 }
 
 /// [`global_wheel`], in a `const` context.
-#[doc(hidden)]
-pub const fn global_wheel_static() -> &'static Wheel<GlobalClock, Growable> {
+pub(crate) const fn global_wheel_static() -> &'static Wheel<GlobalClock, Growable> {
     &GLOBAL
 }
 

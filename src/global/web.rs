@@ -1,6 +1,6 @@
 //! The global wheel on `wasm32-unknown-unknown`, driven by the host's timers: what
-//! `punctual` runs default deadlines on here, and re-exports. The same items
-//! as `punctual_thread::global`, which is the global wheel on every other target.
+//! default deadlines run on there. The same items as `thread.rs`'s, less what needs
+//! threads (`GlobalClock::select`).
 //!
 //! * A growable wheel with a 1 ms tick on [`GlobalClock`], the host's monotonic clock
 //!   ([`HostClock`], `performance.now()`).
@@ -13,8 +13,8 @@
 use core::sync::atomic::{AtomicBool, Ordering};
 use core::time::Duration;
 
-use crate::HostClock;
 use punctual_core::{Clock, ClockInstant, Growable, Reading, Wheel, WheelRef};
+use punctual_wasm::HostClock;
 use web_time::Instant;
 
 /// The global wheel's tick.
@@ -50,7 +50,7 @@ impl GlobalClock {
 #[inline(never)]
 fn start_driver() {
     if !DRIVEN.swap(true, Ordering::AcqRel) {
-        crate::spawn_driver(&GLOBAL);
+        punctual_wasm::spawn_driver(&GLOBAL);
     }
 }
 
@@ -73,15 +73,13 @@ impl Clock for GlobalClock {
 
 /// `at`, a reading of the instants' clock, as a reading of the global wheel's clock:
 /// the same clock here, so `at` itself.
-#[doc(hidden)]
-pub fn reading_at(at: Reading) -> Reading {
+pub(crate) fn reading_at(at: Reading) -> Reading {
     at
 }
 
 /// `at`, a reading of the global wheel's clock, as a reading of the instants' clock:
 /// the same clock here, so `at` itself.
-#[doc(hidden)]
-pub fn std_reading(at: Reading) -> Reading {
+pub(crate) fn std_reading(at: Reading) -> Reading {
     at
 }
 

@@ -15,23 +15,15 @@ use std::thread::{self, Thread};
 use punctual_core::{DriverSlot, Growable, Reading, Wheel};
 use punctual_thread::Driven;
 
-use super::runtime_wheel::on_tick_grid;
-use crate::RuntimeClock;
+use super::RuntimeClock;
+use super::runtime_wheel::{RuntimeWheel, on_tick_grid};
 
-/// A wheel the orphan driver drives until it drains.
-pub(super) trait Orphaned: Sync {
-    /// The wheel, its clock already on real time.
-    fn wheel(&self) -> &Wheel<RuntimeClock, Growable>;
-    /// The orphan driver is done with the drained wheel.
-    fn drained(&'static self);
-}
-
-/// Wheels handed over and not yet taken in by the thread.
-static INBOX: Mutex<Vec<&'static dyn Orphaned>> = Mutex::new(Vec::new());
+/// Wheels handed over (their clocks already on real time), not yet taken in by the thread.
+static INBOX: Mutex<Vec<&'static RuntimeWheel>> = Mutex::new(Vec::new());
 static THREAD: OnceLock<Thread> = OnceLock::new();
 
 /// Hands `orphan` (its clock already on real time) to the orphan driver.
-pub(super) fn hand_over(orphan: &'static dyn Orphaned) {
+pub(super) fn hand_over(orphan: &'static RuntimeWheel) {
     INBOX
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -50,7 +42,7 @@ pub(super) fn hand_over(orphan: &'static dyn Orphaned) {
 
 /// An orphaned wheel, driven until it drains. The slot is `None` once it is let go.
 struct Orphan {
-    orphan: &'static dyn Orphaned,
+    orphan: &'static RuntimeWheel,
     slot: Option<DriverSlot<'static, RuntimeClock, Growable>>,
 }
 
@@ -81,7 +73,7 @@ impl Driven for Orphan {
         // The place for the waker first: the wheel may serve another runtime as soon as
         // it is let go.
         self.slot = None;
-        self.orphan.drained();
+        self.orphan.undrive();
         true
     }
 }

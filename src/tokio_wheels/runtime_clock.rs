@@ -23,15 +23,15 @@ use core::time::Duration;
 
 use punctual_core::{Clock, Reading, Sleeper, StdClock};
 
-use crate::{TokioClock, TokioSleeper};
+use punctual_tokio::{TokioClock, TokioSleeper};
 
 const REAL: u64 = 1;
 
 /// The clock of a default wheel inside a tokio runtime: tokio's time on the timeline of
 /// a reference [`StdClock`], which outlives the runtime.
 ///
-/// Not for your own wheels ([`TokioClock`] is): it is public for the `punctual` facade,
-/// whose default wheels inside a runtime use it.
+/// Not for your own wheels (`punctual_tokio::TokioClock` is): public so that a test can
+/// name the wheel [`runtime_wheel`](crate::wheel::runtime_wheel) returns.
 #[derive(Debug)]
 pub struct RuntimeClock {
     reference: &'static StdClock,
@@ -44,7 +44,7 @@ pub struct RuntimeClock {
 
 impl RuntimeClock {
     /// A clock on the timeline of `reference`, reading tokio's time, from no floor.
-    pub const fn new(reference: &'static StdClock) -> Self {
+    pub(crate) const fn new(reference: &'static StdClock) -> Self {
         Self {
             reference,
             state: AtomicU64::new(0),
@@ -54,12 +54,12 @@ impl RuntimeClock {
     }
 
     /// Whether the runtime this clock served has shut down.
-    pub fn runtime_gone(&self) -> bool {
+    pub(crate) fn runtime_gone(&self) -> bool {
         self.gone.load(Ordering::Relaxed)
     }
 
     /// The runtime is gone: reads the reference clock from now on, from the reading now.
-    pub fn switch_to_real(&self) {
+    pub(crate) fn switch_to_real(&self) {
         let floor = nanos(self.now());
         self.gone.store(true, Ordering::Relaxed);
         self.state.store((floor & !REAL) | REAL, Ordering::Release);
@@ -68,7 +68,7 @@ impl RuntimeClock {
     /// Serves the caller's runtime from now on, on its grid of `tick`. `pausable` is false
     /// for a multi-thread runtime, which then reads the reference clock directly. Only for
     /// a wheel that holds no entry and has no driver: its earlier readings are no floor.
-    pub fn switch_to_tokio(&self, tick: Duration, pausable: bool) {
+    pub(crate) fn switch_to_tokio(&self, tick: Duration, pausable: bool) {
         let behind = if pausable {
             nanos(self.tokio_reading()) % nanos(tick).max(1)
         } else {
@@ -82,7 +82,7 @@ impl RuntimeClock {
 
     /// Whether this clock reads virtual time now: it reads tokio's time, and tokio's clock
     /// was paused or moved. Read in the runtime's context. Once true, it stays true.
-    pub fn reads_virtual_time(&self) -> bool {
+    pub(crate) fn reads_virtual_time(&self) -> bool {
         if self.state.load(Ordering::Acquire) & REAL != 0 {
             return false;
         }
@@ -94,12 +94,12 @@ impl RuntimeClock {
     }
 
     /// How far behind the reference clock this clock reads (less than a tick).
-    pub fn behind(&self) -> Duration {
+    pub(crate) fn behind(&self) -> Duration {
         Duration::from_nanos(self.behind.load(Ordering::Relaxed))
     }
 
     /// `at`, a reading of this clock, as a reading of the reference clock.
-    pub fn reference_reading(&self, at: Reading) -> Reading {
+    pub(crate) fn reference_reading(&self, at: Reading) -> Reading {
         at.checked_add(self.behind()).unwrap_or(Reading::END)
     }
 
@@ -137,13 +137,13 @@ fn nanos(d: Duration) -> u64 {
 /// so a paused clock does not round a nanosecond late up to a millisecond. Only while
 /// the clock reads tokio's time.
 #[derive(Debug, Clone, Copy)]
-pub struct RuntimeSleeper {
+pub(crate) struct RuntimeSleeper {
     clock: &'static RuntimeClock,
 }
 
 impl RuntimeSleeper {
     /// Sleeps for a wheel on `clock`.
-    pub const fn new(clock: &'static RuntimeClock) -> Self {
+    pub(crate) const fn new(clock: &'static RuntimeClock) -> Self {
         Self { clock }
     }
 }

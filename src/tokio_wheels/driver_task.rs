@@ -4,7 +4,7 @@
 //!   own ([`TimerFd`]), to the wheel's next turn exactly: inside the runtime, no thread
 //!   outside it, and no rounding to tokio's millisecond.
 //! * Else on real time it sleeps on tokio's timer if the runtime has one, and with the
-//!   host's alarm ([`Host::alarm`]) on the tick grid if it has neither driver. The
+//!   alarm (a sleep on the global wheel) on the tick grid if it has neither driver. The
 //!   runtime's drivers are probed once, when the task is made ([`probe`](super::probe)).
 //! * Once the runtime's clock reads virtual time (tokio paused or moved it), it sleeps
 //!   on tokio's timer, whose wake turns the wheel at once ([`TurningSleeper`]).
@@ -21,25 +21,28 @@ use pin_project_lite::pin_project;
 use punctual_core::{Clock, Driver, Growable, Reading, Sleeper};
 use tokio::runtime::Handle;
 
-use super::Host;
-use super::runtime_wheel::{RuntimeWheel, on_tick_grid};
+use punctual_core::{Limit, Sleep};
+use punctual_tokio::{TurningSleep, TurningSleeper};
+
+use super::runtime_clock::{RuntimeClock, RuntimeSleeper};
+use super::runtime_wheel::{DEFAULT_TICK, RuntimeWheel, on_tick_grid};
 #[cfg(target_os = "linux")]
 use super::timer_fd::{FineSleep, TimerFd};
-use crate::{DEFAULT_TICK, RuntimeClock, RuntimeSleeper, TurningSleep, TurningSleeper};
+use crate::wheel::Global;
 
-type RuntimeDriver<H> = Driver<'static, RuntimeClock, Growable, DefaultSleeper<H>>;
+type RuntimeDriver = Driver<'static, RuntimeClock, Growable, DefaultSleeper>;
 
 /// The driver task of a runtime wheel (see the module docs).
-pub(super) struct DriverTask<H: Host> {
-    rw: &'static RuntimeWheel<H>,
+pub(super) struct DriverTask {
+    rw: &'static RuntimeWheel,
     /// To read the runtime's clock one last time while the task is dropped.
     handle: Handle,
     /// `None` once the task let go of the wheel.
-    driver: Option<Pin<Box<RuntimeDriver<H>>>>,
+    driver: Option<Pin<Box<RuntimeDriver>>>,
 }
 
-impl<H: Host> DriverTask<H> {
-    pub(super) fn new(rw: &'static RuntimeWheel<H>, handle: Handle) -> Self {
+impl DriverTask {
+    pub(super) fn new(rw: &'static RuntimeWheel, handle: Handle) -> Self {
         let wheel = rw.wheel();
         #[cfg(target_os = "linux")]
         let fine = TimerFd::new();
@@ -61,7 +64,6 @@ impl<H: Host> DriverTask<H> {
             on_tokio_timer,
             #[cfg(target_os = "linux")]
             fine,
-            host: &rw.home.host,
         };
         Self {
             rw,
@@ -71,7 +73,7 @@ impl<H: Host> DriverTask<H> {
     }
 }
 
-impl<H: Host> Future for DriverTask<H> {
+impl Future for DriverTask {
     type Output = ();
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
@@ -91,7 +93,7 @@ impl<H: Host> Future for DriverTask<H> {
     }
 }
 
-impl<H: Host> Drop for DriverTask<H> {
+impl Drop for DriverTask {
     fn drop(&mut self) {
         if self.driver.is_none() {
             return; // retired
@@ -109,7 +111,7 @@ impl<H: Host> Drop for DriverTask<H> {
 }
 
 /// The sleeps of a runtime wheel's driver (see the module docs).
-struct DefaultSleeper<H: Host> {
+struct DefaultSleeper {
     wheel: &'static punctual_core::Wheel<RuntimeClock, Growable>,
     clock: &'static RuntimeClock,
     on_tokio: TurningSleeper<RuntimeSleeper, RuntimeClock, Growable>,
@@ -119,11 +121,10 @@ struct DefaultSleeper<H: Host> {
     /// The fine timer on real time, if the runtime's reactor took one.
     #[cfg(target_os = "linux")]
     fine: Option<std::sync::Arc<TimerFd>>,
-    host: &'static H,
 }
 
-impl<H: Host> Sleeper for DefaultSleeper<H> {
-    type Sleep = DefaultSleep<H::Alarm>;
+impl Sleeper for DefaultSleeper {
+    type Sleep = DefaultSleep;
 
     fn sleep_until(&mut self, at: Reading) -> Self::Sleep {
         if !self.on_tokio_timer && self.clock.reads_virtual_time() {
@@ -151,8 +152,9 @@ impl<H: Host> Sleeper for DefaultSleeper<H> {
         // On the tick grid: the wheel looks at crowded ticks early (for tokio's timer),
         // and a wake at each of their deadlines would walk the tick once per deadline.
         let at = Reading::since_origin(on_tick_grid(at.as_duration(), DEFAULT_TICK));
+        let at = crate::global::reading_at(self.clock.reference_reading(at));
         DefaultSleep::Alarm {
-            sleep: self.host.alarm(self.clock.reference_reading(at)),
+            sleep: Sleep::new(Global, Limit::At(at)),
         }
     }
 }
@@ -160,15 +162,15 @@ impl<H: Host> Sleeper for DefaultSleeper<H> {
 pin_project! {
     /// A sleep of [`DefaultSleeper`].
     #[project = DefaultSleepProj]
-    enum DefaultSleep<A> {
+    enum DefaultSleep {
         Tokio { #[pin] sleep: TurningSleep<RuntimeClock, Growable> },
         #[cfg(target_os = "linux")]
         Fine { #[pin] sleep: FineSleep },
-        Alarm { #[pin] sleep: A },
+        Alarm { #[pin] sleep: Sleep<'static, Global> },
     }
 }
 
-impl<A: Future<Output = ()>> Future for DefaultSleep<A> {
+impl Future for DefaultSleep {
     type Output = ();
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {

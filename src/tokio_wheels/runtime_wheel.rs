@@ -23,58 +23,58 @@ use punctual_core::{Growable, RawWheel, Wheel};
 use tokio::runtime::{Handle, RuntimeFlavor};
 
 use super::holders::Holders;
-use super::orphans::Orphaned;
-use super::{DefaultWheels, Host};
-use crate::{DEFAULT_TICK, RuntimeClock};
+use super::{DefaultWheels, RuntimeClock, WHEELS};
+use crate::wheel_choice::WheelChoice;
+
+/// The tick of every default wheel.
+pub(super) const DEFAULT_TICK: Duration = Duration::from_millis(1);
 
 /// A default wheel for one thread of a tokio runtime.
-pub struct RuntimeWheel<H: Host> {
+pub(super) struct RuntimeWheel {
     wheel: Wheel<RuntimeClock, Growable>,
-    /// What the host keeps with the wheel (set once leaked).
-    choice: OnceLock<H::Choice>,
+    /// How default deadlines reach the wheel (set once leaked).
+    choice: OnceLock<WheelChoice>,
     state: Holders,
     /// Made for a runtime whose clock tokio may pause (a `current_thread` one): serves
     /// runtimes of that flavour only, since `choice` depends on it.
     pausable: bool,
-    /// The wheels it belongs to: its shelf, its host.
-    pub(super) home: &'static DefaultWheels<H>,
 }
 
-impl<H: Host> DefaultWheels<H> {
-    fn shelf(&self, pausable: bool) -> MutexGuard<'_, Vec<&'static RuntimeWheel<H>>> {
+impl DefaultWheels {
+    fn shelf(&self, pausable: bool) -> MutexGuard<'_, Vec<&'static RuntimeWheel>> {
         self.shelves[usize::from(pausable)]
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
-impl<H: Host> RuntimeWheel<H> {
+impl RuntimeWheel {
     /// The wheel.
-    pub fn wheel(&self) -> &Wheel<RuntimeClock, Growable> {
+    pub(super) fn wheel(&self) -> &Wheel<RuntimeClock, Growable> {
         &self.wheel
     }
 
-    /// What the host keeps with the wheel ([`Host::choice`]).
-    pub fn choice(&self) -> &H::Choice {
+    /// How default deadlines reach the wheel.
+    pub(super) fn choice(&self) -> &WheelChoice {
         self.choice.get().expect("set when the wheel was made")
     }
 
-    /// A wheel of `home` for the calling thread, in the runtime of `handle`: a shelved one
-    /// started over, or a new one. The caller spawns its driver task.
-    pub(super) fn claim(home: &'static DefaultWheels<H>, handle: &Handle) -> &'static Self {
+    /// A wheel for the calling thread, in the runtime of `handle`: a shelved one started
+    /// over, or a new one. The caller spawns its driver task.
+    pub(super) fn claim(handle: &Handle) -> &'static Self {
         // tokio pauses the clock of a `current_thread` runtime only (`pause` and
         // `start_paused` refuse the others).
         let pausable = !matches!(handle.runtime_flavor(), RuntimeFlavor::MultiThread);
-        let rw = Self::unshelve(home, pausable).unwrap_or_else(|| Self::make(home, pausable));
+        let rw = Self::unshelve(pausable).unwrap_or_else(|| Self::make(pausable));
         rw.wheel.clock().switch_to_tokio(DEFAULT_TICK, pausable);
         rw.state.claim();
         rw
     }
 
     /// A shelved wheel of the flavour, started over; `None` if the shelf is empty.
-    fn unshelve(home: &'static DefaultWheels<H>, pausable: bool) -> Option<&'static Self> {
+    fn unshelve(pausable: bool) -> Option<&'static Self> {
         loop {
-            let rw = home.shelf(pausable).pop()?;
+            let rw = WHEELS.shelf(pausable).pop()?;
             // In use again: a deadline that outlived its thread armed there after a
             // reset. It stays off the shelf, holding that deadline.
             if rw.wheel.restart() {
@@ -84,9 +84,9 @@ impl<H: Host> RuntimeWheel<H> {
     }
 
     /// A new wheel, leaked.
-    fn make(home: &'static DefaultWheels<H>, pausable: bool) -> &'static Self {
+    fn make(pausable: bool) -> &'static Self {
         // Early looks are set by each driver task, for the timer it sleeps on.
-        let clock = RuntimeClock::new(home.host.reference_clock());
+        let clock = RuntimeClock::new(crate::global::std_clock());
         let wheel = Wheel::growable(clock, DEFAULT_TICK);
         let rw: &'static Self = Box::leak(Box::new(Self {
             // SAFETY: leaked just below, so the wheel never moves nor is dropped.
@@ -94,11 +94,15 @@ impl<H: Host> RuntimeWheel<H> {
             choice: OnceLock::new(),
             state: Holders::new(),
             pausable,
-            home,
         }));
-        home.made.fetch_add(1, Ordering::Relaxed);
-        rw.choice
-            .get_or_init(|| home.host.choice(&rw.wheel, pausable));
+        WHEELS.made.fetch_add(1, Ordering::Relaxed);
+        rw.choice.get_or_init(|| WheelChoice {
+            wheel: &rw.wheel,
+            reads_behind: Some(rw.wheel.clock()),
+            // Settles the global wheel's clock: a budget started here may then end a
+            // deadline on the global wheel.
+            on_global_timeline: !pausable && crate::global::reads_std_clock(),
+        });
         rw
     }
 
@@ -129,7 +133,7 @@ impl<H: Host> RuntimeWheel<H> {
     /// The last holder shelves the wheel: no owner, no driver, nothing armed.
     fn shelve(&'static self) {
         debug_assert_eq!(self.wheel.occupied(), 0);
-        self.home.shelf(self.pausable).push(self);
+        WHEELS.shelf(self.pausable).push(self);
     }
 
     /// Whether the driver task may stop: the owner has left and nothing is armed.
@@ -138,17 +142,7 @@ impl<H: Host> RuntimeWheel<H> {
     }
 }
 
-impl<H: Host> Orphaned for RuntimeWheel<H> {
-    fn wheel(&self) -> &Wheel<RuntimeClock, Growable> {
-        &self.wheel
-    }
-
-    fn drained(&'static self) {
-        self.undrive();
-    }
-}
-
-impl<H: Host> fmt::Debug for RuntimeWheel<H> {
+impl fmt::Debug for RuntimeWheel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RuntimeWheel")
             .field("wheel", &self.wheel)
