@@ -29,10 +29,10 @@
 //!
 //! `punctual`'s default deadlines already follow the runtime they are polled in, on its
 //! clock, paused or not. Use this crate for a wheel of your own: another tick, a fixed
-//! capacity, a `static`. [`spawn_driver`] drives a wheel you made, [`driver`] is the
-//! driver future itself, and [`TokioSleeper`] (or [`TurningSleeper`], which turns a
-//! `'static` wheel where tokio's timer fires) builds a [`Driver`](punctual_core::Driver)
-//! by hand. [`default_wheels`] holds the facade's default wheels inside a runtime;
+//! capacity, a `static`. Its driver is a task of one runtime, on that runtime's clock.
+//! [`spawn_driver`] drives a wheel you made, [`driver`] is the driver future itself, and
+//! [`TokioSleeper`] (or [`TurningSleeper`], which turns a `'static` wheel where tokio's
+//! timer fires) builds a [`Driver`](punctual_core::Driver) by hand. [`default_wheels`] holds the facade's default wheels inside a runtime;
 //! [`RuntimeClock`] and [`RuntimeSleeper`] are their clock and sleeps.
 //!
 //! # Paused time
