@@ -2,6 +2,8 @@
 //! * The inner future lives until the timer's `inner_gone` mark, set before it is dropped
 //!   (a panicking drop never runs twice); it is never polled after.
 //! * A fire already decided wins over polling the inner future, and over a reset.
+//! * On drop the inner future goes first; the timer field, dropped after it, releases
+//!   the entry.
 
 use core::fmt;
 use core::future::Future;

@@ -2,6 +2,8 @@
 //! * Both poll through `poll_bounded`: a fire already decided wins over polling the
 //!   stream, which is dropped before the one `Err(Elapsed)`.
 //! * No budget caps a stream deadline.
+//! * A degraded stream deadline checks its target at every poll (`has_passed`), not only
+//!   at a pending one: a stream that always has an item ready is never pending.
 
 use core::fmt;
 use core::marker::PhantomData;

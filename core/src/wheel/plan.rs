@@ -94,6 +94,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     }
 
     /// The plan, given the plan word just read.
+    /// A plan rebuilt past the last tick is that tick's predecessor: it wakes the driver
+    /// only for arms it would wake it for anyway.
     #[cfg_attr(target_pointer_width = "64", inline)]
     #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     pub(super) fn plan_of(&self, word: u32, reference: Tick) -> Tick {
