@@ -110,7 +110,7 @@ pub(crate) fn missed(target: &str, r: &Results, m: &Machine) -> String {
             .arm_cancel_runs
             .get(&Peer::PunctualInTokio)
             .zip(r.arm_cancel_runs.get(&Peer::Punctual))
-            .and_then(|(inside, global)| crate::verdict::paired(inside, global));
+            .and_then(|(inside, global)| paired(inside, global));
         return format!(
             "Measured in a task on a worker of the 2-worker runtime, whose wheel reads \
              `CLOCK_MONOTONIC` directly as the global wheel does: callgrind counts 567 \

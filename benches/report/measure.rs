@@ -137,6 +137,23 @@ pub(crate) fn median_f64(mut xs: Vec<f64>) -> f64 {
     xs[xs.len() / 2]
 }
 
+/// Median, least and greatest of `ours[k] / theirs[k]`, and how many runs.
+pub(crate) fn paired(ours: &[f64], theirs: &[f64]) -> Option<((f64, f64, f64), usize)> {
+    let ratios: Vec<f64> = ours
+        .iter()
+        .zip(theirs)
+        .filter(|(_, t)| **t > 0.0)
+        .map(|(o, t)| o / t)
+        .collect();
+    if ratios.is_empty() {
+        return None;
+    }
+    let lo = ratios.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = ratios.iter().copied().fold(0.0, f64::max);
+    let runs = ratios.len();
+    Some(((median_f64(ratios), lo, hi), runs))
+}
+
 pub(crate) fn progress(what: &str) {
     eprintln!("report: {what}");
 }

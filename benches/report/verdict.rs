@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 use crate::causes;
 use crate::common::Peer;
 use crate::http;
-use crate::measure::{Results, median_f64};
+use crate::measure::{Results, median_f64, paired};
 
 /// Firmware sizes on `thumbv7m`, read from the firmware section of the existing report
 /// (`ci/firmware_sizes.sh` writes it before the report runs).
@@ -74,23 +74,6 @@ impl Row {
             _ => "level",
         }
     }
-}
-
-/// Median, least and greatest of `ours[k] / theirs[k]`, and how many runs.
-pub(crate) fn paired(ours: &[f64], theirs: &[f64]) -> Option<((f64, f64, f64), usize)> {
-    let ratios: Vec<f64> = ours
-        .iter()
-        .zip(theirs)
-        .filter(|(_, t)| **t > 0.0)
-        .map(|(o, t)| o / t)
-        .collect();
-    if ratios.is_empty() {
-        return None;
-    }
-    let lo = ratios.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = ratios.iter().copied().fold(0.0, f64::max);
-    let runs = ratios.len();
-    Some(((median_f64(ratios), lo, hi), runs))
 }
 
 fn median(xs: &[f64]) -> f64 {
