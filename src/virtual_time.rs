@@ -186,7 +186,7 @@ fn make() -> &'static Paused {
         choice: WheelChoice {
             wheel,
             #[cfg(feature = "tokio")]
-            reads_behind: None,
+            runtime_clock: None,
             on_global_timeline: false,
         },
     }))

@@ -12,7 +12,7 @@ pub(crate) struct WheelChoice {
     /// A runtime's clock, which reads behind the global clock by a fraction of a tick.
     /// `None` when the wheel reads the global clock's readings.
     #[cfg(feature = "tokio")]
-    pub(crate) reads_behind: Option<&'static crate::tokio_wheels::RuntimeClock>,
+    pub(crate) runtime_clock: Option<&'static crate::tokio_wheels::RuntimeClock>,
     /// The wheel's clock reads what the global wheel's reads, at every moment. Budgets
     /// started on either then apply on the other.
     pub(crate) on_global_timeline: bool,
@@ -23,7 +23,7 @@ impl WheelChoice {
     #[inline]
     pub(crate) fn reading_at(&self, at: Reading) -> Reading {
         #[cfg(feature = "tokio")]
-        if let Some(clock) = self.reads_behind {
+        if let Some(clock) = self.runtime_clock {
             if at != Reading::END {
                 return at - clock.behind();
             }

@@ -92,7 +92,7 @@ impl DefaultWheel {
             return crate::global::std_reading(at);
         };
         #[cfg(feature = "tokio")]
-        if let Some(clock) = chosen.reads_behind {
+        if let Some(clock) = chosen.runtime_clock {
             return clock.reference_reading(at);
         }
         let _ = chosen;
@@ -104,7 +104,7 @@ impl DefaultWheel {
 static GLOBAL_DEFAULT: WheelChoice = WheelChoice {
     wheel: crate::global::global_wheel_static(),
     #[cfg(feature = "tokio")]
-    reads_behind: None,
+    runtime_clock: None,
     on_global_timeline: true,
 };
 

@@ -81,14 +81,14 @@ impl Future for DriverTask {
             return Poll::Ready(());
         };
         let Poll::Pending = driver.as_mut().poll(cx);
-        if !self.rw.retirable() {
+        if !self.rw.driver_may_stop() {
             return Poll::Pending;
         }
         // Let go of everything that reaches the wheel (timers, the place for a waker)
         // before the wheel is let go: it may serve another runtime next.
         self.driver = None;
         self.rw.wheel().clock().switch_to_real();
-        self.rw.undrive();
+        self.rw.stop_driving();
         Poll::Ready(())
     }
 }
@@ -103,7 +103,7 @@ impl Drop for DriverTask {
         self.driver = None;
         self.rw.wheel().clock().switch_to_real();
         if self.rw.wheel().occupied() == 0 {
-            self.rw.undrive();
+            self.rw.stop_driving();
         } else {
             super::orphans::hand_over(self.rw);
         }

@@ -73,7 +73,7 @@ impl Driven for Orphan {
         // The place for the waker first: the wheel may serve another runtime as soon as
         // it is let go.
         self.slot = None;
-        self.orphan.undrive();
+        self.orphan.stop_driving();
         true
     }
 }

@@ -98,7 +98,7 @@ impl RuntimeWheel {
         WHEELS.made.fetch_add(1, Ordering::Relaxed);
         rw.choice.get_or_init(|| WheelChoice {
             wheel: &rw.wheel,
-            reads_behind: Some(rw.wheel.clock()),
+            runtime_clock: Some(rw.wheel.clock()),
             // Settles the global wheel's clock: a budget started here may then end a
             // deadline on the global wheel.
             on_global_timeline: !pausable && crate::global::reads_std_clock(),
@@ -124,7 +124,7 @@ impl RuntimeWheel {
 
     /// A driver stops driving the drained wheel, after letting go of everything that
     /// reaches it; shelves the wheel if the owner has left too.
-    pub(super) fn undrive(&'static self) {
+    pub(super) fn stop_driving(&'static self) {
         if self.state.release_driver() {
             self.shelve();
         }
@@ -137,7 +137,7 @@ impl RuntimeWheel {
     }
 
     /// Whether the driver task may stop: the owner has left and nothing is armed.
-    pub(super) fn retirable(&self) -> bool {
+    pub(super) fn driver_may_stop(&self) -> bool {
         self.state.owner_left() && self.wheel.occupied() == 0
     }
 }
