@@ -114,7 +114,13 @@ impl TimerFd {
                 }
             });
             match read {
-                Ok(_) => return Poll::Ready(()),
+                Ok(_) => {
+                    // A one-shot timer that expired cannot expire again before it is
+                    // armed: the readiness is spent, and a stale one would cost the next
+                    // sleep a read that finds nothing.
+                    guard.clear_ready();
+                    return Poll::Ready(());
+                }
                 // Stale readiness: cleared by `try_io`; wait again.
                 Err(_would_block) => continue,
             }
