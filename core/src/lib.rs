@@ -14,8 +14,12 @@
 //! * **Never early** on the wheel's clock, from the first poll that finds the inner future
 //!   pending; **at most two ticks late** with a driver that is not starved.
 //! * **No allocation per deadline** (a [`Growable`] wheel allocates only as it doubles),
-//!   and **lock-free** arming, cancelling and waker updates: a bounded number of atomics.
-//! * **A ready future costs nothing**: no clock read, no entry, no shared memory.
+//!   and **lock-free** arming, cancelling and waker updates: a bounded number of atomics,
+//!   on targets with compare-and-swap (with `portable-atomic`, thumbv6m's go through a
+//!   critical section).
+//! * **A ready future costs nothing** under a [`Deadline`]: no clock read, no entry, no
+//!   shared memory. (A [`Budgeted`] block and a [`StreamDeadline`] read the clock at their
+//!   first poll.)
 //!
 //! # How it works
 //!
