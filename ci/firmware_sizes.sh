@@ -124,7 +124,7 @@ section="$out/section.md"
     echo "| static RAM over \`with_timeout\`'s at most 1 024 B | $(signed $((p_ram - t_ram))) B | $(verdict $((p_ram - t_ram <= 1024))) |"
     echo "| flash over \`with_timeout\`'s at most 8 192 B | $(signed $((p_flash - t_flash))) B | $(verdict $((p_flash - t_flash <= 8192))) |"
     echo
-    echo "What the core's optional parts cost, each turned on in the same firmware (\`thumbv7m\`; off by default in \`punctual-embassy\`, on with \`std\`; features of \`punctual-core\` and \`punctual-embassy\`):"
+    echo "What the core's optional parts cost, each turned on in the same firmware (\`thumbv7m\`; off by default on firmware, on with \`std\`; features of \`punctual-core\`):"
     echo
     echo "| features on | flash (B) | static RAM (B) | the wheel's static (B) |"
     echo "|---|---:|---:|---:|"
