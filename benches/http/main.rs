@@ -15,6 +15,10 @@
 //! on a current-thread runtime in the same process, so it shares the machine's 2 cores
 //! with the server as a client on the same host does.
 //!
+//! With `--serve PEER K` it only serves, for a load generator in another process
+//! (`ci/http_wrk.sh` drives wrk): it prints its port, then reads `start` and `stop` lines
+//! on its standard input and prints the CPU time of the whole process between them, in µs.
+//!
 //! `cargo bench -p punctual-benches --bench http` prints the table (build with
 //! `RUSTFLAGS="--cfg tokio_unstable"` for the alternative timer's rows); `-- --tsv PATH`
 //! writes the runs for the report. Without `--bench` it does nothing.
@@ -82,6 +86,33 @@ fn one(peer: Peer, k: usize, over_grpc: bool) -> [f64; 5] {
     ]
 }
 
+/// Serves for a load generator of another process (see the module docs); never returns.
+fn serve_alone(name: &str, k: usize) -> ! {
+    use std::io::{BufRead, Write};
+    let peer = Peer::named(name).expect("a peer's name");
+    let server = server::runtime(peer);
+    let listener = server.block_on(async {
+        tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind on loopback")
+    });
+    let port = listener.local_addr().expect("the server's address").port();
+    server.spawn(server::serve(peer, k, listener));
+    println!("{port}");
+    std::io::stdout().flush().expect("stdout");
+    let mut lines = std::io::stdin().lock().lines();
+    let mut wait_for = |word: &str| {
+        let line = lines.next().expect("a line").expect("stdin");
+        assert_eq!(line.trim(), word, "expected `{word}`");
+    };
+    wait_for("start");
+    let cpu = cpu::process_cpu();
+    wait_for("stop");
+    println!("{}", (cpu::process_cpu() - cpu).as_micros());
+    std::io::stdout().flush().expect("stdout");
+    std::process::exit(0)
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if !args.iter().any(|a| a == "--bench") {
@@ -89,6 +120,9 @@ fn main() {
             "http: not run without --bench (use `cargo bench -p punctual-benches --bench http`)"
         );
         return;
+    }
+    if let Some(i) = args.iter().position(|a| a == "--serve") {
+        serve_alone(&args[i + 1], args[i + 2].parse().expect("a number of inner deadlines"));
     }
     if let Some(i) = args.iter().position(|a| a == "--one") {
         let (name, over_grpc) = match args[i + 1].strip_prefix(GRPC) {
