@@ -122,7 +122,10 @@ fn main() {
         return;
     }
     if let Some(i) = args.iter().position(|a| a == "--serve") {
-        serve_alone(&args[i + 1], args[i + 2].parse().expect("a number of inner deadlines"));
+        serve_alone(
+            &args[i + 1],
+            args[i + 2].parse().expect("a number of inner deadlines"),
+        );
     }
     if let Some(i) = args.iter().position(|a| a == "--one") {
         let (name, over_grpc) = match args[i + 1].strip_prefix(GRPC) {
