@@ -182,9 +182,10 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         self.counters.overrun();
     }
 
-    /// Leaves a degraded deadline's waker for the next tick's turn; `false`: no place.
-    pub(crate) fn leave_degraded_waker(&self, waker: &Waker) -> bool {
-        let tick = self.ticks().floor(self.now());
+    /// Leaves a degraded deadline's waker for the first turn at a tick after `now`'s, the
+    /// reading its target was found later than (no second read); `false`: no place.
+    pub(crate) fn leave_degraded_waker(&self, waker: &Waker, now: Reading) -> bool {
+        let tick = self.ticks().floor(now);
         if !self.degraded_wakers.leave(waker, tick) {
             return false;
         }
