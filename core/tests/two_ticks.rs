@@ -16,7 +16,7 @@ mod support;
 
 use core::future::Future;
 use core::pin::pin;
-use core::sync::atomic::{AtomicBool, AtomicU64, Ordering::SeqCst};
+use core::sync::atomic::{AtomicBool, Ordering::SeqCst};
 use core::task::{Context, Poll, Waker};
 use core::time::Duration;
 use std::sync::{Arc, mpsc};
@@ -50,8 +50,8 @@ struct Worker {
     woken: AtomicBool,
     /// Inside a poll (or between deadlines).
     polling: AtomicBool,
+    /// Its deadlines are over (or it panicked).
     done: AtomicBool,
-    finished: AtomicU64,
 }
 
 impl Wake for Worker {
@@ -96,6 +96,14 @@ fn run_deadlines<S: punctual_core::Storage>(
     wheel: &Wheel<&ManualClock, S>,
     seed: u64,
 ) -> Vec<String> {
+    /// Marks the worker done however it ends, so that the driver stops.
+    struct Done<'a>(&'a Worker);
+    impl Drop for Done<'_> {
+        fn drop(&mut self) {
+            self.0.done.store(true, SeqCst);
+        }
+    }
+    let _done = Done(worker);
     let mut rng = Rng(seed);
     let mut violations = Vec::new();
     for _ in 0..PER_THREAD {
@@ -121,9 +129,7 @@ fn run_deadlines<S: punctual_core::Storage>(
                 "late: {out:?}, {d:?} and {inner:?} from {start:?}, at {end:?}"
             ));
         }
-        worker.finished.fetch_add(1, SeqCst);
     }
-    worker.done.store(true, SeqCst);
     violations
 }
 
@@ -191,7 +197,6 @@ fn run_all() -> Vec<String> {
                         woken: AtomicBool::new(false),
                         polling: AtomicBool::new(true),
                         done: AtomicBool::new(false),
-                        finished: AtomicU64::new(0),
                     });
                     workers_tx.send(worker.clone()).unwrap();
                     let seed = 0x5eed_0000 + t as u64;
