@@ -36,6 +36,8 @@ const DEFAULT_CASES: u32 = 256;
 const FIXED_SLOTS: usize = 8;
 /// Operations per case, fewer under Miri.
 const OPS: usize = if cfg!(miri) { 24 } else { 64 };
+/// Values per burst (exclusive bound), fewer under Miri.
+const BURST: u8 = if cfg!(miri) { 12 } else { 48 };
 
 #[derive(Debug, Clone)]
 enum Op {
@@ -75,7 +77,7 @@ fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         4 => delay().prop_map(Op::Insert),
         2 => at().prop_map(Op::InsertAt),
-        1 => (1u8..48, delay()).prop_map(|(n, us)| Op::Burst(n, us)),
+        1 => (1..BURST, delay()).prop_map(|(n, us)| Op::Burst(n, us)),
         2 => (any::<usize>(), delay()).prop_map(|(k, us)| Op::Reset(k, us)),
         2 => (any::<usize>(), at()).prop_map(|(k, us)| Op::ResetAt(k, us)),
         2 => any::<usize>().prop_map(Op::Remove),
