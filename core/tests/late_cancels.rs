@@ -148,7 +148,7 @@ fn late_cancels_free_the_entry_by_the_next_tick_on_fixed_wheels() {
     all_cases(Wheel::<ManualClock, Fixed<4, u16>>::fixed);
 }
 
-/// The issue's own two: a 60-day sleep at 1 ms ticks dropped after 30 days, and a
+/// Two cases as first reported: a 60-day sleep at 1 ms ticks dropped after 30 days, and a
 /// 3-hour sleep at 1 µs ticks dropped after 40 minutes, with another deadline held.
 #[test]
 fn month_long_sleep_dropped_after_weeks_wakes_the_driver() {
