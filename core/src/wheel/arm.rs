@@ -138,9 +138,10 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// its cancel reads the plan (no clock read); `None`: wake the driver instead.
     ///
     /// An older tick can only err towards an extra wake while the plan is rebuilt exactly
-    /// near it. The plan is at most `MAX_SLEEP` ticks past a turn before the entry's tick
-    /// (a turn at that tick fires it), so it is less than 2^31 ticks past the start for
-    /// an entry less than `MAX_SLEEP` ticks after it. A longer span is not trusted.
+    /// near it. The plan is at most `MAX_SLEEP` ticks past the driver's last turn, which
+    /// came before the entry's tick (a turn at that tick fires it), so it is less than
+    /// 2^31 ticks past the start for an entry less than `MAX_SLEEP` ticks after it. A
+    /// longer span is not trusted.
     /// (`span + resolution` less than `MAX_SLEEP - 2` ticks keeps the entry's tick less
     /// than `MAX_SLEEP` ticks after the start's, with no second division.)
     #[inline]
