@@ -19,11 +19,13 @@ export PROPTEST_CASES=${PROPTEST_CASES:-8}
 # `Deadline`), a waker that panics when its deadline fires, when it is replaced, in
 # `clone` as a deadline arms and as a waker slot registers it, in `drop` with its cancelled deadline, a driver's waker that panics when an
 # arm wakes it; the accessors of a deadline, running and completed; and batched wakes (a
-# turn's fired entries handed to a deadline's poll, and taken back by the next tick's turn).
+# turn's fired entries handed to a deadline's poll, and taken back by the next tick's turn);
+# cancels and degraded waits across the plan's 32-bit wrap (fewer ticks under Miri).
 behaviour=(--test cancel --test on_time --test sub_tick --test plans --test reclaim
     --test clocks --test decided_once --test limits --test full_wheel --test after_completion
     --test accessors --test elapsed --test wakers --test uptime --test auto_traits
-    --test firing_order --test panics --test drivers --test batched_wakes --test early_looks)
+    --test firing_order --test panics --test drivers --test batched_wakes --test early_looks
+    --test late_cancels --test degraded_reads)
 
 # The core's unit tests, the behaviour tests above and the poll_order and spares tests on a
 # 32-bit target as well (i686: the pointer width of the microcontrollers, whose code paths
@@ -45,7 +47,8 @@ trap 'kill -- -"$i686_pid" 2>/dev/null || true' EXIT
 # wheels cover; an early look walks a slot as a sparse slot's look does, and
 # `early_looks` runs under Miri).
 cargo +nightly miri test -p punctual-core --lib "${behaviour[@]}" --test model \
-    --test budgets --test streams --test stats --test poll_order --test spares \
+    --test delay_queue_model --test budgets --test streams --test stats --test poll_order \
+    --test spares \
     -- --skip two_level_fixed_wheel --skip three_level_fixed_wheel \
     --skip early_looking_wheel --skip when_crowded
 # Threads: deadlines hopping between threads while another turns the wheel (a waker slot
@@ -53,6 +56,10 @@ cargo +nightly miri test -p punctual-core --lib "${behaviour[@]}" --test model \
 # fires them, and two threads growing a growable wheel at once (one frees its segment).
 MIRIFLAGS="$MIRIFLAGS -Zmiri-many-seeds=0..4" cargo +nightly miri test -p punctual-core \
     --test threads -- hopping_deadline deadlines_dropped_elsewhere first_arms_on_growable_wheel
+# The two-tick stress, a few deadlines per thread: degraded waits and arms on several
+# threads while another turns the wheels.
+MIRIFLAGS="$MIRIFLAGS -Zmiri-many-seeds=0..4" cargo +nightly miri test -p punctual-core \
+    --test two_ticks
 cargo +nightly miri test -p punctual-core --doc
 echo "--- the same on i686 (32-bit):"
 i686_status=0

@@ -34,6 +34,9 @@
 //! * `next_wake` holds the tick's low 32 bits; with plans at most [`MAX_SLEEP`] ahead,
 //!   readers rebuild it exactly while the driver is less than 2^31 ticks overdue.
 //! * A cancel that finds its inbox empty wakes the driver if it plans beyond a tick.
+//!   It reads the plan near its deadline's start, trusted only while the span and the
+//!   clock's resolution stay under `MAX_SLEEP - 2` ticks: a longer span wakes the driver,
+//!   as an unknown plan does.
 //!   After a reclaiming turn the next is at most a tick ahead: a cancelled entry is free
 //!   again within about a tick, unless the driver starves.
 //!

@@ -173,7 +173,7 @@ impl<W: WheelRef> Timer<W> {
                 }
                 Poll::Pending
             }
-            Outcome::Full(target) => {
+            Outcome::Full(target, _) => {
                 self.state = State::degraded(target, capped).marked_instant(instant);
                 if self.state.phase() == Phase::Degraded {
                     self.poll_degraded(cx)
@@ -264,9 +264,11 @@ impl<W: WheelRef> Timer<W> {
                 }
                 Poll::Pending
             }
-            Outcome::Full(_) => {
+            Outcome::Full(_, now) => {
                 self.wheel.get().count_degraded_poll();
-                if !self.wheel.get().leave_degraded_waker(cx.waker()) {
+                // The reading the target was compared with: a later one could be past the
+                // target, and the turn in its tick would not wake this task.
+                if !self.wheel.get().leave_degraded_waker(cx.waker(), now) {
                     cx.waker().wake_by_ref();
                 }
                 Poll::Pending

@@ -9,11 +9,11 @@
 
 use core::task::Waker;
 
-use super::Wheel;
 use super::entry::{self, CANCELLED, Entry, FIRED, HANDLE, Index, NIL, WHEEL};
 use super::plan::DEGRADED;
 use super::shards::{self, Shard};
 use super::storage::Storage;
+use super::{MAX_SLEEP, Wheel};
 use crate::clock::Clock;
 use crate::sync::Ordering;
 use crate::time::{Reading, Tick};
@@ -105,15 +105,11 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 // SAFETY: an exclusive moment until the push below (the driver's CAS to
                 // FIRED now fails); this handle was the slot's one registrant.
                 let waker = unsafe { entry.waker.take_exclusive() };
-                // The start tick stands in for "now" (no clock read): it can only err
-                // towards an extra wake. Without a span, the driver is woken.
-                let start = span.map(|span| {
-                    // SAFETY: before the push below the entry cannot be reclaimed and
-                    // armed again, so nothing writes its deadline.
-                    let due = unsafe { entry.due() };
-                    self.ticks()
-                        .floor(due.before(span).before(self.resolution()))
-                });
+                // The start tick stands in for "now" (no clock read). Without a span, or
+                // with one too long to trust (`trusted_start`), the driver is woken.
+                // SAFETY: before the push below the entry cannot be reclaimed and armed
+                // again, so nothing writes its deadline.
+                let start = span.and_then(|span| self.trusted_start(unsafe { entry.due() }, span));
                 let was_empty = shard.cancel_inbox.push(&entry.cancel_link, index);
                 if was_empty
                     && start.is_none_or(|start| {
@@ -136,6 +132,24 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 true
             }
         }
+    }
+
+    /// The start tick of a deadline due at `due` after `span`, to stand in for "now" when
+    /// its cancel reads the plan (no clock read); `None`: wake the driver instead.
+    ///
+    /// An older tick can only err towards an extra wake while the plan is rebuilt exactly
+    /// near it. The plan is at most `MAX_SLEEP` ticks past the driver's last turn, which
+    /// came before the entry's tick (a turn at that tick fires it), so it is less than
+    /// 2^31 ticks past the start for an entry less than `MAX_SLEEP` ticks after it. A
+    /// longer span is not trusted.
+    /// (`span + resolution` less than `MAX_SLEEP - 2` ticks keeps the entry's tick less
+    /// than `MAX_SLEEP` ticks after the start's, with no second division.)
+    #[inline]
+    fn trusted_start(&self, due: Reading, span: u64) -> Option<Tick> {
+        let resolution = self.resolution();
+        let longest = (MAX_SLEEP - 2).saturating_mul(self.ticks().tick());
+        (span.saturating_add(resolution) < longest)
+            .then(|| self.ticks().floor(due.before(span).before(resolution)))
     }
 
     /// [`Wheel::release`] of an entry its handle has seen fired: no cancel attempt.
@@ -164,9 +178,10 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         self.counters.overrun();
     }
 
-    /// Leaves a degraded deadline's waker for the next tick's turn; `false`: no place.
-    pub(crate) fn leave_degraded_waker(&self, waker: &Waker) -> bool {
-        let tick = self.ticks().floor(self.now());
+    /// Leaves a degraded deadline's waker for the first turn at a tick after `now`'s, the
+    /// reading its target was found later than (no second read); `false`: no place.
+    pub(crate) fn leave_degraded_waker(&self, waker: &Waker, now: Reading) -> bool {
+        let tick = self.ticks().floor(now);
         if !self.degraded_wakers.leave(waker, tick) {
             return false;
         }

@@ -8,6 +8,8 @@
 //!
 //! * A thread owns a place from the `fetch_or` setting `LOCK` to the write clearing it;
 //!   a locked place is passed by. The waker is cloned before any place is locked.
+//! * The tick left with is that of the reading the deadline found before its target: a
+//!   turn at a later tick, as any at or after the target's is, wakes it.
 //! * Leaving: if the place is empty, store the waker and tick, then swap `LOCK` for
 //!   `FULL` in one `fetch_xor`; if it holds the same task's waker, unlock and stop.
 //! * Waking (driver only): wake and empty each full place left before the turn's tick.

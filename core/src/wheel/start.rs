@@ -31,8 +31,9 @@ pub(crate) enum Outcome {
     Passed,
     /// Armed in this entry; `true`: wake the drivers once holding the handle.
     Armed(Index, bool),
-    /// The wheel is full: the deadline checks the clock on each poll.
-    Full(Reading),
+    /// The wheel is full: the deadline checks the clock on each poll. The target, and the
+    /// reading it was compared with (for [`Wheel::leave_degraded_waker`]).
+    Full(Reading, Reading),
     /// Beyond any reading: it never fires.
     Never,
 }
@@ -73,7 +74,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 let when = self.ticks().ceil(target);
                 match self.arm(target, when, self.ticks().floor(now), waker) {
                     Some((index, wake)) => Outcome::Armed(index, wake),
-                    None => Outcome::Full(target),
+                    None => Outcome::Full(target, now),
                 }
             }
         };
@@ -119,7 +120,7 @@ mod tests {
         let outcome = match started.outcome {
             Outcome::Passed => "passed",
             Outcome::Armed(..) => "armed",
-            Outcome::Full(_) => "full",
+            Outcome::Full(..) => "full",
             Outcome::Never => "never",
         };
         (outcome, started.capped)

@@ -38,7 +38,7 @@ pub trait RawWheel: Sync + sealed::Sealed {
     #[doc(hidden)]
     fn count_degraded_poll(&self);
     #[doc(hidden)]
-    fn leave_degraded_waker(&self, waker: &Waker) -> bool;
+    fn leave_degraded_waker(&self, waker: &Waker, now: Reading) -> bool;
     /// Counts a request refused before any work because its deadline left too little
     /// time ([`Stats::refused`](crate::Stats::refused)); `punctual-tower`'s admission
     /// counts there. Without `stats` it counts nothing.
@@ -106,8 +106,8 @@ impl<C: Clock, S: Storage> RawWheel for Wheel<C, S> {
         Wheel::count_degraded_poll(self);
     }
 
-    fn leave_degraded_waker(&self, waker: &Waker) -> bool {
-        Wheel::leave_degraded_waker(self, waker)
+    fn leave_degraded_waker(&self, waker: &Waker, now: Reading) -> bool {
+        Wheel::leave_degraded_waker(self, waker, now)
     }
 
     fn count_refused(&self) {
