@@ -22,6 +22,9 @@ cargo test -p punctual-core --no-default-features --features alloc,stats,sub-tic
 # which `cargo test --workspace` runs).
 cargo test -p punctual --features tokio,tower,tracing --doc
 cargo clippy -p punctual --features tokio,embassy,tower,tracing --lib -- -D warnings
+# The facade alone, as most users build it, and with virtual time only.
+cargo clippy -p punctual --lib -- -D warnings
+cargo clippy -p punctual --features test-util --lib -- -D warnings
 
 # punctual-tower's tests and examples (tonic's `into_status` among them; the end-to-end
 # tests and the examples run in `cargo test --workspace` and .ci/run), and the core's

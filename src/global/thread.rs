@@ -169,6 +169,7 @@ fn boot_clock() -> &'static BootClock {
 const BACKDATE: Duration = Duration::from_secs(3600);
 
 /// Whether the global wheel reads [`std_clock`]. Settles the clock, as a first reading does.
+#[cfg(feature = "tokio")]
 pub(crate) fn reads_std_clock() -> bool {
     settle_clock() == STD
 }
@@ -314,6 +315,7 @@ pub fn global_wheel() -> &'static Wheel<GlobalClock, Growable> {
 }
 
 /// [`global_wheel`], in a `const` context.
+#[cfg(any(feature = "tokio", feature = "test-util"))]
 pub(crate) const fn global_wheel_static() -> &'static Wheel<GlobalClock, Growable> {
     &GLOBAL
 }
