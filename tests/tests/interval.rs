@@ -9,7 +9,7 @@ use std::task::Poll;
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use punctual::{Interval, MissedTickBehavior, Reading};
+use punctual::{Interval, MissedTickBehavior};
 use tokio::time::{self, Instant};
 use tokio_test::task;
 
@@ -18,7 +18,7 @@ fn ms(n: u64) -> Duration {
 }
 
 /// The ticks ready now, in ms after `first`, until the interval is pending.
-fn ready_ticks(interval: &mut Interval, first: Reading) -> Vec<u128> {
+fn ready_ticks(interval: &mut Interval, first: Instant) -> Vec<u128> {
     let mut poller = task::spawn(());
     let mut ticks = Vec::new();
     while let Poll::Ready(tick) = poller.enter(|cx, _| interval.poll_tick(cx)) {
@@ -144,7 +144,7 @@ async fn reset() {
 #[tokio::test(start_paused = true)]
 async fn stream_of_ticks() {
     let start = Instant::now();
-    let ticks: Vec<Reading> = punctual::interval(ms(10)).take(4).collect().await;
+    let ticks: Vec<Instant> = punctual::interval(ms(10)).take(4).collect().await;
     assert_eq!(Instant::now() - start, ms(30));
     let gaps: Vec<Duration> = ticks.windows(2).map(|w| w[1] - w[0]).collect();
     assert_eq!(gaps, [ms(10); 3]);
