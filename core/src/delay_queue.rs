@@ -92,8 +92,8 @@ const POLL_ROUNDS: usize = 4;
 ///
 /// [`FixedSlots<T, N>`](FixedSlots) holds `N` values inline, with no allocation (an insert
 /// into a full queue returns [`Full`] with the value); [`GrowableSlots`] grows, and gives
-/// memory back as it shrinks, down to 16 slots ([`compact`](DelayQueue::compact): all). A value costs itself (in an `Option`) and 28 bytes
-/// (fixed) or 32 (growable: its slot, and its key's handle).
+/// memory back as it shrinks, down to 16 slots ([`compact`](DelayQueue::compact): all).
+/// A value costs itself (in an `Option`) and 28 bytes (fixed) or 32 (growable).
 ///
 /// # Examples
 ///
