@@ -26,12 +26,12 @@
 //!   a value; a growable storage may move the value to another slot, and the levels
 //!   relink it there.
 
-use core::fmt;
 use core::future::Future;
 use core::marker::PhantomData;
 use core::pin::Pin;
 use core::task::{Context, Poll, Waker};
 use core::time::Duration;
+use core::{borrow::Borrow, fmt};
 
 use crate::clock::{Clock, ClockInstant};
 use crate::future::sleep::Sleep;
@@ -214,20 +214,23 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
     /// # Errors
     ///
     /// [`StaleKey`] if the value has left the queue (removed, or returned expired).
-    pub fn reset(&mut self, key: Key, timeout: Duration) -> Result<(), StaleKey> {
+    pub fn reset(&mut self, key: impl Borrow<Key>, timeout: Duration) -> Result<(), StaleKey> {
         let index = self.index_of(key)?;
         let (deadline, due) = self.deadline_after(timeout);
         self.move_to(index, deadline, due);
         Ok(())
     }
 
-    /// Moves the deadline of `key`'s value to `at`, as
-    /// [`try_insert_at`](Self::try_insert_at) takes it.
+    /// Moves the deadline of `key`'s value to `at`, as [`try_insert_at`](Self::try_insert_at).
     ///
     /// # Errors
     ///
     /// [`StaleKey`] if the value has left the queue (removed, or returned expired).
-    pub fn reset_at(&mut self, key: Key, at: impl ClockInstant<W>) -> Result<(), StaleKey> {
+    pub fn reset_at(
+        &mut self,
+        key: impl Borrow<Key>,
+        at: impl ClockInstant<W>,
+    ) -> Result<(), StaleKey> {
         let index = self.index_of(key)?;
         let at = self.reading_of(at);
         self.move_to(index, at, false);
@@ -242,7 +245,7 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
     }
 
     /// Takes `key`'s value out of the queue; `None` if the key is stale.
-    pub fn remove(&mut self, key: Key) -> Option<T> {
+    pub fn remove(&mut self, key: impl Borrow<Key>) -> Option<T> {
         let index = self.index_of(key).ok()?;
         let (value, _) = self.take(index);
         if self.is_empty() {
@@ -252,24 +255,24 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
     }
 
     /// `key`'s value, if the key is not stale.
-    pub fn get(&self, key: Key) -> Option<&T> {
+    pub fn get(&self, key: impl Borrow<Key>) -> Option<&T> {
         let index = self.index_of(key).ok()?;
         self.slots.slots()[index as usize].value.as_ref()
     }
 
     /// `key`'s value, mutably, if the key is not stale.
-    pub fn get_mut(&mut self, key: Key) -> Option<&mut T> {
+    pub fn get_mut(&mut self, key: impl Borrow<Key>) -> Option<&mut T> {
         let index = self.index_of(key).ok()?;
         self.slots.slots_mut()[index as usize].value.as_mut()
     }
 
     /// Whether `key` names a value in the queue.
-    pub fn contains_key(&self, key: Key) -> bool {
+    pub fn contains_key(&self, key: impl Borrow<Key>) -> bool {
         self.index_of(key).is_ok()
     }
 
     /// `key`'s deadline, if the key is not stale.
-    pub fn deadline(&self, key: Key) -> Option<Reading> {
+    pub fn deadline(&self, key: impl Borrow<Key>) -> Option<Reading> {
         let index = self.index_of(key).ok()?;
         Some(Reading::from_nanos(
             self.slots.slots()[index as usize].deadline,
@@ -402,8 +405,9 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
         self.rearm_for(deadline, due);
     }
 
-    /// The slot of `key`, if it holds the key's value.
-    fn index_of(&self, key: Key) -> Result<u32, StaleKey> {
+    /// The slot of `key` (by value, or by reference as tokio-util's), if it holds its value.
+    fn index_of(&self, key: impl Borrow<Key>) -> Result<u32, StaleKey> {
+        let key = *key.borrow();
         self.slots.find(key).ok_or(StaleKey(key))
     }
 

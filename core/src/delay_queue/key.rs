@@ -2,15 +2,19 @@
 //! * A key names one insert: its slot's index and the slot's generation at the time.
 //! * A slot's generation changes each time its value leaves, so an old key never matches.
 
+use core::borrow::Borrow;
 use core::fmt;
 
+use super::{DelayQueue, SlotStorage};
+use crate::future::timer::WheelRef;
 use crate::time::Reading;
 
 /// Names a value in a [`DelayQueue`](crate::DelayQueue), from its insert until the value
 /// leaves the queue (removed, or returned expired). Then the key is *stale*: every method
 /// refuses it ([`StaleKey`], or `None`), even once its slot holds another value.
 ///
-/// Keys are 8 bytes and `Copy`. A slot's generation is 32 bits: a key could match again
+/// Keys are 8 bytes and `Copy`. Methods take a key by value or by reference (`&key`, as
+/// tokio-util's do). A slot's generation is 32 bits: a key could match again
 /// only after its slot has been reused 2³² times while the key was kept.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Key {
@@ -104,3 +108,33 @@ impl<T> fmt::Display for Full<T> {
 }
 
 impl<T> core::error::Error for Full<T> {}
+
+impl<T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'_, T, S, W> {
+    /// Takes `key`'s value out of the queue, with its key and deadline, as tokio-util's
+    /// `DelayQueue::try_remove`; `None` if the key is stale.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use punctual_core::{DelayQueue, Fixed, GrowableSlots, ManualClock, Reading, Wheel};
+    ///
+    /// let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
+    /// let mut queue = DelayQueue::new(&wheel, GrowableSlots::new());
+    /// let key = queue.insert("a", Duration::from_millis(5));
+    /// let removed = queue.try_remove(&key).unwrap();
+    /// assert_eq!(removed.deadline(), Reading::ZERO + Duration::from_millis(5));
+    /// assert_eq!(removed.into_inner(), "a");
+    /// assert!(queue.try_remove(&key).is_none()); // stale
+    /// ```
+    pub fn try_remove(&mut self, key: impl Borrow<Key>) -> Option<Expired<T>> {
+        let index = self.index_of(key).ok()?;
+        let (value, (key, deadline)) = self.take(index);
+        if self.is_empty() {
+            self.wake_waiting();
+        }
+        Some(Expired {
+            value,
+            key,
+            deadline,
+        })
+    }
+}
