@@ -35,7 +35,8 @@ const TICK: Duration = Duration::from_millis(1);
 ///
 /// Its methods are the core queue's ([`punctual_core::DelayQueue`], through `Deref`):
 /// `insert`, `insert_at`, `reset`, `reset_at`, `remove`, `get`, `poll_expired`,
-/// `compact`, `shrink_to_fit`, `reserve` and the rest. Instants are a `std::time::Instant`, or a `tokio::time::Instant` with the
+/// `compact`, `shrink_to_fit`, `reserve` and the rest; keys by value or by reference
+/// (`&key`). Instants are a `std::time::Instant`, or a `tokio::time::Instant` with the
 /// `tokio` feature ([`DeadlineInstant`](crate::DeadlineInstant)).
 ///
 /// # Panics
