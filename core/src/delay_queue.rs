@@ -92,7 +92,7 @@ const POLL_ROUNDS: usize = 4;
 ///
 /// [`FixedSlots<T, N>`](FixedSlots) holds `N` values inline, with no allocation (an insert
 /// into a full queue returns [`Full`] with the value); [`GrowableSlots`] grows, and gives
-/// memory back as it shrinks, down to 16 slots ([`compact`](DelayQueue::compact): all).
+/// memory back as it shrinks, down to 16 slots ([`compact`]: all).
 /// A value costs itself (in an `Option`) and 28 bytes (fixed) or 32 (growable).
 ///
 /// # Examples
@@ -120,11 +120,11 @@ const POLL_ROUNDS: usize = 4;
 /// ```
 #[cfg_attr(
     feature = "alloc",
-    doc = "\n[`GrowableSlots`]: crate::GrowableSlots\n[`insert`]: DelayQueue::insert"
+    doc = "\n[`GrowableSlots`]: crate::GrowableSlots\n[`insert`]: DelayQueue::insert\n[`compact`]: DelayQueue::compact"
 )]
 #[cfg_attr(
     not(feature = "alloc"),
-    doc = "\n[`GrowableSlots`]: https://docs.rs/punctual-core/latest/punctual_core/struct.GrowableSlots.html\n[`insert`]: https://docs.rs/punctual-core/latest/punctual_core/struct.DelayQueue.html#method.insert"
+    doc = "\n[`GrowableSlots`]: https://docs.rs/punctual-core/latest/punctual_core/struct.GrowableSlots.html\n[`insert`]: https://docs.rs/punctual-core/latest/punctual_core/struct.DelayQueue.html#method.insert\n[`compact`]: https://docs.rs/punctual-core/latest/punctual_core/struct.DelayQueue.html#method.compact"
 )]
 pub struct DelayQueue<'w, T, S, W = &'w dyn RawWheel>
 where
@@ -252,23 +252,6 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
             self.wake_waiting();
         }
         Some(value)
-    }
-
-    /// `key`'s value, if the key is not stale.
-    pub fn get(&self, key: impl Borrow<Key>) -> Option<&T> {
-        let index = self.index_of(key).ok()?;
-        self.slots.slots()[index as usize].value.as_ref()
-    }
-
-    /// `key`'s value, mutably, if the key is not stale.
-    pub fn get_mut(&mut self, key: impl Borrow<Key>) -> Option<&mut T> {
-        let index = self.index_of(key).ok()?;
-        self.slots.slots_mut()[index as usize].value.as_mut()
-    }
-
-    /// Whether `key` names a value in the queue.
-    pub fn contains_key(&self, key: impl Borrow<Key>) -> bool {
-        self.index_of(key).is_ok()
     }
 
     /// `key`'s deadline, if the key is not stale.

@@ -262,3 +262,24 @@ async fn deadline_reset_later() {
     assert!(deadline.await.is_err());
     assert_eq!(Instant::now() - start, ms(25));
 }
+
+/// A default sleep's `deadline()` is the tokio instant it was given, before its first
+/// poll, while pending and once complete; a sleep by duration counts from its first poll.
+#[tokio::test(start_paused = true)]
+async fn sleep_deadline_is_the_tokio_instant() {
+    let at = Instant::now() + ms(10);
+    let mut sleep = std::pin::pin!(punctual::sleep_until(at));
+    assert_eq!(sleep.deadline(), at);
+    assert!(futures_util::poll!(sleep.as_mut()).is_pending());
+    assert_eq!(sleep.deadline(), at);
+    sleep.as_mut().await;
+    assert_eq!(sleep.deadline(), at);
+    assert!(sleep.is_elapsed());
+    sleep.as_mut().await; // complete: ready again, as tokio's
+
+    let start = Instant::now();
+    let mut by_duration = std::pin::pin!(punctual::sleep(ms(5)));
+    time::advance(ms(2)).await;
+    assert!(futures_util::poll!(by_duration.as_mut()).is_pending());
+    assert_eq!(by_duration.deadline(), start + ms(7));
+}

@@ -1,4 +1,5 @@
-//! What the queue hands out: [`Key`]s, [`Expired`] values, and its errors.
+//! What the queue hands out: [`Key`]s, [`Expired`] values, and its errors; and what it
+//! does by key alone (`get`, `get_mut`, `contains_key`, `try_remove`).
 //! * A key names one insert: its slot's index and the slot's generation at the time.
 //! * A slot's generation changes each time its value leaves, so an old key never matches.
 
@@ -110,6 +111,23 @@ impl<T> fmt::Display for Full<T> {
 impl<T> core::error::Error for Full<T> {}
 
 impl<T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'_, T, S, W> {
+    /// `key`'s value, if the key is not stale.
+    pub fn get(&self, key: impl Borrow<Key>) -> Option<&T> {
+        let index = self.index_of(key).ok()?;
+        self.slots.slots()[index as usize].value.as_ref()
+    }
+
+    /// `key`'s value, mutably, if the key is not stale.
+    pub fn get_mut(&mut self, key: impl Borrow<Key>) -> Option<&mut T> {
+        let index = self.index_of(key).ok()?;
+        self.slots.slots_mut()[index as usize].value.as_mut()
+    }
+
+    /// Whether `key` names a value in the queue.
+    pub fn contains_key(&self, key: impl Borrow<Key>) -> bool {
+        self.index_of(key).is_ok()
+    }
+
     /// Takes `key`'s value out of the queue, with its key and deadline, as tokio-util's
     /// `DelayQueue::try_remove`; `None` if the key is stale.
     ///
