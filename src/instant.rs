@@ -81,9 +81,9 @@ pub(crate) type Now = std::time::Instant;
 #[cfg(all(feature = "wasm", target_family = "wasm", target_os = "unknown"))]
 pub(crate) type Now = web_time::Instant;
 
-/// Thirty years: how far on an instant of a reading past what `Now` holds is (tokio's
-/// "far future").
-const FAR: std::time::Duration = std::time::Duration::from_secs(86_400 * 365 * 30);
+/// Three centuries: where past the origin an instant stands for a reading `Now` cannot
+/// hold, or `Reading::END` (never). Ten times tokio's "far future".
+const FAR: std::time::Duration = std::time::Duration::from_secs(86_400 * 365 * 300);
 
 /// The instant of `at`, a reading of the std clock default instants are read on.
 pub(crate) fn instant_of(at: Reading) -> Now {
@@ -101,10 +101,7 @@ pub(crate) fn instant_of(at: Reading) -> Now {
         crate::global::GlobalClock::instant_of(at),
         crate::global::GlobalClock::instant_of(Reading::ZERO).unwrap_or_else(Now::now),
     );
-    let instant = exact
-        .or_else(|| origin.checked_add(FAR.max(at.as_duration().min(FAR * 10))))
-        .or_else(|| origin.checked_add(FAR))
-        .unwrap_or(origin);
+    let instant = exact.or_else(|| origin.checked_add(FAR)).unwrap_or(origin);
     #[allow(clippy::useless_conversion)]
     Now::from(instant)
 }

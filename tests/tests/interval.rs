@@ -282,4 +282,10 @@ async fn sleep_deadline_is_the_tokio_instant() {
     time::advance(ms(2)).await;
     assert!(futures_util::poll!(by_duration.as_mut()).is_pending());
     assert_eq!(by_duration.deadline(), start + ms(7));
+
+    // Never: an instant centuries away, the same at each call.
+    let mut never = std::pin::pin!(punctual::sleep(Duration::MAX));
+    assert!(futures_util::poll!(never.as_mut()).is_pending());
+    assert!(never.deadline() > Instant::now() + Duration::from_secs(100 * 365 * 86_400));
+    assert_eq!(never.deadline(), never.deadline());
 }

@@ -91,7 +91,7 @@ impl<'w, W: WheelRef> Sleep<'w, W> {
     ///
     /// A sleep counts a duration from its first poll, where tokio's counts from its
     /// making: before that poll, a `sleep(d)` reports `d` from now. A sleep that never
-    /// ends (`Duration::MAX`) reports an instant decades away.
+    /// ends (`Duration::MAX`) reports an instant centuries away.
     ///
     /// ```
     /// use core::task::{Context, Waker};
@@ -116,15 +116,14 @@ impl<'w, W: WheelRef> Sleep<'w, W> {
         if self.done || self.later > Reading::ZERO {
             return self.later;
         }
-        if let Some(due) = self.timer.armed_due() {
+        if let Some(due) = self.timer.started_due() {
             return due;
         }
         match self.timer.idle_limit() {
             Some((Limit::At(at), true)) => at,
             Some((Limit::At(at), false)) => wheel.reading_at(at),
             Some((after, _)) => wheel.get().target(after).unwrap_or(Reading::END),
-            // Degraded (a full wheel) or never: the clock now is the best known bound.
-            None => wheel.get().now(),
+            None => wheel.get().now(), // poisoned by a panic: no time is known
         }
     }
 

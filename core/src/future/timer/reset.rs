@@ -99,6 +99,18 @@ impl<W: WheelRef> Timer<W> {
         })
     }
 
+    /// When a started timer is due, on the chosen wheel's clock: armed, degraded (a full
+    /// wheel) or never ([`Reading::END`]); `None` otherwise.
+    #[inline]
+    pub(crate) fn started_due(&self) -> Option<Reading> {
+        match self.state.phase() {
+            Phase::Armed => self.armed_due(),
+            Phase::Degraded => Some(self.state.target()),
+            Phase::Never => Some(Reading::END),
+            _ => None,
+        }
+    }
+
     /// Whether the wheel has fired the entry (or a degraded timer's target passed),
     /// without taking the fire: the next poll completes.
     #[inline]

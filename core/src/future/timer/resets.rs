@@ -383,4 +383,8 @@ fn deadline_is_the_time_in_force() {
     let mut past = pin!(wheel.sleep_until(at(1)));
     assert!(past.as_mut().poll(&mut noop()).is_ready());
     assert_eq!(past.deadline(), at(1));
+
+    let mut never = pin!(wheel.sleep(Duration::MAX));
+    assert!(never.as_mut().poll(&mut noop()).is_pending());
+    assert_eq!(never.deadline(), Reading::END);
 }

@@ -188,7 +188,7 @@ pub unsafe trait WheelRef: Copy + Unpin {
     /// `at`, a reading of the chosen wheel's clock (after [`choose`](WheelRef::choose)),
     /// as this handle's [`Instant`](WheelRef::Instant): the instant the handle takes as
     /// `at`, so an instant given comes back equal. A reading too far for the instant type
-    /// (or [`Reading::END`], which never comes) gives one at least thirty years on.
+    /// (or [`Reading::END`], which never comes) gives one centuries on.
     fn instant_of(&self, at: Reading) -> Self::Instant;
 
     /// Settles which wheel a handle that picks late reaches (`punctual`'s default deadlines
