@@ -12,7 +12,12 @@ use punctual_core::GrowableSlots;
 
 use crate::default_wheel::DefaultWheel;
 
-pub use punctual_core::{Expired, Key, StaleKey};
+pub use punctual_core::{Key, StaleKey};
+
+/// A value whose deadline has passed, as the default queue hands it out: the value, its
+/// key (stale from now on) and its deadline, a `tokio::time::Instant` with the `tokio`
+/// feature, else a `std::time::Instant`, as tokio-util's. See [`punctual_core::Expired`].
+pub type Expired<T> = punctual_core::Expired<T, crate::instant::Now>;
 
 /// The tick of every default wheel (the global wheel, tokio runtimes', paused threads').
 const TICK: Duration = Duration::from_millis(1);

@@ -254,12 +254,12 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
         Some(value)
     }
 
-    /// `key`'s deadline, if the key is not stale.
-    pub fn deadline(&self, key: impl Borrow<Key>) -> Option<Reading> {
+    /// `key`'s deadline as the handle names instants (a `Reading` on a wheel of your own),
+    /// if the key is not stale.
+    pub fn deadline(&self, key: impl Borrow<Key>) -> Option<W::Instant> {
         let index = self.index_of(key).ok()?;
-        Some(Reading::from_nanos(
-            self.slots.slots()[index as usize].deadline,
-        ))
+        let at = Reading::from_nanos(self.slots.slots()[index as usize].deadline);
+        Some(self.wheel.instant_of(at))
     }
 
     /// The key of the value that comes out next: the first of those already due, else the
@@ -275,7 +275,7 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
 
     /// The deadline of the value that comes out next ([`peek`](Self::peek)): at or before
     /// now if one is due.
-    pub fn next_deadline(&self) -> Option<Reading> {
+    pub fn next_deadline(&self) -> Option<W::Instant> {
         self.peek().and_then(|key| self.deadline(key))
     }
 
@@ -313,7 +313,7 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
     ///
     /// A value leaves the queue only in the poll that returns it: dropping a future that
     /// polls the queue (`queue.next()` in a `select!`) loses nothing.
-    pub fn poll_expired(&mut self, cx: &mut Context<'_>) -> Poll<Option<Expired<T>>> {
+    pub fn poll_expired(&mut self, cx: &mut Context<'_>) -> Poll<Option<Expired<T, W::Instant>>> {
         self.wheel.choose();
         for _ in 0..POLL_ROUNDS {
             // Values already due come out first, with no clock read.
@@ -329,7 +329,7 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
                 return Poll::Ready(Some(Expired {
                     value,
                     key,
-                    deadline,
+                    deadline: self.wheel.instant_of(deadline),
                 }));
             }
             if !self.waker.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
@@ -463,10 +463,13 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
 impl<T, S, W: WheelRef> Unpin for DelayQueue<'_, T, S, W> {}
 
 impl<T, S: SlotStorage<T>, W: WheelRef> futures_core::Stream for DelayQueue<'_, T, S, W> {
-    type Item = Expired<T>;
+    type Item = Expired<T, W::Instant>;
 
     /// [`DelayQueue::poll_expired`]: `None` while the queue is empty, not for good.
-    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Expired<T>>> {
+    fn poll_next(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Expired<T, W::Instant>>> {
         self.get_mut().poll_expired(cx)
     }
 

@@ -30,17 +30,18 @@ impl fmt::Debug for Key {
 }
 
 /// A value whose deadline has passed, as [`DelayQueue::poll_expired`] returns it: the
-/// value, the key it had (stale from now on) and its deadline.
+/// value, the key it had (stale from now on) and its deadline, as the queue's handle
+/// names instants (`I`, its [`WheelRef::Instant`]: a [`Reading`] on a wheel of your own).
 ///
 /// [`DelayQueue::poll_expired`]: crate::DelayQueue::poll_expired
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Expired<T> {
+pub struct Expired<T, I = Reading> {
     pub(crate) value: T,
     pub(crate) key: Key,
-    pub(crate) deadline: Reading,
+    pub(crate) deadline: I,
 }
 
-impl<T> Expired<T> {
+impl<T, I: Copy> Expired<T, I> {
     /// The value.
     pub fn get_ref(&self) -> &T {
         &self.value
@@ -61,9 +62,9 @@ impl<T> Expired<T> {
         self.key
     }
 
-    /// The deadline the value had, a reading of the wheel's clock. It expired at or after
-    /// it, never before.
-    pub fn deadline(&self) -> Reading {
+    /// The deadline the value had, as tokio-util's `Expired::deadline`. It expired at or
+    /// after it, never before.
+    pub fn deadline(&self) -> I {
         self.deadline
     }
 }
@@ -143,7 +144,7 @@ impl<T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'_, T, S, W> {
     /// assert_eq!(removed.into_inner(), "a");
     /// assert!(queue.try_remove(&key).is_none()); // stale
     /// ```
-    pub fn try_remove(&mut self, key: impl Borrow<Key>) -> Option<Expired<T>> {
+    pub fn try_remove(&mut self, key: impl Borrow<Key>) -> Option<Expired<T, W::Instant>> {
         let index = self.index_of(key).ok()?;
         let (value, (key, deadline)) = self.take(index);
         if self.is_empty() {
@@ -152,7 +153,7 @@ impl<T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'_, T, S, W> {
         Some(Expired {
             value,
             key,
-            deadline,
+            deadline: self.wheel.instant_of(deadline),
         })
     }
 }
