@@ -15,14 +15,21 @@ use punctual_core::GrowableSlots;
 
 use crate::default_wheel::DefaultWheel;
 
-pub use punctual_core::{Expired, Key, StaleKey};
+pub use punctual_core::{Key, StaleKey};
+
+/// A value whose deadline has passed, as the default queue hands it out: the value, its
+/// key (stale from now on) and its deadline, a `tokio::time::Instant` with the `tokio`
+/// feature, else a `std::time::Instant`, as tokio-util's. See [`punctual_core::Expired`].
+pub type Expired<T> = punctual_core::Expired<T, crate::instant::Now>;
 
 /// The tick of every default wheel (the global wheel, tokio runtimes', paused threads').
 const TICK: Duration = Duration::from_millis(1);
 
 /// Values that come back out when their deadline passes, by key, on the default wheel:
 /// tokio-util's `DelayQueue` on any executor, `Send` and `Sync`, with memory given back as
-/// it shrinks (no `shrink_to_fit` to call). See `punctual::migrating` for the mapping.
+/// it shrinks, down to a floor of 16 slots (or the capacity given to `with_capacity`):
+/// `compact` gives back the rest, as tokio-util's. See `punctual::migrating` for the
+/// mapping.
 ///
 /// A value is never handed out before its deadline, and with a driver that is not
 /// starved at most two ticks (2 ms) after it. The queue keeps one sleep on the default
@@ -35,8 +42,9 @@ const TICK: Duration = Duration::from_millis(1);
 /// with [`StaleKey`] or `None`, never another value.
 ///
 /// Its methods are the core queue's ([`punctual_core::DelayQueue`], through `Deref`):
-/// `insert`, `insert_at`, `reset`, `reset_at`, `remove`, `get`, `poll_expired` and the
-/// rest. Instants are a `std::time::Instant`, or a `tokio::time::Instant` with the
+/// `insert`, `insert_at`, `reset`, `reset_at`, `remove`, `get`, `poll_expired`,
+/// `compact`, `shrink_to_fit`, `reserve` and the rest; keys by value or by reference
+/// (`&key`). Instants are a `std::time::Instant`, or a `tokio::time::Instant` with the
 /// `tokio` feature ([`DeadlineInstant`](crate::DeadlineInstant)).
 ///
 /// # Panics
@@ -80,7 +88,8 @@ impl<T> DelayQueue<T> {
         Self::with_slots(GrowableSlots::new())
     }
 
-    /// An empty queue with room for `capacity` values; its capacity never shrinks below it.
+    /// An empty queue with room for `capacity` values; it never shrinks below it by itself
+    /// (only [`compact`](punctual_core::DelayQueue::compact) goes lower).
     pub fn with_capacity(capacity: usize) -> Self {
         Self::with_slots(GrowableSlots::with_capacity(capacity))
     }

@@ -44,8 +44,10 @@ pub fn sleep_until(at: impl DeadlineInstant) -> Sleep {
 /// Ticks once a `period` on the default wheel, the first tick at once (at its first
 /// poll), as `tokio::time::interval`. See [`punctual_core::Interval`].
 ///
-/// Each [`tick`](punctual_core::Interval::tick) returns the reading it was due at, on the
-/// clock of the wheel the first tick chose. After a stall or a suspend the default
+/// Each [`tick`](punctual_core::Interval::tick) returns the instant it was due at, as
+/// tokio's: a `tokio::time::Instant` with the `tokio` feature (under a paused runtime, on
+/// its clock), else a `std::time::Instant`; `.into()` gives a `std::time::Instant` from
+/// either. After a stall or a suspend the default
 /// ([`MissedTickBehavior::Skip`](crate::MissedTickBehavior::Skip)) gives one tick, then
 /// keeps the grid; tokio's default is `Burst`.
 ///
@@ -64,6 +66,8 @@ pub fn sleep_until(at: impl DeadlineInstant) -> Sleep {
 /// assert_eq!((third - first).as_nanos() % 2_000_000, 0);
 /// assert!(third - first >= Duration::from_millis(4));
 /// assert!(start.elapsed() >= Duration::from_millis(4));
+/// let first: Instant = first.into(); // with or without the `tokio` feature
+/// assert!(first.elapsed() >= Duration::from_millis(4));
 /// # });
 /// ```
 ///

@@ -1,4 +1,9 @@
-//! `DeadlineInstant`: the instants a default deadline can end at.
+//! `DeadlineInstant`: the instants a default deadline can end at; `Now`: the instant
+//! default futures report.
+//! * Default readings are on the std clock of the global wheel; `instant_of` inverts
+//!   `reading` exactly (`reading_of`'s origin, no slack), so instants come back equal.
+//! * `Now` is tokio's instant with the `tokio` feature, `web_time`'s on the web, else
+//!   `std`'s: each converts into `std::time::Instant` with `.into()`.
 
 use punctual_core::Reading;
 
@@ -54,4 +59,49 @@ impl DeadlineInstant for tokio::time::Instant {
     fn reading(self) -> Reading {
         crate::global::std_clock().reading_of(self.into_std())
     }
+}
+
+/// The instant default futures report (`Interval::tick`, `Sleep::deadline`): tokio's
+/// with the `tokio` feature, so it compares with `tokio::time::Instant::now()` under a
+/// paused runtime too.
+#[cfg(all(
+    feature = "tokio",
+    not(all(target_family = "wasm", target_os = "unknown"))
+))]
+pub(crate) type Now = tokio::time::Instant;
+
+/// The instant default futures report (`Interval::tick`, `Sleep::deadline`).
+#[cfg(not(any(
+    feature = "tokio",
+    all(target_family = "wasm", target_os = "unknown")
+)))]
+pub(crate) type Now = std::time::Instant;
+
+/// The instant default futures report, on the web.
+#[cfg(all(target_family = "wasm", target_os = "unknown"))]
+pub(crate) type Now = web_time::Instant;
+
+/// Three centuries: where past the origin an instant stands for a reading `Now` cannot
+/// hold, or `Reading::END` (never). Ten times tokio's "far future".
+const FAR: std::time::Duration = std::time::Duration::from_secs(86_400 * 365 * 300);
+
+/// The instant of `at`, a reading of the std clock default instants are read on.
+pub(crate) fn instant_of(at: Reading) -> Now {
+    #[cfg(not(all(target_family = "wasm", target_os = "unknown")))]
+    let (exact, origin) = {
+        // The inverse of `reading_of`, exactly: a tokio instant given comes back equal.
+        let origin = crate::global::std_clock().origin();
+        let exact = (at != Reading::END)
+            .then(|| origin.checked_add(at.as_duration()))
+            .flatten();
+        (exact, origin)
+    };
+    #[cfg(all(target_family = "wasm", target_os = "unknown"))]
+    let (exact, origin) = (
+        crate::global::GlobalClock::instant_of(at),
+        crate::global::GlobalClock::instant_of(Reading::ZERO).unwrap_or_else(Now::now),
+    );
+    let instant = exact.or_else(|| origin.checked_add(FAR)).unwrap_or(origin);
+    #[allow(clippy::useless_conversion)]
+    Now::from(instant)
 }

@@ -26,12 +26,12 @@
 //!   a value; a growable storage may move the value to another slot, and the levels
 //!   relink it there.
 
-use core::fmt;
 use core::future::Future;
 use core::marker::PhantomData;
 use core::pin::Pin;
 use core::task::{Context, Poll, Waker};
 use core::time::Duration;
+use core::{borrow::Borrow, fmt};
 
 use crate::clock::{Clock, ClockInstant};
 use crate::future::sleep::Sleep;
@@ -92,8 +92,8 @@ const POLL_ROUNDS: usize = 4;
 ///
 /// [`FixedSlots<T, N>`](FixedSlots) holds `N` values inline, with no allocation (an insert
 /// into a full queue returns [`Full`] with the value); [`GrowableSlots`] grows, and gives
-/// memory back as the queue shrinks. A value costs itself (in an `Option`) and 28 bytes
-/// (fixed) or 32 (growable: its slot, and its key's handle).
+/// memory back as it shrinks, down to 16 slots ([`compact`]: all).
+/// A value costs itself (in an `Option`) and 28 bytes (fixed) or 32 (growable).
 ///
 /// # Examples
 ///
@@ -120,11 +120,11 @@ const POLL_ROUNDS: usize = 4;
 /// ```
 #[cfg_attr(
     feature = "alloc",
-    doc = "\n[`GrowableSlots`]: crate::GrowableSlots\n[`insert`]: DelayQueue::insert"
+    doc = "\n[`GrowableSlots`]: crate::GrowableSlots\n[`insert`]: DelayQueue::insert\n[`compact`]: DelayQueue::compact"
 )]
 #[cfg_attr(
     not(feature = "alloc"),
-    doc = "\n[`GrowableSlots`]: https://docs.rs/punctual-core/latest/punctual_core/struct.GrowableSlots.html\n[`insert`]: https://docs.rs/punctual-core/latest/punctual_core/struct.DelayQueue.html#method.insert"
+    doc = "\n[`GrowableSlots`]: https://docs.rs/punctual-core/latest/punctual_core/struct.GrowableSlots.html\n[`insert`]: https://docs.rs/punctual-core/latest/punctual_core/struct.DelayQueue.html#method.insert\n[`compact`]: https://docs.rs/punctual-core/latest/punctual_core/struct.DelayQueue.html#method.compact"
 )]
 pub struct DelayQueue<'w, T, S, W = &'w dyn RawWheel>
 where
@@ -214,20 +214,23 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
     /// # Errors
     ///
     /// [`StaleKey`] if the value has left the queue (removed, or returned expired).
-    pub fn reset(&mut self, key: Key, timeout: Duration) -> Result<(), StaleKey> {
+    pub fn reset(&mut self, key: impl Borrow<Key>, timeout: Duration) -> Result<(), StaleKey> {
         let index = self.index_of(key)?;
         let (deadline, due) = self.deadline_after(timeout);
         self.move_to(index, deadline, due);
         Ok(())
     }
 
-    /// Moves the deadline of `key`'s value to `at`, as
-    /// [`try_insert_at`](Self::try_insert_at) takes it.
+    /// Moves the deadline of `key`'s value to `at`, as [`try_insert_at`](Self::try_insert_at).
     ///
     /// # Errors
     ///
     /// [`StaleKey`] if the value has left the queue (removed, or returned expired).
-    pub fn reset_at(&mut self, key: Key, at: impl ClockInstant<W>) -> Result<(), StaleKey> {
+    pub fn reset_at(
+        &mut self,
+        key: impl Borrow<Key>,
+        at: impl ClockInstant<W>,
+    ) -> Result<(), StaleKey> {
         let index = self.index_of(key)?;
         let at = self.reading_of(at);
         self.move_to(index, at, false);
@@ -242,7 +245,7 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
     }
 
     /// Takes `key`'s value out of the queue; `None` if the key is stale.
-    pub fn remove(&mut self, key: Key) -> Option<T> {
+    pub fn remove(&mut self, key: impl Borrow<Key>) -> Option<T> {
         let index = self.index_of(key).ok()?;
         let (value, _) = self.take(index);
         if self.is_empty() {
@@ -251,29 +254,12 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
         Some(value)
     }
 
-    /// `key`'s value, if the key is not stale.
-    pub fn get(&self, key: Key) -> Option<&T> {
+    /// `key`'s deadline as the handle names instants (a `Reading` on a wheel of your own),
+    /// if the key is not stale.
+    pub fn deadline(&self, key: impl Borrow<Key>) -> Option<W::Instant> {
         let index = self.index_of(key).ok()?;
-        self.slots.slots()[index as usize].value.as_ref()
-    }
-
-    /// `key`'s value, mutably, if the key is not stale.
-    pub fn get_mut(&mut self, key: Key) -> Option<&mut T> {
-        let index = self.index_of(key).ok()?;
-        self.slots.slots_mut()[index as usize].value.as_mut()
-    }
-
-    /// Whether `key` names a value in the queue.
-    pub fn contains_key(&self, key: Key) -> bool {
-        self.index_of(key).is_ok()
-    }
-
-    /// `key`'s deadline, if the key is not stale.
-    pub fn deadline(&self, key: Key) -> Option<Reading> {
-        let index = self.index_of(key).ok()?;
-        Some(Reading::from_nanos(
-            self.slots.slots()[index as usize].deadline,
-        ))
+        let at = Reading::from_nanos(self.slots.slots()[index as usize].deadline);
+        Some(self.wheel.instant_of(at))
     }
 
     /// The key of the value that comes out next: the first of those already due, else the
@@ -289,7 +275,7 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
 
     /// The deadline of the value that comes out next ([`peek`](Self::peek)): at or before
     /// now if one is due.
-    pub fn next_deadline(&self) -> Option<Reading> {
+    pub fn next_deadline(&self) -> Option<W::Instant> {
         self.peek().and_then(|key| self.deadline(key))
     }
 
@@ -327,7 +313,7 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
     ///
     /// A value leaves the queue only in the poll that returns it: dropping a future that
     /// polls the queue (`queue.next()` in a `select!`) loses nothing.
-    pub fn poll_expired(&mut self, cx: &mut Context<'_>) -> Poll<Option<Expired<T>>> {
+    pub fn poll_expired(&mut self, cx: &mut Context<'_>) -> Poll<Option<Expired<T, W::Instant>>> {
         self.wheel.choose();
         for _ in 0..POLL_ROUNDS {
             // Values already due come out first, with no clock read.
@@ -343,7 +329,7 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
                 return Poll::Ready(Some(Expired {
                     value,
                     key,
-                    deadline,
+                    deadline: self.wheel.instant_of(deadline),
                 }));
             }
             if !self.waker.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
@@ -402,8 +388,9 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
         self.rearm_for(deadline, due);
     }
 
-    /// The slot of `key`, if it holds the key's value.
-    fn index_of(&self, key: Key) -> Result<u32, StaleKey> {
+    /// The slot of `key` (by value, or by reference as tokio-util's), if it holds its value.
+    fn index_of(&self, key: impl Borrow<Key>) -> Result<u32, StaleKey> {
+        let key = *key.borrow();
         self.slots.find(key).ok_or(StaleKey(key))
     }
 
@@ -476,10 +463,13 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
 impl<T, S, W: WheelRef> Unpin for DelayQueue<'_, T, S, W> {}
 
 impl<T, S: SlotStorage<T>, W: WheelRef> futures_core::Stream for DelayQueue<'_, T, S, W> {
-    type Item = Expired<T>;
+    type Item = Expired<T, W::Instant>;
 
     /// [`DelayQueue::poll_expired`]: `None` while the queue is empty, not for good.
-    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Expired<T>>> {
+    fn poll_next(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Expired<T, W::Instant>>> {
         self.get_mut().poll_expired(cx)
     }
 

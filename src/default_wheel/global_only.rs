@@ -24,10 +24,16 @@ impl DefaultWheel {
 // SAFETY: always the global wheel (`Global`'s).
 unsafe impl WheelRef for DefaultWheel {
     type Target = <Global as WheelRef>::Target;
+    type Instant = crate::instant::Now;
 
     #[inline(always)]
     fn get(&self) -> &Self::Target {
         Global.get()
+    }
+
+    #[inline]
+    fn instant_of(&self, at: Reading) -> Self::Instant {
+        crate::instant::instant_of(self.global_reading(at))
     }
 
     #[inline]

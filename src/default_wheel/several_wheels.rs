@@ -27,6 +27,7 @@ impl core::fmt::Debug for DefaultWheel {
 // carries it over to the global wheel's clock (`global::reading_at`).
 unsafe impl WheelRef for DefaultWheel {
     type Target = dyn RawWheel;
+    type Instant = crate::instant::Now;
 
     #[inline]
     fn get(&self) -> &Self::Target {
@@ -34,6 +35,11 @@ unsafe impl WheelRef for DefaultWheel {
             Some(chosen) => chosen.wheel,
             None => crate::global::global_wheel(),
         }
+    }
+
+    #[inline]
+    fn instant_of(&self, at: Reading) -> Self::Instant {
+        crate::instant::instant_of(self.global_reading(at))
     }
 
     #[inline]

@@ -329,9 +329,15 @@ pub struct Global;
 // SAFETY: always the one `static` wheel.
 unsafe impl WheelRef for Global {
     type Target = Wheel<GlobalClock, Growable>;
+    type Instant = Reading;
 
     #[inline]
     fn get(&self) -> &Self::Target {
         &GLOBAL
+    }
+
+    #[inline]
+    fn instant_of(&self, at: Reading) -> Reading {
+        at
     }
 }

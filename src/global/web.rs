@@ -43,6 +43,11 @@ impl GlobalClock {
     pub fn reading_of(instant: Instant) -> Reading {
         HostClock::new().reading_of(instant)
     }
+
+    /// The instant at which this clock reads `reading` ([`HostClock::instant_of`]).
+    pub fn instant_of(reading: Reading) -> Option<Instant> {
+        HostClock::new().instant_of(reading)
+    }
 }
 
 /// Spawns the driver task, once per program.
@@ -99,9 +104,15 @@ pub struct Global;
 // SAFETY: always the one `static` wheel.
 unsafe impl WheelRef for Global {
     type Target = Wheel<GlobalClock, Growable>;
+    type Instant = Reading;
 
     #[inline]
     fn get(&self) -> &Self::Target {
         &GLOBAL
+    }
+
+    #[inline]
+    fn instant_of(&self, at: Reading) -> Reading {
+        at
     }
 }

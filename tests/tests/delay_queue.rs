@@ -133,3 +133,20 @@ fn queue_is_send_and_sync() {
     fn send_sync<T: Send + Sync>() {}
     send_sync::<DelayQueue<String>>();
 }
+
+/// Deadlines come back as the tokio instants given, as tokio-util's: by key, for the next
+/// value, from `try_remove` and on the expired value.
+#[tokio::test(start_paused = true)]
+async fn deadlines_are_tokio_instants() {
+    let mut queue = DelayQueue::new();
+    let at = Instant::now() + ms(30);
+    let key = queue.insert_at("a", at);
+    let other = queue.insert_at("b", at + ms(5));
+    assert_eq!(queue.deadline(key), Some(at));
+    assert_eq!(queue.next_deadline(), Some(at));
+    let removed = queue.try_remove(other).unwrap();
+    assert_eq!(removed.deadline(), at + ms(5));
+    let expired = queue.next().await.unwrap();
+    assert_eq!(expired.deadline(), at);
+    assert!(Instant::now() >= expired.deadline());
+}

@@ -9,7 +9,6 @@ use std::task::Poll;
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use punctual::wheel::Reading;
 use punctual::{Interval, MissedTickBehavior};
 use tokio::time::{self, Instant};
 use tokio_test::task;
@@ -19,7 +18,7 @@ fn ms(n: u64) -> Duration {
 }
 
 /// The ticks ready now, in ms after `first`, until the interval is pending.
-fn ready_ticks(interval: &mut Interval, first: Reading) -> Vec<u128> {
+fn ready_ticks(interval: &mut Interval, first: Instant) -> Vec<u128> {
     let mut poller = task::spawn(());
     let mut ticks = Vec::new();
     while let Poll::Ready(tick) = poller.enter(|cx, _| interval.poll_tick(cx)) {
@@ -145,7 +144,7 @@ async fn reset() {
 #[tokio::test(start_paused = true)]
 async fn stream_of_ticks() {
     let start = Instant::now();
-    let ticks: Vec<Reading> = punctual::interval(ms(10)).take(4).collect().await;
+    let ticks: Vec<Instant> = punctual::interval(ms(10)).take(4).collect().await;
     assert_eq!(Instant::now() - start, ms(30));
     let gaps: Vec<Duration> = ticks.windows(2).map(|w| w[1] - w[0]).collect();
     assert_eq!(gaps, [ms(10); 3]);
@@ -266,4 +265,31 @@ async fn deadline_reset_later() {
     assert!(deadline.as_mut().reset(Instant::now() + ms(20)));
     assert!(deadline.await.is_err());
     assert_eq!(Instant::now() - start, ms(25));
+}
+
+/// A default sleep's `deadline()` is the tokio instant it was given, before its first
+/// poll, while pending and once complete; a sleep by duration counts from its first poll.
+#[tokio::test(start_paused = true)]
+async fn sleep_deadline_is_the_tokio_instant() {
+    let at = Instant::now() + ms(10);
+    let mut sleep = std::pin::pin!(punctual::sleep_until(at));
+    assert_eq!(sleep.deadline(), at);
+    assert!(futures_util::poll!(sleep.as_mut()).is_pending());
+    assert_eq!(sleep.deadline(), at);
+    sleep.as_mut().await;
+    assert_eq!(sleep.deadline(), at);
+    assert!(sleep.is_elapsed());
+    sleep.as_mut().await; // complete: ready again, as tokio's
+
+    let start = Instant::now();
+    let mut by_duration = std::pin::pin!(punctual::sleep(ms(5)));
+    time::advance(ms(2)).await;
+    assert!(futures_util::poll!(by_duration.as_mut()).is_pending());
+    assert_eq!(by_duration.deadline(), start + ms(7));
+
+    // Never: an instant centuries away, the same at each call.
+    let mut never = std::pin::pin!(punctual::sleep(Duration::MAX));
+    assert!(futures_util::poll!(never.as_mut()).is_pending());
+    assert!(never.deadline() > Instant::now() + Duration::from_secs(100 * 365 * 86_400));
+    assert_eq!(never.deadline(), never.deadline());
 }

@@ -67,6 +67,17 @@ impl HostClock {
         };
         Reading::since_origin(since)
     }
+
+    /// The instant at which this clock reads `reading`: the inverse of
+    /// [`reading_of`](Self::reading_of); `None` if the instant cannot be represented.
+    pub fn instant_of(&self, reading: Reading) -> Option<Instant> {
+        let origin = Self::origin();
+        let since = reading.as_duration();
+        match since.checked_sub(BACKDATE) {
+            Some(after) => origin.checked_add(after),
+            None => origin.checked_sub(BACKDATE - since),
+        }
+    }
 }
 
 impl ClockInstant<HostClock> for Instant {

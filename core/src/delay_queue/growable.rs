@@ -4,7 +4,10 @@
 //! * An insert takes the lowest free handle and the lowest free slot.
 //! * While fewer than a quarter of the slots' capacity is used, `compact` moves the values
 //!   above the half into free slots below it and halves the capacity, never below the
-//!   capacity asked for: amortised O(1) per removal. Handles only shrink from the end.
+//!   floor (`FLOOR`, or the capacity asked for): amortised O(1) per removal. Handles only
+//!   shrink from the end.
+//! * Asked to (`DelayQueue::compact`), the slots shrink to exactly the values held, and the
+//!   handles to the highest key in use, whatever the floor.
 //! * A new handle's generation is past every generation its index had before.
 //! * A queue on growable slots inserts without a `Result`: it only fails past `u32::MAX - 1`
 //!   values, which panics.
@@ -22,7 +25,7 @@ use super::slots::{NIL, Slot, SlotStorage, sealed};
 use crate::clock::ClockInstant;
 use crate::future::timer::WheelRef;
 
-/// Capacity never shrinks below this many slots, unless asked for less.
+/// Capacity never shrinks by itself below this many slots, unless asked for less.
 const FLOOR: usize = 16;
 
 /// Where a key's value is: its slot (`NIL` while free), and the key's generation.
@@ -37,8 +40,12 @@ struct Handle {
 ///
 /// A value takes a slot (the value and 24 bytes) and its key a handle (8 bytes). While
 /// fewer than a quarter of the slots are in use, the values move down and the capacity
-/// halves. Handles cannot move (keys name them): they shrink as the highest keys leave,
-/// and inserts take the lowest free one, so the keys in use gather at the front.
+/// halves, down to a floor of 16 slots (or the capacity given to
+/// [`with_capacity`](GrowableSlots::with_capacity)): a small queue that empties and fills
+/// again does not allocate each time. Below the floor it keeps what it has; an emptied
+/// queue holds at most 16 slots. [`DelayQueue::compact`] gives back all but what the values
+/// need, as tokio-util's. Handles cannot move (keys name them): they shrink as the highest
+/// keys leave, and inserts take the lowest free one, so the keys in use gather at the front.
 ///
 /// ```
 /// use core::time::Duration;
@@ -55,6 +62,12 @@ struct Handle {
 /// }
 /// assert!(queue.capacity() < 100); // given back, with no call to make
 /// assert_eq!(queue.get(keys[5000]), Some(&5000)); // and the keys still hold
+/// for (i, key) in keys.iter().enumerate().step_by(1000) {
+///     assert_eq!(queue.remove(*key), Some(i));
+/// }
+/// assert_eq!(queue.capacity(), 16); // empty: the floor
+/// queue.compact();
+/// assert_eq!(queue.capacity(), 0);
 /// ```
 pub struct GrowableSlots<T> {
     slots: Vec<Slot<T>>,
@@ -80,13 +93,32 @@ impl<T> GrowableSlots<T> {
         }
     }
 
-    /// Room for `capacity` values before allocating again; capacity never shrinks below it.
+    /// Room for `capacity` values before allocating again; the queue never shrinks below
+    /// it by itself (only [`DelayQueue::compact`] goes lower).
     pub fn with_capacity(capacity: usize) -> Self {
         let mut slots = Self::new();
         slots.slots.reserve_exact(capacity);
         slots.handles.reserve_exact(capacity);
         slots.floor = capacity;
         slots
+    }
+
+    /// Room for `additional` more values than held now, in slots and handles.
+    fn reserve(&mut self, additional: usize) {
+        let free = self.free_slots.count();
+        self.slots.reserve(additional.saturating_sub(free));
+        let free = self.free_handles.count();
+        self.handles.reserve(additional.saturating_sub(free));
+    }
+
+    /// Gives back the slots and handles past the highest in use, moving nothing.
+    fn shrink_to_fit(&mut self) {
+        self.slots.shrink_to_fit();
+        self.free_slots.fit(self.slots.len());
+        self.free_slots.shrink_to(self.slots.len());
+        self.handles.shrink_to_fit();
+        self.free_handles.fit(self.handles.len());
+        self.free_handles.shrink_to(self.handles.len());
     }
 
     /// The capacity to shrink the slots to: halved while under a quarter is used and the
@@ -129,6 +161,32 @@ impl<T> GrowableSlots<T> {
             self.free_handles.fit(len);
             self.free_handles.shrink_to(capacity);
         }
+    }
+
+    /// Moves the values above `capacity` into free slots below it and gives back the
+    /// rest; `capacity` holds every value.
+    fn compact_to(&mut self, capacity: usize, mut moved: impl FnMut(&mut [Slot<T>], u32, u32)) {
+        debug_assert!(capacity >= self.slots.len() - self.free_slots.count());
+        // The free slots below `capacity` are as many as the values above it, or more.
+        for from in (capacity..self.slots.len()).rev() {
+            if self.slots[from].value.is_none() {
+                continue;
+            }
+            let to = self
+                .free_slots
+                .take_lowest()
+                .expect("a free slot below the half");
+            debug_assert!(to < capacity);
+            self.slots.swap(from, to);
+            self.free_slots.insert(from);
+            self.handles[self.slots[to].key as usize].slot = to as u32;
+            moved(&mut self.slots, from as u32, to as u32);
+        }
+        self.trim_slots();
+        self.slots.shrink_to(capacity);
+        self.free_slots.fit(self.slots.len());
+        self.free_slots.shrink_to(capacity);
+        self.trim_handles();
     }
 }
 
@@ -229,31 +287,12 @@ impl<T> sealed::Store<T> for GrowableSlots<T> {
         self.target_capacity() < self.slots.capacity()
     }
 
-    fn compact(&mut self, mut moved: impl FnMut(&mut [Slot<T>], u32, u32)) {
+    fn compact(&mut self, moved: impl FnMut(&mut [Slot<T>], u32, u32)) {
         let capacity = self.target_capacity();
         if capacity >= self.slots.capacity() {
             return;
         }
-        // Fewer than a quarter are used: the free slots below `capacity` outnumber them.
-        for from in (capacity..self.slots.len()).rev() {
-            if self.slots[from].value.is_none() {
-                continue;
-            }
-            let to = self
-                .free_slots
-                .take_lowest()
-                .expect("a free slot below the half");
-            debug_assert!(to < capacity);
-            self.slots.swap(from, to);
-            self.free_slots.insert(from);
-            self.handles[self.slots[to].key as usize].slot = to as u32;
-            moved(&mut self.slots, from as u32, to as u32);
-        }
-        self.trim_slots();
-        self.slots.shrink_to(capacity);
-        self.free_slots.fit(self.slots.len());
-        self.free_slots.shrink_to(capacity);
-        self.trim_handles();
+        self.compact_to(capacity, moved);
     }
 
     fn len(&self) -> usize {
@@ -296,6 +335,65 @@ impl<T, W: WheelRef> DelayQueue<'_, T, GrowableSlots<T>, W> {
     /// If the queue already holds `u32::MAX - 1` values.
     pub fn insert_at(&mut self, value: T, at: impl ClockInstant<W>) -> Key {
         self.try_insert_at(value, at).unwrap_or_else(|_| too_many())
+    }
+}
+
+impl<T, W: WheelRef> DelayQueue<'_, T, GrowableSlots<T>, W> {
+    /// Gives back every slot the values do not need: the values move down, and the
+    /// capacity becomes the number held, as tokio-util's `DelayQueue::compact`. Keys still
+    /// hold. O(n) in the slots held. The queue shrinks by itself too, down to its floor
+    /// ([`GrowableSlots`]): this gives back the rest.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use punctual_core::{DelayQueue, Fixed, GrowableSlots, ManualClock, Wheel};
+    ///
+    /// let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
+    /// let mut queue = DelayQueue::new(&wheel, GrowableSlots::with_capacity(10));
+    /// let _five = queue.insert(5, Duration::from_secs(5));
+    /// let ten = queue.insert(10, Duration::from_secs(10));
+    /// let fifteen = queue.insert(15, Duration::from_secs(15));
+    /// queue.remove(ten);
+    /// queue.compact();
+    /// assert_eq!(queue.capacity(), 2);
+    /// assert_eq!(queue.get(fifteen), Some(&15));
+    /// ```
+    pub fn compact(&mut self) {
+        let len = self.len();
+        if len < self.capacity() {
+            let levels = &mut self.levels;
+            self.slots
+                .compact_to(len, |slots, from, to| levels.relocate(slots, from, to));
+        }
+        self.slots.shrink_to_fit();
+    }
+
+    /// Gives back the slots past the highest one in use, moving no value, as tokio-util's
+    /// `DelayQueue::shrink_to_fit`; [`compact`](DelayQueue::compact) gives back all it can.
+    pub fn shrink_to_fit(&mut self) {
+        self.slots.shrink_to_fit();
+    }
+
+    /// Makes room for at least `additional` more values before the slots grow again, as
+    /// tokio-util's `DelayQueue::reserve`. The room stays until the queue shrinks by
+    /// itself (while under a quarter is used) or is compacted.
+    ///
+    /// # Panics
+    ///
+    /// If the allocation fails or the capacity overflows, as `Vec::reserve`.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use punctual_core::{DelayQueue, Fixed, GrowableSlots, ManualClock, Wheel};
+    ///
+    /// let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
+    /// let mut queue = DelayQueue::new(&wheel, GrowableSlots::new());
+    /// queue.insert("hello", Duration::from_secs(10));
+    /// queue.reserve(10);
+    /// assert!(queue.capacity() >= 11);
+    /// ```
+    pub fn reserve(&mut self, additional: usize) {
+        self.slots.reserve(additional);
     }
 }
 

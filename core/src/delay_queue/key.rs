@@ -1,16 +1,21 @@
-//! What the queue hands out: [`Key`]s, [`Expired`] values, and its errors.
+//! What the queue hands out: [`Key`]s, [`Expired`] values, and its errors; and what it
+//! does by key alone (`get`, `get_mut`, `contains_key`, `try_remove`).
 //! * A key names one insert: its slot's index and the slot's generation at the time.
 //! * A slot's generation changes each time its value leaves, so an old key never matches.
 
+use core::borrow::Borrow;
 use core::fmt;
 
+use super::{DelayQueue, SlotStorage};
+use crate::future::timer::WheelRef;
 use crate::time::Reading;
 
 /// Names a value in a [`DelayQueue`](crate::DelayQueue), from its insert until the value
 /// leaves the queue (removed, or returned expired). Then the key is *stale*: every method
 /// refuses it ([`StaleKey`], or `None`), even once its slot holds another value.
 ///
-/// Keys are 8 bytes and `Copy`. A slot's generation is 32 bits: a key could match again
+/// Keys are 8 bytes and `Copy`. Methods take a key by value or by reference (`&key`, as
+/// tokio-util's do). A slot's generation is 32 bits: a key could match again
 /// only after its slot has been reused 2³² times while the key was kept.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Key {
@@ -25,17 +30,18 @@ impl fmt::Debug for Key {
 }
 
 /// A value whose deadline has passed, as [`DelayQueue::poll_expired`] returns it: the
-/// value, the key it had (stale from now on) and its deadline.
+/// value, the key it had (stale from now on) and its deadline, as the queue's handle
+/// names instants (`I`, its [`WheelRef::Instant`]: a [`Reading`] on a wheel of your own).
 ///
 /// [`DelayQueue::poll_expired`]: crate::DelayQueue::poll_expired
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Expired<T> {
+pub struct Expired<T, I = Reading> {
     pub(crate) value: T,
     pub(crate) key: Key,
-    pub(crate) deadline: Reading,
+    pub(crate) deadline: I,
 }
 
-impl<T> Expired<T> {
+impl<T, I: Copy> Expired<T, I> {
     /// The value.
     pub fn get_ref(&self) -> &T {
         &self.value
@@ -56,9 +62,9 @@ impl<T> Expired<T> {
         self.key
     }
 
-    /// The deadline the value had, a reading of the wheel's clock. It expired at or after
-    /// it, never before.
-    pub fn deadline(&self) -> Reading {
+    /// The deadline the value had, as tokio-util's `Expired::deadline`. It expired at or
+    /// after it, never before.
+    pub fn deadline(&self) -> I {
         self.deadline
     }
 }
@@ -104,3 +110,50 @@ impl<T> fmt::Display for Full<T> {
 }
 
 impl<T> core::error::Error for Full<T> {}
+
+impl<T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'_, T, S, W> {
+    /// `key`'s value, if the key is not stale.
+    pub fn get(&self, key: impl Borrow<Key>) -> Option<&T> {
+        let index = self.index_of(key).ok()?;
+        self.slots.slots()[index as usize].value.as_ref()
+    }
+
+    /// `key`'s value, mutably, if the key is not stale.
+    pub fn get_mut(&mut self, key: impl Borrow<Key>) -> Option<&mut T> {
+        let index = self.index_of(key).ok()?;
+        self.slots.slots_mut()[index as usize].value.as_mut()
+    }
+
+    /// Whether `key` names a value in the queue.
+    pub fn contains_key(&self, key: impl Borrow<Key>) -> bool {
+        self.index_of(key).is_ok()
+    }
+
+    /// Takes `key`'s value out of the queue, with its key and deadline, as tokio-util's
+    /// `DelayQueue::try_remove`; `None` if the key is stale.
+    ///
+    /// ```
+    /// use core::time::Duration;
+    /// use punctual_core::{DelayQueue, Fixed, GrowableSlots, ManualClock, Reading, Wheel};
+    ///
+    /// let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
+    /// let mut queue = DelayQueue::new(&wheel, GrowableSlots::new());
+    /// let key = queue.insert("a", Duration::from_millis(5));
+    /// let removed = queue.try_remove(&key).unwrap();
+    /// assert_eq!(removed.deadline(), Reading::ZERO + Duration::from_millis(5));
+    /// assert_eq!(removed.into_inner(), "a");
+    /// assert!(queue.try_remove(&key).is_none()); // stale
+    /// ```
+    pub fn try_remove(&mut self, key: impl Borrow<Key>) -> Option<Expired<T, W::Instant>> {
+        let index = self.index_of(key).ok()?;
+        let (value, (key, deadline)) = self.take(index);
+        if self.is_empty() {
+            self.wake_waiting();
+        }
+        Some(Expired {
+            value,
+            key,
+            deadline: self.wheel.instant_of(deadline),
+        })
+    }
+}

@@ -14,10 +14,16 @@ pub(crate) struct OwnClock<W>(pub(crate) W);
 // `reading_at` keeps the default (the identity): the queue passes readings of that wheel.
 unsafe impl<W: WheelRef> WheelRef for OwnClock<W> {
     type Target = W::Target;
+    type Instant = W::Instant;
 
     #[inline]
     fn get(&self) -> &Self::Target {
         self.0.get()
+    }
+
+    #[inline]
+    fn instant_of(&self, at: crate::time::Reading) -> W::Instant {
+        self.0.instant_of(at)
     }
 
     #[inline]

@@ -341,3 +341,76 @@ fn queue_is_send_and_sync() {
     send_sync::<DelayQueue<'static, u8, FixedSlots<u8, 4>>>();
     send_sync::<Expired<u8>>();
 }
+
+/// Emptied, the queue returns to its floor of 16 slots by itself; `compact` gives back
+/// the rest, as tokio-util's.
+#[test]
+fn emptied_queue_returns_to_the_floor() {
+    let wheel = wheel();
+    let mut queue: Queue<'_, usize> = DelayQueue::new(&wheel, GrowableSlots::new());
+    let keys: Vec<_> = (0..100).map(|i| queue.insert(i, ms(50))).collect();
+    assert!(queue.capacity() >= 100);
+    for key in keys {
+        assert!(queue.remove(key).is_some());
+    }
+    assert_eq!(queue.capacity(), 16);
+    queue.compact();
+    assert_eq!(queue.capacity(), 0);
+
+    // Below the floor it keeps what it has, until compacted.
+    let a = queue.insert(1, ms(5));
+    let b = queue.insert(2, ms(5));
+    let kept = queue.capacity();
+    queue.remove(a);
+    queue.remove(b);
+    assert_eq!(queue.capacity(), kept);
+    queue.compact();
+    assert_eq!(queue.capacity(), 0);
+}
+
+/// `compact` moves values down: their keys hold, and they expire in order, on time.
+#[test]
+fn compact_keeps_keys_and_deadlines() {
+    let wheel = wheel();
+    let mut queue: Queue<'_, u64> = DelayQueue::new(&wheel, GrowableSlots::with_capacity(64));
+    let keys: Vec<_> = (0..64).map(|i| queue.insert(i, ms(10 + i))).collect();
+    for (i, key) in keys.iter().enumerate() {
+        if i % 8 != 7 {
+            queue.remove(*key);
+        }
+    }
+    queue.compact();
+    assert_eq!(queue.capacity(), 8);
+    for (i, key) in keys.iter().enumerate().filter(|(i, _)| i % 8 == 7) {
+        assert_eq!(queue.get(*key), Some(&(i as u64)));
+    }
+    let mut poller = Poller::new();
+    let mut now = 0;
+    for i in (7..64).step_by(8) {
+        wheel.advance(ms(10 + i - 1 - now));
+        assert!(poller.poll(&mut queue).is_pending(), "{i} early");
+        wheel.advance(TICK);
+        now = 10 + i;
+        assert_eq!(ready(poller.poll(&mut queue)), i);
+    }
+    assert!(queue.is_empty());
+}
+
+/// `shrink_to_fit` gives back the slots past the highest in use, moving nothing;
+/// `reserve` makes room, as tokio-util's.
+#[test]
+fn shrink_to_fit_and_reserve() {
+    let wheel = wheel();
+    let mut queue: Queue<'_, u32> = DelayQueue::new(&wheel, GrowableSlots::with_capacity(40));
+    let keys: Vec<_> = (0..20).map(|i| queue.insert(i, ms(5))).collect();
+    for key in &keys[10..] {
+        queue.remove(*key);
+    }
+    queue.shrink_to_fit();
+    assert_eq!(queue.capacity(), 10);
+    assert_eq!(queue.get(keys[9]), Some(&9));
+    queue.reserve(30);
+    assert!(queue.capacity() >= 40);
+    let more: Vec<_> = (0..30).map(|i| queue.insert(i, ms(5))).collect();
+    assert_eq!(more.len() + 10, queue.len());
+}

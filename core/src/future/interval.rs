@@ -13,6 +13,7 @@ use core::time::Duration;
 
 use futures_core::Stream;
 
+use crate::clock::ClockInstant;
 use crate::future::timer::{RawWheel, Timer, WheelRef};
 use crate::time::{Limit, Reading, duration_of, span_of};
 pub use missed::MissedTickBehavior;
@@ -34,9 +35,10 @@ enum Next {
 /// given instant ([`Wheel::interval_at`]), then one each `period`. Made by
 /// `punctual::interval` or a wheel's own; tokio's `Interval`, on a wheel.
 ///
-/// [`tick`](Interval::tick) returns the reading each tick was due at, on the clock of the
-/// wheel the interval ticks on (the wheel its first poll chose, for `punctual`'s default
-/// one). Each tick comes **never early**, and **at most two wheel ticks late** with a
+/// [`tick`](Interval::tick) returns the instant each tick was due at, as the handle's
+/// [`Instant`](WheelRef::Instant): a [`Reading`] of the wheel's clock on a wheel of your
+/// own; `punctual`'s default intervals give the runtime's instant (tokio's with its
+/// `tokio` feature, else `std`'s), which tokio code uses as it used tokio's. Each tick comes **never early**, and **at most two wheel ticks late** with a
 /// driver that is not starved and a task that polls it. A tick taken later than that was
 /// missed: the next ones follow its [`MissedTickBehavior`], by default
 /// [`Skip`](MissedTickBehavior::Skip) (one tick, then back on the grid: a stall or a
@@ -121,22 +123,22 @@ impl<'w, W: WheelRef> Interval<'w, W> {
         }
     }
 
-    /// Waits for the next tick and returns the reading it was due at (see
+    /// Waits for the next tick and returns the instant it was due at (see
     /// [`poll_tick`](Interval::poll_tick)).
     ///
     /// # Cancel safety
     ///
     /// Cancel safe: a `tick()` dropped before it completes takes no tick, and the next one
     /// gives it.
-    pub async fn tick(&mut self) -> Reading {
+    pub async fn tick(&mut self) -> W::Instant {
         core::future::poll_fn(|cx| self.poll_tick(cx)).await
     }
 
-    /// Polls for the next tick: `Ready` with the reading it was due at, once the wheel's
+    /// Polls for the next tick: `Ready` with the instant it was due at, once the wheel's
     /// clock has reached it; else `Pending`, and `cx`'s waker is woken when it comes.
     ///
     /// Only the waker of the last poll is woken, as with any future.
-    pub fn poll_tick(&mut self, cx: &mut Context<'_>) -> Poll<Reading> {
+    pub fn poll_tick(&mut self, cx: &mut Context<'_>) -> Poll<W::Instant> {
         let tick = match self.next {
             Next::At(at) => at,
             Next::First(first) => self.fix_first(first),
@@ -148,7 +150,7 @@ impl<'w, W: WheelRef> Interval<'w, W> {
         let slack = span_of(wheel.tick()).saturating_mul(2);
         let next = self.missed.next(tick, wheel.now(), self.period, slack);
         self.wait_for(next);
-        Poll::Ready(tick)
+        Poll::Ready(self.timer.wheel_ref().instant_of(tick))
     }
 
     /// Settles the wheel and the first tick's reading on it.
@@ -196,6 +198,84 @@ impl<'w, W: WheelRef> Interval<'w, W> {
         self.wait_for(at);
     }
 
+    /// Moves the next tick to now: the next poll gives it, then one each period from
+    /// there, as tokio's `Interval::reset_immediately`. Settles the wheel, if no tick has yet.
+    ///
+    /// ```
+    /// # use core::task::{Context, Poll, Waker};
+    /// # use core::time::Duration;
+    /// # use punctual_core::{Fixed, ManualClock, Reading, Wheel};
+    /// # let ms = Duration::from_millis;
+    /// # let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), ms(1));
+    /// # let mut cx = Context::from_waker(Waker::noop());
+    /// let mut interval = wheel.interval(ms(10));
+    /// assert!(interval.poll_tick(&mut cx).is_ready());
+    /// wheel.advance(ms(4));
+    /// interval.reset_immediately();
+    /// assert_eq!(interval.poll_tick(&mut cx), Poll::Ready(Reading::ZERO + ms(4)));
+    /// wheel.advance(ms(10));
+    /// assert_eq!(interval.poll_tick(&mut cx), Poll::Ready(Reading::ZERO + ms(14)));
+    /// ```
+    pub fn reset_immediately(&mut self) {
+        let wheel = self.timer.chosen_wheel();
+        self.wait_for(wheel.get().now());
+    }
+
+    /// Moves the next tick to `after` from now, then one each period from there, as
+    /// tokio's `Interval::reset_after`. Settles the wheel, if no tick has yet. The tick
+    /// comes never before `after` has passed.
+    ///
+    /// ```
+    /// # use core::task::{Context, Poll, Waker};
+    /// # use core::time::Duration;
+    /// # use punctual_core::{Fixed, ManualClock, Reading, Wheel};
+    /// # let ms = Duration::from_millis;
+    /// # let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), ms(1));
+    /// # let mut cx = Context::from_waker(Waker::noop());
+    /// let mut interval = wheel.interval(ms(10));
+    /// assert!(interval.poll_tick(&mut cx).is_ready());
+    /// interval.reset_after(ms(3));
+    /// wheel.advance(ms(3));
+    /// assert_eq!(interval.poll_tick(&mut cx), Poll::Ready(Reading::ZERO + ms(3)));
+    /// ```
+    pub fn reset_after(&mut self, after: Duration) {
+        let wheel = self.timer.chosen_wheel();
+        let at = wheel
+            .get()
+            .target(Limit::After(after))
+            .unwrap_or(Reading::END);
+        self.wait_for(at);
+    }
+
+    /// Moves the next tick to `at`, then one each period from there, as tokio's
+    /// `Interval::reset_at`. `at` is an instant the handle takes ([`ClockInstant`]): a
+    /// [`Reading`] on a wheel of your own, a `std` or tokio instant on `punctual`'s
+    /// default one. An `at` already past gives a tick at the next poll. Settles the
+    /// wheel, if no tick has yet. The missed-tick behaviour stays.
+    ///
+    /// ```
+    /// # use core::task::{Context, Poll, Waker};
+    /// # use core::time::Duration;
+    /// # use punctual_core::{Fixed, ManualClock, Reading, Wheel};
+    /// # let ms = Duration::from_millis;
+    /// # let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), ms(1));
+    /// # let mut cx = Context::from_waker(Waker::noop());
+    /// let mut interval = wheel.interval(ms(10));
+    /// assert!(interval.poll_tick(&mut cx).is_ready());
+    /// interval.reset_at(Reading::ZERO + ms(25));
+    /// wheel.advance(ms(24));
+    /// assert!(interval.poll_tick(&mut cx).is_pending()); // never early
+    /// wheel.advance(ms(1));
+    /// assert_eq!(interval.poll_tick(&mut cx), Poll::Ready(Reading::ZERO + ms(25)));
+    /// wheel.advance(ms(10));
+    /// assert_eq!(interval.poll_tick(&mut cx), Poll::Ready(Reading::ZERO + ms(35)));
+    /// ```
+    pub fn reset_at(&mut self, at: impl ClockInstant<W>) {
+        let wheel = self.timer.chosen_wheel();
+        let at = at.reading_on(&wheel);
+        self.wait_for(wheel.reading_at(at));
+    }
+
     /// The period.
     pub fn period(&self) -> Duration {
         duration_of(self.period)
@@ -212,11 +292,11 @@ impl<'w, W: WheelRef> Interval<'w, W> {
     }
 }
 
-/// The readings of the ticks, as [`Interval::tick`]; it never ends.
+/// The instants of the ticks, as [`Interval::tick`]; it never ends.
 impl<W: WheelRef> Stream for Interval<'_, W> {
-    type Item = Reading;
+    type Item = W::Instant;
 
-    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Reading>> {
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<W::Instant>> {
         self.get_mut().poll_tick(cx).map(Some)
     }
 

@@ -1,5 +1,6 @@
 //! `Sleep`: a deadline on nothing.
 //! * `done` is set only by the poll that returns `Ready`, and cleared only by a reset.
+//!   While it is set, polls return `Ready` again and `later` holds the reading it ended at.
 //! * A reset keeps the wheel a started sleep chose; the next poll arms on it.
 //! * A reset later than the armed entry keeps the entry and records the new time in
 //!   `later` (on the chosen wheel's clock, `ZERO`: none); when the old time fires, the poll
@@ -23,14 +24,18 @@ use crate::time::{Limit, Reading};
 ///
 /// Dropping it releases its timer entry; nothing else is lost.
 ///
+/// Once complete it stays complete: a poll returns `Ready` again, as tokio's, until a
+/// [reset](Sleep::reset) runs it again.
+///
 /// # Panics
 ///
-/// Polling it after `Ready` (unless [reset](Sleep::reset) since), or again after a poll
-/// or a reset panicked (a waker's `drop`, say; the entry was released).
+/// Polling it again after a poll or a reset panicked (a waker's `drop`, say; the entry
+/// was released).
 #[must_use = "futures do nothing unless you `.await` or poll them"]
 pub struct Sleep<'w, W: WheelRef = &'w dyn RawWheel> {
     timer: Timer<W>,
-    /// A later time a reset moved the armed sleep to; `ZERO`: none.
+    /// A later time a reset moved the armed sleep to; `ZERO`: none. Once `done`: the
+    /// reading the sleep ended at.
     later: Reading,
     done: bool,
     wheel: PhantomData<&'w ()>,
@@ -50,6 +55,76 @@ impl<'w, W: WheelRef> Sleep<'w, W> {
     /// Whether the sleep has started (been polled once).
     pub fn is_started(&self) -> bool {
         self.timer.is_started()
+    }
+
+    /// Whether the sleep's time has come: it completed, or the wheel fired it and the next
+    /// poll completes it, as tokio's `Sleep::is_elapsed`. `false` before the first poll,
+    /// even for a time already past (tokio's: before its driver's next turn).
+    ///
+    /// ```
+    /// use core::task::{Context, Waker};
+    /// use core::time::Duration;
+    /// use punctual_core::{Fixed, ManualClock, Wheel};
+    ///
+    /// let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
+    /// let mut cx = Context::from_waker(Waker::noop());
+    /// let mut sleep = core::pin::pin!(wheel.sleep(Duration::from_millis(10)));
+    /// assert!(sleep.as_mut().poll(&mut cx).is_pending());
+    /// assert!(!sleep.is_elapsed());
+    /// wheel.advance(Duration::from_millis(10));
+    /// assert!(sleep.is_elapsed());
+    /// assert!(sleep.as_mut().poll(&mut cx).is_ready());
+    /// assert!(sleep.as_mut().poll(&mut cx).is_ready()); // and again, as tokio's
+    /// ```
+    pub fn is_elapsed(&self) -> bool {
+        if self.done {
+            return true;
+        }
+        self.timer.peek_fired() && (self.later == Reading::ZERO || self.timer.now() >= self.later)
+    }
+
+    /// The instant the sleep ends at, as tokio's `Sleep::deadline`: what it ended at once
+    /// complete, else what it waits for. The type is the handle's
+    /// [`Instant`](WheelRef::Instant): a [`Reading`] on a wheel of your own,
+    /// `punctual`'s default sleeps give the runtime's instant (tokio's with the `tokio`
+    /// feature, else `std`'s).
+    ///
+    /// A sleep counts a duration from its first poll, where tokio's counts from its
+    /// making: before that poll, a `sleep(d)` reports `d` from now. A sleep that never
+    /// ends (`Duration::MAX`) reports an instant centuries away.
+    ///
+    /// ```
+    /// use core::task::{Context, Waker};
+    /// use core::time::Duration;
+    /// use punctual_core::{Fixed, ManualClock, Reading, Wheel};
+    ///
+    /// let ms = Duration::from_millis;
+    /// let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), ms(1));
+    /// let mut sleep = core::pin::pin!(wheel.sleep_until(Reading::ZERO + ms(10)));
+    /// assert_eq!(sleep.deadline(), Reading::ZERO + ms(10));
+    /// sleep.as_mut().reset(Reading::ZERO + ms(30));
+    /// assert_eq!(sleep.deadline(), Reading::ZERO + ms(30));
+    /// ```
+    pub fn deadline(&self) -> W::Instant {
+        let mut wheel = *self.timer.wheel_ref();
+        wheel.choose();
+        wheel.instant_of(self.deadline_reading(wheel))
+    }
+
+    /// [`Sleep::deadline`] as a reading of `wheel`, the chosen wheel.
+    fn deadline_reading(&self, wheel: W) -> Reading {
+        if self.done || self.later > Reading::ZERO {
+            return self.later;
+        }
+        if let Some(due) = self.timer.started_due() {
+            return due;
+        }
+        match self.timer.idle_limit() {
+            Some((Limit::At(at), true)) => at,
+            Some((Limit::At(at), false)) => wheel.reading_at(at),
+            Some((after, _)) => wheel.get().target(after).unwrap_or(Reading::END),
+            None => wheel.get().now(), // poisoned by a panic: no time is known
+        }
     }
 
     /// Moves the sleep to end at `at`, earlier or later, whether it has not started yet,
@@ -116,8 +191,12 @@ impl<W: WheelRef> Future for Sleep<'_, W> {
     type Output = ();
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        assert!(!self.done, "`Sleep` polled after completion");
+        if self.done {
+            return Poll::Ready(());
+        }
         loop {
+            // Read before the fire lets the entry go: the reading `deadline` reports after.
+            let due = self.timer.armed_due();
             match self.timer.poll_fired(cx, None) {
                 Poll::Ready(fired) => {
                     let later = core::mem::replace(&mut self.later, Reading::ZERO);
@@ -128,6 +207,14 @@ impl<W: WheelRef> Future for Sleep<'_, W> {
                     }
                     fired.elapsed(None);
                     self.done = true;
+                    self.later = match (later, due) {
+                        (Reading::ZERO, Some(due)) => due,
+                        (Reading::ZERO, None) => fired.at.map_or_else(
+                            || self.timer.now(),
+                            |at| self.timer.on_chosen_wheel(at).min(self.timer.now()),
+                        ),
+                        (later, _) => later,
+                    };
                     return Poll::Ready(());
                 }
                 Poll::Pending => return Poll::Pending,

@@ -290,3 +290,51 @@ fn auto_traits() {
     check::<Interval<'static>>();
     check::<MissedTickBehavior>();
 }
+
+/// tokio's `reset_immediately`, `reset_after`, `reset_at`: the next tick where asked,
+/// never early, then the grid from there; the missed-tick behaviour stays.
+#[test]
+fn resets_move_the_grid() {
+    let wheel = wheel();
+    let mut interval = wheel.interval(ms(300));
+    interval.set_missed_tick_behavior(MissedTickBehavior::Burst);
+    assert_eq!(ready_now(&mut interval), [at(0)]);
+
+    wheel.advance(ms(100));
+    interval.reset_immediately();
+    assert_eq!(ready_now(&mut interval), [at(100)]);
+    wheel.advance(ms(299));
+    assert_eq!(ready_now(&mut interval), []);
+    wheel.advance(ms(1));
+    assert_eq!(ready_now(&mut interval), [at(400)]);
+
+    interval.reset_after(ms(20));
+    wheel.advance(ms(19));
+    assert_eq!(ready_now(&mut interval), []);
+    wheel.advance(ms(1));
+    assert_eq!(ready_now(&mut interval), [at(420)]);
+
+    interval.reset_at(at(1000));
+    wheel.advance(ms(579));
+    assert_eq!(ready_now(&mut interval), [], "never early");
+    wheel.advance(ms(1));
+    assert_eq!(ready_now(&mut interval), [at(1000)]);
+    assert_eq!(interval.missed_tick_behavior(), MissedTickBehavior::Burst);
+    // A stall after the reset: Burst, as set before it.
+    wheel.advance(ms(700));
+    assert_eq!(ready_now(&mut interval), [at(1300), at(1600)]);
+
+    // A time already past ticks at the next poll.
+    interval.reset_at(at(10));
+    assert_eq!(ready_now(&mut interval).first(), Some(&at(10)));
+}
+
+/// A reset before the first tick settles the wheel and replaces the first tick.
+#[test]
+fn reset_after_before_the_first_tick() {
+    let wheel = wheel();
+    let mut interval = wheel.interval_at(at(50), ms(10));
+    interval.reset_after(ms(5));
+    wheel.advance(ms(5));
+    assert_eq!(ready_now(&mut interval), [at(5)]);
+}

@@ -85,6 +85,44 @@ impl<W: WheelRef> Timer<W> {
         self.wheel.reading_at(at)
     }
 
+    /// The limit of a timer not started (idle): `Limit::At` holds an instant as owners
+    /// give them, or (`true`) a reading of the chosen wheel's own clock.
+    #[inline]
+    pub(crate) fn idle_limit(&self) -> Option<(Limit, bool)> {
+        (self.state.phase() == Phase::Idle).then(|| {
+            if self.state.is_instant() {
+                let at = Limit::At(Reading::from_nanos(self.span));
+                (at, self.state.own_reading())
+            } else {
+                (Limit::After(crate::time::duration_of(self.span)), false)
+            }
+        })
+    }
+
+    /// When a started timer is due, on the chosen wheel's clock: armed, degraded (a full
+    /// wheel) or never ([`Reading::END`]); `None` otherwise.
+    #[inline]
+    pub(crate) fn started_due(&self) -> Option<Reading> {
+        match self.state.phase() {
+            Phase::Armed => self.armed_due(),
+            Phase::Degraded => Some(self.state.target()),
+            Phase::Never => Some(Reading::END),
+            _ => None,
+        }
+    }
+
+    /// Whether the wheel has fired the entry (or a degraded timer's target passed),
+    /// without taking the fire: the next poll completes.
+    #[inline]
+    pub(crate) fn peek_fired(&self) -> bool {
+        match self.state.phase() {
+            Phase::Armed => self.wheel.get().has_fired(&self.handle()),
+            Phase::Degraded => self.wheel.get().now() >= self.state.target(),
+            Phase::Fired | Phase::Done => true,
+            Phase::Idle | Phase::Never | Phase::Poisoned => false,
+        }
+    }
+
     /// The chosen wheel's clock now. For a started timer.
     #[inline]
     pub(crate) fn now(&self) -> Reading {

@@ -313,3 +313,78 @@ fn reset_that_panics_poisons() {
     wheel.turn();
     assert_eq!(wheel.occupied(), 0);
 }
+
+/// As tokio's: a completed sleep stays complete, polled again, until a reset.
+#[test]
+fn completed_sleep_is_ready_again() {
+    let wheel = wheel();
+    let mut sleep = pin!(wheel.sleep(ms(2)));
+    assert!(sleep.as_mut().poll(&mut noop()).is_pending());
+    wheel.advance(ms(2));
+    for _ in 0..3 {
+        assert!(sleep.as_mut().poll(&mut noop()).is_ready());
+        assert!(sleep.is_elapsed());
+    }
+    sleep.as_mut().reset(at(600));
+    assert!(!sleep.is_elapsed());
+    assert!(sleep.as_mut().poll(&mut noop()).is_pending());
+    assert!(sleep.as_mut().poll(&mut noop()).is_pending());
+}
+
+/// `is_elapsed`: false before the first poll and while pending, true once fired (before
+/// the poll that sees it) and after; a later reset's old fire does not count.
+#[test]
+fn is_elapsed_follows_the_fire() {
+    let wheel = wheel();
+    let mut sleep = pin!(wheel.sleep_until(at(0)));
+    assert!(!sleep.is_elapsed());
+    assert!(sleep.as_mut().poll(&mut noop()).is_ready());
+    assert!(sleep.is_elapsed());
+
+    let mut sleep = pin!(wheel.sleep(ms(5)));
+    assert!(sleep.as_mut().poll(&mut noop()).is_pending());
+    assert!(!sleep.is_elapsed());
+    sleep.as_mut().reset(at(10));
+    wheel.advance(ms(5));
+    wheel.turn();
+    assert!(
+        !sleep.is_elapsed(),
+        "the old time fired, the new one has not come"
+    );
+    wheel.advance(ms(5));
+    assert!(
+        sleep.is_elapsed(),
+        "the new time came, before the poll that sees it"
+    );
+    assert!(sleep.as_mut().poll(&mut noop()).is_ready());
+    assert!(sleep.is_elapsed());
+}
+
+/// `deadline`: the time in force before the start, while armed, after a reset either
+/// way, and after completion.
+#[test]
+fn deadline_is_the_time_in_force() {
+    let wheel = wheel();
+    wheel.advance(ms(3));
+    let mut sleep = pin!(wheel.sleep(ms(10)));
+    assert_eq!(sleep.deadline(), at(13), "before the start: from now");
+    wheel.advance(ms(1));
+    assert!(sleep.as_mut().poll(&mut noop()).is_pending());
+    assert_eq!(sleep.deadline(), at(14), "counted from the first poll");
+    sleep.as_mut().reset(at(30));
+    assert_eq!(sleep.deadline(), at(30));
+    sleep.as_mut().reset(at(20));
+    assert_eq!(sleep.deadline(), at(20));
+    assert!(sleep.as_mut().poll(&mut noop()).is_pending());
+    wheel.advance(ms(20));
+    assert!(sleep.as_mut().poll(&mut noop()).is_ready());
+    assert_eq!(sleep.deadline(), at(20), "complete: the time it ended at");
+
+    let mut past = pin!(wheel.sleep_until(at(1)));
+    assert!(past.as_mut().poll(&mut noop()).is_ready());
+    assert_eq!(past.deadline(), at(1));
+
+    let mut never = pin!(wheel.sleep(Duration::MAX));
+    assert!(never.as_mut().poll(&mut noop()).is_pending());
+    assert_eq!(never.deadline(), Reading::END);
+}

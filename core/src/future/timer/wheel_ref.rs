@@ -140,8 +140,12 @@ impl<C: Clock, S: Storage> RawWheel for Wheel<C, S> {
 /// // SAFETY: always the same `static` wheel.
 /// unsafe impl WheelRef for MyWheel {
 ///     type Target = Wheel<ManualClock, Fixed<8>>;
+///     type Instant = punctual_core::Reading;
 ///     fn get(&self) -> &Self::Target {
 ///         &WHEEL
+///     }
+///     fn instant_of(&self, at: punctual_core::Reading) -> Self::Instant {
+///         at
 ///     }
 /// }
 ///
@@ -162,8 +166,22 @@ pub unsafe trait WheelRef: Copy + Unpin {
     /// The wheel's type: a [`Wheel`], or `dyn RawWheel`.
     type Target: RawWheel + ?Sized;
 
+    /// What futures on this handle report instants as: [`Interval::tick`]'s value and
+    /// [`Sleep::deadline`]. [`Reading`] on a wheel reached directly; `punctual`'s default
+    /// handle reports its runtime's instant (`std`'s, or tokio's with its `tokio` feature).
+    ///
+    /// [`Interval::tick`]: crate::Interval::tick
+    /// [`Sleep::deadline`]: crate::Sleep::deadline
+    type Instant: Copy + core::fmt::Debug;
+
     /// The wheel.
     fn get(&self) -> &Self::Target;
+
+    /// `at`, a reading of the chosen wheel's clock (after [`choose`](WheelRef::choose)),
+    /// as this handle's [`Instant`](WheelRef::Instant): the instant the handle takes as
+    /// `at`, so an instant given comes back equal. A reading too far for the instant type
+    /// (or [`Reading::END`], which never comes) gives one centuries on.
+    fn instant_of(&self, at: Reading) -> Self::Instant;
 
     /// Settles which wheel a handle that picks late reaches (`punctual`'s default deadlines
     /// take their runtime's). A timer calls it at each start, before [`get`](WheelRef::get)
@@ -194,19 +212,31 @@ pub unsafe trait WheelRef: Copy + Unpin {
 // SAFETY: a reference always points to the same wheel.
 unsafe impl<'w> WheelRef for &'w dyn RawWheel {
     type Target = dyn RawWheel + 'w;
+    type Instant = Reading;
 
     #[inline]
     fn get(&self) -> &Self::Target {
         *self
+    }
+
+    #[inline]
+    fn instant_of(&self, at: Reading) -> Reading {
+        at
     }
 }
 
 // SAFETY: a reference always points to the same wheel.
 unsafe impl<C: Clock, S: Storage> WheelRef for &Wheel<C, S> {
     type Target = Wheel<C, S>;
+    type Instant = Reading;
 
     #[inline]
     fn get(&self) -> &Self::Target {
         self
+    }
+
+    #[inline]
+    fn instant_of(&self, at: Reading) -> Reading {
+        at
     }
 }
