@@ -372,6 +372,17 @@ impl<W: WheelRef> Timer<W> {
         }
     }
 
+    /// The limit a report shows while not fired: the requested duration (a cap's, if in
+    /// force), `None` for an instant or a limit that never ends.
+    pub(crate) fn reported_limit(&self) -> Option<Duration> {
+        if self.span == crate::time::BEYOND || (self.state.is_instant() && !self.state.capped())
+        {
+            None
+        } else {
+            Some(duration_of(self.span))
+        }
+    }
+
     /// Whether the timer has started (read the clock).
     #[inline]
     pub(crate) fn is_started(&self) -> bool {
@@ -427,7 +438,8 @@ mod tests {
         assert_eq!(size_of::<crate::Deadline<'_, Pending>>(), 32);
         assert_eq!(
             size_of::<crate::Deadline<'_, Pending, &dyn RawWheel, crate::Named>>(),
-            48
+            56,
+            "a name and its start reading"
         );
         assert_eq!(core::mem::size_of::<crate::wheel::entry::Entry>(), 40);
     }
