@@ -50,6 +50,8 @@ compile_error!(
 mod instant;
 #[cfg(feature = "std")]
 pub mod prelude;
+#[cfg(feature = "std")]
+pub mod report;
 #[cfg(feature = "tokio")]
 mod tokio_wheels;
 #[cfg(feature = "test-util")]
