@@ -42,7 +42,15 @@ fn ready_at_first_poll_is_completed_with_no_time_used() {
         let d = pin!(wheel.deadline(ms(10), async { 1 }).named("ready"));
         assert_eq!(support::poll(d), Poll::Ready(Ok(1)));
     });
-    assert_eq!(o, Outcome::new("ready", OutcomeKind::Completed, Some(ms(10)), Duration::ZERO));
+    assert_eq!(
+        o,
+        Outcome::new(
+            "ready",
+            OutcomeKind::Completed,
+            Some(ms(10)),
+            Duration::ZERO
+        )
+    );
 }
 
 #[test]
@@ -101,8 +109,17 @@ fn drop_at_the_fire_is_dropped_not_elapsed() {
 #[test]
 fn dropped_before_the_first_poll_used_no_time() {
     let wheel = fixed::<4>();
-    let o = one(|| drop(wheel.deadline(ms(10), core::future::pending::<()>()).named("idle")));
-    assert_eq!(o, Outcome::new("idle", OutcomeKind::Dropped, Some(ms(10)), Duration::ZERO));
+    let o = one(|| {
+        drop(
+            wheel
+                .deadline(ms(10), core::future::pending::<()>())
+                .named("idle"),
+        )
+    });
+    assert_eq!(
+        o,
+        Outcome::new("idle", OutcomeKind::Dropped, Some(ms(10)), Duration::ZERO)
+    );
 }
 
 #[test]
@@ -110,7 +127,11 @@ fn reset_then_fire_is_one_elapsed_timed_from_the_first_poll() {
     let wheel = fixed::<4>();
     let o = one(|| {
         let w = CountingWaker::new();
-        let mut d = pin!(wheel.deadline(ms(10), core::future::pending::<()>()).named("lease"));
+        let mut d = pin!(
+            wheel
+                .deadline(ms(10), core::future::pending::<()>())
+                .named("lease")
+        );
         assert!(w.poll(d.as_mut()).is_pending());
         wheel.advance(ms(8));
         assert!(d.as_mut().reset(wheel.now() + ms(10)));
@@ -128,7 +149,11 @@ fn reset_after_the_fire_stays_one_elapsed() {
     let wheel = fixed::<4>();
     let seen = outcomes(|| {
         let w = CountingWaker::new();
-        let mut d = pin!(wheel.deadline(ms(10), core::future::pending::<()>()).named("late"));
+        let mut d = pin!(
+            wheel
+                .deadline(ms(10), core::future::pending::<()>())
+                .named("late")
+        );
         assert!(w.poll(d.as_mut()).is_pending());
         wheel.advance(ms(10));
         assert!(!d.as_mut().reset(wheel.now() + ms(10)), "fired first");
@@ -142,9 +167,17 @@ fn reset_after_the_fire_stays_one_elapsed() {
 fn named_result_reports_succeeded_and_failed() {
     let wheel = fixed::<4>();
     let seen = outcomes(|| {
-        let ok = pin!(wheel.deadline(ms(10), async { Ok::<u8, u8>(1) }).named_result("r"));
+        let ok = pin!(
+            wheel
+                .deadline(ms(10), async { Ok::<u8, u8>(1) })
+                .named_result("r")
+        );
         assert_eq!(support::poll(ok), Poll::Ready(Ok(Ok(1))));
-        let err = pin!(wheel.deadline(ms(10), async { Err::<u8, u8>(2) }).named_result("r"));
+        let err = pin!(
+            wheel
+                .deadline(ms(10), async { Err::<u8, u8>(2) })
+                .named_result("r")
+        );
         assert_eq!(support::poll(err), Poll::Ready(Ok(Err(2))));
     });
     let kinds: Vec<_> = seen.iter().map(|o| o.kind).collect();
@@ -154,7 +187,14 @@ fn named_result_reports_succeeded_and_failed() {
 #[test]
 fn into_inner_is_dropped() {
     let wheel = fixed::<4>();
-    let o = one(|| drop(wheel.deadline(ms(10), async { 1 }).named("taken").into_inner()));
+    let o = one(|| {
+        drop(
+            wheel
+                .deadline(ms(10), async { 1 })
+                .named("taken")
+                .into_inner(),
+        )
+    });
     assert_eq!(o.kind, OutcomeKind::Dropped);
 }
 

@@ -84,7 +84,8 @@ impl Limits {
         if name.is_empty() {
             return Err(LimitsError::new(&key, &text, "an empty name"));
         }
-        self.names.insert(name.to_owned(), check_limit(&key, &text, limit)?);
+        self.names
+            .insert(name.to_owned(), check_limit(&key, &text, limit)?);
         Ok(self)
     }
 
@@ -144,7 +145,9 @@ impl Limits {
 
     /// The names with a limit of their own, in order.
     pub fn names(&self) -> impl Iterator<Item = (&str, Duration)> {
-        self.names.iter().map(|(name, limit)| (name.as_str(), *limit))
+        self.names
+            .iter()
+            .map(|(name, limit)| (name.as_str(), *limit))
     }
 }
 

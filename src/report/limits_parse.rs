@@ -50,7 +50,11 @@ impl fmt::Display for LimitsError {
         if self.key.is_empty() {
             write!(f, "limits: {}: {}", self.problem, self.text)
         } else {
-            write!(f, "limit `{}` = `{}`: {}", self.key, self.text, self.problem)
+            write!(
+                f,
+                "limit `{}` = `{}`: {}",
+                self.key, self.text, self.problem
+            )
         }
     }
 }
@@ -60,7 +64,11 @@ impl std::error::Error for LimitsError {}
 /// `text` as a limit, or why not.
 pub(super) fn parse_limit(key: &str, text: &str) -> Result<Duration, LimitsError> {
     let limit = humantime::parse_duration(text.trim()).map_err(|e| {
-        LimitsError::new(key, text, format!("not a duration ({e}); write it as `800ms`, `2s` or `1m30s`"))
+        LimitsError::new(
+            key,
+            text,
+            format!("not a duration ({e}); write it as `800ms`, `2s` or `1m30s`"),
+        )
     })?;
     check_limit(key, text, limit)
 }
@@ -68,13 +76,20 @@ pub(super) fn parse_limit(key: &str, text: &str) -> Result<Duration, LimitsError
 /// `limit`, if in range.
 pub(super) fn check_limit(key: &str, text: &str, limit: Duration) -> Result<Duration, LimitsError> {
     if limit.is_zero() {
-        return Err(LimitsError::new(key, text, "zero; a limit must be above zero"));
+        return Err(LimitsError::new(
+            key,
+            text,
+            "zero; a limit must be above zero",
+        ));
     }
     if limit > super::Limits::MAX {
         return Err(LimitsError::new(
             key,
             text,
-            format!("out of range; a limit is at most {}", humantime::format_duration(super::Limits::MAX)),
+            format!(
+                "out of range; a limit is at most {}",
+                humantime::format_duration(super::Limits::MAX)
+            ),
         ));
     }
     Ok(limit)

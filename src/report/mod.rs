@@ -61,11 +61,11 @@ mod snapshot;
 
 use std::sync::{Arc, RwLock};
 
-pub use punctual_core::{Outcome, OutcomeKind};
 #[cfg(feature = "config")]
 pub use limits::{Limits, install_limits, installed_limits, limit_for};
 #[cfg(feature = "config")]
 pub use limits_parse::LimitsError;
+pub use punctual_core::{Outcome, OutcomeKind};
 pub use record::{Counts, Event, recent, set_recent_capacity};
 pub use snapshot::{NameReport, Snapshot, snapshot};
 
@@ -126,10 +126,7 @@ fn dispatch(outcome: &Outcome) {
     record::record(outcome);
     #[cfg(feature = "metrics")]
     metrics::record(outcome);
-    let listener = LISTENER
-        .read()
-        .unwrap_or_else(|e| e.into_inner())
-        .clone();
+    let listener = LISTENER.read().unwrap_or_else(|e| e.into_inner()).clone();
     if let Some(listener) = listener {
         listener(outcome);
     }

@@ -16,12 +16,25 @@ fn ms(n: u64) -> Duration {
 async fn each_outcome_is_counted_once_per_name() {
     report::enable();
     for _ in 0..3 {
-        let _ = std::future::pending::<()>().deadline(ms(10)).named("t-slow").await;
+        let _ = std::future::pending::<()>()
+            .deadline(ms(10))
+            .named("t-slow")
+            .await;
     }
     let _ = async { 1 }.deadline(ms(10)).named("t-fast").await;
-    let _ = async { Ok::<(), ()>(()) }.deadline(ms(10)).named_result("t-result").await;
-    let _ = async { Err::<(), ()>(()) }.deadline(ms(10)).named_result("t-result").await;
-    drop(std::future::pending::<()>().deadline(ms(10)).named("t-dropped"));
+    let _ = async { Ok::<(), ()>(()) }
+        .deadline(ms(10))
+        .named_result("t-result")
+        .await;
+    let _ = async { Err::<(), ()>(()) }
+        .deadline(ms(10))
+        .named_result("t-result")
+        .await;
+    drop(
+        std::future::pending::<()>()
+            .deadline(ms(10))
+            .named("t-dropped"),
+    );
     let s = report::snapshot();
     assert_eq!(s.counts("t-slow").unwrap().elapsed, 3);
     assert_eq!(s.counts("t-slow").unwrap().total(), 3);
@@ -32,13 +45,18 @@ async fn each_outcome_is_counted_once_per_name() {
     assert_eq!(s.name("t-slow").unwrap().limit_seconds, Some(0.01));
     let slow: Vec<_> = s.recent.iter().filter(|e| e.name == "t-slow").collect();
     assert_eq!(slow.len(), 3);
-    assert!(slow.iter().all(|e| e.outcome == "elapsed" && e.used_seconds >= 0.01));
+    assert!(
+        slow.iter()
+            .all(|e| e.outcome == "elapsed" && e.used_seconds >= 0.01)
+    );
 }
 
 #[tokio::test(start_paused = true)]
 async fn a_dropped_caller_is_not_elapsed_even_after_the_fire() {
     report::enable();
-    let d = std::future::pending::<()>().deadline(ms(10)).named("t-raced");
+    let d = std::future::pending::<()>()
+        .deadline(ms(10))
+        .named("t-raced");
     let mut d = Box::pin(d);
     let waker = std::task::Waker::noop();
     let mut cx = std::task::Context::from_waker(waker);
@@ -59,12 +77,18 @@ fn the_listener_sees_each_outcome() {
         }
     });
     futures_executor::block_on(async {
-        let _ = std::future::pending::<()>().deadline(ms(1)).named("t-listen-a").await;
+        let _ = std::future::pending::<()>()
+            .deadline(ms(1))
+            .named("t-listen-a")
+            .await;
         let _ = async {}.deadline(ms(1)).named("t-listen-b").await;
     });
     assert_eq!(
         *SEEN.lock().unwrap(),
-        [("t-listen-a", OutcomeKind::Elapsed), ("t-listen-b", OutcomeKind::Completed)]
+        [
+            ("t-listen-a", OutcomeKind::Elapsed),
+            ("t-listen-b", OutcomeKind::Completed)
+        ]
     );
 }
 
@@ -79,7 +103,13 @@ fn the_snapshot_serializes_as_json() {
     let ours = names.iter().find(|n| n["name"] == "t-json").unwrap();
     assert_eq!(ours["counts"]["completed"], 1);
     assert_eq!(ours["limit_seconds"], 0.005);
-    assert!(json["recent"].as_array().unwrap().iter().any(|e| e["name"] == "t-json"));
+    assert!(
+        json["recent"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["name"] == "t-json")
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -90,9 +120,16 @@ async fn limits_swap_for_the_next_deadline_and_in_flight_ones_keep_theirs() {
     tokio::task::yield_now().await;
     report::install_limits(Limits::from_toml("[names]\nt-swap = \"300ms\"").unwrap());
     let err = in_flight.await.unwrap().unwrap_err();
-    assert_eq!(err.duration(), ms(100), "in flight: the limit it was made with");
+    assert_eq!(
+        err.duration(),
+        ms(100),
+        "in flight: the limit it was made with"
+    );
     assert!(start.elapsed() >= ms(100));
-    let err = std::future::pending::<()>().deadline_named("t-swap").await.unwrap_err();
+    let err = std::future::pending::<()>()
+        .deadline_named("t-swap")
+        .await
+        .unwrap_err();
     assert_eq!(err.duration(), ms(300), "the next one: the new limit");
     let s = report::snapshot();
     let ours = s.name("t-swap").unwrap();
@@ -108,7 +145,10 @@ fn limits_read_from_any_serde_format() {
     assert_eq!(limits.default_limit(), Duration::from_secs(2));
     assert_eq!(limits.limit("pricing"), Duration::from_secs(90));
     let err = serde_json::from_str::<Limits>(r#"{"names": {"pricing": "fast"}}"#).unwrap_err();
-    assert!(err.to_string().contains("`names.pricing` = `fast`"), "{err}");
+    assert!(
+        err.to_string().contains("`names.pricing` = `fast`"),
+        "{err}"
+    );
 }
 
 /// Each bad value, one by one: an error naming the key and the text, never a panic.
@@ -118,13 +158,43 @@ fn bad_limits_name_the_key_and_the_text() {
         ("default = \"soon\"", "default", "soon", "not a duration"),
         ("default = \"0ms\"", "default", "0ms", "zero"),
         ("default = \"2days\"", "default", "2days", "out of range"),
-        ("[names]\npricing = \"800\"", "names.pricing", "800", "not a duration"),
-        ("[names]\npricing = 800", "names.pricing", "800", "not a duration"),
-        ("[names]\npricing = \"-1s\"", "names.pricing", "-1s", "not a duration"),
+        (
+            "[names]\npricing = \"800\"",
+            "names.pricing",
+            "800",
+            "not a duration",
+        ),
+        (
+            "[names]\npricing = 800",
+            "names.pricing",
+            "800",
+            "not a duration",
+        ),
+        (
+            "[names]\npricing = \"-1s\"",
+            "names.pricing",
+            "-1s",
+            "not a duration",
+        ),
         ("[names]\npricing = \"0s\"", "names.pricing", "0s", "zero"),
-        ("[names]\npricing = \"100000h\"", "names.pricing", "100000h", "out of range"),
-        ("[names]\npricing = true", "names.pricing", "true", "not a duration"),
-        ("[names]\npricing = [1]", "names.pricing", "a list", "not a duration"),
+        (
+            "[names]\npricing = \"100000h\"",
+            "names.pricing",
+            "100000h",
+            "out of range",
+        ),
+        (
+            "[names]\npricing = true",
+            "names.pricing",
+            "true",
+            "not a duration",
+        ),
+        (
+            "[names]\npricing = [1]",
+            "names.pricing",
+            "a list",
+            "not a duration",
+        ),
         ("[names]\n\"\" = \"1s\"", "names.", "", "an empty name"),
         ("timeout = \"1s\"", "timeout", "1s", "unknown key"),
         ("names = \"1s\"", "names", "1s", "not a table"),
@@ -139,6 +209,10 @@ fn bad_limits_name_the_key_and_the_text() {
         assert!(err.to_string().contains(problem), "{toml}: {err}");
     }
     assert!(Limits::new(Duration::ZERO).is_err());
-    assert!(Limits::default().with("x", Duration::from_secs(86_401)).is_err());
+    assert!(
+        Limits::default()
+            .with("x", Duration::from_secs(86_401))
+            .is_err()
+    );
     assert!(Limits::default().with("", ms(1)).is_err());
 }

@@ -13,7 +13,10 @@ fn the_recent_events_keep_the_last_ones() {
     const NAMES: [&str; 5] = ["r0", "r1", "r2", "r3", "r4"];
     futures_executor::block_on(async {
         for name in NAMES {
-            let _ = async {}.deadline(Duration::from_millis(1)).named(name).await;
+            let _ = async {}
+                .deadline(Duration::from_millis(1))
+                .named(name)
+                .await;
         }
     });
     let names: Vec<_> = report::recent().iter().map(|e| e.name).collect();
@@ -21,8 +24,17 @@ fn the_recent_events_keep_the_last_ones() {
     report::set_recent_capacity(1);
     assert_eq!(report::recent().len(), 1);
     report::set_recent_capacity(0);
-    futures_executor::block_on(async { async {}.deadline(Duration::from_millis(1)).named("r5").await })
-        .unwrap();
+    futures_executor::block_on(async {
+        async {}
+            .deadline(Duration::from_millis(1))
+            .named("r5")
+            .await
+    })
+    .unwrap();
     assert!(report::recent().is_empty());
-    assert_eq!(report::snapshot().counts("r5").unwrap().completed, 1, "still counted");
+    assert_eq!(
+        report::snapshot().counts("r5").unwrap().completed,
+        1,
+        "still counted"
+    );
 }

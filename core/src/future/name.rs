@@ -73,8 +73,7 @@ impl DeadlineName for Unnamed {
 
 impl<O> ReportsOutput<O> for Unnamed {
     #[inline(always)]
-    fn completed(&self, _: &O, _: impl FnOnce() -> Option<Duration>, _: impl FnOnce() -> Reading) {
-    }
+    fn completed(&self, _: &O, _: impl FnOnce() -> Option<Duration>, _: impl FnOnce() -> Reading) {}
 }
 
 /// A name and when its deadline started waiting.

@@ -375,8 +375,7 @@ impl<W: WheelRef> Timer<W> {
     /// The limit a report shows while not fired: the requested duration (a cap's, if in
     /// force), `None` for an instant or a limit that never ends.
     pub(crate) fn reported_limit(&self) -> Option<Duration> {
-        if self.span == crate::time::BEYOND || (self.state.is_instant() && !self.state.capped())
-        {
+        if self.span == crate::time::BEYOND || (self.state.is_instant() && !self.state.capped()) {
             None
         } else {
             Some(duration_of(self.span))
