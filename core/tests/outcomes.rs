@@ -234,3 +234,40 @@ fn a_budget_that_cuts_it_short_is_elapsed_with_the_budget_limit() {
     assert_eq!(o.kind, OutcomeKind::Elapsed);
     assert_eq!(o.limit, Some(ms(5)));
 }
+
+#[test]
+fn a_named_budget_reports_completed_elapsed_and_dropped() {
+    use punctual_core::Budgeted;
+    let wheel = fixed::<4>();
+    let seen = outcomes(|| {
+        let w = CountingWaker::new();
+        let ok = pin!(Budgeted::new(async { 1 }, &wheel, ms(10)).named("b"));
+        assert_eq!(w.poll(ok), Poll::Ready(Ok(1)));
+        let mut late =
+            pin!(Budgeted::new(core::future::pending::<()>(), &wheel, ms(10)).named("b"));
+        assert!(w.poll(late.as_mut()).is_pending());
+        wheel.advance(ms(10));
+        assert!(matches!(w.poll(late.as_mut()), Poll::Ready(Err(_))));
+        let mut dropped =
+            Box::pin(Budgeted::new(core::future::pending::<()>(), &wheel, ms(10)).named("b"));
+        assert!(w.poll(dropped.as_mut()).is_pending());
+        wheel.advance(ms(10));
+        drop(dropped);
+        // Unnamed: nothing.
+        let unnamed = pin!(Budgeted::new(async { 1 }, &wheel, ms(10)));
+        assert!(w.poll(unnamed).is_ready());
+    });
+    let kinds: Vec<_> = seen.iter().map(|o| (o.kind, o.used)).collect();
+    assert_eq!(
+        kinds,
+        [
+            (OutcomeKind::Completed, Duration::ZERO),
+            (OutcomeKind::Elapsed, ms(10)),
+            (OutcomeKind::Dropped, ms(10)),
+        ]
+    );
+    assert!(
+        seen.iter()
+            .all(|o| o.limit == Some(ms(10)) && o.name == "b")
+    );
+}

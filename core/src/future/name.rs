@@ -7,7 +7,7 @@
 
 use core::time::Duration;
 
-use crate::future::outcome::{self, Outcome, OutcomeKind};
+use crate::future::outcome::{self, NOT_STARTED, OutcomeKind};
 use crate::time::Reading;
 
 /// A deadline's name, as part of its type: [`Unnamed`], [`Named`] or [`NamedResult`].
@@ -84,8 +84,6 @@ struct Label {
     start: u64,
 }
 
-const NOT_STARTED: u64 = u64::MAX;
-
 impl Label {
     const fn new(name: &'static str) -> Self {
         Self {
@@ -101,18 +99,14 @@ impl Label {
         }
     }
 
-    #[inline(never)]
+    #[inline]
     fn report(
         &self,
         kind: OutcomeKind,
         limit: impl FnOnce() -> Option<Duration>,
         now: impl FnOnce() -> Reading,
     ) {
-        let used = match self.start {
-            NOT_STARTED => Duration::ZERO,
-            start => now().saturating_duration_since(Reading::from_nanos(start)),
-        };
-        outcome::report(&Outcome::new(self.name, kind, limit(), used));
+        outcome::report_since(self.name, kind, limit(), self.start, now);
     }
 }
 

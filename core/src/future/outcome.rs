@@ -125,6 +125,25 @@ pub fn set_outcome_hook(hook: Option<fn(&Outcome)>) {
     HOOK.store(ptr, Ordering::Relaxed);
 }
 
+/// The first pending poll's reading, as named futures keep it; [`NOT_STARTED`] before.
+pub(crate) const NOT_STARTED: u64 = u64::MAX;
+
+/// Reports `name`'s end, timed from `start` (a reading's nanoseconds, or [`NOT_STARTED`]).
+#[inline(never)]
+pub(crate) fn report_since(
+    name: &'static str,
+    kind: OutcomeKind,
+    limit: Option<Duration>,
+    start: u64,
+    now: impl FnOnce() -> crate::time::Reading,
+) {
+    let used = match start {
+        NOT_STARTED => Duration::ZERO,
+        start => now().saturating_duration_since(crate::time::Reading::from_nanos(start)),
+    };
+    report(&Outcome::new(name, kind, limit, used));
+}
+
 /// Hands `outcome` to the hook (and to `tracing`). Out of line: named deadlines only.
 #[cold]
 #[inline(never)]
