@@ -271,3 +271,21 @@ fn a_named_budget_reports_completed_elapsed_and_dropped() {
             .all(|o| o.limit == Some(ms(10)) && o.name == "b")
     );
 }
+
+#[test]
+fn a_budget_lent_to_with_budget_is_reported_by_its_owner_only() {
+    use punctual_core::{Budget, Budgeted};
+    let wheel = fixed::<4>();
+    let seen = outcomes(|| {
+        let budget = Budget::starting_now(&wheel, ms(10)).unwrap().named("owner");
+        let w = CountingWaker::new();
+        let mut lent = Box::pin(Budgeted::with_budget(
+            core::future::pending::<()>(),
+            &wheel,
+            budget,
+        ));
+        assert!(w.poll(lent.as_mut()).is_pending());
+        drop(lent);
+    });
+    assert!(seen.is_empty(), "{seen:?}");
+}

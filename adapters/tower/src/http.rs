@@ -104,7 +104,10 @@ impl<W: WheelRef, T> HttpDeadlineLayer<W, T> {
         self
     }
 
-    /// Names the deadline: the name the `Elapsed` in a timed-out response carries.
+    /// Names the deadline: the name the `Elapsed` in a timed-out response carries, and the
+    /// name each request's outcome is reported under (completed, elapsed or dropped;
+    /// `punctual::report`). Name a route's layer after the route (`route_layer` in axum)
+    /// for outcomes per route.
     pub fn named(mut self, name: &'static str) -> Self {
         self.limits.name = name;
         self

@@ -59,7 +59,10 @@ pin_project! {
         duration: Duration,
         name: Option<&'static str>,
         budget: Option<Budget>,
-        // The first poll's reading when named, for its outcome; `NOT_STARTED` before.
+        // The name its outcome is reported under: set by `named` only, not taken from a
+        // budget given to `with_budget` (that budget's owner reports it).
+        reported: Option<&'static str>,
+        // The first poll's reading when reported, for its outcome; `NOT_STARTED` before.
         start: u64,
         wheel: PhantomData<&'w ()>,
     }
@@ -67,7 +70,7 @@ pin_project! {
     impl<'w, F, W: WheelRef> PinnedDrop for Budgeted<'w, F, W> {
         fn drop(this: Pin<&mut Self>) {
             let this = this.project();
-            if let (Some(name), true) = (*this.name, this.future.is_some()) {
+            if let (Some(name), true) = (*this.reported, this.future.is_some()) {
                 let limit = this.budget.map_or(*this.duration, |b| b.cap.duration);
                 let timer = &*this.timer;
                 outcome::report_since(name, OutcomeKind::Dropped, Some(limit), *this.start, || {
@@ -87,6 +90,7 @@ impl<'w, F: Future, W: WheelRef> Budgeted<'w, F, W> {
             duration,
             name: None,
             budget: None,
+            reported: None,
             start: NOT_STARTED,
             wheel: PhantomData,
         }
@@ -112,6 +116,7 @@ impl<'w, F: Future, W: WheelRef> Budgeted<'w, F, W> {
             duration: budget.cap.duration,
             name: budget.name,
             budget: Some(budget),
+            reported: None,
             start: NOT_STARTED,
             wheel: PhantomData,
         }
@@ -119,9 +124,12 @@ impl<'w, F: Future, W: WheelRef> Budgeted<'w, F, W> {
 
     /// Names the budget: the name its `Elapsed` carries, and under which its
     /// [`Outcome`](crate::Outcome) is reported when it ends (completed, elapsed or dropped,
-    /// timed from its first poll; see [`set_outcome_hook`](crate::set_outcome_hook)).
+    /// timed from its first poll; see [`set_outcome_hook`](crate::set_outcome_hook)). A
+    /// budget given to [`with_budget`](Budgeted::with_budget) lends its name to the
+    /// `Elapsed` only: its outcome is its owner's to report, unless this is named.
     pub fn named(mut self, name: &'static str) -> Self {
         self.name = Some(name);
+        self.reported = Some(name);
         if let Some(budget) = &mut self.budget {
             budget.name = Some(name);
         }
@@ -164,7 +172,7 @@ impl<F: Future, W: WheelRef> Future for Budgeted<'_, F, W> {
                 budget
             }
         };
-        if this.name.is_some() && *this.start == NOT_STARTED {
+        if this.reported.is_some() && *this.start == NOT_STARTED {
             *this.start = this.timer.chosen_wheel().get().now().as_nanos();
         }
         if let Some(fired) = this.timer.has_fired() {
@@ -172,7 +180,7 @@ impl<F: Future, W: WheelRef> Future for Budgeted<'_, F, W> {
             let elapsed = Elapsed::budget(budget.cap.duration, budget.name);
             fired.trace(&elapsed);
             report(
-                this.name,
+                this.reported,
                 OutcomeKind::Elapsed,
                 &budget,
                 *this.start,
@@ -188,7 +196,7 @@ impl<F: Future, W: WheelRef> Future for Budgeted<'_, F, W> {
         if let Poll::Ready(output) = polled {
             this.future.set(None);
             report(
-                this.name,
+                this.reported,
                 OutcomeKind::Completed,
                 &budget,
                 *this.start,
@@ -203,7 +211,7 @@ impl<F: Future, W: WheelRef> Future for Budgeted<'_, F, W> {
                 let elapsed = Elapsed::budget(budget.cap.duration, budget.name);
                 fired.trace(&elapsed);
                 report(
-                    this.name,
+                    this.reported,
                     OutcomeKind::Elapsed,
                     &budget,
                     *this.start,
