@@ -50,6 +50,7 @@
 //!   (the Prometheus convention). Divide by the limit for the fraction of it used.
 //! * `punctual_deadline_limit_seconds{name}`: a gauge, the last limit seen or installed.
 
+mod keep;
 #[cfg(feature = "config")]
 mod limits;
 #[cfg(feature = "config")]
@@ -61,6 +62,7 @@ mod snapshot;
 
 use std::sync::{Arc, RwLock};
 
+pub use keep::{Keeper, Kept, KeptFuture};
 #[cfg(feature = "config")]
 pub use limits::{Limits, install_limits, installed_limits, limit_for};
 #[cfg(feature = "config")]
@@ -119,6 +121,11 @@ pub fn set_listener(listener: impl Fn(&Outcome) + Send + Sync + 'static) {
 /// Removes the listener, if any.
 pub fn clear_listener() {
     *LISTENER.write().unwrap_or_else(|e| e.into_inner()) = None;
+}
+
+/// Reports a kept future's later fate (not a deadline's outcome: the core never sees it).
+fn later_fate(name: &'static str, kind: OutcomeKind, used: std::time::Duration) {
+    dispatch(&Outcome::new(name, kind, None, used));
 }
 
 /// The hook given to the core: every named deadline's end, once.

@@ -23,6 +23,12 @@ pub struct Counts {
     pub elapsed: u64,
     /// Dropped by the caller first.
     pub dropped: u64,
+    /// Later fates of elapsed ones kept running ([`Keeper`](super::Keeper)): finished `Ok`.
+    pub abandoned_succeeded: u64,
+    /// Kept running, finished `Err`.
+    pub abandoned_failed: u64,
+    /// To be kept running, refused by the cap (dropped).
+    pub refused: u64,
 }
 
 impl Counts {
@@ -33,29 +39,30 @@ impl Counts {
     /// assert_eq!(Counts::default().get(OutcomeKind::Elapsed), 0);
     /// ```
     pub fn get(&self, kind: OutcomeKind) -> u64 {
-        match kind {
-            OutcomeKind::Completed => self.completed,
-            OutcomeKind::Succeeded => self.succeeded,
-            OutcomeKind::Failed => self.failed,
-            OutcomeKind::Elapsed => self.elapsed,
-            _ => self.dropped,
-        }
+        let mut counts = *self;
+        *counts.slot(kind)
     }
 
-    /// All outcomes counted.
+    /// All outcomes counted: one per deadline (later fates of kept ones are not outcomes).
     pub fn total(&self) -> u64 {
         self.completed + self.succeeded + self.failed + self.elapsed + self.dropped
     }
 
-    fn add(&mut self, kind: OutcomeKind) {
-        let count = match kind {
+    fn slot(&mut self, kind: OutcomeKind) -> &mut u64 {
+        match kind {
             OutcomeKind::Completed => &mut self.completed,
             OutcomeKind::Succeeded => &mut self.succeeded,
             OutcomeKind::Failed => &mut self.failed,
             OutcomeKind::Elapsed => &mut self.elapsed,
+            OutcomeKind::AbandonedSucceeded => &mut self.abandoned_succeeded,
+            OutcomeKind::AbandonedFailed => &mut self.abandoned_failed,
+            OutcomeKind::Refused => &mut self.refused,
             _ => &mut self.dropped,
-        };
-        *count += 1;
+        }
+    }
+
+    fn add(&mut self, kind: OutcomeKind) {
+        *self.slot(kind) += 1;
     }
 }
 

@@ -26,11 +26,20 @@ pub enum OutcomeKind {
     /// Dropped by its caller before it completed or elapsed (or taken apart by
     /// `into_inner`). Never counted as elapsed, even if its time had come.
     Dropped,
+    /// Kept running after it elapsed (`punctual::report::Keeper`), then finished with `Ok`
+    /// or an output that is not a `Result`. A later fate, not a second outcome.
+    AbandonedSucceeded,
+    /// Kept running after it elapsed, then finished with `Err`. A later fate.
+    AbandonedFailed,
+    /// Elapsed and to be kept running, but refused by the cap on kept futures: dropped
+    /// then. A later fate.
+    Refused,
 }
 
 impl OutcomeKind {
     /// A short lowercase label, as metrics and logs show it: `completed`, `succeeded`,
-    /// `failed`, `elapsed`, `dropped`.
+    /// `failed`, `elapsed`, `dropped`, `abandoned_succeeded`, `abandoned_failed`,
+    /// `refused`.
     ///
     /// ```
     /// assert_eq!(punctual_core::OutcomeKind::Elapsed.as_str(), "elapsed");
@@ -42,6 +51,9 @@ impl OutcomeKind {
             Self::Failed => "failed",
             Self::Elapsed => "elapsed",
             Self::Dropped => "dropped",
+            Self::AbandonedSucceeded => "abandoned_succeeded",
+            Self::AbandonedFailed => "abandoned_failed",
+            Self::Refused => "refused",
         }
     }
 }
