@@ -23,6 +23,13 @@ cargo test -p punctual-core --no-default-features --features alloc,stats,sub-tic
 # which `cargo test --workspace` runs).
 cargo test -p punctual --features tokio,smol,tower,tracing,count-ready --doc
 cargo clippy -p punctual --features tokio,smol,embassy,tower,tracing,count-ready --lib -- -D warnings
+# `punctual::report` alone (std), with `metrics`, with `config`, and both: each builds and
+# lints on its own, and the doc tests of each run (the report's tests, with both on, run in
+# `cargo test --workspace`).
+for features in "std" "metrics" "config" "metrics,config,tracing"; do
+    cargo clippy -p punctual --features "$features" --lib -- -D warnings
+done
+cargo test -p punctual --features config --doc report
 # `wasm` changes nothing off wasm32-unknown-unknown (ci/wasm.sh builds it there).
 cargo clippy -p punctual --features wasm --lib -- -D warnings
 cargo clippy -p punctual-tower --no-default-features --lib -- -D warnings
