@@ -294,9 +294,10 @@ impl<F: Future, W: WheelRef, N: ReportsOutput<F::Output>> Deadline<'_, F, W, N> 
         let name = this.name.get();
         if let Some(fired) = this.timer.has_fired() {
             this.drop_future();
+            let elapsed = budget::elapsed_of(&fired, name, budget);
             this.name
                 .ended(OutcomeKind::Elapsed, || fired.limit(), || this.timer.now());
-            return Poll::Ready(Err(budget::elapsed_of(&fired, name, budget)));
+            return Poll::Ready(Err(elapsed));
         }
         // SAFETY: pinned in place, live (checked above).
         let future = unsafe { Pin::new_unchecked(&mut *this.future) };
@@ -326,9 +327,10 @@ impl<F: Future, W: WheelRef, N: ReportsOutput<F::Output>> Deadline<'_, F, W, N> 
         match this.timer.poll_fired(cx, budget.map(|b| &b.cap)) {
             Poll::Ready(fired) => {
                 this.drop_future();
+                let elapsed = budget::elapsed_of(&fired, name, budget);
                 this.name
                     .ended(OutcomeKind::Elapsed, || fired.limit(), || this.timer.now());
-                Poll::Ready(Err(budget::elapsed_of(&fired, name, budget)))
+                Poll::Ready(Err(elapsed))
             }
             Poll::Pending => Poll::Pending,
         }
