@@ -110,7 +110,6 @@ fn poll_once<F: std::future::Future>(
 }
 
 fn named(c: &mut Criterion) {
-    use std::future::Future as _;
     let mut group = c.benchmark_group("named");
     for naming in Naming::ALL {
         naming.install();

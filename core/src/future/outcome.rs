@@ -6,7 +6,7 @@
 //! * Unnamed deadlines report nothing and do no work for it: their hooks are empty and
 //!   inlined away.
 //! * The hook is a process setting, not a hand-off: a `core` pointer, stored and loaded
-//!   relaxed. With none set, a named deadline's end costs that one load (and a clock read).
+//!   relaxed. With none set (and no `tracing`), a named deadline's end costs that one load.
 
 use core::sync::atomic::{AtomicPtr, Ordering};
 use core::time::Duration;
@@ -149,6 +149,10 @@ pub(crate) fn report_since(
     start: u64,
     now: impl FnOnce() -> crate::time::Reading,
 ) {
+    // No hook and no `tracing`: no one to tell, so no clock read either.
+    if !cfg!(feature = "tracing") && HOOK.load(Ordering::Relaxed).is_null() {
+        return;
+    }
     let used = match start {
         NOT_STARTED => Duration::ZERO,
         start => now().saturating_duration_since(crate::time::Reading::from_nanos(start)),
