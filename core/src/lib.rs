@@ -107,7 +107,9 @@ pub use driver::{Driver, DriverSlot, Sleeper};
 pub use future::budget::Budget;
 pub use future::budget::block::Budgeted;
 pub use future::budget::within::Within;
-pub use future::deadline::{Deadline, DeadlineName, Named, NamedResult, ReportsOutput, Unnamed};
+pub use future::deadline::{
+    Abandoned, Deadline, DeadlineName, KeepOnElapsed, Named, NamedResult, ReportsOutput, Unnamed,
+};
 pub use future::error::Elapsed;
 pub use future::interval::{Interval, MissedTickBehavior};
 pub use future::outcome::{Outcome, OutcomeKind, set_outcome_hook};

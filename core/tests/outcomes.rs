@@ -289,3 +289,60 @@ fn a_budget_lent_to_with_budget_is_reported_by_its_owner_only() {
     });
     assert!(seen.is_empty(), "{seen:?}");
 }
+
+#[test]
+fn keep_on_elapsed_hands_the_future_back_and_reports_once() {
+    let wheel = fixed::<4>();
+    let probe = ProbeState::default();
+    let o = one(|| {
+        let w = CountingWaker::new();
+        let mut d = pin!(
+            wheel
+                .deadline(ms(10), probe.probe())
+                .named("kept")
+                .keep_on_elapsed()
+        );
+        assert!(w.poll(d.as_mut()).is_pending());
+        wheel.advance(ms(10));
+        let Poll::Ready(Err(abandoned)) = w.poll(d.as_mut()) else {
+            panic!("expected the future back")
+        };
+        assert_eq!(abandoned.elapsed.name(), Some("kept"));
+        assert!(!probe.dropped(), "handed back, not dropped");
+        let mut kept = abandoned.future;
+        probe.set_ready();
+        assert_eq!(w.poll(core::pin::Pin::new(&mut kept)), Poll::Ready(7));
+    });
+    assert_eq!(o.kind, OutcomeKind::Elapsed);
+}
+
+#[test]
+fn keep_on_elapsed_in_time_is_ok_and_dropped_drops() {
+    let wheel = fixed::<4>();
+    let probe = ProbeState::default();
+    let seen = outcomes(|| {
+        let w = CountingWaker::new();
+        let mut d = pin!(
+            wheel
+                .deadline(ms(10), probe.probe())
+                .named("k")
+                .keep_on_elapsed()
+        );
+        assert!(w.poll(d.as_mut()).is_pending());
+        wheel.clock().advance(ms(10)); // at the fire, not yet turned: the output wins
+        probe.set_ready();
+        assert!(matches!(w.poll(d.as_mut()), Poll::Ready(Ok(7))));
+        let other = ProbeState::default();
+        let mut d = Box::pin(
+            wheel
+                .deadline(ms(10), other.probe())
+                .named("k")
+                .keep_on_elapsed(),
+        );
+        assert!(w.poll(d.as_mut()).is_pending());
+        drop(d);
+        assert!(other.dropped());
+    });
+    let kinds: Vec<_> = seen.iter().map(|o| o.kind).collect();
+    assert_eq!(kinds, [OutcomeKind::Completed, OutcomeKind::Dropped]);
+}

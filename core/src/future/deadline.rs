@@ -18,6 +18,9 @@ use crate::future::timer::{RawWheel, Timer, WheelRef};
 use crate::time::Limit;
 
 pub use crate::future::name::{DeadlineName, Named, NamedResult, ReportsOutput, Unnamed};
+pub use keep::{Abandoned, KeepOnElapsed};
+
+mod keep;
 use crate::future::outcome::OutcomeKind;
 
 /// A future bounded by a deadline: `Ok` with the inner future's output, or `Err(Elapsed)`
