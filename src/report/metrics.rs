@@ -14,11 +14,12 @@ pub(super) fn record(outcome: &Outcome) {
     metrics::histogram!("punctual_deadline_used_seconds", "name" => name)
         .record(outcome.used.as_secs_f64());
     if let Some(limit) = outcome.limit {
-        set_limit(name, limit);
+        metrics::gauge!("punctual_deadline_limit_seconds", "name" => name).set(limit.as_secs_f64());
     }
 }
 
-/// The limit of `name`, as a gauge.
+#[cfg(feature = "config")]
+/// The limit of `name`, as a gauge (a configured name: allocated once per install).
 pub(super) fn set_limit(name: &str, limit: std::time::Duration) {
     metrics::gauge!("punctual_deadline_limit_seconds", "name" => name.to_owned())
         .set(limit.as_secs_f64());
