@@ -112,7 +112,7 @@ pub use future::deadline::{
 };
 pub use future::error::Elapsed;
 pub use future::interval::{Interval, MissedTickBehavior};
-pub use future::outcome::{Outcome, OutcomeKind, set_outcome_hook};
+pub use future::outcome::{Outcome, OutcomeKind, report_outcome, set_outcome_hook};
 pub use future::overrun::{overrun_threshold, report_overruns};
 pub use future::sleep::Sleep;
 pub use future::stream::{IdleTimeout, StreamDeadline};

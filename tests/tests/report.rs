@@ -216,3 +216,29 @@ fn bad_limits_name_the_key_and_the_text() {
     );
     assert!(Limits::default().with("", ms(1)).is_err());
 }
+
+/// A tower layer reports each request once under its name; a refused one as elapsed.
+#[tokio::test(start_paused = true)]
+async fn a_layer_reports_each_request_once() {
+    use punctual::adapters::tower::DeadlineLayer;
+    use tower::{Layer, ServiceExt, service_fn};
+    report::enable();
+    let handler = service_fn(|slow: bool| async move {
+        if slow {
+            tokio::time::sleep(ms(100)).await;
+        }
+        Ok::<_, std::convert::Infallible>(())
+    });
+    let svc = DeadlineLayer::new(ms(50)).named("t-layer").layer(handler);
+    svc.clone().oneshot(false).await.unwrap();
+    svc.clone().oneshot(true).await.unwrap_err();
+    let refusing = DeadlineLayer::new(ms(5))
+        .named("t-refused")
+        .refuse_below(ms(10))
+        .layer(handler);
+    refusing.oneshot(false).await.unwrap_err();
+    let s = report::snapshot();
+    let layer = s.counts("t-layer").unwrap();
+    assert_eq!((layer.completed, layer.elapsed, layer.total()), (1, 1, 2));
+    assert_eq!(s.counts("t-refused").unwrap().elapsed, 1);
+}

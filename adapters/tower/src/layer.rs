@@ -297,6 +297,13 @@ where
                 }
                 self.waiting = None;
                 self.waited_out = Some(Elapsed::new(limit, Some(self.limits.name)));
+                // The next request's outcome: elapsed while waiting for readiness.
+                punctual_core::report_outcome(&punctual_core::Outcome::new(
+                    self.limits.name,
+                    punctual_core::OutcomeKind::Elapsed,
+                    Some(limit),
+                    limit,
+                ));
                 Poll::Ready(Ok(()))
             }
         }

@@ -7,7 +7,7 @@ use core::task::{Context, Poll};
 use core::time::Duration;
 
 use pin_project_lite::pin_project;
-use punctual_core::{Budget, Budgeted, Elapsed, RawWheel, WheelRef};
+use punctual_core::{Budget, Budgeted, Elapsed, Outcome, OutcomeKind, RawWheel, WheelRef};
 
 use crate::source::RequestTimeout;
 
@@ -70,6 +70,13 @@ impl<W: WheelRef, T> Limits<W, T> {
                 least_us = u64::try_from(self.refuse_below.as_micros()).unwrap_or(u64::MAX),
                 "refused a request whose deadline leaves too little time"
             );
+            // The request's outcome: elapsed, before it started.
+            punctual_core::report_outcome(&Outcome::new(
+                self.name,
+                OutcomeKind::Elapsed,
+                Some(limit),
+                Duration::ZERO,
+            ));
             return Admitted::Refused {
                 elapsed: Some(Elapsed::new(limit, Some(self.name))),
             };

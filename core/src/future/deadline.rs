@@ -271,6 +271,9 @@ impl<F, W: WheelRef, N: DeadlineName> Deadline<'_, F, W, N> {
     /// Reports a named deadline that ends without an output or a fire.
     #[inline(always)]
     fn report_dropped(&self) {
+        if !N::REPORTS {
+            return;
+        }
         let timer = &self.timer;
         self.name.ended(
             OutcomeKind::Dropped,
@@ -298,8 +301,10 @@ impl<F: Future, W: WheelRef, N: ReportsOutput<F::Output>> Deadline<'_, F, W, N> 
         if let Some(fired) = this.timer.has_fired() {
             this.drop_future();
             let elapsed = budget::elapsed_of(&fired, name, budget);
-            this.name
-                .ended(OutcomeKind::Elapsed, || fired.limit(), || this.timer.now());
+            if N::REPORTS {
+                this.name
+                    .ended(OutcomeKind::Elapsed, || fired.limit(), || this.timer.now());
+            }
             return Poll::Ready(Err(elapsed));
         }
         // SAFETY: pinned in place, live (checked above).
@@ -308,9 +313,11 @@ impl<F: Future, W: WheelRef, N: ReportsOutput<F::Output>> Deadline<'_, F, W, N> 
             #[cfg(feature = "count-ready")]
             this.timer.count_ready_if_unstarted();
             this.drop_future();
-            let timer = &this.timer;
-            this.name
-                .completed(&output, || timer.reported_limit(), || timer.now());
+            if N::REPORTS {
+                let timer = &this.timer;
+                this.name
+                    .completed(&output, || timer.reported_limit(), || timer.now());
+            }
             this.timer.release();
             return Poll::Ready(Ok(output));
         }
@@ -323,7 +330,7 @@ impl<F: Future, W: WheelRef, N: ReportsOutput<F::Output>> Deadline<'_, F, W, N> 
             }
             None => None,
         };
-        if !this.timer.is_started() {
+        if N::REPORTS && !this.timer.is_started() {
             let timer = &mut this.timer;
             this.name.started(|| timer.chosen_wheel().get().now());
         }
@@ -331,8 +338,10 @@ impl<F: Future, W: WheelRef, N: ReportsOutput<F::Output>> Deadline<'_, F, W, N> 
             Poll::Ready(fired) => {
                 this.drop_future();
                 let elapsed = budget::elapsed_of(&fired, name, budget);
-                this.name
-                    .ended(OutcomeKind::Elapsed, || fired.limit(), || this.timer.now());
+                if N::REPORTS {
+                    this.name
+                        .ended(OutcomeKind::Elapsed, || fired.limit(), || this.timer.now());
+                }
                 Poll::Ready(Err(elapsed))
             }
             Poll::Pending => Poll::Pending,

@@ -16,6 +16,11 @@ pub trait DeadlineName: Copy + sealed::Sealed {
     /// The name, if any.
     fn get(&self) -> Option<&'static str>;
 
+    /// Whether the hooks below do anything: `false` for [`Unnamed`], so that callers
+    /// leave them out before any inlining. Not part of the API.
+    #[doc(hidden)]
+    const REPORTS: bool = true;
+
     /// Notes the first pending poll's time. Not part of the API.
     #[doc(hidden)]
     #[inline(always)]
@@ -65,6 +70,8 @@ mod sealed {
 pub struct Unnamed;
 
 impl DeadlineName for Unnamed {
+    const REPORTS: bool = false;
+
     #[inline(always)]
     fn get(&self) -> Option<&'static str> {
         None
@@ -111,7 +118,7 @@ impl Label {
 }
 
 /// The name of a deadline made by [`Deadline::named`](crate::Deadline::named): shown by
-/// its [`Elapsed`](crate::Elapsed), and its [`Outcome`] reported when it ends.
+/// its [`Elapsed`](crate::Elapsed), and its [`Outcome`](crate::Outcome) reported when it ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Named(Label);
 

@@ -137,6 +137,19 @@ pub fn set_outcome_hook(hook: Option<fn(&Outcome)>) {
     HOOK.store(ptr, Ordering::Relaxed);
 }
 
+/// Reports `outcome` as a named deadline's, to the hook and to `tracing`: for code that
+/// ends a named limit without a [`Deadline`](crate::Deadline) (a layer refusing a request
+/// whose deadline leaves too little time, say). Call it once per such end.
+///
+/// ```
+/// use core::time::Duration;
+/// use punctual_core::{Outcome, OutcomeKind};
+/// punctual_core::report_outcome(&Outcome::new("refused", OutcomeKind::Elapsed, Some(Duration::from_millis(5)), Duration::ZERO));
+/// ```
+pub fn report_outcome(outcome: &Outcome) {
+    report(outcome);
+}
+
 /// The first pending poll's reading, as named futures keep it; [`NOT_STARTED`] before.
 pub(crate) const NOT_STARTED: u64 = u64::MAX;
 

@@ -189,9 +189,19 @@ impl<W: WheelRef> Timer<W> {
     }
 
     /// Whether an armed timer has fired, without a waker; `None` while degraded (decided at
-    /// a pending poll). Panics if poisoned.
-    #[inline]
+    /// a pending poll). Panics if poisoned. The phases that cannot have fired answer here,
+    /// inlined into every poll (the ready path of a first poll among them).
+    #[inline(always)]
     pub(crate) fn has_fired(&mut self) -> Option<Fired> {
+        match self.state.phase() {
+            Phase::Idle | Phase::Degraded | Phase::Never | Phase::Done => None,
+            Phase::Armed | Phase::Fired | Phase::Poisoned => self.has_fired_slow(),
+        }
+    }
+
+    /// [`Timer::has_fired`] for the phases that may have fired (or are poisoned).
+    #[inline]
+    fn has_fired_slow(&mut self) -> Option<Fired> {
         match self.state.phase() {
             Phase::Armed => {
                 let mut copy = self.lend();
