@@ -99,7 +99,7 @@ mod status;
 pub mod timeout_ms;
 
 pub use body::DeadlineBody;
-pub use http::{DEFAULT_STATUS, HttpDeadline, HttpDeadlineLayer, HttpResponseFuture};
+pub use http::{DEFAULT_STATUS, HttpDeadline, HttpDeadlineLayer, HttpResponseFuture, RouteName};
 #[cfg(feature = "hyper")]
 pub use hyper_timer::HyperTimer;
 pub use layer::{Deadline, DeadlineLayer, ResponseFuture};
