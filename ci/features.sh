@@ -29,5 +29,12 @@ cargo clippy -p punctual --features test-util --lib -- -D warnings
 # punctual-tower's tests and examples (tonic's `into_status` among them; the end-to-end
 # tests and the examples run in `cargo test --workspace` and .ci/run), and the core's
 # `Elapsed` into `tonic::Status`.
+# `punctual::report` alone (std), with `metrics`, with `config`, and both: each builds and
+# lints on its own, and the doc tests of each run (the report's tests, with both on, run in
+# `cargo test --workspace`).
+for features in "std" "metrics" "config" "metrics,config,tracing"; do
+    cargo clippy -p punctual --features "$features" --lib -- -D warnings
+done
+cargo test -p punctual --features config --doc report
 cargo clippy -p punctual-tower --features tonic --all-targets -- -D warnings
 cargo test -p punctual-core --features tonic --doc

@@ -25,7 +25,7 @@ behaviour=(--test cancel --test on_time --test sub_tick --test plans --test recl
     --test clocks --test decided_once --test limits --test full_wheel --test after_completion
     --test accessors --test elapsed --test wakers --test uptime --test auto_traits
     --test firing_order --test panics --test drivers --test batched_wakes --test early_looks
-    --test late_cancels --test degraded_reads)
+    --test late_cancels --test degraded_reads --test outcomes)
 
 # The core's unit tests, the behaviour tests above and the poll_order and spares tests on a
 # 32-bit target as well (i686: the pointer width of the microcontrollers, whose code paths

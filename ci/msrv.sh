@@ -35,7 +35,7 @@ echo "msrv.sh: $(rustc "+$msrv" --version)"
 cargo "+$msrv" check --locked -p punctual-core -p punctual-tokio -p punctual-smol \
     -p punctual-embassy -p punctual-tower -p punctual
 # Not `tonic`: the tonic release in Cargo.lock needs a newer Rust than ours.
-cargo "+$msrv" check --locked -p punctual --features tokio,embassy,tower,tracing,defmt,test-util
+cargo "+$msrv" check --locked -p punctual --features tokio,embassy,tower,tracing,test-util,metrics,config
 cargo "+$msrv" check --locked -p punctual-core --no-default-features --features alloc
 cargo "+$msrv" check --locked -p punctual-core --no-default-features
 echo "msrv.sh: the libraries build with Rust $msrv"

@@ -14,7 +14,7 @@ if out=$(cargo build -p punctual-core --no-default-features --target thumbv6m-no
 fi
 grep -q 'enable the `portable-atomic` feature' <<<"$out"
 # The facade with the embassy adapter, as a thumbv6m firmware would depend on it.
-cargo build -p punctual --no-default-features --features embassy,portable-atomic --target thumbv6m-none-eabi
+cargo build -p punctual --no-default-features --features embassy,punctual-core/portable-atomic --target thumbv6m-none-eabi
 cargo build -p punctual --no-default-features --features embassy --target thumbv7em-none-eabihf
 cargo clippy -p punctual-core --no-default-features --target thumbv7em-none-eabihf -- -D warnings
 # The optional parts a firmware may turn on, each alone and together.

@@ -8,6 +8,8 @@ use punctual_core::Limit;
 
 use crate::current_budget::CurrentBudget;
 use crate::default_wheel::DefaultWheel;
+#[cfg(feature = "config")]
+use crate::defaults::NamedDeadline;
 use crate::defaults::{Deadline, IdleTimeout, StreamDeadline};
 use crate::instant::DeadlineInstant;
 
@@ -76,6 +78,37 @@ pub trait DeadlineExt: Future + Sized {
     /// Dropping the deadline drops `self`; see [`punctual_core::Deadline`].
     fn deadline_at(self, at: impl DeadlineInstant) -> Deadline<Self> {
         Deadline::new(self, DefaultWheel::new(), Limit::At(at.reading()))
+    }
+
+    /// Bounds `self` by the limit installed for `name` ([`report::limit_for`](crate::report::limit_for)),
+    /// and names the deadline so its outcome is reported ([`punctual::report`](crate::report)).
+    /// The limit is read now: a later [`install_limits`](crate::report::install_limits)
+    /// applies to the next deadline, not this one.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use punctual::DeadlineExt;
+    /// use punctual::report::{self, Limits};
+    ///
+    /// report::install_limits(Limits::default().with("doc-pricing", Duration::from_millis(5)).unwrap());
+    /// # futures_executor::block_on(async {
+    /// let err = std::future::pending::<()>().deadline_named("doc-pricing").await.unwrap_err();
+    /// assert_eq!(err.duration(), Duration::from_millis(5));
+    /// assert_eq!(err.name(), Some("doc-pricing"));
+    /// # });
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// `Err(Elapsed)` when the limit passes before `self` completes.
+    ///
+    /// # Panics
+    ///
+    /// As [`deadline`](DeadlineExt::deadline).
+    #[cfg(feature = "config")]
+    fn deadline_named(self, name: &'static str) -> NamedDeadline<Self> {
+        let limit = crate::report::limit_for(name);
+        Deadline::new(self, DefaultWheel::new(), Limit::After(limit)).named(name)
     }
 
     /// Carries the budget in force here into `self`, wherever `self` is polled. Use it for

@@ -71,10 +71,7 @@ impl DeadlineInstant for tokio::time::Instant {
 pub(crate) type Now = tokio::time::Instant;
 
 /// The instant default futures report (`Interval::tick`, `Sleep::deadline`).
-#[cfg(not(any(
-    feature = "tokio",
-    all(target_family = "wasm", target_os = "unknown")
-)))]
+#[cfg(not(any(feature = "tokio", all(target_family = "wasm", target_os = "unknown"))))]
 pub(crate) type Now = std::time::Instant;
 
 /// The instant default futures report, on the web.

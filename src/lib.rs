@@ -38,6 +38,8 @@ compile_error!(
 mod instant;
 #[cfg(feature = "std")]
 pub mod prelude;
+#[cfg(feature = "std")]
+pub mod report;
 #[cfg(all(
     feature = "std",
     not(all(target_family = "wasm", target_os = "unknown"))

@@ -23,7 +23,7 @@
 //! assert!(d.as_mut().poll(&mut cx).is_ready());
 //! ```
 
-#[cfg(any(target_has_atomic = "64", feature = "portable-atomic"))]
+#[cfg(target_has_atomic = "64")]
 pub use punctual_core::ManualClock;
 #[cfg(feature = "std")]
 pub use punctual_core::{BootClock, Growable, GrowableWheel, StdClock};

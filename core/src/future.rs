@@ -5,6 +5,8 @@ pub(crate) mod budget;
 pub(crate) mod deadline;
 pub(crate) mod error;
 pub(crate) mod interval;
+pub(crate) mod name;
+pub(crate) mod outcome;
 pub(crate) mod overrun;
 pub(crate) mod sleep;
 pub(crate) mod stream;

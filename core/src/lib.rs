@@ -109,9 +109,12 @@ pub use driver::{Driver, DriverSlot, Sleeper};
 pub use future::budget::Budget;
 pub use future::budget::block::Budgeted;
 pub use future::budget::within::Within;
-pub use future::deadline::{Deadline, DeadlineName, Named, Unnamed};
+pub use future::deadline::{
+    Abandoned, Deadline, DeadlineName, KeepOnElapsed, Named, NamedResult, ReportsOutput, Unnamed,
+};
 pub use future::error::Elapsed;
 pub use future::interval::{Interval, MissedTickBehavior};
+pub use future::outcome::{Outcome, OutcomeKind, report_outcome, set_outcome_hook};
 pub use future::overrun::{overrun_threshold, report_overruns};
 pub use future::sleep::Sleep;
 pub use future::stream::{IdleTimeout, StreamDeadline};

@@ -1,5 +1,5 @@
 //! With the `tracing` feature, a fired deadline emits one event with its name, duration
-//! and lateness. Run with `cargo test -p punctual-core --features tracing`.
+//! and lateness, and a named one then its outcome (target `punctual::outcome`). Run with `cargo test -p punctual-core --features tracing`.
 #![cfg(feature = "tracing")]
 
 use core::future::{Future, pending};
@@ -70,10 +70,23 @@ fn fired_deadline_emits_one_event_with_lateness() {
         assert!(ok.as_mut().poll(&mut cx).is_ready());
     });
     let events = collect.0.lock().unwrap();
-    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(events.len(), 2, "{events:?}");
+    let outcome = events[1].join(" ");
+    for expected in [
+        "target=punctual::outcome",
+        "name=pricing",
+        "outcome=elapsed",
+        "limit=Some(10ms)",
+        "used=13ms",
+    ] {
+        assert!(
+            outcome.contains(expected),
+            "{expected} missing from: {outcome}"
+        );
+    }
     let event = events[0].join(" ");
     for expected in [
-        "target=punctual",
+        "target=punctual ",
         "name=pricing",
         "duration=10ms",
         "late=3ms",

@@ -19,7 +19,7 @@ use core::time::Duration;
 
 pub use punctual_tower::{
     BoxError, DEFAULT_STATUS, GrpcTimeout, OwnLimit, PropagateResponseFuture, RequestTimeout,
-    TimeoutHeader, TimeoutHeaders, grpc_timeout, timeout_ms,
+    RouteName, TimeoutHeader, TimeoutHeaders, grpc_timeout, timeout_ms,
 };
 
 #[cfg(feature = "tonic")]

@@ -264,6 +264,87 @@ pub fn many_deadlines_all_fire<H: Harness>(h: &H) {
     assert_eq!(h.occupied(), before, "entries leaked");
 }
 
+/// The outcomes reported in this process, for [`named_outcomes_once`].
+static OUTCOMES: std::sync::Mutex<Vec<punctual_core::Outcome>> = std::sync::Mutex::new(Vec::new());
+
+fn record_outcome(outcome: &punctual_core::Outcome) {
+    OUTCOMES.lock().unwrap().push(*outcome);
+}
+
+/// The outcomes reported under `name`.
+fn outcomes_of(name: &str) -> Vec<punctual_core::OutcomeKind> {
+    let all = OUTCOMES.lock().unwrap();
+    all.iter()
+        .filter(|o| o.name == name)
+        .map(|o| o.kind)
+        .collect()
+}
+
+/// A name no other test of the process uses.
+fn unique_name(what: &str) -> &'static str {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, Ordering::SeqCst);
+    Box::leak(format!("{what}-{n}").into_boxed_str())
+}
+
+/// Rule 5 for reports: a named deadline reports exactly one outcome, the one its caller
+/// saw, under the races: complete at the fire, drop at the fire, reset then fire.
+pub fn named_outcomes_once<H: Harness>(h: &H) {
+    use punctual_core::OutcomeKind::{Completed, Dropped, Elapsed};
+    punctual_core::set_outcome_hook(Some(record_outcome));
+    let tick = h.tick();
+    // Complete at the fire: an inner future ready when the deadline is due. Either may
+    // win on a real clock; the outcome is the one the caller got.
+    let raced = unique_name("raced");
+    let seen = std::cell::Cell::new(None);
+    h.run(async {
+        let inner = sleep(h, tick * 3);
+        let result = deadline(h, inner, tick * 3).named(raced).await;
+        seen.set(Some(if result.is_ok() { Completed } else { Elapsed }));
+    });
+    assert_eq!(
+        outcomes_of(raced),
+        [seen.get().unwrap()],
+        "complete at the fire"
+    );
+
+    // Drop at the fire: polled once, its time passes, dropped unpolled.
+    let dropped = unique_name("dropped");
+    h.run(async {
+        let mut d = Box::pin(deadline(h, core::future::pending::<()>(), tick * 2).named(dropped));
+        assert!(portable::poll_once(d.as_mut()).await.is_pending());
+        sleep(h, tick * 6).await;
+        drop(d);
+    });
+    assert_eq!(outcomes_of(dropped), [Dropped], "drop at the fire");
+
+    // Reset then fire: one elapsed, timed from the first pending poll.
+    let reset = unique_name("reset");
+    h.run(async {
+        let mut d = Box::pin(deadline(h, core::future::pending::<()>(), tick * 2).named(reset));
+        let start = h.now();
+        assert!(portable::poll_once(d.as_mut()).await.is_pending());
+        let later = punctual_core::Reading::since_origin(h.now() + tick * 6);
+        let moved = d.as_mut().reset(later);
+        assert!(d.as_mut().await.is_err());
+        if moved {
+            check_timing(h, "reset then fire", tick * 6, h.now() - start);
+        }
+    });
+    assert_eq!(outcomes_of(reset), [Elapsed], "reset then fire");
+    let used = OUTCOMES
+        .lock()
+        .unwrap()
+        .iter()
+        .find(|o| o.name == reset)
+        .unwrap()
+        .used;
+    assert!(
+        used >= tick * 2,
+        "time used counts from the first pending poll: {used:?}"
+    );
+}
+
 /// Expands to one `#[test]` per rule, each on a fresh `$make()` harness.
 #[macro_export]
 macro_rules! conformance_suite {
@@ -272,6 +353,7 @@ macro_rules! conformance_suite {
             @tests $make;
             elapsed_names_the_deadline,
             many_deadlines_all_fire,
+            named_outcomes_once,
         });
         conformance::timers::scenarios!($crate::conformance_suite! { @tests $make; });
         conformance::delay_queue::scenarios!($crate::conformance_suite! { @tests $make; });

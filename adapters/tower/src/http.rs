@@ -75,7 +75,11 @@ pub struct HttpDeadlineLayer<W, T = OwnLimit> {
     limits: Limits<W, T>,
     status: StatusCode,
     bound_body: bool,
+    route_name: Option<RouteName>,
 }
+
+/// A request's name from its method and URI ([`HttpDeadlineLayer::named_by`]).
+pub type RouteName = fn(&http::Method, &http::Uri) -> Option<&'static str>;
 
 impl<W: WheelRef + Default> HttpDeadlineLayer<W> {
     /// A layer bounding each request by `limit`, on the default wheel of `W`
@@ -92,6 +96,7 @@ impl<W: WheelRef> HttpDeadlineLayer<W> {
             limits: Limits::new(wheel, limit, OwnLimit),
             status: DEFAULT_STATUS,
             bound_body: true,
+            route_name: None,
         }
     }
 }
@@ -104,9 +109,36 @@ impl<W: WheelRef, T> HttpDeadlineLayer<W, T> {
         self
     }
 
-    /// Names the deadline: the name the `Elapsed` in a timed-out response carries.
+    /// Names the deadline: the name the `Elapsed` in a timed-out response carries, and the
+    /// name each request's outcome is reported under (completed, elapsed or dropped;
+    /// `punctual::report`). Name a route's layer after the route (`route_layer` in axum)
+    /// for outcomes per route.
     pub fn named(mut self, name: &'static str) -> Self {
         self.limits.name = name;
+        self
+    }
+
+    /// Names each request by `route`, from its method and URI, falling back to the
+    /// layer's name when `route` returns `None`: one layer, outcomes per route. Return a
+    /// few fixed names (a route's pattern, not its path: `/users/{id}`, not `/users/7`),
+    /// since each name is a metrics label.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use punctual_tower::HttpDeadlineLayer;
+    ///
+    /// fn route(_: &http::Method, uri: &http::Uri) -> Option<&'static str> {
+    ///     match uri.path() {
+    ///         "/quote" => Some("GET /quote"),
+    ///         p if p.starts_with("/users/") => Some("GET /users/{id}"),
+    ///         _ => None,
+    ///     }
+    /// }
+    /// let layer = HttpDeadlineLayer::<punctual::wheel::DefaultWheel>::new(Duration::from_secs(1)).named_by(route);
+    /// # let _ = layer;
+    /// ```
+    pub fn named_by(mut self, route: RouteName) -> Self {
+        self.route_name = Some(route);
         self
     }
 
@@ -150,6 +182,7 @@ impl<W: WheelRef, T> HttpDeadlineLayer<W, T> {
             limits: self.limits.with_source(GrpcTimeout),
             status: self.status,
             bound_body: self.bound_body,
+            route_name: self.route_name,
         }
     }
 
@@ -187,6 +220,7 @@ impl<W: WheelRef, T> HttpDeadlineLayer<W, T> {
             limits: self.limits.with_source(TimeoutHeaders),
             status: self.status,
             bound_body: self.bound_body,
+            route_name: self.route_name,
         }
     }
 
@@ -212,6 +246,7 @@ impl<S, W: WheelRef, T: Clone> Layer<S> for HttpDeadlineLayer<W, T> {
             limits: self.limits.clone(),
             status: self.status,
             bound_body: self.bound_body,
+            route_name: self.route_name,
         }
     }
 }
@@ -223,6 +258,7 @@ pub struct HttpDeadline<S, W, T = OwnLimit> {
     limits: Limits<W, T>,
     status: StatusCode,
     bound_body: bool,
+    route_name: Option<RouteName>,
 }
 
 impl<S, W, T> HttpDeadline<S, W, T> {
@@ -261,8 +297,12 @@ where
     fn call(&mut self, req: Request<ReqBody>) -> Self::Future {
         let limit = self.limits.limit_for(&req);
         let grpc = is_grpc(&req);
+        let name = self
+            .route_name
+            .and_then(|route| route(req.method(), req.uri()))
+            .unwrap_or(self.limits.name);
         HttpResponseFuture {
-            inner: self.limits.admit(limit, || self.inner.call(req)),
+            inner: self.limits.admit_as(name, limit, || self.inner.call(req)),
             on_expiry: OnExpiry {
                 status: self.status,
                 grpc,

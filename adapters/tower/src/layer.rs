@@ -77,7 +77,10 @@ impl<W: WheelRef> DeadlineLayer<W> {
 }
 
 impl<W: WheelRef, T> DeadlineLayer<W, T> {
-    /// Names the deadline: the name an `Elapsed` from this layer carries.
+    /// Names the deadline: the name an `Elapsed` from this layer carries, and the name
+    /// each request's outcome is reported under (completed, elapsed or dropped;
+    /// `punctual::report`). Name a route's layer after the route
+    /// (`route_layer` in axum) for outcomes per route. `"request"` by default.
     pub fn named(mut self, name: &'static str) -> Self {
         self.limits.name = name;
         self
@@ -294,6 +297,13 @@ where
                 }
                 self.waiting = None;
                 self.waited_out = Some(Elapsed::new(limit, Some(self.limits.name)));
+                // The next request's outcome: elapsed while waiting for readiness.
+                punctual_core::report_outcome(&punctual_core::Outcome::new(
+                    self.limits.name,
+                    punctual_core::OutcomeKind::Elapsed,
+                    Some(limit),
+                    limit,
+                ));
                 Poll::Ready(Ok(()))
             }
         }

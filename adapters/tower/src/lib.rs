@@ -97,7 +97,7 @@ mod status;
 pub mod timeout_ms;
 
 pub use body::DeadlineBody;
-pub use http::{DEFAULT_STATUS, HttpDeadline, HttpDeadlineLayer, HttpResponseFuture};
+pub use http::{DEFAULT_STATUS, HttpDeadline, HttpDeadlineLayer, HttpResponseFuture, RouteName};
 pub use hyper_timer::HyperTimer;
 pub use layer::{Deadline, DeadlineLayer, ResponseFuture};
 pub use propagate::{

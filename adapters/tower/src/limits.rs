@@ -7,7 +7,7 @@ use core::task::{Context, Poll};
 use core::time::Duration;
 
 use pin_project_lite::pin_project;
-use punctual_core::{Budget, Budgeted, Elapsed, RawWheel, WheelRef};
+use punctual_core::{Budget, Budgeted, Elapsed, Outcome, OutcomeKind, RawWheel, WheelRef};
 
 use crate::source::RequestTimeout;
 
@@ -59,22 +59,39 @@ impl<W: WheelRef, T> Limits<W, T> {
         limit: Duration,
         future: impl FnOnce() -> F,
     ) -> Admitted<F, W> {
+        self.admit_as(self.name, limit, future)
+    }
+
+    /// [`Limits::admit`], named `name` for this request.
+    pub(crate) fn admit_as<F: Future>(
+        &self,
+        name: &'static str,
+        limit: Duration,
+        future: impl FnOnce() -> F,
+    ) -> Admitted<F, W> {
         if limit < self.refuse_below {
             let mut wheel = self.wheel;
             wheel.choose();
             RawWheel::count_refused(wheel.get());
             tracing::debug!(
                 target: "punctual_tower",
-                name = self.name,
+                name = name,
                 limit_us = u64::try_from(limit.as_micros()).unwrap_or(u64::MAX),
                 least_us = u64::try_from(self.refuse_below.as_micros()).unwrap_or(u64::MAX),
                 "refused a request whose deadline leaves too little time"
             );
+            // The request's outcome: elapsed, before it started.
+            punctual_core::report_outcome(&Outcome::new(
+                name,
+                OutcomeKind::Elapsed,
+                Some(limit),
+                Duration::ZERO,
+            ));
             return Admitted::Refused {
-                elapsed: Some(Elapsed::new(limit, Some(self.name))),
+                elapsed: Some(Elapsed::new(limit, Some(name))),
             };
         }
-        let inner = Budgeted::new(future(), self.wheel, limit).named(self.name);
+        let inner = Budgeted::new(future(), self.wheel, limit).named(name);
         Admitted::Run { inner }
     }
 

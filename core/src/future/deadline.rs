@@ -19,6 +19,12 @@ use crate::future::budget::{self, Budget};
 use crate::future::timer::{RawWheel, Timer, WheelRef};
 use crate::time::Limit;
 
+pub use crate::future::name::{DeadlineName, Named, NamedResult, ReportsOutput, Unnamed};
+pub use keep::{Abandoned, KeepOnElapsed};
+
+mod keep;
+use crate::future::outcome::OutcomeKind;
+
 /// A future bounded by a deadline: `Ok` with the inner future's output, or `Err(Elapsed)`
 /// once the deadline passes, the inner future dropped first.
 ///
@@ -69,40 +75,6 @@ pub struct Deadline<'w, F, W: WheelRef = &'w dyn RawWheel, N: DeadlineName = Unn
     wheel: PhantomData<&'w ()>,
 }
 
-/// A deadline's name, as part of its type: [`Unnamed`] or [`Named`]. Sealed.
-pub trait DeadlineName: Copy + sealed::Sealed {
-    /// The name, if any.
-    fn get(&self) -> Option<&'static str>;
-}
-
-mod sealed {
-    pub trait Sealed {}
-    impl Sealed for super::Unnamed {}
-    impl Sealed for super::Named {}
-}
-
-/// The name of a deadline that has none: zero bytes.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Unnamed;
-
-impl DeadlineName for Unnamed {
-    #[inline(always)]
-    fn get(&self) -> Option<&'static str> {
-        None
-    }
-}
-
-/// The name of a deadline made by [`Deadline::named`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Named(pub &'static str);
-
-impl DeadlineName for Named {
-    #[inline(always)]
-    fn get(&self) -> Option<&'static str> {
-        Some(self.0)
-    }
-}
-
 impl<'w, F: Future, W: WheelRef> Deadline<'w, F, W> {
     /// Bounds `future` by `limit` on `wheel`.
     pub const fn new(future: F, wheel: W, limit: Limit) -> Self {
@@ -116,8 +88,11 @@ impl<'w, F: Future, W: WheelRef> Deadline<'w, F, W> {
 }
 
 impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
-    /// Names the deadline, for [`Elapsed`] to carry and show. The name is part of the type
-    /// ([`Named`], 16 bytes more), so deadlines without one pay nothing.
+    /// Names the deadline, for [`Elapsed`] to carry and show, and for its
+    /// [`Outcome`](crate::Outcome) to be reported when it ends ([`set_outcome_hook`](crate::set_outcome_hook)):
+    /// completed, elapsed or dropped, with the time it used. The name is part of the type
+    /// ([`Named`], 24 bytes more), so deadlines without one pay nothing. Name it before
+    /// its first poll: the time used counts from the first pending poll after naming.
     ///
     /// When a [`Budget`] ends the deadline first, the `Elapsed` is the budget's
     /// ([`Elapsed::is_budget`]): its duration and name, not this one.
@@ -140,15 +115,45 @@ impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
             !self.timer.inner_gone(),
             "`Deadline::named` called after completion"
         );
+        self.renamed(Named::new(name))
+    }
+
+    /// As [`named`](Deadline::named), for a future whose output is a `Result`: its
+    /// completion is reported as [`Succeeded`](crate::OutcomeKind::Succeeded) or
+    /// [`Failed`](crate::OutcomeKind::Failed) by the inner result.
+    ///
+    /// ```
+    /// # use core::time::Duration;
+    /// # use punctual_core::{Fixed, ManualClock, Wheel};
+    /// # let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
+    /// let d = wheel.deadline(Duration::from_secs(1), async { Err::<(), _>("refused") }).named_result("pricing");
+    /// assert_eq!(futures_executor::block_on(d), Ok(Err("refused")));
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// If the deadline has completed, as the other accessors.
+    pub fn named_result<T, E>(self, name: &'static str) -> Deadline<'w, F, W, NamedResult>
+    where
+        F: Future<Output = Result<T, E>>,
+    {
+        assert!(
+            !self.timer.inner_gone(),
+            "`Deadline::named_result` called after completion"
+        );
+        self.renamed(NamedResult::new(name))
+    }
+
+    fn renamed<M: DeadlineName>(self, name: M) -> Deadline<'w, F, W, M> {
         let this = ManuallyDrop::new(self);
         // SAFETY: `this` is never dropped, so each field is read out once; taken by value,
-        // so not pinned; the future is live (checked), so it may be copied.
+        // so not pinned; the future is live (checked by the callers), so it may be copied.
         let (future, timer) =
             unsafe { (core::ptr::read(&this.future), core::ptr::read(&this.timer)) };
         Deadline {
             future,
             timer,
-            name: Named(name),
+            name,
             wheel: PhantomData,
         }
     }
@@ -250,6 +255,7 @@ impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
             !self.timer.inner_gone(),
             "`Deadline::into_inner` called after completion"
         );
+        self.report_dropped();
         let mut this = ManuallyDrop::new(self);
         // SAFETY: `this` is never dropped, so each field is read out once; the future is live.
         let (future, timer) = unsafe {
@@ -263,7 +269,23 @@ impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
     }
 }
 
-impl<F: Future, W: WheelRef, N: DeadlineName> Deadline<'_, F, W, N> {
+impl<F, W: WheelRef, N: DeadlineName> Deadline<'_, F, W, N> {
+    /// Reports a named deadline that ends without an output or a fire.
+    #[inline(always)]
+    fn report_dropped(&self) {
+        if !N::REPORTS {
+            return;
+        }
+        let timer = &self.timer;
+        self.name.ended(
+            OutcomeKind::Dropped,
+            || timer.reported_limit(),
+            || timer.now(),
+        );
+    }
+}
+
+impl<F: Future, W: WheelRef, N: ReportsOutput<F::Output>> Deadline<'_, F, W, N> {
     /// `poll`, with the budget that bounds this deadline (explicit, else the ambient one).
     #[inline(always)]
     pub(crate) fn poll_capped(
@@ -280,12 +302,22 @@ impl<F: Future, W: WheelRef, N: DeadlineName> Deadline<'_, F, W, N> {
         let name = this.name.get();
         if let Some(fired) = this.timer.has_fired() {
             this.drop_future();
-            return Poll::Ready(Err(budget::elapsed_of(&fired, name, budget)));
+            let elapsed = budget::elapsed_of(&fired, name, budget);
+            if N::REPORTS {
+                this.name
+                    .ended(OutcomeKind::Elapsed, || fired.limit(), || this.timer.now());
+            }
+            return Poll::Ready(Err(elapsed));
         }
         // SAFETY: pinned in place, live (checked above).
         let future = unsafe { Pin::new_unchecked(&mut *this.future) };
         if let Poll::Ready(output) = future.poll(cx) {
             this.drop_future();
+            if N::REPORTS {
+                let timer = &this.timer;
+                this.name
+                    .completed(&output, || timer.reported_limit(), || timer.now());
+            }
             this.timer.release();
             return Poll::Ready(Ok(output));
         }
@@ -298,10 +330,19 @@ impl<F: Future, W: WheelRef, N: DeadlineName> Deadline<'_, F, W, N> {
             }
             None => None,
         };
+        if N::REPORTS && !this.timer.is_started() {
+            let timer = &mut this.timer;
+            this.name.started(|| timer.chosen_wheel().get().now());
+        }
         match this.timer.poll_fired(cx, budget.map(|b| &b.cap)) {
             Poll::Ready(fired) => {
                 this.drop_future();
-                Poll::Ready(Err(budget::elapsed_of(&fired, name, budget)))
+                let elapsed = budget::elapsed_of(&fired, name, budget);
+                if N::REPORTS {
+                    this.name
+                        .ended(OutcomeKind::Elapsed, || fired.limit(), || this.timer.now());
+                }
+                Poll::Ready(Err(elapsed))
             }
             Poll::Pending => Poll::Pending,
         }
@@ -320,6 +361,7 @@ impl<F: Future, W: WheelRef, N: DeadlineName> Deadline<'_, F, W, N> {
 impl<F, W: WheelRef, N: DeadlineName> Drop for Deadline<'_, F, W, N> {
     fn drop(&mut self) {
         if !self.timer.inner_gone() {
+            self.report_dropped();
             self.timer.set_inner_gone();
             // SAFETY: live and now marked gone: dropped exactly once, in place.
             unsafe { ManuallyDrop::drop(&mut self.future) };
@@ -327,7 +369,7 @@ impl<F, W: WheelRef, N: DeadlineName> Drop for Deadline<'_, F, W, N> {
     }
 }
 
-impl<F: Future, W: WheelRef, N: DeadlineName> Future for Deadline<'_, F, W, N> {
+impl<F: Future, W: WheelRef, N: ReportsOutput<F::Output>> Future for Deadline<'_, F, W, N> {
     type Output = Result<F::Output, Elapsed>;
 
     #[inline(always)]

@@ -189,9 +189,19 @@ impl<W: WheelRef> Timer<W> {
     }
 
     /// Whether an armed timer has fired, without a waker; `None` while degraded (decided at
-    /// a pending poll). Panics if poisoned.
-    #[inline]
+    /// a pending poll). Panics if poisoned. The phases that cannot have fired answer here,
+    /// inlined into every poll (the ready path of a first poll among them).
+    #[inline(always)]
     pub(crate) fn has_fired(&mut self) -> Option<Fired> {
+        match self.state.phase() {
+            Phase::Idle | Phase::Degraded | Phase::Never | Phase::Done => None,
+            Phase::Armed | Phase::Fired | Phase::Poisoned => self.has_fired_slow(),
+        }
+    }
+
+    /// [`Timer::has_fired`] for the phases that may have fired (or are poisoned).
+    #[inline]
+    fn has_fired_slow(&mut self) -> Option<Fired> {
         match self.state.phase() {
             Phase::Armed => {
                 let mut copy = self.lend();
@@ -366,6 +376,16 @@ impl<W: WheelRef> Timer<W> {
         }
     }
 
+    /// The limit a report shows while not fired: the requested duration (a cap's, if in
+    /// force), `None` for an instant or a limit that never ends.
+    pub(crate) fn reported_limit(&self) -> Option<Duration> {
+        if self.span == crate::time::BEYOND || (self.state.is_instant() && !self.state.capped()) {
+            None
+        } else {
+            Some(duration_of(self.span))
+        }
+    }
+
     /// Whether the timer has started (read the clock).
     #[inline]
     pub(crate) fn is_started(&self) -> bool {
@@ -421,7 +441,8 @@ mod tests {
         assert_eq!(size_of::<crate::Deadline<'_, Pending>>(), 32);
         assert_eq!(
             size_of::<crate::Deadline<'_, Pending, &dyn RawWheel, crate::Named>>(),
-            48
+            56,
+            "a name and its start reading"
         );
         assert_eq!(core::mem::size_of::<crate::wheel::entry::Entry>(), 40);
     }

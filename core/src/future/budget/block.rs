@@ -1,6 +1,8 @@
 //! [`Budgeted`]: a future, and every deadline polled inside it, bounded by a budget.
 //! * It fixes its budget at its first poll, before polling its inner future.
 //! * Its timer has no limit of its own: the budget caps it.
+//! * A named one reports one outcome (`crate::future::outcome`) when it ends: completed,
+//!   elapsed or dropped; an unnamed one pays one predictable branch for it.
 
 use core::fmt;
 use core::future::Future;
@@ -13,6 +15,7 @@ use pin_project_lite::pin_project;
 
 use crate::Elapsed;
 use crate::future::budget::{Budget, Scope, ambient};
+use crate::future::outcome::{self, NOT_STARTED, OutcomeKind};
 use crate::future::timer::{Cap, RawWheel, Timer, WheelRef};
 use crate::time::{Limit, Reading};
 
@@ -56,7 +59,25 @@ pin_project! {
         duration: Duration,
         name: Option<&'static str>,
         budget: Option<Budget>,
+        // The name its outcome is reported under: set by `named` only, not taken from a
+        // budget given to `with_budget` (that budget's owner reports it).
+        reported: Option<&'static str>,
+        // The first poll's reading when reported, for its outcome; `NOT_STARTED` before.
+        start: u64,
         wheel: PhantomData<&'w ()>,
+    }
+
+    impl<'w, F, W: WheelRef> PinnedDrop for Budgeted<'w, F, W> {
+        fn drop(this: Pin<&mut Self>) {
+            let this = this.project();
+            if let (Some(name), true) = (*this.reported, this.future.is_some()) {
+                let limit = this.budget.map_or(*this.duration, |b| b.cap.duration);
+                let timer = &*this.timer;
+                outcome::report_since(name, OutcomeKind::Dropped, Some(limit), *this.start, || {
+                    timer.now()
+                });
+            }
+        }
     }
 }
 
@@ -69,6 +90,8 @@ impl<'w, F: Future, W: WheelRef> Budgeted<'w, F, W> {
             duration,
             name: None,
             budget: None,
+            reported: None,
+            start: NOT_STARTED,
             wheel: PhantomData,
         }
     }
@@ -93,13 +116,20 @@ impl<'w, F: Future, W: WheelRef> Budgeted<'w, F, W> {
             duration: budget.cap.duration,
             name: budget.name,
             budget: Some(budget),
+            reported: None,
+            start: NOT_STARTED,
             wheel: PhantomData,
         }
     }
 
-    /// Names the budget.
+    /// Names the budget: the name its `Elapsed` carries, and under which its
+    /// [`Outcome`](crate::Outcome) is reported when it ends (completed, elapsed or dropped,
+    /// timed from its first poll; see [`set_outcome_hook`](crate::set_outcome_hook)). A
+    /// budget given to [`with_budget`](Budgeted::with_budget) lends its name to the
+    /// `Elapsed` only: its outcome is its owner's to report, unless this is named.
     pub fn named(mut self, name: &'static str) -> Self {
         self.name = Some(name);
+        self.reported = Some(name);
         if let Some(budget) = &mut self.budget {
             budget.name = Some(name);
         }
@@ -142,10 +172,20 @@ impl<F: Future, W: WheelRef> Future for Budgeted<'_, F, W> {
                 budget
             }
         };
+        if this.reported.is_some() && *this.start == NOT_STARTED {
+            *this.start = this.timer.chosen_wheel().get().now().as_nanos();
+        }
         if let Some(fired) = this.timer.has_fired() {
             this.future.set(None);
             let elapsed = Elapsed::budget(budget.cap.duration, budget.name);
             fired.trace(&elapsed);
+            report(
+                this.reported,
+                OutcomeKind::Elapsed,
+                &budget,
+                *this.start,
+                this.timer,
+            );
             return Poll::Ready(Err(elapsed));
         }
         let future = this.future.as_mut().as_pin_mut().expect("checked above");
@@ -155,6 +195,13 @@ impl<F: Future, W: WheelRef> Future for Budgeted<'_, F, W> {
         };
         if let Poll::Ready(output) = polled {
             this.future.set(None);
+            report(
+                this.reported,
+                OutcomeKind::Completed,
+                &budget,
+                *this.start,
+                this.timer,
+            );
             this.timer.release();
             return Poll::Ready(Ok(output));
         }
@@ -163,10 +210,31 @@ impl<F: Future, W: WheelRef> Future for Budgeted<'_, F, W> {
                 this.future.set(None);
                 let elapsed = Elapsed::budget(budget.cap.duration, budget.name);
                 fired.trace(&elapsed);
+                report(
+                    this.reported,
+                    OutcomeKind::Elapsed,
+                    &budget,
+                    *this.start,
+                    this.timer,
+                );
                 Poll::Ready(Err(elapsed))
             }
             Poll::Pending => Poll::Pending,
         }
+    }
+}
+
+/// Reports a named budget's end; nothing for an unnamed one.
+#[inline(always)]
+fn report<W: WheelRef>(
+    name: &Option<&'static str>,
+    kind: OutcomeKind,
+    budget: &Budget,
+    start: u64,
+    timer: &Timer<W>,
+) {
+    if let Some(name) = *name {
+        outcome::report_since(name, kind, Some(budget.cap.duration), start, || timer.now());
     }
 }
 

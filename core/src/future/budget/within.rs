@@ -8,7 +8,7 @@ use core::task::{Context, Poll};
 use pin_project_lite::pin_project;
 
 use crate::future::budget::Budget;
-use crate::future::deadline::{DeadlineName, Unnamed};
+use crate::future::deadline::{DeadlineName, ReportsOutput, Unnamed};
 use crate::future::timer::{RawWheel, WheelRef};
 use crate::{Deadline, Elapsed};
 
@@ -33,7 +33,7 @@ impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
     }
 }
 
-impl<F: Future, W: WheelRef, N: DeadlineName> Future for Within<'_, F, W, N> {
+impl<F: Future, W: WheelRef, N: ReportsOutput<F::Output>> Future for Within<'_, F, W, N> {
     type Output = Result<F::Output, Elapsed>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {

@@ -47,6 +47,11 @@ pub(crate) struct Fired {
 }
 
 impl Fired {
+    /// The limit a report shows: the requested duration, `None` for an instant.
+    pub(crate) fn limit(&self) -> Option<Duration> {
+        self.at.is_none().then_some(self.requested)
+    }
+
     /// Whether a cap ended the timer.
     pub(crate) fn by_cap(&self) -> bool {
         self.cap_end != CapEnd::Own

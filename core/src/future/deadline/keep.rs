@@ -1,0 +1,128 @@
+//! [`KeepOnElapsed`]: a deadline that hands its inner future back at the fire, for the
+//! caller to keep running (`no_std`: no spawner needed, no allocation).
+//! * The same rules as [`Deadline`]'s: decided once, never early; only what happens to
+//!   the inner future at the fire differs: moved out (it is `Unpin`), not dropped.
+//! * Its outcome is reported as a deadline's: elapsed when it fires.
+
+use core::fmt;
+use core::future::Future;
+use core::mem::ManuallyDrop;
+use core::pin::Pin;
+use core::task::{Context, Poll};
+
+use super::{Deadline, ReportsOutput};
+use crate::Elapsed;
+use crate::future::budget;
+use crate::future::outcome::OutcomeKind;
+use crate::future::timer::{Fired, RawWheel, WheelRef};
+
+/// The error of a [`KeepOnElapsed`]: the deadline's [`Elapsed`] and the inner future,
+/// still running, for the caller to finish, hand on, or drop.
+#[derive(Debug)]
+pub struct Abandoned<F> {
+    /// Why: the deadline's (or a budget's) `Elapsed`.
+    pub elapsed: Elapsed,
+    /// The inner future, as it was at the fire: poll it on to its end, or drop it.
+    pub future: F,
+}
+
+/// A deadline that, at the fire, gives its inner future back in the error rather than
+/// dropping it ([`Deadline::keep_on_elapsed`]).
+#[must_use = "futures do nothing unless you `.await` or poll them"]
+pub struct KeepOnElapsed<'w, F, W: WheelRef, N: super::DeadlineName> {
+    deadline: Deadline<'w, F, W, N>,
+}
+
+impl<'w, F: Future + Unpin, W: WheelRef, N: super::DeadlineName> Deadline<'w, F, W, N> {
+    /// At the fire, hands the inner future back in the error ([`Abandoned`]) instead of
+    /// dropping it: the caller decides whether it runs on. Cancel stays the default; keep
+    /// work only when finishing it matters though no one waits for it (a write-behind).
+    ///
+    /// ```
+    /// # use core::time::Duration;
+    /// # use punctual_core::{Fixed, ManualClock, Wheel};
+    /// # let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
+    /// # let mut cx = core::task::Context::from_waker(core::task::Waker::noop());
+    /// let slow = wheel.sleep(Duration::from_millis(30));
+    /// let mut d = core::pin::pin!(wheel.deadline(Duration::from_millis(10), slow).keep_on_elapsed());
+    /// assert!(d.as_mut().poll(&mut cx).is_pending());
+    /// wheel.advance(Duration::from_millis(10));
+    /// let core::task::Poll::Ready(Err(abandoned)) = d.as_mut().poll(&mut cx) else { panic!() };
+    /// assert_eq!(abandoned.elapsed.duration(), Duration::from_millis(10));
+    /// // The sleep runs on: its own 30 ms.
+    /// let mut slow = abandoned.future;
+    /// wheel.advance(Duration::from_millis(20));
+    /// assert!(core::pin::Pin::new(&mut slow).poll(&mut cx).is_ready());
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// If the deadline has completed, as the other accessors.
+    pub fn keep_on_elapsed(self) -> KeepOnElapsed<'w, F, W, N> {
+        assert!(
+            !self.timer.inner_gone(),
+            "`Deadline::keep_on_elapsed` called after completion"
+        );
+        KeepOnElapsed { deadline: self }
+    }
+}
+
+impl<F: Future + Unpin, W: WheelRef, N: ReportsOutput<F::Output>> Deadline<'_, F, W, N> {
+    /// Moves the inner future out at the fire, marked gone first; reports the outcome.
+    fn abandon(&mut self, fired: &Fired) -> Abandoned<F> {
+        self.timer.set_inner_gone();
+        // SAFETY: live until just now, and marked gone: taken exactly once, never dropped
+        // in place after. `F: Unpin`, so moving it out of a pinned deadline is allowed.
+        let future = unsafe { ManuallyDrop::take(&mut self.future) };
+        let elapsed = budget::elapsed_of(fired, self.name.get(), None);
+        let timer = &self.timer;
+        self.name
+            .ended(OutcomeKind::Elapsed, || fired.limit(), || timer.now());
+        Abandoned { elapsed, future }
+    }
+}
+
+impl<F: Future + Unpin, W: WheelRef, N: ReportsOutput<F::Output>> Future
+    for KeepOnElapsed<'_, F, W, N>
+{
+    type Output = Result<F::Output, Abandoned<F>>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        // SAFETY: the deadline is not moved; its inner future is `Unpin`, and is polled
+        // in place and moved out only at the fire (`abandon`).
+        let this = unsafe { &mut self.get_unchecked_mut().deadline };
+        if this.timer.inner_gone() {
+            panic!("`KeepOnElapsed` polled after completion");
+        }
+        if let Some(fired) = this.timer.has_fired() {
+            return Poll::Ready(Err(this.abandon(&fired)));
+        }
+        if let Poll::Ready(output) = Pin::new(&mut *this.future).poll(cx) {
+            this.drop_future();
+            let timer = &this.timer;
+            this.name
+                .completed(&output, || timer.reported_limit(), || timer.now());
+            this.timer.release();
+            return Poll::Ready(Ok(output));
+        }
+        let ambient = if this.timer.is_started() {
+            None
+        } else {
+            let timer = &mut this.timer;
+            this.name.started(|| timer.chosen_wheel().get().now());
+            budget::ambient()
+        };
+        match this.timer.poll_fired(cx, ambient.as_ref().map(|b| &b.cap)) {
+            Poll::Ready(fired) => Poll::Ready(Err(this.abandon(&fired))),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+impl<F, W: WheelRef, N: super::DeadlineName> fmt::Debug for KeepOnElapsed<'_, F, W, N> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("KeepOnElapsed")
+            .field("deadline", &self.deadline)
+            .finish()
+    }
+}

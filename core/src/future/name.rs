@@ -1,0 +1,214 @@
+//! Deadline names, as part of the type: [`Unnamed`], [`Named`], [`NamedResult`].
+//! * A name's hooks run where a deadline starts and ends; [`Unnamed`]'s are empty, so an
+//!   unnamed deadline compiles to what it was without them.
+//! * A named deadline reads the clock once at its first pending poll (never again after a
+//!   reset) and once when it ends after waiting, and reports its outcome once
+//!   ([`crate::future::outcome`]).
+
+use core::time::Duration;
+
+use crate::future::outcome::{self, NOT_STARTED, OutcomeKind};
+use crate::time::Reading;
+
+/// A deadline's name, as part of its type: [`Unnamed`], [`Named`] or [`NamedResult`].
+/// Sealed.
+pub trait DeadlineName: Copy + sealed::Sealed {
+    /// The name, if any.
+    fn get(&self) -> Option<&'static str>;
+
+    /// Whether the hooks below do anything: `false` for [`Unnamed`], so that callers
+    /// leave them out before any inlining. Not part of the API.
+    #[doc(hidden)]
+    const REPORTS: bool = true;
+
+    /// Notes the first pending poll's time. Not part of the API.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn started(&mut self, now: impl FnOnce() -> Reading) {
+        let _ = now;
+    }
+
+    /// Reports an end other than completion. Not part of the API.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn ended(
+        &self,
+        kind: OutcomeKind,
+        limit: impl FnOnce() -> Option<Duration>,
+        now: impl FnOnce() -> Reading,
+    ) {
+        let _ = (kind, limit, now);
+    }
+}
+
+/// How a name reports a completed deadline whose output is an `O`: [`Named`] as
+/// completed, [`NamedResult`] as succeeded or failed. Sealed.
+pub trait ReportsOutput<O>: DeadlineName {
+    /// Reports completion with `output`. Not part of the API.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn completed(
+        &self,
+        output: &O,
+        limit: impl FnOnce() -> Option<Duration>,
+        now: impl FnOnce() -> Reading,
+    ) {
+        let _ = output;
+        self.ended(OutcomeKind::Completed, limit, now);
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for super::Unnamed {}
+    impl Sealed for super::Named {}
+    impl Sealed for super::NamedResult {}
+}
+
+/// The name of a deadline that has none: zero bytes, no reports.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Unnamed;
+
+impl DeadlineName for Unnamed {
+    const REPORTS: bool = false;
+
+    #[inline(always)]
+    fn get(&self) -> Option<&'static str> {
+        None
+    }
+}
+
+impl<O> ReportsOutput<O> for Unnamed {
+    #[inline(always)]
+    fn completed(&self, _: &O, _: impl FnOnce() -> Option<Duration>, _: impl FnOnce() -> Reading) {}
+}
+
+/// A name and when its deadline started waiting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Label {
+    name: &'static str,
+    /// The first pending poll's reading, in nanoseconds; [`NOT_STARTED`] before.
+    start: u64,
+}
+
+impl Label {
+    const fn new(name: &'static str) -> Self {
+        Self {
+            name,
+            start: NOT_STARTED,
+        }
+    }
+
+    #[inline]
+    fn started(&mut self, now: impl FnOnce() -> Reading) {
+        if self.start == NOT_STARTED {
+            self.start = now().as_nanos();
+        }
+    }
+
+    #[inline]
+    fn report(
+        &self,
+        kind: OutcomeKind,
+        limit: impl FnOnce() -> Option<Duration>,
+        now: impl FnOnce() -> Reading,
+    ) {
+        outcome::report_since(self.name, kind, limit(), self.start, now);
+    }
+}
+
+/// The name of a deadline made by [`Deadline::named`](crate::Deadline::named): shown by
+/// its [`Elapsed`](crate::Elapsed), and its [`Outcome`](crate::Outcome) reported when it ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Named(Label);
+
+impl Named {
+    /// The name.
+    pub const fn name(&self) -> &'static str {
+        self.0.name
+    }
+
+    pub(crate) const fn new(name: &'static str) -> Self {
+        Self(Label::new(name))
+    }
+}
+
+impl DeadlineName for Named {
+    #[inline(always)]
+    fn get(&self) -> Option<&'static str> {
+        Some(self.0.name)
+    }
+
+    #[inline]
+    fn started(&mut self, now: impl FnOnce() -> Reading) {
+        self.0.started(now);
+    }
+
+    #[inline]
+    fn ended(
+        &self,
+        kind: OutcomeKind,
+        limit: impl FnOnce() -> Option<Duration>,
+        now: impl FnOnce() -> Reading,
+    ) {
+        self.0.report(kind, limit, now);
+    }
+}
+
+impl<O> ReportsOutput<O> for Named {}
+
+/// The name of a deadline around a future whose output is a `Result`
+/// ([`Deadline::named_result`](crate::Deadline::named_result)): as [`Named`], and its
+/// completion reported as succeeded (`Ok`) or failed (`Err`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NamedResult(Label);
+
+impl NamedResult {
+    /// The name.
+    pub const fn name(&self) -> &'static str {
+        self.0.name
+    }
+
+    pub(crate) const fn new(name: &'static str) -> Self {
+        Self(Label::new(name))
+    }
+}
+
+impl DeadlineName for NamedResult {
+    #[inline(always)]
+    fn get(&self) -> Option<&'static str> {
+        Some(self.0.name)
+    }
+
+    #[inline]
+    fn started(&mut self, now: impl FnOnce() -> Reading) {
+        self.0.started(now);
+    }
+
+    #[inline]
+    fn ended(
+        &self,
+        kind: OutcomeKind,
+        limit: impl FnOnce() -> Option<Duration>,
+        now: impl FnOnce() -> Reading,
+    ) {
+        self.0.report(kind, limit, now);
+    }
+}
+
+impl<T, E> ReportsOutput<Result<T, E>> for NamedResult {
+    #[inline]
+    fn completed(
+        &self,
+        output: &Result<T, E>,
+        limit: impl FnOnce() -> Option<Duration>,
+        now: impl FnOnce() -> Reading,
+    ) {
+        let kind = if output.is_ok() {
+            OutcomeKind::Succeeded
+        } else {
+            OutcomeKind::Failed
+        };
+        self.0.report(kind, limit, now);
+    }
+}

@@ -1,0 +1,196 @@
+//! Outcomes of named deadlines: how each one ended, handed to one process-wide hook.
+//! * A named deadline reports exactly one outcome, at the poll or drop that ends it:
+//!   `Ok` is completed (succeeded or failed for a [`NamedResult`](crate::NamedResult)),
+//!   `Err(Elapsed)` is elapsed, a drop before either is dropped. What the caller saw is
+//!   the outcome, so the fire/complete race is resolved once, by the deadline itself.
+//! * Unnamed deadlines report nothing and do no work for it: their hooks are empty and
+//!   inlined away.
+//! * The hook is a process setting, not a hand-off: a `core` pointer, stored and loaded
+//!   relaxed. With none set (and no `tracing`), a named deadline's end costs that one load.
+
+use core::sync::atomic::{AtomicPtr, Ordering};
+use core::time::Duration;
+
+/// How a named deadline ended. More kinds may come (`#[non_exhaustive]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum OutcomeKind {
+    /// Completed in time; its output is not a `Result` the deadline was told to judge.
+    Completed,
+    /// Completed in time with `Ok` ([`NamedResult`](crate::NamedResult)).
+    Succeeded,
+    /// Completed in time with `Err` ([`NamedResult`](crate::NamedResult)).
+    Failed,
+    /// The deadline (or a budget over it) ran out: the caller got `Err(Elapsed)`.
+    Elapsed,
+    /// Dropped by its caller before it completed or elapsed (or taken apart by
+    /// `into_inner`). Never counted as elapsed, even if its time had come.
+    Dropped,
+    /// Kept running after it elapsed (`punctual::report::Keeper`), then finished with `Ok`
+    /// or an output that is not a `Result`. A later fate, not a second outcome.
+    AbandonedSucceeded,
+    /// Kept running after it elapsed, then finished with `Err`. A later fate.
+    AbandonedFailed,
+    /// Elapsed and to be kept running, but refused by the cap on kept futures: dropped
+    /// then. A later fate.
+    Refused,
+}
+
+impl OutcomeKind {
+    /// A short lowercase label, as metrics and logs show it: `completed`, `succeeded`,
+    /// `failed`, `elapsed`, `dropped`, `abandoned_succeeded`, `abandoned_failed`,
+    /// `refused`.
+    ///
+    /// ```
+    /// assert_eq!(punctual_core::OutcomeKind::Elapsed.as_str(), "elapsed");
+    /// ```
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Completed => "completed",
+            Self::Succeeded => "succeeded",
+            Self::Failed => "failed",
+            Self::Elapsed => "elapsed",
+            Self::Dropped => "dropped",
+            Self::AbandonedSucceeded => "abandoned_succeeded",
+            Self::AbandonedFailed => "abandoned_failed",
+            Self::Refused => "refused",
+        }
+    }
+}
+
+/// One named deadline's end: its name, how it ended, its limit and the time it used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct Outcome {
+    /// The deadline's name.
+    pub name: &'static str,
+    /// How it ended.
+    pub kind: OutcomeKind,
+    /// The limit in force when it ended: its duration, or a budget's if that cut it
+    /// shorter; `None` for a deadline at an instant.
+    pub limit: Option<Duration>,
+    /// The time from its first pending poll to its end, on its wheel's clock; zero if it
+    /// never waited (ready at its first poll, or dropped before).
+    pub used: Duration,
+}
+
+impl Outcome {
+    /// An outcome, for listeners' own tests and for reports made by hand.
+    ///
+    /// ```
+    /// # use core::time::Duration;
+    /// use punctual_core::{Outcome, OutcomeKind};
+    /// let o = Outcome::new("pricing", OutcomeKind::Elapsed, Some(Duration::from_millis(800)), Duration::from_millis(801));
+    /// assert_eq!(o.fraction_used(), Some(801.0 / 800.0));
+    /// ```
+    pub const fn new(
+        name: &'static str,
+        kind: OutcomeKind,
+        limit: Option<Duration>,
+        used: Duration,
+    ) -> Self {
+        Self {
+            name,
+            kind,
+            limit,
+            used,
+        }
+    }
+
+    /// The time used as a fraction of the limit (above 1 when it fired late); `None`
+    /// without a limit, or with a zero one.
+    pub fn fraction_used(&self) -> Option<f64> {
+        let limit = self.limit?.as_secs_f64();
+        (limit > 0.0).then(|| self.used.as_secs_f64() / limit)
+    }
+}
+
+/// The hook, a `fn(&Outcome)` as a pointer; null: none.
+static HOOK: AtomicPtr<()> = AtomicPtr::new(core::ptr::null_mut());
+
+/// Sends every named deadline's [`Outcome`] to `hook` from now on, or to no one (`None`,
+/// the default). One hook per process; `punctual` (with `std`) installs its own, which
+/// feeds its listeners, metrics and recent events (`punctual::report`).
+///
+/// The hook runs on the task that ends the deadline, inside its poll or drop: keep it
+/// short, and do not panic in it. With the `tracing` feature each outcome is also a
+/// `debug` event (target `punctual::outcome`), hook or not.
+///
+/// ```
+/// use core::sync::atomic::{AtomicUsize, Ordering};
+/// use core::time::Duration;
+/// use punctual_core::{Fixed, ManualClock, Outcome, Wheel};
+///
+/// static ELAPSED: AtomicUsize = AtomicUsize::new(0);
+/// fn count(o: &Outcome) {
+///     if o.kind == punctual_core::OutcomeKind::Elapsed { ELAPSED.fetch_add(1, Ordering::Relaxed); }
+/// }
+/// punctual_core::set_outcome_hook(Some(count));
+/// let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
+/// let d = wheel.deadline(Duration::ZERO, core::future::pending::<()>()).named("x");
+/// assert!(futures_executor::block_on(d).is_err());
+/// assert_eq!(ELAPSED.load(Ordering::Relaxed), 1);
+/// # punctual_core::set_outcome_hook(None);
+/// ```
+pub fn set_outcome_hook(hook: Option<fn(&Outcome)>) {
+    let ptr = hook.map_or(core::ptr::null_mut(), |hook| hook as *mut ());
+    HOOK.store(ptr, Ordering::Relaxed);
+}
+
+/// Reports `outcome` as a named deadline's, to the hook and to `tracing`: for code that
+/// ends a named limit without a [`Deadline`](crate::Deadline) (a layer refusing a request
+/// whose deadline leaves too little time, say). Call it once per such end.
+///
+/// ```
+/// use core::time::Duration;
+/// use punctual_core::{Outcome, OutcomeKind};
+/// punctual_core::report_outcome(&Outcome::new("refused", OutcomeKind::Elapsed, Some(Duration::from_millis(5)), Duration::ZERO));
+/// ```
+pub fn report_outcome(outcome: &Outcome) {
+    report(outcome);
+}
+
+/// The first pending poll's reading, as named futures keep it; [`NOT_STARTED`] before.
+pub(crate) const NOT_STARTED: u64 = u64::MAX;
+
+/// Reports `name`'s end, timed from `start` (a reading's nanoseconds, or [`NOT_STARTED`]).
+#[inline(never)]
+pub(crate) fn report_since(
+    name: &'static str,
+    kind: OutcomeKind,
+    limit: Option<Duration>,
+    start: u64,
+    now: impl FnOnce() -> crate::time::Reading,
+) {
+    // No hook and no `tracing`: no one to tell, so no clock read either.
+    if !cfg!(feature = "tracing") && HOOK.load(Ordering::Relaxed).is_null() {
+        return;
+    }
+    let used = match start {
+        NOT_STARTED => Duration::ZERO,
+        start => now().saturating_duration_since(crate::time::Reading::from_nanos(start)),
+    };
+    report(&Outcome::new(name, kind, limit, used));
+}
+
+/// Hands `outcome` to the hook (and to `tracing`). Out of line: named deadlines only.
+#[cold]
+#[inline(never)]
+pub(crate) fn report(outcome: &Outcome) {
+    #[cfg(feature = "tracing")]
+    tracing::debug!(
+        target: "punctual::outcome",
+        name = outcome.name,
+        outcome = outcome.kind.as_str(),
+        limit = ?outcome.limit,
+        used = ?outcome.used,
+        "deadline ended"
+    );
+    let ptr = HOOK.load(Ordering::Relaxed);
+    if !ptr.is_null() {
+        // SAFETY: a non-null `HOOK` was stored by `set_outcome_hook` from a
+        // `fn(&Outcome)`, cast to a pointer; casting it back gives that function.
+        let hook = unsafe { core::mem::transmute::<*mut (), fn(&Outcome)>(ptr) };
+        hook(outcome);
+    }
+}

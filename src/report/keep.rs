@@ -1,0 +1,221 @@
+//! Keep running: the caller gets `Err(Elapsed)` at the deadline, and the inner future is
+//! handed to a spawner instead of dropped, its later result reported.
+//! * Cancel stays the default; a [`Keeper`] is asked for by name, per deadline.
+//! * The deadline's own outcome is reported as usual (elapsed); the kept future's end is a
+//!   later fate (`abandoned_succeeded`, `abandoned_failed`), never a second outcome.
+//! * At most `cap` kept futures run at once; one more is refused (dropped), counted as
+//!   `refused`. The count falls when a kept future ends or its task is dropped.
+//! * The inner future sits in a cell the deadline polls through (a mutex, uncontended):
+//!   the deadline drops only its handle at the fire, so the future survives to be kept.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use punctual_core::{Elapsed, OutcomeKind};
+
+use crate::DeadlineExt;
+
+/// A future handed to a [`Keeper`]'s spawner.
+pub type KeptFuture = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
+
+type Spawner = dyn Fn(KeptFuture) + Send + Sync;
+
+/// Keeps the work of elapsed deadlines running on a spawner of your choice, at most `cap`
+/// at once.
+///
+/// Keeping is right when the work is worth finishing though its caller cannot wait: a
+/// write-behind, a cache refresh, a call whose side effect must complete. It is wrong when
+/// the work only feeds the caller (its result is thrown away) or when overload caused the
+/// timeout (kept work adds to it: keep the cap small).
+///
+/// ```
+/// use std::time::Duration;
+/// use punctual::report::Keeper;
+///
+/// // Any executor: here a thread per kept future.
+/// let keeper = Keeper::new(8, |work| {
+///     std::thread::spawn(move || futures_executor::block_on(work));
+/// });
+/// let (done, finished) = std::sync::mpsc::channel();
+/// let refresh = async move {
+///     punctual::sleep(Duration::from_millis(50)).await;
+///     done.send(()).unwrap();
+///     Ok::<_, std::io::Error>(())
+/// };
+/// let call = keeper.deadline(refresh, Duration::from_millis(10), "doc-refresh");
+/// let err = futures_executor::block_on(call).unwrap_err();
+/// assert_eq!(err.name(), Some("doc-refresh"));
+/// finished.recv().unwrap(); // the refresh ran to its end, on its own
+/// ```
+#[derive(Clone)]
+pub struct Keeper {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    spawner: Box<Spawner>,
+    cap: usize,
+    running: AtomicUsize,
+}
+
+impl Keeper {
+    /// A keeper that hands kept futures to `spawn` (`|f| { tokio::spawn(f); }`,
+    /// `|f| smol::spawn(f).detach()`, any executor's), at most `cap` running at once.
+    pub fn new(cap: usize, spawn: impl Fn(KeptFuture) + Send + Sync + 'static) -> Self {
+        Self {
+            shared: Arc::new(Shared {
+                spawner: Box::new(spawn),
+                cap,
+                running: AtomicUsize::new(0),
+            }),
+        }
+    }
+
+    /// How many kept futures are running now.
+    pub fn running(&self) -> usize {
+        self.shared.running.load(Ordering::Acquire)
+    }
+
+    /// Bounds `future` by `limit`, named `name`, on the default wheel. At the deadline the
+    /// caller gets `Err(Elapsed)` and `future` is kept running, unless `cap` are running
+    /// already: then it is dropped, and counted as refused.
+    ///
+    /// # Errors
+    ///
+    /// `Err(Elapsed)` when `limit` passes first; `future` lives on (or was refused).
+    ///
+    /// # Panics
+    ///
+    /// As [`DeadlineExt::deadline`].
+    pub fn deadline<F, T, E>(&self, future: F, limit: Duration, name: &'static str) -> Kept<F>
+    where
+        F: Future<Output = Result<T, E>> + Send + 'static,
+    {
+        let cell = Arc::new(Mutex::new(Some(Box::pin(future))));
+        let handle = Handle { cell: cell.clone() };
+        Kept {
+            deadline: Box::pin(handle.deadline(limit).named_result(name)),
+            cell,
+            keeper: self.clone(),
+            name,
+        }
+    }
+
+    /// Hands `future`, whose deadline `name` elapsed, to the spawner, or refuses it.
+    fn keep<F, T, E>(&self, future: Pin<Box<F>>, name: &'static str)
+    where
+        F: Future<Output = Result<T, E>> + Send + 'static,
+    {
+        let shared = &self.shared;
+        let admitted = shared
+            .running
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < shared.cap).then_some(n + 1)
+            })
+            .is_ok();
+        if !admitted {
+            drop(future);
+            super::later_fate(name, OutcomeKind::Refused, Duration::ZERO);
+            return;
+        }
+        let running = Running(self.shared.clone());
+        let kept_since = Instant::now();
+        (shared.spawner)(Box::pin(async move {
+            let _running = running;
+            let kind = match future.await {
+                Ok(_) => OutcomeKind::AbandonedSucceeded,
+                Err(_) => OutcomeKind::AbandonedFailed,
+            };
+            super::later_fate(name, kind, kept_since.elapsed());
+        }));
+    }
+}
+
+impl fmt::Debug for Keeper {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Keeper")
+            .field("cap", &self.shared.cap)
+            .field("running", &self.running())
+            .finish()
+    }
+}
+
+/// One kept future's place in the count, given back when its task ends or is dropped.
+struct Running(Arc<Shared>);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.0.running.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+type Cell<F> = Arc<Mutex<Option<Pin<Box<F>>>>>;
+
+/// What the deadline holds and drops at the fire: a way to poll the future in the cell.
+struct Handle<F> {
+    cell: Cell<F>,
+}
+
+impl<F: Future> Future for Handle<F> {
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let mut cell = self.cell.lock().unwrap_or_else(|e| e.into_inner());
+        let future = cell.as_mut().expect("polled after completion");
+        let output = future.as_mut().poll(cx);
+        if output.is_ready() {
+            *cell = None;
+        }
+        output
+    }
+}
+
+/// The future of [`Keeper::deadline`].
+///
+/// # Cancel safety
+///
+/// Dropping it before the deadline drops the inner future, as any deadline does (reported
+/// as dropped); only an elapsed one is kept.
+#[must_use = "futures do nothing unless you `.await` or poll them"]
+pub struct Kept<F: Future> {
+    deadline: Pin<Box<NamedResultDeadline<F>>>,
+    cell: Cell<F>,
+    keeper: Keeper,
+    name: &'static str,
+}
+
+type NamedResultDeadline<F> = punctual_core::Deadline<
+    'static,
+    Handle<F>,
+    crate::wheel::DefaultWheel,
+    punctual_core::NamedResult,
+>;
+
+impl<F, T, E> Future for Kept<F>
+where
+    F: Future<Output = Result<T, E>> + Send + 'static,
+{
+    type Output = Result<Result<T, E>, Elapsed>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let result = std::task::ready!(self.deadline.as_mut().poll(cx));
+        if result.is_err() {
+            let future = self.cell.lock().unwrap_or_else(|e| e.into_inner()).take();
+            if let Some(future) = future {
+                self.keeper.keep(future, self.name);
+            }
+        }
+        Poll::Ready(result)
+    }
+}
+
+impl<F: Future> fmt::Debug for Kept<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Kept").field("name", &self.name).finish()
+    }
+}

@@ -1,0 +1,196 @@
+//! Limits by name, from configuration, installed for the process and swapped while it runs.
+//! * Installed limits are read once per deadline, when it is made: the next deadline with
+//!   a name takes the new limit, those in flight keep theirs.
+//! * Swapping is lock-free for readers (`arc-swap`).
+//! * Every limit is above zero and at most [`Limits::MAX`]; a bad one is an error naming
+//!   its key and text, never a panic.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use arc_swap::ArcSwapOption;
+
+use super::limits_parse::{LimitsError, Raw, check_limit, parse_limit, text_of};
+
+/// A default limit and limits per name, as a config file gives them.
+///
+/// In TOML (or any format serde reads, with the same shape):
+///
+/// ```
+/// use std::time::Duration;
+/// use punctual::report::Limits;
+///
+/// let limits = Limits::from_toml(r#"
+///     default = "2s"
+///     [names]
+///     pricing = "800ms"
+///     report = "1m30s"
+/// "#).unwrap();
+/// assert_eq!(limits.limit("pricing"), Duration::from_millis(800));
+/// assert_eq!(limits.limit("report"), Duration::from_secs(90));
+/// assert_eq!(limits.limit("anything else"), Duration::from_secs(2));
+/// ```
+///
+/// Both keys are optional (`default` is 1 s when absent); no other key is allowed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limits {
+    default: Duration,
+    names: BTreeMap<String, Duration>,
+}
+
+impl Default for Limits {
+    /// A default limit of 1 s (as Resilience4j's TimeLimiter), no names.
+    fn default() -> Self {
+        Self {
+            default: Duration::from_secs(1),
+            names: BTreeMap::new(),
+        }
+    }
+}
+
+impl Limits {
+    /// The longest limit accepted: a day.
+    pub const MAX: Duration = Duration::from_secs(24 * 60 * 60);
+
+    /// Limits with `default` for every name.
+    ///
+    /// # Errors
+    ///
+    /// If `default` is zero or above [`Limits::MAX`].
+    pub fn new(default: Duration) -> Result<Self, LimitsError> {
+        let text = humantime::format_duration(default).to_string();
+        Ok(Self {
+            default: check_limit("default", &text, default)?,
+            names: BTreeMap::new(),
+        })
+    }
+
+    /// These limits, with `limit` for `name`.
+    ///
+    /// ```
+    /// # use std::time::Duration;
+    /// # use punctual::report::Limits;
+    /// let limits = Limits::default().with("pricing", Duration::from_millis(800)).unwrap();
+    /// assert_eq!(limits.limit("pricing"), Duration::from_millis(800));
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// If `name` is empty, or `limit` is zero or above [`Limits::MAX`].
+    pub fn with(mut self, name: &str, limit: Duration) -> Result<Self, LimitsError> {
+        let key = format!("names.{name}");
+        let text = humantime::format_duration(limit).to_string();
+        if name.is_empty() {
+            return Err(LimitsError::new(&key, &text, "an empty name"));
+        }
+        self.names
+            .insert(name.to_owned(), check_limit(&key, &text, limit)?);
+        Ok(self)
+    }
+
+    /// Limits from a TOML document.
+    ///
+    /// # Errors
+    ///
+    /// If the document does not parse, has a key other than `default` and `names`, or a
+    /// limit that is not a duration, zero or above [`Limits::MAX`]: the first such, by key.
+    pub fn from_toml(text: &str) -> Result<Self, LimitsError> {
+        let raw: BTreeMap<String, Raw> =
+            toml::from_str(text).map_err(|e| LimitsError::new("", e.message(), "not TOML"))?;
+        Self::from_raw(raw)
+    }
+
+    fn from_raw(raw: BTreeMap<String, Raw>) -> Result<Self, LimitsError> {
+        let mut limits = Self::default();
+        for (key, value) in &raw {
+            match key.as_str() {
+                "default" => limits.default = parse_limit(key, text_of(key, value)?)?,
+                "names" => {
+                    let Raw::Table(table) = value else {
+                        let text = text_of(key, value).unwrap_or("a value");
+                        return Err(LimitsError::new(key, text, "not a table of names"));
+                    };
+                    for (name, value) in table {
+                        let key = format!("names.{name}");
+                        if name.is_empty() {
+                            return Err(LimitsError::new(&key, "", "an empty name"));
+                        }
+                        let limit = parse_limit(&key, text_of(&key, value)?)?;
+                        limits.names.insert(name.clone(), limit);
+                    }
+                }
+                _ => {
+                    let text = text_of(key, value).unwrap_or("a table");
+                    return Err(LimitsError::new(
+                        key,
+                        text,
+                        "an unknown key; the keys are `default` and `names`",
+                    ));
+                }
+            }
+        }
+        Ok(limits)
+    }
+
+    /// The limit for deadlines without a limit of their own name.
+    pub fn default_limit(&self) -> Duration {
+        self.default
+    }
+
+    /// The limit for `name`: its own, else the default.
+    pub fn limit(&self, name: &str) -> Duration {
+        self.names.get(name).copied().unwrap_or(self.default)
+    }
+
+    /// The names with a limit of their own, in order.
+    pub fn names(&self) -> impl Iterator<Item = (&str, Duration)> {
+        self.names
+            .iter()
+            .map(|(name, limit)| (name.as_str(), *limit))
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Limits {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let raw = BTreeMap::<String, Raw>::deserialize(deserializer)?;
+        Self::from_raw(raw).map_err(serde::de::Error::custom)
+    }
+}
+
+static INSTALLED: ArcSwapOption<Limits> = ArcSwapOption::const_empty();
+
+/// Installs `limits` for the process, replacing those before: the next deadline made with
+/// a name ([`deadline_named`](crate::DeadlineExt::deadline_named), [`limit_for`]) takes
+/// its limit from them; deadlines in flight keep theirs. Also [enables](super::enable)
+/// reporting.
+///
+/// ```
+/// use std::time::Duration;
+/// use punctual::report::{self, Limits};
+///
+/// report::install_limits(Limits::from_toml("[names]\ndoc-install = \"750ms\"").unwrap());
+/// assert_eq!(report::limit_for("doc-install"), Duration::from_millis(750));
+/// ```
+pub fn install_limits(limits: Limits) {
+    #[cfg(feature = "metrics")]
+    for (name, limit) in limits.names() {
+        super::metrics::set_limit(name, limit);
+    }
+    INSTALLED.store(Some(Arc::new(limits)));
+    super::enable();
+}
+
+/// The installed limits ([`Limits::default`] if none were).
+pub fn installed_limits() -> Arc<Limits> {
+    INSTALLED.load_full().unwrap_or_default()
+}
+
+/// The limit for `name` in the installed limits: its own, else their default (1 s if
+/// none were installed).
+pub fn limit_for(name: &str) -> Duration {
+    match &*INSTALLED.load() {
+        Some(limits) => limits.limit(name),
+        None => Limits::default().default,
+    }
+}

@@ -1,0 +1,158 @@
+//! Counts per name and the recent events, behind one lock.
+//! * Each outcome is counted once and kept once; the oldest event goes when the buffer is
+//!   full. A capacity of 0 keeps none.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Mutex;
+use std::time::{Duration, SystemTime};
+
+use punctual_core::{Outcome, OutcomeKind};
+
+/// How many outcomes of each kind a name has had.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "config", derive(serde::Serialize))]
+#[non_exhaustive]
+pub struct Counts {
+    /// Completed in time (an output that is not a judged `Result`).
+    pub completed: u64,
+    /// Completed in time with `Ok`.
+    pub succeeded: u64,
+    /// Completed in time with `Err`.
+    pub failed: u64,
+    /// Ran out of time.
+    pub elapsed: u64,
+    /// Dropped by the caller first.
+    pub dropped: u64,
+    /// Later fates of elapsed ones kept running ([`Keeper`](super::Keeper)): finished `Ok`.
+    pub abandoned_succeeded: u64,
+    /// Kept running, finished `Err`.
+    pub abandoned_failed: u64,
+    /// To be kept running, refused by the cap (dropped).
+    pub refused: u64,
+}
+
+impl Counts {
+    /// The count of `kind`.
+    ///
+    /// ```
+    /// # use punctual::report::{Counts, OutcomeKind};
+    /// assert_eq!(Counts::default().get(OutcomeKind::Elapsed), 0);
+    /// ```
+    pub fn get(&self, kind: OutcomeKind) -> u64 {
+        let mut counts = *self;
+        *counts.slot(kind)
+    }
+
+    /// All outcomes counted: one per deadline (later fates of kept ones are not outcomes).
+    pub fn total(&self) -> u64 {
+        self.completed + self.succeeded + self.failed + self.elapsed + self.dropped
+    }
+
+    fn slot(&mut self, kind: OutcomeKind) -> &mut u64 {
+        match kind {
+            OutcomeKind::Completed => &mut self.completed,
+            OutcomeKind::Succeeded => &mut self.succeeded,
+            OutcomeKind::Failed => &mut self.failed,
+            OutcomeKind::Elapsed => &mut self.elapsed,
+            OutcomeKind::AbandonedSucceeded => &mut self.abandoned_succeeded,
+            OutcomeKind::AbandonedFailed => &mut self.abandoned_failed,
+            OutcomeKind::Refused => &mut self.refused,
+            _ => &mut self.dropped,
+        }
+    }
+
+    fn add(&mut self, kind: OutcomeKind) {
+        *self.slot(kind) += 1;
+    }
+}
+
+/// One outcome as the recent events keep it, with the wall-clock time it was reported.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "config", derive(serde::Serialize))]
+#[non_exhaustive]
+pub struct Event {
+    /// The deadline's name.
+    pub name: &'static str,
+    /// How it ended: `completed`, `succeeded`, `failed`, `elapsed` or `dropped`.
+    pub outcome: &'static str,
+    /// Its limit in seconds; `None` for a deadline at an instant.
+    pub limit_seconds: Option<f64>,
+    /// The time it used, in seconds.
+    pub used_seconds: f64,
+    /// When it was reported, in milliseconds since the Unix epoch.
+    pub unix_millis: u64,
+}
+
+/// Per name: the counts and the last limit seen.
+#[derive(Debug, Default)]
+pub(super) struct PerName {
+    pub(super) counts: Counts,
+    pub(super) last_limit: Option<Duration>,
+}
+
+#[derive(Debug)]
+pub(super) struct Record {
+    pub(super) names: BTreeMap<&'static str, PerName>,
+    pub(super) recent: VecDeque<Event>,
+    capacity: usize,
+}
+
+pub(super) static RECORD: Mutex<Record> = Mutex::new(Record {
+    names: BTreeMap::new(),
+    recent: VecDeque::new(),
+    capacity: 256,
+});
+
+/// The record, even if a panic poisoned it (its data stay consistent: one push, one add).
+pub(super) fn lock() -> std::sync::MutexGuard<'static, Record> {
+    RECORD.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+pub(super) fn record(outcome: &Outcome) {
+    let event = Event {
+        name: outcome.name,
+        outcome: outcome.kind.as_str(),
+        limit_seconds: outcome.limit.map(|l| l.as_secs_f64()),
+        used_seconds: outcome.used.as_secs_f64(),
+        unix_millis: SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
+    };
+    let mut record = lock();
+    let per_name = record.names.entry(outcome.name).or_default();
+    per_name.counts.add(outcome.kind);
+    if outcome.limit.is_some() {
+        per_name.last_limit = outcome.limit;
+    }
+    if record.capacity > 0 {
+        if record.recent.len() >= record.capacity {
+            record.recent.pop_front();
+        }
+        record.recent.push_back(event);
+    }
+}
+
+/// The most recent events, oldest first.
+///
+/// ```
+/// punctual::report::enable();
+/// let events = punctual::report::recent();
+/// assert!(events.len() <= 256);
+/// ```
+pub fn recent() -> Vec<Event> {
+    lock().recent.iter().cloned().collect()
+}
+
+/// Keeps the last `capacity` events from now on (256 by default; 0 keeps none), dropping
+/// the oldest beyond it.
+///
+/// ```
+/// punctual::report::set_recent_capacity(1024);
+/// ```
+pub fn set_recent_capacity(capacity: usize) {
+    let mut record = lock();
+    record.capacity = capacity;
+    while record.recent.len() > capacity {
+        record.recent.pop_front();
+    }
+}
