@@ -29,8 +29,8 @@ use crate::wheel::DefaultWheel;
 
 /// [`punctual_tower::DeadlineLayer`] on the default wheel.
 pub type DeadlineLayer<T = OwnLimit> = punctual_tower::DeadlineLayer<DefaultWheel, T>;
-/// [`punctual_tower::Deadline`] on the default wheel.
-pub type Deadline<S, T = OwnLimit> = punctual_tower::Deadline<S, DefaultWheel, T>;
+/// [`punctual_tower::DeadlineService`] on the default wheel.
+pub type DeadlineService<S, T = OwnLimit> = punctual_tower::DeadlineService<S, DefaultWheel, T>;
 /// [`punctual_tower::ResponseFuture`] on the default wheel.
 pub type ResponseFuture<F> = punctual_tower::ResponseFuture<F, DefaultWheel>;
 /// [`punctual_tower::HttpDeadlineLayer`] on the default wheel.

@@ -1,4 +1,4 @@
-//! The generic layer: [`DeadlineLayer`], its service [`Deadline`] and its response future.
+//! The generic layer: [`DeadlineLayer`], its service [`DeadlineService`] and its response future.
 
 use core::fmt;
 use core::future::Future;
@@ -174,10 +174,10 @@ impl<W: WheelRef, T> DeadlineLayer<W, T> {
 }
 
 impl<S, W: WheelRef, T: Clone> Layer<S> for DeadlineLayer<W, T> {
-    type Service = Deadline<S, W, T>;
+    type Service = DeadlineService<S, W, T>;
 
     fn layer(&self, inner: S) -> Self::Service {
-        Deadline {
+        DeadlineService {
             inner,
             limits: self.limits.clone(),
             waiting: None,
@@ -189,7 +189,7 @@ impl<S, W: WheelRef, T: Clone> Layer<S> for DeadlineLayer<W, T> {
 /// The service [`DeadlineLayer`] makes: bounds each request of `S` by the layer's
 /// deadline and budget.
 #[derive(Debug)]
-pub struct Deadline<S, W: WheelRef, T = OwnLimit> {
+pub struct DeadlineService<S, W: WheelRef, T = OwnLimit> {
     inner: S,
     limits: Limits<W, T>,
     /// The wait in `poll_ready` since the last call, with
@@ -199,7 +199,7 @@ pub struct Deadline<S, W: WheelRef, T = OwnLimit> {
     waited_out: Option<Elapsed>,
 }
 
-impl<S: Clone, W: WheelRef, T: Clone> Clone for Deadline<S, W, T> {
+impl<S: Clone, W: WheelRef, T: Clone> Clone for DeadlineService<S, W, T> {
     /// A clone waits for readiness on its own.
     fn clone(&self) -> Self {
         Self {
@@ -245,7 +245,7 @@ impl<W: WheelRef> Waiting<W> {
     }
 }
 
-impl<S, W: WheelRef, T> Deadline<S, W, T> {
+impl<S, W: WheelRef, T> DeadlineService<S, W, T> {
     /// The inner service.
     pub fn get_ref(&self) -> &S {
         &self.inner
@@ -262,7 +262,7 @@ impl<S, W: WheelRef, T> Deadline<S, W, T> {
     }
 }
 
-impl<S, W, T, Req> Service<Req> for Deadline<S, W, T>
+impl<S, W, T, Req> Service<Req> for DeadlineService<S, W, T>
 where
     S: Service<Req>,
     S::Error: Into<BoxError>,
@@ -326,7 +326,7 @@ where
 }
 
 pin_project! {
-    /// The response future of [`Deadline`].
+    /// The response future of [`DeadlineService`].
     ///
     /// # Errors
     ///

@@ -17,7 +17,7 @@
 //!   rounded down, in the header the downstream reads ([`TimeoutHeader`]).
 //! * [`WithinBudget`]: a `tower::retry` policy that
 //!   stops once the budget is spent.
-//! * [`into_status`] (feature `tonic`): a tower error as the `tonic::Status` a gRPC client
+//! * `into_status` (feature `tonic`): a tower error as the `tonic::Status` a gRPC client
 //!   expects, `DEADLINE_EXCEEDED` for an `Elapsed`; `Elapsed` itself converts with `?`.
 //! * [`HyperTimer`]: `hyper::rt::Timer` on a punctual wheel, for hyper's
 //!   own timeouts (header read, keep-alive).
@@ -99,7 +99,7 @@ pub mod timeout_ms;
 pub use body::DeadlineBody;
 pub use http::{DEFAULT_STATUS, HttpDeadline, HttpDeadlineLayer, HttpResponseFuture, RouteName};
 pub use hyper_timer::HyperTimer;
-pub use layer::{Deadline, DeadlineLayer, ResponseFuture};
+pub use layer::{DeadlineLayer, DeadlineService, ResponseFuture};
 pub use propagate::{
     PropagateDeadline, PropagateDeadlineLayer, PropagateResponseFuture, remaining_budget,
 };
