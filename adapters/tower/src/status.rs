@@ -11,7 +11,7 @@ use crate::BoxError;
 
 /// Maps a middleware error into the `tonic::Status` a gRPC client expects: an [`Elapsed`]
 /// (a [`PropagateDeadline`](crate::PropagateDeadline) call whose budget was spent, a
-/// [`Deadline`](crate::Deadline) that fired) is `DEADLINE_EXCEEDED`; any other error is
+/// [`DeadlineService`](crate::DeadlineService) that fired) is `DEADLINE_EXCEEDED`; any other error is
 /// what tonic itself makes of it (`Status::from_error`), except tonic's own
 /// `TimeoutExpired`, also `DEADLINE_EXCEEDED`: a tonic `Channel` enforces the
 /// `grpc-timeout` it sends with a timer of its own, and reports `CANCELLED` when that
