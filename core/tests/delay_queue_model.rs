@@ -35,9 +35,9 @@ const DEFAULT_CASES: u32 = 256;
 /// Slots of the fixed queue: few, so that it fills up.
 const FIXED_SLOTS: usize = 8;
 /// Operations per case, fewer under Miri.
-const OPS: usize = if cfg!(miri) { 24 } else { 64 };
+const OPS: usize = if cfg!(miri) { 12 } else { 64 };
 /// Values per burst (exclusive bound), fewer under Miri.
-const BURST: u8 = if cfg!(miri) { 12 } else { 48 };
+const BURST: u8 = if cfg!(miri) { 6 } else { 48 };
 
 #[derive(Debug, Clone)]
 enum Op {
