@@ -24,7 +24,7 @@ use core::time::Duration;
 use std::sync::OnceLock;
 use std::time::Instant;
 
-use punctual_core::{BootClock, Clock, ClockInstant, Growable, Reading, StdClock, Wheel, WheelRef};
+use punctual_core::{BootClock, Clock, ClockInstant, Growable, Reading, StdClock, Wheel};
 
 /// The global wheel's tick.
 const TICK: Duration = Duration::from_millis(1);
@@ -310,6 +310,7 @@ impl Clock for GlobalClock {
 /// The global wheel, for diagnostics ([`Wheel::occupied`]) and for
 /// [`Deadline::new`](punctual_core::Deadline::new) with an explicit
 /// [`Limit`](punctual_core::Limit).
+#[inline]
 pub fn global_wheel() -> &'static Wheel<GlobalClock, Growable> {
     &GLOBAL
 }
@@ -318,26 +319,4 @@ pub fn global_wheel() -> &'static Wheel<GlobalClock, Growable> {
 #[cfg(any(feature = "tokio", feature = "test-util"))]
 pub(crate) const fn global_wheel_static() -> &'static Wheel<GlobalClock, Growable> {
     &GLOBAL
-}
-
-/// A handle on the global wheel: zero bytes, with calls straight to the `static` wheel.
-/// `punctual`'s default deadlines use its `DefaultWheel` instead, which may pick a
-/// runtime's wheel; `Global` is always the global wheel.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Global;
-
-// SAFETY: always the one `static` wheel.
-unsafe impl WheelRef for Global {
-    type Target = Wheel<GlobalClock, Growable>;
-    type Instant = Reading;
-
-    #[inline]
-    fn get(&self) -> &Self::Target {
-        &GLOBAL
-    }
-
-    #[inline]
-    fn instant_of(&self, at: Reading) -> Reading {
-        at
-    }
 }

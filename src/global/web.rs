@@ -13,7 +13,7 @@
 use core::sync::atomic::{AtomicBool, Ordering};
 use core::time::Duration;
 
-use punctual_core::{Clock, ClockInstant, Growable, Reading, Wheel, WheelRef};
+use punctual_core::{Clock, ClockInstant, Growable, Reading, Wheel};
 use punctual_wasm::HostClock;
 use web_time::Instant;
 
@@ -91,28 +91,7 @@ pub(crate) fn std_reading(at: Reading) -> Reading {
 /// The global wheel, for diagnostics ([`Wheel::occupied`]) and for
 /// [`Deadline::new`](punctual_core::Deadline::new) with an explicit
 /// [`Limit`](punctual_core::Limit).
+#[inline]
 pub fn global_wheel() -> &'static Wheel<GlobalClock, Growable> {
     &GLOBAL
-}
-
-/// A handle on the global wheel: zero bytes, with calls straight to the `static` wheel.
-/// `punctual`'s default deadlines use its `DefaultWheel`, which is the global wheel here
-/// too.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Global;
-
-// SAFETY: always the one `static` wheel.
-unsafe impl WheelRef for Global {
-    type Target = Wheel<GlobalClock, Growable>;
-    type Instant = Reading;
-
-    #[inline]
-    fn get(&self) -> &Self::Target {
-        &GLOBAL
-    }
-
-    #[inline]
-    fn instant_of(&self, at: Reading) -> Reading {
-        at
-    }
 }
