@@ -16,9 +16,6 @@ pub type NamedDeadline<F> = punctual_core::Deadline<'static, F, DefaultWheel, pu
 /// A default sleep. See [`punctual_core::Sleep`].
 pub type Sleep = punctual_core::Sleep<'static, DefaultWheel>;
 
-/// A default budget. See [`punctual_core::Budgeted`].
-pub type Budgeted<F> = punctual_core::Budgeted<'static, F, DefaultWheel>;
-
 /// A default whole-stream deadline. See [`punctual_core::StreamDeadline`].
 pub type StreamDeadline<S> = punctual_core::StreamDeadline<'static, S, DefaultWheel>;
 

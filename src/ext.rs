@@ -6,7 +6,7 @@ use core::time::Duration;
 use futures_core::Stream;
 use punctual_core::Limit;
 
-use crate::current_budget::CurrentBudget;
+use crate::budget::Budgeted;
 use crate::default_wheel::DefaultWheel;
 #[cfg(feature = "config")]
 use crate::defaults::NamedDeadline;
@@ -147,8 +147,8 @@ pub trait DeadlineExt: Future + Sized {
     /// # Cancel safety
     ///
     /// Dropping it drops `self`.
-    fn with_current_budget(self) -> CurrentBudget<Self> {
-        crate::current_budget::carry(self)
+    fn with_current_budget(self) -> Budgeted<Self> {
+        Budgeted::carrying(self)
     }
 }
 

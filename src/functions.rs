@@ -6,8 +6,9 @@ use core::time::Duration;
 
 use punctual_core::Limit;
 
+use crate::budget::Budgeted;
 use crate::default_wheel::DefaultWheel;
-use crate::defaults::{Budgeted, Deadline, Interval, Sleep};
+use crate::defaults::{Deadline, Interval, Sleep};
 use crate::ext::DeadlineExt;
 use crate::instant::DeadlineInstant;
 
@@ -108,7 +109,7 @@ pub fn interval_at(start: impl DeadlineInstant, period: Duration) -> Interval {
 /// default deadline started while it runs ends no later than it.
 ///
 /// The budget reaches the deadlines inside by itself, on any executor: it travels with the
-/// polling of `future` (see [`punctual_core::Budgeted`]).
+/// polling of `future`. [`Budget::current`](crate::Budget::current) reads it inside.
 ///
 /// ```
 /// use std::time::Duration;
@@ -150,7 +151,7 @@ pub fn interval_at(start: impl DeadlineInstant, period: Duration) -> Interval {
 /// is used and its timer thread is not running and cannot be started
 /// ([`GlobalClock`](crate::wheel::GlobalClock)).
 pub fn budget<F: IntoFuture>(duration: Duration, future: F) -> Budgeted<F::IntoFuture> {
-    Budgeted::new(future.into_future(), DefaultWheel::new(), duration)
+    Budgeted::new(future.into_future(), duration)
 }
 
 /// Bounds `future` by `duration`: `future.deadline(duration)` in the shape of

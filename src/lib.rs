@@ -5,13 +5,13 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
 
-pub use punctual_core::{Budget, Elapsed, MissedTickBehavior};
+pub use punctual_core::{Elapsed, MissedTickBehavior};
 
 /// The core crate, for everything not re-exported here.
 pub use punctual_core;
 
 #[cfg(feature = "std")]
-mod current_budget;
+mod budget;
 #[cfg(feature = "std")]
 mod default_wheel;
 #[cfg(feature = "std")]
@@ -54,11 +54,9 @@ pub mod wheel;
 mod wheel_choice;
 
 #[cfg(feature = "std")]
-pub use current_budget::{BlockingBudget, CurrentBudget, carry_budget};
+pub use budget::{Budget, Budgeted};
 #[cfg(feature = "std")]
-pub use defaults::{
-    Budgeted, Deadline, IdleTimeout, Interval, NamedDeadline, Sleep, StreamDeadline,
-};
+pub use defaults::{Deadline, IdleTimeout, Interval, NamedDeadline, Sleep, StreamDeadline};
 #[cfg(feature = "std")]
 pub use delay_queue::DelayQueue;
 #[cfg(feature = "std")]

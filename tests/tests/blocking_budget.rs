@@ -1,12 +1,13 @@
-//! Budgets in blocking code: `carry_budget` takes the caller's budget into a closure run
-//! on another thread, where `BlockingBudget` tells the work when to stop and default
-//! deadlines end by it, on tokio's blocking pool (paused clock) and on plain threads.
+//! Budgets in blocking code: `Budget::current()` takes the caller's budget to a closure run
+//! on another thread, where it tells the work when to stop, and `Budget::enter` makes
+//! default deadlines end by it, on tokio's blocking pool (paused clock) and on plain
+//! threads.
 
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use punctual::Budget;
 use punctual::prelude::*;
-use punctual::{BlockingBudget, carry_budget};
 
 const MS: Duration = Duration::from_millis(1);
 
@@ -19,14 +20,14 @@ async fn spawn_blocking_work_stops_when_the_budget_ends() {
     let (started, start) = mpsc::channel();
     // The closure takes the budget where it is made; it runs on the blocking pool.
     let job = punctual::budget(100 * MS, async {
-        carry_budget(move || {
-            let budget = BlockingBudget::current();
+        let budget = Budget::current();
+        move || {
             started.send(budget.remaining()).unwrap();
             while !budget.expired() {
                 std::thread::sleep(MS);
             }
             done.send(budget.check()).unwrap();
-        })
+        }
     })
     .await
     .unwrap();
@@ -45,11 +46,14 @@ async fn spawn_blocking_work_stops_when_the_budget_ends() {
 #[tokio::test(start_paused = true)]
 async fn a_deadline_inside_the_closure_ends_by_the_budget() {
     let job = punctual::budget(50 * MS, async {
-        carry_budget(|| {
-            // A deadline of its own, longer than the budget: the budget wins.
-            let handle = tokio::runtime::Handle::current();
-            handle.block_on(std::future::pending::<()>().deadline(Duration::from_secs(10)))
-        })
+        let budget = Budget::current();
+        move || {
+            budget.enter(|| {
+                // A deadline of its own, longer than the budget: the budget wins.
+                let handle = tokio::runtime::Handle::current();
+                handle.block_on(std::future::pending::<()>().deadline(Duration::from_secs(10)))
+            })
+        }
     })
     .await
     .unwrap();
@@ -66,11 +70,11 @@ async fn a_deadline_inside_the_closure_ends_by_the_budget() {
 
 #[test]
 fn without_a_budget_nothing_expires() {
-    let budget = BlockingBudget::current();
+    let budget = Budget::current();
     assert_eq!(budget.remaining(), None);
     assert!(!budget.expired());
     assert!(budget.check().is_ok());
-    assert_eq!(carry_budget(|| 7)(), 7);
+    assert_eq!(budget.enter(|| 7), 7);
 }
 
 #[test]
@@ -78,16 +82,20 @@ fn plain_threads_stop_on_time_never_early() {
     futures_executor::block_on(async {
         let start = Instant::now();
         let worker = punctual::budget(30 * MS, async {
-            std::thread::spawn(carry_budget(|| {
-                let budget = BlockingBudget::current();
-                while budget.check().is_ok() {
-                    std::thread::sleep(MS);
-                }
-                // A default deadline started now, past the budget, ends at once.
-                futures_executor::block_on(
-                    std::future::pending::<()>().deadline(Duration::from_secs(10)),
-                )
-            }))
+            let carried = Budget::current();
+            std::thread::spawn(move || {
+                carried.enter(|| {
+                    // Inside `enter`, the budget in force is the carried one.
+                    let budget = Budget::current();
+                    while budget.check().is_ok() {
+                        std::thread::sleep(MS);
+                    }
+                    // A default deadline started now, past the budget, ends at once.
+                    futures_executor::block_on(
+                        std::future::pending::<()>().deadline(Duration::from_secs(10)),
+                    )
+                })
+            })
         })
         .await
         .unwrap();

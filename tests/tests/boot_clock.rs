@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use futures_executor::block_on;
 use punctual::wheel::{BootClock, Clock, GlobalClock, GlobalClockKind, Growable, StdClock, Wheel};
-use punctual::{BlockingBudget, DeadlineExt};
+use punctual::{Budget, DeadlineExt};
 
 /// A deadline that has not fired after this long has failed (it would have hung).
 const WATCHDOG: Duration = Duration::from_secs(20);
@@ -76,7 +76,8 @@ fn boot_clock_on_own_wheel_and_on_global_wheel() {
     // A budget carried to another thread ends at the same instant there: neither at
     // once (the boot clock reads an hour behind the std reference) nor later.
     let carried = futures_executor::block_on(punctual::budget(Duration::from_millis(200), async {
-        punctual::carry_budget(|| BlockingBudget::current().remaining())
+        let budget = Budget::current();
+        move || budget.enter(|| Budget::current().remaining())
     }))
     .unwrap();
     let left = std::thread::spawn(carried).join().unwrap().unwrap();

@@ -1,0 +1,297 @@
+//! [`Budget`], the budget in force as a plain value, and [`Budgeted`], a future run under a
+//! budget: one given (`punctual::budget`) or the one in force where it was made
+//! (`with_current_budget`).
+//!
+//! * A budget reaches inner deadlines through a thread-local, set while its future is polled.
+//!   So it does not reach a spawned task or another thread by itself: carry it.
+//! * A carried budget is taken where it is made, on the spawner's thread. Its first poll (or
+//!   `enter`) sets it on the default wheel of the thread there.
+//! * The end travels as a reading of the global clock, which every default wheel converts
+//!   exactly. So the end stays the same instant on every wheel.
+
+use core::fmt;
+use core::future::Future;
+use core::pin::Pin;
+use core::task::{Context, Poll};
+use core::time::Duration;
+
+use pin_project_lite::pin_project;
+use punctual_core::{Elapsed, WheelRef};
+
+use crate::default_wheel::DefaultWheel;
+
+/// The core's budget future on the default wheel.
+type OnDefaultWheel<F> = punctual_core::Budgeted<'static, F, DefaultWheel>;
+
+/// The budget to carry: its end on the global clock, and what its `Elapsed` reports.
+#[derive(Debug, Clone, Copy)]
+struct Carried {
+    end: punctual_core::Reading,
+    duration: Duration,
+    name: Option<&'static str>,
+}
+
+pin_project! {
+    /// A future run under a budget: made by [`punctual::budget`](crate::budget), or by
+    /// [`DeadlineExt::with_current_budget`](crate::DeadlineExt::with_current_budget) with
+    /// the budget in force where it was made.
+    ///
+    /// # Errors
+    ///
+    /// `Err(Elapsed)`, a budget's ([`Elapsed::is_budget`]), when the budget runs out first.
+    /// The inner future has been dropped by then.
+    ///
+    /// # Cancel safety
+    ///
+    /// Dropping it drops the inner future.
+    ///
+    /// # Panics
+    ///
+    /// Polling it after it returned `Ready` panics.
+    #[must_use = "futures do nothing unless you `.await` or poll them"]
+    pub struct Budgeted<F> {
+        #[pin]
+        state: State<F>,
+    }
+}
+
+pin_project! {
+    /// `Carrying` until the first poll, then `Bounded` or `Unbounded` for good.
+    /// `Poisoned` only during that move, and after a panic in it.
+    #[project = StateProj]
+    #[project_replace = StateReplace]
+    enum State<F> {
+        Carrying { future: F, carried: Option<Carried>, name: Option<&'static str> },
+        Bounded { #[pin] budgeted: OnDefaultWheel<F> },
+        Unbounded { #[pin] future: F },
+        Poisoned,
+    }
+}
+
+impl<F: Future> Budgeted<F> {
+    /// `future` under a budget of `duration` from its first poll.
+    pub(crate) fn new(future: F, duration: Duration) -> Self {
+        Self {
+            state: State::Bounded {
+                budgeted: OnDefaultWheel::new(future, DefaultWheel::new(), duration),
+            },
+        }
+    }
+
+    /// `future`, carrying the budget in force here.
+    pub(crate) fn carrying(future: F) -> Self {
+        Self {
+            state: State::Carrying {
+                future,
+                carried: carried_here(),
+                name: None,
+            },
+        }
+    }
+
+    /// Names the budget: the name its `Elapsed` carries, and under which its outcome is
+    /// reported when it ends (see [`report`](crate::report)). A carried budget keeps its
+    /// own name unless this renames it; with no budget to carry, the name is unused.
+    pub fn named(self, name: &'static str) -> Self {
+        let state = match self.state {
+            State::Carrying {
+                future, carried, ..
+            } => State::Carrying {
+                future,
+                carried,
+                name: Some(name),
+            },
+            State::Bounded { budgeted } => State::Bounded {
+                budgeted: budgeted.named(name),
+            },
+            other => other,
+        };
+        Self { state }
+    }
+}
+
+/// The budget in force here, on the default wheel, if it ever ends.
+fn carried_here() -> Option<Carried> {
+    let mut wheel = DefaultWheel::new();
+    wheel.choose();
+    punctual_core::Budget::current().and_then(|budget| {
+        budget.remaining(&wheel)?;
+        // A budget that never ends bounds nothing.
+        (budget.at() != punctual_core::Reading::END).then(|| Carried {
+            end: wheel.global_reading(budget.at()),
+            duration: budget.duration(),
+            name: budget.name(),
+        })
+    })
+}
+
+/// The carried budget, set on this thread's default wheel.
+fn budget_here(carried: Carried) -> (DefaultWheel, punctual_core::Budget) {
+    let mut wheel = DefaultWheel::new();
+    wheel.choose();
+    let budget = punctual_core::Budget::new(
+        wheel.budget_wheel(),
+        wheel.reading_at(carried.end),
+        carried.duration,
+    );
+    let budget = match carried.name {
+        Some(name) => budget.named(name),
+        None => budget,
+    };
+    (wheel, budget)
+}
+
+impl<F: Future> Future for Budgeted<F> {
+    type Output = Result<F::Output, Elapsed>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut state = self.project().state;
+        if let StateProj::Carrying { .. } = state.as_mut().project() {
+            let StateReplace::Carrying {
+                future,
+                carried,
+                name,
+            } = state.as_mut().project_replace(State::Poisoned)
+            else {
+                unreachable!("checked above")
+            };
+            state.set(match carried {
+                Some(carried) => {
+                    let (wheel, budget) = budget_here(carried);
+                    let budgeted = OnDefaultWheel::with_budget(future, wheel, budget);
+                    State::Bounded {
+                        budgeted: match name {
+                            Some(name) => budgeted.named(name),
+                            None => budgeted,
+                        },
+                    }
+                }
+                None => State::Unbounded { future },
+            });
+        }
+        match state.project() {
+            StateProj::Bounded { budgeted } => budgeted.poll(cx),
+            StateProj::Unbounded { future } => future.poll(cx).map(Ok),
+            StateProj::Carrying { .. } | StateProj::Poisoned => {
+                panic!("`Budgeted` polled after a poll panicked")
+            }
+        }
+    }
+}
+
+impl<F> fmt::Debug for Budgeted<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let state = match &self.state {
+            State::Carrying { carried, .. } => match carried {
+                Some(_) => "not polled yet, carrying a budget",
+                None => "not polled yet, no budget",
+            },
+            State::Bounded { .. } => "bounded",
+            State::Unbounded { .. } => "unbounded",
+            State::Poisoned => "poisoned",
+        };
+        f.debug_struct("Budgeted").field("state", &state).finish()
+    }
+}
+
+/// The budget in force, as a plain value (`Copy`, `Send`): its end as an instant, its
+/// duration and its name. Take it with [`Budget::current`] where a budget is in force, and
+/// use it anywhere, on any thread.
+///
+/// Blocking code (`spawn_blocking`, a thread pool) is where it matters: no runtime can stop
+/// such work from outside, so the work checks its budget in its loop.
+/// [`expired`](Self::expired), [`remaining`](Self::remaining) and [`check`](Self::check)
+/// read the clock of the thread's default wheel: no lock, no allocation once the thread has
+/// its wheel (inside a tokio runtime, the first use on a thread claims one).
+/// [`enter`](Self::enter) runs a closure with the budget in force, so that default
+/// deadlines inside it end by it too.
+///
+/// ```
+/// use std::time::Duration;
+/// use punctual::Budget;
+///
+/// # futures_executor::block_on(async {
+/// let outcome = punctual::budget(Duration::from_millis(20), async {
+///     let budget = Budget::current();
+///     // `tokio::task::spawn_blocking(move || ..)` in a tokio service.
+///     let work = std::thread::spawn(move || {
+///         let mut slices = 0;
+///         while !budget.expired() {
+///             slices += 1; // a slice of blocking work
+///             std::thread::sleep(Duration::from_millis(1));
+///         }
+///         budget.check().map(|()| slices)
+///     });
+///     work.join().unwrap() // blocks this task: only to keep the example short
+/// })
+/// .await;
+/// // The blocking work saw the budget run out, and stopped.
+/// assert!(outcome.and_then(|inner| inner).unwrap_err().is_budget());
+/// # });
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Budget {
+    carried: Option<Carried>,
+}
+
+impl Budget {
+    /// The budget in force here: inside a [`punctual::budget`](crate::budget) block, a
+    /// request under a `punctual-tower` layer, or [`enter`](Self::enter). With none, a
+    /// value that never expires.
+    pub fn current() -> Self {
+        Self {
+            carried: carried_here(),
+        }
+    }
+
+    /// What is left of the budget now, on this thread's default wheel; `None` without a
+    /// budget.
+    pub fn remaining(&self) -> Option<Duration> {
+        let (wheel, budget) = budget_here(self.carried?);
+        budget.remaining(&wheel)
+    }
+
+    /// Whether the budget has run out; never without one.
+    pub fn expired(&self) -> bool {
+        self.remaining().is_some_and(|left| left.is_zero())
+    }
+
+    /// `Err` with the budget's [`Elapsed`] once it has run out, for `?` in a loop.
+    ///
+    /// # Errors
+    ///
+    /// The budget's `Elapsed` ([`Elapsed::is_budget`]) once it has run out.
+    pub fn check(&self) -> Result<(), Elapsed> {
+        match self.carried {
+            Some(carried) if self.expired() => Err(Elapsed::budget(carried.duration, carried.name)),
+            _ => Ok(()),
+        }
+    }
+
+    /// Runs `f` with the budget in force on this thread: default deadlines first polled
+    /// inside it (in a `block_on`, say) end by it, and [`Budget::current`] inside it is
+    /// this budget.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use punctual::{Budget, DeadlineExt};
+    ///
+    /// # futures_executor::block_on(async {
+    /// let budget = punctual::budget(Duration::from_millis(20), async { Budget::current() })
+    ///     .await
+    ///     .unwrap();
+    /// // On another thread, a deadline of one second ends by the budget.
+    /// let ended = std::thread::spawn(move || {
+    ///     let slow = std::future::pending::<()>();
+    ///     budget.enter(|| futures_executor::block_on(slow.deadline(Duration::from_secs(1))))
+    /// });
+    /// assert!(ended.join().unwrap().unwrap_err().is_budget());
+    /// # });
+    /// ```
+    pub fn enter<R>(&self, f: impl FnOnce() -> R) -> R {
+        match self.carried {
+            Some(carried) => budget_here(carried).1.enter(f),
+            None => f(),
+        }
+    }
+}
