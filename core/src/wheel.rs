@@ -83,7 +83,7 @@ use crate::time::{Reading, StoredTick};
 use degraded_wakers::DegradedWakers;
 use driver_wakers::DriverWakers;
 use entry::{HANDLE, WHEEL};
-use lists::Fresh;
+use lists::NeverUsed;
 use plan::{ACTIVE, Plan};
 use shards::{SHARDS, Shard};
 use stats::Counters;
@@ -157,7 +157,7 @@ pub struct Wheel<C, S> {
     /// One free list and two inboxes per shard of threads.
     shards: [Shard; SHARDS],
     /// Entries never used yet.
-    fresh: Fresh,
+    never_used: NeverUsed,
     /// `DRIVING` while a thread holds the driver role, `REQUESTED` if another asked.
     role: AtomicU32,
     driver_wakers: DriverWakers,
@@ -231,7 +231,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
 
     /// Entries in use: armed, or fired or cancelled and not yet reclaimed. Scans the slab.
     pub fn occupied(&self) -> usize {
-        (0..self.fresh.touched())
+        (0..self.never_used.touched())
             .filter(|&i| {
                 self.storage.entry(i).state.load(Ordering::Acquire) & (HANDLE | WHEEL) != 0
             })
@@ -253,7 +253,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     #[cfg(feature = "stats")]
     pub fn stats(&self) -> Stats {
         self.counters
-            .snapshot(self.fresh.touched() as usize, self.occupied())
+            .snapshot(self.never_used.touched() as usize, self.occupied())
     }
 
     /// Fires every deadline that has come due by its tick (or, in a sparse slot, its own

@@ -1,5 +1,5 @@
 //! `Deadline<F>`: a future that is given up when its time runs out.
-//! * The inner future lives until the timer's `inner_gone` mark, set before it is dropped
+//! * The inner future lives until the timer's `inner_dropped` mark, set before it is dropped
 //!   (a panicking drop never runs twice); it is never polled after.
 //! * A fire already decided wins over polling the inner future, and over a reset.
 //! * On drop the inner future goes first; the timer field, dropped after it, releases
@@ -68,7 +68,7 @@ use crate::future::outcome::OutcomeKind;
 #[must_use = "futures do nothing unless you `.await` or poll them"]
 pub struct Deadline<'w, F, W: WheelRef = &'w dyn RawWheel, N: DeadlineName = Unnamed> {
     // Structurally pinned: dropped in place, moved out only by value (`into_inner`,
-    // `named`). Live until `timer.inner_gone()`.
+    // `named`). Live until `timer.inner_dropped()`.
     future: ManuallyDrop<F>,
     timer: Timer<W>,
     name: N,
@@ -112,7 +112,7 @@ impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
     /// If the deadline has completed, as the other accessors.
     pub fn named(self, name: &'static str) -> Deadline<'w, F, W, Named> {
         assert!(
-            !self.timer.inner_gone(),
+            !self.timer.inner_dropped(),
             "`Deadline::named` called after completion"
         );
         self.renamed(Named::new(name))
@@ -138,7 +138,7 @@ impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
         F: Future<Output = Result<T, E>>,
     {
         assert!(
-            !self.timer.inner_gone(),
+            !self.timer.inner_dropped(),
             "`Deadline::named_result` called after completion"
         );
         self.renamed(NamedResult::new(name))
@@ -191,7 +191,7 @@ impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
     pub fn reset(self: Pin<&mut Self>, at: impl ClockInstant<W>) -> bool {
         // SAFETY: the future is not moved; only the timer, which is not pinned, changes.
         let this = unsafe { self.get_unchecked_mut() };
-        if this.timer.inner_gone() {
+        if this.timer.inner_dropped() {
             return false;
         }
         let at = at.reading_on(this.timer.wheel_ref());
@@ -210,7 +210,7 @@ impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
     /// If the deadline has completed (the inner future is gone).
     pub fn get_ref(&self) -> &F {
         assert!(
-            !self.timer.inner_gone(),
+            !self.timer.inner_dropped(),
             "`Deadline::get_ref` called after completion"
         );
         &self.future
@@ -223,7 +223,7 @@ impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
     /// If the deadline has completed (the inner future is gone).
     pub fn get_mut(&mut self) -> &mut F {
         assert!(
-            !self.timer.inner_gone(),
+            !self.timer.inner_dropped(),
             "`Deadline::get_mut` called after completion"
         );
         &mut self.future
@@ -238,7 +238,7 @@ impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
         // SAFETY: the future is structurally pinned (see the field).
         let this = unsafe { self.get_unchecked_mut() };
         assert!(
-            !this.timer.inner_gone(),
+            !this.timer.inner_dropped(),
             "`Deadline::get_pin_mut` called after completion"
         );
         // SAFETY: as above; the future is live (not gone).
@@ -252,7 +252,7 @@ impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
     /// If the deadline has completed (the inner future is gone).
     pub fn into_inner(self) -> F {
         assert!(
-            !self.timer.inner_gone(),
+            !self.timer.inner_dropped(),
             "`Deadline::into_inner` called after completion"
         );
         self.report_dropped();
@@ -295,7 +295,7 @@ impl<F: Future, W: WheelRef, N: ReportsOutput<F::Output>> Deadline<'_, F, W, N> 
     ) -> Poll<Result<F::Output, Elapsed>> {
         // SAFETY: structurally pinned: polled through a `Pin` made in place, dropped in place.
         let this = unsafe { self.get_unchecked_mut() };
-        if this.timer.inner_gone() {
+        if this.timer.inner_dropped() {
             panic!("`Deadline` polled after completion");
         }
         // A fire already decided wins: the inner future is not polled after it.
@@ -351,8 +351,8 @@ impl<F: Future, W: WheelRef, N: ReportsOutput<F::Output>> Deadline<'_, F, W, N> 
     /// Drops the inner future in place, marked gone first so a panicking drop runs once.
     #[inline]
     fn drop_future(&mut self) {
-        debug_assert!(!self.timer.inner_gone());
-        self.timer.set_inner_gone();
+        debug_assert!(!self.timer.inner_dropped());
+        self.timer.set_inner_dropped();
         // SAFETY: live and now marked gone: dropped exactly once, in place.
         unsafe { ManuallyDrop::drop(&mut self.future) };
     }
@@ -360,9 +360,9 @@ impl<F: Future, W: WheelRef, N: ReportsOutput<F::Output>> Deadline<'_, F, W, N> 
 
 impl<F, W: WheelRef, N: DeadlineName> Drop for Deadline<'_, F, W, N> {
     fn drop(&mut self) {
-        if !self.timer.inner_gone() {
+        if !self.timer.inner_dropped() {
             self.report_dropped();
-            self.timer.set_inner_gone();
+            self.timer.set_inner_dropped();
             // SAFETY: live and now marked gone: dropped exactly once, in place.
             unsafe { ManuallyDrop::drop(&mut self.future) };
         }
@@ -382,7 +382,7 @@ impl<F, W: WheelRef, N: DeadlineName> fmt::Debug for Deadline<'_, F, W, N> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Deadline")
             .field("name", &self.name.get())
-            .field("running", &!self.timer.inner_gone())
+            .field("running", &!self.timer.inner_dropped())
             .field("timer", &self.timer)
             .finish()
     }

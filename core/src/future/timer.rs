@@ -354,16 +354,16 @@ impl<W: WheelRef> Timer<W> {
         }
     }
 
-    /// Whether the owner marked its inner future dropped ([`Timer::set_inner_gone`]).
+    /// Whether the owner marked its inner future dropped ([`Timer::set_inner_dropped`]).
     #[inline]
-    pub(crate) fn inner_gone(&self) -> bool {
-        self.state.inner_gone()
+    pub(crate) fn inner_dropped(&self) -> bool {
+        self.state.inner_dropped()
     }
 
     /// Marks the inner future dropped, once no phase change is left (a new state clears it).
     #[inline]
-    pub(crate) fn set_inner_gone(&mut self) {
-        self.state.set_inner_gone();
+    pub(crate) fn set_inner_dropped(&mut self) {
+        self.state.set_inner_dropped();
     }
 
     /// The handle of an armed timer.

@@ -279,9 +279,9 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         self.shards[shard]
             .free
             .pop(&self.storage)
-            .or_else(|| self.take_fresh(shard, false))
+            .or_else(|| self.take_never_used(shard, false))
             .or_else(|| self.steal(shard))
-            .or_else(|| self.take_fresh(shard, true))
+            .or_else(|| self.take_never_used(shard, true))
     }
 
     /// An entry from another shard, with up to `FRESH_BLOCK - 1` more moved to `shard`.
@@ -318,8 +318,10 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// A fresh entry, from a block whose rest goes to `shard`; grows only if `grow`.
     #[cold]
     #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
-    pub(super) fn take_fresh(&self, shard: usize, grow: bool) -> Option<(Index, &Entry)> {
-        let (first, count) = self.fresh.pop_block(&self.storage, S::FRESH_BLOCK, grow)?;
+    pub(super) fn take_never_used(&self, shard: usize, grow: bool) -> Option<(Index, &Entry)> {
+        let (first, count) = self
+            .never_used
+            .pop_block(&self.storage, S::FRESH_BLOCK, grow)?;
         // Ours alone since the bump; their state is a recycled entry's.
         self.keep(shard, first + 1..first + count);
         Some((first, self.storage.entry(first)))

@@ -11,7 +11,7 @@ use super::grain::Grain;
 use super::handoff::Handoff;
 use super::levels::Levels;
 use super::link::PlainLink;
-use super::lists::Fresh;
+use super::lists::NeverUsed;
 use super::plan::Plan;
 use super::shards::{self, SHARDS, Shard};
 use super::stats::Counters;
@@ -76,7 +76,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 tick: StoredTick::new(TickDivisor::new(tick_nanos(tick))),
                 storage,
                 shards: new_shards(),
-                fresh: Fresh::new(),
+                never_used: NeverUsed::new(),
                 role: AtomicU32::new(0),
                 driver_wakers: DriverWakers::new(),
                 degraded_wakers: DegradedWakers::new(),

@@ -2,7 +2,7 @@
 //! through `slot_next` (free list, arm inbox) or `cancel_link` (cancel inbox).
 //!
 //! * [`FreeList`]: one per shard; any thread pushes (a chain at once) and pops.
-//! * [`Fresh`]: a bump counter of entries never used yet, shared by all shards.
+//! * [`NeverUsed`]: a bump counter of entries never used yet, shared by all shards.
 //! * A pop reads the head's successor, then swings the head past it. Against ABA, a free
 //!   list's head packs a tag that every successful operation increments:
 //!
@@ -108,11 +108,11 @@ impl FreeList {
 }
 
 /// A bump counter over the entries never used yet.
-pub(crate) struct Fresh {
+pub(crate) struct NeverUsed {
     next: AtomicU32,
 }
 
-impl Fresh {
+impl NeverUsed {
     crate::sync::const_fn! {
         pub(crate) fn new() -> Self {
             Self { next: AtomicU32::new(0) }

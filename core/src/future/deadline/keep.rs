@@ -60,7 +60,7 @@ impl<'w, F: Future + Unpin, W: WheelRef, N: super::DeadlineName> Deadline<'w, F,
     /// If the deadline has completed, as the other accessors.
     pub fn keep_on_elapsed(self) -> KeepOnElapsed<'w, F, W, N> {
         assert!(
-            !self.timer.inner_gone(),
+            !self.timer.inner_dropped(),
             "`Deadline::keep_on_elapsed` called after completion"
         );
         KeepOnElapsed { deadline: self }
@@ -70,7 +70,7 @@ impl<'w, F: Future + Unpin, W: WheelRef, N: super::DeadlineName> Deadline<'w, F,
 impl<F: Future + Unpin, W: WheelRef, N: ReportsOutput<F::Output>> Deadline<'_, F, W, N> {
     /// Moves the inner future out at the fire, marked gone first; reports the outcome.
     fn abandon(&mut self, fired: &Fired) -> Abandoned<F> {
-        self.timer.set_inner_gone();
+        self.timer.set_inner_dropped();
         // SAFETY: live until just now, and marked gone: taken exactly once, never dropped
         // in place after. `F: Unpin`, so moving it out of a pinned deadline is allowed.
         let future = unsafe { ManuallyDrop::take(&mut self.future) };
@@ -91,7 +91,7 @@ impl<F: Future + Unpin, W: WheelRef, N: ReportsOutput<F::Output>> Future
         // SAFETY: the deadline is not moved; its inner future is `Unpin`, and is polled
         // in place and moved out only at the fire (`abandon`).
         let this = unsafe { &mut self.get_unchecked_mut().deadline };
-        if this.timer.inner_gone() {
+        if this.timer.inner_dropped() {
             panic!("`KeepOnElapsed` polled after completion");
         }
         if let Some(fired) = this.timer.has_fired() {

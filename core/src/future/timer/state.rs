@@ -171,12 +171,12 @@ impl State {
     }
 
     #[inline(always)]
-    pub(super) const fn inner_gone(self) -> bool {
+    pub(super) const fn inner_dropped(self) -> bool {
         self.0 & INNER_GONE != 0
     }
 
     #[inline(always)]
-    pub(super) fn set_inner_gone(&mut self) {
+    pub(super) fn set_inner_dropped(&mut self) {
         self.0 |= INNER_GONE;
     }
 
@@ -206,7 +206,7 @@ impl core::fmt::Debug for State {
             .field("phase", &self.phase())
             .field("capped", &self.capped())
             .field("instant", &self.is_instant())
-            .field("inner_gone", &self.inner_gone())
+            .field("inner_dropped", &self.inner_dropped())
             .field("payload", &(self.0 >> PAYLOAD))
             .finish()
     }
