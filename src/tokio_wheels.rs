@@ -30,8 +30,6 @@ mod runtime_wheel;
 mod timer_fd;
 
 use core::cell::Cell;
-use core::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 
 use punctual_core::{Growable, Wheel};
 use tokio::runtime::Handle;
@@ -40,22 +38,10 @@ use driver_task::DriverTask;
 pub use runtime_clock::RuntimeClock;
 use runtime_wheel::RuntimeWheel;
 
-use crate::wheel_choice::WheelChoice;
+use crate::wheel_choice::{Shelf, WheelChoice};
 
-/// The default wheels: their shelves and their count.
-struct DefaultWheels {
-    /// Wheels let go, with nothing armed, for the next claim of their flavour:
-    /// `[multi-thread, pausable]`. A lock is enough: a claim comes once per thread and
-    /// runtime.
-    shelves: [Mutex<Vec<&'static RuntimeWheel>>; 2],
-    /// Wheels ever made: the most in use at once.
-    made: AtomicUsize,
-}
-
-static WHEELS: DefaultWheels = DefaultWheels {
-    shelves: [Mutex::new(Vec::new()), Mutex::new(Vec::new())],
-    made: AtomicUsize::new(0),
-};
+/// Runtime wheels let go, for the next claim of their flavour: `[multi-thread, pausable]`.
+static SHELVES: [Shelf<RuntimeWheel>; 2] = [Shelf::new(), Shelf::new()];
 
 /// A thread's runtime wheel: given up when the thread exits.
 struct Claim(Cell<Option<&'static RuntimeWheel>>);
@@ -114,5 +100,5 @@ pub(crate) fn runtime_wheel() -> Option<&'static Wheel<RuntimeClock, Growable>> 
 /// How many runtime wheels this process has made: the most in use at once. For the tests
 /// of their reuse.
 pub(crate) fn runtime_wheels_made() -> usize {
-    WHEELS.made.load(Ordering::Relaxed)
+    SHELVES.iter().map(Shelf::made).sum()
 }

@@ -37,15 +37,14 @@
 //! and is never used again. So a process holds as many wheels as threads paused at once.
 
 use core::cell::Cell;
-use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicU64, Ordering};
 use core::time::Duration;
-use std::sync::Mutex;
 use std::time::Instant;
 
 use punctual_core::{Clock, Growable, Reading, Wheel};
 
 use crate::global::std_clock;
-use crate::wheel_choice::WheelChoice;
+use crate::wheel_choice::{Shelf, WheelChoice};
 
 /// The tick of a paused thread's wheel, as the global wheel's.
 const TICK: Duration = Duration::from_millis(1);
@@ -92,16 +91,12 @@ struct Paused {
 }
 
 /// The wheels of paused threads that have exited, for the next `pause`.
-/// Locked only at a thread's first `pause` and at its exit.
-static SHELF: Mutex<Vec<&'static Paused>> = Mutex::new(Vec::new());
-
-/// Paused wheels ever made (leaked).
-static MADE: AtomicUsize = AtomicUsize::new(0);
+static SHELF: Shelf<Paused> = Shelf::new();
 
 /// How many paused wheels this process has made; `pause` reuses shelved ones first.
 /// For the tests of their reuse.
 pub(crate) fn paused_wheels_made() -> usize {
-    MADE.load(Ordering::Relaxed)
+    SHELF.made()
 }
 
 /// The thread's virtual wheel, once paused; shelved when the thread exits.
@@ -110,11 +105,8 @@ struct Held(Cell<Option<&'static Paused>>);
 impl Drop for Held {
     fn drop(&mut self) {
         if let Some(paused) = self.0.take() {
-            // A deadline still armed keeps the wheel from serving again (`unshelve`).
-            SHELF
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner())
-                .push(paused);
+            // A deadline still armed keeps the wheel from serving again (`restart`).
+            SHELF.put(paused);
         }
     }
 }
@@ -153,25 +145,11 @@ fn advance_wheel(wheel: &VirtualWheel, by: Duration) -> Reading {
 pub fn pause() {
     PAUSED.with(|held| {
         if held.0.get().is_none() {
-            let paused = unshelve().unwrap_or_else(make);
+            let paused = SHELF.claim(|paused| paused.wheel.restart(), make);
             paused.wheel.clock().set(std_clock().now());
             held.0.set(Some(paused));
         }
     });
-}
-
-/// A shelved wheel, started over; `None` if the shelf is empty.
-fn unshelve() -> Option<&'static Paused> {
-    loop {
-        let paused = SHELF
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .pop()?;
-        // Refused while a deadline is armed on it: that wheel stays off the shelf.
-        if paused.wheel.restart() {
-            return Some(paused);
-        }
-    }
 }
 
 /// A new wheel, leaked.
@@ -180,7 +158,6 @@ fn make() -> &'static Paused {
     let wheel: &'static VirtualWheel = Box::leak(Box::new(
         Wheel::growable(VirtualClock(AtomicU64::new(0)), TICK).with_early_looks(),
     ));
-    MADE.fetch_add(1, Ordering::Relaxed);
     Box::leak(Box::new(Paused {
         wheel,
         choice: WheelChoice {

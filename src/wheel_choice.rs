@@ -1,4 +1,14 @@
-//! [`WheelChoice`]: a wheel a default deadline may choose, as `DefaultWheel` holds it.
+//! [`WheelChoice`]: a wheel a default deadline may choose, as `DefaultWheel` holds it; and
+//! the [`Shelf`] of the per-thread ones (a tokio runtime thread's, a paused thread's).
+//!
+//! * A per-thread wheel is leaked, never freed: `'static` references to it are handed out.
+//! * When its thread lets it go with nothing armed, it goes on a shelf.
+//! * A claim takes a shelved wheel first and starts it over; one that refuses (a deadline
+//!   that outlived its thread armed there since) stays off the shelf for good.
+//! * So a process holds as many of them as threads used them at once.
+
+use core::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard};
 
 use punctual_core::{RawWheel, Reading};
 
@@ -29,5 +39,54 @@ impl WheelChoice {
             }
         }
         at
+    }
+}
+
+/// Per-thread wheels let go, for the next claim, and how many were ever made.
+/// A lock is enough: a claim comes once per thread.
+pub(crate) struct Shelf<T: 'static> {
+    wheels: Mutex<Vec<&'static T>>,
+    made: AtomicUsize,
+}
+
+impl<T> Shelf<T> {
+    pub(crate) const fn new() -> Self {
+        Self {
+            wheels: Mutex::new(Vec::new()),
+            made: AtomicUsize::new(0),
+        }
+    }
+
+    fn wheels(&self) -> MutexGuard<'_, Vec<&'static T>> {
+        self.wheels
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// A shelved wheel that `restart` starts over, else a new one from `make`.
+    pub(crate) fn claim(
+        &self,
+        restart: impl Fn(&T) -> bool,
+        make: impl FnOnce() -> &'static T,
+    ) -> &'static T {
+        loop {
+            let Some(wheel) = self.wheels().pop() else {
+                self.made.fetch_add(1, Ordering::Relaxed);
+                return make();
+            };
+            if restart(wheel) {
+                return wheel;
+            }
+        }
+    }
+
+    /// Puts a wheel let go, with nothing armed, on the shelf.
+    pub(crate) fn put(&self, wheel: &'static T) {
+        self.wheels().push(wheel);
+    }
+
+    /// How many wheels were ever made: the most in use at once.
+    pub(crate) fn made(&self) -> usize {
+        self.made.load(Ordering::Relaxed)
     }
 }

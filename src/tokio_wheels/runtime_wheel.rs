@@ -6,24 +6,22 @@
 //!                        └──runtime shuts down──▶ orphan driver (real time) ──drained──▶ shelved
 //! ```
 //!
-//! * A claim takes a shelved wheel of the runtime's flavour first, else makes one.
+//! * A claim takes a shelved wheel of the runtime's flavour first, else makes one
+//!   ([`Shelf`](crate::wheel_choice::Shelf)).
 //! * A claimed wheel starts over (`Wheel::restart`) and reads its new runtime's clock.
 //! * The owner leaves when its thread exits, or when its runtime is gone.
 //! * The last of the owner and the driver to leave shelves the wheel ([`Holders`]).
 //! * A shelved wheel has nothing armed, no driver, and nothing left that can turn it.
-//! * A wheel is never freed: `'static` references to it are handed out.
-//! * A claim refuses a shelved wheel in use again; that wheel stays off the shelf.
 
 use core::fmt;
-use core::sync::atomic::Ordering;
 use core::time::Duration;
-use std::sync::{MutexGuard, OnceLock};
+use std::sync::OnceLock;
 
 use punctual_core::{Growable, RawWheel, Wheel};
 use tokio::runtime::{Handle, RuntimeFlavor};
 
 use super::holders::Holders;
-use super::{DefaultWheels, RuntimeClock, WHEELS};
+use super::{RuntimeClock, SHELVES};
 use crate::wheel_choice::WheelChoice;
 
 /// The tick of every default wheel.
@@ -38,14 +36,6 @@ pub(super) struct RuntimeWheel {
     /// Made for a runtime whose clock tokio may pause (a `current_thread` one): serves
     /// runtimes of that flavour only, since `choice` depends on it.
     pausable: bool,
-}
-
-impl DefaultWheels {
-    fn shelf(&self, pausable: bool) -> MutexGuard<'_, Vec<&'static RuntimeWheel>> {
-        self.shelves[usize::from(pausable)]
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
 }
 
 impl RuntimeWheel {
@@ -65,22 +55,11 @@ impl RuntimeWheel {
         // tokio pauses the clock of a `current_thread` runtime only (`pause` and
         // `start_paused` refuse the others).
         let pausable = !matches!(handle.runtime_flavor(), RuntimeFlavor::MultiThread);
-        let rw = Self::unshelve(pausable).unwrap_or_else(|| Self::make(pausable));
+        let rw =
+            SHELVES[usize::from(pausable)].claim(|rw| rw.wheel.restart(), || Self::make(pausable));
         rw.wheel.clock().switch_to_tokio(DEFAULT_TICK, pausable);
         rw.state.claim();
         rw
-    }
-
-    /// A shelved wheel of the flavour, started over; `None` if the shelf is empty.
-    fn unshelve(pausable: bool) -> Option<&'static Self> {
-        loop {
-            let rw = WHEELS.shelf(pausable).pop()?;
-            // In use again: a deadline that outlived its thread armed there after a
-            // reset. It stays off the shelf, holding that deadline.
-            if rw.wheel.restart() {
-                return Some(rw);
-            }
-        }
     }
 
     /// A new wheel, leaked.
@@ -95,7 +74,6 @@ impl RuntimeWheel {
             state: Holders::new(),
             pausable,
         }));
-        WHEELS.made.fetch_add(1, Ordering::Relaxed);
         rw.choice.get_or_init(|| WheelChoice {
             wheel: &rw.wheel,
             runtime_clock: Some(rw.wheel.clock()),
@@ -133,7 +111,7 @@ impl RuntimeWheel {
     /// The last holder shelves the wheel: no owner, no driver, nothing armed.
     fn shelve(&'static self) {
         debug_assert_eq!(self.wheel.occupied(), 0);
-        WHEELS.shelf(self.pausable).push(self);
+        SHELVES[usize::from(self.pausable)].put(self);
     }
 
     /// Whether the driver task may stop: the owner has left and nothing is armed.
