@@ -35,8 +35,9 @@ pub type DeadlineService<S, T = OwnLimit> = punctual_tower::DeadlineService<S, D
 pub type ResponseFuture<F> = punctual_tower::ResponseFuture<F, DefaultWheel>;
 /// [`punctual_tower::HttpDeadlineLayer`] on the default wheel.
 pub type HttpDeadlineLayer<T = OwnLimit> = punctual_tower::HttpDeadlineLayer<DefaultWheel, T>;
-/// [`punctual_tower::HttpDeadline`] on the default wheel.
-pub type HttpDeadline<S, T = OwnLimit> = punctual_tower::HttpDeadline<S, DefaultWheel, T>;
+/// [`punctual_tower::HttpDeadlineService`] on the default wheel.
+pub type HttpDeadlineService<S, T = OwnLimit> =
+    punctual_tower::HttpDeadlineService<S, DefaultWheel, T>;
 /// [`punctual_tower::HttpResponseFuture`] on the default wheel.
 pub type HttpResponseFuture<F> = punctual_tower::HttpResponseFuture<F, DefaultWheel>;
 /// [`punctual_tower::DeadlineBody`] on the default wheel.

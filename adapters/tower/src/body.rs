@@ -13,7 +13,7 @@ use punctual_core::{Budget, Budgeted, WheelRef};
 use crate::BoxError;
 
 pin_project! {
-    /// The body of a response from [`HttpDeadline`](crate::HttpDeadline): the empty body
+    /// The body of a response from [`HttpDeadlineService`](crate::HttpDeadlineService): the empty body
     /// of a timed-out response, or the inner service's body. The latter ends with an
     /// [`Elapsed`](punctual_core::Elapsed) error if the request's deadline passes while it
     /// streams; a gRPC body ends with trailers saying `grpc-status: 4` instead.

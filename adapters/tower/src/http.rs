@@ -238,10 +238,10 @@ impl<W: WheelRef, T> HttpDeadlineLayer<W, T> {
 }
 
 impl<S, W: WheelRef, T: Clone> Layer<S> for HttpDeadlineLayer<W, T> {
-    type Service = HttpDeadline<S, W, T>;
+    type Service = HttpDeadlineService<S, W, T>;
 
     fn layer(&self, inner: S) -> Self::Service {
-        HttpDeadline {
+        HttpDeadlineService {
             inner,
             limits: self.limits.clone(),
             status: self.status,
@@ -253,7 +253,7 @@ impl<S, W: WheelRef, T: Clone> Layer<S> for HttpDeadlineLayer<W, T> {
 
 /// The service [`HttpDeadlineLayer`] makes.
 #[derive(Debug, Clone)]
-pub struct HttpDeadline<S, W, T = OwnLimit> {
+pub struct HttpDeadlineService<S, W, T = OwnLimit> {
     inner: S,
     limits: Limits<W, T>,
     status: StatusCode,
@@ -261,7 +261,7 @@ pub struct HttpDeadline<S, W, T = OwnLimit> {
     route_name: Option<RouteName>,
 }
 
-impl<S, W, T> HttpDeadline<S, W, T> {
+impl<S, W, T> HttpDeadlineService<S, W, T> {
     /// The inner service.
     pub fn get_ref(&self) -> &S {
         &self.inner
@@ -278,7 +278,7 @@ impl<S, W, T> HttpDeadline<S, W, T> {
     }
 }
 
-impl<S, W, T, ReqBody, ResBody> Service<Request<ReqBody>> for HttpDeadline<S, W, T>
+impl<S, W, T, ReqBody, ResBody> Service<Request<ReqBody>> for HttpDeadlineService<S, W, T>
 where
     S: Service<Request<ReqBody>, Response = Response<ResBody>, Error = Infallible>,
     W: WheelRef,
@@ -346,7 +346,7 @@ impl OnExpiry {
 }
 
 pin_project! {
-    /// The response future of [`HttpDeadline`]: the inner service's response, or the
+    /// The response future of [`HttpDeadlineService`]: the inner service's response, or the
     /// chosen status once the deadline has passed. The body is bounded by the request's
     /// deadline unless the layer said [`unbounded_body`](HttpDeadlineLayer::unbounded_body).
     ///

@@ -97,7 +97,9 @@ mod status;
 pub mod timeout_ms;
 
 pub use body::DeadlineBody;
-pub use http::{DEFAULT_STATUS, HttpDeadline, HttpDeadlineLayer, HttpResponseFuture, RouteName};
+pub use http::{
+    DEFAULT_STATUS, HttpDeadlineLayer, HttpDeadlineService, HttpResponseFuture, RouteName,
+};
 pub use hyper_timer::HyperTimer;
 pub use layer::{DeadlineLayer, DeadlineService, ResponseFuture};
 pub use propagate::{
