@@ -105,17 +105,17 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 // SAFETY: an exclusive moment until the push below (the driver's CAS to
                 // FIRED now fails); this handle was the slot's one registrant.
                 let waker = unsafe { entry.waker.take_exclusive() };
-                // The start tick stands in for "now" (no clock read). Without a span, or
-                // with one too long to trust (`trusted_start`), the driver is woken.
                 // SAFETY: before the push below the entry cannot be reclaimed and armed
                 // again, so nothing writes its deadline.
-                let start = span.and_then(|span| self.trusted_start(unsafe { entry.due() }, span));
+                let due = unsafe { entry.due() };
+                // The tick the plan is compared with: the start tick stands in for "now"
+                // (no clock read). Without a span (a capped timer), or with one too long to
+                // trust (`trusted_start`), a clock reading's tick, at most the entry's own.
+                let now = span
+                    .and_then(|span| self.trusted_start(due, span))
+                    .unwrap_or_else(|| self.ticks().floor(self.now()).min(self.ticks().ceil(due)));
                 let was_empty = shard.cancel_inbox.push(&entry.cancel_link, index);
-                if was_empty
-                    && start.is_none_or(|start| {
-                        self.planned_turn_after_push(start, shard_index) > start.after(1)
-                    })
-                {
+                if was_empty && self.planned_turn_after_push(now, shard_index) > now.after(1) {
                     self.wake_driver();
                 }
                 drop(waker);
@@ -135,7 +135,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     }
 
     /// The start tick of a deadline due at `due` after `span`, to stand in for "now" when
-    /// its cancel reads the plan (no clock read); `None`: wake the driver instead.
+    /// its cancel reads the plan (no clock read); `None`: read the clock instead.
     ///
     /// An older tick can only err towards an extra wake while the plan is rebuilt exactly
     /// near it. The plan is at most `MAX_SLEEP` ticks past the driver's last turn, which

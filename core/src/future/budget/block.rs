@@ -17,7 +17,7 @@ use crate::Elapsed;
 use crate::future::budget::{Budget, Scope, ambient};
 use crate::future::outcome::{self, NOT_STARTED, OutcomeKind};
 use crate::future::timer::{Cap, RawWheel, Timer, WheelRef};
-use crate::time::{Limit, Reading};
+use crate::time::{Limit, Reading, span_of};
 
 pin_project! {
     /// A future bounded by a budget, like a [`Deadline`](crate::Deadline); every deadline
@@ -166,6 +166,10 @@ impl<F: Future, W: WheelRef> Future for Budgeted<'_, F, W> {
                     },
                     name: *this.name,
                 };
+                if this.reported.is_some() && at != Reading::END {
+                    // The reading `target` took (and the resolution it adds): no second read.
+                    *this.start = at.before(span_of(*this.duration)).as_nanos();
+                }
                 let budget = own.earlier(ambient());
                 this.timer.reset(Limit::After(Duration::MAX));
                 *this.budget = Some(budget);
