@@ -167,3 +167,56 @@ fn month_long_sleep_dropped_after_weeks_wakes_the_driver() {
         assert_eq!(wheel.occupied(), 1);
     }
 }
+
+/// A budget's timer is capped: its entry's span is not its own, so its cancel compares the
+/// plan with a clock reading. With a turn planned by the next tick, it wakes no driver
+/// (it once woke one at every cancel, a driver turn per request under a budget); with the
+/// plan far, it does, and that turn frees the entry.
+#[test]
+fn capped_cancels_wake_the_driver_only_when_its_plan_is_far() {
+    let ms = Duration::from_millis;
+    let wheel: Wheel<ManualClock, Growable> = Wheel::growable(ManualClock::new(), ms(1));
+    let driver = CountingWaker::new();
+    let task = CountingWaker::new();
+
+    // A plan far away: only the budget's own end, a minute out.
+    let mut budget = Box::pin(wheel.budget(Duration::from_secs(60), core::future::pending::<()>()));
+    assert!(task.poll(budget.as_mut()).is_pending());
+    wheel.register_driver(&driver.waker);
+    wheel.turn(); // takes the arm in: it can no longer be taken back
+    assert_eq!(wheel.occupied(), 1);
+    wheel.clock().advance(ms(5));
+    wheel.register_driver(&driver.waker);
+    let wakes = driver.wakes();
+    drop(budget);
+    assert!(driver.wakes() > wakes, "a far plan, and no wake");
+    wheel.turn();
+    assert_eq!(wheel.occupied(), 0, "the woken turn did not free the entry");
+
+    // A turn planned by the next tick: a sleep due then.
+    let mut soon = Box::pin(wheel.sleep(ms(1)));
+    assert!(task.poll(soon.as_mut()).is_pending());
+    let mut budget = Box::pin(wheel.budget(Duration::from_secs(60), core::future::pending::<()>()));
+    assert!(task.poll(budget.as_mut()).is_pending());
+    wheel.register_driver(&driver.waker);
+    wheel.turn();
+    assert!(wheel.next_turn() <= wheel.now() + ms(1));
+    wheel.register_driver(&driver.waker);
+    let wakes = driver.wakes();
+    drop(budget);
+    assert_eq!(
+        driver.wakes(),
+        wakes,
+        "woke a driver that turns within a tick anyway"
+    );
+    // That turn frees the entry.
+    wheel.clock().set(wheel.next_turn().as_duration());
+    wheel.turn();
+    assert!(task.poll(soon.as_mut()).is_ready());
+    drop(soon);
+    assert_eq!(
+        wheel.occupied(),
+        0,
+        "the planned turn did not free the entry"
+    );
+}
