@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The short benchmark suite, written up: measures punctual beside tokio (its default timer
 # and its alternative one), async-io, futures-timer, futures-time and embassy-time, then
-# writes docs/benchmarks.md and docs/benchmarks.svg (docs/ only). Most of its time is the
+# writes docs/benchmarks.md (docs/ only). Most of its time is the
 # first release build; the measuring itself takes a few minutes. Not part of .ci/run:
 # its numbers depend on the machine's load.
 #

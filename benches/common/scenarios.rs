@@ -73,7 +73,7 @@ impl Armed {
 }
 
 /// `threads` threads (tokio: tasks on its 2-worker runtime) each do `iters` arm + cancel;
-/// returns the wall time until all are done.
+/// the wall time until all are done.
 pub(crate) fn contention<T: Timeouts>(threads: usize, iters: u64) -> Duration {
     T::contention(threads, iters)
 }
@@ -98,7 +98,9 @@ pub(crate) struct FireCost {
     pub(crate) cpu: Duration,
 }
 
-async fn fire_all<T: Timeouts>(durations: Vec<Duration>, give_up: Instant) -> usize {
+/// Awaits deadlines of `durations` around pending futures in one `FuturesUnordered`
+/// until all fired or `give_up` passed; how many fired.
+pub(crate) async fn fire_all<T: Timeouts>(durations: Vec<Duration>, give_up: Instant) -> usize {
     let mut set: FuturesUnordered<_> = durations
         .iter()
         .map(|&d| T::timed_out(pending::<()>(), d))
@@ -107,7 +109,7 @@ async fn fire_all<T: Timeouts>(durations: Vec<Duration>, give_up: Instant) -> us
     while let Some(timed_out) = set.next().await {
         assert!(
             timed_out,
-            "a deadline around a pending future ended without firing"
+            "a deadline around a pending future ended unfired"
         );
         fired += 1;
         if fired % 1024 == 0 && Instant::now() > give_up {
@@ -117,13 +119,25 @@ async fn fire_all<T: Timeouts>(durations: Vec<Duration>, give_up: Instant) -> us
     fired
 }
 
-/// `n` deadlines over 1 to 100 ms in one `FuturesUnordered`, until all fired and were seen.
-/// `None` if they had not after `give_up`.
+/// `n` deadlines over 1 to 100 ms in one `FuturesUnordered` on the peer's executor, until
+/// all fired and were seen; `None` if they had not after `give_up`.
 pub(crate) fn fire<T: Timeouts>(n: usize, give_up: Duration) -> Option<FireCost> {
     let durations = fire_durations(n);
-    let cpu = process_cpu();
-    let start = Instant::now();
-    let fired = T::block_on(fire_all::<T>(durations, start + give_up));
+    timed_fire(n, give_up, |end| T::block_on(fire_all::<T>(durations, end)))
+}
+
+/// [`fire`] in a task of the current-thread tokio runtime with its cooperative budget on.
+pub(crate) fn fire_budget_on<T: Timeouts>(n: usize, give_up: Duration) -> Option<FireCost> {
+    let durations = fire_durations(n);
+    timed_fire(n, give_up, |end| {
+        tokio_current().block_on(fire_all::<T>(durations, end))
+    })
+}
+
+/// The cost of `run(end)` firing `n` deadlines, if all fired before `end`.
+fn timed_fire(n: usize, give_up: Duration, run: impl FnOnce(Instant) -> usize) -> Option<FireCost> {
+    let (cpu, start) = (process_cpu(), Instant::now());
+    let fired = run(start + give_up);
     let cost = FireCost {
         wall: start.elapsed(),
         cpu: process_cpu() - cpu,
@@ -131,18 +145,27 @@ pub(crate) fn fire<T: Timeouts>(n: usize, give_up: Duration) -> Option<FireCost>
     (fired == n).then_some(cost)
 }
 
-/// The fire scenario inside a tokio task with its cooperative budget on (no
-/// `unconstrained`), on the current-thread runtime.
-pub(crate) fn fire_budget_on<T: Timeouts>(n: usize, give_up: Duration) -> Option<FireCost> {
-    let durations = fire_durations(n);
-    let cpu = process_cpu();
-    let start = Instant::now();
-    let fired = tokio_current().block_on(fire_all::<T>(durations, start + give_up));
-    let cost = FireCost {
-        wall: start.elapsed(),
-        cpu: process_cpu() - cpu,
-    };
-    (fired == n).then_some(cost)
+/// The peers of the lateness scenario, with the tick each is said to have.
+pub(crate) fn lateness_peers() -> impl Iterator<Item = (Peer, &'static str)> {
+    use Peer::*;
+    [
+        (Punctual, "1 ms"),
+        (PunctualInTokio, "1 ms"),
+        (PunctualTokio, "1 ms"),
+    ]
+    .into_iter()
+    .chain([(Punctual100us, "100 µs"), (PunctualSmol100us, "100 µs")])
+    .chain([
+        (Tokio, "1 ms"),
+        (TokioAlt, "1 ms"),
+        (AsyncIo, "none (epoll)"),
+    ])
+    .chain([
+        (FuturesTimer, "none (park)"),
+        (FuturesTime, "none (async-io)"),
+    ])
+    .chain([(Embassy, "1 µs")])
+    .filter(|(p, _)| p.available())
 }
 
 /// On the real clock: `n` deadlines of 1 to 50 ms (to the nanosecond) started together;
@@ -208,10 +231,4 @@ pub(crate) fn summarize(mut sample: Vec<i64>) -> LatenessSummary {
         p99: at(0.99),
         max: *sample.last().expect("empty sample"),
     }
-}
-
-/// The median of some durations.
-pub(crate) fn median(mut xs: Vec<Duration>) -> Duration {
-    xs.sort_unstable();
-    xs[xs.len() / 2]
 }

@@ -3,7 +3,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use crate::measure::{Http, Results, median_f64};
+use crate::common::median;
+use crate::results::{Http, Results};
 
 /// The peers' names as `benches/http/` writes them, in table order.
 pub(crate) const TOKIO: &str = "tower timeout + tokio";
@@ -26,7 +27,7 @@ pub(crate) fn medians(r: &Results) -> BTreeMap<(String, usize), (Http, usize)> {
         .iter()
         .filter(|(_, runs)| !runs.is_empty())
         .map(|(key, runs)| {
-            let med = |f: fn(&Http) -> f64| median_f64(runs.iter().map(f).collect());
+            let med = |f: fn(&Http) -> f64| median(runs.iter().map(f).collect());
             let h = Http {
                 requests_per_s: med(|h| h.requests_per_s),
                 p50: med(|h| h.p50),

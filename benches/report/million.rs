@@ -4,32 +4,25 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use crate::common::Peer;
+use crate::common::{Peer, median};
 use crate::format::*;
-use crate::measure::{Million, Results};
+use crate::results::{Million, Results};
 
 /// Each peer's median run (each figure its own median).
 pub(crate) fn medians(r: &Results) -> BTreeMap<Peer, Million> {
-    let median_d = |mut xs: Vec<Duration>| {
-        xs.sort_unstable();
-        xs[xs.len() / 2]
-    };
-    r.million
-        .iter()
-        .filter(|(_, runs)| !runs.is_empty())
-        .map(|(&peer, runs)| {
-            let mut bytes: Vec<f64> = runs.iter().map(|m| m.bytes).collect();
-            bytes.sort_by(f64::total_cmp);
-            let m = Million {
-                arm: median_d(runs.iter().map(|m| m.arm).collect()),
-                cancel: median_d(runs.iter().map(|m| m.cancel).collect()),
-                bytes: bytes[bytes.len() / 2],
-                fire_cpu: median_d(runs.iter().map(|m| m.fire_cpu).collect()),
-                fire_wall: median_d(runs.iter().map(|m| m.fire_wall).collect()),
-            };
-            (peer, m)
-        })
-        .collect()
+    let runs = r.million.iter().filter(|(_, runs)| !runs.is_empty());
+    runs.map(|(&peer, runs)| {
+        let d = |f: fn(&Million) -> Duration| median(runs.iter().map(f).collect());
+        let m = Million {
+            arm: d(|m| m.arm),
+            cancel: d(|m| m.cancel),
+            bytes: median(runs.iter().map(|m| m.bytes).collect()),
+            fire_cpu: d(|m| m.fire_cpu),
+            fire_wall: d(|m| m.fire_wall),
+        };
+        (peer, m)
+    })
+    .collect()
 }
 
 /// The best (least) of tokio's two timers by `f`.
@@ -73,16 +66,11 @@ pub(crate) fn section(s: &mut String, r: &Results) {
     let cancel = best_tokio(&m, |x| ms(x.cancel));
     let bytes = best_tokio(&m, |x| x.bytes);
     let ratio = |x: f64, best: Option<f64>| best.map_or(String::new(), |b| fmt_ratio(x / b));
-    for peer in [
-        Peer::Punctual,
-        Peer::PunctualInTokio,
-        Peer::Tokio,
-        Peer::TokioAlt,
-        Peer::OwnFloor,
-    ] {
+    use Peer::*;
+    for peer in [Punctual, PunctualInTokio, Tokio, TokioAlt, OwnFloor] {
         if let Some(x) = m.get(&peer) {
-            let fire = |d: Duration| {
-                if peer == Peer::OwnFloor {
+            let fire = |d| {
+                if peer == OwnFloor {
                     "n/a".to_string()
                 } else {
                     fmt_ms(d)
