@@ -1,15 +1,9 @@
-//! A keyed timer set at a million keys (values `u64`, deadlines 1 to 60 s):
-//! `punctual::DelayQueue` (the global wheel) beside tokio-util's `DelayQueue` (a tokio
-//! runtime's timer), and `slab::Slab<(u64, Instant)>` as the floor (no order by deadline).
+//! A keyed timer set at a million keys: `punctual::DelayQueue` beside tokio-util's, and a
+//! slab as the floor (criterion). Phases: insert, reset, refresh (each key to its own
+//! timeout again), remove, and expire (drain a million values all due). First it prints
+//! the heap held per key, full and with all but 1 000 removed (a counting allocator).
 //!
-//! Phases: **insert** (relative, each reads the clock), **reset** (to a new deadline),
-//! **refresh** (each key to its own timeout again, as a session on each use), **remove**
-//! (the last three in a shuffled order), and **expire** (drain 1 000 000 values all due
-//! by `poll_expired`). First it prints the heap held per key at a million keys and once
-//! all but 1 000 are removed (a counting allocator; no peer allocates per key).
-//!
-//! `cargo bench -p punctual-benches --bench delay_queue`; without `--bench` it does
-//! nothing.
+//! `cargo bench -p punctual-benches --bench delay_queue`.
 
 mod common;
 mod counting_alloc;
@@ -46,11 +40,15 @@ trait Queue: Sized {
     fn expire(self, rt: &Runtime) -> Duration;
 }
 
+/// `act`'s result and wall time.
+fn timed<R>(act: impl FnOnce() -> R) -> (R, Duration) {
+    let start = Instant::now();
+    (act(), start.elapsed())
+}
+
 /// The wall time of `drain`, which must drain all [`N`] values.
 fn timed_drain(drain: impl FnOnce() -> usize) -> Duration {
-    let start = Instant::now();
-    let count = drain();
-    let took = start.elapsed();
+    let (count, took) = timed(drain);
     assert_eq!(count, N);
     took
 }
@@ -197,15 +195,8 @@ fn print_memory<Q: Queue>(rt: &Runtime) {
     println!("  {name:<12} {per_key:>6.1} B/key   {left:>9} B held ({per_left:.1} B per key left)");
 }
 
-/// The wall time of `act`.
-fn time(act: impl FnOnce()) -> Duration {
-    let start = Instant::now();
-    act();
-    start.elapsed()
-}
-
 fn main() {
-    if !std::env::args().any(|arg| arg == "--bench") {
+    if common::Args::bench("delay_queue").is_none() {
         return;
     }
     let mut c = Criterion::default().configure_from_args();
@@ -226,24 +217,16 @@ fn main() {
     each_queue!(Q => {
         let reset = |to: &[Duration]| {
             let (mut queue, keys) = Q::fill(rt, durations);
-            time(|| order.iter().zip(to).for_each(|(&i, d)| queue.reset_key(rt, &keys[i], *d)))
+            timed(|| order.iter().zip(to).for_each(|(&i, d)| queue.reset_key(rt, &keys[i], *d))).1
         };
         let phases: [(&str, &dyn Fn() -> Duration); 5] = [
-            ("insert", &|| {
-                let start = Instant::now();
-                let filled = Q::fill(rt, durations);
-                let took = start.elapsed();
-                drop(filled);
-                took
-            }),
+            ("insert", &|| timed(|| Q::fill(rt, durations)).1),
             ("reset", &|| reset(resets)),
             ("refresh", &|| reset(own)),
             ("remove", &|| {
                 let (mut queue, keys) = Q::fill(rt, durations);
-                time(|| {
-                    let sum: u64 = order.iter().map(|&i| queue.remove_key(rt, &keys[i])).sum();
-                    std::hint::black_box(sum);
-                })
+                let remove = |&i: &usize| queue.remove_key(rt, &keys[i]);
+                timed(|| std::hint::black_box(order.iter().map(remove).sum::<u64>())).1
             }),
             ("expire", &|| Q::fill(rt, soon).0.expire(rt)),
         ];

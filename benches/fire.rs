@@ -1,13 +1,9 @@
-//! Fire: 100 000 deadlines spread over 1 to 100 ms in one `FuturesUnordered`, until all
-//! have fired and been seen, beside the peers (see `common`).
+//! Fire, beside the peers (criterion): 100 000 deadlines over 1 to 100 ms in one
+//! `FuturesUnordered`, until all have fired and been seen. Groups: `fire_wall`,
+//! `fire_cpu` (the whole process's CPU time, reported as if it were time), and
+//! `fire_budget_on` (punctual and tokio with tokio's cooperative budget on).
 //!
-//! * `fire_wall`: the wall time of a run.
-//! * `fire_cpu`: the CPU time of the whole process during a run (the drivers' threads
-//!   included), reported by criterion as if it were time.
-//! * `fire_budget_on`: punctual and tokio in a tokio task with tokio's cooperative budget
-//!   on (every other tokio figure is measured inside `tokio::task::unconstrained`).
-//!
-//! Run with `cargo bench -p punctual-benches --bench fire`.
+//! `cargo bench -p punctual-benches --bench fire`.
 
 #[macro_use]
 mod common;

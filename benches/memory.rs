@@ -1,16 +1,11 @@
 //! Memory per armed deadline, beside the peers: the deadline future's size beyond its
-//! inner future's, plus the heap its driver holds per armed timer (a counting allocator).
+//! inner future's, plus the heap its driver holds per armed timer (a counting allocator),
+//! at 16 320 deadlines (a growable wheel's segments exactly full) and at [`MORE_N`]. A
+//! deadline whose waker was woken was let go of by its timer, so the deadlines held are
+//! counted too. Each measurement is a process of its own: a driver keeps what it grew to.
 //!
-//! Per peer, `N` deadlines around `pending()` are made and boxed (not counted), each is
-//! polled once with a waker of its own, the drivers get time to take them in, and the
-//! growth of the live bytes is divided by `N`. `N = 16 320` fills a growable punctual
-//! wheel's segments exactly; [`MORE_N`] shows the slack of other counts. A deadline whose
-//! waker was woken was let go of by its timer (embassy-time's queue holds 128), so the
-//! deadlines held are counted too. Each measurement is a process of its own: a driver
-//! keeps the capacity it grew to.
-//!
-//! `cargo bench -p punctual-benches --bench memory` prints the table; `-- --tsv PATH`
-//! writes it for the report (`ci/bench_report.sh`).
+//! `cargo bench -p punctual-benches --bench memory`; `-- --tsv PATH` writes the rows for
+//! the report.
 
 #[macro_use]
 mod common;

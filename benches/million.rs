@@ -1,15 +1,11 @@
 //! A million timers, beside tokio's two timers: 1 000 000 deadlines of 1 to 60 s armed
-//! from 2 threads (tokio: 2 tasks on its 2-worker runtime), 500 000 each, made, boxed and
-//! polled once; all dropped by the same 2; then 100 000 deadlines of 1 to 100 ms fired,
-//! 50 000 awaited by each of the 2. Measured: the wall time to arm and to cancel, the
-//! growth of resident memory per armed deadline (`/proc/self/statm`), and the fire's
-//! process CPU and wall time. The `floor: clock + waker + CAS` row (`common::OwnFloor`)
-//! is the scenario with no timer's work at all; it fires nothing.
+//! from 2 threads (tokio: 2 tasks on a 2-worker runtime), dropped by the same 2, then
+//! 100 000 of 1 to 100 ms fired. Measured: arm and cancel wall times, resident growth per
+//! armed deadline, and the fire's CPU and wall time. Each run is a process of its own
+//! (`--one PEER`): resident memory never shrinks.
 //!
-//! Each run is a process of its own (`--one PEER`): resident memory never shrinks.
-//! `-- --tsv PATH` writes the runs for the report (`ci/bench_report.sh`); `--one PEER
-//! --marks` prints where each phase starts on `CLOCK_MONOTONIC`, for
-//! `perf record -k CLOCK_MONOTONIC` and `perf report --time FROM,TO`.
+//! `-- --tsv PATH` writes the runs for the report; `--one PEER --marks` prints where each
+//! phase starts on `CLOCK_MONOTONIC`, for `perf record -k CLOCK_MONOTONIC`.
 
 #[macro_use]
 mod common;
@@ -41,13 +37,10 @@ fn on_two<R: Send + 'static, F: Future<Output = R> + Send + 'static>(
     match peer {
         Peer::Punctual | Peer::OwnFloor => {
             let start = Instant::now();
+            let f = &f;
             let out = std::thread::scope(|s| {
-                let threads: Vec<_> = (0..THREADS)
-                    .map(|i| {
-                        let f = &f;
-                        s.spawn(move || futures_executor::block_on(f(i)))
-                    })
-                    .collect();
+                let run = |i| s.spawn(move || futures_executor::block_on(f(i)));
+                let threads: Vec<_> = (0..THREADS).map(run).collect();
                 threads
                     .into_iter()
                     .map(|t| t.join().expect("a thread"))
@@ -138,13 +131,11 @@ fn run<T: Timeouts>(peer: Peer) -> String {
         fire_cpu = common::process_cpu() - cpu;
         assert_eq!(fired.iter().sum::<usize>(), FIRED, "not all fired");
     }
-    let ns = |d: Duration| d.as_nanos();
-    let (arm, cancel) = (ns(arm_time), ns(cancel_time));
-    let name = peer.name();
+    let [arm, cancel, cpu, wall] =
+        [arm_time, cancel_time, fire_cpu, fire_wall].map(|d| d.as_nanos());
     format!(
-        "{name}\t{arm}\t{cancel}\t{bytes:.1}\t{}\t{}",
-        ns(fire_cpu),
-        ns(fire_wall)
+        "{}\t{arm}\t{cancel}\t{bytes:.1}\t{cpu}\t{wall}",
+        peer.name()
     )
 }
 
@@ -160,15 +151,8 @@ fn main() {
     let mut tsv = String::from(
         "# peer\tarm (ns)\tcancel (ns)\tbytes per armed deadline\tfire CPU (ns)\tfire wall (ns)\n",
     );
-    let peers = [
-        Peer::Punctual,
-        Peer::PunctualInTokio,
-        Peer::Tokio,
-        Peer::TokioAlt,
-        Peer::OwnFloor,
-    ];
     for _ in 0..RUNS {
-        for peer in peers.into_iter().filter(|p| p.available()) {
+        for peer in common::MILLION_PEERS.into_iter().filter(|p| p.available()) {
             let line = common::run_apart(&["--one", peer.name()]);
             print!("{line}");
             tsv.push_str(&line);

@@ -1,10 +1,8 @@
-//! Moving a pending sleep beside making a fresh one: `Sleep::reset` then a poll (which
-//! arms the new time), against a new sleep polled once and dropped (an arm + cancel), for
-//! punctual's default sleep (the global wheel) and tokio's (on its default timer, and on
-//! its alternative one where built with `--cfg tokio_unstable`). Each reset moves the
-//! sleep to a later time 60 s or more away, so nothing fires.
+//! Moving a pending sleep (`Sleep::reset`, then a poll) beside making a fresh one (an arm +
+//! cancel), for punctual's default sleep and tokio's (both its timers where built with
+//! `--cfg tokio_unstable`). Every reset is 60 s or more away, so nothing fires.
 //!
-//! `cargo bench -p punctual-benches --bench reset`; without `--bench` it does nothing.
+//! `cargo bench -p punctual-benches --bench reset`.
 
 use std::future::Future;
 use std::hint::black_box;

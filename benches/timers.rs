@@ -1,17 +1,13 @@
-//! The cost of one deadline, beside the peers (see `common` for how each peer is written):
+//! The cost of one deadline, beside the peers (criterion):
 //!
-//! * `ready`: a deadline around a future that is ready at its first poll, against the bare
-//!   future.
-//! * `arm_cancel`: a 2 s deadline around a pending future, polled once (so it arms), then
-//!   dropped; with 0 and with 10 000 deadlines already armed. With 0 armed, the group also
-//!   has the floor under any such timer (`common::ArmFloor`: a clock reading and two
-//!   compare-and-swaps).
+//! * `ready`: a deadline around a future ready at its first poll, beside the bare future.
+//! * `arm_cancel`: a 2 s deadline around a pending future, polled once and dropped, with 0
+//!   and with 10 000 deadlines armed; with 0, also the floor (`common::ArmFloor`).
 //! * `named`: `ready` and `arm_cancel` on the global wheel, unnamed beside named with no
 //!   outcome hook, with a hook that does nothing, and with `punctual::report` on.
-//! * `contention`: the same on 1 and on 2 threads at once (tokio: tasks on its 2-worker
-//!   runtime); throughput in operations per second.
+//! * `contention`: arm + cancel on 1 and on 2 threads at once (tokio: tasks on its
+//!   2-worker runtime), in operations per second.
 //!
-//! Tokio runs inside `tokio::task::unconstrained`. Run with
 //! `cargo bench -p punctual-benches --bench timers`.
 
 #[macro_use]
@@ -103,15 +99,9 @@ fn contention(c: &mut Criterion) {
     for peer in Peer::timers() {
         for threads in [1, 2] {
             group.throughput(Throughput::Elements(threads as u64));
-            group.bench_with_input(
-                BenchmarkId::new(peer.name(), threads),
-                &threads,
-                |b, &threads| {
-                    b.iter_custom(
-                        |iters| with_peer!(peer, T => common::contention::<T>(threads, iters)),
-                    )
-                },
-            );
+            let run = |iters| with_peer!(peer, T => common::contention::<T>(threads, iters));
+            let id = BenchmarkId::new(peer.name(), threads);
+            group.bench_function(id, |b| b.iter_custom(run));
         }
     }
     group.finish();

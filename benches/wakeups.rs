@@ -1,13 +1,8 @@
-//! Wake-ups at low load, beside tokio in the same runtime.
+//! Wake-ups at low load, beside tokio in the same runtime: lone sleeps of 1 to 5 ms one
+//! after another (lateness past the instant asked for), in a current-thread runtime and
+//! under `block_on`; and a 100 ms interval's context switches and CPU per tick.
 //!
-//! * Lone sleeps: 300 sleeps of 1 to 5 ms, one after another, on a current-thread tokio
-//!   runtime (punctual's default sleep and tokio's) and under `block_on` (punctual's
-//!   global wheel, async-io, futures-timer); lateness is when the task saw the wake minus
-//!   the instant asked for.
-//! * Interval: 50 ticks of a 100 ms interval in a current-thread runtime, punctual's and
-//!   tokio's: the process's context switches and CPU time per tick.
-//!
-//! `cargo bench -p punctual-benches --bench wakeups`. Without `--bench` it does nothing.
+//! `cargo bench -p punctual-benches --bench wakeups`.
 
 mod common;
 

@@ -36,27 +36,21 @@ std::thread_local! {
         const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// The future of [`NoTimer`]: pending at its first poll (its waker left to be woken), done
-/// at the next.
-struct WokenOnce<F> {
-    inner: F,
-    duration: Duration,
-    polled: bool,
-}
+/// The future of [`NoTimer`]: pending at its first poll (its waker and duration left to
+/// be woken), done at the next.
+struct WokenOnce<F>(F, Option<Duration>);
 
 impl<F: Future + Unpin> Future for WokenOnce<F> {
     type Output = bool;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<bool> {
-        if Pin::new(&mut self.inner).poll(cx).is_ready() {
+        if Pin::new(&mut self.0).poll(cx).is_ready() {
             return Poll::Ready(false);
         }
-        if self.polled {
+        let Some(duration) = self.1.take() else {
             return Poll::Ready(true);
-        }
-        self.polled = true;
-        let left = (self.duration, cx.waker().clone());
-        LEFT_WAKERS.with(|wakers| wakers.borrow_mut().push(left));
+        };
+        LEFT_WAKERS.with(|wakers| wakers.borrow_mut().push((duration, cx.waker().clone())));
         Poll::Pending
     }
 }
@@ -66,11 +60,7 @@ impl Timeouts for NoTimer {
         f: F,
         d: Duration,
     ) -> impl Future<Output = bool> + Send + 'static {
-        WokenOnce {
-            inner: f,
-            duration: d,
-            polled: false,
-        }
+        WokenOnce(f, Some(d))
     }
 
     fn block_on<R: Send + 'static>(fut: impl Future<Output = R> + Send + 'static) -> R {
@@ -81,10 +71,7 @@ impl Timeouts for NoTimer {
                 return out;
             }
             let left = LEFT_WAKERS.with(|left| std::mem::take(&mut *left.borrow_mut()));
-            assert!(
-                !left.is_empty(),
-                "no timer: pending with nothing left to wake"
-            );
+            assert!(!left.is_empty(), "no timer: pending, nothing to wake");
             let mut buckets: Vec<Vec<Waker>> = Vec::new();
             for (d, waker) in left {
                 let ms = d.as_millis() as usize;

@@ -1,10 +1,6 @@
-//! What the benches share: the peers (the implementations measured side by side), each
-//! scenario written once and generic over the peer, and small helpers.
-//!
-//! Each peer bounds the same inner future the way its users would write it; the section
-//! "How each peer is measured" of `docs/benchmarks.md` says how, peer by peer. Micro
-//! benches poll by hand with a no-op waker. Tokio's scenarios run inside
-//! `tokio::task::unconstrained`, except the fire row with its budget on.
+//! What the benches share: the peers, each scenario written once and generic over the
+//! peer, and small helpers. How each peer bounds a future is in `docs/benchmarks.md`
+//! ("How each peer is measured").
 
 // Each bench binary uses a part of this module.
 #![allow(dead_code, unused_imports, unused_macros)]
@@ -71,11 +67,11 @@ pub(crate) const LONG: Duration = Duration::from_secs(2);
 /// Declares [`Peer`] and [`with_peer!`] from one list: each variant names the type that
 /// implements [`Timeouts`] for it, and the peer's name in the tables.
 macro_rules! peers {
-    ($($(#[$doc:meta])* $peer:ident $name:literal,)*) => {
-        /// The peers, in the order tables show them.
+    ($($peer:ident $name:literal,)*) => {
+        /// The peers, in the order tables show them; each is a type of the same name.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub(crate) enum Peer {
-            $($(#[$doc])* $peer,)*
+            $($peer,)*
         }
 
         impl Peer {
@@ -103,28 +99,21 @@ macro_rules! peers {
 }
 
 peers! {
-    /// The inner future alone (the `ready` baseline).
     Bare "bare future",
     Punctual "punctual",
-    /// The default deadline inside a tokio runtime.
     PunctualInTokio "punctual in tokio",
     Punctual100us "punctual-100us",
     PunctualSmol "punctual-smol",
     PunctualSmol100us "punctual-smol-100us",
-    /// The tokio adapter's wheel.
     PunctualTokio "punctual-tokio",
     Tokio "tokio",
-    /// tokio's alternative timer.
     TokioAlt "tokio alt timer",
     AsyncIo "async-io",
     FuturesTimer "futures-timer",
     FuturesTime "futures-time",
     Embassy "embassy-time",
-    /// No timer: the fire harness alone.
     NoTimer "no timer",
-    /// The floor under an arm + cancel.
     ArmFloor "floor: clock + 2 CAS",
-    /// A deadline that touches nothing shared.
     OwnFloor "floor: clock + waker + CAS",
 }
 
@@ -149,6 +138,39 @@ impl Peer {
         Self::ALL.iter().copied().find(|p| p.name() == name)
     }
 }
+
+/// The peers of a million timers (`benches/million.rs`): punctual's default (from 2
+/// threads), the default inside a 2-worker tokio runtime, tokio's two timers on the same
+/// runtime shape, and the floor.
+pub(crate) const MILLION_PEERS: [Peer; 5] = [
+    Peer::Punctual,
+    Peer::PunctualInTokio,
+    Peer::Tokio,
+    Peer::TokioAlt,
+    Peer::OwnFloor,
+];
+
+/// The HTTP benchmark's peers (`benches/http/`) and their names there: tower's timeout
+/// with tokio's timer, the same with its alternative timer, and punctual-tower's layer
+/// with default deadlines inside.
+pub(crate) const HTTP_PEERS: [(Peer, &str); 3] = [
+    (Peer::Tokio, "tower timeout + tokio"),
+    (Peer::TokioAlt, "tower timeout + tokio alt timer"),
+    (Peer::PunctualInTokio, "punctual-tower + deadline"),
+];
+
+/// The prefix of the gRPC rows' peers' names (a tonic server and tonic clients).
+pub(crate) const GRPC: &str = "gRPC: ";
+
+/// The HTTP benchmark's rows: the peers' name prefix, K (inner deadlines per request),
+/// and the row's words.
+pub(crate) const HTTP_ROWS: [(&str, usize, &str); 5] = [
+    ("", 0, "HTTP, K = 0"),
+    ("", 1, "HTTP, K = 1"),
+    ("", 4, "HTTP, K = 4"),
+    ("", 16, "HTTP, K = 16"),
+    (GRPC, 4, "gRPC (tonic), K = 4"),
+];
 
 /// One way of bounding a future by a deadline.
 pub(crate) trait Timeouts: 'static {

@@ -15,23 +15,23 @@ pub(crate) fn tokio_current() -> &'static tokio::runtime::Runtime {
 
 /// A 2-worker multi-thread tokio runtime: micro benches and contention.
 pub(crate) fn tokio_multi() -> &'static tokio::runtime::Runtime {
-    static RT: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| two_workers(false));
+    static RT: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| two_workers(false, |_| ()));
     &RT
 }
 
 /// A 2-worker runtime with tokio's alternative timer (a wheel per worker).
 pub(crate) fn tokio_alt() -> &'static tokio::runtime::Runtime {
-    static RT: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| two_workers(true));
+    static RT: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| two_workers(true, |_| ()));
     &RT
 }
 
-/// A 2-worker multi-thread runtime, on tokio's alternative timer if `alt`.
-///
-/// # Panics
-///
-/// With `alt`, when built without `--cfg tokio_unstable` (the peer is then left out of
-/// every list, see [`Peer::available`]).
-pub(crate) fn two_workers(alt: bool) -> tokio::runtime::Runtime {
+/// A 2-worker multi-thread runtime with timers, on tokio's alternative timer if `alt`
+/// (which needs `--cfg tokio_unstable`: the peer is otherwise left out of every list, see
+/// [`Peer::available`]), built after `more` set it up further.
+pub(crate) fn two_workers(
+    alt: bool,
+    more: impl FnOnce(&mut tokio::runtime::Builder),
+) -> tokio::runtime::Runtime {
     let mut builder = tokio::runtime::Builder::new_multi_thread();
     builder.worker_threads(2).enable_time();
     if alt {
@@ -40,6 +40,7 @@ pub(crate) fn two_workers(alt: bool) -> tokio::runtime::Runtime {
         #[cfg(not(tokio_unstable))]
         panic!("tokio's alternative timer: build with RUSTFLAGS=\"--cfg tokio_unstable\"");
     }
+    more(&mut builder);
     builder.build().expect("tokio runtime")
 }
 

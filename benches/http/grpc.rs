@@ -1,9 +1,6 @@
-//! The gRPC row: a tonic server (tonic's own `Server`, HTTP/2) with the peer's layer
-//! around one unary method whose handler starts `k` inner deadlines, and a load generator
-//! of tonic clients: 8 channels (connections), each with 8 calls in flight at once.
-//!
-//! The method is written by hand, as `tonic-build` would generate it, so the benchmark
-//! needs no `protoc`: `/bench.Echo/Call`, a `Ping` in and a `Ping` out.
+//! The gRPC rows: tonic's `Server` with the peer's layer around one unary method (written
+//! by hand as `tonic-build` would, so no `protoc`), under 8 tonic channels with 8 calls
+//! in flight on each.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -22,7 +19,8 @@ use tonic::{Request, Response, Status};
 use tonic_prost::ProstCodec;
 use tower::ServiceBuilder;
 
-use crate::server::{Peer, REQUEST_DEADLINE, inner_deadlines};
+use crate::common::Peer;
+use crate::server::{REQUEST_DEADLINE, inner_deadlines};
 
 /// Channels (HTTP/2 connections) of the load generator.
 const CHANNELS: usize = 8;
@@ -91,7 +89,7 @@ pub(crate) async fn serve(peer: Peer, k: usize, listener: TcpListener) {
                 .serve_with_incoming(incoming)
                 .await
         }
-        Peer::Punctual => {
+        _ => {
             let layer = punctual::adapters::tower::DeadlineLayer::new(REQUEST_DEADLINE);
             Server::builder()
                 .layer(layer)

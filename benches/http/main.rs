@@ -1,24 +1,14 @@
-//! An HTTP server end to end: hyper on tokio's multi-thread runtime with 2 workers, on
-//! loopback, under a load generator of 64 keep-alive connections. Each request runs under
-//! a per-request deadline and its handler starts K inner deadlines around futures that
-//! complete quickly (K = 0, 1, 4, 16). The peers ([`server::Peer`]): tower's timeout with
-//! `tokio::time::timeout` inside, the same on tokio's alternative timer, and
-//! punctual-tower's `DeadlineLayer` with `.deadline()` inside. Reported: requests per
-//! second, p50 / p99 / p99.9 latency as the client saw it, and the server's CPU (its
-//! workers only) per request. The gRPC rows ([`grpc`]) are the same layers on a tonic
-//! server at K = 4; their peers' names start with `gRPC: `.
+//! An HTTP server end to end, beside tower's timeout on tokio's two timers
+//! (`common::HTTP_PEERS`): hyper on a 2-worker tokio runtime, on loopback, under 64
+//! keep-alive connections; each request under a deadline, its handler starting K inner
+//! deadlines (K = 0, 1, 4, 16). The gRPC rows ([`grpc`]) put the same layers on tonic.
+//! Reported: requests/s, p50 / p99 / p99.9 latency and the workers' CPU per request.
 //!
-//! Each measurement is a process of its own (`--one PEER K`), runs interleaved between
-//! peers and K. The load generator is a current-thread runtime in the same process,
-//! sharing the machine's cores with the server as a client on the same host does.
-//!
+//! Each measurement is a process of its own (`--one PEER K`); runs interleave peers and K.
 //! `--serve PEER K` only serves, for a load generator in another process
-//! (`ci/http_wrk.sh`): it prints its port, reads `start` and `stop` lines on its standard
-//! input, and prints the CPU time of the whole process between them, in µs.
-//!
-//! `cargo bench -p punctual-benches --bench http` prints the runs (build with
-//! `RUSTFLAGS="--cfg tokio_unstable"` for the alternative timer's rows); `-- --tsv PATH`
-//! writes them for the report.
+//! (`ci/http_wrk.sh`): it prints its port, and the process's CPU time in µs between a
+//! `start` and a `stop` line on its input. `-- --tsv PATH` writes the runs for the report;
+//! the alternative timer's rows need `RUSTFLAGS="--cfg tokio_unstable"`.
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -28,17 +18,12 @@ mod load;
 mod server;
 
 use common::Args;
-use server::Peer;
+use common::{GRPC, HTTP_PEERS, HTTP_ROWS, Peer};
 
 /// Connections of the load generator, all kept alive.
 const CONNECTIONS: usize = 64;
 /// Requests measured per run, after a warm-up of a tenth as many.
 const REQUESTS: usize = 20_000;
-/// The rows: how their peers are named (the gRPC rows' with this prefix), and K, the
-/// inner deadlines per request.
-const ROWS: [(&str, usize); 5] = [("", 0), ("", 1), ("", 4), ("", 16), (GRPC, 4)];
-/// How the gRPC rows' peers are named: this, then the peer's name.
-const GRPC: &str = "gRPC: ";
 /// Runs per peer and K.
 const RUNS: usize = 7;
 
@@ -88,6 +73,12 @@ fn one(peer: Peer, k: usize, grpc: bool) -> [f64; 5] {
     ]
 }
 
+/// The peer of an HTTP name.
+fn named(name: &str) -> Peer {
+    let peer = HTTP_PEERS.into_iter().find(|(_, n)| *n == name);
+    peer.expect("a peer's name").0
+}
+
 /// Serves for a load generator of another process (see the module docs); never returns.
 fn serve_alone(peer: Peer, k: usize) -> ! {
     use std::io::{BufRead, Write};
@@ -112,15 +103,14 @@ fn main() {
         return;
     };
     if let Some([name, k, ..]) = args.after("--serve") {
-        let peer = Peer::named(name).expect("a peer's name");
-        serve_alone(peer, k.parse().expect("a number of inner deadlines"));
+        serve_alone(named(name), k.parse().expect("a number of inner deadlines"));
     }
     if let Some([name, k, ..]) = args.after("--one") {
         let (peer, grpc) = match name.strip_prefix(GRPC) {
             Some(peer) => (peer, true),
             None => (name.as_str(), false),
         };
-        let peer = Peer::named(peer).expect("a peer's name");
+        let peer = named(peer);
         let [rps, p50, p99, p999, cpu] = one(peer, k.parse().expect("a number"), grpc);
         println!("{name}\t{k}\t{rps:.0}\t{p50:.1}\t{p99:.1}\t{p999:.1}\t{cpu:.2}");
         // The server's runtime is left running: the process ends here.
@@ -131,9 +121,9 @@ fn main() {
     );
     let started = std::time::Instant::now();
     for _ in 0..RUNS {
-        for (prefix, k) in ROWS {
-            for peer in Peer::ALL.into_iter().filter(|p| p.available()) {
-                let name = format!("{prefix}{}", peer.name());
+        for (prefix, k, _) in HTTP_ROWS {
+            for (_, name) in HTTP_PEERS.into_iter().filter(|(p, _)| p.available()) {
+                let name = format!("{prefix}{name}");
                 let line = common::run_apart(&["--one", &name, &k.to_string()]);
                 print!("{line}");
                 tsv.push_str(&line);

@@ -1,14 +1,8 @@
-//! The short benchmark suite, written up: measures every scenario of `common` for every
-//! peer ([`measure`]), reads what other processes measured ([`results`]), and writes the
-//! measured part of `docs/benchmarks.md` ([`tables`], with the [`verdict`] and the
-//! [`targets`]), keeping its hand-written part from the [`KEPT`] marker on. It writes
-//! `docs/` only; with `--no-write` it only prints.
-//!
-//! Run it with `bash ci/bench_report.sh`, which first measures memory
-//! (`benches/memory.rs`), a million timers (`benches/million.rs`) and the HTTP server
-//! (`benches/http/`), each in processes of its own, and hands their TSVs over with
-//! `--memory PATH`, `--million PATH` and `--http PATH`. `--probe` runs one scenario alone
-//! ([`probe`]). Without `--bench` (as `cargo test --benches` runs it) it does nothing.
+//! The short benchmark suite, written up by `bash ci/bench_report.sh`: measures every
+//! in-process scenario ([`measure`]), reads the TSVs of the benches that run in processes
+//! of their own (`--memory`, `--million`, `--http`: [`results`]), and writes the measured
+//! part of `docs/benchmarks.md` ([`tables`]), keeping the rest from [`KEPT`] on.
+//! `--no-write` only prints; `--probe` runs one scenario alone ([`probe`]).
 
 #[path = "../common/mod.rs"]
 #[macro_use]

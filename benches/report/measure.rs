@@ -25,9 +25,9 @@ pub(crate) const ARMED: usize = 10_000;
 
 /// The peers of the fire table: every timer, punctual driven in the executor (smol) and by
 /// the tokio adapter, and no timer at all (the floor under every timer's cost).
-pub(crate) fn fire_peers() -> Vec<Peer> {
+pub(crate) fn fire_peers() -> impl Iterator<Item = Peer> {
     use Peer::*;
-    [
+    const PEERS: [Peer; 11] = [
         Punctual,
         PunctualInTokio,
         PunctualSmol,
@@ -35,11 +35,12 @@ pub(crate) fn fire_peers() -> Vec<Peer> {
         Tokio,
         TokioAlt,
         AsyncIo,
-    ]
-    .into_iter()
-    .chain([FuturesTimer, FuturesTime, Embassy, NoTimer])
-    .filter(|p| p.available())
-    .collect()
+        FuturesTimer,
+        FuturesTime,
+        Embassy,
+        NoTimer,
+    ];
+    PEERS.into_iter().filter(|p| p.available())
 }
 
 pub(crate) fn progress(what: &str) {

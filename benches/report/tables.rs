@@ -23,8 +23,8 @@ pub(crate) fn markdown(r: &Results, m: &Machine, firmware: Option<Firmware>) -> 
          taken one peer after another with {ARMED} armed; {CONTENTION_SAMPLES} samples for \
          contention, one peer after another; {FIRE_RUNS} fire runs; {LATE_RUNS}×{LATE_N} \
          lateness samples per peer). The full criterion suites are `cargo bench -p \
-         punctual-benches --bench timers` and `--bench fire`; `--bench lateness`, `--bench \
-         memory`, `--bench million` and `--bench http` print their tables. The command builds \
+         punctual-benches --bench timers` and `--bench fire`; `--bench memory`, `--bench \
+         million` and `--bench http` print their rows. The command builds \
          with `--cfg tokio_unstable`, for tokio's alternative timer, and tokio without \
          `test-util`, as a service's release build has it.) The machine is a virtual one, \
          shared with other work: read the figures as ratios between peers measured in the \

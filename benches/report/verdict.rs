@@ -1,10 +1,7 @@
-//! The "Verdict" section that opens `docs/benchmarks.md`: for each use case (a server on
-//! tokio, a smol or `block_on` app, firmware), punctual beside each peer a user of that
-//! case would pick, and a cause for every row where punctual is behind.
-//!
-//! A ratio is punctual's figure over the peer's, run by run where the runs were
-//! interleaved, reported as the median with the least and greatest of the runs. "ahead"
-//! and "behind" need every run to agree; otherwise the row is "level".
+//! The "Verdict" that opens `docs/benchmarks.md`: per use case, punctual beside each peer
+//! a user of it would pick, as punctual's figure over the peer's, run by run where the
+//! runs were interleaved (median, least and greatest). "ahead" and "behind" need every run
+//! to agree, else "level"; each row behind links to its cause.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -42,6 +39,9 @@ pub(crate) fn firmware(old_report: &str) -> Option<Firmware> {
 /// What a row measures: its words, its unit, and whether lower is better (times, CPU,
 /// bytes) or higher (operations, requests per second).
 type Measure<'a> = (&'a str, &'static str, bool);
+
+/// Each peer's runs of one figure.
+type Runs = BTreeMap<Peer, Vec<f64>>;
 
 /// A figure of an HTTP run.
 type Field = fn(&Http) -> f64;
@@ -98,7 +98,7 @@ impl Case {
     }
 
     /// A row from runs of `ours` and of `peer` in `map`.
-    fn pair(&mut self, m: Measure, map: &BTreeMap<Peer, Vec<f64>>, ours: Peer, peer: Peer) {
+    fn pair(&mut self, m: Measure, map: &Runs, ours: Peer, peer: Peer) {
         self.runs(m, peer.name(), map.get(&ours), map.get(&peer));
     }
 
@@ -162,26 +162,16 @@ pub(crate) fn section(s: &mut String, r: &Results, firmware: Option<Firmware>) {
 /// The rows every use case has: ready, arm + cancel on one and on 2 threads, and the
 /// fire's CPU, of `ours` beside `peer`.
 fn per_deadline(c: &mut Case, r: &Results, ours: Peer, peer: Peer) {
-    c.pair(("ready", "ns", LOWER), &r.ready_runs, ours, peer);
-    c.pair(
-        ("arm + cancel", "ns", LOWER),
-        &r.arm_cancel_runs,
-        ours,
-        peer,
-    );
     let contention = each(&r.contention_runs, |x| x / 1e6);
-    c.pair(
-        ("arm + cancel on 2 threads", "M op/s", HIGHER),
-        &contention,
-        ours,
-        peer,
-    );
-    c.pair(
-        ("fire 100 000: process CPU", "ms", LOWER),
-        &r.fire_runs,
-        ours,
-        peer,
-    );
+    let rows: [(Measure, &Runs); 4] = [
+        (("ready", "ns", LOWER), &r.ready_runs),
+        (("arm + cancel", "ns", LOWER), &r.arm_cancel_runs),
+        (("arm + cancel on 2 threads", "M op/s", HIGHER), &contention),
+        (("fire 100 000: process CPU", "ms", LOWER), &r.fire_runs),
+    ];
+    for (m, runs) in rows {
+        c.pair(m, runs, ours, peer);
+    }
 }
 
 /// The bytes per armed deadline of `ours` beside `peer` (one measurement each).
@@ -199,18 +189,20 @@ fn server_on_tokio(s: &mut String, r: &Results) {
     let arm = each(&r.million, |m| m.arm.as_secs_f64() * 1e3);
     let cancel = each(&r.million, |m| m.cancel.as_secs_f64() * 1e3);
     let bytes = each(&r.million, |m| m.bytes);
+    let rows: [(Measure, &Runs); 4] = [
+        (("lateness: median", "µs", LOWER), &late),
+        (("a million timers: arm", "ms", LOWER), &arm),
+        (("a million timers: cancel", "ms", LOWER), &cancel),
+        (
+            ("a million timers: resident bytes each", "B", LOWER),
+            &bytes,
+        ),
+    ];
     for peer in [Peer::Tokio, Peer::TokioAlt] {
         per_deadline(&mut c, r, ours, peer);
-        c.pair(("lateness: median", "µs", LOWER), &late, ours, peer);
-        c.pair(("a million timers: arm", "ms", LOWER), &arm, ours, peer);
-        c.pair(
-            ("a million timers: cancel", "ms", LOWER),
-            &cancel,
-            ours,
-            peer,
-        );
-        let m = ("a million timers: resident bytes each", "B", LOWER);
-        c.pair(m, &bytes, ours, peer);
+        for (m, runs) in rows {
+            c.pair(m, runs, ours, peer);
+        }
         memory(&mut c, r, ours, peer);
     }
     let fields: [(Measure, Field); 2] = [
@@ -247,24 +239,33 @@ fn smol_or_block_on(s: &mut String, r: &Results) {
     let mut c = Case::default();
     let ours = Peer::Punctual;
     let late = each(&r.lateness_run_medians, |&ns| ns as f64 / 1e3);
+    let rows: [(Measure, &Runs, Peer); 4] = [
+        (
+            ("fire 100 000: process CPU, punctual-smol", "ms", LOWER),
+            &r.fire_runs,
+            Peer::PunctualSmol,
+        ),
+        (("lateness: median, 1 ms tick", "µs", LOWER), &late, ours),
+        (
+            (
+                "lateness: median, a 100 µs wheel on its own thread",
+                "µs",
+                LOWER,
+            ),
+            &late,
+            Peer::Punctual100us,
+        ),
+        (
+            ("lateness: median, punctual-smol at 100 µs", "µs", LOWER),
+            &late,
+            Peer::PunctualSmol100us,
+        ),
+    ];
     for peer in [Peer::AsyncIo, Peer::FuturesTimer, Peer::FuturesTime] {
         per_deadline(&mut c, r, ours, peer);
-        let m = ("fire 100 000: process CPU, punctual-smol", "ms", LOWER);
-        c.pair(m, &r.fire_runs, Peer::PunctualSmol, peer);
-        c.pair(
-            ("lateness: median, 1 ms tick", "µs", LOWER),
-            &late,
-            ours,
-            peer,
-        );
-        let m = (
-            "lateness: median, a 100 µs wheel on its own thread",
-            "µs",
-            LOWER,
-        );
-        c.pair(m, &late, Peer::Punctual100us, peer);
-        let m = ("lateness: median, punctual-smol at 100 µs", "µs", LOWER);
-        c.pair(m, &late, Peer::PunctualSmol100us, peer);
+        for (m, runs, ours) in rows {
+            c.pair(m, runs, ours, peer);
+        }
         memory(&mut c, r, ours, peer);
     }
     c.write(
@@ -282,18 +283,9 @@ fn firmware_case(s: &mut String, r: &Results, firmware: Option<Firmware>) {
     let mut c = Case::default();
     if let Some(Firmware { flash, ram }) = firmware {
         let embassy = Peer::Embassy.name();
-        c.single(
-            ("firmware flash, thumbv7m", "B", LOWER),
-            embassy,
-            flash.0,
-            flash.1,
-        );
-        c.single(
-            ("firmware static RAM, thumbv7m", "B", LOWER),
-            embassy,
-            ram.0,
-            ram.1,
-        );
+        let (flash_row, ram_row) = ("firmware flash, thumbv7m", "firmware static RAM, thumbv7m");
+        c.single((flash_row, "B", LOWER), embassy, flash.0, flash.1);
+        c.single((ram_row, "B", LOWER), embassy, ram.0, ram.1);
     }
     let (ours, peer) = (Peer::Punctual, Peer::Embassy);
     let m = ("arm + cancel, on the host", "ns", LOWER);
