@@ -10,15 +10,9 @@ use crate::measure::FIRE_GIVE_UP;
 use crate::results::{Million, Results};
 use crate::{http, million};
 
-/// The targets' rows: the target and what was measured (two cells), and whether it was met.
-#[derive(Default)]
-struct Targets(Vec<(String, bool)>);
-
-impl Targets {
-    fn add(&mut self, met: bool, cells: String) {
-        self.0.push((cells, met));
-    }
-}
+/// The targets' rows: whether each was met, and the target and what was measured (two
+/// cells).
+type Targets = Vec<(bool, String)>;
 
 /// punctual's rows of the lateness table, with their ticks in nanoseconds.
 const PUNCTUAL_LATENESS: [(Peer, i64); 5] = [
@@ -30,12 +24,12 @@ const PUNCTUAL_LATENESS: [(Peer, i64); 5] = [
 ];
 
 pub(crate) fn appendix(s: &mut String, r: &Results) {
-    let mut t = Targets::default();
+    let mut t = Targets::new();
     per_deadline(&mut t, r);
     fire(&mut t, r);
     lateness(&mut t, r);
     against_tokio(&mut t, r);
-    if t.0.is_empty() {
+    if t.is_empty() {
         return;
     }
     let _ = writeln!(
@@ -45,7 +39,7 @@ pub(crate) fn appendix(s: &mut String, r: &Results) {
          to be the cause. A target missed here may still be a row where punctual is ahead of \
          every peer (the verdict says which).\n\n| target | measured | | cause |\n|---|---|---|---|"
     );
-    for (cells, met) in &t.0 {
+    for (met, cells) in &t {
         let (mark, cause) = match met {
             true => ("met", String::new()),
             false => ("missed", cause(cells, "") + "."),
@@ -68,7 +62,7 @@ fn per_deadline(t: &mut Targets, r: &Results) {
         let cells = format!(
             "ready: within 1 ns of the bare future | {delta} ns ({ours_ns} vs {bare_ns} ns)"
         );
-        t.add(ours - bare <= 1.0, cells);
+        t.push((ours - bare <= 1.0, cells));
     }
     let (ours, tokio, floor) = (
         get(ac, Peer::Punctual),
@@ -84,31 +78,31 @@ fn per_deadline(t: &mut Targets, r: &Results) {
         let cells = format!(
             "arm + cancel, one thread: ≤ 1/3 of tokio's time | {o} vs {k} ns: {ratio:.2} of tokio's{third}"
         );
-        t.add(ours * 3.0 <= tokio, cells);
+        t.push((ours * 3.0 <= tokio, cells));
     }
     if let (Some(ours), Some(floor)) = (ours, floor) {
         let (o, f, ratio) = (fmt_ns(ours), fmt_ns(floor), ours / floor);
         let cells = format!(
             "arm + cancel, one thread: ≤ 1.3× the floor (clock + 2 CAS) | {o} vs {f} ns: {ratio:.2}× the floor"
         );
-        t.add(ours <= floor * 1.3, cells);
+        t.push((ours <= floor * 1.3, cells));
     }
     if let (Some(&bare), Some(&inside)) = (bare, inside) {
         let delta = fmt_delta_ns(inside - bare);
         let cells = format!("ready inside tokio: within 1 ns of the bare future | {delta} ns");
-        t.add(inside - bare <= 1.0, cells);
+        t.push((inside - bare <= 1.0, cells));
     }
     if let (Some(global), Some(inside)) = (ours, get(ac, Peer::PunctualInTokio)) {
         let (i, g, ratio) = (fmt_ns(inside), fmt_ns(global), inside / global);
         let cells = format!(
             "arm + cancel inside tokio: ≤ 1.15× the global wheel's | {i} vs {g} ns: {ratio:.2}×"
         );
-        t.add(inside <= global * 1.15, cells);
+        t.push((inside <= global * 1.15, cells));
     }
     if let Some(&(one, two)) = r.contention.get(&Peer::Punctual) {
         let ratio = two / one;
         let cells = format!("contention: 2 threads ≥ 1.6× the operations of one | {ratio:.2}×");
-        t.add(ratio >= 1.6, cells);
+        t.push((ratio >= 1.6, cells));
     }
     if let Some(m) = r.memory.get(&Peer::Punctual) {
         // A growable wheel's last segment is partly used at other counts.
@@ -126,7 +120,7 @@ fn per_deadline(t: &mut Targets, r: &Results) {
         let cells = format!(
             "memory: ≤ 56 bytes per armed deadline (x86-64) | {total:.0} B ({future:.0} future overhead + {heap:.0} wheel entry, every segment full{slack})"
         );
-        t.add(total <= 56.0, cells);
+        t.push((total <= 56.0, cells));
     }
 }
 
@@ -153,7 +147,7 @@ fn fire(t: &mut Targets, r: &Results) {
         let cells = format!(
             "fire: process CPU ≤ half of tokio's ({driver}) | {o} vs {k} ms: {ratio:.2} of tokio's{floor}"
         );
-        t.add(ours.cpu * 2 <= tokio.cpu, cells);
+        t.push((ours.cpu * 2 <= tokio.cpu, cells));
     }
     let budget = r.fire_budget_on.get(&Peer::Punctual);
     if let (Some(budget), Some(free)) = (budget, cost(Peer::Punctual)) {
@@ -168,10 +162,10 @@ fn fire(t: &mut Targets, r: &Results) {
             }
             None => (format!("not done after {FIRE_GIVE_UP:?}"), false),
         };
-        t.add(
+        t.push((
             met,
             format!("fire: no collapse with tokio's budget on | {measured}"),
-        );
+        ));
     }
 }
 
@@ -181,10 +175,10 @@ fn lateness(t: &mut Targets, r: &Results) {
     if late(Peer::Punctual).is_some() {
         let peers = PUNCTUAL_LATENESS.iter().filter_map(|&(p, _)| late(p));
         let early: usize = peers.map(|s| s.early).sum();
-        t.add(
+        t.push((
             early == 0,
             format!("lateness: zero early fires | {early} early"),
-        );
+        ));
     }
     for (peer, tick) in PUNCTUAL_LATENESS {
         if let Some(s) = late(peer) {
@@ -192,7 +186,7 @@ fn lateness(t: &mut Targets, r: &Results) {
             let cells = format!(
                 "lateness: p99 within 2 ticks ({name}) | p99 {p99} µs, 2 ticks = {ticks} µs"
             );
-            t.add(s.p99 <= 2 * tick, cells);
+            t.push((s.p99 <= 2 * tick, cells));
         }
     }
     let drivers = [
@@ -218,7 +212,7 @@ fn lateness(t: &mut Targets, r: &Results) {
         let cells = format!(
             "lateness: at a 100 µs tick, median no worse than async-io's ({driver}) | {pair}{paired}"
         );
-        t.add(ours.median <= aio.median, cells);
+        t.push((ours.median <= aio.median, cells));
     }
 }
 
@@ -242,7 +236,7 @@ fn against_tokio(t: &mut Targets, r: &Results) {
                 let cells = format!(
                     "fire: process CPU ≤ tokio's ({path}) | {ours:.0} vs {tokio:.0} ms: {ratio:.2}×"
                 );
-                t.add(ours <= tokio, cells);
+                t.push((ours <= tokio, cells));
             }
         }
         // The timer's own CPU: the row minus the harness with no timer at all.
@@ -253,7 +247,7 @@ fn against_tokio(t: &mut Targets, r: &Results) {
                 let cells = format!(
                     "fire: the timer's own CPU ≤ 0.7× tokio's (driven in the executor, {name}) | {own:.0} vs {tokio_own:.0} ms above the {floor:.0} ms of no timer: {ratio:.2}×"
                 );
-                t.add(own <= 0.7 * tokio_own, cells);
+                t.push((own <= 0.7 * tokio_own, cells));
             }
         }
     }
@@ -268,7 +262,7 @@ fn against_tokio(t: &mut Targets, r: &Results) {
             let cells = format!(
                 "contention: 2 threads ≥ 2× the best tokio timer's throughput ({name}) | {two:.2} vs {best:.2} M/s ({best_name}): {ratio:.2}×"
             );
-            t.add(two >= 2.0 * best, cells);
+            t.push((two >= 2.0 * best, cells));
         }
     }
     let m = million::medians(r);
@@ -279,7 +273,7 @@ fn against_tokio(t: &mut Targets, r: &Results) {
                 let cells = format!(
                     "a million timers: {what} ≤ half the best tokio timer's | {ours:.0} vs {best:.0} {unit}: {ratio:.2}×"
                 );
-                t.add(ours * 2.0 <= best, cells);
+                t.push((ours * 2.0 <= best, cells));
             }
         };
         row("arm", |x| x.arm.as_secs_f64() * 1e3, "ms");
@@ -302,7 +296,7 @@ fn against_tokio(t: &mut Targets, r: &Results) {
             let cells = format!(
                 "{row}: requests/s no worse than tower timeout + tokio's (within its runs' spread) | {ours:.0} vs a median of {med:.0} ({ratio:.2}×), its lowest run {lo:.0}"
             );
-            t.add(ours >= lo, cells);
+            t.push((ours >= lo, cells));
         }
     }
     if let (Some(ours), Some(tokio)) = (get(http::PUNCTUAL, 16), get(http::TOKIO, 16)) {
@@ -314,11 +308,11 @@ fn against_tokio(t: &mut Targets, r: &Results) {
         let cells = format!(
             "HTTP, K = 16: requests/s ≥ 1.1× tower timeout + tokio's | {o:.0} vs {k:.0}: {ratio:.2}×"
         );
-        t.add(o >= 1.1 * k, cells);
+        t.push((o >= 1.1 * k, cells));
         let (o, k) = (ours.p99, tokio.p99);
         let cells = format!(
             "HTTP, K = 16: p99 no worse than tower timeout + tokio's | {o:.0} vs {k:.0} µs"
         );
-        t.add(o <= k, cells);
+        t.push((o <= k, cells));
     }
 }
