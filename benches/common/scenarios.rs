@@ -100,10 +100,7 @@ pub(crate) async fn fire_all<T: Timeouts>(durations: Vec<Duration>, give_up: Ins
         .collect();
     let mut fired = 0;
     while let Some(timed_out) = set.next().await {
-        assert!(
-            timed_out,
-            "a deadline around a pending future ended unfired"
-        );
+        assert!(timed_out, "a deadline around pending() ended unfired");
         fired += 1;
         if fired % 1024 == 0 && Instant::now() > give_up {
             break;
@@ -177,10 +174,7 @@ pub(crate) fn lateness_traced<T: Timeouts>(n: usize, seed: u64) -> Vec<(Duration
             let start = Instant::now();
             let timed_out = T::timed_out(pending::<()>(), d).await;
             let late = start.elapsed().as_nanos() as i64 - d.as_nanos() as i64;
-            assert!(
-                timed_out,
-                "a deadline around a pending future ended unfired"
-            );
+            assert!(timed_out, "a deadline around pending() ended unfired");
             (start - origin, d, late)
         };
         let set: FuturesUnordered<_> = durations.into_iter().map(deadline).collect();

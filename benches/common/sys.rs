@@ -21,10 +21,6 @@ impl Args {
         None
     }
 
-    pub(crate) fn has(&self, flag: &str) -> bool {
-        self.0.iter().any(|a| a == flag)
-    }
-
     /// The arguments after `flag`, if given.
     pub(crate) fn after(&self, flag: &str) -> Option<&[String]> {
         let at = self.0.iter().position(|a| a == flag)?;

@@ -74,24 +74,16 @@ pub(crate) fn tasks<R: Send + 'static, F: Future<Output = R> + Send + 'static>(
     })
 }
 
-fn current_block_on<R: Send + 'static>(fut: impl Future<Output = R> + Send + 'static) -> R {
-    tokio_current().block_on(tokio::task::unconstrained(fut))
-}
-
-fn alt_block_on<R: Send + 'static>(fut: impl Future<Output = R> + Send + 'static) -> R {
-    on_worker(tokio_alt(), fut)
-}
-
 /// The methods of a peer run as tokio's: micro benches in a task on a worker of `$rt`,
 /// fire and lateness by `$block_on`, contention as tasks on `$rt`.
 macro_rules! in_tokio {
-    ($rt:ident, $block_on:ident) => {
+    ($rt:ident, $block_on:expr) => {
         fn context<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> R {
             on_worker($rt(), async move { f() })
         }
 
         fn block_on<R: Send + 'static>(fut: impl Future<Output = R> + Send + 'static) -> R {
-            $block_on(fut)
+            ($block_on)(fut)
         }
 
         fn contention(threads: usize, iters: u64) -> Duration {
@@ -110,14 +102,14 @@ timer!(
     /// fire and lateness on the current-thread runtime.
     Tokio,
     |f, d| tokio::time::timeout(d, f);
-    in_tokio!(tokio_multi, current_block_on);
+    in_tokio!(tokio_multi, |fut| tokio_current().block_on(tokio::task::unconstrained(fut)));
 );
 
 timer!(
     /// `f.deadline(d)` inside tokio: the runtime's own wheel, run as [`Tokio`]'s.
     PunctualInTokio,
     |f, d| f.deadline(d);
-    in_tokio!(tokio_multi, current_block_on);
+    in_tokio!(tokio_multi, |fut| tokio_current().block_on(tokio::task::unconstrained(fut)));
 );
 
 timer!(
@@ -125,7 +117,7 @@ timer!(
     /// timer made outside them would take the remote path, which users' tasks do not).
     TokioAlt,
     |f, d| tokio::time::timeout(d, f);
-    in_tokio!(tokio_alt, alt_block_on);
+    in_tokio!(tokio_alt, |fut| on_worker(tokio_alt(), fut));
 );
 
 timer!(
@@ -133,7 +125,7 @@ timer!(
     /// wheel, driven by a task of the current-thread runtime; run as [`Tokio`]'s.
     PunctualTokio,
     |f, d| adapter_wheel().deadline(d, f);
-    in_tokio!(tokio_multi, current_block_on);
+    in_tokio!(tokio_multi, |fut| tokio_current().block_on(tokio::task::unconstrained(fut)));
 );
 
 /// The tokio adapter's wheel, started once on the current-thread runtime.

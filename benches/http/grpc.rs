@@ -101,28 +101,17 @@ pub(crate) async fn serve(peer: Peer, k: usize, listener: TcpListener) {
     served.expect("the gRPC server");
 }
 
-/// Makes `requests` calls to `addr` with [`CHANNELS`] × [`PER_CHANNEL`] in flight; returns
-/// each call's latency and the wall time of the whole.
+/// Makes `requests` calls to `addr` with [`CHANNELS`] × [`PER_CHANNEL`] in flight.
 pub(crate) async fn load(addr: SocketAddr, requests: usize) -> (Vec<Duration>, Duration) {
-    let sent = Arc::new(AtomicUsize::new(0));
     let mut channels = Vec::with_capacity(CHANNELS);
     for _ in 0..CHANNELS {
         let endpoint = Channel::from_shared(format!("http://{addr}")).expect("a URI");
         channels.push(endpoint.tcp_nodelay(true).connect().await.expect("connect"));
     }
-    let start = Instant::now();
-    let mut tasks = Vec::with_capacity(CHANNELS * PER_CHANNEL);
-    for channel in &channels {
-        for _ in 0..PER_CHANNEL {
-            let (channel, sent) = (channel.clone(), sent.clone());
-            tasks.push(tokio::spawn(caller(channel, sent, requests)));
-        }
-    }
-    let mut latencies = Vec::with_capacity(requests);
-    for task in tasks {
-        latencies.extend(task.await.expect("a caller of the load generator"));
-    }
-    (latencies, start.elapsed())
+    crate::load::spread(CHANNELS * PER_CHANNEL, requests, |i, sent| {
+        caller(channels[i / PER_CHANNEL].clone(), sent, requests)
+    })
+    .await
 }
 
 /// One caller: a call at a time until the shared count is reached.

@@ -68,7 +68,7 @@ fn main() {
     let path = root.join("docs/benchmarks.md");
     let old = std::fs::read_to_string(&path).unwrap_or_default();
     let md = tables::markdown(&results, &m, verdict::firmware(&old));
-    if args.has("--no-write") {
+    if args.after("--no-write").is_some() {
         println!("{md}");
         return;
     }

@@ -56,11 +56,6 @@ impl Memory {
     pub(crate) fn total(self) -> f64 {
         self.future + self.heap
     }
-
-    /// Whether the peer held every deadline armed (else its bytes are not per deadline).
-    pub(crate) fn held_all(self) -> bool {
-        self.held == self.armed
-    }
 }
 
 /// One run of the million-timers scenario (`benches/million.rs`).

@@ -186,11 +186,10 @@ fn memory(s: &mut String, r: &Results) {
     );
     for peer in Peer::timers() {
         if let Some(mem) = r.memory.get(&peer) {
-            let total = if mem.held_all() {
-                format!("{:.0}", mem.total())
-            } else {
-                "n/a".into()
-            };
+            // Not per deadline if the peer let go of some.
+            let held_all = mem.held == mem.armed;
+            let total = held_all.then(|| format!("{:.0}", mem.total()));
+            let total = total.unwrap_or_else(|| "n/a".into());
             let (name, held, armed) = (peer.name(), mem.held, mem.armed);
             let _ = writeln!(
                 s,

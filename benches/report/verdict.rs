@@ -11,12 +11,8 @@ use crate::common::{Peer, median};
 use crate::http;
 use crate::results::{Http, Results, paired};
 
-/// Firmware sizes on `thumbv7m` (flash, static RAM), each `(punctual, embassy-time)`.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Firmware {
-    pub(crate) flash: (f64, f64),
-    pub(crate) ram: (f64, f64),
-}
+/// Firmware sizes on `thumbv7m`, flash and static RAM, each `(punctual, embassy-time)`.
+pub(crate) type Firmware = [(f64, f64); 2];
 
 /// Reads the `thumbv7m` rows of the firmware table of the existing report
 /// (`ci/firmware_sizes.sh` writes it before the report runs).
@@ -32,8 +28,7 @@ pub(crate) fn firmware(old_report: &str) -> Option<Firmware> {
         Some((*cells.first()?, *cells.get(1)?))
     };
     let (peer, ours) = (row("`with_timeout`")?, row("punctual,")?);
-    let (flash, ram) = ((ours.0, peer.0), (ours.1, peer.1));
-    Some(Firmware { flash, ram })
+    Some([(ours.0, peer.0), (ours.1, peer.1)])
 }
 
 /// What a row measures: its words, its unit, and whether lower is better (times, CPU,
@@ -281,7 +276,7 @@ fn smol_or_block_on(s: &mut String, r: &Results) {
 
 fn firmware_case(s: &mut String, r: &Results, firmware: Option<Firmware>) {
     let mut c = Case::default();
-    if let Some(Firmware { flash, ram }) = firmware {
+    if let Some([flash, ram]) = firmware {
         let embassy = Peer::Embassy.name();
         let (flash_row, ram_row) = ("firmware flash, thumbv7m", "firmware static RAM, thumbv7m");
         c.single((flash_row, "B", LOWER), embassy, flash.0, flash.1);
