@@ -1,25 +1,27 @@
-//! The cost of one deadline, beside the peers (see `common` for how each peer is written):
+//! The cost of one deadline, beside the peers (criterion):
 //!
-//! * `ready`: a deadline around a future that is ready at its first poll, against the bare
-//!   future.
-//! * `arm_cancel`: a 2 s deadline around a pending future, polled once (so it arms), then
-//!   dropped; with 0 and with 10 000 deadlines already armed. With 0 armed, the group also
-//!   has the floor under any such timer (`common::ArmFloor`: a clock reading and two
-//!   compare-and-swaps).
-//! * `named`: `ready` and `arm_cancel` on the global wheel, unnamed beside named with
-//!   reporting off (no outcome hook), on with a hook that does nothing, and on through
-//!   `punctual::report` (counts and recent events). Unnamed is what every other row runs.
-//! * `contention`: the same on 1 and on 2 threads at once (tokio: tasks on its 2-worker
-//!   runtime); throughput in operations per second.
+//! * `ready`: a deadline around a future ready at its first poll, beside the bare future.
+//! * `arm_cancel`: a 2 s deadline around a pending future, polled once and dropped, with 0
+//!   and with 10 000 deadlines armed; with 0, also the floor (`common::ArmFloor`).
+//! * `named`: `ready` and `arm_cancel` on the global wheel, unnamed beside named with no
+//!   outcome hook, with a hook that does nothing, and with `punctual::report` on.
+//! * `contention`: arm + cancel on 1 and on 2 threads at once (tokio: tasks on its
+//!   2-worker runtime), in operations per second.
 //!
-//! Tokio runs inside `tokio::task::unconstrained`. Run with
 //! `cargo bench -p punctual-benches --bench timers`.
 
 #[macro_use]
 mod common;
 
+use std::future::{self, Future};
+use std::hint::black_box;
+use std::pin::pin;
+use std::task::{Context, Waker};
+use std::time::{Duration, Instant};
+
 use common::Peer;
 use criterion::{BenchmarkId, Criterion, Throughput};
+use punctual::DeadlineExt;
 
 fn ready(c: &mut Criterion) {
     let mut group = c.benchmark_group("ready");
@@ -51,59 +53,27 @@ fn arm_cancel(c: &mut Criterion) {
     group.finish();
 }
 
-/// How the `named` group's deadlines are made and reported.
-#[derive(Clone, Copy)]
-enum Naming {
-    Unnamed,
-    NamedNoHook,
-    NamedEmptyHook,
-    NamedReport,
-}
-
-impl Naming {
-    const ALL: [Naming; 4] = [
-        Naming::Unnamed,
-        Naming::NamedNoHook,
-        Naming::NamedEmptyHook,
-        Naming::NamedReport,
-    ];
-
-    fn label(self) -> &'static str {
-        match self {
-            Naming::Unnamed => "unnamed",
-            Naming::NamedNoHook => "named, no hook",
-            Naming::NamedEmptyHook => "named, empty hook",
-            Naming::NamedReport => "named, punctual::report",
-        }
-    }
-
-    fn install(self) {
-        match self {
-            Naming::Unnamed | Naming::NamedNoHook => punctual::report::disable(),
-            Naming::NamedEmptyHook => punctual::punctual_core::set_outcome_hook(Some(|_| {})),
-            Naming::NamedReport => punctual::report::enable(),
-        }
-    }
-}
+/// The `named` group's ways of making and reporting deadlines: a label, whether named,
+/// and what to install first.
+const NAMINGS: [(&str, bool, fn()); 4] = [
+    ("unnamed", false, punctual::report::disable),
+    ("named, no hook", true, punctual::report::disable),
+    ("named, empty hook", true, || {
+        punctual::punctual_core::set_outcome_hook(Some(|_| {}))
+    }),
+    ("named, punctual::report", true, punctual::report::enable),
+];
 
 /// `iters` times, on the global wheel: a deadline around `make()`, polled once, dropped.
-fn poll_once<F: std::future::Future>(
-    naming: Naming,
-    iters: u64,
-    make: impl Fn(u64) -> F,
-) -> std::time::Duration {
-    use punctual::DeadlineExt;
-    use std::hint::black_box;
-    use std::pin::pin;
-    use std::task::{Context, Waker};
+fn poll_once<F: Future>(named: bool, iters: u64, make: impl Fn(u64) -> F) -> Duration {
     let mut cx = Context::from_waker(Waker::noop());
-    let start = std::time::Instant::now();
+    let start = Instant::now();
     for i in 0..iters {
         let d = make(i).deadline(common::LONG);
-        if let Naming::Unnamed = naming {
-            black_box(pin!(d).poll(&mut cx).is_ready());
-        } else {
+        if named {
             black_box(pin!(d.named("bench")).poll(&mut cx).is_ready());
+        } else {
+            black_box(pin!(d).poll(&mut cx).is_ready());
         }
     }
     start.elapsed()
@@ -111,17 +81,13 @@ fn poll_once<F: std::future::Future>(
 
 fn named(c: &mut Criterion) {
     let mut group = c.benchmark_group("named");
-    for naming in Naming::ALL {
-        naming.install();
-        group.bench_function(BenchmarkId::new("ready", naming.label()), |b| {
-            b.iter_custom(|iters| {
-                poll_once(naming, iters, |i| {
-                    std::future::ready(std::hint::black_box(i))
-                })
-            })
+    for (label, named, install) in NAMINGS {
+        install();
+        group.bench_function(BenchmarkId::new("ready", label), |b| {
+            b.iter_custom(|iters| poll_once(named, iters, |i| future::ready(black_box(i))))
         });
-        group.bench_function(BenchmarkId::new("arm_cancel", naming.label()), |b| {
-            b.iter_custom(|iters| poll_once(naming, iters, |_| std::future::pending::<()>()))
+        group.bench_function(BenchmarkId::new("arm_cancel", label), |b| {
+            b.iter_custom(|iters| poll_once(named, iters, |_| future::pending::<()>()))
         });
     }
     punctual::report::disable();
@@ -133,15 +99,9 @@ fn contention(c: &mut Criterion) {
     for peer in Peer::timers() {
         for threads in [1, 2] {
             group.throughput(Throughput::Elements(threads as u64));
-            group.bench_with_input(
-                BenchmarkId::new(peer.name(), threads),
-                &threads,
-                |b, &threads| {
-                    b.iter_custom(
-                        |iters| with_peer!(peer, T => common::contention::<T>(threads, iters)),
-                    )
-                },
-            );
+            let run = |iters| with_peer!(peer, T => common::contention::<T>(threads, iters));
+            let id = BenchmarkId::new(peer.name(), threads);
+            group.bench_function(id, |b| b.iter_custom(run));
         }
     }
     group.finish();

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The short benchmark suite, written up: measures punctual beside tokio (its default timer
 # and its alternative one), async-io, futures-timer, futures-time and embassy-time, then
-# writes docs/benchmarks.md and docs/benchmarks.svg (docs/ only). Most of its time is the
+# writes docs/benchmarks.md (docs/ only). Most of its time is the
 # first release build; the measuring itself takes a few minutes. Not part of .ci/run:
 # its numbers depend on the machine's load.
 #
@@ -12,8 +12,8 @@
 # The benchmarks are the package `punctual-benches` (benches/), so that the facade's own
 # builds never compile criterion or the peers. The full criterion suites:
 # `cargo bench -p punctual-benches --bench timers` (ready, arm + cancel, contention) and
-# `--bench fire`; `--bench lateness`, `--bench memory`, `--bench million` and
-# `--bench http` print their tables.
+# `--bench fire`; `--bench memory`, `--bench million` and `--bench http` print their
+# rows; `--bench report -- --probe lateness PEER RUNS` prints one peer's lateness.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # Absolute: cargo runs each bench in its package's folder (benches/).

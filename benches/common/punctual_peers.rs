@@ -1,29 +1,16 @@
-//! punctual's own peers outside tokio: the global wheel, a 100 µs wheel on its own
-//! thread, and wheels driven inside a smol executor.
+//! punctual's peers outside tokio: the global wheel, a 100 µs wheel on its own thread,
+//! and wheels driven inside a smol executor.
 
 #[allow(unused_imports)]
 use super::*;
 
-/// `punctual`'s global wheel: a 1 ms tick, driven by its own thread.
-pub(crate) struct PunctualGlobal;
+timer!(
+    /// `f.deadline(d)`: the global wheel (1 ms tick) and its thread.
+    Punctual,
+    |f, d| f.deadline(d)
+);
 
-impl Timeouts for PunctualGlobal {
-    fn bound<F: Future + Unpin + Send + 'static>(
-        f: F,
-        d: Duration,
-    ) -> impl Future + Send + 'static {
-        f.deadline(d)
-    }
-
-    fn timed_out<F: Future + Unpin + Send + 'static>(
-        f: F,
-        d: Duration,
-    ) -> impl Future<Output = bool> + Send + 'static {
-        async move { f.deadline(d).await.is_err() }
-    }
-}
-
-/// A wheel with a 100 µs tick, driven by `punctual::wheel::spawn_driver`.
+/// A wheel of 100 µs ticks, driven by `punctual::wheel::spawn_driver`.
 pub(crate) fn wheel_100us() -> &'static Wheel<StdClock, Growable> {
     static WHEEL: LazyLock<Wheel<StdClock, Growable>> = LazyLock::new(|| {
         Wheel::growable(StdClock::new(), Duration::from_micros(100)).with_batched_wakes()
@@ -35,32 +22,24 @@ pub(crate) fn wheel_100us() -> &'static Wheel<StdClock, Growable> {
     &WHEEL
 }
 
-/// `punctual` on a wheel of 100 µs ticks.
-pub(crate) struct Punctual100us;
+timer!(
+    /// punctual on a wheel of 100 µs ticks on its own thread.
+    Punctual100us,
+    |f, d| wheel_100us().deadline(d, f)
+);
 
-impl Timeouts for Punctual100us {
-    fn bound<F: Future + Unpin + Send + 'static>(
-        f: F,
-        d: Duration,
-    ) -> impl Future + Send + 'static {
-        wheel_100us().deadline(d, f)
-    }
-
-    fn timed_out<F: Future + Unpin + Send + 'static>(
-        f: F,
-        d: Duration,
-    ) -> impl Future<Output = bool> + Send + 'static {
-        async move { wheel_100us().deadline(d, f).await.is_err() }
-    }
-}
-
-/// A `punctual` peer on a wheel of its own whose driver runs in the executor's own task
-/// (`punctual_smol::with_driver` in `async_io::block_on`), as async-io's timers do: no
-/// timer thread, so no deadline crosses between cores.
+/// A punctual peer on a wheel whose driver runs in the executor's own task
+/// (`punctual_smol::with_driver` in `async_io::block_on`), as async-io's timers do.
 macro_rules! smol_peer {
     ($(#[$doc:meta])* $name:ident, $tick:expr) => {
-        $(#[$doc])*
-        pub(crate) struct $name;
+        timer!(
+            $(#[$doc])*
+            $name,
+            |f, d| $name::wheel().deadline(d, f);
+            fn block_on<R: Send + 'static>(fut: impl Future<Output = R> + Send + 'static) -> R {
+                async_io::block_on(punctual_smol::with_driver(Self::wheel(), fut))
+            }
+        );
 
         impl $name {
             /// The peer's wheel (leaked: deadlines need it `'static`).
@@ -70,36 +49,16 @@ macro_rules! smol_peer {
                 &WHEEL
             }
         }
-
-        impl Timeouts for $name {
-            fn bound<F: Future + Unpin + Send + 'static>(
-                f: F,
-                d: Duration,
-            ) -> impl Future + Send + 'static {
-                Self::wheel().deadline(d, f)
-            }
-
-            fn timed_out<F: Future + Unpin + Send + 'static>(
-                f: F,
-                d: Duration,
-            ) -> impl Future<Output = bool> + Send + 'static {
-                async move { Self::wheel().deadline(d, f).await.is_err() }
-            }
-
-            fn block_on<R: Send + 'static>(fut: impl Future<Output = R> + Send + 'static) -> R {
-                async_io::block_on(punctual_smol::with_driver(Self::wheel(), fut))
-            }
-        }
     };
 }
 
 smol_peer!(
-    /// `punctual` on a wheel of 1 ms ticks driven in the executor (see `smol_peer!`).
+    /// A wheel of 1 ms ticks driven in the executor.
     PunctualSmol,
     punctual_smol::DEFAULT_TICK
 );
 smol_peer!(
-    /// `punctual` on a wheel of 100 µs ticks driven in the executor (see `smol_peer!`).
+    /// A wheel of 100 µs ticks driven in the executor.
     PunctualSmol100us,
     Duration::from_micros(100)
 );

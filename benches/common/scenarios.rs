@@ -31,12 +31,19 @@ pub(crate) fn arm_cancel_loop<T: Timeouts>(iters: u64) -> Duration {
     start.elapsed()
 }
 
-/// Deadlines kept armed while another scenario runs: each polled once with a waker of its
-/// own (as if each belonged to a task), none due within the run.
-pub(crate) struct Armed {
-    futures: Vec<Pin<Box<dyn Future<Output = ()> + Send>>>,
-    /// Wakes of their wakers (see [`distinct_waker`]).
-    wakes: Arc<AtomicUsize>,
+/// Deadlines kept armed while another scenario runs, each polled once with a waker of its
+/// own (as if each belonged to a task), and the count of their wakes.
+pub(crate) struct Armed(
+    Vec<Pin<Box<dyn Future<Output = ()> + Send>>>,
+    Arc<AtomicUsize>,
+);
+
+impl Armed {
+    /// How many of the deadlines their timer still holds: those whose waker was never
+    /// woken (none is due within a run).
+    pub(crate) fn held(&self) -> usize {
+        self.0.len().saturating_sub(self.1.load(Ordering::Relaxed))
+    }
 }
 
 /// Arms `n` deadlines of 60 to 120 s, to hold while measuring.
@@ -44,36 +51,22 @@ pub(crate) fn prearm<T: Timeouts>(n: usize) -> Armed {
     T::context(move || {
         let mut rng = Rng::new(n as u64);
         let wakes = Arc::new(AtomicUsize::new(0));
-        let futures = (0..n)
-            .map(|_| {
-                let d = rng.duration(Duration::from_secs(60), Duration::from_secs(120));
-                let mut fut: Pin<Box<dyn Future<Output = ()> + Send>> = Box::pin(async move {
-                    T::bound(pending::<()>(), d).await;
-                });
-                let waker = distinct_waker(&wakes);
-                let _ = fut.as_mut().poll(&mut Context::from_waker(&waker));
-                fut
-            })
-            .collect();
-        Armed { futures, wakes }
+        let (lo, hi) = (Duration::from_secs(60), Duration::from_secs(120));
+        let arm = |_| {
+            let d = rng.duration(lo, hi);
+            let mut fut: Pin<Box<dyn Future<Output = ()> + Send>> =
+                Box::pin(async move { drop(T::bound(pending::<()>(), d).await) });
+            let _ = fut
+                .as_mut()
+                .poll(&mut Context::from_waker(&distinct_waker(&wakes)));
+            fut
+        };
+        Armed((0..n).map(arm).collect(), wakes)
     })
 }
 
-impl Armed {
-    pub(crate) fn len(&self) -> usize {
-        self.futures.len()
-    }
-
-    /// How many of the deadlines their timer still holds: those whose waker was never
-    /// woken (none is due within a run).
-    pub(crate) fn held(&self) -> usize {
-        self.len()
-            .saturating_sub(self.wakes.load(Ordering::Relaxed))
-    }
-}
-
 /// `threads` threads (tokio: tasks on its 2-worker runtime) each do `iters` arm + cancel;
-/// returns the wall time until all are done.
+/// the wall time until all are done.
 pub(crate) fn contention<T: Timeouts>(threads: usize, iters: u64) -> Duration {
     T::contention(threads, iters)
 }
@@ -98,17 +91,16 @@ pub(crate) struct FireCost {
     pub(crate) cpu: Duration,
 }
 
-async fn fire_all<T: Timeouts>(durations: Vec<Duration>, give_up: Instant) -> usize {
+/// Awaits deadlines of `durations` around pending futures in one `FuturesUnordered`
+/// until all fired or `give_up` passed; how many fired.
+pub(crate) async fn fire_all<T: Timeouts>(durations: Vec<Duration>, give_up: Instant) -> usize {
     let mut set: FuturesUnordered<_> = durations
         .iter()
         .map(|&d| T::timed_out(pending::<()>(), d))
         .collect();
     let mut fired = 0;
     while let Some(timed_out) = set.next().await {
-        assert!(
-            timed_out,
-            "a deadline around a pending future ended without firing"
-        );
+        assert!(timed_out, "a deadline around pending() ended unfired");
         fired += 1;
         if fired % 1024 == 0 && Instant::now() > give_up {
             break;
@@ -117,13 +109,25 @@ async fn fire_all<T: Timeouts>(durations: Vec<Duration>, give_up: Instant) -> us
     fired
 }
 
-/// `n` deadlines over 1 to 100 ms in one `FuturesUnordered`, until all fired and were seen.
-/// `None` if they had not after `give_up`.
+/// `n` deadlines over 1 to 100 ms in one `FuturesUnordered` on the peer's executor, until
+/// all fired and were seen; `None` if they had not after `give_up`.
 pub(crate) fn fire<T: Timeouts>(n: usize, give_up: Duration) -> Option<FireCost> {
     let durations = fire_durations(n);
-    let cpu = process_cpu();
-    let start = Instant::now();
-    let fired = T::block_on(fire_all::<T>(durations, start + give_up));
+    timed_fire(n, give_up, |end| T::block_on(fire_all::<T>(durations, end)))
+}
+
+/// [`fire`] in a task of the current-thread tokio runtime with its cooperative budget on.
+pub(crate) fn fire_budget_on<T: Timeouts>(n: usize, give_up: Duration) -> Option<FireCost> {
+    let durations = fire_durations(n);
+    timed_fire(n, give_up, |end| {
+        tokio_current().block_on(fire_all::<T>(durations, end))
+    })
+}
+
+/// The cost of `run(end)` firing `n` deadlines, if all fired before `end`.
+fn timed_fire(n: usize, give_up: Duration, run: impl FnOnce(Instant) -> usize) -> Option<FireCost> {
+    let (cpu, start) = (process_cpu(), Instant::now());
+    let fired = run(start + give_up);
     let cost = FireCost {
         wall: start.elapsed(),
         cpu: process_cpu() - cpu,
@@ -131,18 +135,22 @@ pub(crate) fn fire<T: Timeouts>(n: usize, give_up: Duration) -> Option<FireCost>
     (fired == n).then_some(cost)
 }
 
-/// The fire scenario inside a tokio task with its cooperative budget on (no
-/// `unconstrained`), on the current-thread runtime.
-pub(crate) fn fire_budget_on<T: Timeouts>(n: usize, give_up: Duration) -> Option<FireCost> {
-    let durations = fire_durations(n);
-    let cpu = process_cpu();
-    let start = Instant::now();
-    let fired = tokio_current().block_on(fire_all::<T>(durations, start + give_up));
-    let cost = FireCost {
-        wall: start.elapsed(),
-        cpu: process_cpu() - cpu,
-    };
-    (fired == n).then_some(cost)
+/// The peers of the lateness scenario, with the tick each is said to have.
+pub(crate) fn lateness_peers() -> impl Iterator<Item = (Peer, &'static str)> {
+    const PEERS: [(Peer, &str); 11] = [
+        (Peer::Punctual, "1 ms"),
+        (Peer::PunctualInTokio, "1 ms"),
+        (Peer::PunctualTokio, "1 ms"),
+        (Peer::Punctual100us, "100 µs"),
+        (Peer::PunctualSmol100us, "100 µs"),
+        (Peer::Tokio, "1 ms"),
+        (Peer::TokioAlt, "1 ms"),
+        (Peer::AsyncIo, "none (epoll)"),
+        (Peer::FuturesTimer, "none (park)"),
+        (Peer::FuturesTime, "none (async-io)"),
+        (Peer::Embassy, "1 µs"),
+    ];
+    PEERS.into_iter().filter(|(p, _)| p.available())
 }
 
 /// On the real clock: `n` deadlines of 1 to 50 ms (to the nanosecond) started together;
@@ -158,33 +166,19 @@ pub(crate) fn lateness<T: Timeouts>(n: usize, seed: u64) -> Vec<i64> {
 /// [`lateness`], with each deadline's start (since the run began) and duration.
 pub(crate) fn lateness_traced<T: Timeouts>(n: usize, seed: u64) -> Vec<(Duration, Duration, i64)> {
     let mut rng = Rng::new(seed);
-    let durations: Vec<Duration> = (0..n)
-        .map(|_| rng.duration(Duration::from_millis(1), Duration::from_millis(50)))
-        .collect();
+    let (lo, hi) = (Duration::from_millis(1), Duration::from_millis(50));
+    let durations: Vec<Duration> = (0..n).map(|_| rng.duration(lo, hi)).collect();
     let origin = Instant::now();
     T::block_on(async move {
-        let mut set: FuturesUnordered<_> = durations
-            .into_iter()
-            .map(|d| async move {
-                let start = Instant::now();
-                let timed_out = T::timed_out(pending::<()>(), d).await;
-                let took = start.elapsed();
-                assert!(
-                    timed_out,
-                    "a deadline around a pending future ended without firing"
-                );
-                (
-                    start - origin,
-                    d,
-                    took.as_nanos() as i64 - d.as_nanos() as i64,
-                )
-            })
-            .collect();
-        let mut out = Vec::with_capacity(n);
-        while let Some(late) = set.next().await {
-            out.push(late);
-        }
-        out
+        let deadline = |d: Duration| async move {
+            let start = Instant::now();
+            let timed_out = T::timed_out(pending::<()>(), d).await;
+            let late = start.elapsed().as_nanos() as i64 - d.as_nanos() as i64;
+            assert!(timed_out, "a deadline around pending() ended unfired");
+            (start - origin, d, late)
+        };
+        let set: FuturesUnordered<_> = durations.into_iter().map(deadline).collect();
+        set.collect().await
     })
 }
 
@@ -200,7 +194,7 @@ pub(crate) struct LatenessSummary {
 
 pub(crate) fn summarize(mut sample: Vec<i64>) -> LatenessSummary {
     sample.sort_unstable();
-    let at = |q: f64| sample[((sample.len() - 1) as f64 * q).round() as usize];
+    let at = |q| quantile(&sample, q);
     LatenessSummary {
         early: sample.iter().filter(|&&x| x < 0).count(),
         min: sample[0],
@@ -208,10 +202,4 @@ pub(crate) fn summarize(mut sample: Vec<i64>) -> LatenessSummary {
         p99: at(0.99),
         max: *sample.last().expect("empty sample"),
     }
-}
-
-/// The median of some durations.
-pub(crate) fn median(mut xs: Vec<Duration>) -> Duration {
-    xs.sort_unstable();
-    xs[xs.len() / 2]
 }

@@ -1,59 +1,50 @@
-//! The peers that run inside tokio: its two timers, punctual's default inside a runtime,
+//! The peers that run inside tokio: its two timers, punctual's default inside a runtime
 //! and the tokio adapter; and the runtimes they share.
 
 #[allow(unused_imports)]
 use super::*;
 
-/// A current-thread tokio runtime (timers enabled): where tokio's single-thread scenarios run.
+/// A current-thread tokio runtime with timers: where single-thread scenarios run.
 pub(crate) fn tokio_current() -> &'static tokio::runtime::Runtime {
     static RT: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| {
-        tokio::runtime::Builder::new_current_thread()
-            .enable_time()
-            .build()
-            .expect("tokio runtime")
+        let mut builder = tokio::runtime::Builder::new_current_thread();
+        builder.enable_time().build().expect("tokio runtime")
     });
     &RT
 }
 
-/// A multi-thread tokio runtime with one worker per core (2 here): the contention scenario.
+/// A 2-worker multi-thread tokio runtime: micro benches and contention.
 pub(crate) fn tokio_multi() -> &'static tokio::runtime::Runtime {
-    static RT: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| {
-        tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_time()
-            .build()
-            .expect("tokio runtime")
-    });
+    static RT: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| two_workers(false, |_| ()));
     &RT
 }
 
-/// A 2-worker multi-thread tokio runtime built with tokio's alternative timer
-/// (`Builder::enable_alt_timer`: a wheel per worker, timers registered by a worker's own
-/// tasks go to its own wheel). Only with `--cfg tokio_unstable`, as tokio requires;
-/// `bash ci/bench_report.sh` builds so.
-///
-/// # Panics
-///
-/// Built without `--cfg tokio_unstable` (the peer is then left out of every list, see
-/// [`Peer::timers`]).
+/// A 2-worker runtime with tokio's alternative timer (a wheel per worker).
 pub(crate) fn tokio_alt() -> &'static tokio::runtime::Runtime {
-    #[cfg(tokio_unstable)]
-    {
-        static RT: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| {
-            tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_alt_timer()
-                .build()
-                .expect("tokio runtime")
-        });
-        &RT
-    }
-    #[cfg(not(tokio_unstable))]
-    panic!("tokio's alternative timer: build with RUSTFLAGS=\"--cfg tokio_unstable\"")
+    static RT: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| two_workers(true, |_| ()));
+    &RT
 }
 
-/// Runs `fut` in a task on `rt`'s workers (`unconstrained`) and waits for it: where a
-/// multi-thread runtime's users run their code.
+/// A 2-worker multi-thread runtime with timers, on tokio's alternative timer if `alt`
+/// (which needs `--cfg tokio_unstable`: the peer is otherwise left out of every list, see
+/// [`Peer::available`]), built after `more` set it up further.
+pub(crate) fn two_workers(
+    alt: bool,
+    more: impl FnOnce(&mut tokio::runtime::Builder),
+) -> tokio::runtime::Runtime {
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    builder.worker_threads(2).enable_time();
+    if alt {
+        #[cfg(tokio_unstable)]
+        builder.enable_alt_timer();
+        #[cfg(not(tokio_unstable))]
+        panic!("tokio's alternative timer: build with RUSTFLAGS=\"--cfg tokio_unstable\"");
+    }
+    more(&mut builder);
+    builder.build().expect("tokio runtime")
+}
+
+/// Runs `fut` in a task on `rt`'s workers (`unconstrained`) and waits for it.
 pub(crate) fn on_worker<R: Send + 'static>(
     rt: &'static tokio::runtime::Runtime,
     fut: impl Future<Output = R> + Send + 'static,
@@ -63,172 +54,85 @@ pub(crate) fn on_worker<R: Send + 'static>(
         .unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic()))
 }
 
-/// The contention scenario of a timer that runs inside tokio: `threads` tasks on the
-/// 2-worker runtime, each an arm + cancel loop of `iters`.
-fn tokio_tasks_contention<T: Timeouts>(threads: usize, iters: u64) -> Duration {
-    tokio_tasks_contention_on::<T>(tokio_multi(), threads, iters)
-}
-
-/// [`tokio_tasks_contention`] on the runtime `rt`.
-fn tokio_tasks_contention_on<T: Timeouts>(
+/// Runs `f(0)`, `f(1)`, .. `f(n - 1)` at once as tasks on `rt` (`unconstrained`); their
+/// outputs and the wall time until all were done.
+pub(crate) fn tasks<R: Send + 'static, F: Future<Output = R> + Send + 'static>(
     rt: &'static tokio::runtime::Runtime,
-    threads: usize,
-    iters: u64,
-) -> Duration {
+    n: usize,
+    f: impl Fn(usize) -> F,
+) -> (Vec<R>, Duration) {
     rt.block_on(async move {
         let start = Instant::now();
-        let tasks: Vec<_> = (0..threads)
-            .map(|_| {
-                tokio::spawn(tokio::task::unconstrained(async move {
-                    arm_cancel_loop::<T>(iters)
-                }))
-            })
+        let tasks: Vec<_> = (0..n)
+            .map(|i| tokio::spawn(tokio::task::unconstrained(f(i))))
             .collect();
+        let mut out = Vec::with_capacity(n);
         for task in tasks {
-            task.await.expect("contention task");
+            out.push(task.await.expect("a task of the scenario"));
         }
-        start.elapsed()
+        (out, start.elapsed())
     })
 }
 
-/// `tokio::time::timeout`.
-pub(crate) struct TokioTimeout;
+/// The methods of a peer run as tokio's: micro benches in a task on a worker of `$rt`,
+/// fire and lateness by `$block_on`, contention as tasks on `$rt`.
+macro_rules! in_tokio {
+    ($rt:ident, $block_on:expr) => {
+        fn context<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> R {
+            on_worker($rt(), async move { f() })
+        }
 
-impl Timeouts for TokioTimeout {
-    fn bound<F: Future + Unpin + Send + 'static>(
-        f: F,
-        d: Duration,
-    ) -> impl Future + Send + 'static {
-        tokio::time::timeout(d, f)
-    }
+        fn block_on<R: Send + 'static>(fut: impl Future<Output = R> + Send + 'static) -> R {
+            ($block_on)(fut)
+        }
 
-    fn timed_out<F: Future + Unpin + Send + 'static>(
-        f: F,
-        d: Duration,
-    ) -> impl Future<Output = bool> + Send + 'static {
-        async move { tokio::time::timeout(d, f).await.is_err() }
-    }
-
-    /// In a task on a worker of the 2-worker runtime, where a server's handlers run (and
-    /// where tokio's timer takes the path users' tasks take).
-    fn context<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> R {
-        on_worker(tokio_multi(), async move { f() })
-    }
-
-    fn block_on<R: Send + 'static>(fut: impl Future<Output = R> + Send + 'static) -> R {
-        tokio_current().block_on(tokio::task::unconstrained(fut))
-    }
-
-    /// Tasks on the 2-worker runtime instead of threads.
-    fn contention(threads: usize, iters: u64) -> Duration {
-        tokio_tasks_contention::<Self>(threads, iters)
-    }
+        fn contention(threads: usize, iters: u64) -> Duration {
+            tasks(
+                $rt(),
+                threads,
+                |_| async move { arm_cancel_loop::<Self>(iters) },
+            )
+            .1
+        }
+    };
 }
 
-/// `f.deadline(d)` inside a tokio runtime: the default deadline on the runtime's own wheel,
-/// run exactly as [`TokioTimeout`]'s scenarios are (the same runtimes, `unconstrained`).
-pub(crate) struct PunctualInTokio;
+timer!(
+    /// `tokio::time::timeout(d, f)`: micro benches on a worker of the 2-worker runtime,
+    /// fire and lateness on the current-thread runtime.
+    Tokio,
+    |f, d| tokio::time::timeout(d, f);
+    in_tokio!(tokio_multi, |fut| tokio_current().block_on(tokio::task::unconstrained(fut)));
+);
 
-impl Timeouts for PunctualInTokio {
-    fn timed_out<F: Future + Unpin + Send + 'static>(
-        f: F,
-        d: Duration,
-    ) -> impl Future<Output = bool> + Send + 'static {
-        async move { f.deadline(d).await.is_err() }
-    }
+timer!(
+    /// `f.deadline(d)` inside tokio: the runtime's own wheel, run as [`Tokio`]'s.
+    PunctualInTokio,
+    |f, d| f.deadline(d);
+    in_tokio!(tokio_multi, |fut| tokio_current().block_on(tokio::task::unconstrained(fut)));
+);
 
-    fn bound<F: Future + Unpin + Send + 'static>(
-        f: F,
-        d: Duration,
-    ) -> impl Future + Send + 'static {
-        f.deadline(d)
-    }
+timer!(
+    /// `tokio::time::timeout` on the alternative timer, every scenario on its workers (a
+    /// timer made outside them would take the remote path, which users' tasks do not).
+    TokioAlt,
+    |f, d| tokio::time::timeout(d, f);
+    in_tokio!(tokio_alt, |fut| on_worker(tokio_alt(), fut));
+);
 
-    fn context<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> R {
-        TokioTimeout::context(f)
-    }
+timer!(
+    /// The tokio adapter: `wheel.deadline(d, f)` on `punctual::adapters::tokio::start()`'s
+    /// wheel, driven by a task of the current-thread runtime; run as [`Tokio`]'s.
+    PunctualTokio,
+    |f, d| adapter_wheel().deadline(d, f);
+    in_tokio!(tokio_multi, |fut| tokio_current().block_on(tokio::task::unconstrained(fut)));
+);
 
-    fn block_on<R: Send + 'static>(fut: impl Future<Output = R> + Send + 'static) -> R {
-        TokioTimeout::block_on(fut)
-    }
-
-    /// Tasks on the 2-worker runtime instead of threads, as tokio's.
-    fn contention(threads: usize, iters: u64) -> Duration {
-        tokio_tasks_contention::<Self>(threads, iters)
-    }
-}
-
-/// `tokio::time::timeout` on tokio's alternative timer: every scenario in a task on a
-/// worker of [`tokio_alt`]'s runtime (a timer made there goes to that worker's wheel; one
-/// made outside the workers would take the remote path, which users' tasks do not).
-pub(crate) struct TokioAlt;
-
-impl Timeouts for TokioAlt {
-    fn bound<F: Future + Unpin + Send + 'static>(
-        f: F,
-        d: Duration,
-    ) -> impl Future + Send + 'static {
-        tokio::time::timeout(d, f)
-    }
-
-    fn timed_out<F: Future + Unpin + Send + 'static>(
-        f: F,
-        d: Duration,
-    ) -> impl Future<Output = bool> + Send + 'static {
-        async move { tokio::time::timeout(d, f).await.is_err() }
-    }
-
-    fn context<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> R {
-        on_worker(tokio_alt(), async move { f() })
-    }
-
-    fn block_on<R: Send + 'static>(fut: impl Future<Output = R> + Send + 'static) -> R {
-        on_worker(tokio_alt(), fut)
-    }
-
-    /// Tasks on the 2-worker runtime instead of threads, as tokio's.
-    fn contention(threads: usize, iters: u64) -> Duration {
-        tokio_tasks_contention_on::<Self>(tokio_alt(), threads, iters)
-    }
-}
-
-/// The tokio adapter: `wheel.deadline(d, f)` on the wheel of `punctual::adapters::tokio::start()`
-/// (1 ms ticks), whose driver is a task of the current-thread runtime that tokio's
-/// scenarios run on; those scenarios run as [`TokioTimeout`]'s do.
-pub(crate) struct PunctualTokio;
-
-impl PunctualTokio {
-    /// The adapter's wheel, started once on the current-thread runtime.
-    fn wheel() -> &'static punctual::adapters::tokio::TokioWheel {
-        static WHEEL: LazyLock<&'static punctual::adapters::tokio::TokioWheel> =
-            LazyLock::new(|| {
-                let _runtime = tokio_current().enter();
-                punctual::adapters::tokio::start()
-            });
-        &WHEEL
-    }
-}
-
-impl Timeouts for PunctualTokio {
-    fn bound<F: Future + Unpin + Send + 'static>(
-        f: F,
-        d: Duration,
-    ) -> impl Future + Send + 'static {
-        Self::wheel().deadline(d, f)
-    }
-
-    fn timed_out<F: Future + Unpin + Send + 'static>(
-        f: F,
-        d: Duration,
-    ) -> impl Future<Output = bool> + Send + 'static {
-        async move { Self::wheel().deadline(d, f).await.is_err() }
-    }
-
-    fn context<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> R {
-        TokioTimeout::context(f)
-    }
-
-    fn block_on<R: Send + 'static>(fut: impl Future<Output = R> + Send + 'static) -> R {
-        TokioTimeout::block_on(fut)
-    }
+/// The tokio adapter's wheel, started once on the current-thread runtime.
+fn adapter_wheel() -> &'static punctual::adapters::tokio::TokioWheel {
+    static WHEEL: LazyLock<&'static punctual::adapters::tokio::TokioWheel> = LazyLock::new(|| {
+        let _runtime = tokio_current().enter();
+        punctual::adapters::tokio::start()
+    });
+    &WHEEL
 }

@@ -1,9 +1,6 @@
-//! The gRPC row: a tonic server (tonic's own `Server`, HTTP/2) with the peer's layer
-//! around one unary method whose handler starts `k` inner deadlines, and a load generator
-//! of tonic clients: 8 channels (connections), each with 8 calls in flight at once.
-//!
-//! The method is written by hand, as `tonic-build` would generate it, so the benchmark
-//! needs no `protoc`: `/bench.Echo/Call`, a `Ping` in and a `Ping` out.
+//! The gRPC rows: tonic's `Server` with the peer's layer around one unary method (written
+//! by hand as `tonic-build` would, so no `protoc`), under 8 tonic channels with 8 calls
+//! in flight on each.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -22,7 +19,8 @@ use tonic::{Request, Response, Status};
 use tonic_prost::ProstCodec;
 use tower::ServiceBuilder;
 
-use crate::server::{Peer, REQUEST_DEADLINE, inner_deadlines};
+use crate::common::Peer;
+use crate::server::{REQUEST_DEADLINE, inner_deadlines};
 
 /// Channels (HTTP/2 connections) of the load generator.
 const CHANNELS: usize = 8;
@@ -91,7 +89,7 @@ pub(crate) async fn serve(peer: Peer, k: usize, listener: TcpListener) {
                 .serve_with_incoming(incoming)
                 .await
         }
-        Peer::Punctual => {
+        _ => {
             let layer = punctual::adapters::tower::DeadlineLayer::new(REQUEST_DEADLINE);
             Server::builder()
                 .layer(layer)
@@ -103,28 +101,17 @@ pub(crate) async fn serve(peer: Peer, k: usize, listener: TcpListener) {
     served.expect("the gRPC server");
 }
 
-/// Makes `requests` calls to `addr` with [`CHANNELS`] × [`PER_CHANNEL`] in flight; returns
-/// each call's latency and the wall time of the whole.
+/// Makes `requests` calls to `addr` with [`CHANNELS`] × [`PER_CHANNEL`] in flight.
 pub(crate) async fn load(addr: SocketAddr, requests: usize) -> (Vec<Duration>, Duration) {
-    let sent = Arc::new(AtomicUsize::new(0));
     let mut channels = Vec::with_capacity(CHANNELS);
     for _ in 0..CHANNELS {
         let endpoint = Channel::from_shared(format!("http://{addr}")).expect("a URI");
         channels.push(endpoint.tcp_nodelay(true).connect().await.expect("connect"));
     }
-    let start = Instant::now();
-    let mut tasks = Vec::with_capacity(CHANNELS * PER_CHANNEL);
-    for channel in &channels {
-        for _ in 0..PER_CHANNEL {
-            let (channel, sent) = (channel.clone(), sent.clone());
-            tasks.push(tokio::spawn(caller(channel, sent, requests)));
-        }
-    }
-    let mut latencies = Vec::with_capacity(requests);
-    for task in tasks {
-        latencies.extend(task.await.expect("a caller of the load generator"));
-    }
-    (latencies, start.elapsed())
+    crate::load::spread(CHANNELS * PER_CHANNEL, requests, |i, sent| {
+        caller(channels[i / PER_CHANNEL].clone(), sent, requests)
+    })
+    .await
 }
 
 /// One caller: a call at a time until the shared count is reached.

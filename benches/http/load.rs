@@ -12,26 +12,35 @@ use hyper::Request;
 use hyper::body::Bytes;
 use hyper_util::rt::TokioIo;
 
-/// Sends `requests` requests to `addr` over `connections` connections at once; returns
-/// each request's latency and the wall time of the whole.
+/// Runs `callers` tasks `caller(i, sent)` at once, each calling until the shared count
+/// `sent` reaches `requests`; every call's latency and the wall time of the whole.
+pub(crate) async fn spread<F: Future<Output = Vec<Duration>> + Send + 'static>(
+    callers: usize,
+    requests: usize,
+    caller: impl Fn(usize, Arc<AtomicUsize>) -> F,
+) -> (Vec<Duration>, Duration) {
+    let sent = Arc::new(AtomicUsize::new(0));
+    let start = Instant::now();
+    let tasks: Vec<_> = (0..callers)
+        .map(|i| tokio::spawn(caller(i, sent.clone())))
+        .collect();
+    let mut latencies = Vec::with_capacity(requests);
+    for task in tasks {
+        latencies.extend(task.await.expect("a caller of the load generator"));
+    }
+    (latencies, start.elapsed())
+}
+
+/// Sends `requests` requests to `addr` over `connections` connections at once.
 pub(crate) async fn run(
     addr: SocketAddr,
     connections: usize,
     requests: usize,
 ) -> (Vec<Duration>, Duration) {
-    let sent = Arc::new(AtomicUsize::new(0));
-    let start = Instant::now();
-    let tasks: Vec<_> = (0..connections)
-        .map(|_| {
-            let sent = sent.clone();
-            tokio::spawn(async move { one_connection(addr, &sent, requests).await })
-        })
-        .collect();
-    let mut latencies = Vec::with_capacity(requests);
-    for task in tasks {
-        latencies.extend(task.await.expect("a connection of the load generator"));
-    }
-    (latencies, start.elapsed())
+    spread(connections, requests, |_, sent| async move {
+        one_connection(addr, &sent, requests).await
+    })
+    .await
 }
 
 async fn one_connection(addr: SocketAddr, sent: &AtomicUsize, requests: usize) -> Vec<Duration> {

@@ -1,7 +1,8 @@
-//! The server: hyper's HTTP/1 connections on a 2-worker multi-thread tokio runtime, each
-//! request under a per-request deadline, its handler starting `k` inner deadlines one
-//! after another around a future that completes quickly (pending once, then ready, as a
-//! call to a cache or a database that answers at once), then answering a short body.
+//! The HTTP server: hyper's HTTP/1 on a 2-worker tokio runtime, each request under a
+//! deadline, its handler starting `k` inner deadlines one after another around a future
+//! pending once (as a cache that answers at once). tokio's peers: tower's `TimeoutLayer`
+//! and `tokio::time::timeout`; punctual's: punctual-tower's `DeadlineLayer` and
+//! `.deadline()`.
 
 use std::convert::Infallible;
 use std::time::Duration;
@@ -15,76 +16,36 @@ use punctual::DeadlineExt;
 use tokio::net::TcpListener;
 use tower::{BoxError, ServiceBuilder};
 
+use crate::common::Peer;
+
 /// The per-request deadline: never reached here.
 pub(crate) const REQUEST_DEADLINE: Duration = Duration::from_secs(2);
 /// Each inner deadline: never reached here.
 pub(crate) const INNER_DEADLINE: Duration = Duration::from_millis(100);
 
-/// The peers: how a request and its inner calls are bounded.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Peer {
-    /// `tower::timeout::TimeoutLayer` around the handler, `tokio::time::timeout` inside.
-    Tokio,
-    /// The same on a runtime built with tokio's alternative timer.
-    TokioAlt,
-    /// `punctual::adapters::tower::DeadlineLayer` around the handler (the request under a
-    /// budget), `.deadline()` inside: on the runtime's own wheels, as punctual's default
-    /// inside tokio.
-    Punctual,
-}
-
-impl Peer {
-    pub(crate) const ALL: [Peer; 3] = [Peer::Tokio, Peer::TokioAlt, Peer::Punctual];
-
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Peer::Tokio => "tower timeout + tokio",
-            Peer::TokioAlt => "tower timeout + tokio alt timer",
-            Peer::Punctual => "punctual-tower + deadline",
-        }
-    }
-
-    pub(crate) fn named(name: &str) -> Option<Peer> {
-        Self::ALL.into_iter().find(|p| p.name() == name)
-    }
-
-    /// Whether this build can run the peer (tokio's alternative timer needs
-    /// `--cfg tokio_unstable`).
-    pub(crate) fn available(self) -> bool {
-        self != Peer::TokioAlt || cfg!(tokio_unstable)
-    }
-}
-
 /// The server's runtime for `peer`: 2 workers, each recorded for [`crate::cpu`].
 pub(crate) fn runtime(peer: Peer) -> tokio::runtime::Runtime {
-    let mut builder = tokio::runtime::Builder::new_multi_thread();
-    builder
-        .worker_threads(2)
-        .enable_io()
-        .enable_time()
-        .on_thread_start(crate::cpu::record_this_thread);
-    if peer == Peer::TokioAlt {
-        #[cfg(tokio_unstable)]
-        builder.enable_alt_timer();
-        #[cfg(not(tokio_unstable))]
-        panic!("tokio's alternative timer: build with RUSTFLAGS=\"--cfg tokio_unstable\"");
-    }
-    builder.build().expect("the server's runtime")
+    crate::common::two_workers(peer == Peer::TokioAlt, |builder| {
+        builder
+            .enable_io()
+            .on_thread_start(crate::cpu::record_this_thread);
+    })
 }
 
 /// `k` inner deadlines one after another, each around a future pending once.
 pub(crate) async fn inner_deadlines(peer: Peer, k: usize) {
     for _ in 0..k {
-        match peer {
+        let fired = match peer {
             Peer::Tokio | Peer::TokioAlt => {
-                let r = tokio::time::timeout(INNER_DEADLINE, tokio::task::yield_now()).await;
-                assert!(r.is_ok(), "an inner deadline fired");
+                let within = tokio::time::timeout(INNER_DEADLINE, tokio::task::yield_now());
+                within.await.is_err()
             }
-            Peer::Punctual => {
-                let r = tokio::task::yield_now().deadline(INNER_DEADLINE).await;
-                assert!(r.is_ok(), "an inner deadline fired");
-            }
-        }
+            _ => tokio::task::yield_now()
+                .deadline(INNER_DEADLINE)
+                .await
+                .is_err(),
+        };
+        assert!(!fired, "an inner deadline fired");
     }
 }
 
@@ -110,7 +71,7 @@ pub(crate) async fn serve(peer: Peer, k: usize, listener: TcpListener) {
                         .service(handler);
                     connection(io, service).await;
                 }
-                Peer::Punctual => {
+                _ => {
                     let service = ServiceBuilder::new()
                         .layer(punctual::adapters::tower::DeadlineLayer::new(
                             REQUEST_DEADLINE,

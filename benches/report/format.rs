@@ -2,12 +2,14 @@
 
 use std::time::Duration;
 
+/// One decimal below 10, none above.
+fn short(x: f64) -> String {
+    let digits = if x.abs() < 10.0 { 1 } else { 0 };
+    format!("{x:.digits$}")
+}
+
 pub(crate) fn fmt_ns(ns: f64) -> String {
-    if ns < 10.0 {
-        format!("{ns:.1}")
-    } else {
-        format!("{ns:.0}")
-    }
+    short(ns)
 }
 
 /// A difference in nanoseconds, with its sign (a ready deadline can measure a hair faster
@@ -18,12 +20,7 @@ pub(crate) fn fmt_delta_ns(ns: f64) -> String {
 }
 
 pub(crate) fn fmt_us(ns: i64) -> String {
-    let us = ns as f64 / 1000.0;
-    if us.abs() < 10.0 {
-        format!("{us:.1}")
-    } else {
-        format!("{us:.0}")
-    }
+    short(ns as f64 / 1000.0)
 }
 
 /// Two medians side by side, with as many decimals as it takes to tell them apart (up to
@@ -48,9 +45,5 @@ pub(crate) fn fmt_ms(d: Duration) -> String {
 }
 
 pub(crate) fn fmt_ratio(x: f64) -> String {
-    if x >= 10.0 {
-        format!("{x:.0}×")
-    } else {
-        format!("{x:.1}×")
-    }
+    short(x) + "×"
 }

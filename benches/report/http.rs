@@ -3,22 +3,14 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use crate::measure::{Http, Results, median_f64};
+use crate::common::{HTTP_PEERS, median};
+use crate::results::{Http, Results};
 
 /// The peers' names as `benches/http/` writes them, in table order.
-pub(crate) const TOKIO: &str = "tower timeout + tokio";
-pub(crate) const TOKIO_ALT: &str = "tower timeout + tokio alt timer";
-pub(crate) const PUNCTUAL: &str = "punctual-tower + deadline";
-/// The prefix of the gRPC rows' peers (a tonic server and tonic clients).
-pub(crate) const GRPC: &str = "gRPC: ";
-/// The rows of the verdict: the peers' name prefix, K, and the row's words.
-pub(crate) const ROWS: [(&str, usize, &str); 5] = [
-    ("", 0, "HTTP, K = 0"),
-    ("", 1, "HTTP, K = 1"),
-    ("", 4, "HTTP, K = 4"),
-    ("", 16, "HTTP, K = 16"),
-    (GRPC, 4, "gRPC (tonic), K = 4"),
-];
+pub(crate) const TOKIO: &str = HTTP_PEERS[0].1;
+pub(crate) const TOKIO_ALT: &str = HTTP_PEERS[1].1;
+pub(crate) const PUNCTUAL: &str = HTTP_PEERS[2].1;
+pub(crate) use crate::common::HTTP_ROWS as ROWS;
 
 /// Each `(peer, K)`'s medians over its runs, and the number of runs.
 pub(crate) fn medians(r: &Results) -> BTreeMap<(String, usize), (Http, usize)> {
@@ -26,7 +18,7 @@ pub(crate) fn medians(r: &Results) -> BTreeMap<(String, usize), (Http, usize)> {
         .iter()
         .filter(|(_, runs)| !runs.is_empty())
         .map(|(key, runs)| {
-            let med = |f: fn(&Http) -> f64| median_f64(runs.iter().map(f).collect());
+            let med = |f: fn(&Http) -> f64| median(runs.iter().map(f).collect());
             let h = Http {
                 requests_per_s: med(|h| h.requests_per_s),
                 p50: med(|h| h.p50),
@@ -45,10 +37,9 @@ pub(crate) fn section(s: &mut String, r: &Results) {
         return;
     }
     let runs = m.values().map(|(_, n)| *n).min().unwrap_or(0);
-    let _ = writeln!(s, "\n## HTTP server\n");
     let _ = writeln!(
         s,
-        "A hyper HTTP/1 server on tokio's multi-thread runtime with 2 workers, on loopback; a \
+        "\n## HTTP server\n\nA hyper HTTP/1 server on tokio's multi-thread runtime with 2 workers, on loopback; a \
          load generator (a current-thread runtime in the same process) keeps 64 keep-alive \
          connections busy until 20 000 requests are answered (after 2 000 of warm-up). Each \
          request runs under a per-request deadline of 2 s; its handler starts K inner \
@@ -63,11 +54,8 @@ pub(crate) fn section(s: &mut String, r: &Results) {
          peers and K interleaved; median of {runs} runs each (each column its own \
          median). × tokio: over tower timeout + tokio's, at the same K. The gRPC rows: \
          tonic's `Server` (HTTP/2) with the same layers around one unary method, under 8 \
-         tonic channels with 8 calls in flight on each.\n"
-    );
-    let _ = writeln!(
-        s,
-        "| | K | requests/s | × tokio | p50 (µs) | p99 (µs) | p99.9 (µs) | server CPU per request (µs) | × tokio |\n\
+         tonic channels with 8 calls in flight on each.\n\n\
+         | | K | requests/s | × tokio | p50 (µs) | p99 (µs) | p99.9 (µs) | server CPU per request (µs) | × tokio |\n\
          |---|---:|---:|---:|---:|---:|---:|---:|---:|"
     );
     for (prefix, k, _) in ROWS {
@@ -77,17 +65,19 @@ pub(crate) fn section(s: &mut String, r: &Results) {
             let Some((h, _)) = m.get(&(peer.clone(), k)) else {
                 continue;
             };
-            let (rps_ratio, cpu_ratio) = match base {
-                Some(b) => (
-                    format!("{:.2}×", h.requests_per_s / b.requests_per_s),
-                    format!("{:.2}×", h.cpu_per_request / b.cpu_per_request),
-                ),
-                None => (String::new(), String::new()),
+            let ratio = |f: fn(&Http) -> f64| {
+                base.map_or(String::new(), |b| format!("{:.2}×", f(h) / f(&b)))
             };
+            let (rps, cpu) = (ratio(|h| h.requests_per_s), ratio(|h| h.cpu_per_request));
+            let (p50, p99, p999) = (h.p50, h.p99, h.p999);
+            let line = format!(
+                "{:.0} | {rps} | {p50:.0} | {p99:.0} | {p999:.0}",
+                h.requests_per_s
+            );
             let _ = writeln!(
                 s,
-                "| {peer} | {k} | {:.0} | {rps_ratio} | {:.0} | {:.0} | {:.0} | {:.1} | {cpu_ratio} |",
-                h.requests_per_s, h.p50, h.p99, h.p999, h.cpu_per_request
+                "| {peer} | {k} | {line} | {:.1} | {cpu} |",
+                h.cpu_per_request
             );
         }
     }

@@ -36,34 +36,34 @@ pub(crate) fn machine(root: &Path) -> Machine {
         .map(|v| v.split(" (").next().unwrap_or_default().to_string())
         .unwrap_or_else(|| "rustc ?".into());
     let lock = std::fs::read_to_string(root.join("Cargo.lock")).unwrap_or_default();
-    let mut versions = vec![(
-        "punctual".to_string(),
-        env!("CARGO_PKG_VERSION").to_string(),
-    )];
-    for name in [
+    let crates = [
         "tokio",
         "async-io",
         "futures-timer",
         "futures-time",
         "embassy-time",
-        "hyper",
-        "tower",
-        "criterion",
-    ] {
-        let needle = format!("name = \"{name}\"\nversion = \"");
-        if let Some(at) = lock.find(&needle) {
-            let rest = &lock[at + needle.len()..];
-            let version = rest.split('"').next().unwrap_or("?");
-            versions.push((name.to_string(), version.to_string()));
-        }
-    }
+    ];
+    let versions = crates
+        .into_iter()
+        .chain(["hyper", "tower", "criterion"])
+        .filter_map(|name| {
+            let needle = format!("name = \"{name}\"\nversion = \"");
+            let rest = &lock[lock.find(&needle)? + needle.len()..];
+            Some((name.to_string(), rest.split('"').next()?.to_string()))
+        });
+    let ours = (
+        "punctual".to_string(),
+        env!("CARGO_PKG_VERSION").to_string(),
+    );
+    let versions = [ours].into_iter().chain(versions).collect();
+    let (load_before, load_after, steal) = (None, None, None);
     Machine {
         cpu,
         cores,
         rustc,
-        load_before: None,
-        load_after: None,
-        steal: None,
+        load_before,
+        load_after,
+        steal,
         versions,
     }
 }

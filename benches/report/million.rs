@@ -4,32 +4,25 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use crate::common::Peer;
+use crate::common::{MILLION_PEERS, Peer, median};
 use crate::format::*;
-use crate::measure::{Million, Results};
+use crate::results::{Million, Results};
 
 /// Each peer's median run (each figure its own median).
 pub(crate) fn medians(r: &Results) -> BTreeMap<Peer, Million> {
-    let median_d = |mut xs: Vec<Duration>| {
-        xs.sort_unstable();
-        xs[xs.len() / 2]
-    };
-    r.million
-        .iter()
-        .filter(|(_, runs)| !runs.is_empty())
-        .map(|(&peer, runs)| {
-            let mut bytes: Vec<f64> = runs.iter().map(|m| m.bytes).collect();
-            bytes.sort_by(f64::total_cmp);
-            let m = Million {
-                arm: median_d(runs.iter().map(|m| m.arm).collect()),
-                cancel: median_d(runs.iter().map(|m| m.cancel).collect()),
-                bytes: bytes[bytes.len() / 2],
-                fire_cpu: median_d(runs.iter().map(|m| m.fire_cpu).collect()),
-                fire_wall: median_d(runs.iter().map(|m| m.fire_wall).collect()),
-            };
-            (peer, m)
-        })
-        .collect()
+    let runs = r.million.iter().filter(|(_, runs)| !runs.is_empty());
+    runs.map(|(&peer, runs)| {
+        let d = |f: fn(&Million) -> Duration| median(runs.iter().map(f).collect());
+        let m = Million {
+            arm: d(|m| m.arm),
+            cancel: d(|m| m.cancel),
+            bytes: median(runs.iter().map(|m| m.bytes).collect()),
+            fire_cpu: d(|m| m.fire_cpu),
+            fire_wall: d(|m| m.fire_wall),
+        };
+        (peer, m)
+    })
+    .collect()
 }
 
 /// The best (least) of tokio's two timers by `f`.
@@ -46,10 +39,9 @@ pub(crate) fn section(s: &mut String, r: &Results) {
         return;
     }
     let runs = r.million.values().map(Vec::len).max().unwrap_or(0);
-    let _ = writeln!(s, "\n## A million timers\n");
     let _ = writeln!(
         s,
-        "1 000 000 deadlines of 1 to 60 s armed at once from 2 threads (punctual's default: 2 \
+        "\n## A million timers\n\n1 000 000 deadlines of 1 to 60 s armed at once from 2 threads (punctual's default: 2 \
          threads; the others: 2 tasks on a 2-worker tokio runtime, the alternative timer's \
          built with `enable_alt_timer()`), 500 000 each, made, boxed and polled once; then all \
          dropped by the same 2; then 100 000 deadlines over 1 to 100 ms fired, 50 000 awaited \
@@ -61,46 +53,31 @@ pub(crate) fn section(s: &mut String, r: &Results) {
          two timers in that column. *floor: clock + waker + CAS*: not a timer but the scenario \
          with no timer's work at all, on 2 threads as punctual's: each deadline reads the \
          clock, keeps its waker and, dropped, cancels with one compare-and-swap on a word of \
-         its own; it fires nothing.\n"
-    );
-    let _ = writeln!(
-        s,
-        "| | arm (ms) | × best tokio | cancel (ms) | × best tokio | bytes per armed deadline | × best tokio | fire CPU (ms) | fire wall (ms) |\n\
+         its own; it fires nothing.\n\n\
+         | | arm (ms) | × best tokio | cancel (ms) | × best tokio | bytes per armed deadline | × best tokio | fire CPU (ms) | fire wall (ms) |\n\
          |---|---:|---:|---:|---:|---:|---:|---:|---:|"
     );
-    let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    let arm = best_tokio(&m, |x| ms(x.arm));
-    let cancel = best_tokio(&m, |x| ms(x.cancel));
-    let bytes = best_tokio(&m, |x| x.bytes);
-    let ratio = |x: f64, best: Option<f64>| best.map_or(String::new(), |b| fmt_ratio(x / b));
-    for peer in [
-        Peer::Punctual,
-        Peer::PunctualInTokio,
-        Peer::Tokio,
-        Peer::TokioAlt,
-        Peer::OwnFloor,
-    ] {
-        if let Some(x) = m.get(&peer) {
-            let fire = |d: Duration| {
-                if peer == Peer::OwnFloor {
-                    "n/a".to_string()
-                } else {
-                    fmt_ms(d)
-                }
-            };
-            let _ = writeln!(
-                s,
-                "| {} | {:.0} | {} | {:.0} | {} | {:.0} | {} | {} | {} |",
-                peer.name(),
-                ms(x.arm),
-                ratio(ms(x.arm), arm),
-                ms(x.cancel),
-                ratio(ms(x.cancel), cancel),
-                x.bytes,
-                ratio(x.bytes, bytes),
-                fire(x.fire_cpu),
-                fire(x.fire_wall)
-            );
+    let columns: [fn(&Million) -> f64; 3] = [
+        |x| x.arm.as_secs_f64() * 1e3,
+        |x| x.cancel.as_secs_f64() * 1e3,
+        |x| x.bytes,
+    ];
+    for peer in MILLION_PEERS {
+        let Some(x) = m.get(&peer) else {
+            continue;
+        };
+        let _ = write!(s, "| {} |", peer.name());
+        for f in columns {
+            let ratio = best_tokio(&m, f).map_or(String::new(), |b| fmt_ratio(f(x) / b));
+            let _ = write!(s, " {:.0} | {ratio} |", f(x));
         }
+        let fire = |d| {
+            if peer == Peer::OwnFloor {
+                "n/a".into()
+            } else {
+                fmt_ms(d)
+            }
+        };
+        let _ = writeln!(s, " {} | {} |", fire(x.fire_cpu), fire(x.fire_wall));
     }
 }

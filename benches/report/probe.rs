@@ -1,12 +1,14 @@
-//! `--probe`: one scenario alone, for a profiler to look at.
+//! `--probe SCENARIO PEER ITERS`: one scenario alone, for a profiler to look at.
 
-use crate::common::{self, Peer};
-use crate::measure::*;
+use crate::common::{self, Peer, quantile};
+use crate::measure::{FIRE_GIVE_UP, LATE_N};
+use crate::results::ns_per_op;
 
-/// `--probe SCENARIO PEER ITERS`: runs one scenario alone and prints ns per operation, for
-/// a profiler (`perf record`, `valgrind --tool=callgrind`) to look at. Two scenarios print
-/// more: `lateness` (ITERS runs interleaved with async-io's, and the quantiles of both)
-/// and `trace` (one lateness run, deadline by deadline).
+/// Runs one scenario alone and prints ns per operation, for a profiler (`perf record`,
+/// `valgrind --tool=callgrind`). `fire` prints its cost; `lateness` runs ITERS runs
+/// interleaved with async-io's and prints the quantiles of both; `trace` prints one
+/// lateness run (seed ITERS) deadline by deadline: start, duration, due (ns since the run
+/// began) and how late it was seen.
 pub(crate) fn probe(args: &[String]) {
     let [scenario, peer, iters, ..] = args else {
         panic!("--probe SCENARIO PEER ITERS");
@@ -23,24 +25,15 @@ pub(crate) fn probe(args: &[String]) {
             return;
         }
         "trace" => {
-            // One lateness run (seed ITERS), a line per deadline in order of its due time:
-            // start, duration and due (ns since the run began), and how late it was seen.
-            // Late ones that share a moment point at something that held the driver.
             let mut trace = with_peer!(peer, T => common::lateness_traced::<T>(LATE_N, iters));
             trace.sort_by_key(|&(start, duration, _)| start + duration);
             for (start, duration, late) in trace {
-                println!(
-                    "{} {} {} {late}",
-                    start.as_nanos(),
-                    duration.as_nanos(),
-                    (start + duration).as_nanos()
-                );
+                let (start, duration) = (start.as_nanos(), duration.as_nanos());
+                println!("{start} {duration} {} {late}", start + duration);
             }
             return;
         }
         "lateness" => {
-            // ITERS runs of LATE_N deadlines, interleaved with async-io's (the reference of
-            // the lateness target): quantiles of each, pooled, in nanoseconds.
             let peers = [peer, Peer::AsyncIo];
             let mut pooled = [Vec::new(), Vec::new()];
             for run in 0..iters {
@@ -50,11 +43,9 @@ pub(crate) fn probe(args: &[String]) {
             }
             for (mut sample, p) in pooled.into_iter().zip(peers) {
                 sample.sort_unstable();
-                let at = |q: f64| sample[((sample.len() - 1) as f64 * q).round() as usize];
                 let quantiles: Vec<String> = [0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.99]
-                    .iter()
-                    .map(|&q| format!("p{:02.0} {:>7}", q * 100.0, at(q)))
-                    .collect();
+                    .map(|q| format!("p{:02.0} {:>7}", q * 100.0, quantile(&sample, q)))
+                    .into();
                 println!("lateness {:<22} {}", p.name(), quantiles.join("  "));
             }
             return;
