@@ -339,7 +339,7 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
                 self.sleep = None;
                 return Poll::Ready(None);
             };
-            if self.floor_tick < expiration.tick {
+            if self.floor_tick <= expiration.first_key() {
                 // The floor is behind: make it the earliest tick, walking a higher slot.
                 self.floor_tick = self.levels.earliest_tick(self.slots.slots(), expiration);
             }
