@@ -288,3 +288,58 @@ impl core::fmt::Debug for Levels {
             .finish_non_exhaustive()
     }
 }
+
+#[cfg(all(test, feature = "std"))]
+mod tests {
+    extern crate std;
+
+    use super::*;
+    use crate::hierarchy::range;
+    use std::vec::Vec;
+
+    /// Values near, mid-range and beyond the range (a 1 ns tick: the range is 2^36),
+    /// advanced by small and large steps: each comes out at the first advance past its
+    /// tick, never before.
+    #[test]
+    fn every_value_comes_out_at_its_tick() {
+        let mut levels = Levels::new(TickDivisor::new(1));
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let far = range(LEVELS);
+        let mut slots: Vec<Slot<()>> = (0..300).map(|_| Slot::VACANT).collect();
+        for (index, slot) in slots.iter_mut().enumerate() {
+            slot.deadline = match index % 4 {
+                0 => 1 + next() % 200,
+                1 => 1 + next() % 100_000,
+                2 => far - 50 + next() % 100,
+                _ => far + next() % (3 * far),
+            };
+        }
+        for index in 0..slots.len() as u32 {
+            levels.insert(&mut slots, index, false);
+        }
+        let mut left = slots.len();
+        let mut now = 0;
+        while left > 0 {
+            now += match next() % 3 {
+                0 => 1 + next() % 64,
+                1 => 1 + next() % 70_000,
+                _ => next() % far,
+            };
+            levels.advance(&mut slots, now);
+            while let Some(index) = levels.first_due() {
+                assert!(slots[index as usize].deadline <= now, "early");
+                levels.unlink(&mut slots, index);
+                slots[index as usize].deadline = u64::MAX;
+                left -= 1;
+            }
+            let late = slots.iter().filter(|slot| slot.deadline <= now).count();
+            assert_eq!(late, 0, "a value not out at {now}");
+        }
+    }
+}
