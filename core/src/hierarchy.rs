@@ -1,8 +1,6 @@
-//! The hierarchy of levels that both wheels use: the lock-free wheel's
-//! (`wheel::levels`, lists of atomics in the storage) and a delay queue's
-//! (`delay_queue::levels`, lists through its slots). Each keeps its own lists and
-//! occupancy bitmaps; where an entry goes, which slot comes up next, and how the hand
-//! moves are written here once.
+//! The levels of the lock-free wheel (`wheel::levels`) and of a delay queue
+//! (`delay_queue::levels`): where an entry goes, which slot comes up next, and how the
+//! hand moves. Each keeps its own lists and occupancy bitmaps.
 //!
 //! # Levels
 //!
@@ -202,24 +200,5 @@ mod tests {
         assert_eq!(level_for(0, u64::MAX - 1, 2), 1);
         assert_eq!(level_for(0, 4095, 2), 1);
         assert_eq!(level_for(0, 63, 2), 0);
-    }
-
-    #[test]
-    fn place_reads_the_key_group() {
-        let hand = Hand::new();
-        assert_eq!(hand.place(6, MAX_LEVELS), (0, 5));
-        assert_eq!(hand.place(64 * 3 + 6, MAX_LEVELS), (1, 3));
-        assert_eq!(hand.place(64 * 64 + 6, MAX_LEVELS), (2, 1));
-    }
-
-    #[test]
-    fn the_top_level_wraps_beyond_the_range() {
-        let mut hand = Hand::new();
-        hand.set_elapsed(range(2) + 64 * 5);
-        // Slot 5 of the top (level 1) is in progress: its bit means a rotation later.
-        let next = hand.next(2, |level| if level == 1 { 1 << 5 | 1 << 9 } else { 0 });
-        assert_eq!(next.map(|next| next.slot), Some(9));
-        let next = hand.next(2, |level| if level == 1 { 1 << 5 } else { 0 });
-        assert_eq!(next.map(|next| next.deadline), Some(2 * range(2) + 64 * 5));
     }
 }

@@ -107,28 +107,8 @@ impl Levels {
 
     /// Takes the value at `index` out of wherever it is.
     pub(crate) fn unlink<T>(&mut self, slots: &mut [Slot<T>], index: u32) {
-        let (next, prev, place) = {
-            let slot = &slots[index as usize];
-            (slot.next, slot.prev, slot.place)
-        };
-        let (level, slot) = (place as usize / SLOTS, place as usize % SLOTS);
-        if prev != NIL {
-            slots[prev as usize].next = next;
-        } else if self.due_head == index {
-            self.due_head = next;
-        } else {
-            self.heads[level][slot] = next;
-            if next == NIL {
-                self.occupied[level] &= !(1 << slot);
-            }
-        }
-        if next != NIL {
-            slots[next as usize].prev = prev;
-        } else if self.due_tail == index {
-            self.due_tail = prev;
-        } else if level == 0 {
-            self.tails[slot] = prev;
-        }
+        let (next, prev) = (slots[index as usize].next, slots[index as usize].prev);
+        self.relink(slots, index, index, next, prev);
         let slot = &mut slots[index as usize];
         slot.next = NIL;
         slot.prev = NIL;
@@ -136,25 +116,39 @@ impl Levels {
 
     /// Relinks the value that moved from slot `from` to slot `to` (`SlotStorage::compact`).
     pub(crate) fn relocate<T>(&mut self, slots: &mut [Slot<T>], from: u32, to: u32) {
+        let moved = &slots[to as usize];
+        debug_assert!(
+            moved.next != from && moved.prev != from,
+            "a slot linked to itself"
+        );
+        self.relink(slots, to, from, to, to);
+    }
+
+    /// Points the neighbours of the value at `at` (`was` by the due list's ends) at
+    /// `before` (its predecessor's `next`, or its list's head) and `after` (its
+    /// successor's `prev`, or its list's tail).
+    fn relink<T>(&mut self, slots: &mut [Slot<T>], at: u32, was: u32, before: u32, after: u32) {
         let (next, prev, place) = {
-            let slot = &slots[to as usize];
+            let slot = &slots[at as usize];
             (slot.next, slot.prev, slot.place)
         };
-        debug_assert!(next != from && prev != from, "a slot linked to itself");
         let (level, slot) = (place as usize / SLOTS, place as usize % SLOTS);
         if prev != NIL {
-            slots[prev as usize].next = to;
-        } else if self.due_head == from {
-            self.due_head = to;
+            slots[prev as usize].next = before;
+        } else if self.due_head == was {
+            self.due_head = before;
         } else {
-            self.heads[level][slot] = to;
+            self.heads[level][slot] = before;
+            if before == NIL {
+                self.occupied[level] &= !(1 << slot);
+            }
         }
         if next != NIL {
-            slots[next as usize].prev = to;
-        } else if self.due_tail == from {
-            self.due_tail = to;
+            slots[next as usize].prev = after;
+        } else if self.due_tail == was {
+            self.due_tail = after;
         } else if level == 0 {
-            self.tails[slot] = to;
+            self.tails[slot] = after;
         }
     }
 
@@ -193,19 +187,16 @@ impl Levels {
         Some(earliest)
     }
 
-    /// The earliest tick in `expiration`'s slot: its own tick on level 0, else a walk of
-    /// the slot.
+    /// The earliest tick in the earliest slot, `expiration`: its own tick on level 0, else
+    /// a walk of the slot.
     pub(crate) fn earliest_tick<T>(&self, slots: &[Slot<T>], expiration: Expiration) -> u64 {
         if expiration.level == 0 {
             return expiration.deadline;
         }
-        let mut index = self.heads[expiration.level][expiration.slot];
-        let mut earliest = u64::MAX;
-        while index != NIL {
-            earliest = earliest.min(slots[index as usize].deadline);
-            index = slots[index as usize].next;
-        }
-        self.tick_of(earliest)
+        let earliest = self
+            .earliest(slots)
+            .map(|index| slots[index as usize].deadline);
+        self.tick_of(earliest.unwrap_or(u64::MAX))
     }
 
     /// Empties a slot that came up: a level-0 slot's values become due, a higher slot's
@@ -295,51 +286,40 @@ mod tests {
 
     use super::*;
     use crate::hierarchy::range;
-    use std::vec::Vec;
 
-    /// Values near, mid-range and beyond the range (a 1 ns tick: the range is 2^36),
-    /// advanced by small and large steps: each comes out at the first advance past its
-    /// tick, never before.
+    /// Values near, mid-range and beyond the range (a 1 ns tick: the range is 2^36), by
+    /// steps of a tick to most of a rotation: each out at the first advance past its tick.
     #[test]
     fn every_value_comes_out_at_its_tick() {
-        let mut levels = Levels::new(TickDivisor::new(1));
+        let (mut levels, far) = (Levels::new(TickDivisor::new(1)), range(LEVELS));
         let mut seed = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
+        let mut next = move |below: u64| {
+            seed = seed.wrapping_mul(0x5851_f42d_4c95_7f2d).wrapping_add(1);
+            (seed >> 20) % below
         };
-        let far = range(LEVELS);
-        let mut slots: Vec<Slot<()>> = (0..300).map(|_| Slot::VACANT).collect();
+        let mut slots: std::vec::Vec<Slot<()>> = (0..300).map(|_| Slot::VACANT).collect();
         for (index, slot) in slots.iter_mut().enumerate() {
-            slot.deadline = match index % 4 {
-                0 => 1 + next() % 200,
-                1 => 1 + next() % 100_000,
-                2 => far - 50 + next() % 100,
-                _ => far + next() % (3 * far),
-            };
+            let (base, spread) =
+                [(1, 200), (1, 100_000), (far - 50, 100), (far, 3 * far)][index % 4];
+            slot.deadline = base + next(spread);
         }
         for index in 0..slots.len() as u32 {
             levels.insert(&mut slots, index, false);
         }
-        let mut left = slots.len();
-        let mut now = 0;
+        let (mut left, mut now) = (slots.len(), 0);
         while left > 0 {
-            now += match next() % 3 {
-                0 => 1 + next() % 64,
-                1 => 1 + next() % 70_000,
-                _ => next() % far,
-            };
+            let step = [64, 70_000, far][next(3) as usize];
+            now += 1 + next(step);
             levels.advance(&mut slots, now);
             while let Some(index) = levels.first_due() {
                 assert!(slots[index as usize].deadline <= now, "early");
                 levels.unlink(&mut slots, index);
-                slots[index as usize].deadline = u64::MAX;
-                left -= 1;
+                (slots[index as usize].deadline, left) = (u64::MAX, left - 1);
             }
-            let late = slots.iter().filter(|slot| slot.deadline <= now).count();
-            assert_eq!(late, 0, "a value not out at {now}");
+            assert!(
+                slots.iter().all(|slot| slot.deadline > now),
+                "late at {now}"
+            );
         }
     }
 }

@@ -35,7 +35,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 let due = unsafe { entry.due() };
                 let (when, offset) = self.tick_of(due);
                 if expiration.level > 0
-                    && when.get() > state.levels.elapsed()
+                    && when.get() > state.levels.hand.elapsed()
                     && when <= now
                     && entry.state.load(Ordering::Acquire) & CANCELLED == 0
                 {
@@ -53,7 +53,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 }
             }
         }
-        if now.get() > state.levels.elapsed() {
+        if now.get() > state.levels.hand.elapsed() {
             state.levels.hand.set_elapsed(now.get());
         }
     }
@@ -62,7 +62,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// or more ahead. Cancelled entries count too: a lower bound only skips less.
     fn skip_rotations(&self, state: &mut DriverState, now: Tick) {
         let rotation = crate::hierarchy::range(S::LEVELS);
-        let elapsed = state.levels.elapsed();
+        let elapsed = state.levels.hand.elapsed();
         if now.get().saturating_sub(elapsed) < 2 * rotation || !state.levels.only_top(&self.storage)
         {
             return;
@@ -101,7 +101,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         let Some(expiration) = state.levels.next_expiration(&self.storage) else {
             return;
         };
-        let elapsed = state.levels.elapsed();
+        let elapsed = state.levels.hand.elapsed();
         // `deadline > elapsed` always: no overflow.
         if expiration.level != 0 || expiration.deadline - 1 != elapsed {
             return;

@@ -4,9 +4,8 @@
 //!
 //! * Where an entry goes, which slot comes up next and how `elapsed` moves are the
 //!   hierarchy's; a delay queue's levels share them.
-//! * An entry over the range waits at the top level, re-inserted each rotation. With the
-//!   lower levels empty, a turn may skip rotations (`skip_rotations`), never past its own
-//!   tick.
+//! * With the lower levels empty, a turn may skip rotations of the top level
+//!   (`skip_rotations`), never past its own tick.
 //!
 //! # Sparse slots (feature `sub-tick`)
 //!
@@ -100,11 +99,6 @@ impl Levels {
             #[cfg(feature = "sub-tick")]
             firsts: [!NO_BOUND; SLOTS],
         }
-    }
-
-    /// The tick the wheel has been advanced to.
-    pub(crate) fn elapsed(&self) -> u64 {
-        self.hand.elapsed()
     }
 
     /// Links `index`, of tick `when > elapsed` and `offset`, into its slot.
