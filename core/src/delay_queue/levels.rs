@@ -127,6 +127,7 @@ impl Levels {
     /// Points the neighbours of the value at `at` (`was` by the due list's ends) at
     /// `before` (its predecessor's `next`, or its list's head) and `after` (its
     /// successor's `prev`, or its list's tail).
+    #[inline(always)]
     fn relink<T>(&mut self, slots: &mut [Slot<T>], at: u32, was: u32, before: u32, after: u32) {
         let (next, prev, place) = {
             let slot = &slots[at as usize];
