@@ -299,15 +299,23 @@ mod tests {
             (seed >> 20) % below
         };
         let mut slots: std::vec::Vec<Slot<()>> = (0..300).map(|_| Slot::VACANT).collect();
+        // From inside a top-level slot: a far value may share its slot.
+        let mut now = (5 << 30) + 100;
+        levels.advance(&mut slots, now);
         for (index, slot) in slots.iter_mut().enumerate() {
-            let (base, spread) =
-                [(1, 200), (1, 100_000), (far - 50, 100), (far, 3 * far)][index % 4];
-            slot.deadline = base + next(spread);
+            let (base, spread) = [
+                (1, 200),
+                (1, 100_000),
+                (1 << 30, far),
+                (far - 50, 100),
+                (far, 3 * far),
+            ][index % 5];
+            slot.deadline = now + base + next(spread);
         }
         for index in 0..slots.len() as u32 {
             levels.insert(&mut slots, index, false);
         }
-        let (mut left, mut now) = (slots.len(), 0);
+        let mut left = slots.len();
         while left > 0 {
             let step = [64, 70_000, far][next(3) as usize];
             now += 1 + next(step);
