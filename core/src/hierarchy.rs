@@ -129,11 +129,7 @@ impl Hand {
         }
         // The current slot holds nothing above level 0. Slots at or before it (top level
         // only: beyond the range) are a rotation later, so searched last.
-        let after = if now_slot as usize == SLOTS - 1 {
-            0
-        } else {
-            occupied & (u64::MAX << (now_slot + 1))
-        };
+        let after = occupied & ((u64::MAX << now_slot) << 1);
         let slot = if after != 0 {
             after.trailing_zeros()
         } else {

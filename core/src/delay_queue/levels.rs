@@ -325,10 +325,7 @@ mod tests {
                 levels.unlink(&mut slots, index);
                 (slots[index as usize].deadline, left) = (u64::MAX, left - 1);
             }
-            assert!(
-                slots.iter().all(|slot| slot.deadline > now),
-                "late at {now}"
-            );
+            assert!(slots.iter().all(|s| s.deadline > now), "late at {now}");
         }
     }
 }
