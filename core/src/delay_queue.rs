@@ -4,7 +4,8 @@
 //!
 //! * `slots`: where values live ([`FixedSlots`], and `growable`'s `GrowableSlots`, which
 //!   finds free slots and handles with `free_set`).
-//! * `levels`: the queue's own hierarchical wheel over those slots, owned by the queue.
+//! * `levels`: the queue's lists over those slots, on the wheel's `hierarchy`, and the due
+//!   list.
 //! * `key`: [`Key`], [`Expired`], and the errors [`StaleKey`] and [`Full`].
 //! * `own_clock`: the handle of the queue's one sleep on the punctual wheel.
 //! * `prefetch`: a cache hint for the drain.
@@ -339,7 +340,7 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
                 self.sleep = None;
                 return Poll::Ready(None);
             };
-            if self.floor_tick < expiration.tick {
+            if self.floor_tick <= expiration.first_key() {
                 // The floor is behind: make it the earliest tick, walking a higher slot.
                 self.floor_tick = self.levels.earliest_tick(self.slots.slots(), expiration);
             }

@@ -91,6 +91,7 @@ mod clock;
 mod delay_queue;
 mod driver;
 mod future;
+mod hierarchy;
 mod sync;
 mod time;
 mod wheel;

@@ -6,7 +6,8 @@
 //! * The driver role: `role`, and `turn` with its steps `cascade` (slots that come up),
 //!   `intake` (the inboxes) and `fire`. `plan`: the plan arms read, tick arithmetic.
 //! * Shared structures: `entry`, `lists`, `shards`, `spare`, `storage`, `handoff`.
-//! * The driver's: `levels`, `grain` and `heads` (the slots), `stats` (its counters).
+//! * The driver's: `levels` (on `crate::hierarchy`), `grain` and `heads` (the slots),
+//!   `stats` (its counters).
 //! * Places for wakers: `driver_wakers` (drivers') and `degraded_wakers` (full wheel).
 //! * Time is `crate::time`'s. `crate::future::timer` uses the wheel, never named here.
 //!

@@ -1,62 +1,35 @@
-//! The queue's own hierarchical wheel, owned by the queue (no atomics), in tokio's layout:
-//! six levels of 64 slots, level `l` slot `s` covering `64^l` ticks.
+//! A delay queue's levels, owned by the queue (no atomics): the lists of
+//! [`hierarchy`](crate::hierarchy)'s six levels, through the slots' `next` and `prev`, and
+//! the due list.
 //!
-//! | level | one slot | whole level (1 ms tick) |
-//! |---|---|---|
-//! | 0 | 1 tick | 64 ms |
-//! | 1 | 64 ticks | 4.1 s |
-//! | 2 | 4 096 ticks | 4.4 min |
-//! | 3 | 262 144 ticks | 4.7 h |
-//! | 4 | 16.8 M ticks | 12.4 days |
-//! | 5 | 1.07 G ticks | 2.2 years |
-//!
-//! # Ground rules
-//!
-//! * A value's tick is the first tick boundary at or after its deadline. It is placed by
-//!   its tick relative to `elapsed`: on the level of the highest 6-bit digit in which they
-//!   differ, in the slot of its tick's digit there. Ticks past the top level's range are
-//!   placed as if at its end, and placed again when that slot comes up.
-//! * Each slot is a doubly linked list through the slots' `next` and `prev` (indices),
-//!   with a bit per level marking the slots that hold something; a value knows its slot
-//!   (`place`), so unlinking is O(1). The lowest level's lists keep their tails too.
-//! * The lowest level holding anything holds the earliest ticks: a higher level's
-//!   entries differ from `elapsed` in a higher digit.
+//! * A value's tick is the first tick boundary at or after its deadline; the hierarchy
+//!   places it by that tick (its key is the tick before).
+//! * Each slot is a doubly linked list through the slots' `next` and `prev` (indices); a
+//!   value knows its slot (`place`), so unlinking is O(1). The level-0 lists keep their
+//!   tails too.
 //! * Values whose deadline has passed wait in the due list (first in, first out) until
 //!   the queue hands them out. `advance(t)` moves there everything whose tick is at most
 //!   `t`, cascading the higher slots that come up on the way, and leaves `elapsed = t`.
-//! * A lowest-level slot that comes up is due whole: its list joins the due list in O(1),
-//!   its values keeping their old `place`. So the due list's ends are known by identity
+//! * A level-0 slot that comes up is due whole: its list joins the due list in O(1), its
+//!   values keeping their old `place`. So the due list's ends are known by identity
 //!   (`due_head`, `due_tail`), never by `place`.
 //! * Nothing reaches the due list before its tick has been reached: never early.
 
 use super::slots::{NIL, Slot};
+use crate::hierarchy::{Expiration, Hand, MAX_LEVELS as LEVELS, SLOTS};
 use crate::time::{Reading, TickDivisor};
 
-const LEVELS: usize = 6;
-const SLOT_BITS: u32 = 6;
-const SLOT_MASK: u64 = (1 << SLOT_BITS) - 1;
-/// Ticks beyond `elapsed` that the levels can tell apart.
-const RANGE: u64 = (1 << (SLOT_BITS * LEVELS as u32)) - 1;
 /// `place` of a value pushed onto the due list (one joined with its slot keeps its own).
-const DUE: u16 = (LEVELS * 64) as u16;
-
-/// The earliest slot holding anything, and the tick it comes up at.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Expiration {
-    level: usize,
-    slot: usize,
-    /// The first tick the slot covers.
-    pub(crate) tick: u64,
-}
+const DUE: u16 = (LEVELS * SLOTS) as u16;
 
 /// The levels and the due list.
 pub(crate) struct Levels {
     tick: TickDivisor,
-    /// Every tick up to this one has been moved to the due list.
-    elapsed: u64,
-    heads: [[u32; 64]; LEVELS],
-    /// The last value of each lowest-level slot.
-    tails: [u32; 64],
+    /// Every tick up to `elapsed` has been moved to the due list.
+    hand: Hand,
+    heads: [[u32; SLOTS]; LEVELS],
+    /// The last value of each level-0 slot.
+    tails: [u32; SLOTS],
     occupied: [u64; LEVELS],
     due_head: u32,
     due_tail: u32,
@@ -66,9 +39,9 @@ impl Levels {
     pub(crate) const fn new(tick: TickDivisor) -> Self {
         Self {
             tick,
-            elapsed: 0,
-            heads: [[NIL; 64]; LEVELS],
-            tails: [NIL; 64],
+            hand: Hand::new(),
+            heads: [[NIL; SLOTS]; LEVELS],
+            tails: [NIL; SLOTS],
             occupied: [0; LEVELS],
             due_head: NIL,
             due_tail: NIL,
@@ -94,8 +67,8 @@ impl Levels {
 
     /// Forgets every value (their slots are dropped by the caller); keeps `elapsed`.
     pub(crate) fn clear(&mut self) {
-        self.heads = [[NIL; 64]; LEVELS];
-        self.tails = [NIL; 64];
+        self.heads = [[NIL; SLOTS]; LEVELS];
+        self.tails = [NIL; SLOTS];
         self.occupied = [0; LEVELS];
         self.due_head = NIL;
         self.due_tail = NIL;
@@ -105,7 +78,7 @@ impl Levels {
     /// else in its slot.
     pub(crate) fn insert<T>(&mut self, slots: &mut [Slot<T>], index: u32, due: bool) {
         let tick = self.tick_of(slots[index as usize].deadline);
-        if due || tick <= self.elapsed {
+        if due || tick <= self.hand.elapsed() {
             self.push_due(slots, index);
         } else {
             self.place(slots, index, tick);
@@ -118,45 +91,24 @@ impl Levels {
         let slot = &slots[index as usize];
         // Values in the due list have place `DUE`, or a tick already reached (they keep
         // the place of the lowest slot they came from).
-        if slot.place == DUE || self.tick_of(slot.deadline) <= self.elapsed {
+        let elapsed = self.hand.elapsed();
+        if slot.place == DUE || self.tick_of(slot.deadline) <= elapsed {
             return false;
         }
         let tick = self.tick_of(deadline);
-        tick > self.elapsed && self.place_for(tick) == slot.place
+        tick > elapsed && self.place_for(tick) == slot.place
     }
 
     /// `level · 64 + slot` for a tick after `elapsed`.
     fn place_for(&self, tick: u64) -> u16 {
-        let placed = tick.min(self.elapsed.saturating_add(RANGE));
-        let level = level_for(self.elapsed, placed);
-        let slot = ((placed >> (SLOT_BITS * level as u32)) & SLOT_MASK) as usize;
-        (level * 64 + slot) as u16
+        let (level, slot) = self.hand.place(tick, LEVELS);
+        (level * SLOTS + slot) as u16
     }
 
     /// Takes the value at `index` out of wherever it is.
     pub(crate) fn unlink<T>(&mut self, slots: &mut [Slot<T>], index: u32) {
-        let (next, prev, place) = {
-            let slot = &slots[index as usize];
-            (slot.next, slot.prev, slot.place)
-        };
-        let (level, slot) = (place as usize / 64, place as usize % 64);
-        if prev != NIL {
-            slots[prev as usize].next = next;
-        } else if self.due_head == index {
-            self.due_head = next;
-        } else {
-            self.heads[level][slot] = next;
-            if next == NIL {
-                self.occupied[level] &= !(1 << slot);
-            }
-        }
-        if next != NIL {
-            slots[next as usize].prev = prev;
-        } else if self.due_tail == index {
-            self.due_tail = prev;
-        } else if level == 0 {
-            self.tails[slot] = prev;
-        }
+        let (next, prev) = (slots[index as usize].next, slots[index as usize].prev);
+        self.relink(slots, index, index, next, prev);
         let slot = &mut slots[index as usize];
         slot.next = NIL;
         slot.prev = NIL;
@@ -164,25 +116,40 @@ impl Levels {
 
     /// Relinks the value that moved from slot `from` to slot `to` (`SlotStorage::compact`).
     pub(crate) fn relocate<T>(&mut self, slots: &mut [Slot<T>], from: u32, to: u32) {
+        let moved = &slots[to as usize];
+        debug_assert!(
+            moved.next != from && moved.prev != from,
+            "a slot linked to itself"
+        );
+        self.relink(slots, to, from, to, to);
+    }
+
+    /// Points the neighbours of the value at `at` (`was` by the due list's ends) at
+    /// `before` (its predecessor's `next`, or its list's head) and `after` (its
+    /// successor's `prev`, or its list's tail).
+    #[inline(always)]
+    fn relink<T>(&mut self, slots: &mut [Slot<T>], at: u32, was: u32, before: u32, after: u32) {
         let (next, prev, place) = {
-            let slot = &slots[to as usize];
+            let slot = &slots[at as usize];
             (slot.next, slot.prev, slot.place)
         };
-        debug_assert!(next != from && prev != from, "a slot linked to itself");
-        let (level, slot) = (place as usize / 64, place as usize % 64);
+        let (level, slot) = (place as usize / SLOTS, place as usize % SLOTS);
         if prev != NIL {
-            slots[prev as usize].next = to;
-        } else if self.due_head == from {
-            self.due_head = to;
+            slots[prev as usize].next = before;
+        } else if self.due_head == was {
+            self.due_head = before;
         } else {
-            self.heads[level][slot] = to;
+            self.heads[level][slot] = before;
+            if before == NIL {
+                self.occupied[level] &= !(1 << slot);
+            }
         }
         if next != NIL {
-            slots[next as usize].prev = to;
-        } else if self.due_tail == from {
-            self.due_tail = to;
+            slots[next as usize].prev = after;
+        } else if self.due_tail == was {
+            self.due_tail = after;
         } else if level == 0 {
-            self.tails[slot] = to;
+            self.tails[slot] = after;
         }
     }
 
@@ -193,19 +160,17 @@ impl Levels {
 
     /// Moves every value whose tick is at most `now_tick` to the due list.
     pub(crate) fn advance<T>(&mut self, slots: &mut [Slot<T>], now_tick: u64) {
-        while let Some(expiration) = self.next_expiration() {
-            if expiration.tick > now_tick {
-                break;
-            }
-            self.elapsed = expiration.tick;
+        while let Some(expiration) = self.hand.come_up(self.next_expiration(), now_tick) {
             self.cascade(slots, expiration);
         }
-        self.elapsed = self.elapsed.max(now_tick);
+        if now_tick > self.hand.elapsed() {
+            self.hand.set_elapsed(now_tick);
+        }
     }
 
     /// The earliest slot holding anything: the next one up on the lowest level in use.
     pub(crate) fn next_expiration(&self) -> Option<Expiration> {
-        (0..LEVELS).find_map(|level| self.next_on(level))
+        self.hand.next(LEVELS, |level| self.occupied[level])
     }
 
     /// The walk for [`DelayQueue::next_deadline`](crate::DelayQueue::next_deadline): the
@@ -223,47 +188,20 @@ impl Levels {
         Some(earliest)
     }
 
-    /// The earliest tick in `expiration`'s slot: its own tick on the lowest level, else a
-    /// walk of the slot.
+    /// The earliest tick in the earliest slot, `expiration`: its own tick on level 0, else
+    /// a walk of the slot.
     pub(crate) fn earliest_tick<T>(&self, slots: &[Slot<T>], expiration: Expiration) -> u64 {
         if expiration.level == 0 {
-            return expiration.tick;
+            return expiration.deadline;
         }
-        let mut index = self.heads[expiration.level][expiration.slot];
-        let mut earliest = u64::MAX;
-        while index != NIL {
-            earliest = earliest.min(slots[index as usize].deadline);
-            index = slots[index as usize].next;
-        }
-        self.tick_of(earliest)
+        let earliest = self
+            .earliest(slots)
+            .map(|index| slots[index as usize].deadline);
+        self.tick_of(earliest.unwrap_or(u64::MAX))
     }
 
-    fn next_on(&self, level: usize) -> Option<Expiration> {
-        let occupied = self.occupied[level];
-        if occupied == 0 {
-            return None;
-        }
-        let shift = SLOT_BITS * level as u32;
-        let now_slot = (self.elapsed >> shift) & SLOT_MASK;
-        let slot = (u64::from(occupied.rotate_right(now_slot as u32).trailing_zeros()) + now_slot)
-            & SLOT_MASK;
-        let level_range = 1u64 << (shift + SLOT_BITS);
-        let level_start = self.elapsed & !(level_range - 1);
-        let mut tick = level_start + (slot << shift);
-        if tick <= self.elapsed {
-            // Only the top level wraps: ticks beyond its range, placed as if at its end.
-            debug_assert_eq!(level, LEVELS - 1, "a slot behind the wheel below the top");
-            tick += level_range;
-        }
-        Some(Expiration {
-            level,
-            slot: slot as usize,
-            tick,
-        })
-    }
-
-    /// Empties a slot that came up: its values whose tick is reached become due, the rest
-    /// go lower (or back to the top, if still beyond the range).
+    /// Empties a slot that came up: a level-0 slot's values become due, a higher slot's
+    /// are placed again (lower, or back at the top if still beyond the range).
     fn cascade<T>(&mut self, slots: &mut [Slot<T>], expiration: Expiration) {
         let mut index = self.heads[expiration.level][expiration.slot];
         self.heads[expiration.level][expiration.slot] = NIL;
@@ -275,7 +213,7 @@ impl Levels {
                 let mut walk = index;
                 while walk != NIL {
                     let tick = self.tick_of(slots[walk as usize].deadline);
-                    debug_assert_eq!(tick, expiration.tick, "a lowest slot of two ticks");
+                    debug_assert_eq!(tick, expiration.deadline, "a level-0 slot of two ticks");
                     walk = slots[walk as usize].next;
                 }
             }
@@ -295,19 +233,14 @@ impl Levels {
             slot.next = NIL;
             slot.prev = NIL;
             let tick = self.tick_of(slot.deadline);
-            if tick <= self.elapsed {
-                self.push_due(slots, index);
-            } else {
-                self.place(slots, index, tick);
-            }
+            self.place(slots, index, tick);
             index = next;
         }
     }
 
     fn place<T>(&mut self, slots: &mut [Slot<T>], index: u32, tick: u64) {
-        debug_assert!(tick > self.elapsed);
         let place = self.place_for(tick);
-        let (level, slot) = (place as usize / 64, place as usize % 64);
+        let (level, slot) = (place as usize / SLOTS, place as usize % SLOTS);
         let head = self.heads[level][slot];
         if head != NIL {
             slots[head as usize].prev = index;
@@ -339,18 +272,60 @@ impl Levels {
     }
 }
 
-/// The level of a tick `when` after `elapsed`: that of the highest digit they differ in.
-fn level_for(elapsed: u64, when: u64) -> usize {
-    let masked = ((elapsed ^ when) | SLOT_MASK).min(RANGE - 1);
-    let significant = 63 - masked.leading_zeros();
-    (significant / SLOT_BITS) as usize
-}
-
 impl core::fmt::Debug for Levels {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Levels")
-            .field("elapsed", &self.elapsed)
+            .field("elapsed", &self.hand.elapsed())
             .field("occupied", &self.occupied)
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(all(test, feature = "std"))]
+mod tests {
+    extern crate std;
+
+    use super::*;
+    use crate::hierarchy::range;
+
+    /// Values near, mid-range and beyond the range (a 1 ns tick: the range is 2^36), by
+    /// steps of a tick to most of a rotation: each out at the first advance past its tick.
+    #[test]
+    fn every_value_comes_out_at_its_tick() {
+        let (mut levels, far) = (Levels::new(TickDivisor::new(1)), range(LEVELS));
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move |below: u64| {
+            seed = seed.wrapping_mul(0x5851_f42d_4c95_7f2d).wrapping_add(1);
+            (seed >> 20) % below
+        };
+        let mut slots: std::vec::Vec<Slot<()>> = (0..300).map(|_| Slot::VACANT).collect();
+        // From inside a top-level slot: a far value may share its slot.
+        let mut now = (5 << 30) + 100;
+        levels.advance(&mut slots, now);
+        for (index, slot) in slots.iter_mut().enumerate() {
+            let (base, spread) = [
+                (1, 200),
+                (1, 100_000),
+                (1 << 30, far),
+                (far - 50, 100),
+                (far, 3 * far),
+            ][index % 5];
+            slot.deadline = now + base + next(spread);
+        }
+        for index in 0..slots.len() as u32 {
+            levels.insert(&mut slots, index, false);
+        }
+        let mut left = slots.len();
+        while left > 0 {
+            let step = [64, 70_000, far][next(3) as usize];
+            now += 1 + next(step);
+            levels.advance(&mut slots, now);
+            while let Some(index) = levels.first_due() {
+                assert!(slots[index as usize].deadline <= now, "early");
+                levels.unlink(&mut slots, index);
+                (slots[index as usize].deadline, left) = (u64::MAX, left - 1);
+            }
+            assert!(slots.iter().all(|s| s.deadline > now), "late at {now}");
+        }
     }
 }

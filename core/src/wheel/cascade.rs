@@ -10,7 +10,7 @@
 use super::Wheel;
 use super::entry::{CANCELLED, NIL};
 use super::fire::late;
-use super::levels::{self, Levels};
+use super::levels::Levels;
 use super::storage::Storage;
 use super::turn::DriverState;
 use crate::clock::Clock;
@@ -22,13 +22,10 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     pub(super) fn expire(&self, state: &mut DriverState, now: Tick, reading: Reading) {
         loop {
             self.skip_rotations(state, now);
-            let Some(expiration) = state.levels.next_expiration(&self.storage) else {
+            let next = state.levels.next_expiration(&self.storage);
+            let Some(expiration) = state.levels.hand.come_up(next, now.get()) else {
                 break;
             };
-            if expiration.deadline > now.get() {
-                break;
-            }
-            state.levels.reach(&expiration);
             let mut taken = state.levels.take_slot(&self.storage, &expiration);
             while let Some((index, next)) = taken.next(&self.storage) {
                 Levels::unlink_taken(&self.storage, index);
@@ -38,7 +35,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 let due = unsafe { entry.due() };
                 let (when, offset) = self.tick_of(due);
                 if expiration.level > 0
-                    && when.get() > state.levels.elapsed()
+                    && when.get() > state.levels.hand.elapsed()
                     && when <= now
                     && entry.state.load(Ordering::Acquire) & CANCELLED == 0
                 {
@@ -56,16 +53,16 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 }
             }
         }
-        if now.get() > state.levels.elapsed() {
-            state.levels.set_elapsed(now.get());
+        if now.get() > state.levels.hand.elapsed() {
+            state.levels.hand.set_elapsed(now.get());
         }
     }
 
     /// Skips rotations of the top level (`levels`, "Beyond the range") when `now` is two
     /// or more ahead. Cancelled entries count too: a lower bound only skips less.
     fn skip_rotations(&self, state: &mut DriverState, now: Tick) {
-        let rotation = levels::range(S::LEVELS);
-        let elapsed = state.levels.elapsed();
+        let rotation = crate::hierarchy::range(S::LEVELS);
+        let elapsed = state.levels.hand.elapsed();
         if now.get().saturating_sub(elapsed) < 2 * rotation || !state.levels.only_top(&self.storage)
         {
             return;
@@ -91,7 +88,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             .saturating_sub(1)
             .min(now.get());
         if target > elapsed {
-            state.levels.set_elapsed(target);
+            state.levels.hand.set_elapsed(target);
         }
     }
 
@@ -104,7 +101,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         let Some(expiration) = state.levels.next_expiration(&self.storage) else {
             return;
         };
-        let elapsed = state.levels.elapsed();
+        let elapsed = state.levels.hand.elapsed();
         // `deadline > elapsed` always: no overflow.
         if expiration.level != 0 || expiration.deadline - 1 != elapsed {
             return;

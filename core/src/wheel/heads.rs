@@ -11,14 +11,10 @@
 //! * A head is stored as `index + 1` (`NIL` is 0).
 //! * Only the driver role's holder touches them: [`Table`]'s methods are `unsafe`.
 
+use crate::hierarchy::{MAX_LEVELS, SLOTS};
 use crate::sync::UnsafeCell;
 use crate::wheel::link::Index;
 
-/// The most levels a wheel has, and the default.
-pub(crate) const MAX_LEVELS: usize = 6;
-/// Slots per level: `1 << SLOT_BITS`.
-pub(crate) const SLOT_BITS: u32 = 6;
-pub(crate) const SLOTS: usize = 1 << SLOT_BITS;
 /// The most chains a slot has.
 pub(crate) const MAX_CHAINS: usize = 4;
 
@@ -30,7 +26,7 @@ impl IndexWidth for u16 {}
 impl IndexWidth for u32 {}
 
 pub(crate) mod counts {
-    use super::SLOTS;
+    use crate::hierarchy::SLOTS;
 
     /// Each slot's inserts since it was last taken, wrapping (sealed): none kept for one
     /// chain (`()`), a byte a slot for more.

@@ -1,34 +1,11 @@
-//! The hierarchical timing wheel proper: levels of 64 slots, each slot a list of entries.
-//! Only the driver role's holder touches it; links are `Relaxed` atomics.
+//! The lock-free wheel's levels: the lists of [`hierarchy`](crate::hierarchy)'s slots, as
+//! atomic links in the storage's entries, with the heads and bitmaps in its heads table.
+//! Only the driver role's holder touches them; links are `Relaxed` atomics.
 //!
-//! # Levels
-//!
-//! Level `l` has 64 slots of `64^l` ticks, and spans `64^(l+1)` ticks. The storage
-//! chooses 2 to 6 levels (see [`Fixed`](crate::Fixed)). With all six:
-//!
-//! | level | slot width  | level span  | at a 1 ms tick        |
-//! |-------|-------------|-------------|-----------------------|
-//! | 0     | 1           | 64          | 1 ms slots, 64 ms     |
-//! | 1     | 64          | 4 096       | 64 ms slots, ~4 s     |
-//! | 2     | 4 096       | 262 144     | ~4 s slots, ~4 min    |
-//! | 3     | 262 144     | 2^24        | ~4 min slots, ~4.6 h  |
-//! | 4     | 2^24        | 2^30        | ~4.6 h slots, ~12 d   |
-//! | 5     | 2^30        | 2^36        | ~12 d slots, ~2.2 y   |
-//!
-//! # Slot arithmetic
-//!
-//! * An entry of tick `when > elapsed` (due in `((when − 1)·tick, when·tick]`) is placed
-//!   by its *key* `when − 1`: at the level of the highest 6-bit group where `elapsed` and
-//!   `key` differ, slot `(key >> 6·level) & 63`, until that slot comes up.
-//! * A slot comes up when the wheel reaches its first key; each entry fires or goes lower.
-//!   So an entry is on level 0 throughout the tick it comes due in.
-//! * A level-0 slot holds one key `k`: in progress while `elapsed = k`, up at `k + 1`.
-//!
-//! # Beyond the range
-//!
-//! * An entry over `64^L` ticks away waits at the top level, re-inserted each rotation
-//!   until within range, never firing early. With the lower levels empty, a turn may
-//!   skip rotations (`skip_rotations`), never past its own tick.
+//! * Where an entry goes, which slot comes up next and how `elapsed` moves are the
+//!   hierarchy's; a delay queue's levels share them.
+//! * With the lower levels empty, a turn may skip rotations of the top level
+//!   (`skip_rotations`), never past its own tick.
 //!
 //! # Sparse slots (feature `sub-tick`)
 //!
@@ -54,53 +31,31 @@
 //!
 //! # Invariants
 //!
-//! * Every entry on a slot list has `when > elapsed`, on `slot_for(key, level_for(..))`.
-//! * Bit `s` of level `l`'s bitmap is set exactly when that slot is non-empty.
+//! * Every entry on a slot list has `when > elapsed`, in the slot `Hand::place` gives.
 //! * `slot_prev` is the previous entry, `NIL` at the head, `UNLINKED` off every slot list.
 //! * A level-0 slot's count is its number of entries, or `u8::MAX`. Its bound is at most
 //!   each live entry's offset, rounded up; an empty slot has count 0 and no bound.
 
+use crate::hierarchy::{Expiration, Hand, SLOTS};
 use crate::sync::Ordering::Relaxed;
 use crate::wheel::entry::{Index, NIL, Slab, UNLINKED};
 use crate::wheel::grain::Grain;
 #[cfg(feature = "sub-tick")]
 use crate::wheel::grain::NO_BOUND;
-use crate::wheel::heads::{SLOT_BITS, SLOTS, Table};
-
-const SLOT_MASK: u64 = SLOTS as u64 - 1;
-
-/// Ticks spanned by a wheel of `levels` levels: one rotation of its top level.
-#[inline(always)]
-pub(crate) const fn range(levels: usize) -> u64 {
-    1 << (SLOT_BITS as u64 * levels as u64)
-}
+use crate::wheel::heads::Table;
 
 /// A level-0 slot of at most this many entries is sparse (see "Sparse slots").
 #[cfg(feature = "sub-tick")]
 pub(crate) const SPARSE: u8 = 8;
 
-/// The next slot to process: its level, its index, and the tick at which it starts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Expiration {
-    pub(crate) level: usize,
-    pub(crate) slot: usize,
-    pub(crate) deadline: u64,
-}
-
 pub(crate) struct Levels {
-    elapsed: u64,
+    pub(crate) hand: Hand,
     /// Entries per level-0 slot.
     #[cfg(feature = "sub-tick")]
     counts: [u8; SLOTS],
     /// Offset bounds per level-0 slot, complemented so [`NO_BOUND`] is zero: use `bound`.
     #[cfg(feature = "sub-tick")]
     firsts: [u16; SLOTS],
-}
-
-/// The key of an entry of tick `when` (`when > elapsed ≥ 0`).
-#[inline]
-fn key_of(when: u64) -> u64 {
-    when - 1
 }
 
 /// Marks a slot non-empty or empty in the storage's bitmap.
@@ -122,17 +77,6 @@ unsafe fn set_bit<S: Slab>(storage: &S, level: usize, slot: usize, occupied: boo
     unsafe { heads.set_occupied(level, bits) };
 }
 
-/// The level of key `key` seen from `elapsed` (the top one beyond the range).
-#[inline]
-fn level_for(elapsed: u64, key: u64, levels: usize) -> usize {
-    let mut masked = (elapsed ^ key) | SLOT_MASK;
-    if masked >= range(levels) {
-        masked = range(levels) - 1;
-    }
-    let significant = 63 - masked.leading_zeros();
-    (significant / SLOT_BITS) as usize
-}
-
 /// Whether every chain of a slot is empty.
 ///
 /// # Safety
@@ -146,47 +90,15 @@ unsafe fn slot_empty<S: Slab>(storage: &S, level: usize, slot: usize) -> bool {
         .all(|head| head == NIL)
 }
 
-#[inline]
-fn slot_for(key: u64, level: usize) -> usize {
-    ((key >> (level as u32 * SLOT_BITS)) & SLOT_MASK) as usize
-}
-
-#[inline]
-const fn slot_width(level: usize) -> u64 {
-    1 << (level as u32 * SLOT_BITS)
-}
-
 impl Levels {
     pub(crate) const fn new() -> Self {
         Self {
-            elapsed: 0,
+            hand: Hand::new(),
             #[cfg(feature = "sub-tick")]
             counts: [0; SLOTS],
             #[cfg(feature = "sub-tick")]
             firsts: [!NO_BOUND; SLOTS],
         }
-    }
-
-    /// The tick the wheel has been advanced to.
-    pub(crate) fn elapsed(&self) -> u64 {
-        self.elapsed
-    }
-
-    /// Moves `elapsed` to the first key of a slot about to be taken (not a level-0 slot's
-    /// `deadline`: it may start a level-1 slot not yet come up).
-    pub(crate) fn reach(&mut self, expiration: &Expiration) {
-        let first_key = if expiration.level == 0 {
-            expiration.deadline - 1
-        } else {
-            expiration.deadline
-        };
-        self.set_elapsed(first_key);
-    }
-
-    /// Moves `elapsed` forward (never back).
-    pub(crate) fn set_elapsed(&mut self, tick: u64) {
-        debug_assert!(tick >= self.elapsed, "elapsed moving back");
-        self.elapsed = self.elapsed.max(tick);
     }
 
     /// Links `index`, of tick `when > elapsed` and `offset`, into its slot.
@@ -198,13 +110,7 @@ impl Levels {
         offset: u32,
         grain: Grain,
     ) {
-        debug_assert!(
-            when > self.elapsed,
-            "inserting an entry that is already due"
-        );
-        let key = key_of(when);
-        let level = level_for(self.elapsed, key, S::LEVELS);
-        let slot = slot_for(key, level);
+        let (level, slot) = self.hand.place(when, S::LEVELS);
         #[cfg(feature = "sub-tick")]
         if level == 0 {
             self.counts[slot] = self.counts[slot].saturating_add(1);
@@ -239,9 +145,7 @@ impl Levels {
         if next != NIL {
             storage.entry(next).slot_prev.store(prev, Relaxed);
         }
-        let key = key_of(when);
-        let level = level_for(self.elapsed, key, S::LEVELS);
-        let slot = slot_for(key, level);
+        let (level, slot) = self.hand.place(when, S::LEVELS);
         if prev != NIL {
             storage.entry(prev).slot_next.store(next, Relaxed);
         } else {
@@ -275,50 +179,9 @@ impl Levels {
 
     /// The earliest non-empty slot, if any.
     pub(crate) fn next_expiration<S: Slab>(&self, storage: &S) -> Option<Expiration> {
-        (0..S::LEVELS).find_map(|level| self.next_in_level(storage, level))
-    }
-
-    fn next_in_level<S: Slab>(&self, storage: &S, level: usize) -> Option<Expiration> {
         // SAFETY: as in `insert`.
-        let occupied = unsafe { storage.heads().occupied(level) };
-        if occupied == 0 {
-            return None;
-        }
-        let width = slot_width(level);
-        let now_slot = (self.elapsed / width) as u32 & SLOT_MASK as u32;
-        let span = width << SLOT_BITS;
-        let level_start = self.elapsed & !(span - 1);
-        if level == 0 {
-            // The current slot (the tick in progress) included.
-            let slot = (occupied & (u64::MAX << now_slot)).trailing_zeros() as usize;
-            debug_assert!(slot < SLOTS, "a level-0 slot behind the tick in progress");
-            return Some(Expiration {
-                level,
-                slot,
-                deadline: level_start + slot as u64 + 1,
-            });
-        }
-        // The current slot holds nothing above level 0. Slots at or before it (top level
-        // only: beyond the range) are a rotation later, so searched last.
-        let after = if now_slot as usize == SLOTS - 1 {
-            0
-        } else {
-            occupied & (u64::MAX << (now_slot + 1))
-        };
-        let slot = if after != 0 {
-            after.trailing_zeros()
-        } else {
-            occupied.trailing_zeros()
-        } as usize;
-        let mut deadline = level_start + slot as u64 * width;
-        if deadline <= self.elapsed {
-            debug_assert_eq!(level, S::LEVELS - 1, "a lower level wrapped");
-            deadline = deadline.saturating_add(span);
-        }
-        Some(Expiration {
-            level,
-            slot,
-            deadline,
+        self.hand.next(S::LEVELS, |level| unsafe {
+            storage.heads().occupied(level)
         })
     }
 
@@ -490,35 +353,6 @@ mod tests {
 
     use super::*;
 
-    #[test]
-    fn level_for_picks_the_highest_differing_group() {
-        const L: usize = crate::wheel::heads::MAX_LEVELS;
-        assert_eq!(level_for(0, 1, L), 0);
-        assert_eq!(level_for(0, 63, L), 0);
-        assert_eq!(level_for(0, 64, L), 1);
-        assert_eq!(level_for(63, 64, L), 1);
-        assert_eq!(level_for(64, 127, L), 0);
-        assert_eq!(level_for(0, 4096, L), 2);
-        assert_eq!(level_for(0, range(L) - 1, L), L - 1);
-        assert_eq!(
-            level_for(0, range(L), L),
-            L - 1,
-            "beyond the range goes to the top"
-        );
-        assert_eq!(level_for(0, u64::MAX - 1, L), L - 1);
-    }
-
-    #[test]
-    fn fewer_levels_hold_far_keys_at_their_top() {
-        assert_eq!(range(4), 1 << 24);
-        assert_eq!(level_for(0, (1 << 24) - 1, 4), 3);
-        assert_eq!(level_for(0, 1 << 24, 4), 3);
-        assert_eq!(level_for(0, 1 << 30, 4), 3);
-        assert_eq!(level_for(0, u64::MAX - 1, 2), 1);
-        assert_eq!(level_for(0, 4095, 2), 1);
-        assert_eq!(level_for(0, 63, 2), 0);
-    }
-
     /// A walk of slot 5 of level 0 on `storage`, as the expiry takes it.
     #[cfg(feature = "alloc")]
     fn take<S: Slab>(levels: &mut Levels, storage: &S) -> alloc::vec::Vec<Index> {
@@ -571,12 +405,5 @@ mod tests {
             levels.remove(&storage, index, 6);
         }
         assert_eq!(levels.next_expiration(&storage), None);
-    }
-
-    #[test]
-    fn slot_for_reads_the_level_group() {
-        assert_eq!(slot_for(5, 0), 5);
-        assert_eq!(slot_for(64 * 3 + 5, 1), 3);
-        assert_eq!(slot_for(64 * 64 + 5, 1), 0);
     }
 }

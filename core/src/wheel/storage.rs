@@ -193,9 +193,9 @@ mod growable {
     /// of entries, scattered over its segments.
     type GrowableHeads = Heads<
         u32,
-        { crate::wheel::heads::MAX_LEVELS },
+        { crate::hierarchy::MAX_LEVELS },
         4,
-        [[u8; crate::wheel::heads::SLOTS]; crate::wheel::heads::MAX_LEVELS],
+        [[u8; crate::hierarchy::SLOTS]; crate::hierarchy::MAX_LEVELS],
     >;
 
     /// `(segment, offset)` of an index.

@@ -93,7 +93,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// Sets up a turn: its reading and tick, the per-turn settings, and lingering.
     #[inline(always)]
     fn begin_turn(&self, state: &mut DriverState, reading: Reading) -> (Reading, Tick) {
-        let reading = reading.max(self.tick_start(Tick::new(state.levels.elapsed())));
+        let reading = reading.max(self.tick_start(Tick::new(state.levels.hand.elapsed())));
         let now = self.ticks().floor(reading);
         // Only sparse slots use the grain: without sub-tick firing it stays unset.
         if cfg!(feature = "sub-tick") {
@@ -117,7 +117,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         reclaimed: bool,
         degraded: bool,
     ) -> NextTurn {
-        let elapsed = state.levels.elapsed();
+        let elapsed = state.levels.hand.elapsed();
         let next = state.levels.next_expiration(&self.storage);
         let handed_off = self.handed_off();
         let idle =
