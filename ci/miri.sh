@@ -26,7 +26,7 @@ export PROPTEST_CASES=${PROPTEST_CASES:-8}
 behaviour=(--test cancel --test on_time --test sub_tick --test plans --test reclaim
     --test clocks --test decided_once --test limits --test full_wheel --test after_completion
     --test accessors --test elapsed --test wakers --test uptime --test auto_traits
-    --test firing_order --test panics --test drivers --test batched_wakes --test early_looks
+    --test firing_order --test panics --test drivers --test batched_wakes --test precise_fires
     --test late_cancels --test degraded_reads --test outcomes)
 
 # The core's unit tests, the behaviour tests above and the poll_order and spares tests on a
@@ -43,16 +43,16 @@ i686_pid=$!
 # If a step below fails, the script stops there: the background run stops with it, Miri
 # processes included (`setsid` gave it a process group of its own).
 trap 'kill -- -"$i686_pid" 2>/dev/null || true' EXIT
-# The model's 2- and 3-level wheels, and its wheel with early looks, run natively only:
+# The model's 2- and 3-level wheels, and its wheel with precise fires, run natively only:
 # under Miri they would add to the model's time for the same unsafe code (the heads and
 # entries at any level count are reached through the same accessors, which the 6-level
 # wheels cover; an early look walks a slot as a sparse slot's look does, and
-# `early_looks` runs under Miri).
+# `precise_fires` runs under Miri).
 cargo +nightly miri test -p punctual-core --lib "${behaviour[@]}" --test model \
     --test delay_queue_model --test budgets --test streams --test stats --test poll_order \
     --test spares \
     -- --skip two_level_fixed_wheel --skip three_level_fixed_wheel \
-    --skip early_looking_wheel --skip when_crowded
+    --skip precise_firing_wheel --skip when_crowded
 # Threads: deadlines hopping between threads while another turns the wheel (a waker slot
 # registered while a fire takes it), deadlines dropped on other threads while the driver
 # fires them, and two threads growing a growable wheel at once (one frees its segment).

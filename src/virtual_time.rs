@@ -154,9 +154,9 @@ pub fn pause() {
 
 /// A new wheel, leaked.
 fn make() -> &'static Paused {
-    // Early looks: advances that add up to a deadline fire it however they are split.
+    // Precise fires: advances that add up to a deadline fire it however they are split.
     let wheel: &'static VirtualWheel = Box::leak(Box::new(
-        Wheel::growable(VirtualClock(AtomicU64::new(0)), TICK).with_early_looks(),
+        Wheel::growable(VirtualClock(AtomicU64::new(0)), TICK).with_precise_fires(),
     ));
     Box::leak(Box::new(Paused {
         wheel,

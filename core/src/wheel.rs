@@ -174,8 +174,8 @@ pub struct Wheel<C, S> {
     /// Threads may keep a free entry aside (`spare`): only on a wheel that never moves.
     spares: bool,
     /// Read at the start of each turn; any thread may switch it
-    /// ([`Wheel::set_early_looks`]). A hint, not a hand-off: relaxed.
-    early_looks: core::sync::atomic::AtomicBool,
+    /// ([`Wheel::set_precise_fires`]). A hint, not a hand-off: relaxed.
+    precise_fires: core::sync::atomic::AtomicBool,
     batched_wakes: bool,
 }
 

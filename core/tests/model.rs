@@ -3,12 +3,12 @@
 //! with or without polling the woken, advance near a deadline's time), drawn by proptest
 //! and played on a `Fixed<4>` wheel (so that it fills up), with `u32` and `u8` slot heads,
 //! and on a growable one; and cases that crowd slots past eight deadlines (up to 96
-//! operations, on a 1 ms tick) on growable wheels with and without early looks. Each is
+//! operations, on a 1 ms tick) on growable wheels with and without precise fires. Each is
 //! checked after every operation against the reference model in `support/reference.rs`,
 //! which the fuzz target shares; its docs list what is checked (never early, at most two
 //! ticks late, decided once, occupancy and reclaiming, degraded polls on a full wheel,
-//! odd limits), and with early looks that a crowded tick's deadlines fire at the first
-//! turn after their own time, as a sparse tick's do; `early_looks.rs` checks the looks'
+//! odd limits), and with precise fires that a crowded tick's deadlines fire at the first
+//! turn after their own time, as a sparse tick's do; `precise_fires.rs` checks the looks'
 //! plans and the driver's wakes around them.
 //!
 //! The number of cases per storage kind defaults to [`DEFAULT_CASES`]; set
@@ -136,7 +136,7 @@ fn case() -> impl Strategy<Value = Case> {
 
 /// Cases that crowd many deadlines into a few ticks (so that slots hold more than a sparse
 /// slot's eight) and advance the clock by parts of a tick (so that turns come inside the
-/// tick before a crowded slot's): what early looks change. On a 1 ms tick.
+/// tick before a crowded slot's): what precise fires change. On a 1 ms tick.
 fn crowded_case() -> impl Strategy<Value = Case> {
     let near_span = (0u64..3, any::<u64>()).prop_map(|(ticks, frac)| Span::Ticks { ticks, frac });
     let kind = prop_oneof![
@@ -202,14 +202,14 @@ fn run<S: Storage>(wheel: &Wheel<ManualClock, S>, capacity: Option<usize>, case:
     quietly(|| reference::run(wheel, capacity, case));
 }
 
-/// [`reference::run_looking_early`], with its panics reported by proptest alone.
+/// [`reference::run_with_precise_fires`], with its panics reported by proptest alone.
 #[cfg(feature = "std")]
-fn run_looking_early<S: Storage>(
+fn run_with_precise_fires<S: Storage>(
     wheel: &Wheel<ManualClock, S>,
     capacity: Option<usize>,
     case: &Case,
 ) {
-    quietly(|| reference::run_looking_early(wheel, capacity, case));
+    quietly(|| reference::run_with_precise_fires(wheel, capacity, case));
 }
 
 /// The reference learns whether the wheel fires inside a tick from a wheel of the build;
@@ -269,20 +269,20 @@ proptest! {
         run(&wheel, Some(FIXED_CAPACITY), &case);
     }
 
-    /// A growable wheel with early looks on (`Wheel::with_early_looks`), on cases that
+    /// A growable wheel with precise fires on (`Wheel::with_precise_fires`), on cases that
     /// crowd slots: dense slots are also looked at before their tick, so every deadline
     /// fires at the first turn after its own time, as a sparse tick's does; never before.
-    /// With `std` only: without it, early looks change nothing.
+    /// With `std` only: without it, precise fires change nothing.
     #[cfg(feature = "std")]
     #[test]
-    fn early_looking_wheel_agrees_with_the_reference(case in crowded_case()) {
+    fn precise_firing_wheel_agrees_with_the_reference(case in crowded_case()) {
         let wheel: Wheel<ManualClock, Growable> =
             Wheel::growable(ManualClock::starting_at(case.start_reading()), case.tick)
-                .with_early_looks();
-        run_looking_early(&wheel, None, &case);
+                .with_precise_fires();
+        run_with_precise_fires(&wheel, None, &case);
     }
 
-    /// The crowded cases without early looks, for comparison: the same reference holds.
+    /// The crowded cases without precise fires, for comparison: the same reference holds.
     #[test]
     fn growable_wheel_matches_reference_when_crowded(case in crowded_case()) {
         let wheel: Wheel<ManualClock, Growable> =

@@ -1,6 +1,6 @@
 //! Fuzz target `wheel`: the input bytes are decoded into a tick, a clock start and a
 //! sequence of operations, which run on a small [`Fixed`] wheel and on two [`Growable`]
-//! wheels, one with early looks on, each on its own [`ManualClock`], and are checked
+//! wheels, one with precise fires on, each on its own [`ManualClock`], and are checked
 //! after every operation against the reference model that `core/tests/model.rs` also
 //! uses (`core/tests/support/reference.rs`, whose docs list what is checked).
 //!
@@ -18,7 +18,7 @@ use core::time::Duration;
 
 use libfuzzer_sys::fuzz_target;
 use punctual_core::{Fixed, Growable, ManualClock, Wheel};
-use reference::{Case, Kind, Limit, Near, Op, Span, run, run_looking_early};
+use reference::{Case, Kind, Limit, Near, Op, Span, run, run_with_precise_fires};
 
 /// Entries of the fixed wheel: small, so that inputs fill it.
 const FIXED_CAPACITY: usize = 8;
@@ -34,11 +34,11 @@ fuzz_target!(|data: &[u8]| {
     let growable: Wheel<ManualClock, Growable> =
         Wheel::growable(ManualClock::starting_at(start), case.tick);
     run(&growable, None, &case);
-    // With early looks, a crowded slot's deadlines also fire at the first turn after
+    // With precise fires, a crowded slot's deadlines also fire at the first turn after
     // their own time.
     let looking: Wheel<ManualClock, Growable> =
-        Wheel::growable(ManualClock::starting_at(start), case.tick).with_early_looks();
-    run_looking_early(&looking, None, &case);
+        Wheel::growable(ManualClock::starting_at(start), case.tick).with_precise_fires();
+    run_with_precise_fires(&looking, None, &case);
 });
 
 // ---- the input ------------------------------------------------------------------------

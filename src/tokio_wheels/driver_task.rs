@@ -54,9 +54,9 @@ impl DriverTask {
         // A precise timer wakes at a sparse tick's own deadline and at a crowded tick's
         // end; a coarse one (tokio's, or the alarm on the tick grid) looks early too.
         #[cfg(target_os = "linux")]
-        wheel.set_early_looks(on_tokio_timer || fine.is_none());
+        wheel.set_precise_fires(on_tokio_timer || fine.is_none());
         #[cfg(not(target_os = "linux"))]
-        wheel.set_early_looks(true);
+        wheel.set_precise_fires(true);
         let sleeper = DefaultSleeper {
             wheel,
             clock: wheel.clock(),
@@ -128,9 +128,9 @@ impl Sleeper for DefaultSleeper {
 
     fn sleep_until(&mut self, at: Reading) -> Self::Sleep {
         if !self.on_tokio_timer && self.clock.reads_virtual_time() {
-            // The plan `at` was made without early looks: turn again at once with them.
+            // The plan `at` was made without precise fires: turn again at once with them.
             self.on_tokio_timer = true;
-            self.wheel.set_early_looks(true);
+            self.wheel.set_precise_fires(true);
             let now = Reading::since_origin(self.clock.now());
             return DefaultSleep::Tokio {
                 sleep: self.on_tokio.sleep_until(at.min(now)),

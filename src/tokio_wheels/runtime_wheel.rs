@@ -64,7 +64,7 @@ impl RuntimeWheel {
 
     /// A new wheel, leaked.
     fn make(pausable: bool) -> &'static Self {
-        // Early looks are set by each driver task, for the timer it sleeps on.
+        // Precise fires are set by each driver task, for the timer it sleeps on.
         let clock = RuntimeClock::new(crate::global::std_clock());
         let wheel = Wheel::growable(clock, DEFAULT_TICK);
         let rw: &'static Self = Box::leak(Box::new(Self {

@@ -63,7 +63,7 @@ pub fn start_with_tick(tick: Duration) -> &'static TokioWheel {
         let _context = handle.enter();
         TokioClock::new()
     };
-    let wheel: &'static TokioWheel = Wheel::growable(clock, tick).with_early_looks().leak();
+    let wheel: &'static TokioWheel = Wheel::growable(clock, tick).with_precise_fires().leak();
     spawn_driver_on(&handle, wheel);
     wheel
 }
@@ -139,7 +139,7 @@ pub fn spawn_driver_on<S: Storage + 'static>(
 /// # }
 /// ```
 ///
-/// Build the wheel with early looks ([`Wheel::with_early_looks`]): tokio's timer rounds
+/// Build the wheel with precise fires ([`Wheel::with_precise_fires`]): tokio's timer rounds
 /// each sleep up to its own millisecond, which would otherwise come on top of the
 /// wheel's tick.
 ///

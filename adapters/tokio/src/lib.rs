@@ -83,7 +83,7 @@
 //! * With a driver that is not starved, a deadline fires at most two ticks late.
 //! * tokio's timer rounds sleeps up to whole milliseconds: ticks below 1 ms buy nothing.
 //! * Build a wheel of your own with
-//!   [`Wheel::with_early_looks`](punctual_core::Wheel::with_early_looks), as [`start`]
+//!   [`Wheel::with_precise_fires`](punctual_core::Wheel::with_precise_fires), as [`start`]
 //!   does: deadlines then fire at tokio's first wake after their time.
 //!
 //! [punctual]: https://docs.rs/punctual

@@ -31,7 +31,7 @@ use punctual_core::{Clock, Reading, Sleeper, Storage, Wheel};
 /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
 /// # async fn main() {
 /// let wheel: &'static Wheel<TokioClock, Growable> =
-///     Wheel::growable(TokioClock::new(), Duration::from_millis(1)).with_early_looks().leak();
+///     Wheel::growable(TokioClock::new(), Duration::from_millis(1)).with_precise_fires().leak();
 /// let sleeper = TurningSleeper::new(TokioSleeper::new(wheel.clock()), wheel);
 /// tokio::spawn(async move { match wheel.driver(sleeper).await {} });
 ///

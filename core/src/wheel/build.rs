@@ -94,12 +94,12 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                     degraded_waiting: false,
                     handed_at: Tick::new(0),
                     grain: Grain::NANOS,
-                    early_looks: false,
+                    precise_fires: false,
                 })),
                 counters: Padded::new(Counters::new()),
                 handoff: Padded::new(Handoff::new()),
                 spares: false,
-                early_looks: core::sync::atomic::AtomicBool::new(false),
+                precise_fires: core::sync::atomic::AtomicBool::new(false),
                 batched_wakes: false,
             }
         }
@@ -125,37 +125,39 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     }
 
     crate::sync::const_fn! {
-        /// For a driver on a coarser timer than its ticks (tokio's): busy slots are also
-        /// looked at before their tick. A precise timer would wake per deadline.
+        /// Fires every deadline at the first turn after its own time, in crowded slots
+        /// too (a crowded slot otherwise fires at its tick's end): for a driver on a
+        /// coarser timer than its ticks (tokio's), whose turns come when they come. A
+        /// driver on a precise timer does not need it: it wakes at each planned instant.
         ///
         /// ```
         /// use core::time::Duration;
         /// use punctual_core::{Fixed, ManualClock, Wheel};
         ///
         /// static WHEEL: Wheel<ManualClock, Fixed<64>> =
-        ///     Wheel::fixed(ManualClock::new(), Duration::from_millis(1)).with_early_looks();
+        ///     Wheel::fixed(ManualClock::new(), Duration::from_millis(1)).with_precise_fires();
         /// ```
         #[must_use]
-        pub fn with_early_looks(mut self) -> Self {
-            self.early_looks = core::sync::atomic::AtomicBool::new(true);
+        pub fn with_precise_fires(mut self) -> Self {
+            self.precise_fires = core::sync::atomic::AtomicBool::new(true);
             self
         }
     }
 
-    /// Turns early looks ([`with_early_looks`](Self::with_early_looks)) on or off from the
-    /// next turn, for a driver that changes timers while it runs: punctual's default
-    /// wheels inside tokio look early only while they sleep on tokio's timer. Does nothing
-    /// without `std`.
+    /// Turns precise fires ([`with_precise_fires`](Self::with_precise_fires)) on or off
+    /// from the next turn, for a driver that changes timers while it runs: punctual's
+    /// default wheels inside tokio fire precisely only while they sleep on tokio's timer.
+    /// Does nothing without `std`.
     ///
     /// ```
     /// use core::time::Duration;
     /// use punctual_core::{Fixed, ManualClock, Wheel};
     ///
     /// let wheel: Wheel<ManualClock, Fixed<64>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
-    /// wheel.set_early_looks(true);
+    /// wheel.set_precise_fires(true);
     /// ```
-    pub fn set_early_looks(&self, on: bool) {
-        self.early_looks
+    pub fn set_precise_fires(&self, on: bool) {
+        self.precise_fires
             .store(on, core::sync::atomic::Ordering::Relaxed);
     }
 
@@ -210,9 +212,12 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         cfg!(feature = "std") && self.batched_wakes
     }
 
-    /// Early looks are on (never without `std`).
+    /// Precise fires are on (never without `std`).
     #[inline]
-    pub(super) fn early_looks(&self) -> bool {
-        cfg!(feature = "std") && self.early_looks.load(core::sync::atomic::Ordering::Relaxed)
+    pub(super) fn precise_fires(&self) -> bool {
+        cfg!(feature = "std")
+            && self
+                .precise_fires
+                .load(core::sync::atomic::Ordering::Relaxed)
     }
 }

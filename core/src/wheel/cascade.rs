@@ -92,7 +92,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         }
     }
 
-    /// Fires the due entries of the tick in progress's slot, if sparse or early looks are on
+    /// Fires the due entries of the tick in progress's slot, if sparse or precise fires are on
     /// (never without `sub-tick`).
     pub(super) fn fire_early(&self, state: &mut DriverState, reading: Reading) {
         if !cfg!(feature = "sub-tick") {
@@ -106,9 +106,10 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         if expiration.level != 0 || expiration.deadline - 1 != elapsed {
             return;
         }
-        let Some(bound) = state
-            .levels
-            .first_look(expiration.slot, state.grain, state.early_looks)
+        let Some(bound) =
+            state
+                .levels
+                .first_look(expiration.slot, state.grain, state.precise_fires)
         else {
             return;
         };

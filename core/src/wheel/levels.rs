@@ -17,7 +17,7 @@
 //! * The bound is in grains rounded up (`grain`): the driver never looks before an
 //!   entry is due, and at most a grain after.
 //! * Count and bound only steer when the driver looks; an entry fires on its own deadline.
-//! * With [`Wheel::with_early_looks`](crate::Wheel::with_early_looks), a dense slot is
+//! * With [`Wheel::with_precise_fires`](crate::Wheel::with_precise_fires), a dense slot is
 //!   looked at as a sparse one: each look fires what is due, and tightens the bound.
 //!
 //! # Chains
@@ -232,18 +232,18 @@ impl Levels {
     /// A level-0 slot's bound in ns, if it is to be looked at before its tick. Never
     /// without `sub-tick`: every slot is then looked at at its tick only.
     #[inline]
-    pub(crate) fn first_look(&self, slot: usize, grain: Grain, early_looks: bool) -> Option<u32> {
+    pub(crate) fn first_look(&self, slot: usize, grain: Grain, precise_fires: bool) -> Option<u32> {
         #[cfg(feature = "sub-tick")]
         {
             // A constant without `std`: firmware carries no early-look code.
-            let early_looks = cfg!(feature = "std") && early_looks;
+            let precise_fires = cfg!(feature = "std") && precise_fires;
             let bound = self.bound(slot);
-            let look = early_looks || self.counts[slot] <= SPARSE;
+            let look = precise_fires || self.counts[slot] <= SPARSE;
             (bound != NO_BOUND && look).then(|| grain.nanos(bound))
         }
         #[cfg(not(feature = "sub-tick"))]
         {
-            let _ = (slot, grain, early_looks);
+            let _ = (slot, grain, precise_fires);
             None
         }
     }

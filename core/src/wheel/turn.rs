@@ -42,9 +42,9 @@ pub(super) struct DriverState {
     pub(super) degraded_waiting: bool,
     /// The tick of the last hand-off.
     pub(super) handed_at: Tick,
-    /// Set from the wheel at the start of each turn, as is `early_looks`.
+    /// Set from the wheel at the start of each turn, as is `precise_fires`.
     pub(super) grain: Grain,
-    pub(super) early_looks: bool,
+    pub(super) precise_fires: bool,
 }
 
 /// The next turn a pass plans, before it is published.
@@ -99,7 +99,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         if cfg!(feature = "sub-tick") {
             state.grain = self.grain();
         }
-        state.early_looks = self.early_looks();
+        state.precise_fires = self.precise_fires();
         // A new wheel's first turn does not linger.
         let started = core::mem::replace(&mut state.started, true);
         if started && self.plan.word.load(Ordering::Relaxed) & ACTIVE == 0 {
@@ -142,7 +142,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                     if let Some(first) =
                         state
                             .levels
-                            .first_look(expiration.slot, state.grain, state.early_looks)
+                            .first_look(expiration.slot, state.grain, state.precise_fires)
                     {
                         let early = self.tick_start(Tick::new(planned - 1)).after(first.into());
                         wake = wake.min(early);

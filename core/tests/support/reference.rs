@@ -263,9 +263,9 @@ struct Model<'w, S: Storage> {
     /// waker's [`CountingWaker::id`], and the tick it was left at.
     places: [Option<(usize, u128)>; PLACES],
     step: usize,
-    /// The wheel looks at dense slots early too (`Wheel::with_early_looks`): a due
+    /// The wheel looks at dense slots early too (`Wheel::with_precise_fires`): a due
     /// deadline fires at any turn after its own time, whatever its tick holds.
-    early_looks: bool,
+    precise_fires: bool,
     /// The wheel fires a sparse tick's deadlines at their own time ([`sub_tick_fires`]).
     sub_tick: bool,
 }
@@ -298,7 +298,7 @@ pub(crate) fn sub_tick_fires() -> bool {
 const PLACES: usize = 4;
 
 impl<'w, S: Storage> Model<'w, S> {
-    fn new(wheel: &'w Wheel<ManualClock, S>, capacity: Option<usize>, early_looks: bool) -> Self {
+    fn new(wheel: &'w Wheel<ManualClock, S>, capacity: Option<usize>, precise_fires: bool) -> Self {
         Self {
             wheel,
             capacity,
@@ -319,7 +319,7 @@ impl<'w, S: Storage> Model<'w, S> {
             driver_wakes_at_turn: 0,
             places: Default::default(),
             step: 0,
-            early_looks,
+            precise_fires,
             sub_tick: sub_tick_fires(),
         }
     }
@@ -660,7 +660,7 @@ impl<'w, S: Storage> Model<'w, S> {
             }
         }
         // Sub-tick firing: a turn fires every due deadline of a sparse tick (at most
-        // `SPARSE` armed in it; of any tick with early looks) once the clock passes its
+        // `SPARSE` armed in it; of any tick with precise fires) once the clock passes its
         // offset into the tick before its tick rounded up to a grain, if that is below the
         // last grain, not only at the tick's end. (The levels' count of a slot
         // saturates at 255 and then reads "many" until the slot empties; a case would need
@@ -671,7 +671,7 @@ impl<'w, S: Storage> Model<'w, S> {
             let offset = (due - (when - 1) * self.tick).min(u128::from(u32::MAX));
             let grains = offset.div_ceil(grain);
             let looked_at = (when - 1) * self.tick + grains * grain;
-            let looked = self.sub_tick && (self.early_looks || per_tick[&when] <= SPARSE);
+            let looked = self.sub_tick && (self.precise_fires || per_tick[&when] <= SPARSE);
             if looked_at <= self.now && looked && grains < 0xFFFF {
                 let live = &self.live[&id];
                 assert!(
@@ -829,9 +829,9 @@ pub(crate) fn run<S: Storage>(wheel: &Wheel<ManualClock, S>, capacity: Option<us
     play(wheel, capacity, case, false);
 }
 
-/// [`run`] on a wheel built with early looks: every deadline also fires at the first turn
+/// [`run`] on a wheel built with precise fires: every deadline also fires at the first turn
 /// after its own time, as a sparse tick's does.
-pub(crate) fn run_looking_early<S: Storage>(
+pub(crate) fn run_with_precise_fires<S: Storage>(
     wheel: &Wheel<ManualClock, S>,
     capacity: Option<usize>,
     case: &Case,
@@ -843,9 +843,9 @@ fn play<S: Storage>(
     wheel: &Wheel<ManualClock, S>,
     capacity: Option<usize>,
     case: &Case,
-    early_looks: bool,
+    precise_fires: bool,
 ) {
-    let mut model = Model::new(wheel, capacity, early_looks);
+    let mut model = Model::new(wheel, capacity, precise_fires);
     for &op in &case.ops {
         model.apply(op);
     }

@@ -1,11 +1,11 @@
-//! Early looks (`Wheel::with_early_looks`, for a driver on a coarser timer than the
+//! Precise fires (`Wheel::with_precise_fires`, for a driver on a coarser timer than the
 //! wheel's ticks, as tokio's is): a dense slot is looked at before its tick as a sparse
 //! one is, whenever its earliest deadline is due; each look fires every deadline due by
 //! then and nothing before its own time, and plans the next at the earliest one left. So
 //! with a driver that wakes late (as a coarse timer does), each deadline fires at the
-//! driver's first wake after its own time, not at the slot's tick. Without early looks a
+//! driver's first wake after its own time, not at the slot's tick. Without precise fires a
 //! dense slot fires all at once at its tick (`sub_tick.rs`). With `std` only: without it,
-//! early looks change nothing (firmware carries none of their code).
+//! precise fires change nothing (firmware carries none of their code).
 #![cfg(feature = "std")]
 
 mod support;
@@ -17,10 +17,10 @@ use support::{AdvanceToManual, CountingWaker, ms, ns, us};
 
 type TestWheel = Wheel<ManualClock, Fixed<32>>;
 
-fn wheel(early_looks: bool) -> TestWheel {
+fn wheel(precise_fires: bool) -> TestWheel {
     let wheel = Wheel::fixed(ManualClock::new(), ms(1));
-    if early_looks {
-        wheel.with_early_looks()
+    if precise_fires {
+        wheel.with_precise_fires()
     } else {
         wheel
     }
@@ -158,7 +158,7 @@ fn slot_past_its_count_limit_is_looked_at_early_too() {
     // 255, "many"): the look at 2.45 ms fires the 150 due by then, and the next is planned
     // at the earliest left.
     let wheel: Wheel<ManualClock, Growable> =
-        Wheel::growable(ManualClock::new(), ms(1)).with_early_looks();
+        Wheel::growable(ManualClock::new(), ms(1)).with_precise_fires();
     let w = wakers(300);
     let _sleeps = filed(&wheel, &w, 2001, 3);
     wheel.advance_to_manual(us(2450));
@@ -188,8 +188,8 @@ fn dense_slot_from_higher_level_is_looked_at_early() {
 }
 
 #[test]
-fn without_early_looks_dense_slot_waits_for_tick() {
-    // The same twenty and the same late wake-up, on a wheel without early looks: nothing
+fn without_precise_fires_dense_slot_waits_for_tick() {
+    // The same twenty and the same late wake-up, on a wheel without precise fires: nothing
     // fires before the tick.
     let wheel = wheel(false);
     let w = wakers(20);
