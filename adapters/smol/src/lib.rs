@@ -25,44 +25,22 @@
 //! });
 //! ```
 //!
-//! Any smol executor works: `smol::spawn` as above, a [`smol::Executor`] or `LocalExecutor`
-//! of your own (`ex.spawn(driver(&wheel))`, also for a borrowed wheel), or no spawn at all
+//! Any smol executor works: `smol::spawn`, an `Executor` or `LocalExecutor` of your own
+//! (`ex.spawn(driver(&wheel))`, also for a borrowed wheel), or none
 //! (`smol::block_on(with_driver(wheel, main()))`).
 //!
-//! [`smol::Executor`]: https://docs.rs/smol/2/smol/struct.Executor.html
-//!
-//! # When to choose this over the default driver
-//!
-//! `punctual`'s `fut.deadline(d)` works under smol as it is, on a global wheel driven by
-//! one background thread. Choose this crate when you want:
-//!
-//! * **no extra thread**: the driver is a task of your executor, sleeping on async-io
-//!   timers in the reactor smol already runs;
-//! * **the timer to live and die with your executor**, such as one wheel per `Executor`
-//!   in tests;
-//! * **a wheel of your own**: another tick, a fixed capacity.
-//!
-//! Both use `std::time::Instant`, so time is the same. A wheel made here can even be
-//! driven by `punctual::wheel::spawn_driver`'s thread instead, or by both.
+//! `punctual`'s `fut.deadline(d)` works under smol as it is, on the global wheel and its
+//! thread. Choose this crate for no extra thread, a timer that lives and dies with your
+//! executor, or a wheel of your own (another tick, a fixed capacity). Both count on
+//! `std::time::Instant`.
 //!
 //! # When the executor stops
 //!
-//! The driver turns the wheel only while some executor polls it. When its executor is
-//! dropped or stops running, or the `with_driver` future completes:
-//!
-//! * Tasks on that executor are dropped with it, their deadlines and inner futures too
-//!   (destructors run, no panic).
-//! * Deadlines alive elsewhere **never fire** while nothing drives the wheel. They can
-//!   still complete with their inner future's output, and dropping them is fine. They fire
-//!   once a driver runs again (spawn [`driver`] anew, or call
-//!   [`Wheel::turn`](punctual_core::Wheel::turn)): late, never early.
-//!
-//! # Precision
-//!
-//! With a driver that is not starved, a deadline fires at most two ticks late
-//! ([rule 3](https://github.com/punctual-rs/punctual/blob/main/docs/design.md)). On real
-//! time that is measured, not promised: the driver's timer is as punctual as async-io's
-//! reactor, and the driver task waits its turn on its executor.
+//! * Tasks on that executor are dropped with their deadlines and inner futures.
+//! * Deadlines alive elsewhere never fire while nothing drives the wheel; they fire, late
+//!   and never early, once a driver runs again ([`driver`] or
+//!   [`Wheel::turn`](punctual_core::Wheel::turn)).
+//! * With a driver that is not starved, a deadline fires at most two ticks late.
 //!
 //! [punctual]: https://docs.rs/punctual
 #![cfg_attr(docsrs, feature(doc_cfg))]

@@ -33,28 +33,16 @@
 //!
 //! # Precision
 //!
-//! * **Never early** on the wheel's clock: a sleep completes only once the clock reads
-//!   its time. A `setTimeout` that fires early (Node's may, by under a millisecond) is set
-//!   again for the rest.
-//! * **At most two ticks late** while the host runs timers on time. Browsers clamp a
-//!   timer shorter than 4 ms to 4 ms when it is set from a chain of more than five nested
-//!   timers, as a driver turning the wheel tick after tick would be: so the driver sets
-//!   such a timer from a task of its own (a message on a `MessageChannel`), where the
-//!   chain starts anew. Timers wait at most 2<sup>31</sup> − 1 ms (about 24.8 days); a
-//!   longer sleep sets a new timer then.
-//! * **Starved**, the driver is late by as much: browsers run timers of background tabs
-//!   once a second or less, and a task that runs long without yielding holds up the
-//!   event loop. `performance.now()` itself is rounded to 100 µs or coarser in browsers.
+//! * **Never early**: a sleep completes only once the clock reads its time; a `setTimeout`
+//!   that fires early (Node's may) is set again for the rest.
+//! * **At most two ticks late** while the host runs timers on time. The driver sets short
+//!   timers from a task of its own (a `MessageChannel` message), so browsers do not clamp
+//!   a chain of nested timers to 4 ms. A sleep past 2<sup>31</sup> − 1 ms sets a new timer.
+//! * **Starved** (a background tab, a long task), the driver is late by as much.
 //!
-//! # Threads
-//!
-//! Built for single-threaded wasm. With threads (`+atomics`), the driver runs on the
-//! thread that spawned it, and that thread's event loop must keep running.
-//!
-//! # Other targets
-//!
-//! The crate builds everywhere, for `cargo check` and docs of code that targets the web,
-//! but it needs a JavaScript host: off wasm, its driver and clock panic when used.
+//! Built for single-threaded wasm: with `+atomics`, the driver runs on the thread that
+//! spawned it. Off wasm the crate builds (for `cargo check` and docs), but its driver and
+//! clock panic when used.
 //!
 //! [punctual]: https://docs.rs/punctual
 #![cfg_attr(docsrs, feature(doc_cfg))]
