@@ -24,7 +24,7 @@ mod driver_task;
 mod holders;
 mod orphans;
 mod probe;
-mod runtime_clock;
+pub(crate) mod runtime_clock;
 mod runtime_wheel;
 #[cfg(target_os = "linux")]
 mod timer_fd;

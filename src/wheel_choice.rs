@@ -22,7 +22,7 @@ pub(crate) struct WheelChoice {
     /// A runtime's clock, which reads behind the global clock by a fraction of a tick.
     /// `None` when the wheel reads the global clock's readings.
     #[cfg(feature = "tokio")]
-    pub(crate) runtime_clock: Option<&'static crate::tokio_wheels::RuntimeClock>,
+    pub(crate) runtime_clock: Option<&'static crate::tokio_wheels::runtime_clock::RuntimeClock>,
     /// The wheel's clock reads what the global wheel's reads, at every moment. Budgets
     /// started on either then apply on the other.
     pub(crate) on_global_timeline: bool,
