@@ -70,8 +70,7 @@ pub trait DeadlineExt: Future + Sized {
     ///
     /// # Panics
     ///
-    /// At the first poll where `self` is pending, if the global wheel is used and its timer
-    /// thread is not running and cannot be started ([`GlobalClock`](crate::wheel::GlobalClock)).
+    /// As [`deadline`](DeadlineExt::deadline).
     ///
     /// # Cancel safety
     ///

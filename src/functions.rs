@@ -25,8 +25,7 @@ use crate::instant::DeadlineInstant;
 ///
 /// # Panics
 ///
-/// At its first poll, if the global wheel is used and its timer thread is not running
-/// and cannot be started ([`GlobalClock`](crate::wheel::GlobalClock)).
+/// As [`DeadlineExt::deadline`], at its first poll.
 pub fn sleep(duration: Duration) -> Sleep {
     Sleep::new(DefaultWheel::new(), Limit::After(duration))
 }
@@ -36,8 +35,7 @@ pub fn sleep(duration: Duration) -> Sleep {
 ///
 /// # Panics
 ///
-/// At its first poll, if the global wheel is used and its timer thread is not running
-/// and cannot be started ([`GlobalClock`](crate::wheel::GlobalClock)).
+/// As [`DeadlineExt::deadline`], at its first poll.
 pub fn sleep_until(at: impl DeadlineInstant) -> Sleep {
     Sleep::new(DefaultWheel::new(), Limit::At(at.reading()))
 }
@@ -74,9 +72,7 @@ pub fn sleep_until(at: impl DeadlineInstant) -> Sleep {
 ///
 /// # Panics
 ///
-/// If `period` is zero, as tokio's. At its first poll, if the global wheel is used and
-/// its timer thread is not running and cannot be started
-/// ([`GlobalClock`](crate::wheel::GlobalClock)).
+/// If `period` is zero, as tokio's; else as [`DeadlineExt::deadline`], at its first poll.
 #[track_caller]
 pub fn interval(period: Duration) -> Interval {
     Interval::new(DefaultWheel::new(), Limit::After(Duration::ZERO), period)
@@ -147,9 +143,8 @@ pub fn interval_at(start: impl DeadlineInstant, period: Duration) -> Interval {
 ///
 /// # Panics
 ///
-/// At its first poll, which reads the clock even if `future` is ready, if the global wheel
-/// is used and its timer thread is not running and cannot be started
-/// ([`GlobalClock`](crate::wheel::GlobalClock)).
+/// As [`DeadlineExt::deadline`], at its first poll (which reads the clock even if `future`
+/// is ready).
 pub fn budget<F: IntoFuture>(duration: Duration, future: F) -> Budgeted<F::IntoFuture> {
     Budgeted::new(future.into_future(), duration)
 }
