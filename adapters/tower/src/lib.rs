@@ -1,55 +1,29 @@
-//! Tower middleware on [punctual] deadlines. A layer bounds each request by a deadline and
-//! runs its handling under a budget: every punctual deadline started while serving it
-//! ends no later than the request's. Its HTTP flavour answers a status code instead of an
-//! error. Propagation over `grpc-timeout` makes the next service stop when the caller
-//! would stop waiting.
+//! Tower middleware on [punctual] deadlines. A layer bounds each request by a deadline
+//! and runs its handling under a budget: every punctual deadline started while serving it
+//! ends no later than the request's.
 //!
-//! * [`DeadlineLayer`]: any `Service` whose error converts into [`BoxError`]; a request
-//!   that runs out of time fails with a boxed [`Elapsed`], named after the layer.
+//! * [`DeadlineLayer`]: any `Service` whose error converts into [`BoxError`]; a late
+//!   request fails with a boxed [`Elapsed`] named after the layer.
 //! * [`HttpDeadlineLayer`]: `http` services whose error is `Infallible` (axum, hyper,
-//!   tonic servers); a request that runs out of time is answered `504 Gateway Timeout`
-//!   (or the status you choose), and a body still streaming at the deadline is cut.
-//! * Propagation: `.grpc_timeout()` on either layer reads the request's `grpc-timeout`
-//!   ([`grpc_timeout::parse`]; malformed values are ignored), never later than the layer's
-//!   own limit; `.timeout_headers()` also reads Envoy's and Connect's millisecond headers
-//!   ([`timeout_ms`]), the shortest winning. [`PropagateDeadlineLayer`] writes the
-//!   caller's remaining budget into outgoing requests, less an optional per-hop margin,
-//!   rounded down, in the header the downstream reads ([`TimeoutHeader`]).
-//! * [`WithinBudget`]: a `tower::retry` policy that
-//!   stops once the budget is spent.
-//! * `into_status` (feature `tonic`): a tower error as the `tonic::Status` a gRPC client
-//!   expects, `DEADLINE_EXCEEDED` for an `Elapsed`; `Elapsed` itself converts with `?`.
-//! * [`HyperTimer`]: `hyper::rt::Timer` on a punctual wheel, for hyper's
-//!   own timeouts (header read, keep-alive).
+//!   tonic servers); a late request is answered `504` (or gRPC's `DEADLINE_EXCEEDED`),
+//!   and a body still streaming at the deadline is cut.
+//! * Propagation: `.grpc_timeout()` or `.timeout_headers()` on either layer takes a
+//!   shorter deadline from the request's headers ([`TimeoutHeader`]);
+//!   [`PropagateDeadlineLayer`] writes the caller's remaining budget into outgoing ones.
+//! * [`WithinBudget`]: a `tower::retry` policy that stops once the budget is spent.
+//! * `into_status` (feature `tonic`): a tower error as a `tonic::Status`.
+//! * [`HyperTimer`]: `hyper::rt::Timer` on a punctual wheel.
 //!
-//! # Which wheel
+//! Each type takes the wheel `W` its budgets run on: `punctual::wheel::DefaultWheel`, the
+//! one a handler's default deadlines choose (`punctual::adapters::tower` names the types
+//! with it), or a wheel of your own with `on`. On tokio's multi-thread runtime a budget
+//! follows its task from worker to worker.
 //!
-//! Each type takes the wheel handle `W` its budgets run on. `punctual::wheel::DefaultWheel` is the
-//! wheel default deadlines choose, which a handler's `fut.deadline(d)` respects.
-//! `punctual::adapters::tower` names these types with it
-//! (`punctual::adapters::tower::DeadlineLayer::new(d)`). Here, name it
-//! (`DeadlineLayer::<punctual::wheel::DefaultWheel>::new(d)`), or give a wheel of your own with `on`.
-//!
-//! On tokio's multi-thread runtime each worker has a default wheel of its own, all on the
-//! real clock. So a request's budget follows its task to another worker: deadlines started
-//! there end with it, and [`remaining_budget`] and [`PropagateDeadlineLayer`] find it.
-//!
-//! # What the deadline covers
-//!
-//! The response future, from its first poll, which tower's and hyper's callers make right
-//! after `call`; with the HTTP flavour, the response body too (see [`HttpDeadlineLayer`]).
-//! Not `poll_ready`: readiness is back-pressure shared by all requests. Where a request
-//! waits for readiness on its own (a rate limit, a reconnect), the generic layer's
-//! [`count_readiness`](DeadlineLayer::count_readiness) counts the wait against it.
-//!
-//! # With `tower::retry`
-//!
-//! * Deadline outside the retry (`ServiceBuilder::new().layer(deadline).retry(policy)`):
-//!   one budget for all attempts. Each attempt's deadlines are cut to what is left, and no
-//!   attempt starts after the budget: the retry future is dropped with it.
-//! * Deadline inside the retry (`.retry(policy).layer(deadline)`): a limit per attempt,
-//!   cut to any enclosing budget. Wrap the policy in [`WithinBudget`] so that it stops
-//!   once that budget is spent, instead of starting attempts that fail at once.
+//! The deadline covers the response future from its first poll (tower's and hyper's
+//! callers poll right after `call`), and with the HTTP flavour the body; not `poll_ready`,
+//! unless [`DeadlineLayer::count_readiness`] says so. With `tower::retry`, a deadline
+//! outside the retry is one budget for all attempts; inside it, a limit per attempt, whose
+//! policy [`WithinBudget`] stops once the enclosing budget is spent.
 //!
 //! # Example
 //!

@@ -1,4 +1,5 @@
-//! [`Limits`]: what the generic and the HTTP layer share.
+//! What the generic and the HTTP layer share: [`Limits`], their builder methods, and a
+//! request's admission under its budget.
 
 use core::fmt;
 use core::future::Future;
@@ -11,31 +12,43 @@ use punctual_core::{Budget, Budgeted, Elapsed, Outcome, OutcomeKind, RawWheel, W
 
 use crate::source::RequestTimeout;
 
-/// The name an `Elapsed` carries when a layer was not named.
-pub(crate) const DEFAULT_NAME: &str = "request";
-
-/// A layer's limit and its name, the wheel, where a request's own limit comes from, and
-/// the least a request's limit may be to be admitted.
+/// A layer's wheel, limit and name, the least a request's limit may be to be admitted,
+/// and where a request's own limit comes from.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Limits<W, T> {
+    pub(crate) wheel: W,
     pub(crate) limit: Duration,
     pub(crate) name: &'static str,
-    pub(crate) wheel: W,
-    pub(crate) source: T,
     pub(crate) refuse_below: Duration,
-    /// Time waiting in `poll_ready` counts against the request's deadline.
-    pub(crate) count_readiness: bool,
+    pub(crate) source: T,
 }
 
 impl<W: WheelRef, T> Limits<W, T> {
     pub(crate) fn new(wheel: W, limit: Duration, source: T) -> Self {
+        let (name, refuse_below) = ("request", Duration::ZERO);
         Self {
-            limit,
-            name: DEFAULT_NAME,
             wheel,
+            limit,
+            name,
+            refuse_below,
             source,
-            refuse_below: Duration::ZERO,
-            count_readiness: false,
+        }
+    }
+
+    pub(crate) fn with_source<U>(self, source: U) -> Limits<W, U> {
+        let Self {
+            wheel,
+            limit,
+            name,
+            refuse_below,
+            ..
+        } = self;
+        Limits {
+            wheel,
+            limit,
+            name,
+            refuse_below,
+            source,
         }
     }
 
@@ -44,68 +57,93 @@ impl<W: WheelRef, T> Limits<W, T> {
     where
         T: RequestTimeout<Req>,
     {
-        match self.source.requested(req) {
-            Some(asked) => asked.min(self.limit),
-            None => self.limit,
-        }
+        self.source
+            .requested(req)
+            .map_or(self.limit, |asked| asked.min(self.limit))
     }
 
-    /// `future` under a budget of `limit`, named after the layer, if `limit` is at least
-    /// `refuse_below`; else refused at once, counted in the wheel's stats and reported by
-    /// a `tracing` event. `future` is made only when admitted.
-    /// An earlier enclosing budget wins inside `Budgeted`.
+    /// `future()` under a budget of `limit` named `name` (an earlier enclosing budget
+    /// wins), or, below `refuse_below`, refused: counted in the wheel's stats, reported as
+    /// an outcome and by a `tracing` event, and `future` is not made.
     pub(crate) fn admit<F: Future>(
-        &self,
-        limit: Duration,
-        future: impl FnOnce() -> F,
-    ) -> Admitted<F, W> {
-        self.admit_as(self.name, limit, future)
-    }
-
-    /// [`Limits::admit`], named `name` for this request.
-    pub(crate) fn admit_as<F: Future>(
         &self,
         name: &'static str,
         limit: Duration,
         future: impl FnOnce() -> F,
     ) -> Admitted<F, W> {
-        if limit < self.refuse_below {
-            let mut wheel = self.wheel;
-            wheel.choose();
-            RawWheel::count_refused(wheel.get());
-            tracing::debug!(
-                target: "punctual_tower",
-                name = name,
-                limit_us = u64::try_from(limit.as_micros()).unwrap_or(u64::MAX),
-                least_us = u64::try_from(self.refuse_below.as_micros()).unwrap_or(u64::MAX),
-                "refused a request whose deadline leaves too little time"
-            );
-            // The request's outcome: elapsed, before it started.
-            punctual_core::report_outcome(&Outcome::new(
-                name,
-                OutcomeKind::Elapsed,
-                Some(limit),
-                Duration::ZERO,
-            ));
-            return Admitted::Refused {
-                elapsed: Some(Elapsed::new(limit, Some(name))),
-            };
+        if limit >= self.refuse_below {
+            let inner = Budgeted::new(future(), self.wheel, limit).named(name);
+            return Admitted::Run { inner };
         }
-        let inner = Budgeted::new(future(), self.wheel, limit).named(name);
-        Admitted::Run { inner }
-    }
-
-    pub(crate) fn with_source<U>(self, source: U) -> Limits<W, U> {
-        Limits {
-            limit: self.limit,
-            name: self.name,
-            wheel: self.wheel,
-            source,
-            refuse_below: self.refuse_below,
-            count_readiness: self.count_readiness,
-        }
+        let mut wheel = self.wheel;
+        wheel.choose();
+        RawWheel::count_refused(wheel.get());
+        tracing::debug!(
+            target: "punctual_tower",
+            name = name,
+            limit_us = u64::try_from(limit.as_micros()).unwrap_or(u64::MAX),
+            least_us = u64::try_from(self.refuse_below.as_micros()).unwrap_or(u64::MAX),
+            "refused a request whose deadline leaves too little time"
+        );
+        let outcome = Outcome::new(name, OutcomeKind::Elapsed, Some(limit), Duration::ZERO);
+        punctual_core::report_outcome(&outcome);
+        let elapsed = Some(Elapsed::new(limit, Some(name)));
+        Admitted::Refused { elapsed }
     }
 }
+
+/// The builder methods both layers share; `$extra` are the layer's other fields.
+macro_rules! shared_builders {
+    ($layer:ident { $($extra:ident),* }) => {
+        impl<W: WheelRef + Default> $layer<W> {
+            /// A layer bounding each request by `limit`, on `W`'s default wheel (with
+            /// `punctual::wheel::DefaultWheel`, the one a handler's default deadlines choose).
+            pub fn new(limit: Duration) -> Self {
+                Self::on(W::default(), limit)
+            }
+        }
+
+        impl<W: WheelRef, T> $layer<W, T> {
+            /// Names the deadline: the name its `Elapsed` carries, and each request's
+            /// outcome is reported under (`punctual::report`). `"request"` by default.
+            pub fn named(mut self, name: &'static str) -> Self {
+                self.limits.name = name;
+                self
+            }
+
+            /// Also takes an `http::Request`'s `grpc-timeout` when it asks for less than
+            /// the layer's limit, never more ([`GrpcTimeout`](crate::GrpcTimeout)).
+            pub fn grpc_timeout(self) -> $layer<W, crate::GrpcTimeout> {
+                let limits = self.limits.with_source(crate::GrpcTimeout);
+                $layer { limits, $($extra: self.$extra),* }
+            }
+
+            /// Also takes the shortest of an `http::Request`'s timeout headers when it asks
+            /// for less than the layer's limit, never more
+            /// ([`TimeoutHeaders`](crate::TimeoutHeaders)).
+            pub fn timeout_headers(self) -> $layer<W, crate::TimeoutHeaders> {
+                let limits = self.limits.with_source(crate::TimeoutHeaders);
+                $layer { limits, $($extra: self.$extra),* }
+            }
+
+            /// Refuses a request whose deadline (the layer's limit, or the shorter one the
+            /// request asks for) leaves less than `least`, without calling the inner
+            /// service: it ends at once as timed out. Each refusal counts in the wheel's
+            /// [`Stats::refused`](punctual_core::Stats::refused) and is reported by a
+            /// debug-level `tracing` event. Off (zero) by default.
+            pub fn refuse_below(mut self, least: Duration) -> Self {
+                self.limits.refuse_below = least;
+                self
+            }
+
+            /// The layer's own limit.
+            pub fn limit(&self) -> Duration {
+                self.limits.limit
+            }
+        }
+    };
+}
+pub(crate) use shared_builders;
 
 pin_project! {
     /// A request's handling under its budget, or its refusal.
@@ -132,9 +170,9 @@ impl<F: Future, W: WheelRef> Future for Admitted<F, W> {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         match self.project() {
             AdmittedProj::Run { inner } => inner.poll(cx),
-            AdmittedProj::Refused { elapsed } => Poll::Ready(Err(elapsed
-                .take()
-                .expect("a refused request's future polled after completion"))),
+            AdmittedProj::Refused { elapsed } => {
+                Poll::Ready(Err(elapsed.take().expect("polled after completion")))
+            }
         }
     }
 }
@@ -143,9 +181,7 @@ impl<F, W: WheelRef> fmt::Debug for Admitted<F, W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Run { inner } => inner.fmt(f),
-            Self::Refused { elapsed } => {
-                f.debug_struct("Refused").field("elapsed", elapsed).finish()
-            }
+            Self::Refused { elapsed } => f.debug_tuple("Refused").field(elapsed).finish(),
         }
     }
 }

@@ -1,5 +1,5 @@
-//! The client side of deadline propagation: [`PropagateDeadlineLayer`] writes what is left
-//! of the caller's budget into each outgoing request's timeout header.
+//! The client side of propagation: [`PropagateDeadlineLayer`] writes what is left of the
+//! caller's budget into each outgoing request's timeout header.
 
 use core::future::Future;
 use core::pin::Pin;
@@ -15,19 +15,20 @@ use tower_service::Service;
 use crate::BoxError;
 use crate::source::TimeoutHeader;
 
-/// What is left of the budget in force on this thread, on `wheel`'s clock. `None` when no
-/// budget is in force for deadlines on that wheel: none at all, or one on another wheel.
+/// What is left of the budget in force on this thread, on `wheel`'s clock; `None` with no
+/// budget in force for deadlines on that wheel.
 ///
 /// ```
 /// use std::time::Duration;
+/// use punctual::wheel::DefaultWheel;
 ///
 /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
 /// # async fn main() {
-/// assert_eq!(punctual_tower::remaining_budget(punctual::wheel::DefaultWheel::new()), None);
+/// assert_eq!(punctual_tower::remaining_budget(DefaultWheel::new()), None);
 /// punctual::budget(Duration::from_secs(2), async {
 ///     tokio::time::sleep(Duration::from_millis(500)).await;
-///     let left = punctual_tower::remaining_budget(punctual::wheel::DefaultWheel::new()).unwrap();
-///     assert_eq!(left, Duration::from_millis(1500));
+///     let left = punctual_tower::remaining_budget(DefaultWheel::new());
+///     assert_eq!(left, Some(Duration::from_millis(1500)));
 /// })
 /// .await
 /// .unwrap();
@@ -48,28 +49,18 @@ fn current_budget<W: WheelRef>(mut wheel: W) -> Option<(Budget, Duration)> {
     Some((budget, budget.remaining(&wheel)?))
 }
 
-/// A [`Layer`] for outgoing HTTP requests (a hyper client, a tonic channel). It sets each
-/// request's `grpc-timeout` to what is left of the caller's budget, rounded down
-/// ([`grpc_timeout::encode`](crate::grpc_timeout::encode)). A callee with a [`DeadlineLayer`](crate::DeadlineLayer) or
-/// [`HttpDeadlineLayer`](crate::HttpDeadlineLayer) and `.grpc_timeout()` then stops when
-/// the caller would stop waiting.
+/// A [`Layer`] for outgoing HTTP requests (a hyper client, a tonic channel): it writes
+/// what is left of the caller's budget, less the [`margin`](Self::margin), rounded down,
+/// into each request's `grpc-timeout` (or the header chosen with [`writes`](Self::writes)).
+/// A callee whose layer reads the header stops when the caller would stop waiting.
 ///
-/// The budget is the one in force where `call` runs: in a request served under one of
-/// this crate's layers, in `punctual::budget`, or in a task spawned with
-/// `with_current_budget`. So put the layer in front of any `tower::buffer::Buffer`, whose
-/// worker task makes the calls. On tokio's multi-thread runtime any worker finds it.
-/// With no budget in force, the request goes out as it is. A `grpc-timeout` already on
-/// the request that asks for less is kept.
-///
-/// # Margin and floor
-///
-/// What is written is what is left, less the [`margin`](Self::margin) (zero by default),
-/// rounded down to the precision of the header ([`writes`](Self::writes)): the callee never gets more time than the caller
-/// had left. Set a margin for the time a request spends on the network and in queues
-/// before the callee's clock starts, which gRPC does not count. A call with nothing left
-/// after the margin is not sent: its response future fails at once with the budget's
-/// [`Elapsed`], and the inner service is not called: the layer never writes a zero
-/// timeout. (A shorter value already on the request, zero included, is kept.)
+/// * The budget is the one in force where `call` runs (a request served under this
+///   crate's layers, `punctual::budget`, `with_current_budget`): put the layer in front
+///   of a `tower::buffer::Buffer`, whose worker makes the calls.
+/// * With no budget in force, the request goes out as it is; a shorter timeout already on
+///   it is kept.
+/// * A call with nothing left to write is not sent: the response future fails at once
+///   with the budget's [`Elapsed`]. The layer never writes a zero timeout.
 ///
 /// Errors are boxed into [`BoxError`]: the inner service's own, or that `Elapsed`.
 ///
@@ -100,8 +91,7 @@ pub struct PropagateDeadlineLayer<W> {
 }
 
 impl<W: WheelRef + Default> PropagateDeadlineLayer<W> {
-    /// A layer reading the budget for deadlines on `W`'s default wheel
-    /// (`punctual::wheel::DefaultWheel`: the one default deadlines choose).
+    /// A layer reading the budget for deadlines on `W`'s default wheel.
     pub fn new() -> Self {
         Self::on(W::default())
     }
@@ -117,9 +107,8 @@ impl<W: WheelRef> PropagateDeadlineLayer<W> {
         }
     }
 
-    /// Takes `margin` off what is left before it is written: the network's share of each
-    /// hop. A call with no more than `margin` left fails at once (see "Margin and floor");
-    /// with a millisecond header, one with less than `margin` and a millisecond.
+    /// Takes `margin`, the network's share of each hop, off what is left before it is
+    /// written (zero by default).
     ///
     /// ```
     /// use std::time::Duration;
@@ -153,8 +142,7 @@ impl<W: WheelRef> PropagateDeadlineLayer<W> {
         self
     }
 
-    /// Writes the remaining budget into `header` instead of `grpc-timeout`: the one the
-    /// downstream reads (Envoy's or Connect's, in whole milliseconds, rounded down).
+    /// Writes `header` instead of `grpc-timeout`: the one the downstream reads.
     ///
     /// ```
     /// use std::time::Duration;
@@ -188,9 +176,7 @@ impl<S, W: WheelRef> Layer<S> for PropagateDeadlineLayer<W> {
     fn layer(&self, inner: S) -> Self::Service {
         PropagateDeadline {
             inner,
-            wheel: self.wheel,
-            margin: self.margin,
-            header: self.header,
+            layer: *self,
         }
     }
 }
@@ -199,9 +185,7 @@ impl<S, W: WheelRef> Layer<S> for PropagateDeadlineLayer<W> {
 #[derive(Debug, Clone, Copy)]
 pub struct PropagateDeadline<S, W> {
     inner: S,
-    wheel: W,
-    margin: Duration,
-    header: TimeoutHeader,
+    layer: PropagateDeadlineLayer<W>,
 }
 
 impl<S, W> PropagateDeadline<S, W> {
@@ -231,16 +215,19 @@ where
     }
 
     fn call(&mut self, mut req: Request<B>) -> Self::Future {
-        if let Some((budget, left)) = current_budget(self.wheel) {
-            let sent = self.header.round_down(left.saturating_sub(self.margin));
+        let PropagateDeadlineLayer {
+            wheel,
+            margin,
+            header,
+        } = self.layer;
+        if let Some((budget, left)) = current_budget(wheel) {
+            let (sent, value) = header.encode(left.saturating_sub(margin));
             if sent.is_zero() {
-                let elapsed = Elapsed::budget(budget.duration(), budget.name());
-                let state = Sent::Spent {
-                    elapsed: Some(elapsed),
-                };
+                let elapsed = Some(Elapsed::budget(budget.duration(), budget.name()));
+                let state = Sent::Spent { elapsed };
                 return PropagateResponseFuture { state };
             }
-            self.header.write_at_most(req.headers_mut(), sent);
+            header.write_at_most(req.headers_mut(), sent, value);
         }
         let state = Sent::Called {
             inner: self.inner.call(req),
@@ -250,8 +237,7 @@ where
 }
 
 pin_project! {
-    /// The response future of [`PropagateDeadline`]: the inner service's, or the budget's
-    /// `Elapsed` at once for a call that had nothing left to send.
+    /// The response future of [`PropagateDeadline`].
     #[derive(Debug)]
     #[must_use = "futures do nothing unless you `.await` or poll them"]
     pub struct PropagateResponseFuture<F> {
@@ -281,9 +267,7 @@ where
         match self.project().state.project() {
             SentProj::Called { inner } => inner.poll(cx).map_err(Into::into),
             SentProj::Spent { elapsed } => {
-                let elapsed = elapsed
-                    .take()
-                    .expect("`PropagateResponseFuture` polled after completion");
+                let elapsed = elapsed.take().expect("polled after completion");
                 Poll::Ready(Err(Box::new(elapsed)))
             }
         }
