@@ -1,5 +1,4 @@
-//! [`DeadlineBody`]: a response body bounded by its request's deadline, after the headers
-//! are sent.
+//! [`DeadlineBody`]: a response body bounded by its request's deadline.
 
 use core::fmt;
 use core::future::{Pending, pending};
@@ -13,13 +12,10 @@ use punctual_core::{Budget, Budgeted, WheelRef};
 use crate::BoxError;
 
 pin_project! {
-    /// The body of a response from [`HttpDeadlineService`](crate::HttpDeadlineService): the empty body
-    /// of a timed-out response, or the inner service's body. The latter ends with an
-    /// [`Elapsed`](punctual_core::Elapsed) error if the request's deadline passes while it
-    /// streams; a gRPC body ends with trailers saying `grpc-status: 4` instead.
-    ///
-    /// The deadline is checked before each frame, so a body that always has a frame ready
-    /// is cut too. After the error it yields nothing more, and the inner body is dropped.
+    /// The body of a response from [`HttpDeadlineService`](crate::HttpDeadlineService):
+    /// a timed-out response's empty body, or the inner one, which ends with an
+    /// [`Elapsed`](punctual_core::Elapsed) error (gRPC: `grpc-status: 4` trailers) if the
+    /// deadline passes first, checked before each frame; the inner body is then dropped.
     ///
     /// # Errors
     ///

@@ -66,7 +66,8 @@ pub const DEFAULT_STATUS: StatusCode = StatusCode::GATEWAY_TIMEOUT;
 /// ```
 #[derive(Debug, Clone, Copy)]
 pub struct HttpDeadlineLayer<W, T = OwnLimit> {
-    limits: Limits<W, T>,
+    limits: Limits<W>,
+    source: T,
     status: StatusCode,
     bound_body: bool,
     route_name: Option<RouteName>,
@@ -75,23 +76,11 @@ pub struct HttpDeadlineLayer<W, T = OwnLimit> {
 /// A request's name from its method and URI ([`HttpDeadlineLayer::named_by`]).
 pub type RouteName = fn(&http::Method, &http::Uri) -> Option<&'static str>;
 
-shared_builders!(HttpDeadlineLayer {
-    status,
-    bound_body,
-    route_name
+shared_builders!(HttpDeadlineLayer => HttpDeadlineService {
+    status: DEFAULT_STATUS,
+    bound_body: true,
+    route_name: None
 });
-
-impl<W: WheelRef> HttpDeadlineLayer<W> {
-    /// A layer bounding each request by `limit` on `wheel`.
-    pub fn on(wheel: W, limit: Duration) -> Self {
-        Self {
-            limits: Limits::new(wheel, limit, OwnLimit),
-            status: DEFAULT_STATUS,
-            bound_body: true,
-            route_name: None,
-        }
-    }
-}
 
 impl<W: WheelRef, T> HttpDeadlineLayer<W, T> {
     /// The status of the response to a request whose deadline passed (not gRPC's).
@@ -147,23 +136,6 @@ pub struct HttpDeadlineService<S, W, T = OwnLimit> {
     layer: HttpDeadlineLayer<W, T>,
 }
 
-impl<S, W, T> HttpDeadlineService<S, W, T> {
-    /// The inner service.
-    pub fn get_ref(&self) -> &S {
-        &self.inner
-    }
-
-    /// The inner service.
-    pub fn get_mut(&mut self) -> &mut S {
-        &mut self.inner
-    }
-
-    /// The inner service, unwrapped.
-    pub fn into_inner(self) -> S {
-        self.inner
-    }
-}
-
 impl<S, W, T, ReqBody, ResBody> Service<Request<ReqBody>> for HttpDeadlineService<S, W, T>
 where
     S: Service<Request<ReqBody>, Response = Response<ResBody>, Error = Infallible>,
@@ -182,11 +154,12 @@ where
     fn call(&mut self, req: Request<ReqBody>) -> Self::Future {
         let HttpDeadlineLayer {
             ref limits,
+            ref source,
             status,
             bound_body,
             route_name,
         } = self.layer;
-        let limit = limits.limit_for(&req);
+        let limit = limits.limit_for(source, &req);
         let grpc = (req.headers().get(CONTENT_TYPE))
             .is_some_and(|v| v.as_bytes().starts_with(b"application/grpc"));
         let name = route_name
@@ -256,20 +229,22 @@ where
         if let Some(wheel) = this.body_wheel.as_mut() {
             wheel.choose();
         }
-        Poll::Ready(Ok(match ready!(this.inner.as_mut().poll(cx)) {
-            Ok(Ok(response)) => {
-                let limit = this
-                    .body_wheel
-                    .and_then(|wheel| Some((wheel, this.inner.budget()?)));
-                let grpc = this.on_expiry.grpc;
-                response.map(|body| DeadlineBody::bounded(body, limit, grpc))
-            }
-            Ok(Err(never)) => match never {},
-            Err(elapsed) => this
-                .on_expiry
-                .response(elapsed)
-                .map(|()| DeadlineBody::expired()),
-        }))
+        Poll::Ready(Ok(
+            match ready!(this.inner.as_mut().poll(cx)).and_then(|r| r) {
+                Ok(Ok(response)) => {
+                    let limit = this
+                        .body_wheel
+                        .and_then(|wheel| Some((wheel, this.inner.budget()?)));
+                    let grpc = this.on_expiry.grpc;
+                    response.map(|body| DeadlineBody::bounded(body, limit, grpc))
+                }
+                Ok(Err(never)) => match never {},
+                Err(elapsed) => this
+                    .on_expiry
+                    .response(elapsed)
+                    .map(|()| DeadlineBody::expired()),
+            },
+        ))
     }
 }
 

@@ -1,10 +1,6 @@
 //! [`HyperTimer`]: `hyper::rt::Timer` on a punctual wheel, for hyper's own timeouts.
-//!
-//! * hyper's instants come from [`Timer::now`], `std::time::Instant::now()` as in hyper's
-//!   default. Each becomes a span from now.
-//! * A sleep ends that span after its first poll, on the wheel's clock. Inside a tokio
-//!   runtime the default wheel's clock is tokio's, paused or not.
-//! * Counting from the first poll, not the call, can only end later, never earlier.
+//! hyper's instants (`Instant::now()` based, as in its default) become spans from now,
+//! which a sleep counts from its first poll on the wheel's clock: never earlier.
 
 use core::future::Future;
 use core::pin::Pin;

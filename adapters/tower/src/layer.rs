@@ -14,7 +14,7 @@ use tower_layer::Layer;
 use tower_service::Service;
 
 use crate::BoxError;
-use crate::limits::{Admitted, Limits, shared_builders};
+use crate::limits::{Admitted, Limits, OrElapsed, boxed, shared_builders};
 use crate::source::{OwnLimit, RequestTimeout};
 
 /// A [`Layer`] that bounds each request by a deadline and runs its handling under a
@@ -49,22 +49,14 @@ use crate::source::{OwnLimit, RequestTimeout};
 /// ```
 #[derive(Debug, Clone, Copy)]
 pub struct DeadlineLayer<W, T = OwnLimit> {
-    limits: Limits<W, T>,
+    limits: Limits<W>,
+    source: T,
     count_readiness: bool,
 }
 
-shared_builders!(DeadlineLayer { count_readiness });
-
-impl<W: WheelRef> DeadlineLayer<W> {
-    /// A layer bounding each request by `limit` on `wheel`.
-    pub fn on(wheel: W, limit: Duration) -> Self {
-        let limits = Limits::new(wheel, limit, OwnLimit);
-        Self {
-            limits,
-            count_readiness: false,
-        }
-    }
-}
+shared_builders!(DeadlineLayer => DeadlineService {
+    count_readiness: false
+});
 
 impl<W: WheelRef, T> DeadlineLayer<W, T> {
     /// Counts the wait in `poll_ready` against each request's deadline, for stacks whose
@@ -84,26 +76,20 @@ impl<W: WheelRef, T> DeadlineLayer<W, T> {
     ///
     /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
     /// # async fn main() {
-    /// /// A service that is never ready (a rate limit that never lets up).
-    /// struct NeverReady;
+    /// struct NeverReady; // a rate limit that never lets up
     /// impl tower::Service<()> for NeverReady {
     ///     type Response = ();
     ///     type Error = std::convert::Infallible;
-    ///     type Future = std::future::Ready<Result<(), Self::Error>>;
-    ///     fn poll_ready(&mut self, _: &mut std::task::Context<'_>) -> std::task::Poll<Result<(), Self::Error>> {
-    ///         std::task::Poll::Pending
-    ///     }
-    ///     fn call(&mut self, (): ()) -> Self::Future {
-    ///         std::future::ready(Ok(()))
-    ///     }
+    ///     type Future = std::future::Pending<Result<(), Self::Error>>;
+    ///     fn poll_ready(&mut self, _: &mut std::task::Context<'_>) -> std::task::Poll<Result<(), Self::Error>> { std::task::Poll::Pending }
+    ///     fn call(&mut self, (): ()) -> Self::Future { std::future::pending() }
     /// }
-    ///
     /// let mut svc = DeadlineLayer::<punctual::wheel::DefaultWheel>::new(Duration::from_millis(30))
     ///     .count_readiness()
     ///     .layer(NeverReady);
     /// let start = tokio::time::Instant::now();
-    /// let waited = svc.oneshot(()).await.unwrap_err();
-    /// assert!(waited.downcast_ref::<punctual::Elapsed>().is_some());
+    /// let err = svc.oneshot(()).await.unwrap_err();
+    /// assert!(err.downcast_ref::<punctual::Elapsed>().is_some());
     /// assert_eq!(start.elapsed(), Duration::from_millis(30));
     /// # }
     /// ```
@@ -179,23 +165,6 @@ impl<W: WheelRef> Waiting<W> {
     }
 }
 
-impl<S, W: WheelRef, T> DeadlineService<S, W, T> {
-    /// The inner service.
-    pub fn get_ref(&self) -> &S {
-        &self.inner
-    }
-
-    /// The inner service.
-    pub fn get_mut(&mut self) -> &mut S {
-        &mut self.inner
-    }
-
-    /// The inner service, unwrapped.
-    pub fn into_inner(self) -> S {
-        self.inner
-    }
-}
-
 impl<S, W, T, Req> Service<Req> for DeadlineService<S, W, T>
 where
     S: Service<Req>,
@@ -239,12 +208,13 @@ where
     fn call(&mut self, req: Req) -> Self::Future {
         if let Some(elapsed) = self.waited_out.take() {
             let elapsed = Some(elapsed);
-            let inner = Admitted::Refused { elapsed };
+            let inner = OrElapsed::Elapsed { elapsed };
             return ResponseFuture { inner };
         }
         let waited = self.waiting.take().map_or(Duration::ZERO, |w| w.waited());
         let limits = &self.layer.limits;
-        let limit = limits.limit_for(&req).saturating_sub(waited);
+        let limit = limits.limit_for(&self.layer.source, &req);
+        let limit = limit.saturating_sub(waited);
         let inner = limits.admit(limits.name, limit, || self.inner.call(req));
         ResponseFuture { inner }
     }
@@ -285,10 +255,8 @@ where
     type Output = Result<R, BoxError>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        Poll::Ready(match ready!(self.project().inner.poll(cx)) {
-            Ok(result) => result.map_err(Into::into),
-            Err(elapsed) => Err(Box::new(elapsed)),
-        })
+        let result = ready!(self.project().inner.poll(cx));
+        Poll::Ready(boxed(result.and_then(|result| result)))
     }
 }
 

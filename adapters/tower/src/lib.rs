@@ -25,34 +25,6 @@
 //! outside the retry is one budget for all attempts; inside it, a limit per attempt, whose
 //! policy [`WithinBudget`] stops once the enclosing budget is spent.
 //!
-//! # Example
-//!
-//! ```
-//! use std::time::Duration;
-//! use punctual::DeadlineExt;
-//! use punctual_tower::DeadlineLayer;
-//! use tower::{ServiceBuilder, ServiceExt, service_fn};
-//!
-//! # #[tokio::main(flavor = "current_thread", start_paused = true)]
-//! # async fn main() {
-//! let svc = ServiceBuilder::new()
-//!     .layer(DeadlineLayer::<punctual::wheel::DefaultWheel>::new(Duration::from_millis(200)).named("quote"))
-//!     .service(service_fn(|item: &'static str| async move {
-//!         // The price service may take 150 ms, the stock service 1 s: the second is cut
-//!         // to the 50 ms left of the request's budget.
-//!         tokio::time::sleep(Duration::from_millis(150)).deadline(Duration::from_secs(1)).await?;
-//!         let stock = tokio::time::sleep(Duration::from_secs(1)).deadline(Duration::from_secs(1)).await;
-//!         let elapsed = stock.unwrap_err();
-//!         assert!(elapsed.is_budget());
-//!         Err::<&str, _>(elapsed)
-//!     }));
-//! let start = tokio::time::Instant::now();
-//! let err = svc.oneshot("tea").await.unwrap_err();
-//! assert_eq!(err.downcast_ref::<punctual::Elapsed>().unwrap().name(), Some("quote"));
-//! assert_eq!(start.elapsed(), Duration::from_millis(200));
-//! # }
-//! ```
-//!
 //! [punctual]: https://docs.rs/punctual
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs, missing_debug_implementations, unreachable_pub)]

@@ -1,7 +1,6 @@
 //! What the generic and the HTTP layer share: [`Limits`], their builder methods, and a
 //! request's admission under its budget.
 
-use core::fmt;
 use core::future::Future;
 use core::pin::Pin;
 use core::task::{Context, Poll};
@@ -10,56 +9,23 @@ use core::time::Duration;
 use pin_project_lite::pin_project;
 use punctual_core::{Budget, Budgeted, Elapsed, Outcome, OutcomeKind, RawWheel, WheelRef};
 
+use crate::BoxError;
 use crate::source::RequestTimeout;
 
-/// A layer's wheel, limit and name, the least a request's limit may be to be admitted,
-/// and where a request's own limit comes from.
+/// A layer's wheel, limit and name, and the least a request's limit may be to be admitted.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Limits<W, T> {
+pub(crate) struct Limits<W> {
     pub(crate) wheel: W,
     pub(crate) limit: Duration,
     pub(crate) name: &'static str,
     pub(crate) refuse_below: Duration,
-    pub(crate) source: T,
 }
 
-impl<W: WheelRef, T> Limits<W, T> {
-    pub(crate) fn new(wheel: W, limit: Duration, source: T) -> Self {
-        let (name, refuse_below) = ("request", Duration::ZERO);
-        Self {
-            wheel,
-            limit,
-            name,
-            refuse_below,
-            source,
-        }
-    }
-
-    pub(crate) fn with_source<U>(self, source: U) -> Limits<W, U> {
-        let Self {
-            wheel,
-            limit,
-            name,
-            refuse_below,
-            ..
-        } = self;
-        Limits {
-            wheel,
-            limit,
-            name,
-            refuse_below,
-            source,
-        }
-    }
-
-    /// The limit for `req`: the layer's, or what the request asks for if earlier.
-    pub(crate) fn limit_for<Req>(&self, req: &Req) -> Duration
-    where
-        T: RequestTimeout<Req>,
-    {
-        self.source
-            .requested(req)
-            .map_or(self.limit, |asked| asked.min(self.limit))
+impl<W: WheelRef> Limits<W> {
+    /// The limit for `req`: the layer's, or what `source` says it asks for if earlier.
+    pub(crate) fn limit_for<Req>(&self, source: &impl RequestTimeout<Req>, req: &Req) -> Duration {
+        let asked = source.requested(req);
+        asked.map_or(self.limit, |asked| asked.min(self.limit))
     }
 
     /// `future()` under a budget of `limit` named `name` (an earlier enclosing budget
@@ -73,7 +39,7 @@ impl<W: WheelRef, T> Limits<W, T> {
     ) -> Admitted<F, W> {
         if limit >= self.refuse_below {
             let inner = Budgeted::new(future(), self.wheel, limit).named(name);
-            return Admitted::Run { inner };
+            return OrElapsed::Run { inner };
         }
         let mut wheel = self.wheel;
         wheel.choose();
@@ -88,18 +54,28 @@ impl<W: WheelRef, T> Limits<W, T> {
         let outcome = Outcome::new(name, OutcomeKind::Elapsed, Some(limit), Duration::ZERO);
         punctual_core::report_outcome(&outcome);
         let elapsed = Some(Elapsed::new(limit, Some(name)));
-        Admitted::Refused { elapsed }
+        OrElapsed::Elapsed { elapsed }
     }
 }
 
-/// The builder methods both layers share; `$extra` are the layer's other fields.
+/// The constructors and builder methods both layers share, and their services' accessors;
+/// `$extra` are the layer's other fields, with their defaults.
 macro_rules! shared_builders {
-    ($layer:ident { $($extra:ident),* }) => {
+    ($layer:ident => $service:ident { $($extra:ident: $default:expr),* }) => {
         impl<W: WheelRef + Default> $layer<W> {
             /// A layer bounding each request by `limit`, on `W`'s default wheel (with
             /// `punctual::wheel::DefaultWheel`, the one a handler's default deadlines choose).
             pub fn new(limit: Duration) -> Self {
                 Self::on(W::default(), limit)
+            }
+        }
+
+        impl<W: WheelRef> $layer<W> {
+            /// A layer bounding each request by `limit` on `wheel`.
+            pub fn on(wheel: W, limit: Duration) -> Self {
+                let (name, refuse_below) = ("request", Duration::ZERO);
+                let limits = Limits { wheel, limit, name, refuse_below };
+                Self { limits, source: OwnLimit, $($extra: $default),* }
             }
         }
 
@@ -114,16 +90,16 @@ macro_rules! shared_builders {
             /// Also takes an `http::Request`'s `grpc-timeout` when it asks for less than
             /// the layer's limit, never more ([`GrpcTimeout`](crate::GrpcTimeout)).
             pub fn grpc_timeout(self) -> $layer<W, crate::GrpcTimeout> {
-                let limits = self.limits.with_source(crate::GrpcTimeout);
-                $layer { limits, $($extra: self.$extra),* }
+                let (limits, source) = (self.limits, crate::GrpcTimeout);
+                $layer { limits, source, $($extra: self.$extra),* }
             }
 
             /// Also takes the shortest of an `http::Request`'s timeout headers when it asks
             /// for less than the layer's limit, never more
             /// ([`TimeoutHeaders`](crate::TimeoutHeaders)).
             pub fn timeout_headers(self) -> $layer<W, crate::TimeoutHeaders> {
-                let limits = self.limits.with_source(crate::TimeoutHeaders);
-                $layer { limits, $($extra: self.$extra),* }
+                let (limits, source) = (self.limits, crate::TimeoutHeaders);
+                $layer { limits, source, $($extra: self.$extra),* }
             }
 
             /// Refuses a request whose deadline (the layer's limit, or the shorter one the
@@ -141,16 +117,50 @@ macro_rules! shared_builders {
                 self.limits.limit
             }
         }
+
+        impl<S, W: WheelRef, T> $service<S, W, T> {
+            /// The inner service.
+            pub fn get_ref(&self) -> &S {
+                &self.inner
+            }
+
+            /// The inner service.
+            pub fn get_mut(&mut self) -> &mut S {
+                &mut self.inner
+            }
+
+            /// The inner service, unwrapped.
+            pub fn into_inner(self) -> S {
+                self.inner
+            }
+        }
     };
 }
 pub(crate) use shared_builders;
 
+/// A request's handling under its budget, or its refusal.
+pub(crate) type Admitted<F, W> = OrElapsed<Budgeted<'static, F, W>>;
+
 pin_project! {
-    /// A request's handling under its budget, or its refusal.
-    #[project = AdmittedProj]
-    pub(crate) enum Admitted<F, W: WheelRef> {
-        Run { #[pin] inner: Budgeted<'static, F, W> },
-        Refused { elapsed: Option<Elapsed> },
+    /// A future, or an `Elapsed` ready at once in its place.
+    #[project = OrElapsedProj]
+    #[derive(Debug)]
+    pub(crate) enum OrElapsed<F> {
+        Run { #[pin] inner: F },
+        Elapsed { elapsed: Option<Elapsed> },
+    }
+}
+
+impl<F: Future> Future for OrElapsed<F> {
+    type Output = Result<F::Output, Elapsed>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.project() {
+            OrElapsedProj::Run { inner } => inner.poll(cx).map(Ok),
+            OrElapsedProj::Elapsed { elapsed } => {
+                Poll::Ready(Err(elapsed.take().expect("polled after completion")))
+            }
+        }
     }
 }
 
@@ -159,29 +169,14 @@ impl<F: Future, W: WheelRef> Admitted<F, W> {
     pub(crate) fn budget(&self) -> Option<Budget> {
         match self {
             Self::Run { inner } => inner.budget(),
-            Self::Refused { .. } => None,
+            Self::Elapsed { .. } => None,
         }
     }
 }
 
-impl<F: Future, W: WheelRef> Future for Admitted<F, W> {
-    type Output = Result<F::Output, Elapsed>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        match self.project() {
-            AdmittedProj::Run { inner } => inner.poll(cx),
-            AdmittedProj::Refused { elapsed } => {
-                Poll::Ready(Err(elapsed.take().expect("polled after completion")))
-            }
-        }
-    }
-}
-
-impl<F, W: WheelRef> fmt::Debug for Admitted<F, W> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Run { inner } => inner.fmt(f),
-            Self::Refused { elapsed } => f.debug_tuple("Refused").field(elapsed).finish(),
-        }
-    }
+/// A response's errors boxed: the inner service's, or the `Elapsed`.
+pub(crate) fn boxed<R, E: Into<BoxError>>(
+    result: Result<Result<R, E>, Elapsed>,
+) -> Result<R, BoxError> {
+    result?.map_err(Into::into)
 }

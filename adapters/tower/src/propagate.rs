@@ -13,6 +13,7 @@ use tower_layer::Layer;
 use tower_service::Service;
 
 use crate::BoxError;
+use crate::limits::{OrElapsed, boxed};
 use crate::source::TimeoutHeader;
 
 /// What is left of the budget in force on this thread, on `wheel`'s clock; `None` with no
@@ -72,15 +73,15 @@ fn current_budget<W: WheelRef>(mut wheel: W) -> Option<(Budget, Duration)> {
 /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
 /// # async fn main() {
 /// let client = ServiceBuilder::new()
-///     .layer(PropagateDeadlineLayer::<punctual::wheel::DefaultWheel>::new())
+///     .layer(PropagateDeadlineLayer::<punctual::wheel::DefaultWheel>::new().margin(Duration::from_millis(20)))
 ///     .service(service_fn(|req: http::Request<()>| async move {
 ///         Ok::<_, std::convert::Infallible>(req.headers()["grpc-timeout"].clone())
 ///     }));
-/// let sent = punctual::budget(Duration::from_millis(300), client.oneshot(http::Request::new(())))
-///     .await
-///     .unwrap()
-///     .unwrap();
-/// assert_eq!(sent, "300000u");
+/// let call = |ms| punctual::budget(Duration::from_millis(ms), client.clone().oneshot(http::Request::new(())));
+/// assert_eq!(call(300).await.unwrap().unwrap(), "280000u");
+/// // 15 ms left, less the 20 ms margin: nothing to send, so the call fails at once.
+/// let late = call(15).await.unwrap().unwrap_err();
+/// assert!(late.downcast_ref::<punctual::Elapsed>().unwrap().is_budget());
 /// # }
 /// ```
 #[derive(Debug, Clone, Copy, Default)]
@@ -109,33 +110,6 @@ impl<W: WheelRef> PropagateDeadlineLayer<W> {
 
     /// Takes `margin`, the network's share of each hop, off what is left before it is
     /// written (zero by default).
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// use punctual_tower::PropagateDeadlineLayer;
-    /// use tower::{ServiceBuilder, ServiceExt, service_fn};
-    ///
-    /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
-    /// # async fn main() {
-    /// let client = ServiceBuilder::new()
-    ///     .layer(PropagateDeadlineLayer::<punctual::wheel::DefaultWheel>::new().margin(Duration::from_millis(20)))
-    ///     .service(service_fn(|req: http::Request<()>| async move {
-    ///         Ok::<_, std::convert::Infallible>(req.headers()["grpc-timeout"].clone())
-    ///     }));
-    /// let sent = punctual::budget(Duration::from_millis(300), client.clone().oneshot(http::Request::new(())))
-    ///     .await
-    ///     .unwrap()
-    ///     .unwrap();
-    /// assert_eq!(sent, "280000u");
-    ///
-    /// // 15 ms left, less the 20 ms margin: nothing to send, so the call fails at once.
-    /// let late = punctual::budget(Duration::from_millis(15), client.oneshot(http::Request::new(())))
-    ///     .await
-    ///     .unwrap()
-    ///     .unwrap_err();
-    /// assert!(late.downcast_ref::<punctual::Elapsed>().unwrap().is_budget());
-    /// # }
-    /// ```
     #[must_use]
     pub fn margin(mut self, margin: Duration) -> Self {
         self.margin = margin;
@@ -143,26 +117,6 @@ impl<W: WheelRef> PropagateDeadlineLayer<W> {
     }
 
     /// Writes `header` instead of `grpc-timeout`: the one the downstream reads.
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// use punctual_tower::{PropagateDeadlineLayer, TimeoutHeader};
-    /// use tower::{ServiceBuilder, ServiceExt, service_fn};
-    ///
-    /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
-    /// # async fn main() {
-    /// let client = ServiceBuilder::new()
-    ///     .layer(PropagateDeadlineLayer::<punctual::wheel::DefaultWheel>::new().writes(TimeoutHeader::Connect))
-    ///     .service(service_fn(|req: http::Request<()>| async move {
-    ///         Ok::<_, std::convert::Infallible>(req.headers()["connect-timeout-ms"].clone())
-    ///     }));
-    /// let sent = punctual::budget(Duration::from_micros(300_900), client.oneshot(http::Request::new(())))
-    ///     .await
-    ///     .unwrap()
-    ///     .unwrap();
-    /// assert_eq!(sent, "300");
-    /// # }
-    /// ```
     #[must_use]
     pub fn writes(mut self, header: TimeoutHeader) -> Self {
         self.header = header;
@@ -224,12 +178,12 @@ where
             let (sent, value) = header.encode(left.saturating_sub(margin));
             if sent.is_zero() {
                 let elapsed = Some(Elapsed::budget(budget.duration(), budget.name()));
-                let state = Sent::Spent { elapsed };
+                let state = OrElapsed::Elapsed { elapsed };
                 return PropagateResponseFuture { state };
             }
             header.write_at_most(req.headers_mut(), sent, value);
         }
-        let state = Sent::Called {
+        let state = OrElapsed::Run {
             inner: self.inner.call(req),
         };
         PropagateResponseFuture { state }
@@ -242,17 +196,7 @@ pin_project! {
     #[must_use = "futures do nothing unless you `.await` or poll them"]
     pub struct PropagateResponseFuture<F> {
         #[pin]
-        state: Sent<F>,
-    }
-}
-
-pin_project! {
-    /// Whether the request went out.
-    #[project = SentProj]
-    #[derive(Debug)]
-    enum Sent<F> {
-        Called { #[pin] inner: F },
-        Spent { elapsed: Option<Elapsed> },
+        state: OrElapsed<F>,
     }
 }
 
@@ -264,12 +208,6 @@ where
     type Output = Result<R, BoxError>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        match self.project().state.project() {
-            SentProj::Called { inner } => inner.poll(cx).map_err(Into::into),
-            SentProj::Spent { elapsed } => {
-                let elapsed = elapsed.take().expect("polled after completion");
-                Poll::Ready(Err(Box::new(elapsed)))
-            }
-        }
+        self.project().state.poll(cx).map(boxed)
     }
 }

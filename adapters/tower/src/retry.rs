@@ -1,5 +1,4 @@
-//! [`WithinBudget`]: a `tower::retry` policy that stops retrying once the budget in force
-//! is spent.
+//! [`WithinBudget`]: a `tower::retry` policy that stops once the budget is spent.
 
 use core::time::Duration;
 
@@ -9,13 +8,9 @@ use tower::retry::Policy;
 use crate::propagate::remaining_budget;
 
 /// Wraps a `tower::retry` [`Policy`] so that nothing is retried once the budget in force
-/// is spent: the request's, from a layer further out, or a `punctual::budget`.
-///
-/// With the deadline layer *outside* the retry, retries stop by themselves: the whole
-/// retry future is dropped when the budget passes. With a per-attempt deadline *inside*
-/// the retry, each attempt is cut to the request's budget. Once that is spent every new
-/// attempt fails at once, and a policy that retries on that error would spin within one
-/// poll. This wrapper says no instead, and the budget's `Elapsed` is returned.
+/// (a layer's further out, a `punctual::budget`) is spent. With a per-attempt deadline
+/// inside the retry, attempts then fail at once, and a policy retrying on that error
+/// would spin; this one stops, and the budget's `Elapsed` is returned.
 ///
 /// ```
 /// use std::time::Duration;

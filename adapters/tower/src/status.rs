@@ -1,7 +1,4 @@
 //! A tower error as a `tonic::Status`, for tonic clients behind punctual's layers.
-//! * An [`Elapsed`] or a `tonic::TimeoutExpired` anywhere in the error's source chain
-//!   becomes `DEADLINE_EXCEEDED`.
-//! * Anything else goes through `tonic::Status::from_error`, as tonic would map it.
 
 use std::error::Error;
 
@@ -9,16 +6,10 @@ use punctual_core::Elapsed;
 
 use crate::BoxError;
 
-/// Maps a middleware error into the `tonic::Status` a gRPC client expects: an [`Elapsed`]
-/// (a [`PropagateDeadline`](crate::PropagateDeadline) call whose budget was spent, a
-/// [`DeadlineService`](crate::DeadlineService) that fired) is `DEADLINE_EXCEEDED`; any other error is
-/// what tonic itself makes of it (`Status::from_error`), except tonic's own
-/// `TimeoutExpired`, also `DEADLINE_EXCEEDED`: a tonic `Channel` enforces the
-/// `grpc-timeout` it sends with a timer of its own, and reports `CANCELLED` when that
-/// timer wins the race with the server's answer.
-///
-/// tonic maps an error it does not know to `UNKNOWN`. Put this in a `map_err` outside the
-/// deadline layers, and a tonic client sees the code gRPC asks for:
+/// Maps a middleware error into the `tonic::Status` a gRPC client expects, for a
+/// `map_err` outside the deadline layers: an [`Elapsed`] or tonic's own `TimeoutExpired`
+/// (a `Channel`'s timer for the `grpc-timeout` it sends) anywhere in the source chain is
+/// `DEADLINE_EXCEEDED`; any other error is what `tonic::Status::from_error` makes of it.
 ///
 /// ```
 /// use punctual_tower::{PropagateDeadlineLayer, into_status};
