@@ -1,38 +1,36 @@
-//! The HTTP flavour, for services whose error is `Infallible`: on expiry, a response.
+//! The HTTP flavour, for services whose error is `Infallible`: on expiry, a response,
+//! and a body bounded by the same deadline.
 
 use core::convert::Infallible;
 use core::fmt;
-use core::future::Future;
+use core::future::{Future, Pending, pending};
 use core::pin::Pin;
 use core::task::{Context, Poll, ready};
 use core::time::Duration;
 
 use http::header::CONTENT_TYPE;
 use http::{HeaderValue, Request, Response, StatusCode};
+use http_body::{Body, Frame, SizeHint};
 use pin_project_lite::pin_project;
-use punctual_core::{Elapsed, WheelRef};
+use punctual_core::{Budgeted, Elapsed, WheelRef};
 use tower_layer::Layer;
 use tower_service::Service;
 
-use crate::body::DeadlineBody;
+use crate::BoxError;
 use crate::grpc_timeout::deadline_exceeded;
+use crate::headers::{OwnLimit, RequestTimeout};
 use crate::limits::{Admitted, Limits, shared_builders};
-use crate::source::{OwnLimit, RequestTimeout};
 
 /// The status a timed-out request is answered with unless another is chosen:
 /// `504 Gateway Timeout`, what proxies answer for an upstream too slow to answer.
 pub const DEFAULT_STATUS: StatusCode = StatusCode::GATEWAY_TIMEOUT;
 
-/// A [`DeadlineLayer`](crate::DeadlineLayer) for HTTP services that cannot fail
-/// (`Error = Infallible`: axum's, hyper's and tonic's servers), which answers instead.
-///
-/// * A request whose deadline passes before its response is ready gets an empty response
-///   of [`DEFAULT_STATUS`] or the [`status`](Self::status) chosen, with the [`Elapsed`] in
-///   its extensions; a gRPC request (`content-type: application/grpc...`) gets `200 OK`
-///   with `grpc-status: 4` (`DEADLINE_EXCEEDED`). The inner future is dropped.
-/// * A body still streaming at the deadline is cut ([`DeadlineBody`]): hyper aborts the
-///   response, so the client never mistakes it for a complete one. A gRPC body ends with
-///   `grpc-status: 4` trailers. [`unbounded_body`](Self::unbounded_body) opts out.
+/// A [`DeadlineLayer`](crate::DeadlineLayer) for HTTP services that cannot fail (axum's,
+/// hyper's, tonic's servers), which answers a late request with an empty response of
+/// [`DEFAULT_STATUS`] or the [`status`](Self::status) chosen, the [`Elapsed`] in its
+/// extensions; a gRPC request gets `200 OK` with `grpc-status: 4` (`DEADLINE_EXCEEDED`).
+/// A body still streaming at the deadline is cut ([`DeadlineBody`]), unless
+/// [`unbounded_body`](Self::unbounded_body).
 ///
 /// ```
 /// use std::convert::Infallible;
@@ -197,13 +195,11 @@ impl OnExpiry {
 }
 
 pin_project! {
-    /// The response future of [`HttpDeadlineService`]: the inner service's response, or
-    /// the timed-out one once the deadline has passed.
+    /// The response future of [`HttpDeadlineService`].
     ///
     /// # Cancel safety
     ///
-    /// Dropping it drops the inner response future; so does the deadline, before the
-    /// timed-out response is returned.
+    /// Dropping it, or the deadline passing, drops the inner response future.
     #[must_use = "futures do nothing unless you `.await` or poll them"]
     pub struct HttpResponseFuture<F, W: WheelRef> {
         #[pin]
@@ -224,25 +220,28 @@ where
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let mut this = self.project();
         // The body's limit must be on the budget's wheel, which the budget chooses at its
-        // first poll on this thread. Choose here too, before the task can move threads;
-        // a handle keeps its first choice.
+        // first poll: choose here too, before the task can move threads.
         if let Some(wheel) = this.body_wheel.as_mut() {
             wheel.choose();
         }
         Poll::Ready(Ok(
             match ready!(this.inner.as_mut().poll(cx)).and_then(|r| r) {
                 Ok(Ok(response)) => {
-                    let limit = this
-                        .body_wheel
-                        .and_then(|wheel| Some((wheel, this.inner.budget()?)));
+                    // A budget on another wheel leaves the body unbounded: another clock.
+                    let limit = this.body_wheel.and_then(|wheel| {
+                        let budget = this.inner.budget()?;
+                        budget.remaining(&wheel)?;
+                        Some(Budgeted::with_budget(pending(), wheel, budget))
+                    });
                     let grpc = this.on_expiry.grpc;
-                    response.map(|body| DeadlineBody::bounded(body, limit, grpc))
+                    let state = |body| State::Streaming { body, limit, grpc };
+                    response.map(|body| DeadlineBody { state: state(body) })
                 }
                 Ok(Err(never)) => match never {},
                 Err(elapsed) => this
                     .on_expiry
                     .response(elapsed)
-                    .map(|()| DeadlineBody::expired()),
+                    .map(|()| DeadlineBody { state: State::Done }),
             },
         ))
     }
@@ -253,6 +252,98 @@ impl<F, W: WheelRef> fmt::Debug for HttpResponseFuture<F, W> {
         f.debug_struct("HttpResponseFuture")
             .field("inner", &self.inner)
             .field("status", &self.on_expiry.status)
+            .finish()
+    }
+}
+
+pin_project! {
+    /// The body of a response from [`HttpDeadlineService`]: a timed-out response's empty
+    /// body, or the inner one, which ends with an [`Elapsed`] error (gRPC: `grpc-status: 4`
+    /// trailers) if the deadline passes first, checked before each frame. hyper then aborts
+    /// the response, so the client never mistakes it for a complete one.
+    ///
+    /// # Errors
+    ///
+    /// The inner body's errors, boxed, and the `Elapsed` of the request's deadline.
+    pub struct DeadlineBody<B, W: WheelRef> {
+        #[pin]
+        state: State<B, W>,
+    }
+}
+
+pin_project! {
+    #[project = StateProj]
+    enum State<B, W: WheelRef> {
+        // A timed-out response's empty body, or a bounded body after its deadline.
+        Done,
+        Streaming {
+            #[pin]
+            body: B,
+            // A budget over a never-ready future, polled for its timer alone.
+            #[pin]
+            limit: Option<Budgeted<'static, Pending<()>, W>>,
+            // A gRPC response: it ends with DEADLINE_EXCEEDED trailers, not an error.
+            grpc: bool,
+        },
+    }
+}
+
+impl<B, W> Body for DeadlineBody<B, W>
+where
+    B: Body,
+    B::Error: Into<BoxError>,
+    W: WheelRef,
+{
+    type Data = B::Data;
+    type Error = BoxError;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Self::Data>, Self::Error>>> {
+        let mut state = self.project().state;
+        let StateProj::Streaming { body, limit, grpc } = state.as_mut().project() else {
+            return Poll::Ready(None);
+        };
+        if let Some(limit) = limit.as_pin_mut() {
+            if let Poll::Ready(Err(elapsed)) = limit.poll(cx) {
+                let grpc = *grpc;
+                state.set(State::Done);
+                if grpc {
+                    let mut trailers = http::HeaderMap::new();
+                    deadline_exceeded(&mut trailers);
+                    return Poll::Ready(Some(Ok(Frame::trailers(trailers))));
+                }
+                return Poll::Ready(Some(Err(Box::new(elapsed))));
+            }
+        }
+        body.poll_frame(cx).map_err(Into::into)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        match &self.state {
+            State::Done => true,
+            State::Streaming { body, .. } => body.is_end_stream(),
+        }
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        match &self.state {
+            State::Done => SizeHint::with_exact(0),
+            State::Streaming { body, .. } => body.size_hint(),
+        }
+    }
+}
+
+impl<B, W: WheelRef> fmt::Debug for DeadlineBody<B, W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let state = match &self.state {
+            State::Done => "done",
+            State::Streaming { limit: None, .. } => "streaming, unbounded",
+            State::Streaming { limit: Some(_), .. } => "streaming, bounded",
+        };
+        f.debug_struct("DeadlineBody")
+            .field("state", &state)
             .finish()
     }
 }

@@ -14,17 +14,13 @@ use tower_layer::Layer;
 use tower_service::Service;
 
 use crate::BoxError;
+use crate::headers::{OwnLimit, RequestTimeout};
 use crate::limits::{Admitted, Limits, OrElapsed, boxed, shared_builders};
-use crate::source::{OwnLimit, RequestTimeout};
 
-/// A [`Layer`] that bounds each request by a deadline and runs its handling under a
-/// punctual budget of the same length, on the wheel `W`. Deadlines started while the
-/// response future is polled, on the same wheel, end no later than the request's.
-///
-/// The deadline covers the response future from its first poll, not `poll_ready` unless
-/// [`count_readiness`](Self::count_readiness) says so. Errors are boxed into
-/// [`BoxError`]: the inner service's own, or an [`Elapsed`] named after the layer (that
-/// of an enclosing budget, when it ends first).
+/// A [`Layer`] that bounds each request's response future, from its first poll, by a
+/// deadline, and runs it under a budget of the same length on the wheel `W`. Errors are
+/// boxed into [`BoxError`]: the inner service's own, or an [`Elapsed`] named after the
+/// layer (or an enclosing budget's, when that ends first).
 ///
 /// ```
 /// use std::time::Duration;
@@ -59,15 +55,11 @@ shared_builders!(DeadlineLayer => DeadlineService {
 });
 
 impl<W: WheelRef, T> DeadlineLayer<W, T> {
-    /// Counts the wait in `poll_ready` against each request's deadline, for stacks whose
-    /// readiness waits on its own (a rate limit, a reconnect, a full buffer). Off by
-    /// default, as in tower's `Timeout`: readiness is usually back-pressure shared by all.
-    ///
-    /// * The wait runs from the first `poll_ready` after the previous `call`; the next
-    ///   request's limit is what is left of its deadline after it. Each clone waits alone.
-    /// * A wait that uses up the layer's limit ends: `poll_ready` answers ready (an error
-    ///   would mark the service failed for good), and the next call fails at once with an
-    ///   [`Elapsed`] named after the layer, without calling the inner service.
+    /// Counts the wait in `poll_ready`, from the first after the previous `call`, against
+    /// the next request's deadline (off by default: readiness is usually back-pressure
+    /// shared by all). A wait that uses up the limit ends ready (an error would fail the
+    /// service for good), and the next call fails at once with an [`Elapsed`], the inner
+    /// service not called. Each clone waits on its own.
     ///
     /// ```
     /// use std::time::Duration;
@@ -130,8 +122,8 @@ impl<S: Clone, W: WheelRef, T: Clone> Clone for DeadlineService<S, W, T> {
     }
 }
 
-/// A wait for readiness: when it started on the chosen wheel, and, once the inner service
-/// was not ready, a sleep to the end of the layer's limit.
+/// A wait for readiness: its start on the chosen wheel, and once the inner service was
+/// not ready, a sleep to the end of the limit.
 #[derive(Debug)]
 struct Waiting<W: WheelRef> {
     wheel: W,
@@ -225,13 +217,11 @@ pin_project! {
     ///
     /// # Errors
     ///
-    /// The inner service's error, boxed, or a boxed [`Elapsed`] when the deadline (or an
-    /// enclosing budget) passed first, or at once when the layer refused the request.
+    /// The inner service's error, or an [`Elapsed`] (at once for a refused request), boxed.
     ///
     /// # Cancel safety
     ///
-    /// Dropping it drops the inner response future; so does the deadline, before the
-    /// error is returned.
+    /// Dropping it, or the deadline passing, drops the inner response future.
     #[must_use = "futures do nothing unless you `.await` or poll them"]
     pub struct ResponseFuture<F, W: WheelRef> {
         #[pin]

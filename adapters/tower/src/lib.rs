@@ -27,34 +27,29 @@
 //!
 //! [punctual]: https://docs.rs/punctual
 #![cfg_attr(docsrs, feature(doc_cfg))]
-#![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
 
-mod body;
-pub mod grpc_timeout;
+mod headers;
 mod http;
 mod hyper_timer;
 mod layer;
 mod limits;
 mod propagate;
-mod retry;
-mod source;
-#[cfg(feature = "tonic")]
-mod status;
-pub mod timeout_ms;
 
-pub use body::DeadlineBody;
+pub use headers::{
+    GrpcTimeout, OwnLimit, RequestTimeout, TimeoutHeader, TimeoutHeaders, grpc_timeout, timeout_ms,
+};
 pub use http::{
-    DEFAULT_STATUS, HttpDeadlineLayer, HttpDeadlineService, HttpResponseFuture, RouteName,
+    DEFAULT_STATUS, DeadlineBody, HttpDeadlineLayer, HttpDeadlineService, HttpResponseFuture,
+    RouteName,
 };
 pub use hyper_timer::HyperTimer;
 pub use layer::{DeadlineLayer, DeadlineService, ResponseFuture};
-pub use propagate::{
-    PropagateDeadline, PropagateDeadlineLayer, PropagateResponseFuture, remaining_budget,
-};
-pub use retry::WithinBudget;
-pub use source::{GrpcTimeout, OwnLimit, RequestTimeout, TimeoutHeader, TimeoutHeaders};
 #[cfg(feature = "tonic")]
-pub use status::into_status;
+pub use propagate::into_status;
+pub use propagate::{
+    PropagateDeadline, PropagateDeadlineLayer, PropagateResponseFuture, WithinBudget,
+    remaining_budget,
+};
 
 pub use punctual_core::Elapsed;
 

@@ -10,7 +10,7 @@ use pin_project_lite::pin_project;
 use punctual_core::{Budget, Budgeted, Elapsed, Outcome, OutcomeKind, RawWheel, WheelRef};
 
 use crate::BoxError;
-use crate::source::RequestTimeout;
+use crate::headers::RequestTimeout;
 
 /// A layer's wheel, limit and name, and the least a request's limit may be to be admitted.
 #[derive(Debug, Clone, Copy)]
@@ -62,15 +62,13 @@ impl<W: WheelRef> Limits<W> {
 /// `$extra` are the layer's other fields, with their defaults.
 macro_rules! shared_builders {
     ($layer:ident => $service:ident { $($extra:ident: $default:expr),* }) => {
-        impl<W: WheelRef + Default> $layer<W> {
+        impl<W: WheelRef> $layer<W> {
             /// A layer bounding each request by `limit`, on `W`'s default wheel (with
             /// `punctual::wheel::DefaultWheel`, the one a handler's default deadlines choose).
-            pub fn new(limit: Duration) -> Self {
+            pub fn new(limit: Duration) -> Self where W: Default {
                 Self::on(W::default(), limit)
             }
-        }
 
-        impl<W: WheelRef> $layer<W> {
             /// A layer bounding each request by `limit` on `wheel`.
             pub fn on(wheel: W, limit: Duration) -> Self {
                 let (name, refuse_below) = ("request", Duration::ZERO);

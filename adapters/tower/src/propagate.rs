@@ -1,5 +1,6 @@
-//! The client side of propagation: [`PropagateDeadlineLayer`] writes what is left of the
-//! caller's budget into each outgoing request's timeout header.
+//! The budget in force, for the next hop: [`PropagateDeadlineLayer`] writes what is left
+//! of it into each outgoing request, [`WithinBudget`] stops retries once it is spent, and
+//! `into_status` gives a client the gRPC status for an error.
 
 use core::future::Future;
 use core::pin::Pin;
@@ -9,12 +10,13 @@ use core::time::Duration;
 use http::Request;
 use pin_project_lite::pin_project;
 use punctual_core::{Budget, Elapsed, Reading, WheelRef};
+use tower::retry::Policy;
 use tower_layer::Layer;
 use tower_service::Service;
 
 use crate::BoxError;
+use crate::headers::TimeoutHeader;
 use crate::limits::{OrElapsed, boxed};
-use crate::source::TimeoutHeader;
 
 /// What is left of the budget in force on this thread, on `wheel`'s clock; `None` with no
 /// budget in force for deadlines on that wheel.
@@ -26,13 +28,11 @@ use crate::source::TimeoutHeader;
 /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
 /// # async fn main() {
 /// assert_eq!(punctual_tower::remaining_budget(DefaultWheel::new()), None);
-/// punctual::budget(Duration::from_secs(2), async {
+/// let left = punctual::budget(Duration::from_secs(2), async {
 ///     tokio::time::sleep(Duration::from_millis(500)).await;
-///     let left = punctual_tower::remaining_budget(DefaultWheel::new());
-///     assert_eq!(left, Some(Duration::from_millis(1500)));
-/// })
-/// .await
-/// .unwrap();
+///     punctual_tower::remaining_budget(DefaultWheel::new())
+/// });
+/// assert_eq!(left.await.unwrap(), Some(Duration::from_millis(1500)));
 /// # }
 /// ```
 pub fn remaining_budget<W: WheelRef>(wheel: W) -> Option<Duration> {
@@ -51,19 +51,14 @@ fn current_budget<W: WheelRef>(mut wheel: W) -> Option<(Budget, Duration)> {
 }
 
 /// A [`Layer`] for outgoing HTTP requests (a hyper client, a tonic channel): it writes
-/// what is left of the caller's budget, less the [`margin`](Self::margin), rounded down,
-/// into each request's `grpc-timeout` (or the header chosen with [`writes`](Self::writes)).
-/// A callee whose layer reads the header stops when the caller would stop waiting.
+/// what is left of the budget in force where `call` runs, less the [`margin`](Self::margin),
+/// rounded down, into each request's `grpc-timeout` (or the header chosen with
+/// [`writes`](Self::writes)), unless the request asks for less. So put it in front of a
+/// `tower::buffer::Buffer`, whose worker makes the calls.
 ///
-/// * The budget is the one in force where `call` runs (a request served under this
-///   crate's layers, `punctual::budget`, `with_current_budget`): put the layer in front
-///   of a `tower::buffer::Buffer`, whose worker makes the calls.
-/// * With no budget in force, the request goes out as it is; a shorter timeout already on
-///   it is kept.
-/// * A call with nothing left to write is not sent: the response future fails at once
-///   with the budget's [`Elapsed`]. The layer never writes a zero timeout.
-///
-/// Errors are boxed into [`BoxError`]: the inner service's own, or that `Elapsed`.
+/// With no budget in force the request goes out as it is. With nothing left to write, it
+/// is not sent: the call fails at once with the budget's [`Elapsed`] (never a zero
+/// timeout). Errors are boxed into [`BoxError`]: the inner service's own, or that one.
 ///
 /// ```
 /// use std::time::Duration;
@@ -108,8 +103,7 @@ impl<W: WheelRef> PropagateDeadlineLayer<W> {
         }
     }
 
-    /// Takes `margin`, the network's share of each hop, off what is left before it is
-    /// written (zero by default).
+    /// Takes `margin`, the network's share of each hop, off what is left (zero by default).
     #[must_use]
     pub fn margin(mut self, margin: Duration) -> Self {
         self.margin = margin;
@@ -169,23 +163,17 @@ where
     }
 
     fn call(&mut self, mut req: Request<B>) -> Self::Future {
-        let PropagateDeadlineLayer {
-            wheel,
-            margin,
-            header,
-        } = self.layer;
-        if let Some((budget, left)) = current_budget(wheel) {
-            let (sent, value) = header.encode(left.saturating_sub(margin));
-            if sent.is_zero() {
+        let layer = self.layer;
+        if let Some((budget, left)) = current_budget(layer.wheel) {
+            let left = left.saturating_sub(layer.margin);
+            if !layer.header.write_at_most(req.headers_mut(), left) {
                 let elapsed = Some(Elapsed::budget(budget.duration(), budget.name()));
                 let state = OrElapsed::Elapsed { elapsed };
                 return PropagateResponseFuture { state };
             }
-            header.write_at_most(req.headers_mut(), sent, value);
         }
-        let state = OrElapsed::Run {
-            inner: self.inner.call(req),
-        };
+        let inner = self.inner.call(req);
+        let state = OrElapsed::Run { inner };
         PropagateResponseFuture { state }
     }
 }
@@ -210,4 +198,120 @@ where
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         self.project().state.poll(cx).map(boxed)
     }
+}
+
+/// Wraps a `tower::retry` [`Policy`] so that nothing is retried once the budget in force
+/// is spent: with a per-attempt deadline inside the retry, attempts would fail at once
+/// and a policy retrying on that error would spin.
+///
+/// ```
+/// use std::time::Duration;
+/// use punctual_tower::{DeadlineLayer, WithinBudget};
+/// use tower::{ServiceBuilder, ServiceExt, service_fn};
+///
+/// use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+///
+/// #[derive(Clone)]
+/// struct Always; // retries every error
+/// impl<Req: Clone, Res, E> tower::retry::Policy<Req, Res, E> for Always {
+///     type Future = std::future::Ready<()>;
+///     fn retry(&mut self, _: &mut Req, r: &mut Result<Res, E>) -> Option<Self::Future> {
+///         r.is_err().then(|| std::future::ready(()))
+///     }
+///     fn clone_request(&mut self, req: &Req) -> Option<Req> { Some(req.clone()) }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+/// # async fn main() {
+/// static ATTEMPTS: AtomicU32 = AtomicU32::new(0);
+/// let client = ServiceBuilder::new()
+///     .retry(WithinBudget::<_, punctual::wheel::DefaultWheel>::new(Always))
+///     .layer(DeadlineLayer::<punctual::wheel::DefaultWheel>::new(Duration::from_millis(100)))
+///     .service(service_fn(|()| {
+///         ATTEMPTS.fetch_add(1, Relaxed);
+///         std::future::pending::<Result<(), tower::BoxError>>()
+///     }));
+/// let outcome = punctual::budget(Duration::from_millis(250), client.oneshot(())).await;
+/// // Attempts at 0, 100 and 200 ms, the third cut to the budget, which ends the retries
+/// // (the error is the budget's, from the block or from the last attempt).
+/// let err = outcome.map_or_else(|e| Box::new(e) as tower::BoxError, |r| r.unwrap_err());
+/// assert!(err.downcast_ref::<punctual::Elapsed>().unwrap().is_budget());
+/// assert_eq!(ATTEMPTS.load(Relaxed), 3);
+/// # }
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct WithinBudget<P, W> {
+    policy: P,
+    wheel: W,
+}
+
+impl<P, W: WheelRef> WithinBudget<P, W> {
+    /// `policy`, stopped by the budget for deadlines on `W`'s default wheel.
+    pub fn new(policy: P) -> Self
+    where
+        W: Default,
+    {
+        Self::on(W::default(), policy)
+    }
+
+    /// `policy`, stopped by the budget for deadlines on `wheel`.
+    pub fn on(wheel: W, policy: P) -> Self {
+        Self { policy, wheel }
+    }
+
+    /// The wrapped policy.
+    pub fn get_ref(&self) -> &P {
+        &self.policy
+    }
+}
+
+impl<P, W, Req, Res, E> Policy<Req, Res, E> for WithinBudget<P, W>
+where
+    P: Policy<Req, Res, E>,
+    W: WheelRef,
+{
+    type Future = P::Future;
+
+    fn retry(&mut self, req: &mut Req, result: &mut Result<Res, E>) -> Option<Self::Future> {
+        let spent = remaining_budget(self.wheel) == Some(Duration::ZERO);
+        if spent {
+            None
+        } else {
+            self.policy.retry(req, result)
+        }
+    }
+
+    fn clone_request(&mut self, req: &Req) -> Option<Req> {
+        self.policy.clone_request(req)
+    }
+}
+
+/// A middleware error as the `tonic::Status` a gRPC client expects (for a `map_err`
+/// outside the layers): an [`Elapsed`] or tonic's own `TimeoutExpired` in its source chain
+/// is `DEADLINE_EXCEEDED`, anything else what `tonic::Status::from_error` makes of it.
+///
+/// ```
+/// use punctual_tower::{PropagateDeadlineLayer, into_status};
+/// use tower::ServiceBuilder;
+///
+/// # fn wrap<S>(channel: S) -> impl Sized
+/// # where S: tower::Service<http::Request<()>> , S::Error: Into<punctual_tower::BoxError> {
+/// let channel = ServiceBuilder::new()
+///     .map_err(into_status)
+///     .layer(PropagateDeadlineLayer::<punctual::wheel::DefaultWheel>::new())
+///     .service(channel);
+/// # channel }
+/// ```
+#[cfg(feature = "tonic")]
+pub fn into_status(error: BoxError) -> tonic::Status {
+    let first: &(dyn std::error::Error + 'static) = &*error;
+    for cause in core::iter::successors(Some(first), |cause| cause.source()) {
+        if let Some(elapsed) = cause.downcast_ref::<Elapsed>() {
+            return (*elapsed).into();
+        }
+        if cause.is::<tonic::TimeoutExpired>() {
+            return tonic::Status::deadline_exceeded("the call's grpc-timeout passed");
+        }
+    }
+    tonic::Status::from_error(error)
 }
