@@ -19,7 +19,6 @@ pub trait RequestTimeout<Req> {
 pub struct OwnLimit;
 
 impl<Req> RequestTimeout<Req> for OwnLimit {
-    #[inline]
     fn requested(&self, _: &Req) -> Option<Duration> {
         None
     }
@@ -39,30 +38,14 @@ impl<B> RequestTimeout<http::Request<B>> for GrpcTimeout {
 /// The shortest of an `http::Request`'s timeout headers: `grpc-timeout`, Envoy's
 /// `x-envoy-expected-rq-timeout-ms` and Connect's `connect-timeout-ms`. Malformed values
 /// are ignored ([`TimeoutHeader::read`]).
-///
-/// ```
-/// use std::time::Duration;
-/// use punctual_tower::{RequestTimeout, TimeoutHeaders};
-///
-/// let request = http::Request::builder()
-///     .header("grpc-timeout", "2S")
-///     .header("x-envoy-expected-rq-timeout-ms", "300")
-///     .header("connect-timeout-ms", "soon")
-///     .body(())
-///     .unwrap();
-/// assert_eq!(TimeoutHeaders.requested(&request), Some(Duration::from_millis(300)));
-/// ```
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TimeoutHeaders;
 
 impl<B> RequestTimeout<http::Request<B>> for TimeoutHeaders {
     fn requested(&self, req: &http::Request<B>) -> Option<Duration> {
-        let all = [
-            TimeoutHeader::Grpc,
-            TimeoutHeader::Envoy,
-            TimeoutHeader::Connect,
-        ];
-        all.into_iter().filter_map(|h| h.read(req.headers())).min()
+        use TimeoutHeader::{Connect, Envoy, Grpc};
+        let read = |header: TimeoutHeader| header.read(req.headers());
+        [Grpc, Envoy, Connect].into_iter().filter_map(read).min()
     }
 }
 
@@ -157,13 +140,10 @@ impl core::error::Error for InvalidTimeout {}
 /// One to `most` (at most ten, so within a `u64`) ASCII digits, as a number.
 fn digits(value: &[u8], most: usize, format: &'static str) -> Result<u64, InvalidTimeout> {
     let invalid = |reason| InvalidTimeout { format, reason };
-    if value.is_empty() || value.len() > most {
-        let reason = if value.is_empty() {
-            "no digits"
-        } else {
-            "too many digits"
-        };
-        return Err(invalid(reason));
+    match value.len() {
+        0 => return Err(invalid("no digits")),
+        len if len > most => return Err(invalid("too many digits")),
+        _ => {}
     }
     value.iter().try_fold(0, |n: u64, &digit| match digit {
         b'0'..=b'9' => Ok(n * 10 + u64::from(digit - b'0')),

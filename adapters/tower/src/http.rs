@@ -40,24 +40,23 @@ pub const DEFAULT_STATUS: StatusCode = StatusCode::GATEWAY_TIMEOUT;
 ///
 /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
 /// # async fn main() {
+/// let layer = HttpDeadlineLayer::<punctual::wheel::DefaultWheel>::new(Duration::from_secs(5));
 /// let svc = ServiceBuilder::new()
-///     .layer(
-///         HttpDeadlineLayer::<punctual::wheel::DefaultWheel>::new(Duration::from_secs(5))
-///             .timeout_headers()
-///             .refuse_below(Duration::from_millis(10)),
-///     )
+///     .layer(layer.timeout_headers().refuse_below(Duration::from_millis(10)))
 ///     .service(service_fn(|_req: http::Request<()>| async {
 ///         tokio::time::sleep(Duration::from_secs(2)).await; // a slow downstream
 ///         Ok::<_, Infallible>(http::Response::new(String::from("late")))
 ///     }));
-/// let request = |timeout| http::Request::builder().header("grpc-timeout", timeout).body(());
+/// let request = http::Request::builder().header("grpc-timeout", "2S");
+/// let request = request.header("x-envoy-expected-rq-timeout-ms", "300").body(()).unwrap();
 /// let start = tokio::time::Instant::now();
-/// let response = svc.clone().oneshot(request("300m").unwrap()).await.unwrap();
+/// let response = svc.clone().oneshot(request).await.unwrap();
 /// assert_eq!(response.status(), http::StatusCode::GATEWAY_TIMEOUT);
 /// assert!(response.extensions().get::<punctual::Elapsed>().is_some());
-/// assert_eq!(start.elapsed(), Duration::from_millis(300));
+/// assert_eq!(start.elapsed(), Duration::from_millis(300)); // the shortest header's
 /// // Refused at once, the handler not called: 5 ms is less than 10.
-/// let response = svc.oneshot(request("5m").unwrap()).await.unwrap();
+/// let request = http::Request::builder().header("connect-timeout-ms", "5").body(()).unwrap();
+/// let response = svc.oneshot(request).await.unwrap();
 /// assert_eq!(response.status(), http::StatusCode::GATEWAY_TIMEOUT);
 /// assert_eq!(start.elapsed(), Duration::from_millis(300));
 /// # }
@@ -95,14 +94,8 @@ impl<W: WheelRef, T> HttpDeadlineLayer<W, T> {
     /// use std::time::Duration;
     /// use punctual_tower::HttpDeadlineLayer;
     ///
-    /// fn route(_: &http::Method, uri: &http::Uri) -> Option<&'static str> {
-    ///     match uri.path() {
-    ///         "/quote" => Some("GET /quote"),
-    ///         p if p.starts_with("/users/") => Some("GET /users/{id}"),
-    ///         _ => None,
-    ///     }
-    /// }
-    /// let layer = HttpDeadlineLayer::<punctual::wheel::DefaultWheel>::new(Duration::from_secs(1)).named_by(route);
+    /// let layer = HttpDeadlineLayer::<punctual::wheel::DefaultWheel>::new(Duration::from_secs(1))
+    ///     .named_by(|_, uri| uri.path().starts_with("/users/").then_some("GET /users/{id}"));
     /// # let _ = layer;
     /// ```
     pub fn named_by(mut self, route: RouteName) -> Self {
@@ -150,44 +143,38 @@ where
     }
 
     fn call(&mut self, req: Request<ReqBody>) -> Self::Future {
-        let HttpDeadlineLayer {
-            ref limits,
-            ref source,
-            status,
-            bound_body,
-            route_name,
-        } = self.layer;
-        let limit = limits.limit_for(source, &req);
+        let (layer, limits) = (&self.layer, &self.layer.limits);
+        let limit = limits.limit_for(&layer.source, &req);
         let grpc = (req.headers().get(CONTENT_TYPE))
             .is_some_and(|v| v.as_bytes().starts_with(b"application/grpc"));
-        let name = route_name
-            .and_then(|route| route(req.method(), req.uri()))
-            .unwrap_or(limits.name);
+        let route = layer
+            .route_name
+            .and_then(|route| route(req.method(), req.uri()));
+        let on_expiry = OnExpiry(layer.status, grpc);
+        let body_wheel = layer.bound_body.then_some(limits.wheel);
+        let inner = limits.admit(route.unwrap_or(limits.name), limit, || self.inner.call(req));
         HttpResponseFuture {
-            inner: limits.admit(name, limit, || self.inner.call(req)),
-            on_expiry: OnExpiry { status, grpc },
-            body_wheel: bound_body.then_some(limits.wheel),
+            inner,
+            on_expiry,
+            body_wheel,
         }
     }
 }
 
-/// How to answer a request whose deadline passed.
+/// How to answer a request whose deadline passed: the status, and whether it is gRPC.
 #[derive(Debug, Clone, Copy)]
-struct OnExpiry {
-    status: StatusCode,
-    grpc: bool,
-}
+struct OnExpiry(StatusCode, bool);
 
 impl OnExpiry {
     /// Not generic, so compiled once.
     fn response(self, elapsed: Elapsed) -> Response<()> {
-        let mut response = Response::new(());
-        if self.grpc {
+        let (OnExpiry(status, grpc), mut response) = (self, Response::new(()));
+        if grpc {
             let headers = response.headers_mut();
             headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/grpc"));
             deadline_exceeded(headers);
         } else {
-            *response.status_mut() = self.status;
+            *response.status_mut() = status;
         }
         response.extensions_mut().insert(elapsed);
         response
@@ -224,34 +211,30 @@ where
         if let Some(wheel) = this.body_wheel.as_mut() {
             wheel.choose();
         }
-        Poll::Ready(Ok(
-            match ready!(this.inner.as_mut().poll(cx)).and_then(|r| r) {
-                Ok(Ok(response)) => {
-                    // A budget on another wheel leaves the body unbounded: another clock.
-                    let limit = this.body_wheel.and_then(|wheel| {
-                        let budget = this.inner.budget()?;
-                        budget.remaining(&wheel)?;
-                        Some(Budgeted::with_budget(pending(), wheel, budget))
-                    });
-                    let grpc = this.on_expiry.grpc;
-                    let state = |body| State::Streaming { body, limit, grpc };
-                    response.map(|body| DeadlineBody { state: state(body) })
-                }
-                Ok(Err(never)) => match never {},
-                Err(elapsed) => this
-                    .on_expiry
-                    .response(elapsed)
-                    .map(|()| DeadlineBody { state: State::Done }),
-            },
-        ))
+        let response = match ready!(this.inner.as_mut().poll(cx)).and_then(|r| r) {
+            Ok(Ok(response)) => response,
+            Ok(Err(never)) => match never {},
+            Err(elapsed) => {
+                let response = this.on_expiry.response(elapsed);
+                return Poll::Ready(Ok(response.map(|()| DeadlineBody { state: State::Done })));
+            }
+        };
+        // A budget on another wheel leaves the body unbounded: its instant is another clock's.
+        let limit = this.body_wheel.and_then(|wheel| {
+            let budget = this.inner.budget()?;
+            budget.remaining(&wheel)?;
+            Some(Budgeted::with_budget(pending(), wheel, budget))
+        });
+        let OnExpiry(_, grpc) = *this.on_expiry;
+        let state = |body| State::Streaming { body, limit, grpc };
+        Poll::Ready(Ok(response.map(|body| DeadlineBody { state: state(body) })))
     }
 }
 
 impl<F, W: WheelRef> fmt::Debug for HttpResponseFuture<F, W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("HttpResponseFuture")
-            .field("inner", &self.inner)
-            .field("status", &self.on_expiry.status)
+        f.debug_tuple("HttpResponseFuture")
+            .field(&self.inner)
             .finish()
     }
 }
@@ -282,8 +265,7 @@ pin_project! {
             // A budget over a never-ready future, polled for its timer alone.
             #[pin]
             limit: Option<Budgeted<'static, Pending<()>, W>>,
-            // A gRPC response: it ends with DEADLINE_EXCEEDED trailers, not an error.
-            grpc: bool,
+            grpc: bool, // ends with DEADLINE_EXCEEDED trailers, not an error
         },
     }
 }
@@ -342,8 +324,6 @@ impl<B, W: WheelRef> fmt::Debug for DeadlineBody<B, W> {
             State::Streaming { limit: None, .. } => "streaming, unbounded",
             State::Streaming { limit: Some(_), .. } => "streaming, bounded",
         };
-        f.debug_struct("DeadlineBody")
-            .field("state", &state)
-            .finish()
+        f.debug_tuple("DeadlineBody").field(&state).finish()
     }
 }

@@ -42,34 +42,27 @@ impl<W: WheelRef> HyperTimer<W> {
     }
 }
 
-impl<W: WheelRef + Send + Sync + 'static> HyperTimer<W> {
-    fn sleep_for(&self, span: Duration) -> HyperSleep<W> {
-        HyperSleep {
-            inner: punctual_core::Sleep::new(self.wheel, Limit::After(span)),
-        }
-    }
-}
-
 impl<W> Timer for HyperTimer<W>
 where
     W: WheelRef + Send + Sync + 'static,
     punctual_core::Sleep<'static, W>: Send + Sync,
 {
     fn sleep(&self, duration: Duration) -> Pin<Box<dyn Sleep>> {
-        Box::pin(self.sleep_for(duration))
+        let inner = punctual_core::Sleep::new(self.wheel, Limit::After(duration));
+        Box::pin(HyperSleep { inner })
     }
 
     fn sleep_until(&self, deadline: Instant) -> Pin<Box<dyn Sleep>> {
-        Box::pin(self.sleep_for(deadline.saturating_duration_since(self.now())))
+        self.sleep(deadline.saturating_duration_since(self.now()))
     }
 
-    /// Resets a sleep of this timer in place, without allocating: a new entry on the wheel,
-    /// the old one released. Another timer's sleep is replaced.
+    /// Resets a sleep of this timer in place (a new wheel entry), another timer's anew.
     fn reset(&self, sleep: &mut Pin<Box<dyn Sleep>>, new_deadline: Instant) {
-        let span = new_deadline.saturating_duration_since(self.now());
+        let span = Limit::After(new_deadline.saturating_duration_since(self.now()));
+        let inner = punctual_core::Sleep::new(self.wheel, span);
         match sleep.as_mut().downcast_mut_pin::<HyperSleep<W>>() {
-            Some(mut mine) => mine.set(self.sleep_for(span)),
-            None => *sleep = Box::pin(self.sleep_for(span)),
+            Some(mut mine) => mine.set(HyperSleep { inner }),
+            None => *sleep = Box::pin(HyperSleep { inner }),
         }
     }
 }

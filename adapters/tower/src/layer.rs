@@ -109,9 +109,9 @@ impl<S, W: WheelRef, T: Clone> Layer<S> for DeadlineLayer<W, T> {
 pub struct DeadlineService<S, W: WheelRef, T = OwnLimit> {
     inner: S,
     layer: DeadlineLayer<W, T>,
-    /// The wait in `poll_ready` since the last call, with `count_readiness`.
+    // With `count_readiness`: the wait in `poll_ready` since the last call, or one that
+    // used up the limit, which the next call fails with.
     waiting: Option<Waiting<W>>,
-    /// A wait that used up the limit: the next call fails with it.
     waited_out: Option<Elapsed>,
 }
 
@@ -122,8 +122,7 @@ impl<S: Clone, W: WheelRef, T: Clone> Clone for DeadlineService<S, W, T> {
     }
 }
 
-/// A wait for readiness: its start on the chosen wheel, and once the inner service was
-/// not ready, a sleep to the end of the limit.
+/// A wait for readiness: its start, and once not ready, a sleep to the limit's end.
 #[derive(Debug)]
 struct Waiting<W: WheelRef> {
     wheel: W,
@@ -148,11 +147,9 @@ impl<W: WheelRef> Waiting<W> {
 
     /// Whether the wait has used up `limit`; else the task is woken when it does.
     fn used_up(&mut self, limit: Duration, cx: &mut Context<'_>) -> bool {
-        let left = Limit::After(limit.saturating_sub(self.waited()));
-        let wheel = self.wheel;
-        let sleep = self
-            .limit
-            .get_or_insert_with(|| Box::pin(Sleep::new(wheel, left)));
+        let (wheel, left) = (self.wheel, limit.saturating_sub(self.waited()));
+        let start = || Box::pin(Sleep::new(wheel, Limit::After(left)));
+        let sleep = self.limit.get_or_insert_with(start);
         sleep.as_mut().poll(cx).is_ready()
     }
 }
@@ -175,9 +172,7 @@ where
         if self.waited_out.is_some() {
             return Poll::Ready(Ok(())); // the next call fails at once
         }
-        let Limits {
-            wheel, limit, name, ..
-        } = self.layer.limits;
+        let Limits { wheel, limit, .. } = self.layer.limits;
         let waiting = self.waiting.get_or_insert_with(|| Waiting::start(wheel));
         match self.inner.poll_ready(cx) {
             // Keep the wait: the call takes its time off the request's deadline.
@@ -190,6 +185,7 @@ where
             Poll::Pending => {}
         }
         self.waiting = None;
+        let name = self.layer.limits.name;
         self.waited_out = Some(Elapsed::new(limit, Some(name)));
         // The next request's outcome: elapsed while waiting for readiness.
         let outcome = Outcome::new(name, OutcomeKind::Elapsed, Some(limit), limit);

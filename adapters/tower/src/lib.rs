@@ -1,29 +1,19 @@
-//! Tower middleware on [punctual] deadlines. A layer bounds each request by a deadline
-//! and runs its handling under a budget: every punctual deadline started while serving it
-//! ends no later than the request's.
+//! Tower middleware on [punctual] deadlines: each request runs under a deadline and a
+//! budget, so every punctual deadline started while serving it ends no later.
 //!
-//! * [`DeadlineLayer`]: any `Service` whose error converts into [`BoxError`]; a late
-//!   request fails with a boxed [`Elapsed`] named after the layer.
-//! * [`HttpDeadlineLayer`]: `http` services whose error is `Infallible` (axum, hyper,
-//!   tonic servers); a late request is answered `504` (or gRPC's `DEADLINE_EXCEEDED`),
-//!   and a body still streaming at the deadline is cut.
-//! * Propagation: `.grpc_timeout()` or `.timeout_headers()` on either layer takes a
-//!   shorter deadline from the request's headers ([`TimeoutHeader`]);
-//!   [`PropagateDeadlineLayer`] writes the caller's remaining budget into outgoing ones.
-//! * [`WithinBudget`]: a `tower::retry` policy that stops once the budget is spent.
-//! * `into_status` (feature `tonic`): a tower error as a `tonic::Status`.
-//! * [`HyperTimer`]: `hyper::rt::Timer` on a punctual wheel.
+//! * [`DeadlineLayer`]: any `Service` whose error converts into [`BoxError`].
+//! * [`HttpDeadlineLayer`]: `Infallible` HTTP services (axum, hyper, tonic servers),
+//!   answered `504` or gRPC's `DEADLINE_EXCEEDED`, the body cut at the deadline.
+//! * `.grpc_timeout()`, `.timeout_headers()`: a shorter deadline from the request's
+//!   headers; [`PropagateDeadlineLayer`] writes the remaining budget into outgoing ones.
+//! * [`WithinBudget`] (retries), `into_status` (feature `tonic`), [`HyperTimer`].
 //!
-//! Each type takes the wheel `W` its budgets run on: `punctual::wheel::DefaultWheel`, the
-//! one a handler's default deadlines choose (`punctual::adapters::tower` names the types
-//! with it), or a wheel of your own with `on`. On tokio's multi-thread runtime a budget
-//! follows its task from worker to worker.
-//!
-//! The deadline covers the response future from its first poll (tower's and hyper's
-//! callers poll right after `call`), and with the HTTP flavour the body; not `poll_ready`,
-//! unless [`DeadlineLayer::count_readiness`] says so. With `tower::retry`, a deadline
-//! outside the retry is one budget for all attempts; inside it, a limit per attempt, whose
-//! policy [`WithinBudget`] stops once the enclosing budget is spent.
+//! Each type runs on a wheel `W`: `punctual::wheel::DefaultWheel`, the one a handler's
+//! default deadlines choose (`punctual::adapters::tower` names the types with it), or
+//! your own with `on` (on tokio's multi-thread runtime, a budget follows its task from
+//! worker to worker). The deadline covers the response future from its first poll, not
+//! `poll_ready` (unless [`DeadlineLayer::count_readiness`]). Outside a `tower::retry`, it
+//! is one budget for all attempts; inside, a limit per attempt (see [`WithinBudget`]).
 //!
 //! [punctual]: https://docs.rs/punctual
 #![cfg_attr(docsrs, feature(doc_cfg))]

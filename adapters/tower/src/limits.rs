@@ -1,5 +1,4 @@
-//! What the generic and the HTTP layer share: [`Limits`], their builder methods, and a
-//! request's admission under its budget.
+//! What both layers share: [`Limits`], builder methods, a request's admission.
 
 use core::future::Future;
 use core::pin::Pin;

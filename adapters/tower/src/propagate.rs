@@ -50,11 +50,10 @@ fn current_budget<W: WheelRef>(mut wheel: W) -> Option<(Budget, Duration)> {
     Some((budget, budget.remaining(&wheel)?))
 }
 
-/// A [`Layer`] for outgoing HTTP requests (a hyper client, a tonic channel): it writes
-/// what is left of the budget in force where `call` runs, less the [`margin`](Self::margin),
-/// rounded down, into each request's `grpc-timeout` (or the header chosen with
-/// [`writes`](Self::writes)), unless the request asks for less. So put it in front of a
-/// `tower::buffer::Buffer`, whose worker makes the calls.
+/// A [`Layer`] for outgoing HTTP requests: it writes what is left of the budget in force
+/// where `call` runs (so in front of a `tower::buffer::Buffer`, whose worker calls), less
+/// the [`margin`](Self::margin), rounded down, into each request's `grpc-timeout` (or the
+/// header chosen with [`writes`](Self::writes)), unless the request asks for less.
 ///
 /// With no budget in force the request goes out as it is. With nothing left to write, it
 /// is not sent: the call fails at once with the budget's [`Elapsed`] (never a zero
@@ -294,13 +293,12 @@ where
 /// use punctual_tower::{PropagateDeadlineLayer, into_status};
 /// use tower::ServiceBuilder;
 ///
-/// # fn wrap<S>(channel: S) -> impl Sized
-/// # where S: tower::Service<http::Request<()>> , S::Error: Into<punctual_tower::BoxError> {
+/// # fn wrap<S: tower::Service<http::Request<()>, Error = punctual_tower::BoxError>>(channel: S) {
 /// let channel = ServiceBuilder::new()
 ///     .map_err(into_status)
 ///     .layer(PropagateDeadlineLayer::<punctual::wheel::DefaultWheel>::new())
 ///     .service(channel);
-/// # channel }
+/// # }
 /// ```
 #[cfg(feature = "tonic")]
 pub fn into_status(error: BoxError) -> tonic::Status {
