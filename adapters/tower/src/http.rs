@@ -6,7 +6,6 @@ use core::fmt;
 use core::future::{Future, Pending, pending};
 use core::pin::Pin;
 use core::task::{Context, Poll, ready};
-use core::time::Duration;
 
 use http::header::CONTENT_TYPE;
 use http::{HeaderValue, Request, Response, StatusCode};

@@ -61,22 +61,22 @@ impl<W: WheelRef> Limits<W> {
 /// `$extra` are the layer's other fields, with their defaults.
 macro_rules! shared_builders {
     ($layer:ident => $service:ident { $($extra:ident: $default:expr),* }) => {
-        impl<W: WheelRef> $layer<W> {
+        impl<W: punctual_core::WheelRef> $layer<W> {
             /// A layer bounding each request by `limit`, on `W`'s default wheel (with
             /// `punctual::wheel::DefaultWheel`, the one a handler's default deadlines choose).
-            pub fn new(limit: Duration) -> Self where W: Default {
+            pub fn new(limit: core::time::Duration) -> Self where W: Default {
                 Self::on(W::default(), limit)
             }
 
             /// A layer bounding each request by `limit` on `wheel`.
-            pub fn on(wheel: W, limit: Duration) -> Self {
-                let (name, refuse_below) = ("request", Duration::ZERO);
-                let limits = Limits { wheel, limit, name, refuse_below };
-                Self { limits, source: OwnLimit, $($extra: $default),* }
+            pub fn on(wheel: W, limit: core::time::Duration) -> Self {
+                let (name, refuse_below) = ("request", core::time::Duration::ZERO);
+                let limits = crate::limits::Limits { wheel, limit, name, refuse_below };
+                Self { limits, source: crate::OwnLimit, $($extra: $default),* }
             }
         }
 
-        impl<W: WheelRef, T> $layer<W, T> {
+        impl<W: punctual_core::WheelRef, T> $layer<W, T> {
             /// Names the deadline: the name its `Elapsed` carries, and each request's
             /// outcome is reported under (`punctual::report`). `"request"` by default.
             pub fn named(mut self, name: &'static str) -> Self {
@@ -104,18 +104,18 @@ macro_rules! shared_builders {
             /// service: it ends at once as timed out. Each refusal counts in the wheel's
             /// [`Stats::refused`](punctual_core::Stats::refused) and is reported by a
             /// debug-level `tracing` event. Off (zero) by default.
-            pub fn refuse_below(mut self, least: Duration) -> Self {
+            pub fn refuse_below(mut self, least: core::time::Duration) -> Self {
                 self.limits.refuse_below = least;
                 self
             }
 
             /// The layer's own limit.
-            pub fn limit(&self) -> Duration {
+            pub fn limit(&self) -> core::time::Duration {
                 self.limits.limit
             }
         }
 
-        impl<S, W: WheelRef, T> $service<S, W, T> {
+        impl<S, W: punctual_core::WheelRef, T> $service<S, W, T> {
             /// The inner service.
             pub fn get_ref(&self) -> &S {
                 &self.inner
