@@ -1,10 +1,6 @@
 //! [`HyperTimer`]: `hyper::rt::Timer` on a punctual wheel, for hyper's own timeouts.
-//!
-//! * hyper's instants come from [`Timer::now`], `std::time::Instant::now()` as in hyper's
-//!   default. Each becomes a span from now.
-//! * A sleep ends that span after its first poll, on the wheel's clock. Inside a tokio
-//!   runtime the default wheel's clock is tokio's, paused or not.
-//! * Counting from the first poll, not the call, can only end later, never earlier.
+//! hyper's instants (`Instant::now()` based, as in its default) become spans from now,
+//! which a sleep counts from its first poll on the wheel's clock: never earlier.
 
 use core::future::Future;
 use core::pin::Pin;
@@ -46,34 +42,27 @@ impl<W: WheelRef> HyperTimer<W> {
     }
 }
 
-impl<W: WheelRef + Send + Sync + 'static> HyperTimer<W> {
-    fn sleep_for(&self, span: Duration) -> HyperSleep<W> {
-        HyperSleep {
-            inner: punctual_core::Sleep::new(self.wheel, Limit::After(span)),
-        }
-    }
-}
-
 impl<W> Timer for HyperTimer<W>
 where
     W: WheelRef + Send + Sync + 'static,
     punctual_core::Sleep<'static, W>: Send + Sync,
 {
     fn sleep(&self, duration: Duration) -> Pin<Box<dyn Sleep>> {
-        Box::pin(self.sleep_for(duration))
+        let inner = punctual_core::Sleep::new(self.wheel, Limit::After(duration));
+        Box::pin(HyperSleep { inner })
     }
 
     fn sleep_until(&self, deadline: Instant) -> Pin<Box<dyn Sleep>> {
-        Box::pin(self.sleep_for(deadline.saturating_duration_since(self.now())))
+        self.sleep(deadline.saturating_duration_since(self.now()))
     }
 
-    /// Resets a sleep of this timer in place, without allocating: a new entry on the wheel,
-    /// the old one released. Another timer's sleep is replaced.
+    /// Resets a sleep of this timer in place (a new wheel entry), another timer's anew.
     fn reset(&self, sleep: &mut Pin<Box<dyn Sleep>>, new_deadline: Instant) {
-        let span = new_deadline.saturating_duration_since(self.now());
+        let span = Limit::After(new_deadline.saturating_duration_since(self.now()));
+        let inner = punctual_core::Sleep::new(self.wheel, span);
         match sleep.as_mut().downcast_mut_pin::<HyperSleep<W>>() {
-            Some(mut mine) => mine.set(self.sleep_for(span)),
-            None => *sleep = Box::pin(self.sleep_for(span)),
+            Some(mut mine) => mine.set(HyperSleep { inner }),
+            None => *sleep = Box::pin(HyperSleep { inner }),
         }
     }
 }

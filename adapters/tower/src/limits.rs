@@ -1,6 +1,5 @@
-//! [`Limits`]: what the generic and the HTTP layer share.
+//! What both layers share: [`Limits`], builder methods, a request's admission.
 
-use core::fmt;
 use core::future::Future;
 use core::pin::Pin;
 use core::task::{Context, Poll};
@@ -9,110 +8,156 @@ use core::time::Duration;
 use pin_project_lite::pin_project;
 use punctual_core::{Budget, Budgeted, Elapsed, Outcome, OutcomeKind, RawWheel, WheelRef};
 
-use crate::source::RequestTimeout;
+use crate::BoxError;
+use crate::headers::RequestTimeout;
 
-/// The name an `Elapsed` carries when a layer was not named.
-pub(crate) const DEFAULT_NAME: &str = "request";
-
-/// A layer's limit and its name, the wheel, where a request's own limit comes from, and
-/// the least a request's limit may be to be admitted.
+/// A layer's wheel, limit and name, and the least a request's limit may be to be admitted.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Limits<W, T> {
+pub(crate) struct Limits<W> {
+    pub(crate) wheel: W,
     pub(crate) limit: Duration,
     pub(crate) name: &'static str,
-    pub(crate) wheel: W,
-    pub(crate) source: T,
     pub(crate) refuse_below: Duration,
-    /// Time waiting in `poll_ready` counts against the request's deadline.
-    pub(crate) count_readiness: bool,
 }
 
-impl<W: WheelRef, T> Limits<W, T> {
-    pub(crate) fn new(wheel: W, limit: Duration, source: T) -> Self {
-        Self {
-            limit,
-            name: DEFAULT_NAME,
-            wheel,
-            source,
-            refuse_below: Duration::ZERO,
-            count_readiness: false,
-        }
+impl<W: WheelRef> Limits<W> {
+    /// The limit for `req`: the layer's, or what `source` says it asks for if earlier.
+    pub(crate) fn limit_for<Req>(&self, source: &impl RequestTimeout<Req>, req: &Req) -> Duration {
+        let asked = source.requested(req);
+        asked.map_or(self.limit, |asked| asked.min(self.limit))
     }
 
-    /// The limit for `req`: the layer's, or what the request asks for if earlier.
-    pub(crate) fn limit_for<Req>(&self, req: &Req) -> Duration
-    where
-        T: RequestTimeout<Req>,
-    {
-        match self.source.requested(req) {
-            Some(asked) => asked.min(self.limit),
-            None => self.limit,
-        }
-    }
-
-    /// `future` under a budget of `limit`, named after the layer, if `limit` is at least
-    /// `refuse_below`; else refused at once, counted in the wheel's stats and reported by
-    /// a `tracing` event. `future` is made only when admitted.
-    /// An earlier enclosing budget wins inside `Budgeted`.
+    /// `future()` under a budget of `limit` named `name` (an earlier enclosing budget
+    /// wins), or, below `refuse_below`, refused: counted in the wheel's stats, reported as
+    /// an outcome and by a `tracing` event, and `future` is not made.
     pub(crate) fn admit<F: Future>(
-        &self,
-        limit: Duration,
-        future: impl FnOnce() -> F,
-    ) -> Admitted<F, W> {
-        self.admit_as(self.name, limit, future)
-    }
-
-    /// [`Limits::admit`], named `name` for this request.
-    pub(crate) fn admit_as<F: Future>(
         &self,
         name: &'static str,
         limit: Duration,
         future: impl FnOnce() -> F,
     ) -> Admitted<F, W> {
-        if limit < self.refuse_below {
-            let mut wheel = self.wheel;
-            wheel.choose();
-            RawWheel::count_refused(wheel.get());
-            tracing::debug!(
-                target: "punctual_tower",
-                name = name,
-                limit_us = u64::try_from(limit.as_micros()).unwrap_or(u64::MAX),
-                least_us = u64::try_from(self.refuse_below.as_micros()).unwrap_or(u64::MAX),
-                "refused a request whose deadline leaves too little time"
-            );
-            // The request's outcome: elapsed, before it started.
-            punctual_core::report_outcome(&Outcome::new(
-                name,
-                OutcomeKind::Elapsed,
-                Some(limit),
-                Duration::ZERO,
-            ));
-            return Admitted::Refused {
-                elapsed: Some(Elapsed::new(limit, Some(name))),
-            };
+        if limit >= self.refuse_below {
+            let inner = Budgeted::new(future(), self.wheel, limit).named(name);
+            return OrElapsed::Run { inner };
         }
-        let inner = Budgeted::new(future(), self.wheel, limit).named(name);
-        Admitted::Run { inner }
-    }
-
-    pub(crate) fn with_source<U>(self, source: U) -> Limits<W, U> {
-        Limits {
-            limit: self.limit,
-            name: self.name,
-            wheel: self.wheel,
-            source,
-            refuse_below: self.refuse_below,
-            count_readiness: self.count_readiness,
-        }
+        let mut wheel = self.wheel;
+        wheel.choose();
+        RawWheel::count_refused(wheel.get());
+        tracing::debug!(
+            target: "punctual_tower",
+            name = name,
+            limit_us = u64::try_from(limit.as_micros()).unwrap_or(u64::MAX),
+            least_us = u64::try_from(self.refuse_below.as_micros()).unwrap_or(u64::MAX),
+            "refused a request whose deadline leaves too little time"
+        );
+        let outcome = Outcome::new(name, OutcomeKind::Elapsed, Some(limit), Duration::ZERO);
+        punctual_core::report_outcome(&outcome);
+        let elapsed = Some(Elapsed::new(limit, Some(name)));
+        OrElapsed::Elapsed { elapsed }
     }
 }
 
+/// The constructors and builder methods both layers share, and their services' accessors;
+/// `$extra` are the layer's other fields, with their defaults.
+macro_rules! shared_builders {
+    ($layer:ident => $service:ident { $($extra:ident: $default:expr),* }) => {
+        impl<W: punctual_core::WheelRef> $layer<W> {
+            /// A layer bounding each request by `limit`, on `W`'s default wheel (with
+            /// `punctual::wheel::DefaultWheel`, the one a handler's default deadlines choose).
+            pub fn new(limit: core::time::Duration) -> Self where W: Default {
+                Self::on(W::default(), limit)
+            }
+
+            /// A layer bounding each request by `limit` on `wheel`.
+            pub fn on(wheel: W, limit: core::time::Duration) -> Self {
+                let (name, refuse_below) = ("request", core::time::Duration::ZERO);
+                let limits = crate::limits::Limits { wheel, limit, name, refuse_below };
+                Self { limits, source: crate::OwnLimit, $($extra: $default),* }
+            }
+        }
+
+        impl<W: punctual_core::WheelRef, T> $layer<W, T> {
+            /// Names the deadline: the name its `Elapsed` carries, and each request's
+            /// outcome is reported under (`punctual::report`). `"request"` by default.
+            pub fn named(mut self, name: &'static str) -> Self {
+                self.limits.name = name;
+                self
+            }
+
+            /// Also takes an `http::Request`'s `grpc-timeout` when it asks for less than
+            /// the layer's limit, never more ([`GrpcTimeout`](crate::GrpcTimeout)).
+            pub fn grpc_timeout(self) -> $layer<W, crate::GrpcTimeout> {
+                let (limits, source) = (self.limits, crate::GrpcTimeout);
+                $layer { limits, source, $($extra: self.$extra),* }
+            }
+
+            /// Also takes the shortest of an `http::Request`'s timeout headers when it asks
+            /// for less than the layer's limit, never more
+            /// ([`TimeoutHeaders`](crate::TimeoutHeaders)).
+            pub fn timeout_headers(self) -> $layer<W, crate::TimeoutHeaders> {
+                let (limits, source) = (self.limits, crate::TimeoutHeaders);
+                $layer { limits, source, $($extra: self.$extra),* }
+            }
+
+            /// Refuses a request whose deadline (the layer's limit, or the shorter one the
+            /// request asks for) leaves less than `least`, without calling the inner
+            /// service: it ends at once as timed out. Each refusal counts in the wheel's
+            /// [`Stats::refused`](punctual_core::Stats::refused) and is reported by a
+            /// debug-level `tracing` event. Off (zero) by default.
+            pub fn refuse_below(mut self, least: core::time::Duration) -> Self {
+                self.limits.refuse_below = least;
+                self
+            }
+
+            /// The layer's own limit.
+            pub fn limit(&self) -> core::time::Duration {
+                self.limits.limit
+            }
+        }
+
+        impl<S, W: punctual_core::WheelRef, T> $service<S, W, T> {
+            /// The inner service.
+            pub fn get_ref(&self) -> &S {
+                &self.inner
+            }
+
+            /// The inner service.
+            pub fn get_mut(&mut self) -> &mut S {
+                &mut self.inner
+            }
+
+            /// The inner service, unwrapped.
+            pub fn into_inner(self) -> S {
+                self.inner
+            }
+        }
+    };
+}
+pub(crate) use shared_builders;
+
+/// A request's handling under its budget, or its refusal.
+pub(crate) type Admitted<F, W> = OrElapsed<Budgeted<'static, F, W>>;
+
 pin_project! {
-    /// A request's handling under its budget, or its refusal.
-    #[project = AdmittedProj]
-    pub(crate) enum Admitted<F, W: WheelRef> {
-        Run { #[pin] inner: Budgeted<'static, F, W> },
-        Refused { elapsed: Option<Elapsed> },
+    /// A future, or an `Elapsed` ready at once in its place.
+    #[project = OrElapsedProj]
+    #[derive(Debug)]
+    pub(crate) enum OrElapsed<F> {
+        Run { #[pin] inner: F },
+        Elapsed { elapsed: Option<Elapsed> },
+    }
+}
+
+impl<F: Future> Future for OrElapsed<F> {
+    type Output = Result<F::Output, Elapsed>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.project() {
+            OrElapsedProj::Run { inner } => inner.poll(cx).map(Ok),
+            OrElapsedProj::Elapsed { elapsed } => {
+                Poll::Ready(Err(elapsed.take().expect("polled after completion")))
+            }
+        }
     }
 }
 
@@ -121,31 +166,14 @@ impl<F: Future, W: WheelRef> Admitted<F, W> {
     pub(crate) fn budget(&self) -> Option<Budget> {
         match self {
             Self::Run { inner } => inner.budget(),
-            Self::Refused { .. } => None,
+            Self::Elapsed { .. } => None,
         }
     }
 }
 
-impl<F: Future, W: WheelRef> Future for Admitted<F, W> {
-    type Output = Result<F::Output, Elapsed>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        match self.project() {
-            AdmittedProj::Run { inner } => inner.poll(cx),
-            AdmittedProj::Refused { elapsed } => Poll::Ready(Err(elapsed
-                .take()
-                .expect("a refused request's future polled after completion"))),
-        }
-    }
-}
-
-impl<F, W: WheelRef> fmt::Debug for Admitted<F, W> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Run { inner } => inner.fmt(f),
-            Self::Refused { elapsed } => {
-                f.debug_struct("Refused").field("elapsed", elapsed).finish()
-            }
-        }
-    }
+/// A response's errors boxed: the inner service's, or the `Elapsed`.
+pub(crate) fn boxed<R, E: Into<BoxError>>(
+    result: Result<Result<R, E>, Elapsed>,
+) -> Result<R, BoxError> {
+    result?.map_err(Into::into)
 }

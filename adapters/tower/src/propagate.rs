@@ -1,5 +1,6 @@
-//! The client side of deadline propagation: [`PropagateDeadlineLayer`] writes what is left
-//! of the caller's budget into each outgoing request's timeout header.
+//! The budget in force, for the next hop: [`PropagateDeadlineLayer`] writes what is left
+//! of it into each outgoing request, [`WithinBudget`] stops retries once it is spent, and
+//! `into_status` gives a client the gRPC status for an error.
 
 use core::future::Future;
 use core::pin::Pin;
@@ -9,28 +10,29 @@ use core::time::Duration;
 use http::Request;
 use pin_project_lite::pin_project;
 use punctual_core::{Budget, Elapsed, Reading, WheelRef};
+use tower::retry::Policy;
 use tower_layer::Layer;
 use tower_service::Service;
 
 use crate::BoxError;
-use crate::source::TimeoutHeader;
+use crate::headers::TimeoutHeader;
+use crate::limits::{OrElapsed, boxed};
 
-/// What is left of the budget in force on this thread, on `wheel`'s clock. `None` when no
-/// budget is in force for deadlines on that wheel: none at all, or one on another wheel.
+/// What is left of the budget in force on this thread, on `wheel`'s clock; `None` with no
+/// budget in force for deadlines on that wheel.
 ///
 /// ```
 /// use std::time::Duration;
+/// use punctual::wheel::DefaultWheel;
 ///
 /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
 /// # async fn main() {
-/// assert_eq!(punctual_tower::remaining_budget(punctual::wheel::DefaultWheel::new()), None);
-/// punctual::budget(Duration::from_secs(2), async {
+/// assert_eq!(punctual_tower::remaining_budget(DefaultWheel::new()), None);
+/// let left = punctual::budget(Duration::from_secs(2), async {
 ///     tokio::time::sleep(Duration::from_millis(500)).await;
-///     let left = punctual_tower::remaining_budget(punctual::wheel::DefaultWheel::new()).unwrap();
-///     assert_eq!(left, Duration::from_millis(1500));
-/// })
-/// .await
-/// .unwrap();
+///     punctual_tower::remaining_budget(DefaultWheel::new())
+/// });
+/// assert_eq!(left.await.unwrap(), Some(Duration::from_millis(1500)));
 /// # }
 /// ```
 pub fn remaining_budget<W: WheelRef>(wheel: W) -> Option<Duration> {
@@ -48,30 +50,14 @@ fn current_budget<W: WheelRef>(mut wheel: W) -> Option<(Budget, Duration)> {
     Some((budget, budget.remaining(&wheel)?))
 }
 
-/// A [`Layer`] for outgoing HTTP requests (a hyper client, a tonic channel). It sets each
-/// request's `grpc-timeout` to what is left of the caller's budget, rounded down
-/// ([`grpc_timeout::encode`](crate::grpc_timeout::encode)). A callee with a [`DeadlineLayer`](crate::DeadlineLayer) or
-/// [`HttpDeadlineLayer`](crate::HttpDeadlineLayer) and `.grpc_timeout()` then stops when
-/// the caller would stop waiting.
+/// A [`Layer`] for outgoing HTTP requests: it writes what is left of the budget in force
+/// where `call` runs (so in front of a `tower::buffer::Buffer`, whose worker calls), less
+/// the [`margin`](Self::margin), rounded down, into each request's `grpc-timeout` (or the
+/// header chosen with [`writes`](Self::writes)), unless the request asks for less.
 ///
-/// The budget is the one in force where `call` runs: in a request served under one of
-/// this crate's layers, in `punctual::budget`, or in a task spawned with
-/// `with_current_budget`. So put the layer in front of any `tower::buffer::Buffer`, whose
-/// worker task makes the calls. On tokio's multi-thread runtime any worker finds it.
-/// With no budget in force, the request goes out as it is. A `grpc-timeout` already on
-/// the request that asks for less is kept.
-///
-/// # Margin and floor
-///
-/// What is written is what is left, less the [`margin`](Self::margin) (zero by default),
-/// rounded down to the precision of the header ([`writes`](Self::writes)): the callee never gets more time than the caller
-/// had left. Set a margin for the time a request spends on the network and in queues
-/// before the callee's clock starts, which gRPC does not count. A call with nothing left
-/// after the margin is not sent: its response future fails at once with the budget's
-/// [`Elapsed`], and the inner service is not called: the layer never writes a zero
-/// timeout. (A shorter value already on the request, zero included, is kept.)
-///
-/// Errors are boxed into [`BoxError`]: the inner service's own, or that `Elapsed`.
+/// With no budget in force the request goes out as it is. With nothing left to write, it
+/// is not sent: the call fails at once with the budget's [`Elapsed`] (never a zero
+/// timeout). Errors are boxed into [`BoxError`]: the inner service's own, or that one.
 ///
 /// ```
 /// use std::time::Duration;
@@ -81,15 +67,15 @@ fn current_budget<W: WheelRef>(mut wheel: W) -> Option<(Budget, Duration)> {
 /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
 /// # async fn main() {
 /// let client = ServiceBuilder::new()
-///     .layer(PropagateDeadlineLayer::<punctual::wheel::DefaultWheel>::new())
+///     .layer(PropagateDeadlineLayer::<punctual::wheel::DefaultWheel>::new().margin(Duration::from_millis(20)))
 ///     .service(service_fn(|req: http::Request<()>| async move {
 ///         Ok::<_, std::convert::Infallible>(req.headers()["grpc-timeout"].clone())
 ///     }));
-/// let sent = punctual::budget(Duration::from_millis(300), client.oneshot(http::Request::new(())))
-///     .await
-///     .unwrap()
-///     .unwrap();
-/// assert_eq!(sent, "300000u");
+/// let call = |ms| punctual::budget(Duration::from_millis(ms), client.clone().oneshot(http::Request::new(())));
+/// assert_eq!(call(300).await.unwrap().unwrap(), "280000u");
+/// // 15 ms left, less the 20 ms margin: nothing to send, so the call fails at once.
+/// let late = call(15).await.unwrap().unwrap_err();
+/// assert!(late.downcast_ref::<punctual::Elapsed>().unwrap().is_budget());
 /// # }
 /// ```
 #[derive(Debug, Clone, Copy, Default)]
@@ -100,8 +86,7 @@ pub struct PropagateDeadlineLayer<W> {
 }
 
 impl<W: WheelRef + Default> PropagateDeadlineLayer<W> {
-    /// A layer reading the budget for deadlines on `W`'s default wheel
-    /// (`punctual::wheel::DefaultWheel`: the one default deadlines choose).
+    /// A layer reading the budget for deadlines on `W`'s default wheel.
     pub fn new() -> Self {
         Self::on(W::default())
     }
@@ -117,64 +102,14 @@ impl<W: WheelRef> PropagateDeadlineLayer<W> {
         }
     }
 
-    /// Takes `margin` off what is left before it is written: the network's share of each
-    /// hop. A call with no more than `margin` left fails at once (see "Margin and floor");
-    /// with a millisecond header, one with less than `margin` and a millisecond.
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// use punctual_tower::PropagateDeadlineLayer;
-    /// use tower::{ServiceBuilder, ServiceExt, service_fn};
-    ///
-    /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
-    /// # async fn main() {
-    /// let client = ServiceBuilder::new()
-    ///     .layer(PropagateDeadlineLayer::<punctual::wheel::DefaultWheel>::new().margin(Duration::from_millis(20)))
-    ///     .service(service_fn(|req: http::Request<()>| async move {
-    ///         Ok::<_, std::convert::Infallible>(req.headers()["grpc-timeout"].clone())
-    ///     }));
-    /// let sent = punctual::budget(Duration::from_millis(300), client.clone().oneshot(http::Request::new(())))
-    ///     .await
-    ///     .unwrap()
-    ///     .unwrap();
-    /// assert_eq!(sent, "280000u");
-    ///
-    /// // 15 ms left, less the 20 ms margin: nothing to send, so the call fails at once.
-    /// let late = punctual::budget(Duration::from_millis(15), client.oneshot(http::Request::new(())))
-    ///     .await
-    ///     .unwrap()
-    ///     .unwrap_err();
-    /// assert!(late.downcast_ref::<punctual::Elapsed>().unwrap().is_budget());
-    /// # }
-    /// ```
+    /// Takes `margin`, the network's share of each hop, off what is left (zero by default).
     #[must_use]
     pub fn margin(mut self, margin: Duration) -> Self {
         self.margin = margin;
         self
     }
 
-    /// Writes the remaining budget into `header` instead of `grpc-timeout`: the one the
-    /// downstream reads (Envoy's or Connect's, in whole milliseconds, rounded down).
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// use punctual_tower::{PropagateDeadlineLayer, TimeoutHeader};
-    /// use tower::{ServiceBuilder, ServiceExt, service_fn};
-    ///
-    /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
-    /// # async fn main() {
-    /// let client = ServiceBuilder::new()
-    ///     .layer(PropagateDeadlineLayer::<punctual::wheel::DefaultWheel>::new().writes(TimeoutHeader::Connect))
-    ///     .service(service_fn(|req: http::Request<()>| async move {
-    ///         Ok::<_, std::convert::Infallible>(req.headers()["connect-timeout-ms"].clone())
-    ///     }));
-    /// let sent = punctual::budget(Duration::from_micros(300_900), client.oneshot(http::Request::new(())))
-    ///     .await
-    ///     .unwrap()
-    ///     .unwrap();
-    /// assert_eq!(sent, "300");
-    /// # }
-    /// ```
+    /// Writes `header` instead of `grpc-timeout`: the one the downstream reads.
     #[must_use]
     pub fn writes(mut self, header: TimeoutHeader) -> Self {
         self.header = header;
@@ -188,9 +123,7 @@ impl<S, W: WheelRef> Layer<S> for PropagateDeadlineLayer<W> {
     fn layer(&self, inner: S) -> Self::Service {
         PropagateDeadline {
             inner,
-            wheel: self.wheel,
-            margin: self.margin,
-            header: self.header,
+            layer: *self,
         }
     }
 }
@@ -199,9 +132,7 @@ impl<S, W: WheelRef> Layer<S> for PropagateDeadlineLayer<W> {
 #[derive(Debug, Clone, Copy)]
 pub struct PropagateDeadline<S, W> {
     inner: S,
-    wheel: W,
-    margin: Duration,
-    header: TimeoutHeader,
+    layer: PropagateDeadlineLayer<W>,
 }
 
 impl<S, W> PropagateDeadline<S, W> {
@@ -231,42 +162,28 @@ where
     }
 
     fn call(&mut self, mut req: Request<B>) -> Self::Future {
-        if let Some((budget, left)) = current_budget(self.wheel) {
-            let sent = self.header.round_down(left.saturating_sub(self.margin));
-            if sent.is_zero() {
-                let elapsed = Elapsed::budget(budget.duration(), budget.name());
-                let state = Sent::Spent {
-                    elapsed: Some(elapsed),
-                };
+        let layer = self.layer;
+        if let Some((budget, left)) = current_budget(layer.wheel) {
+            let left = left.saturating_sub(layer.margin);
+            if !layer.header.write_at_most(req.headers_mut(), left) {
+                let elapsed = Some(Elapsed::budget(budget.duration(), budget.name()));
+                let state = OrElapsed::Elapsed { elapsed };
                 return PropagateResponseFuture { state };
             }
-            self.header.write_at_most(req.headers_mut(), sent);
         }
-        let state = Sent::Called {
-            inner: self.inner.call(req),
-        };
+        let inner = self.inner.call(req);
+        let state = OrElapsed::Run { inner };
         PropagateResponseFuture { state }
     }
 }
 
 pin_project! {
-    /// The response future of [`PropagateDeadline`]: the inner service's, or the budget's
-    /// `Elapsed` at once for a call that had nothing left to send.
+    /// The response future of [`PropagateDeadline`].
     #[derive(Debug)]
     #[must_use = "futures do nothing unless you `.await` or poll them"]
     pub struct PropagateResponseFuture<F> {
         #[pin]
-        state: Sent<F>,
-    }
-}
-
-pin_project! {
-    /// Whether the request went out.
-    #[project = SentProj]
-    #[derive(Debug)]
-    enum Sent<F> {
-        Called { #[pin] inner: F },
-        Spent { elapsed: Option<Elapsed> },
+        state: OrElapsed<F>,
     }
 }
 
@@ -278,14 +195,121 @@ where
     type Output = Result<R, BoxError>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        match self.project().state.project() {
-            SentProj::Called { inner } => inner.poll(cx).map_err(Into::into),
-            SentProj::Spent { elapsed } => {
-                let elapsed = elapsed
-                    .take()
-                    .expect("`PropagateResponseFuture` polled after completion");
-                Poll::Ready(Err(Box::new(elapsed)))
-            }
+        self.project().state.poll(cx).map(boxed)
+    }
+}
+
+/// Wraps a `tower::retry` [`Policy`] so that nothing is retried once the budget in force
+/// is spent: with a per-attempt deadline inside the retry, attempts would fail at once
+/// and a policy retrying on that error would spin.
+///
+/// ```
+/// use std::time::Duration;
+/// use punctual_tower::{DeadlineLayer, WithinBudget};
+/// use tower::{ServiceBuilder, ServiceExt, service_fn};
+///
+/// use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+///
+/// #[derive(Clone)]
+/// struct Always; // retries every error
+/// impl<Req: Clone, Res, E> tower::retry::Policy<Req, Res, E> for Always {
+///     type Future = std::future::Ready<()>;
+///     fn retry(&mut self, _: &mut Req, r: &mut Result<Res, E>) -> Option<Self::Future> {
+///         r.is_err().then(|| std::future::ready(()))
+///     }
+///     fn clone_request(&mut self, req: &Req) -> Option<Req> { Some(req.clone()) }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
+/// # async fn main() {
+/// static ATTEMPTS: AtomicU32 = AtomicU32::new(0);
+/// let client = ServiceBuilder::new()
+///     .retry(WithinBudget::<_, punctual::wheel::DefaultWheel>::new(Always))
+///     .layer(DeadlineLayer::<punctual::wheel::DefaultWheel>::new(Duration::from_millis(100)))
+///     .service(service_fn(|()| {
+///         ATTEMPTS.fetch_add(1, Relaxed);
+///         std::future::pending::<Result<(), tower::BoxError>>()
+///     }));
+/// let outcome = punctual::budget(Duration::from_millis(250), client.oneshot(())).await;
+/// // Attempts at 0, 100 and 200 ms, the third cut to the budget, which ends the retries
+/// // (the error is the budget's, from the block or from the last attempt).
+/// let err = outcome.map_or_else(|e| Box::new(e) as tower::BoxError, |r| r.unwrap_err());
+/// assert!(err.downcast_ref::<punctual::Elapsed>().unwrap().is_budget());
+/// assert_eq!(ATTEMPTS.load(Relaxed), 3);
+/// # }
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct WithinBudget<P, W> {
+    policy: P,
+    wheel: W,
+}
+
+impl<P, W: WheelRef> WithinBudget<P, W> {
+    /// `policy`, stopped by the budget for deadlines on `W`'s default wheel.
+    pub fn new(policy: P) -> Self
+    where
+        W: Default,
+    {
+        Self::on(W::default(), policy)
+    }
+
+    /// `policy`, stopped by the budget for deadlines on `wheel`.
+    pub fn on(wheel: W, policy: P) -> Self {
+        Self { policy, wheel }
+    }
+
+    /// The wrapped policy.
+    pub fn get_ref(&self) -> &P {
+        &self.policy
+    }
+}
+
+impl<P, W, Req, Res, E> Policy<Req, Res, E> for WithinBudget<P, W>
+where
+    P: Policy<Req, Res, E>,
+    W: WheelRef,
+{
+    type Future = P::Future;
+
+    fn retry(&mut self, req: &mut Req, result: &mut Result<Res, E>) -> Option<Self::Future> {
+        let spent = remaining_budget(self.wheel) == Some(Duration::ZERO);
+        if spent {
+            None
+        } else {
+            self.policy.retry(req, result)
         }
     }
+
+    fn clone_request(&mut self, req: &Req) -> Option<Req> {
+        self.policy.clone_request(req)
+    }
+}
+
+/// A middleware error as the `tonic::Status` a gRPC client expects (for a `map_err`
+/// outside the layers): an [`Elapsed`] or tonic's own `TimeoutExpired` in its source chain
+/// is `DEADLINE_EXCEEDED`, anything else what `tonic::Status::from_error` makes of it.
+///
+/// ```
+/// use punctual_tower::{PropagateDeadlineLayer, into_status};
+/// use tower::ServiceBuilder;
+///
+/// # fn wrap<S: tower::Service<http::Request<()>, Error = punctual_tower::BoxError>>(channel: S) {
+/// let channel = ServiceBuilder::new()
+///     .map_err(into_status)
+///     .layer(PropagateDeadlineLayer::<punctual::wheel::DefaultWheel>::new())
+///     .service(channel);
+/// # }
+/// ```
+#[cfg(feature = "tonic")]
+pub fn into_status(error: BoxError) -> tonic::Status {
+    let first: &(dyn std::error::Error + 'static) = &*error;
+    for cause in core::iter::successors(Some(first), |cause| cause.source()) {
+        if let Some(elapsed) = cause.downcast_ref::<Elapsed>() {
+            return (*elapsed).into();
+        }
+        if cause.is::<tonic::TimeoutExpired>() {
+            return tonic::Status::deadline_exceeded("the call's grpc-timeout passed");
+        }
+    }
+    tonic::Status::from_error(error)
 }

@@ -8,7 +8,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use proptest::prelude::*;
-use punctual_tower::grpc_timeout::{encode, from_headers, parse};
+use punctual_tower::TimeoutHeader;
+use punctual_tower::grpc_timeout::{encode, parse};
 use support::grpc_model::model;
 
 mod support {
@@ -88,16 +89,19 @@ fn a_malformed_header_is_ignored_with_a_tracing_event() {
     tracing::subscriber::with_default(subscriber, || {
         let mut headers = http::HeaderMap::new();
         headers.insert("grpc-timeout", http::HeaderValue::from_static("10S"));
-        assert_eq!(from_headers(&headers), Some(Duration::from_secs(10)));
+        assert_eq!(
+            TimeoutHeader::Grpc.read(&headers),
+            Some(Duration::from_secs(10))
+        );
         assert_eq!(events.load(Ordering::SeqCst), 0);
         headers.insert("grpc-timeout", http::HeaderValue::from_static("999999999S"));
-        assert_eq!(from_headers(&headers), None);
+        assert_eq!(TimeoutHeader::Grpc.read(&headers), None);
         assert_eq!(events.load(Ordering::SeqCst), 1);
         headers.insert(
             "grpc-timeout",
             http::HeaderValue::from_bytes(b"\xff\xfeS").unwrap(),
         );
-        assert_eq!(from_headers(&headers), None);
+        assert_eq!(TimeoutHeader::Grpc.read(&headers), None);
         assert_eq!(events.load(Ordering::SeqCst), 2);
     });
 }

@@ -245,3 +245,18 @@ async fn client_bounds_whole_stream() {
         "server stream ran on"
     );
 }
+
+#[test]
+fn other_errors_map_as_tonic_does() {
+    let status = into_status("refused".into());
+    assert_eq!(status.code(), Code::Unknown);
+    assert_eq!(status.message(), "refused");
+    let status = into_status(Box::new(tonic::Status::unavailable("down")));
+    assert_eq!(status.code(), Code::Unavailable);
+}
+
+#[test]
+fn tonic_timeouts_are_deadline_exceeded() {
+    let status = into_status(Box::new(tonic::TimeoutExpired(())));
+    assert_eq!(status.code(), Code::DeadlineExceeded);
+}
