@@ -1,16 +1,10 @@
-//! [`GrowableSlots`]: values in a `Vec` that gives memory back as the queue shrinks.
+//! [`GrowableSlots`]: values in a `Vec`, memory given back as the queue shrinks.
 //! * Keys name handles, and handles name slots: a value's slot may move, its key never.
-//! * Both `Vec`s end at their highest index in use: trailing free entries go at once.
-//! * An insert takes the lowest free handle and the lowest free slot.
-//! * While fewer than a quarter of the slots' capacity is used, `compact` moves the values
-//!   above the half into free slots below it and halves the capacity, never below the
-//!   floor (`FLOOR`, or the capacity asked for): amortised O(1) per removal. Handles only
-//!   shrink from the end.
-//! * Asked to (`DelayQueue::compact`), the slots shrink to exactly the values held, and the
-//!   handles to the highest key in use, whatever the floor.
+//! * Both `Vec`s end at their highest index in use; inserts take the lowest free ones.
+//! * While under a quarter of the slots' capacity is used, a removal moves the values
+//!   above the half into free slots below it and halves the capacity, down to the floor:
+//!   amortised O(1). Handles only shrink from the end.
 //! * A new handle's generation is past every generation its index had before.
-//! * A queue on growable slots inserts without a `Result`: it only fails past `u32::MAX - 1`
-//!   values, which panics.
 
 extern crate alloc;
 
@@ -19,9 +13,9 @@ use core::fmt;
 use core::time::Duration;
 
 use super::DelayQueue;
-use super::free_set::FreeSet;
 use super::key::Key;
-use super::slots::{NIL, Slot, SlotStorage, sealed};
+use super::slots::sealed::{self, Store as _};
+use super::slots::{NIL, Slot, SlotStorage, prefetch};
 use crate::clock::ClockInstant;
 use crate::future::timer::WheelRef;
 
@@ -35,17 +29,12 @@ struct Handle {
     generation: u32,
 }
 
-/// Values that grow on demand and give memory back as the queue shrinks: no
-/// `shrink_to_fit` to call. Needs the `alloc` feature.
+/// Values that grow on demand and give memory back as the queue shrinks. Needs `alloc`.
 ///
-/// A value takes a slot (the value and 24 bytes) and its key a handle (8 bytes). While
-/// fewer than a quarter of the slots are in use, the values move down and the capacity
-/// halves, down to a floor of 16 slots (or the capacity given to
-/// [`with_capacity`](GrowableSlots::with_capacity)): a small queue that empties and fills
-/// again does not allocate each time. Below the floor it keeps what it has; an emptied
-/// queue holds at most 16 slots. [`DelayQueue::compact`] gives back all but what the values
-/// need, as tokio-util's. Handles cannot move (keys name them): they shrink as the highest
-/// keys leave, and inserts take the lowest free one, so the keys in use gather at the front.
+/// A value takes a slot (itself and 24 bytes) and its key a handle (8 bytes). While under
+/// a quarter of the slots are used, the values move down and the capacity halves, down to
+/// 16 slots or the capacity given to [`with_capacity`](GrowableSlots::with_capacity).
+/// [`DelayQueue::compact`] gives back all the values do not need.
 ///
 /// ```
 /// use core::time::Duration;
@@ -76,7 +65,7 @@ pub struct GrowableSlots<T> {
     free_handles: FreeSet,
     /// The generation of the next handle pushed.
     next_generation: u32,
-    /// The slots' capacity never shrinks below this.
+    /// The slots' capacity never shrinks below this by itself.
     floor: usize,
 }
 
@@ -105,31 +94,54 @@ impl<T> GrowableSlots<T> {
 
     /// Room for `additional` more values than held now, in slots and handles.
     fn reserve(&mut self, additional: usize) {
-        let free = self.free_slots.count();
+        let free = self.free_slots.count;
         self.slots.reserve(additional.saturating_sub(free));
-        let free = self.free_handles.count();
+        let free = self.free_handles.count;
         self.handles.reserve(additional.saturating_sub(free));
     }
 
     /// Gives back the slots and handles past the highest in use, moving nothing.
     fn shrink_to_fit(&mut self) {
         self.slots.shrink_to_fit();
-        self.free_slots.fit(self.slots.len());
-        self.free_slots.shrink_to(self.slots.len());
+        self.free_slots.fit(self.slots.len(), self.slots.len());
         self.handles.shrink_to_fit();
-        self.free_handles.fit(self.handles.len());
-        self.free_handles.shrink_to(self.handles.len());
+        self.free_handles.fit(self.handles.len(), self.handles.len());
     }
 
-    /// The capacity to shrink the slots to: halved while under a quarter is used and the
-    /// values fit.
-    fn target_capacity(&self) -> usize {
-        let used = self.slots.len() - self.free_slots.count();
-        let mut capacity = self.slots.capacity();
-        while capacity / 2 >= used.max(self.floor) && used < capacity / 4 {
-            capacity /= 2;
+    /// Drops trailing free handles, and halves their capacity while under a quarter used.
+    fn trim_handles(&mut self) {
+        while let Some(last) = self.handles.last().filter(|last| last.slot == NIL) {
+            self.next_generation = self.next_generation.max(last.generation);
+            self.free_handles.remove(self.handles.len() - 1);
+            self.handles.pop();
         }
-        capacity
+        let len = self.handles.len();
+        let capacity = halved(self.handles.capacity(), len, self.floor);
+        if capacity < self.handles.capacity() {
+            self.handles.shrink_to(capacity);
+            self.free_handles.fit(len, capacity);
+        }
+    }
+
+    /// Moves the values above `capacity` (which holds them all) into the free slots below
+    /// it, calling `moved` after each move, and gives back the rest.
+    fn compact_to(&mut self, capacity: usize, mut moved: impl FnMut(&mut [Slot<T>], u32, u32)) {
+        debug_assert!(capacity >= self.len());
+        for from in (capacity..self.slots.len()).rev() {
+            if self.slots[from].value.is_none() {
+                continue;
+            }
+            let to = self.free_slots.take_lowest().expect("a free slot below");
+            debug_assert!(to < capacity);
+            self.slots.swap(from, to);
+            self.free_slots.insert(from);
+            self.handles[self.slots[to].key as usize].slot = to as u32;
+            moved(&mut self.slots, from as u32, to as u32);
+        }
+        self.trim_slots();
+        self.slots.shrink_to(capacity);
+        self.free_slots.fit(self.slots.len(), capacity);
+        self.trim_handles();
     }
 
     /// Drops trailing free slots.
@@ -139,55 +151,14 @@ impl<T> GrowableSlots<T> {
             self.slots.pop();
         }
     }
+}
 
-    /// Drops trailing free handles, and halves their capacity while it is under a quarter
-    /// used and fits.
-    fn trim_handles(&mut self) {
-        while let Some(last) = self.handles.last() {
-            if last.slot != NIL {
-                break;
-            }
-            self.next_generation = self.next_generation.max(last.generation);
-            self.free_handles.remove(self.handles.len() - 1);
-            self.handles.pop();
-        }
-        let len = self.handles.len();
-        let mut capacity = self.handles.capacity();
-        while capacity / 2 >= len.max(self.floor) && len < capacity / 4 {
-            capacity /= 2;
-        }
-        if capacity < self.handles.capacity() {
-            self.handles.shrink_to(capacity);
-            self.free_handles.fit(len);
-            self.free_handles.shrink_to(capacity);
-        }
+/// `capacity`, halved while under a quarter of it is used and `used` and `floor` fit.
+fn halved(mut capacity: usize, used: usize, floor: usize) -> usize {
+    while capacity / 2 >= used.max(floor) && used < capacity / 4 {
+        capacity /= 2;
     }
-
-    /// Moves the values above `capacity` into free slots below it and gives back the
-    /// rest; `capacity` holds every value.
-    fn compact_to(&mut self, capacity: usize, mut moved: impl FnMut(&mut [Slot<T>], u32, u32)) {
-        debug_assert!(capacity >= self.slots.len() - self.free_slots.count());
-        // The free slots below `capacity` are as many as the values above it, or more.
-        for from in (capacity..self.slots.len()).rev() {
-            if self.slots[from].value.is_none() {
-                continue;
-            }
-            let to = self
-                .free_slots
-                .take_lowest()
-                .expect("a free slot below the half");
-            debug_assert!(to < capacity);
-            self.slots.swap(from, to);
-            self.free_slots.insert(from);
-            self.handles[self.slots[to].key as usize].slot = to as u32;
-            moved(&mut self.slots, from as u32, to as u32);
-        }
-        self.trim_slots();
-        self.slots.shrink_to(capacity);
-        self.free_slots.fit(self.slots.len());
-        self.free_slots.shrink_to(capacity);
-        self.trim_handles();
-    }
+    capacity
 }
 
 impl<T> Default for GrowableSlots<T> {
@@ -199,7 +170,7 @@ impl<T> Default for GrowableSlots<T> {
 impl<T> fmt::Debug for GrowableSlots<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("GrowableSlots")
-            .field("len", &(self.slots.len() - self.free_slots.count()))
+            .field("len", &self.len())
             .field("capacity", &self.slots.capacity())
             .field("handles", &self.handles.len())
             .finish()
@@ -225,35 +196,24 @@ impl<T> sealed::Store<T> for GrowableSlots<T> {
                     slot: NIL,
                     generation: self.next_generation,
                 });
-                if self.handles.len() % 64 == 1 {
-                    self.free_handles.fit(self.handles.len());
-                }
+                self.free_handles.grow(self.handles.len());
                 self.handles.len() - 1
             }
             None => return None,
         };
-        let slot = match self.free_slots.take_lowest() {
-            Some(slot) => slot,
-            None => {
-                self.slots.push(Slot::VACANT);
-                if self.slots.len() % 64 == 1 {
-                    self.free_slots.fit(self.slots.len());
-                }
-                self.slots.len() - 1
-            }
-        };
+        let slot = self.free_slots.take_lowest().unwrap_or_else(|| {
+            self.slots.push(Slot::VACANT);
+            self.free_slots.grow(self.slots.len());
+            self.slots.len() - 1
+        });
         self.handles[handle].slot = slot as u32;
         self.slots[slot].key = handle as u32;
         Some((self.key_at(slot as u32), slot as u32))
     }
 
     fn find(&self, key: Key) -> Option<u32> {
-        match self.handles.get(key.index as usize) {
-            Some(handle) if handle.generation == key.generation && handle.slot != NIL => {
-                Some(handle.slot)
-            }
-            _ => None,
-        }
+        let handle = self.handles.get(key.index as usize)?;
+        (handle.generation == key.generation && handle.slot != NIL).then_some(handle.slot)
     }
 
     fn key_at(&self, index: u32) -> Key {
@@ -266,11 +226,11 @@ impl<T> sealed::Store<T> for GrowableSlots<T> {
 
     fn prefetch_key(&self, key_index: u32) {
         if let Some(handle) = self.handles.get(key_index as usize) {
-            super::prefetch::prefetch(handle);
+            prefetch(handle);
         }
     }
 
-    fn vacate(&mut self, index: u32) -> bool {
+    fn vacate(&mut self, index: u32, moved: impl FnMut(&mut [Slot<T>], u32, u32)) {
         let slot = &mut self.slots[index as usize];
         debug_assert!(slot.value.is_none(), "vacate: the value is still there");
         let handle = core::mem::replace(&mut slot.key, NIL) as usize;
@@ -284,19 +244,14 @@ impl<T> sealed::Store<T> for GrowableSlots<T> {
         if index as usize + 1 == self.slots.len() {
             self.trim_slots();
         }
-        self.target_capacity() < self.slots.capacity()
-    }
-
-    fn compact(&mut self, moved: impl FnMut(&mut [Slot<T>], u32, u32)) {
-        let capacity = self.target_capacity();
-        if capacity >= self.slots.capacity() {
-            return;
+        let capacity = halved(self.slots.capacity(), self.len(), self.floor);
+        if capacity < self.slots.capacity() {
+            self.compact_to(capacity, moved);
         }
-        self.compact_to(capacity, moved);
     }
 
     fn len(&self) -> usize {
-        self.slots.len() - self.free_slots.count()
+        self.slots.len() - self.free_slots.count
     }
 
     fn capacity(&self) -> usize {
@@ -327,8 +282,8 @@ impl<T, W: WheelRef> DelayQueue<'_, T, GrowableSlots<T>, W> {
             .unwrap_or_else(|_| too_many())
     }
 
-    /// Inserts `value`, to expire at `at` (at the next poll if it has passed), as
-    /// [`try_insert_at`](DelayQueue::try_insert_at) takes it. The slots grow as needed.
+    /// Inserts `value`, to expire at `at`, as [`try_insert_at`](DelayQueue::try_insert_at).
+    /// The slots grow as needed.
     ///
     /// # Panics
     ///
@@ -336,13 +291,9 @@ impl<T, W: WheelRef> DelayQueue<'_, T, GrowableSlots<T>, W> {
     pub fn insert_at(&mut self, value: T, at: impl ClockInstant<W>) -> Key {
         self.try_insert_at(value, at).unwrap_or_else(|_| too_many())
     }
-}
 
-impl<T, W: WheelRef> DelayQueue<'_, T, GrowableSlots<T>, W> {
-    /// Gives back every slot the values do not need: the values move down, and the
-    /// capacity becomes the number held, as tokio-util's `DelayQueue::compact`. Keys still
-    /// hold. O(n) in the slots held. The queue shrinks by itself too, down to its floor
-    /// ([`GrowableSlots`]): this gives back the rest.
+    /// Gives back every slot the values do not need, as tokio-util's `compact`: the values
+    /// move down and the capacity becomes their number. Keys still hold. O(slots held).
     ///
     /// ```
     /// use core::time::Duration;
@@ -369,18 +320,17 @@ impl<T, W: WheelRef> DelayQueue<'_, T, GrowableSlots<T>, W> {
     }
 
     /// Gives back the slots past the highest one in use, moving no value, as tokio-util's
-    /// `DelayQueue::shrink_to_fit`; [`compact`](DelayQueue::compact) gives back all it can.
+    /// `shrink_to_fit`.
     pub fn shrink_to_fit(&mut self) {
         self.slots.shrink_to_fit();
     }
 
-    /// Makes room for at least `additional` more values before the slots grow again, as
-    /// tokio-util's `DelayQueue::reserve`. The room stays until the queue shrinks by
-    /// itself (while under a quarter is used) or is compacted.
+    /// Makes room for at least `additional` more values, as tokio-util's `reserve`, until
+    /// the queue shrinks by itself or is compacted.
     ///
     /// # Panics
     ///
-    /// If the allocation fails or the capacity overflows, as `Vec::reserve`.
+    /// As `Vec::reserve`, if the allocation fails or the capacity overflows.
     ///
     /// ```
     /// use core::time::Duration;
@@ -401,4 +351,78 @@ impl<T, W: WheelRef> DelayQueue<'_, T, GrowableSlots<T>, W> {
 #[track_caller]
 fn too_many() -> ! {
     panic!("DelayQueue: more than u32::MAX - 1 values")
+}
+
+/// Which indices below a length are free, lowest first: a bit per index (set if free), and
+/// a summary bit per word (set if the word has one). No summary word before `hint` has a
+/// bit set.
+#[derive(Debug, Default)]
+struct FreeSet {
+    words: Vec<u64>,
+    summary: Vec<u64>,
+    count: usize,
+    hint: usize,
+}
+
+impl FreeSet {
+    const fn new() -> Self {
+        Self {
+            words: Vec::new(),
+            summary: Vec::new(),
+            count: 0,
+            hint: 0,
+        }
+    }
+
+    /// Makes room for the index `len - 1` just pushed.
+    #[inline]
+    fn grow(&mut self, len: usize) {
+        if len % 64 == 1 {
+            self.fit(len, usize::MAX);
+        }
+    }
+
+    /// Holds indices below `len` (bits at or past it are clear), and no memory beyond
+    /// `capacity` indices.
+    fn fit(&mut self, len: usize, capacity: usize) {
+        let words = len.div_ceil(64);
+        self.words.resize(words, 0);
+        self.summary.resize(words.div_ceil(64), 0);
+        self.hint = self.hint.min(self.summary.len().saturating_sub(1));
+        self.words.shrink_to(capacity.div_ceil(64));
+        self.summary.shrink_to(capacity.div_ceil(64 * 64));
+    }
+
+    fn insert(&mut self, index: usize) {
+        let word = index / 64;
+        debug_assert_eq!(self.words[word] & (1 << (index % 64)), 0, "freed twice");
+        self.words[word] |= 1 << (index % 64);
+        self.summary[word / 64] |= 1 << (word % 64);
+        self.count += 1;
+        self.hint = self.hint.min(word / 64);
+    }
+
+    fn remove(&mut self, index: usize) {
+        let word = index / 64;
+        debug_assert_ne!(self.words[word] & (1 << (index % 64)), 0, "taken twice");
+        self.words[word] &= !(1 << (index % 64));
+        if self.words[word] == 0 {
+            self.summary[word / 64] &= !(1 << (word % 64));
+        }
+        self.count -= 1;
+    }
+
+    /// The lowest free index, taken.
+    fn take_lowest(&mut self) -> Option<usize> {
+        if self.count == 0 {
+            return None;
+        }
+        while self.summary[self.hint] == 0 {
+            self.hint += 1;
+        }
+        let word = self.hint * 64 + self.summary[self.hint].trailing_zeros() as usize;
+        let index = word * 64 + self.words[word].trailing_zeros() as usize;
+        self.remove(index);
+        Some(index)
+    }
 }
