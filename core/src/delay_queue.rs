@@ -1,15 +1,10 @@
 //! [`DelayQueue`]: values that come back out when their deadline passes, by key.
-//! * Every method takes `&mut self`: one owner, no atomics, no lock.
-//! * Deadlines are readings of the wheel the handle chose (at the first insert or poll);
-//!   the levels tick with the tick given at construction, on the same grid.
-//! * A value reaches the due list only once the clock has read its tick boundary (or at
-//!   insert, a zero timeout): never early.
-//! * At most one [`Sleep`] is armed, at a tick boundary at or before every value's tick
-//!   (`floor_tick`); a poll moves what is due to the due list.
-//! * While a task waits (its waker kept from a pending poll), every change that moves the
-//!   earliest slot re-arms the sleep with that waker, or wakes it: no lost wakeup.
-//! * A key is valid while the storage finds it; a growable storage may move its value,
-//!   and the levels relink it there.
+//! * One owner (`&mut self`): no atomics, no lock. Deadlines are readings of the chosen
+//!   wheel; the levels tick on the same grid.
+//! * A value is due once the clock has read its tick boundary (or a zero timeout): never
+//!   early. At most one [`Sleep`] is armed, at or before every value's tick.
+//! * While a task waits, every change that moves the earliest slot re-arms the sleep
+//!   with its waker, or wakes it: no lost wakeup.
 
 use core::future::Future;
 use core::marker::PhantomData;
@@ -51,8 +46,8 @@ const POLL_ROUNDS: usize = 4;
 /// * [`poll_expired`](Self::poll_expired), or the [`Stream`](futures_core::Stream), hands
 ///   out expired values by tick (within a tick in no set order).
 /// * A value is **never handed out before its deadline**, and with a driver that is not
-///   starved **at most two ticks after it**: the queue arms one [`Sleep`] on the wheel
-///   for its earliest slot. `Duration::MAX` and [`Reading::END`] never expire.
+///   starved **at most two ticks after it**. `Duration::MAX` and [`Reading::END`] never
+///   expire.
 /// * A stale key (its value gone) is refused ([`StaleKey`], or `None`): never a panic,
 ///   never another value.
 /// * [`FixedSlots<T, N>`](FixedSlots) holds `N` values with no allocation (a full queue
@@ -73,7 +68,6 @@ const POLL_ROUNDS: usize = 4;
 /// let mut cx = Context::from_waker(Waker::noop());
 /// assert!(sessions.poll_expired(&mut cx).is_pending());
 /// sessions.reset(alice, Duration::from_millis(50)).unwrap(); // alice was active
-///
 /// wheel.advance(Duration::from_millis(20));
 /// let Poll::Ready(Some(bob)) = sessions.poll_expired(&mut cx) else { panic!() };
 /// assert_eq!(bob.into_inner(), "bob");
@@ -130,7 +124,7 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
         self.wheel.0
     }
 
-    /// The wheel's clock now, which deadlines are readings of.
+    /// The wheel's clock now.
     pub fn now(&mut self) -> Reading {
         self.wheel.choose();
         self.wheel.get().now()
@@ -162,7 +156,7 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
     ///
     /// # Errors
     ///
-    /// [`StaleKey`] if the value has left the queue (removed, or returned expired).
+    /// [`StaleKey`] if the value has left the queue.
     pub fn reset(&mut self, key: impl Borrow<Key>, timeout: Duration) -> Result<(), StaleKey> {
         let index = self.index_of(key)?;
         let deadline = self.deadline_after(timeout);
@@ -174,7 +168,7 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
     ///
     /// # Errors
     ///
-    /// [`StaleKey`] if the value has left the queue (removed, or returned expired).
+    /// [`StaleKey`] if the value has left the queue.
     pub fn reset_at(
         &mut self,
         key: impl Borrow<Key>,
@@ -217,8 +211,7 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
         Some(self.slots.key_at(index))
     }
 
-    /// The deadline of the value that comes out next ([`peek`](Self::peek)): at or before
-    /// now if one is due.
+    /// The deadline of the value that comes out next ([`peek`](Self::peek)).
     pub fn next_deadline(&self) -> Option<W::Instant> {
         self.peek().and_then(|key| self.deadline(key))
     }
@@ -233,12 +226,12 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
         self.slots.len() == 0
     }
 
-    /// Values the queue can hold before its slots grow (or, fixed, at all).
+    /// Values the queue can hold before its slots grow.
     pub fn capacity(&self) -> usize {
         self.slots.capacity()
     }
 
-    /// Drops every value; every key becomes stale. A task waiting on the queue is woken.
+    /// Drops every value, staling every key; a waiting task is woken.
     pub fn clear(&mut self) {
         self.levels.clear();
         self.floor_tick = u64::MAX;
@@ -251,8 +244,8 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
     ///
     /// # Cancel safety
     ///
-    /// A value leaves the queue only in the poll that returns it: dropping a future that
-    /// polls the queue (`queue.next()` in a `select!`) loses nothing.
+    /// A value leaves the queue only in the poll that returns it: dropping `queue.next()`
+    /// loses nothing.
     pub fn poll_expired(&mut self, cx: &mut Context<'_>) -> Poll<Option<Expired<T, W::Instant>>> {
         self.wheel.choose();
         for _ in 0..POLL_ROUNDS {
@@ -330,7 +323,7 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
         self.rearm_for(deadline, due);
     }
 
-    /// The slot of `key` (by value, or by reference as tokio-util's), if it holds its value.
+    /// The slot of `key`'s value, unless the key is stale.
     fn index_of(&self, key: impl Borrow<Key>) -> Result<u32, StaleKey> {
         let key = *key.borrow();
         self.slots.find(key).ok_or(StaleKey(key))
@@ -372,7 +365,7 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
         }
     }
 
-    /// Wakes the waiting task, if any, and lets the sleep go: its next poll re-arms.
+    /// Wakes the waiting task, if any, and lets the sleep go.
     fn wake_waiting(&mut self) {
         self.sleep = None;
         if let Some(waker) = self.waker.take() {
@@ -397,13 +390,13 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
     }
 }
 
-// The values are never pinned: `poll_next` takes the queue out of its pin.
+// Values are never pinned.
 impl<T, S, W: WheelRef> Unpin for DelayQueue<'_, T, S, W> {}
 
 impl<T, S: SlotStorage<T>, W: WheelRef> futures_core::Stream for DelayQueue<'_, T, S, W> {
     type Item = Expired<T, W::Instant>;
 
-    /// [`DelayQueue::poll_expired`]: `None` while the queue is empty, not for good.
+    /// [`DelayQueue::poll_expired`].
     fn poll_next(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -425,8 +418,7 @@ impl<T, S: fmt::Debug, W: WheelRef> fmt::Debug for DelayQueue<'_, T, S, W> {
     }
 }
 
-/// The handle the queue's sleep reaches its wheel through: the inner handle's wheel, but
-/// instants are readings of that wheel (`reading_at` is the identity).
+/// The inner handle's wheel, with readings of that wheel as instants (for the sleep).
 #[derive(Debug, Clone, Copy)]
 struct OwnClock<W>(W);
 

@@ -31,10 +31,9 @@ struct Handle {
 
 /// Values that grow on demand and give memory back as the queue shrinks. Needs `alloc`.
 ///
-/// A value takes a slot (itself and 24 bytes) and its key a handle (8 bytes). While under
-/// a quarter of the slots are used, the values move down and the capacity halves, down to
-/// 16 slots or the capacity given to [`with_capacity`](GrowableSlots::with_capacity).
-/// [`DelayQueue::compact`] gives back all the values do not need.
+/// A value costs itself and 32 bytes. While under a quarter of the slots are used, values
+/// move down and the capacity halves, down to 16 slots or the capacity given to
+/// [`with_capacity`](GrowableSlots::with_capacity); [`DelayQueue::compact`] goes lower.
 ///
 /// ```
 /// use core::time::Duration;
@@ -43,17 +42,12 @@ struct Handle {
 /// let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
 /// let mut queue = DelayQueue::new(&wheel, GrowableSlots::new());
 /// let keys: Vec<_> = (0..10_000).map(|i| queue.insert(i, Duration::from_secs(1))).collect();
-/// assert!(queue.capacity() >= 10_000);
-/// for (i, key) in keys.iter().enumerate() {
-///     if i % 1000 != 0 {
-///         queue.remove(*key);
-///     }
+/// for key in keys.iter().enumerate().filter(|(i, _)| i % 1000 != 0).map(|(_, key)| key) {
+///     queue.remove(key);
 /// }
 /// assert!(queue.capacity() < 100); // given back, with no call to make
 /// assert_eq!(queue.get(keys[5000]), Some(&5000)); // and the keys still hold
-/// for (i, key) in keys.iter().enumerate().step_by(1000) {
-///     assert_eq!(queue.remove(*key), Some(i));
-/// }
+/// (0..10).for_each(|i| assert_eq!(queue.remove(keys[i * 1000]), Some(i * 1000)));
 /// assert_eq!(queue.capacity(), 16); // empty: the floor
 /// queue.compact();
 /// assert_eq!(queue.capacity(), 0);
@@ -90,22 +84,6 @@ impl<T> GrowableSlots<T> {
         slots.handles.reserve_exact(capacity);
         slots.floor = capacity;
         slots
-    }
-
-    /// Room for `additional` more values than held now, in slots and handles.
-    fn reserve(&mut self, additional: usize) {
-        let free = self.free_slots.count;
-        self.slots.reserve(additional.saturating_sub(free));
-        let free = self.free_handles.count;
-        self.handles.reserve(additional.saturating_sub(free));
-    }
-
-    /// Gives back the slots and handles past the highest in use, moving nothing.
-    fn shrink_to_fit(&mut self) {
-        self.slots.shrink_to_fit();
-        self.free_slots.fit(self.slots.len(), self.slots.len());
-        self.handles.shrink_to_fit();
-        self.free_handles.fit(self.handles.len(), self.handles.len());
     }
 
     /// Drops trailing free handles, and halves their capacity while under a quarter used.
@@ -316,13 +294,17 @@ impl<T, W: WheelRef> DelayQueue<'_, T, GrowableSlots<T>, W> {
             self.slots
                 .compact_to(len, |slots, from, to| levels.relocate(slots, from, to));
         }
-        self.slots.shrink_to_fit();
+        self.shrink_to_fit();
     }
 
     /// Gives back the slots past the highest one in use, moving no value, as tokio-util's
     /// `shrink_to_fit`.
     pub fn shrink_to_fit(&mut self) {
-        self.slots.shrink_to_fit();
+        let s = &mut self.slots;
+        s.slots.shrink_to_fit();
+        s.free_slots.fit(s.slots.len(), s.slots.len());
+        s.handles.shrink_to_fit();
+        s.free_handles.fit(s.handles.len(), s.handles.len());
     }
 
     /// Makes room for at least `additional` more values, as tokio-util's `reserve`, until
@@ -343,7 +325,11 @@ impl<T, W: WheelRef> DelayQueue<'_, T, GrowableSlots<T>, W> {
     /// assert!(queue.capacity() >= 11);
     /// ```
     pub fn reserve(&mut self, additional: usize) {
-        self.slots.reserve(additional);
+        let s = &mut self.slots;
+        s.slots
+            .reserve(additional.saturating_sub(s.free_slots.count));
+        s.handles
+            .reserve(additional.saturating_sub(s.free_handles.count));
     }
 }
 
@@ -353,9 +339,8 @@ fn too_many() -> ! {
     panic!("DelayQueue: more than u32::MAX - 1 values")
 }
 
-/// Which indices below a length are free, lowest first: a bit per index (set if free), and
-/// a summary bit per word (set if the word has one). No summary word before `hint` has a
-/// bit set.
+/// The free indices below a length, lowest first: a bit per index, and a summary bit per
+/// word that has one set. No summary word before `hint` has a bit set.
 #[derive(Debug, Default)]
 struct FreeSet {
     words: Vec<u64>,

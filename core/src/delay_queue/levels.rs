@@ -58,15 +58,14 @@ impl Levels {
 
     /// Forgets every value; keeps `elapsed`.
     pub(crate) fn clear(&mut self) {
-        self.heads = [[NIL; SLOTS]; LEVELS];
-        self.tails = [NIL; SLOTS];
-        self.occupied = [0; LEVELS];
-        self.due_head = NIL;
-        self.due_tail = NIL;
+        let hand = core::mem::replace(&mut self.hand, Hand::new());
+        *self = Self {
+            hand,
+            ..Self::new(self.tick)
+        };
     }
 
-    /// Places the value at `index`: in the due list if `due` or its tick was reached,
-    /// else in its slot.
+    /// Places the value at `index`: due if `due` or its tick was reached, else in its slot.
     pub(crate) fn insert<T>(&mut self, slots: &mut [Slot<T>], index: u32, due: bool) {
         let tick = self.tick_of(slots[index as usize].deadline);
         if due || tick <= self.hand.elapsed() {
@@ -96,14 +95,12 @@ impl Levels {
 
     /// Takes the value at `index` out of wherever it is.
     pub(crate) fn unlink<T>(&mut self, slots: &mut [Slot<T>], index: u32) {
-        let (next, prev) = (slots[index as usize].next, slots[index as usize].prev);
+        let Slot { next, prev, .. } = slots[index as usize];
         self.relink(slots, index, index, next, prev);
-        let slot = &mut slots[index as usize];
-        slot.next = NIL;
-        slot.prev = NIL;
+        (slots[index as usize].next, slots[index as usize].prev) = (NIL, NIL);
     }
 
-    /// Relinks the value that moved from slot `from` to slot `to` (`SlotStorage::compact`).
+    /// Relinks the value that moved from slot `from` to slot `to`.
     pub(crate) fn relocate<T>(&mut self, slots: &mut [Slot<T>], from: u32, to: u32) {
         let moved = &slots[to as usize];
         debug_assert!(
@@ -117,10 +114,9 @@ impl Levels {
     /// `before` (as next, or head) and `after` (as prev, or tail).
     #[inline(always)]
     fn relink<T>(&mut self, slots: &mut [Slot<T>], at: u32, was: u32, before: u32, after: u32) {
-        let (next, prev, place) = {
-            let slot = &slots[at as usize];
-            (slot.next, slot.prev, slot.place)
-        };
+        let Slot {
+            next, prev, place, ..
+        } = slots[at as usize];
         let (level, slot) = (place as usize / SLOTS, place as usize % SLOTS);
         if prev != NIL {
             slots[prev as usize].next = before;
@@ -205,12 +201,8 @@ impl Levels {
             return;
         }
         while index != NIL {
-            let next = slots[index as usize].next;
-            let slot = &mut slots[index as usize];
-            slot.next = NIL;
-            slot.prev = NIL;
-            let tick = self.tick_of(slot.deadline);
-            self.place(slots, index, tick);
+            let Slot { next, deadline, .. } = slots[index as usize];
+            self.place(slots, index, self.tick_of(deadline));
             index = next;
         }
     }
@@ -225,26 +217,19 @@ impl Levels {
             self.tails[slot] = index;
         }
         let entry = &mut slots[index as usize];
-        entry.next = head;
-        entry.prev = NIL;
-        entry.place = place;
+        (entry.next, entry.prev, entry.place) = (head, NIL, place);
         self.heads[level][slot] = index;
         self.occupied[level] |= 1 << slot;
     }
 
     fn push_due<T>(&mut self, slots: &mut [Slot<T>], index: u32) {
-        let tail = self.due_tail;
-        {
-            let entry = &mut slots[index as usize];
-            entry.next = NIL;
-            entry.prev = tail;
-            entry.place = DUE;
-        }
+        let tail = core::mem::replace(&mut self.due_tail, index);
+        let entry = &mut slots[index as usize];
+        (entry.next, entry.prev, entry.place) = (NIL, tail, DUE);
         if tail == NIL {
             self.due_head = index;
         } else {
             slots[tail as usize].next = index;
         }
-        self.due_tail = index;
     }
 }

@@ -46,8 +46,7 @@ pub(crate) mod sealed {
         /// Every slot, free ones included.
         fn slots(&self) -> &[Slot<T>];
         fn slots_mut(&mut self) -> &mut [Slot<T>];
-        /// A free slot, reserved for a value (its `key` set), with the value's key; `None`
-        /// if full.
+        /// A free slot, its `key` set, and the value's key; `None` if full.
         fn occupy(&mut self) -> Option<(Key, u32)>;
         /// The slot of `key`'s value, unless the key is stale.
         fn find(&self, key: Key) -> Option<u32>;
@@ -55,14 +54,12 @@ pub(crate) mod sealed {
         fn key_at(&self, index: u32) -> Key;
         /// Starts loading what `key_at` reads beyond a slot whose `key` is `key_index`.
         fn prefetch_key(&self, _key_index: u32) {}
-        /// Frees the slot `index` (its value taken) and stales its key; may then move
-        /// values down to give memory back, calling `moved(slots, from, to)` after each.
+        /// Frees the slot `index` (its value taken), staling its key; may then move values
+        /// down to give memory back, calling `moved(slots, from, to)` after each.
         fn vacate(&mut self, index: u32, moved: impl FnMut(&mut [Slot<T>], u32, u32));
-        /// Occupied slots.
         fn len(&self) -> usize;
-        /// Slots held now.
         fn capacity(&self) -> usize;
-        /// Drops every value; every key so far becomes stale.
+        /// Drops every value, staling every key.
         fn clear(&mut self);
     }
 }
@@ -88,7 +85,6 @@ pub trait SlotStorage<T>: sealed::Store<T> {}
 /// ```
 pub struct FixedSlots<T, const N: usize> {
     slots: [Slot<T>; N],
-    /// Each slot's generation: its key's.
     generations: [u32; N],
     /// Slots `fresh..N` were never used.
     fresh: u32,
@@ -192,15 +188,10 @@ impl<T, const N: usize> sealed::Store<T> for FixedSlots<T, N> {
 
     fn clear(&mut self) {
         for index in 0..self.fresh {
-            let slot = &mut self.slots[index as usize];
-            if slot.value.take().is_some() {
-                let generation = &mut self.generations[index as usize];
-                *generation = generation.wrapping_add(1);
-                slot.next = self.free;
-                self.free = index;
+            if self.slots[index as usize].value.take().is_some() {
+                self.vacate(index, |_, _, _| {});
             }
         }
-        self.len = 0;
     }
 }
 

@@ -2,8 +2,8 @@
 
 use super::super::levels::Levels;
 use super::super::slots::Slot;
-use crate::time::TickDivisor;
 use crate::hierarchy::{MAX_LEVELS as LEVELS, range};
+use crate::time::TickDivisor;
 
 /// Values near, mid-range and beyond the range (a 1 ns tick: the range is 2^36), by
 /// steps of a tick to most of a rotation: each out at the first advance past its tick.
