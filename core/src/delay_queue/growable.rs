@@ -1,6 +1,6 @@
 //! [`GrowableSlots`]: values in a `Vec`, memory given back as the queue shrinks.
 //! * Keys name handles, and handles name slots: a value's slot may move, its key never.
-//! * Both `Vec`s end at their highest index in use; inserts take the lowest free ones.
+//! * Both pools end at their highest index in use; inserts take the lowest free ones.
 //! * While under a quarter of the slots' capacity is used, a removal moves the values
 //!   above the half into free slots below it and halves the capacity, down to the floor:
 //!   amortised O(1). Handles only shrink from the end.
@@ -53,10 +53,8 @@ struct Handle {
 /// assert_eq!(queue.capacity(), 0);
 /// ```
 pub struct GrowableSlots<T> {
-    slots: Vec<Slot<T>>,
-    free_slots: FreeSet,
-    handles: Vec<Handle>,
-    free_handles: FreeSet,
+    slots: Pool<Slot<T>>,
+    handles: Pool<Handle>,
     /// The generation of the next handle pushed.
     next_generation: u32,
     /// The slots' capacity never shrinks below this by itself.
@@ -67,10 +65,8 @@ impl<T> GrowableSlots<T> {
     /// No slots yet; the first insert allocates.
     pub const fn new() -> Self {
         Self {
-            slots: Vec::new(),
-            free_slots: FreeSet::new(),
-            handles: Vec::new(),
-            free_handles: FreeSet::new(),
+            slots: Pool::new(),
+            handles: Pool::new(),
             next_generation: 0,
             floor: FLOOR,
         }
@@ -80,24 +76,26 @@ impl<T> GrowableSlots<T> {
     /// it by itself (only [`DelayQueue::compact`] goes lower).
     pub fn with_capacity(capacity: usize) -> Self {
         let mut slots = Self::new();
-        slots.slots.reserve_exact(capacity);
-        slots.handles.reserve_exact(capacity);
+        slots.slots.items.reserve_exact(capacity);
+        slots.handles.items.reserve_exact(capacity);
         slots.floor = capacity;
         slots
     }
 
     /// Drops trailing free handles, and halves their capacity while under a quarter used.
     fn trim_handles(&mut self) {
-        while let Some(last) = self.handles.last().filter(|last| last.slot == NIL) {
-            self.next_generation = self.next_generation.max(last.generation);
-            self.free_handles.remove(self.handles.len() - 1);
-            self.handles.pop();
-        }
-        let len = self.handles.len();
-        let capacity = halved(self.handles.capacity(), len, self.floor);
-        if capacity < self.handles.capacity() {
-            self.handles.shrink_to(capacity);
-            self.free_handles.fit(len, capacity);
+        let next_generation = &mut self.next_generation;
+        self.handles.trim(|last| {
+            let free = last.slot == NIL;
+            if free {
+                *next_generation = (*next_generation).max(last.generation);
+            }
+            free
+        });
+        let capacity = self.handles.items.capacity();
+        let target = halved(capacity, self.handles.items.len(), self.floor);
+        if target < capacity {
+            self.handles.shrink_to(target);
         }
     }
 
@@ -105,29 +103,21 @@ impl<T> GrowableSlots<T> {
     /// it, calling `moved` after each move, and gives back the rest.
     fn compact_to(&mut self, capacity: usize, mut moved: impl FnMut(&mut [Slot<T>], u32, u32)) {
         debug_assert!(capacity >= self.len());
-        for from in (capacity..self.slots.len()).rev() {
-            if self.slots[from].value.is_none() {
+        for from in (capacity..self.slots.items.len()).rev() {
+            if self.slots.items[from].value.is_none() {
                 continue;
             }
-            let to = self.free_slots.take_lowest().expect("a free slot below");
+            let to = self.slots.take(|| unreachable!("a free slot below"));
             debug_assert!(to < capacity);
-            self.slots.swap(from, to);
-            self.free_slots.insert(from);
-            self.handles[self.slots[to].key as usize].slot = to as u32;
-            moved(&mut self.slots, from as u32, to as u32);
+            let slots = &mut self.slots.items;
+            slots.swap(from, to);
+            self.handles.items[slots[to].key as usize].slot = to as u32;
+            self.slots.release(from);
+            moved(&mut self.slots.items, from as u32, to as u32);
         }
-        self.trim_slots();
+        self.slots.trim(|slot| slot.value.is_none());
         self.slots.shrink_to(capacity);
-        self.free_slots.fit(self.slots.len(), capacity);
         self.trim_handles();
-    }
-
-    /// Drops trailing free slots.
-    fn trim_slots(&mut self) {
-        while self.slots.last().is_some_and(|slot| slot.value.is_none()) {
-            self.free_slots.remove(self.slots.len() - 1);
-            self.slots.pop();
-        }
     }
 }
 
@@ -149,8 +139,8 @@ impl<T> fmt::Debug for GrowableSlots<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("GrowableSlots")
             .field("len", &self.len())
-            .field("capacity", &self.slots.capacity())
-            .field("handles", &self.handles.len())
+            .field("capacity", &self.capacity())
+            .field("handles", &self.handles.items.len())
             .finish()
     }
 }
@@ -159,93 +149,83 @@ impl<T> SlotStorage<T> for GrowableSlots<T> {}
 
 impl<T> sealed::Store<T> for GrowableSlots<T> {
     fn slots(&self) -> &[Slot<T>] {
-        &self.slots
+        &self.slots.items
     }
 
     fn slots_mut(&mut self) -> &mut [Slot<T>] {
-        &mut self.slots
+        &mut self.slots.items
     }
 
     fn occupy(&mut self) -> Option<(Key, u32)> {
-        let handle = match self.free_handles.take_lowest() {
-            Some(handle) => handle,
-            None if self.handles.len() < NIL as usize => {
-                self.handles.push(Handle {
-                    slot: NIL,
-                    generation: self.next_generation,
-                });
-                self.free_handles.grow(self.handles.len());
-                self.handles.len() - 1
-            }
-            None => return None,
-        };
-        let slot = self.free_slots.take_lowest().unwrap_or_else(|| {
-            self.slots.push(Slot::VACANT);
-            self.free_slots.grow(self.slots.len());
-            self.slots.len() - 1
+        if self.handles.free == 0 && self.handles.items.len() >= NIL as usize {
+            return None;
+        }
+        let generation = self.next_generation;
+        let handle = self.handles.take(|| Handle {
+            slot: NIL,
+            generation,
         });
-        self.handles[handle].slot = slot as u32;
-        self.slots[slot].key = handle as u32;
+        let slot = self.slots.take(|| Slot::VACANT);
+        self.handles.items[handle].slot = slot as u32;
+        self.slots.items[slot].key = handle as u32;
         Some((self.key_at(slot as u32), slot as u32))
     }
 
     fn find(&self, key: Key) -> Option<u32> {
-        let handle = self.handles.get(key.index as usize)?;
+        let handle = self.handles.items.get(key.index as usize)?;
         (handle.generation == key.generation && handle.slot != NIL).then_some(handle.slot)
     }
 
     fn key_at(&self, index: u32) -> Key {
-        let handle = self.slots[index as usize].key;
+        let handle = self.slots.items[index as usize].key;
         Key {
             index: handle,
-            generation: self.handles[handle as usize].generation,
+            generation: self.handles.items[handle as usize].generation,
         }
     }
 
     fn prefetch_key(&self, key_index: u32) {
-        if let Some(handle) = self.handles.get(key_index as usize) {
+        if let Some(handle) = self.handles.items.get(key_index as usize) {
             prefetch(handle);
         }
     }
 
     fn vacate(&mut self, index: u32, moved: impl FnMut(&mut [Slot<T>], u32, u32)) {
-        let slot = &mut self.slots[index as usize];
+        let slot = &mut self.slots.items[index as usize];
         debug_assert!(slot.value.is_none(), "vacate: the value is still there");
         let handle = core::mem::replace(&mut slot.key, NIL) as usize;
-        self.handles[handle].slot = NIL;
-        self.handles[handle].generation = self.handles[handle].generation.wrapping_add(1);
-        self.free_handles.insert(handle);
-        self.free_slots.insert(index as usize);
-        if handle + 1 == self.handles.len() {
+        let entry = &mut self.handles.items[handle];
+        (entry.slot, entry.generation) = (NIL, entry.generation.wrapping_add(1));
+        self.handles.release(handle);
+        self.slots.release(index as usize);
+        if handle + 1 == self.handles.items.len() {
             self.trim_handles();
         }
-        if index as usize + 1 == self.slots.len() {
-            self.trim_slots();
+        if index as usize + 1 == self.slots.items.len() {
+            self.slots.trim(|slot| slot.value.is_none());
         }
-        let capacity = halved(self.slots.capacity(), self.len(), self.floor);
-        if capacity < self.slots.capacity() {
+        let capacity = halved(self.capacity(), self.len(), self.floor);
+        if capacity < self.capacity() {
             self.compact_to(capacity, moved);
         }
     }
 
     fn len(&self) -> usize {
-        self.slots.len() - self.free_slots.count
+        self.slots.items.len() - self.slots.free
     }
 
     fn capacity(&self) -> usize {
-        self.slots.capacity()
+        self.slots.items.capacity()
     }
 
     fn clear(&mut self) {
-        for handle in &self.handles {
+        for handle in &self.handles.items {
             self.next_generation = self.next_generation.max(handle.generation.wrapping_add(1));
         }
         self.slots.clear();
         self.handles.clear();
-        self.free_slots = FreeSet::new();
-        self.free_handles = FreeSet::new();
         self.trim_handles();
-        self.slots.shrink_to(self.floor);
+        self.slots.items.shrink_to(self.floor);
     }
 }
 
@@ -300,11 +280,8 @@ impl<T, W: WheelRef> DelayQueue<'_, T, GrowableSlots<T>, W> {
     /// Gives back the slots past the highest one in use, moving no value, as tokio-util's
     /// `shrink_to_fit`.
     pub fn shrink_to_fit(&mut self) {
-        let s = &mut self.slots;
-        s.slots.shrink_to_fit();
-        s.free_slots.fit(s.slots.len(), s.slots.len());
-        s.handles.shrink_to_fit();
-        s.free_handles.fit(s.handles.len(), s.handles.len());
+        self.slots.slots.shrink_to(0);
+        self.slots.handles.shrink_to(0);
     }
 
     /// Makes room for at least `additional` more values, as tokio-util's `reserve`, until
@@ -325,11 +302,8 @@ impl<T, W: WheelRef> DelayQueue<'_, T, GrowableSlots<T>, W> {
     /// assert!(queue.capacity() >= 11);
     /// ```
     pub fn reserve(&mut self, additional: usize) {
-        let s = &mut self.slots;
-        s.slots
-            .reserve(additional.saturating_sub(s.free_slots.count));
-        s.handles
-            .reserve(additional.saturating_sub(s.free_handles.count));
+        self.slots.slots.reserve(additional);
+        self.slots.handles.reserve(additional);
     }
 }
 
@@ -339,68 +313,36 @@ fn too_many() -> ! {
     panic!("DelayQueue: more than u32::MAX - 1 values")
 }
 
-/// The free indices below a length, lowest first: a bit per index, and a summary bit per
-/// word that has one set. No summary word before `hint` has a bit set.
-#[derive(Debug, Default)]
-struct FreeSet {
+/// A `Vec` and its free indices, lowest first: a bit per index, and a summary bit per word
+/// that has one set. No summary word before `hint` has a bit set.
+struct Pool<E> {
+    items: Vec<E>,
     words: Vec<u64>,
     summary: Vec<u64>,
-    count: usize,
+    free: usize,
     hint: usize,
 }
 
-impl FreeSet {
+impl<E> Pool<E> {
     const fn new() -> Self {
         Self {
+            items: Vec::new(),
             words: Vec::new(),
             summary: Vec::new(),
-            count: 0,
+            free: 0,
             hint: 0,
         }
     }
 
-    /// Makes room for the index `len - 1` just pushed.
+    /// The lowest free index, taken, else a new one holding `new()`.
     #[inline]
-    fn grow(&mut self, len: usize) {
-        if len % 64 == 1 {
-            self.fit(len, usize::MAX);
-        }
-    }
-
-    /// Holds indices below `len` (bits at or past it are clear), and no memory beyond
-    /// `capacity` indices.
-    fn fit(&mut self, len: usize, capacity: usize) {
-        let words = len.div_ceil(64);
-        self.words.resize(words, 0);
-        self.summary.resize(words.div_ceil(64), 0);
-        self.hint = self.hint.min(self.summary.len().saturating_sub(1));
-        self.words.shrink_to(capacity.div_ceil(64));
-        self.summary.shrink_to(capacity.div_ceil(64 * 64));
-    }
-
-    fn insert(&mut self, index: usize) {
-        let word = index / 64;
-        debug_assert_eq!(self.words[word] & (1 << (index % 64)), 0, "freed twice");
-        self.words[word] |= 1 << (index % 64);
-        self.summary[word / 64] |= 1 << (word % 64);
-        self.count += 1;
-        self.hint = self.hint.min(word / 64);
-    }
-
-    fn remove(&mut self, index: usize) {
-        let word = index / 64;
-        debug_assert_ne!(self.words[word] & (1 << (index % 64)), 0, "taken twice");
-        self.words[word] &= !(1 << (index % 64));
-        if self.words[word] == 0 {
-            self.summary[word / 64] &= !(1 << (word % 64));
-        }
-        self.count -= 1;
-    }
-
-    /// The lowest free index, taken.
-    fn take_lowest(&mut self) -> Option<usize> {
-        if self.count == 0 {
-            return None;
+    fn take(&mut self, new: impl FnOnce() -> E) -> usize {
+        if self.free == 0 {
+            self.items.push(new());
+            if self.items.len() % 64 == 1 {
+                self.fit(usize::MAX);
+            }
+            return self.items.len() - 1;
         }
         while self.summary[self.hint] == 0 {
             self.hint += 1;
@@ -408,6 +350,61 @@ impl FreeSet {
         let word = self.hint * 64 + self.summary[self.hint].trailing_zeros() as usize;
         let index = word * 64 + self.words[word].trailing_zeros() as usize;
         self.remove(index);
-        Some(index)
+        index
+    }
+
+    /// Marks `index` free.
+    fn release(&mut self, index: usize) {
+        let word = index / 64;
+        debug_assert_eq!(self.words[word] & (1 << (index % 64)), 0, "freed twice");
+        self.words[word] |= 1 << (index % 64);
+        self.summary[word / 64] |= 1 << (word % 64);
+        self.free += 1;
+        self.hint = self.hint.min(word / 64);
+    }
+
+    /// Marks the free `index` taken.
+    fn remove(&mut self, index: usize) {
+        let word = index / 64;
+        debug_assert_ne!(self.words[word] & (1 << (index % 64)), 0, "taken twice");
+        self.words[word] &= !(1 << (index % 64));
+        if self.words[word] == 0 {
+            self.summary[word / 64] &= !(1 << (word % 64));
+        }
+        self.free -= 1;
+    }
+
+    /// Drops trailing items while `free` says the last one is free.
+    fn trim(&mut self, mut free: impl FnMut(&E) -> bool) {
+        while self.items.last().is_some_and(&mut free) {
+            self.remove(self.items.len() - 1);
+            self.items.pop();
+        }
+    }
+
+    /// Room for `additional` more items than in use.
+    fn reserve(&mut self, additional: usize) {
+        self.items.reserve(additional.saturating_sub(self.free));
+    }
+
+    /// Gives back memory beyond `capacity` items, or beyond the items held.
+    fn shrink_to(&mut self, capacity: usize) {
+        self.items.shrink_to(capacity);
+        self.fit(capacity);
+    }
+
+    /// Bits for the items held, and memory for no more than `capacity`.
+    fn fit(&mut self, capacity: usize) {
+        let words = self.items.len().div_ceil(64);
+        self.words.resize(words, 0);
+        self.summary.resize(words.div_ceil(64), 0);
+        self.hint = self.hint.min(self.summary.len().saturating_sub(1));
+        self.words.shrink_to(capacity.div_ceil(64));
+        self.summary.shrink_to(capacity.div_ceil(64 * 64));
+    }
+
+    fn clear(&mut self) {
+        self.items.clear();
+        (self.words, self.summary, self.free, self.hint) = (Vec::new(), Vec::new(), 0, 0);
     }
 }
