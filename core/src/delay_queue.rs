@@ -240,7 +240,8 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
     }
 
     /// The next expired value, or `Pending` until one expires (the task is woken then);
-    /// `Ready(None)` while the queue is empty: not fused, a later insert wakes the task.
+    /// `Ready(None)` while the queue is empty (not fused: a value inserted later wakes the
+    /// task when it expires).
     ///
     /// # Cancel safety
     ///
