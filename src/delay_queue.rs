@@ -1,10 +1,5 @@
-//! Values handed back by key when their deadlines pass: tokio-util's `DelayQueue`, on the
-//! default wheel, with its [`Key`], [`Expired`] and [`StaleKey`].
-//!
-//! * [`DelayQueue`] is the core's queue with growable slots and a [`DefaultWheel`] handle,
-//!   which takes instants as default deadlines take them.
-//! * The wheel is chosen at the first insert or poll, as a default deadline chooses it.
-//! * The levels tick as every default wheel does (1 ms).
+//! tokio-util's `DelayQueue` on the default wheel: the core's queue with growable slots and
+//! a [`DefaultWheel`] handle (chosen at the first insert or poll), ticking at 1 ms.
 
 use core::ops::{Deref, DerefMut};
 use core::pin::Pin;
@@ -17,46 +12,35 @@ use crate::default_wheel::DefaultWheel;
 
 pub use punctual_core::{Key, StaleKey};
 
-/// A value whose deadline has passed, as the default queue hands it out: the value, its
-/// key (stale from now on) and its deadline, a `tokio::time::Instant` with the `tokio`
-/// feature, else a `std::time::Instant`, as tokio-util's. See [`punctual_core::Expired`].
+/// A value whose deadline has passed, with its (stale) key and its deadline: a
+/// `tokio::time::Instant` with `tokio`, else a `std::time::Instant`, as tokio-util's.
 pub type Expired<T> = punctual_core::Expired<T, crate::instant::Now>;
 
 /// The tick of every default wheel (the global wheel, tokio runtimes', paused threads').
 const TICK: Duration = Duration::from_millis(1);
 
 /// Values that come back out when their deadline passes, by key, on the default wheel:
-/// tokio-util's `DelayQueue` on any executor, `Send` and `Sync`, with memory given back as
-/// it shrinks, down to a floor of 16 slots (or the capacity given to `with_capacity`):
-/// `compact` gives back the rest, as tokio-util's. See `punctual::migrating` for the
-/// mapping.
+/// tokio-util's `DelayQueue` on any executor, `Send` and `Sync` (see `punctual::migrating`).
 ///
-/// A value is never handed out before its deadline, and with a driver that is not
-/// starved at most two ticks (2 ms) after it. The queue keeps one sleep on the default
-/// wheel of where it is first used: the global wheel, or with the `tokio` feature the
-/// wheel of the tokio runtime it is first used in (so tokio's paused clock drives it).
-/// Use [`punctual_core::DelayQueue`] for a wheel of your own, or fixed slots without
-/// allocation.
-///
-/// Keys are checked: a key whose value has left (removed, or returned expired) is refused
-/// with [`StaleKey`] or `None`, never another value.
-///
-/// Its methods are the core queue's ([`punctual_core::DelayQueue`], through `Deref`):
-/// `insert`, `insert_at`, `reset`, `reset_at`, `remove`, `get`, `poll_expired`,
-/// `compact`, `shrink_to_fit`, `reserve` and the rest; keys by value or by reference
-/// (`&key`). Instants are a `std::time::Instant`, or a `tokio::time::Instant` with the
-/// `tokio` feature ([`DeadlineInstant`](crate::DeadlineInstant)).
+/// * A value is never handed out before its deadline, and with a driver that is not
+///   starved at most two ticks (2 ms) after it. The queue sleeps on the default wheel of
+///   where it is first used: the global wheel, or with `tokio` its runtime's (so a paused
+///   clock drives it).
+/// * Memory is given back as it shrinks, down to 16 slots (or `with_capacity`'s);
+///   `compact` gives back the rest. A stale key is refused ([`StaleKey`] or `None`).
+/// * Its methods are [`punctual_core::DelayQueue`]'s, through `Deref`, with instants as
+///   [`Expired`]'s. The core's queue also takes a wheel of your own, or fixed slots.
 ///
 /// # Panics
 ///
-/// An insert panics if the queue holds `u32::MAX - 1` values already. An insert, a reset
-/// or a poll panics if the global wheel is used and its timer thread is not running and
-/// cannot be started ([`GlobalClock`](crate::wheel::GlobalClock)).
+/// An insert panics if the queue holds `u32::MAX - 1` values already; an insert, reset or
+/// poll, if the global wheel's timer thread cannot be started
+/// ([`GlobalClock`](crate::wheel::GlobalClock)).
 ///
 /// # Cancel safety
 ///
-/// A value leaves the queue only in the poll that returns it: dropping a future that
-/// polls the queue (`queue.next()` in a `select!`) loses nothing.
+/// A value leaves the queue only in the poll that returns it: dropping `queue.next()`
+/// loses nothing.
 ///
 /// # Examples
 ///
@@ -124,8 +108,7 @@ impl<T> Default for DelayQueue<T> {
 impl<T> futures_core::Stream for DelayQueue<T> {
     type Item = Expired<T>;
 
-    /// [`poll_expired`](punctual_core::DelayQueue::poll_expired): `None` while the queue
-    /// is empty, not for good.
+    /// [`poll_expired`](punctual_core::DelayQueue::poll_expired).
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Expired<T>>> {
         self.get_mut().inner.poll_expired(cx)
     }

@@ -1,31 +1,10 @@
 //! [`DelayQueue`]: values that come back out when their deadline passes, by key.
-//!
-//! # Layout
-//!
-//! * `slots`: where values live ([`FixedSlots`], and `growable`'s `GrowableSlots`, which
-//!   finds free slots and handles with `free_set`).
-//! * `levels`: the queue's lists over those slots, on the wheel's `hierarchy`, and the due
-//!   list.
-//! * `key`: [`Key`], [`Expired`], and the errors [`StaleKey`] and [`Full`].
-//! * `own_clock`: the handle of the queue's one sleep on the punctual wheel.
-//! * `prefetch`: a cache hint for the drain.
-//!
-//! # Ground rules
-//!
-//! * Every method takes `&mut self`: one owner, no atomics, no lock.
-//! * Deadlines are readings of the wheel the handle chose (chosen at the first insert or
-//!   poll); the levels tick with the tick given at construction, on the same grid.
-//! * A value reaches the due list only once the clock has read its tick boundary, or its
-//!   deadline at insert: never early.
-//! * At most one [`Sleep`] is armed on the wheel, at a tick boundary at or before every
-//!   value's tick (`floor_tick`; the earliest tick after a pending poll); when it fires, a
-//!   poll moves what is due to the due list, cascading higher slots on the way.
-//! * While a task waits (its waker kept from a pending poll), every change that moves the
-//!   earliest slot re-arms the sleep with that waker, or wakes it if a value is due or the
-//!   queue is empty: no lost wakeup.
-//! * A key is valid while the storage finds it (its generation matches) and its slot holds
-//!   a value; a growable storage may move the value to another slot, and the levels
-//!   relink it there.
+//! * One owner (`&mut self`): no atomics, no lock. Deadlines are readings of the chosen
+//!   wheel; the levels tick on the same grid.
+//! * A value is due once the clock has read its tick boundary (or a zero timeout): never
+//!   early. At most one [`Sleep`] is armed, at or before every value's tick.
+//! * While a task waits, every change that moves the earliest slot re-arms the sleep
+//!   with its waker, or wakes it: no lost wakeup.
 
 use core::future::Future;
 use core::marker::PhantomData;
@@ -41,16 +20,11 @@ use crate::time::{Limit, Reading, TickDivisor, span_of};
 use crate::wheel::Wheel;
 use crate::wheel::storage::Storage;
 use levels::Levels;
-use own_clock::OwnClock;
 
-#[cfg(feature = "alloc")]
-mod free_set;
 #[cfg(feature = "alloc")]
 mod growable;
 mod key;
 mod levels;
-mod own_clock;
-mod prefetch;
 mod slots;
 #[cfg(all(test, feature = "std"))]
 mod tests;
@@ -58,43 +32,26 @@ mod tests;
 #[cfg(feature = "alloc")]
 pub use growable::GrowableSlots;
 pub use key::{Expired, Full, Key, StaleKey};
+use slots::prefetch;
 pub use slots::{FixedSlots, SlotStorage};
 
-/// Rounds of a poll that finds its new sleep already passed before it asks to be polled
-/// again (the clock moved between the reads).
+/// Rounds of a poll whose new sleep has already passed, before it asks to be polled again.
 const POLL_ROUNDS: usize = 4;
 
-/// A set of values, each with a deadline, that hands each value back once its deadline
-/// has passed: the keyed timer set for cache expiry, session reaping and rate limiting.
-/// tokio-util's `DelayQueue`, on a punctual wheel, on any executor and in `no_std`.
+/// Values with deadlines, each handed back once its deadline has passed: tokio-util's
+/// `DelayQueue` on a punctual wheel, on any executor and in `no_std`.
 ///
-/// * [`try_insert`](Self::try_insert) (or [`insert`] on growable slots)
-///   gives a [`Key`]; [`reset`](Self::reset) moves a value's deadline and
-///   [`remove`](Self::remove) takes it back, by key.
+/// * `try_insert` (`insert` on growable slots) gives a [`Key`]; [`reset`](Self::reset)
+///   and [`remove`](Self::remove) take one.
 /// * [`poll_expired`](Self::poll_expired), or the [`Stream`](futures_core::Stream), hands
-///   out expired values in deadline order (by tick; within a tick in no set order).
-///
-/// # Timing
-///
-/// Deadlines are readings of the wheel's clock, and values expire by the wheel's rules: a
-/// value is **never handed out before its deadline**, and with a driver that is not starved
-/// it is ready **at most two ticks after it** (`docs/design.md`, rules 2 and 3). The
-/// queue keeps its own wheel of the same tick and arms one [`Sleep`] on the punctual wheel
-/// for its earliest slot, so the wheel's driver drives it. A relative deadline counts
-/// from the insert (as tokio-util's). `Duration::MAX` and [`Reading::END`] never expire.
-///
-/// # Keys
-///
-/// A key is valid from its insert until its value leaves the queue. A stale key is refused
-/// ([`StaleKey`], or `None`): never a panic, never another value, even once its slot
-/// holds a new one.
-///
-/// # Storage
-///
-/// [`FixedSlots<T, N>`](FixedSlots) holds `N` values inline, with no allocation (an insert
-/// into a full queue returns [`Full`] with the value); [`GrowableSlots`] grows, and gives
-/// memory back as it shrinks, down to 16 slots ([`compact`]: all).
-/// A value costs itself (in an `Option`) and 28 bytes (fixed) or 32 (growable).
+///   out expired values by tick (within a tick in no set order).
+/// * A value is **never handed out before its deadline**, and with a driver that is not
+///   starved **at most two ticks after it**. `Duration::MAX` and [`Reading::END`] never
+///   expire.
+/// * A stale key (its value gone) is refused ([`StaleKey`], or `None`): never a panic,
+///   never another value.
+/// * [`FixedSlots<T, N>`](FixedSlots) holds `N` values with no allocation (a full queue
+///   returns [`Full`]); `GrowableSlots` grows and gives memory back as it shrinks.
 ///
 /// # Examples
 ///
@@ -111,7 +68,6 @@ const POLL_ROUNDS: usize = 4;
 /// let mut cx = Context::from_waker(Waker::noop());
 /// assert!(sessions.poll_expired(&mut cx).is_pending());
 /// sessions.reset(alice, Duration::from_millis(50)).unwrap(); // alice was active
-///
 /// wheel.advance(Duration::from_millis(20));
 /// let Poll::Ready(Some(bob)) = sessions.poll_expired(&mut cx) else { panic!() };
 /// assert_eq!(bob.into_inner(), "bob");
@@ -119,14 +75,6 @@ const POLL_ROUNDS: usize = 4;
 /// assert_eq!(sessions.remove(alice), Some("alice"));
 /// assert_eq!(sessions.remove(alice), None); // stale
 /// ```
-#[cfg_attr(
-    feature = "alloc",
-    doc = "\n[`GrowableSlots`]: crate::GrowableSlots\n[`insert`]: DelayQueue::insert\n[`compact`]: DelayQueue::compact"
-)]
-#[cfg_attr(
-    not(feature = "alloc"),
-    doc = "\n[`GrowableSlots`]: https://docs.rs/punctual-core/latest/punctual_core/struct.GrowableSlots.html\n[`insert`]: https://docs.rs/punctual-core/latest/punctual_core/struct.DelayQueue.html#method.insert\n[`compact`]: https://docs.rs/punctual-core/latest/punctual_core/struct.DelayQueue.html#method.compact"
-)]
 pub struct DelayQueue<'w, T, S, W = &'w dyn RawWheel>
 where
     W: WheelRef,
@@ -138,8 +86,7 @@ where
     sleep: Option<(Sleep<'w, OwnClock<W>>, u64)>,
     /// The waker of the task that last found nothing expired.
     waker: Option<Waker>,
-    /// At or before the tick of every value in the levels: the sleep's target, made the
-    /// earliest tick by a poll that finds it before the earliest slot.
+    /// At or before the tick of every value in the levels: the sleep's target.
     floor_tick: u64,
     values: PhantomData<T>,
 }
@@ -152,12 +99,9 @@ impl<'w, T, S: SlotStorage<T>, C: Clock, WS: Storage> DelayQueue<'w, T, S, &'w W
 }
 
 impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
-    /// An empty queue on the wheel `wheel` reaches, whose tick is `tick`, keeping values in
-    /// `slots`. A handle that chooses its wheel late (`punctual`'s default wheel) chooses at
-    /// the first insert or poll.
-    ///
-    /// `tick` should be the wheel's: a longer one makes values later by the difference, a
-    /// shorter one wakes the queue's task more often. Never early either way.
+    /// An empty queue on the wheel `wheel` reaches (chosen at the first insert or poll),
+    /// with levels of `tick`, keeping values in `slots`. `tick` should be the wheel's: a
+    /// longer one makes values later, a shorter one wakes the task more often.
     ///
     /// # Panics
     ///
@@ -174,14 +118,13 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
         }
     }
 
-    /// The wheel's handle, once it has chosen its wheel: deadlines are readings of that
-    /// wheel's clock.
+    /// The wheel's handle, once it has chosen its wheel.
     pub fn wheel(&mut self) -> W {
         self.wheel.choose();
         self.wheel.0
     }
 
-    /// The wheel's clock now, which deadlines are readings of.
+    /// The wheel's clock now.
     pub fn now(&mut self) -> Reading {
         self.wheel.choose();
         self.wheel.get().now()
@@ -193,32 +136,31 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
     ///
     /// [`Full`], with the value, when the slots are full (a [`FixedSlots`] queue).
     pub fn try_insert(&mut self, value: T, timeout: Duration) -> Result<Key, Full<T>> {
-        let (deadline, due) = self.deadline_after(timeout);
-        self.insert_reading(value, deadline, due)
+        let deadline = self.deadline_after(timeout);
+        self.insert_reading(value, deadline)
     }
 
-    /// Inserts `value`, to expire at `at`: a [`Reading`] of the wheel's clock, or an
-    /// instant the handle takes ([`ClockInstant`]). A reading reads no clock: an `at`
-    /// already passed expires at the next poll, or, within the tick the queue last polled
-    /// in, at that tick's end.
+    /// Inserts `value`, to expire at `at` (a [`Reading`] of the wheel's clock, or an
+    /// instant the handle takes). An `at` already passed expires at the next poll, or
+    /// within the tick last polled in, at its end.
     ///
     /// # Errors
     ///
     /// [`Full`], with the value, when the slots are full (a [`FixedSlots`] queue).
     pub fn try_insert_at(&mut self, value: T, at: impl ClockInstant<W>) -> Result<Key, Full<T>> {
         let at = self.reading_of(at);
-        self.insert_reading(value, at, false)
+        self.insert_reading(value, at)
     }
 
     /// Moves the deadline of `key`'s value to `timeout` from now.
     ///
     /// # Errors
     ///
-    /// [`StaleKey`] if the value has left the queue (removed, or returned expired).
+    /// [`StaleKey`] if the value has left the queue.
     pub fn reset(&mut self, key: impl Borrow<Key>, timeout: Duration) -> Result<(), StaleKey> {
         let index = self.index_of(key)?;
-        let (deadline, due) = self.deadline_after(timeout);
-        self.move_to(index, deadline, due);
+        let deadline = self.deadline_after(timeout);
+        self.place(index, deadline, true);
         Ok(())
     }
 
@@ -226,7 +168,7 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
     ///
     /// # Errors
     ///
-    /// [`StaleKey`] if the value has left the queue (removed, or returned expired).
+    /// [`StaleKey`] if the value has left the queue.
     pub fn reset_at(
         &mut self,
         key: impl Borrow<Key>,
@@ -234,37 +176,32 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
     ) -> Result<(), StaleKey> {
         let index = self.index_of(key)?;
         let at = self.reading_of(at);
-        self.move_to(index, at, false);
+        self.place(index, at, true);
         Ok(())
     }
 
     /// `at` as a reading of the wheel the handle chose (choosing it now if not yet).
-    fn reading_of(&mut self, at: impl ClockInstant<W>) -> Reading {
+    fn reading_of(&mut self, at: impl ClockInstant<W>) -> (Reading, bool) {
         self.wheel.choose();
         let at = at.reading_on(&self.wheel.0);
-        self.wheel.0.reading_at(at)
+        (self.wheel.0.reading_at(at), false)
     }
 
     /// Takes `key`'s value out of the queue; `None` if the key is stale.
     pub fn remove(&mut self, key: impl Borrow<Key>) -> Option<T> {
         let index = self.index_of(key).ok()?;
-        let (value, _) = self.take(index);
-        if self.is_empty() {
-            self.wake_waiting();
-        }
-        Some(value)
+        Some(self.take(index).0)
     }
 
-    /// `key`'s deadline as the handle names instants (a `Reading` on a wheel of your own),
-    /// if the key is not stale.
+    /// `key`'s deadline as the handle names instants, unless the key is stale.
     pub fn deadline(&self, key: impl Borrow<Key>) -> Option<W::Instant> {
         let index = self.index_of(key).ok()?;
         let at = Reading::from_nanos(self.slots.slots()[index as usize].deadline);
         Some(self.wheel.instant_of(at))
     }
 
-    /// The key of the value that comes out next: the first of those already due, else the
-    /// one with the earliest deadline. Walks the values of the earliest slot.
+    /// The key of the value that comes out next: the first due, else the earliest deadline
+    /// (a walk of the earliest slot).
     pub fn peek(&self) -> Option<Key> {
         let slots = self.slots.slots();
         let index = self
@@ -274,8 +211,7 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
         Some(self.slots.key_at(index))
     }
 
-    /// The deadline of the value that comes out next ([`peek`](Self::peek)): at or before
-    /// now if one is due.
+    /// The deadline of the value that comes out next ([`peek`](Self::peek)).
     pub fn next_deadline(&self) -> Option<W::Instant> {
         self.peek().and_then(|key| self.deadline(key))
     }
@@ -290,12 +226,12 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
         self.slots.len() == 0
     }
 
-    /// Values the queue can hold before its slots grow (or, fixed, at all).
+    /// Values the queue can hold before its slots grow.
     pub fn capacity(&self) -> usize {
         self.slots.capacity()
     }
 
-    /// Drops every value; every key becomes stale. A task waiting on the queue is woken.
+    /// Drops every value, staling every key; a waiting task is woken.
     pub fn clear(&mut self) {
         self.levels.clear();
         self.floor_tick = u64::MAX;
@@ -304,16 +240,13 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
     }
 
     /// The next expired value, or `Pending` until one expires (the task is woken then);
-    /// `Ready(None)` if the queue is empty. Values come out in deadline order, by tick.
-    ///
-    /// After `Ready(None)` the queue may be polled again, and the
-    /// [`Stream`](futures_core::Stream) goes on (it is not fused): the task that polled is
-    /// woken when a value inserted since expires.
+    /// `Ready(None)` while the queue is empty (not fused: a value inserted later wakes the
+    /// task when it expires).
     ///
     /// # Cancel safety
     ///
-    /// A value leaves the queue only in the poll that returns it: dropping a future that
-    /// polls the queue (`queue.next()` in a `select!`) loses nothing.
+    /// A value leaves the queue only in the poll that returns it: dropping `queue.next()`
+    /// loses nothing.
     pub fn poll_expired(&mut self, cx: &mut Context<'_>) -> Poll<Option<Expired<T, W::Instant>>> {
         self.wheel.choose();
         for _ in 0..POLL_ROUNDS {
@@ -325,7 +258,14 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
             }
             if let Some(index) = self.levels.first_due() {
                 self.waker = None;
-                prefetch::after(&self.slots, index);
+                // Drains jump around the slots: load the next key and the slot after.
+                let all = self.slots.slots();
+                if let Some(next) = all.get(all[index as usize].next as usize) {
+                    self.slots.prefetch_key(next.key);
+                    if let Some(following) = all.get(next.next as usize) {
+                        prefetch(following);
+                    }
+                }
                 let (value, (key, deadline)) = self.take(index);
                 return Poll::Ready(Some(Expired {
                     value,
@@ -355,47 +295,43 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
     /// The deadline `timeout` from now, and whether it is due already.
     fn deadline_after(&mut self, timeout: Duration) -> (Reading, bool) {
         self.wheel.choose();
-        let deadline = self
-            .wheel
-            .get()
-            .target(Limit::After(timeout))
-            .unwrap_or(Reading::END);
-        (deadline, timeout.is_zero())
+        let deadline = self.wheel.get().target(Limit::After(timeout));
+        (deadline.unwrap_or(Reading::END), timeout.is_zero())
     }
 
-    fn insert_reading(&mut self, value: T, deadline: Reading, due: bool) -> Result<Key, Full<T>> {
+    fn insert_reading(&mut self, value: T, deadline: (Reading, bool)) -> Result<Key, Full<T>> {
         let Some((key, index)) = self.slots.occupy() else {
             return Err(Full(value));
         };
-        let slots = self.slots.slots_mut();
-        let slot = &mut slots[index as usize];
-        slot.deadline = deadline.as_nanos();
-        slot.value = Some(value);
-        self.levels.insert(slots, index, due);
-        self.rearm_for(deadline, due);
+        self.slots.slots_mut()[index as usize].value = Some(value);
+        self.place(index, deadline, false);
         Ok(key)
     }
 
-    fn move_to(&mut self, index: u32, deadline: Reading, due: bool) {
+    /// Gives the value at `index` its deadline, placing it (moving it, if `placed` and it
+    /// must), and re-arms for it.
+    fn place(&mut self, index: u32, (deadline, due): (Reading, bool), placed: bool) {
         let slots = self.slots.slots_mut();
-        if !due && self.levels.keeps_place(slots, index, deadline.as_nanos()) {
-            // Most resets of a long timeout: same slot, nothing to relink.
-            slots[index as usize].deadline = deadline.as_nanos();
-        } else {
+        // Most resets of a long timeout keep their slot: nothing to relink.
+        let keep = placed && !due && self.levels.keeps_place(slots, index, deadline.as_nanos());
+        if placed && !keep {
             self.levels.unlink(slots, index);
-            slots[index as usize].deadline = deadline.as_nanos();
+        }
+        slots[index as usize].deadline = deadline.as_nanos();
+        if !keep {
             self.levels.insert(slots, index, due);
         }
         self.rearm_for(deadline, due);
     }
 
-    /// The slot of `key` (by value, or by reference as tokio-util's), if it holds its value.
+    /// The slot of `key`'s value, unless the key is stale.
     fn index_of(&self, key: impl Borrow<Key>) -> Result<u32, StaleKey> {
         let key = *key.borrow();
         self.slots.find(key).ok_or(StaleKey(key))
     }
 
-    /// Takes the value at `index` out of the levels and its slot, which it frees.
+    /// Takes the value at `index` out of the levels and frees its slot; an emptied queue
+    /// wakes its task and lets the sleep go.
     fn take(&mut self, index: u32) -> (T, (Key, Reading)) {
         let key = self.slots.key_at(index);
         let slots = self.slots.slots_mut();
@@ -403,21 +339,17 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
         let slot = &mut slots[index as usize];
         let value = slot.value.take().expect("an occupied slot has a value");
         let deadline = Reading::from_nanos(slot.deadline);
-        if self.slots.vacate(index) {
-            let levels = &mut self.levels;
-            self.slots
-                .compact(|slots, from, to| levels.relocate(slots, from, to));
-        }
+        let levels = &mut self.levels;
+        self.slots
+            .vacate(index, |slots, from, to| levels.relocate(slots, from, to));
         if self.slots.len() == 0 {
-            // Nothing to wait for: the wheel's entry goes back.
-            self.sleep = None;
+            self.wake_waiting();
         }
         (value, (key, deadline))
     }
 
-    /// After a value's deadline became `deadline` (an insert or a reset): lowers the floor,
-    /// and while a task waits, wakes it if the value is due, or arms the sleep for the
-    /// value's tick with its waker if that is before the armed one.
+    /// After a value's deadline became `deadline`: lowers the floor, and while a task
+    /// waits, wakes it if the value is due, or arms the sleep for an earlier tick.
     fn rearm_for(&mut self, deadline: Reading, due: bool) {
         let tick = self.levels.tick_of(deadline.as_nanos());
         if !due {
@@ -434,7 +366,7 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
         }
     }
 
-    /// Wakes the waiting task, if any, and lets the sleep go: its next poll re-arms.
+    /// Wakes the waiting task, if any, and lets the sleep go.
     fn wake_waiting(&mut self) {
         self.sleep = None;
         if let Some(waker) = self.waker.take() {
@@ -442,8 +374,7 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
         }
     }
 
-    /// Polls the sleep for `tick`, arming a new one if the armed sleep is for another tick.
-    /// `Ready` if it has passed (the sleep is gone then).
+    /// Polls the sleep for `tick` (armed anew if for another tick); `Ready` if it passed.
     fn arm(&mut self, tick: u64, cx: &mut Context<'_>) -> Poll<()> {
         if !matches!(self.sleep, Some((_, armed)) if armed == tick) {
             let at = self.levels.reading_of(tick);
@@ -460,13 +391,13 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
     }
 }
 
-// The values are never pinned: `poll_next` takes the queue out of its pin.
+// Values are never pinned.
 impl<T, S, W: WheelRef> Unpin for DelayQueue<'_, T, S, W> {}
 
 impl<T, S: SlotStorage<T>, W: WheelRef> futures_core::Stream for DelayQueue<'_, T, S, W> {
     type Item = Expired<T, W::Instant>;
 
-    /// [`DelayQueue::poll_expired`]: `None` while the queue is empty, not for good.
+    /// [`DelayQueue::poll_expired`].
     fn poll_next(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -483,8 +414,38 @@ impl<T, S: fmt::Debug, W: WheelRef> fmt::Debug for DelayQueue<'_, T, S, W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("DelayQueue")
             .field("slots", &self.slots)
-            .field("levels", &self.levels)
             .field("sleep_tick", &self.sleep.as_ref().map(|(_, tick)| tick))
             .finish_non_exhaustive()
+    }
+}
+
+/// The inner handle's wheel, with readings of that wheel as instants (for the sleep).
+#[derive(Debug, Clone, Copy)]
+struct OwnClock<W>(W);
+
+// SAFETY: `get`, `choose` and `forget_choice` are the inner handle's, so `get` returns the
+// one wheel the inner handle guarantees; the queue passes readings of that wheel.
+unsafe impl<W: WheelRef> WheelRef for OwnClock<W> {
+    type Target = W::Target;
+    type Instant = W::Instant;
+
+    fn get(&self) -> &Self::Target {
+        self.0.get()
+    }
+
+    fn instant_of(&self, at: Reading) -> W::Instant {
+        self.0.instant_of(at)
+    }
+
+    fn choose(&mut self) {
+        self.0.choose();
+    }
+
+    fn forget_choice(&mut self) {
+        self.0.forget_choice();
+    }
+
+    fn id(&self) -> usize {
+        self.0.id()
     }
 }

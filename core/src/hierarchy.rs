@@ -1,38 +1,18 @@
 //! The levels of the lock-free wheel (`wheel::levels`) and of a delay queue
 //! (`delay_queue::levels`): where an entry goes, which slot comes up next, and how the
 //! hand moves. Each keeps its own lists and occupancy bitmaps.
-//!
-//! # Levels
-//!
-//! Level `l` has 64 slots of `64^l` ticks, and spans `64^(l+1)` ticks. The wheel's
-//! storage chooses 2 to 6 levels (see [`Fixed`](crate::Fixed)); a delay queue has six:
-//!
-//! | level | slot width  | level span  | at a 1 ms tick        |
-//! |-------|-------------|-------------|-----------------------|
-//! | 0     | 1           | 64          | 1 ms slots, 64 ms     |
-//! | 1     | 64          | 4 096       | 64 ms slots, ~4 s     |
-//! | 2     | 4 096       | 262 144     | ~4 s slots, ~4 min    |
-//! | 3     | 262 144     | 2^24        | ~4 min slots, ~4.6 h  |
-//! | 4     | 2^24        | 2^30        | ~4.6 h slots, ~12 d   |
-//! | 5     | 2^30        | 2^36        | ~12 d slots, ~2.2 y   |
-//!
-//! # Rules
-//!
-//! * An entry of tick `when > elapsed` (due in `((when − 1)·tick, when·tick]`) is placed
-//!   by its *key* `when − 1`: at the level of the highest 6-bit group where `elapsed` and
-//!   `key` differ, slot `(key >> 6·level) & 63`, until that slot comes up.
-//! * Bit `s` of level `l`'s bitmap is set exactly when that slot is non-empty.
-//! * The lowest non-empty level holds the earliest keys: a higher level's keys differ
-//!   from `elapsed` in a higher group.
-//! * A slot comes up at its `deadline`: a level-0 slot at its key + 1, a higher slot at
-//!   its first key. The hand then moves to the slot's first key ([`Hand::come_up`]).
-//! * A level-0 slot holds one key `k`: in progress while `elapsed = k`, up at `k + 1`.
-//!   So an entry is on level 0 throughout the tick it comes due in.
-//! * When a slot comes up, a level-0 slot's entries are due; a higher slot's are placed
-//!   again by their keys (lower, or at the top again if still beyond the range).
-//! * An entry over `64^L` ticks away waits at the top level in its key's slot, placed
-//!   again each rotation until within range: never early.
-//! * `elapsed` never moves back.
+//! * Level `l` has 64 slots of `64^l` ticks (a 1 ms tick: 64 ms on level 0, ~2.2 years
+//!   over six). The wheel's storage chooses 2 to 6 levels; a delay queue has six.
+//! * An entry of tick `when > elapsed` is placed by its key `when - 1`: at the level of the
+//!   highest 6-bit group where `elapsed` and the key differ, slot `(key >> 6·level) & 63`.
+//!   Beyond the range it waits at the top, placed again each rotation: never early.
+//! * Bit `s` of level `l`'s bitmap is set exactly when that slot is non-empty; the lowest
+//!   non-empty level holds the earliest keys.
+//! * A slot comes up at its `deadline` (a level-0 slot at its key + 1, a higher one at its
+//!   first key), and the hand moves to its first key: a level-0 slot's entries are due, a
+//!   higher slot's are placed again. `elapsed` never moves back.
+//! * A level-0 slot holds one key `k`, in progress while `elapsed = k`: an entry is on
+//!   level 0 throughout the tick it comes due in.
 
 /// The most levels a wheel has: a delay queue's, and the wheel's default.
 pub(crate) const MAX_LEVELS: usize = 6;

@@ -1,16 +1,10 @@
-//! [`GrowableSlots`]: values in a `Vec` that gives memory back as the queue shrinks.
+//! [`GrowableSlots`]: values in a `Vec`, memory given back as the queue shrinks.
 //! * Keys name handles, and handles name slots: a value's slot may move, its key never.
-//! * Both `Vec`s end at their highest index in use: trailing free entries go at once.
-//! * An insert takes the lowest free handle and the lowest free slot.
-//! * While fewer than a quarter of the slots' capacity is used, `compact` moves the values
-//!   above the half into free slots below it and halves the capacity, never below the
-//!   floor (`FLOOR`, or the capacity asked for): amortised O(1) per removal. Handles only
-//!   shrink from the end.
-//! * Asked to (`DelayQueue::compact`), the slots shrink to exactly the values held, and the
-//!   handles to the highest key in use, whatever the floor.
+//! * Both pools end at their highest index in use; inserts take the lowest free ones.
+//! * While under a quarter of the slots' capacity is used, a removal moves the values
+//!   above the half into free slots below it and halves the capacity, down to the floor:
+//!   amortised O(1). Handles only shrink from the end.
 //! * A new handle's generation is past every generation its index had before.
-//! * A queue on growable slots inserts without a `Result`: it only fails past `u32::MAX - 1`
-//!   values, which panics.
 
 extern crate alloc;
 
@@ -19,9 +13,9 @@ use core::fmt;
 use core::time::Duration;
 
 use super::DelayQueue;
-use super::free_set::FreeSet;
 use super::key::Key;
-use super::slots::{NIL, Slot, SlotStorage, sealed};
+use super::slots::sealed::{self, Store as _};
+use super::slots::{NIL, Slot, SlotStorage, prefetch};
 use crate::clock::ClockInstant;
 use crate::future::timer::WheelRef;
 
@@ -35,17 +29,11 @@ struct Handle {
     generation: u32,
 }
 
-/// Values that grow on demand and give memory back as the queue shrinks: no
-/// `shrink_to_fit` to call. Needs the `alloc` feature.
+/// Values that grow on demand and give memory back as the queue shrinks. Needs `alloc`.
 ///
-/// A value takes a slot (the value and 24 bytes) and its key a handle (8 bytes). While
-/// fewer than a quarter of the slots are in use, the values move down and the capacity
-/// halves, down to a floor of 16 slots (or the capacity given to
-/// [`with_capacity`](GrowableSlots::with_capacity)): a small queue that empties and fills
-/// again does not allocate each time. Below the floor it keeps what it has; an emptied
-/// queue holds at most 16 slots. [`DelayQueue::compact`] gives back all but what the values
-/// need, as tokio-util's. Handles cannot move (keys name them): they shrink as the highest
-/// keys leave, and inserts take the lowest free one, so the keys in use gather at the front.
+/// A value costs itself and 32 bytes. While under a quarter of the slots are used, values
+/// move down and the capacity halves, down to 16 slots or the capacity given to
+/// [`with_capacity`](GrowableSlots::with_capacity); [`DelayQueue::compact`] goes lower.
 ///
 /// ```
 /// use core::time::Duration;
@@ -54,29 +42,22 @@ struct Handle {
 /// let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
 /// let mut queue = DelayQueue::new(&wheel, GrowableSlots::new());
 /// let keys: Vec<_> = (0..10_000).map(|i| queue.insert(i, Duration::from_secs(1))).collect();
-/// assert!(queue.capacity() >= 10_000);
-/// for (i, key) in keys.iter().enumerate() {
-///     if i % 1000 != 0 {
-///         queue.remove(*key);
-///     }
+/// for key in keys.iter().enumerate().filter(|(i, _)| i % 1000 != 0).map(|(_, key)| key) {
+///     queue.remove(key);
 /// }
 /// assert!(queue.capacity() < 100); // given back, with no call to make
 /// assert_eq!(queue.get(keys[5000]), Some(&5000)); // and the keys still hold
-/// for (i, key) in keys.iter().enumerate().step_by(1000) {
-///     assert_eq!(queue.remove(*key), Some(i));
-/// }
+/// (0..10).for_each(|i| assert_eq!(queue.remove(keys[i * 1000]), Some(i * 1000)));
 /// assert_eq!(queue.capacity(), 16); // empty: the floor
 /// queue.compact();
 /// assert_eq!(queue.capacity(), 0);
 /// ```
 pub struct GrowableSlots<T> {
-    slots: Vec<Slot<T>>,
-    free_slots: FreeSet,
-    handles: Vec<Handle>,
-    free_handles: FreeSet,
+    slots: Pool<Slot<T>>,
+    handles: Pool<Handle>,
     /// The generation of the next handle pushed.
     next_generation: u32,
-    /// The slots' capacity never shrinks below this.
+    /// The slots' capacity never shrinks below this by itself.
     floor: usize,
 }
 
@@ -84,10 +65,8 @@ impl<T> GrowableSlots<T> {
     /// No slots yet; the first insert allocates.
     pub const fn new() -> Self {
         Self {
-            slots: Vec::new(),
-            free_slots: FreeSet::new(),
-            handles: Vec::new(),
-            free_handles: FreeSet::new(),
+            slots: Pool::new(),
+            handles: Pool::new(),
             next_generation: 0,
             floor: FLOOR,
         }
@@ -97,97 +76,57 @@ impl<T> GrowableSlots<T> {
     /// it by itself (only [`DelayQueue::compact`] goes lower).
     pub fn with_capacity(capacity: usize) -> Self {
         let mut slots = Self::new();
-        slots.slots.reserve_exact(capacity);
-        slots.handles.reserve_exact(capacity);
+        slots.slots.items.reserve_exact(capacity);
+        slots.handles.items.reserve_exact(capacity);
         slots.floor = capacity;
         slots
     }
 
-    /// Room for `additional` more values than held now, in slots and handles.
-    fn reserve(&mut self, additional: usize) {
-        let free = self.free_slots.count();
-        self.slots.reserve(additional.saturating_sub(free));
-        let free = self.free_handles.count();
-        self.handles.reserve(additional.saturating_sub(free));
-    }
-
-    /// Gives back the slots and handles past the highest in use, moving nothing.
-    fn shrink_to_fit(&mut self) {
-        self.slots.shrink_to_fit();
-        self.free_slots.fit(self.slots.len());
-        self.free_slots.shrink_to(self.slots.len());
-        self.handles.shrink_to_fit();
-        self.free_handles.fit(self.handles.len());
-        self.free_handles.shrink_to(self.handles.len());
-    }
-
-    /// The capacity to shrink the slots to: halved while under a quarter is used and the
-    /// values fit.
-    fn target_capacity(&self) -> usize {
-        let used = self.slots.len() - self.free_slots.count();
-        let mut capacity = self.slots.capacity();
-        while capacity / 2 >= used.max(self.floor) && used < capacity / 4 {
-            capacity /= 2;
-        }
-        capacity
-    }
-
-    /// Drops trailing free slots.
-    fn trim_slots(&mut self) {
-        while self.slots.last().is_some_and(|slot| slot.value.is_none()) {
-            self.free_slots.remove(self.slots.len() - 1);
-            self.slots.pop();
-        }
-    }
-
-    /// Drops trailing free handles, and halves their capacity while it is under a quarter
-    /// used and fits.
+    /// Drops trailing free handles, and halves their capacity while under a quarter used.
     fn trim_handles(&mut self) {
-        while let Some(last) = self.handles.last() {
-            if last.slot != NIL {
-                break;
+        let next_generation = &mut self.next_generation;
+        self.handles.trim(|last| {
+            let free = last.slot == NIL;
+            if free {
+                *next_generation = (*next_generation).max(last.generation);
             }
-            self.next_generation = self.next_generation.max(last.generation);
-            self.free_handles.remove(self.handles.len() - 1);
-            self.handles.pop();
-        }
-        let len = self.handles.len();
-        let mut capacity = self.handles.capacity();
-        while capacity / 2 >= len.max(self.floor) && len < capacity / 4 {
-            capacity /= 2;
-        }
-        if capacity < self.handles.capacity() {
-            self.handles.shrink_to(capacity);
-            self.free_handles.fit(len);
-            self.free_handles.shrink_to(capacity);
+            free
+        });
+        let capacity = self.handles.items.capacity();
+        let target = halved(capacity, self.handles.items.len(), self.floor);
+        if target < capacity {
+            self.handles.shrink_to(target);
         }
     }
 
-    /// Moves the values above `capacity` into free slots below it and gives back the
-    /// rest; `capacity` holds every value.
+    /// Moves the values above `capacity` (which holds them all) into the free slots below
+    /// it, calling `moved` after each move, and gives back the rest.
     fn compact_to(&mut self, capacity: usize, mut moved: impl FnMut(&mut [Slot<T>], u32, u32)) {
-        debug_assert!(capacity >= self.slots.len() - self.free_slots.count());
-        // The free slots below `capacity` are as many as the values above it, or more.
-        for from in (capacity..self.slots.len()).rev() {
-            if self.slots[from].value.is_none() {
+        debug_assert!(capacity >= self.len());
+        for from in (capacity..self.slots.items.len()).rev() {
+            if self.slots.items[from].value.is_none() {
                 continue;
             }
-            let to = self
-                .free_slots
-                .take_lowest()
-                .expect("a free slot below the half");
+            let to = self.slots.take(|| unreachable!("a free slot below"));
             debug_assert!(to < capacity);
-            self.slots.swap(from, to);
-            self.free_slots.insert(from);
-            self.handles[self.slots[to].key as usize].slot = to as u32;
-            moved(&mut self.slots, from as u32, to as u32);
+            let slots = &mut self.slots.items;
+            slots.swap(from, to);
+            self.handles.items[slots[to].key as usize].slot = to as u32;
+            self.slots.release(from);
+            moved(&mut self.slots.items, from as u32, to as u32);
         }
-        self.trim_slots();
+        self.slots.trim(|slot| slot.value.is_none());
         self.slots.shrink_to(capacity);
-        self.free_slots.fit(self.slots.len());
-        self.free_slots.shrink_to(capacity);
         self.trim_handles();
     }
+}
+
+/// `capacity`, halved while under a quarter of it is used and `used` and `floor` fit.
+fn halved(mut capacity: usize, used: usize, floor: usize) -> usize {
+    while capacity / 2 >= used.max(floor) && used < capacity / 4 {
+        capacity /= 2;
+    }
+    capacity
 }
 
 impl<T> Default for GrowableSlots<T> {
@@ -199,9 +138,9 @@ impl<T> Default for GrowableSlots<T> {
 impl<T> fmt::Debug for GrowableSlots<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("GrowableSlots")
-            .field("len", &(self.slots.len() - self.free_slots.count()))
-            .field("capacity", &self.slots.capacity())
-            .field("handles", &self.handles.len())
+            .field("len", &self.len())
+            .field("capacity", &self.capacity())
+            .field("handles", &self.handles.items.len())
             .finish()
     }
 }
@@ -210,109 +149,83 @@ impl<T> SlotStorage<T> for GrowableSlots<T> {}
 
 impl<T> sealed::Store<T> for GrowableSlots<T> {
     fn slots(&self) -> &[Slot<T>] {
-        &self.slots
+        &self.slots.items
     }
 
     fn slots_mut(&mut self) -> &mut [Slot<T>] {
-        &mut self.slots
+        &mut self.slots.items
     }
 
     fn occupy(&mut self) -> Option<(Key, u32)> {
-        let handle = match self.free_handles.take_lowest() {
-            Some(handle) => handle,
-            None if self.handles.len() < NIL as usize => {
-                self.handles.push(Handle {
-                    slot: NIL,
-                    generation: self.next_generation,
-                });
-                if self.handles.len() % 64 == 1 {
-                    self.free_handles.fit(self.handles.len());
-                }
-                self.handles.len() - 1
-            }
-            None => return None,
-        };
-        let slot = match self.free_slots.take_lowest() {
-            Some(slot) => slot,
-            None => {
-                self.slots.push(Slot::VACANT);
-                if self.slots.len() % 64 == 1 {
-                    self.free_slots.fit(self.slots.len());
-                }
-                self.slots.len() - 1
-            }
-        };
-        self.handles[handle].slot = slot as u32;
-        self.slots[slot].key = handle as u32;
+        if self.handles.free == 0 && self.handles.items.len() >= NIL as usize {
+            return None;
+        }
+        let generation = self.next_generation;
+        let handle = self.handles.take(|| Handle {
+            slot: NIL,
+            generation,
+        });
+        let slot = self.slots.take(|| Slot::VACANT);
+        self.handles.items[handle].slot = slot as u32;
+        self.slots.items[slot].key = handle as u32;
         Some((self.key_at(slot as u32), slot as u32))
     }
 
     fn find(&self, key: Key) -> Option<u32> {
-        match self.handles.get(key.index as usize) {
-            Some(handle) if handle.generation == key.generation && handle.slot != NIL => {
-                Some(handle.slot)
-            }
-            _ => None,
-        }
+        let handle = self.handles.items.get(key.index as usize)?;
+        (handle.generation == key.generation && handle.slot != NIL).then_some(handle.slot)
     }
 
     fn key_at(&self, index: u32) -> Key {
-        let handle = self.slots[index as usize].key;
+        let handle = self.slots.items[index as usize].key;
         Key {
             index: handle,
-            generation: self.handles[handle as usize].generation,
+            generation: self.handles.items[handle as usize].generation,
         }
     }
 
     fn prefetch_key(&self, key_index: u32) {
-        if let Some(handle) = self.handles.get(key_index as usize) {
-            super::prefetch::prefetch(handle);
+        if let Some(handle) = self.handles.items.get(key_index as usize) {
+            prefetch(handle);
         }
     }
 
-    fn vacate(&mut self, index: u32) -> bool {
-        let slot = &mut self.slots[index as usize];
+    fn vacate(&mut self, index: u32, moved: impl FnMut(&mut [Slot<T>], u32, u32)) {
+        let slot = &mut self.slots.items[index as usize];
         debug_assert!(slot.value.is_none(), "vacate: the value is still there");
         let handle = core::mem::replace(&mut slot.key, NIL) as usize;
-        self.handles[handle].slot = NIL;
-        self.handles[handle].generation = self.handles[handle].generation.wrapping_add(1);
-        self.free_handles.insert(handle);
-        self.free_slots.insert(index as usize);
-        if handle + 1 == self.handles.len() {
+        let entry = &mut self.handles.items[handle];
+        (entry.slot, entry.generation) = (NIL, entry.generation.wrapping_add(1));
+        self.handles.release(handle);
+        self.slots.release(index as usize);
+        if handle + 1 == self.handles.items.len() {
             self.trim_handles();
         }
-        if index as usize + 1 == self.slots.len() {
-            self.trim_slots();
+        if index as usize + 1 == self.slots.items.len() {
+            self.slots.trim(|slot| slot.value.is_none());
         }
-        self.target_capacity() < self.slots.capacity()
-    }
-
-    fn compact(&mut self, moved: impl FnMut(&mut [Slot<T>], u32, u32)) {
-        let capacity = self.target_capacity();
-        if capacity >= self.slots.capacity() {
-            return;
+        let capacity = halved(self.capacity(), self.len(), self.floor);
+        if capacity < self.capacity() {
+            self.compact_to(capacity, moved);
         }
-        self.compact_to(capacity, moved);
     }
 
     fn len(&self) -> usize {
-        self.slots.len() - self.free_slots.count()
+        self.slots.items.len() - self.slots.free
     }
 
     fn capacity(&self) -> usize {
-        self.slots.capacity()
+        self.slots.items.capacity()
     }
 
     fn clear(&mut self) {
-        for handle in &self.handles {
+        for handle in &self.handles.items {
             self.next_generation = self.next_generation.max(handle.generation.wrapping_add(1));
         }
         self.slots.clear();
         self.handles.clear();
-        self.free_slots = FreeSet::new();
-        self.free_handles = FreeSet::new();
         self.trim_handles();
-        self.slots.shrink_to(self.floor);
+        self.slots.items.shrink_to(self.floor);
     }
 }
 
@@ -327,8 +240,8 @@ impl<T, W: WheelRef> DelayQueue<'_, T, GrowableSlots<T>, W> {
             .unwrap_or_else(|_| too_many())
     }
 
-    /// Inserts `value`, to expire at `at` (at the next poll if it has passed), as
-    /// [`try_insert_at`](DelayQueue::try_insert_at) takes it. The slots grow as needed.
+    /// Inserts `value`, to expire at `at`, as [`try_insert_at`](DelayQueue::try_insert_at).
+    /// The slots grow as needed.
     ///
     /// # Panics
     ///
@@ -336,13 +249,9 @@ impl<T, W: WheelRef> DelayQueue<'_, T, GrowableSlots<T>, W> {
     pub fn insert_at(&mut self, value: T, at: impl ClockInstant<W>) -> Key {
         self.try_insert_at(value, at).unwrap_or_else(|_| too_many())
     }
-}
 
-impl<T, W: WheelRef> DelayQueue<'_, T, GrowableSlots<T>, W> {
-    /// Gives back every slot the values do not need: the values move down, and the
-    /// capacity becomes the number held, as tokio-util's `DelayQueue::compact`. Keys still
-    /// hold. O(n) in the slots held. The queue shrinks by itself too, down to its floor
-    /// ([`GrowableSlots`]): this gives back the rest.
+    /// Gives back every slot the values do not need, as tokio-util's `compact`: the values
+    /// move down and the capacity becomes their number. Keys still hold. O(slots held).
     ///
     /// ```
     /// use core::time::Duration;
@@ -365,22 +274,22 @@ impl<T, W: WheelRef> DelayQueue<'_, T, GrowableSlots<T>, W> {
             self.slots
                 .compact_to(len, |slots, from, to| levels.relocate(slots, from, to));
         }
-        self.slots.shrink_to_fit();
+        self.shrink_to_fit();
     }
 
     /// Gives back the slots past the highest one in use, moving no value, as tokio-util's
-    /// `DelayQueue::shrink_to_fit`; [`compact`](DelayQueue::compact) gives back all it can.
+    /// `shrink_to_fit`.
     pub fn shrink_to_fit(&mut self) {
-        self.slots.shrink_to_fit();
+        self.slots.slots.shrink_to(0);
+        self.slots.handles.shrink_to(0);
     }
 
-    /// Makes room for at least `additional` more values before the slots grow again, as
-    /// tokio-util's `DelayQueue::reserve`. The room stays until the queue shrinks by
-    /// itself (while under a quarter is used) or is compacted.
+    /// Makes room for at least `additional` more values, as tokio-util's `reserve`, until
+    /// the queue shrinks by itself or is compacted.
     ///
     /// # Panics
     ///
-    /// If the allocation fails or the capacity overflows, as `Vec::reserve`.
+    /// As `Vec::reserve`, if the allocation fails or the capacity overflows.
     ///
     /// ```
     /// use core::time::Duration;
@@ -393,7 +302,8 @@ impl<T, W: WheelRef> DelayQueue<'_, T, GrowableSlots<T>, W> {
     /// assert!(queue.capacity() >= 11);
     /// ```
     pub fn reserve(&mut self, additional: usize) {
-        self.slots.reserve(additional);
+        self.slots.slots.reserve(additional);
+        self.slots.handles.reserve(additional);
     }
 }
 
@@ -401,4 +311,100 @@ impl<T, W: WheelRef> DelayQueue<'_, T, GrowableSlots<T>, W> {
 #[track_caller]
 fn too_many() -> ! {
     panic!("DelayQueue: more than u32::MAX - 1 values")
+}
+
+/// A `Vec` and its free indices, lowest first: a bit per index, and a summary bit per word
+/// that has one set. No summary word before `hint` has a bit set.
+struct Pool<E> {
+    items: Vec<E>,
+    words: Vec<u64>,
+    summary: Vec<u64>,
+    free: usize,
+    hint: usize,
+}
+
+impl<E> Pool<E> {
+    const fn new() -> Self {
+        Self {
+            items: Vec::new(),
+            words: Vec::new(),
+            summary: Vec::new(),
+            free: 0,
+            hint: 0,
+        }
+    }
+
+    /// The lowest free index, taken, else a new one holding `new()`.
+    #[inline]
+    fn take(&mut self, new: impl FnOnce() -> E) -> usize {
+        if self.free == 0 {
+            self.items.push(new());
+            if self.items.len() % 64 == 1 {
+                self.fit(usize::MAX);
+            }
+            return self.items.len() - 1;
+        }
+        while self.summary[self.hint] == 0 {
+            self.hint += 1;
+        }
+        let word = self.hint * 64 + self.summary[self.hint].trailing_zeros() as usize;
+        let index = word * 64 + self.words[word].trailing_zeros() as usize;
+        self.remove(index);
+        index
+    }
+
+    /// Marks `index` free.
+    fn release(&mut self, index: usize) {
+        let word = index / 64;
+        debug_assert_eq!(self.words[word] & (1 << (index % 64)), 0, "freed twice");
+        self.words[word] |= 1 << (index % 64);
+        self.summary[word / 64] |= 1 << (word % 64);
+        self.free += 1;
+        self.hint = self.hint.min(word / 64);
+    }
+
+    /// Marks the free `index` taken.
+    fn remove(&mut self, index: usize) {
+        let word = index / 64;
+        debug_assert_ne!(self.words[word] & (1 << (index % 64)), 0, "taken twice");
+        self.words[word] &= !(1 << (index % 64));
+        if self.words[word] == 0 {
+            self.summary[word / 64] &= !(1 << (word % 64));
+        }
+        self.free -= 1;
+    }
+
+    /// Drops trailing items while `free` says the last one is free.
+    fn trim(&mut self, mut free: impl FnMut(&E) -> bool) {
+        while self.items.last().is_some_and(&mut free) {
+            self.remove(self.items.len() - 1);
+            self.items.pop();
+        }
+    }
+
+    /// Room for `additional` more items than in use.
+    fn reserve(&mut self, additional: usize) {
+        self.items.reserve(additional.saturating_sub(self.free));
+    }
+
+    /// Gives back memory beyond `capacity` items, or beyond the items held.
+    fn shrink_to(&mut self, capacity: usize) {
+        self.items.shrink_to(capacity);
+        self.fit(capacity);
+    }
+
+    /// Bits for the items held, and memory for no more than `capacity`.
+    fn fit(&mut self, capacity: usize) {
+        let words = self.items.len().div_ceil(64);
+        self.words.resize(words, 0);
+        self.summary.resize(words.div_ceil(64), 0);
+        self.hint = self.hint.min(self.summary.len().saturating_sub(1));
+        self.words.shrink_to(capacity.div_ceil(64));
+        self.summary.shrink_to(capacity.div_ceil(64 * 64));
+    }
+
+    fn clear(&mut self) {
+        self.items.clear();
+        (self.words, self.summary, self.free, self.hint) = (Vec::new(), Vec::new(), 0, 0);
+    }
 }

@@ -1,7 +1,6 @@
-//! What the queue hands out: [`Key`]s, [`Expired`] values, and its errors; and what it
-//! does by key alone (`get`, `get_mut`, `contains_key`, `try_remove`).
-//! * A key names one insert: its slot's index and the slot's generation at the time.
-//! * A slot's generation changes each time its value leaves, so an old key never matches.
+//! [`Key`]s, [`Expired`] values and the queue's errors, and what the queue does by key alone.
+//! * A key names one insert: an index and its generation then, which changes each time
+//!   the value leaves, so an old key never matches.
 
 use core::borrow::Borrow;
 use core::fmt;
@@ -10,13 +9,9 @@ use super::{DelayQueue, SlotStorage};
 use crate::future::timer::WheelRef;
 use crate::time::Reading;
 
-/// Names a value in a [`DelayQueue`](crate::DelayQueue), from its insert until the value
-/// leaves the queue (removed, or returned expired). Then the key is *stale*: every method
-/// refuses it ([`StaleKey`], or `None`), even once its slot holds another value.
-///
-/// Keys are 8 bytes and `Copy`. Methods take a key by value or by reference (`&key`, as
-/// tokio-util's do). A slot's generation is 32 bits: a key could match again
-/// only after its slot has been reused 2³² times while the key was kept.
+/// Names a value in a [`DelayQueue`](crate::DelayQueue) until it leaves the queue; then
+/// the key is *stale* and refused ([`StaleKey`], or `None`). 8 bytes, `Copy`; methods take
+/// it by value or by reference. It could match again only after its slot's 2³²nd reuse.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Key {
     pub(crate) index: u32,
@@ -29,9 +24,8 @@ impl fmt::Debug for Key {
     }
 }
 
-/// A value whose deadline has passed, as [`DelayQueue::poll_expired`] returns it: the
-/// value, the key it had (stale from now on) and its deadline, as the queue's handle
-/// names instants (`I`, its [`WheelRef::Instant`]: a [`Reading`] on a wheel of your own).
+/// A value whose deadline has passed, from [`DelayQueue::poll_expired`]: the value, its
+/// (now stale) key and its deadline as the handle names instants ([`WheelRef::Instant`]).
 ///
 /// [`DelayQueue::poll_expired`]: crate::DelayQueue::poll_expired
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,20 +51,18 @@ impl<T, I: Copy> Expired<T, I> {
         self.value
     }
 
-    /// The key the value had. It is stale: the queue refuses it.
+    /// The key the value had, now stale.
     pub fn key(&self) -> Key {
         self.key
     }
 
-    /// The deadline the value had, as tokio-util's `Expired::deadline`. It expired at or
-    /// after it, never before.
+    /// The deadline the value had: it expired at or after it, never before.
     pub fn deadline(&self) -> I {
         self.deadline
     }
 }
 
-/// A key whose value has left the queue (removed, or returned expired), or a key of another
-/// queue. Nothing was changed.
+/// A key whose value has left the queue, or a key of another queue. Nothing was changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StaleKey(pub Key);
 
@@ -112,13 +104,13 @@ impl<T> fmt::Display for Full<T> {
 impl<T> core::error::Error for Full<T> {}
 
 impl<T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'_, T, S, W> {
-    /// `key`'s value, if the key is not stale.
+    /// `key`'s value, unless the key is stale.
     pub fn get(&self, key: impl Borrow<Key>) -> Option<&T> {
         let index = self.index_of(key).ok()?;
         self.slots.slots()[index as usize].value.as_ref()
     }
 
-    /// `key`'s value, mutably, if the key is not stale.
+    /// `key`'s value, mutably, unless the key is stale.
     pub fn get_mut(&mut self, key: impl Borrow<Key>) -> Option<&mut T> {
         let index = self.index_of(key).ok()?;
         self.slots.slots_mut()[index as usize].value.as_mut()
@@ -129,8 +121,8 @@ impl<T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'_, T, S, W> {
         self.index_of(key).is_ok()
     }
 
-    /// Takes `key`'s value out of the queue, with its key and deadline, as tokio-util's
-    /// `DelayQueue::try_remove`; `None` if the key is stale.
+    /// Takes `key`'s value out of the queue, with its key and deadline; `None` if the key
+    /// is stale.
     ///
     /// ```
     /// use core::time::Duration;
@@ -147,9 +139,6 @@ impl<T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'_, T, S, W> {
     pub fn try_remove(&mut self, key: impl Borrow<Key>) -> Option<Expired<T, W::Instant>> {
         let index = self.index_of(key).ok()?;
         let (value, (key, deadline)) = self.take(index);
-        if self.is_empty() {
-            self.wake_waiting();
-        }
         Some(Expired {
             value,
             key,

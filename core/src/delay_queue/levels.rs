@@ -1,19 +1,10 @@
-//! A delay queue's levels, owned by the queue (no atomics): the lists of
-//! [`hierarchy`](crate::hierarchy)'s six levels, through the slots' `next` and `prev`, and
-//! the due list.
-//!
-//! * A value's tick is the first tick boundary at or after its deadline; the hierarchy
-//!   places it by that tick (its key is the tick before).
-//! * Each slot is a doubly linked list through the slots' `next` and `prev` (indices); a
-//!   value knows its slot (`place`), so unlinking is O(1). The level-0 lists keep their
-//!   tails too.
-//! * Values whose deadline has passed wait in the due list (first in, first out) until
-//!   the queue hands them out. `advance(t)` moves there everything whose tick is at most
-//!   `t`, cascading the higher slots that come up on the way, and leaves `elapsed = t`.
-//! * A level-0 slot that comes up is due whole: its list joins the due list in O(1), its
-//!   values keeping their old `place`. So the due list's ends are known by identity
-//!   (`due_head`, `due_tail`), never by `place`.
-//! * Nothing reaches the due list before its tick has been reached: never early.
+//! The queue's lists on [`hierarchy`](crate::hierarchy)'s six levels, linked through the
+//! slots' `next` and `prev`, and the due list.
+//! * A value is placed by its tick, the first tick boundary at or after its deadline; its
+//!   `place` makes unlinking O(1). Level-0 lists keep their tails.
+//! * `advance(t)` moves every value of tick at most `t` to the due list (first in, first
+//!   out), cascading higher slots: never early. A level-0 slot joins the due list whole,
+//!   its values keeping their `place`, so the due list's ends are known by identity.
 
 use super::slots::{NIL, Slot};
 use crate::hierarchy::{Expiration, Hand, MAX_LEVELS as LEVELS, SLOTS};
@@ -25,7 +16,7 @@ const DUE: u16 = (LEVELS * SLOTS) as u16;
 /// The levels and the due list.
 pub(crate) struct Levels {
     tick: TickDivisor,
-    /// Every tick up to `elapsed` has been moved to the due list.
+    /// Every tick up to its `elapsed` has been moved to the due list.
     hand: Hand,
     heads: [[u32; SLOTS]; LEVELS],
     /// The last value of each level-0 slot.
@@ -65,17 +56,16 @@ impl Levels {
         Reading::from_nanos(tick.saturating_mul(self.tick.tick()))
     }
 
-    /// Forgets every value (their slots are dropped by the caller); keeps `elapsed`.
+    /// Forgets every value; keeps `elapsed`.
     pub(crate) fn clear(&mut self) {
-        self.heads = [[NIL; SLOTS]; LEVELS];
-        self.tails = [NIL; SLOTS];
-        self.occupied = [0; LEVELS];
-        self.due_head = NIL;
-        self.due_tail = NIL;
+        let hand = core::mem::replace(&mut self.hand, Hand::new());
+        *self = Self {
+            hand,
+            ..Self::new(self.tick)
+        };
     }
 
-    /// Places the value at `index`: in the due list if `due` or its tick was reached,
-    /// else in its slot.
+    /// Places the value at `index`: due if `due` or its tick was reached, else in its slot.
     pub(crate) fn insert<T>(&mut self, slots: &mut [Slot<T>], index: u32, due: bool) {
         let tick = self.tick_of(slots[index as usize].deadline);
         if due || tick <= self.hand.elapsed() {
@@ -85,12 +75,10 @@ impl Levels {
         }
     }
 
-    /// Whether the value at `index`, in the levels, would be placed where it is with
-    /// `deadline`: a reset that need not move it.
+    /// Whether the value at `index` would stay where it is with `deadline`.
     pub(crate) fn keeps_place<T>(&self, slots: &[Slot<T>], index: u32, deadline: u64) -> bool {
         let slot = &slots[index as usize];
-        // Values in the due list have place `DUE`, or a tick already reached (they keep
-        // the place of the lowest slot they came from).
+        // A due value has place `DUE`, or a tick already reached.
         let elapsed = self.hand.elapsed();
         if slot.place == DUE || self.tick_of(slot.deadline) <= elapsed {
             return false;
@@ -107,14 +95,12 @@ impl Levels {
 
     /// Takes the value at `index` out of wherever it is.
     pub(crate) fn unlink<T>(&mut self, slots: &mut [Slot<T>], index: u32) {
-        let (next, prev) = (slots[index as usize].next, slots[index as usize].prev);
+        let Slot { next, prev, .. } = slots[index as usize];
         self.relink(slots, index, index, next, prev);
-        let slot = &mut slots[index as usize];
-        slot.next = NIL;
-        slot.prev = NIL;
+        (slots[index as usize].next, slots[index as usize].prev) = (NIL, NIL);
     }
 
-    /// Relinks the value that moved from slot `from` to slot `to` (`SlotStorage::compact`).
+    /// Relinks the value that moved from slot `from` to slot `to`.
     pub(crate) fn relocate<T>(&mut self, slots: &mut [Slot<T>], from: u32, to: u32) {
         let moved = &slots[to as usize];
         debug_assert!(
@@ -124,15 +110,13 @@ impl Levels {
         self.relink(slots, to, from, to, to);
     }
 
-    /// Points the neighbours of the value at `at` (`was` by the due list's ends) at
-    /// `before` (its predecessor's `next`, or its list's head) and `after` (its
-    /// successor's `prev`, or its list's tail).
+    /// Points the neighbours of the value at `at` (`was` to the due list's ends) at
+    /// `before` (as next, or head) and `after` (as prev, or tail).
     #[inline(always)]
     fn relink<T>(&mut self, slots: &mut [Slot<T>], at: u32, was: u32, before: u32, after: u32) {
-        let (next, prev, place) = {
-            let slot = &slots[at as usize];
-            (slot.next, slot.prev, slot.place)
-        };
+        let Slot {
+            next, prev, place, ..
+        } = slots[at as usize];
         let (level, slot) = (place as usize / SLOTS, place as usize % SLOTS);
         if prev != NIL {
             slots[prev as usize].next = before;
@@ -173,8 +157,7 @@ impl Levels {
         self.hand.next(LEVELS, |level| self.occupied[level])
     }
 
-    /// The walk for [`DelayQueue::next_deadline`](crate::DelayQueue::next_deadline): the
-    /// earliest deadline in the earliest slot.
+    /// The value of the earliest deadline in the earliest slot, by a walk of the slot.
     pub(crate) fn earliest<T>(&self, slots: &[Slot<T>]) -> Option<u32> {
         let expiration = self.next_expiration()?;
         let mut index = self.heads[expiration.level][expiration.slot];
@@ -188,8 +171,7 @@ impl Levels {
         Some(earliest)
     }
 
-    /// The earliest tick in the earliest slot, `expiration`: its own tick on level 0, else
-    /// a walk of the slot.
+    /// The earliest tick in the earliest slot, `expiration` (a walk above level 0).
     pub(crate) fn earliest_tick<T>(&self, slots: &[Slot<T>], expiration: Expiration) -> u64 {
         if expiration.level == 0 {
             return expiration.deadline;
@@ -201,22 +183,13 @@ impl Levels {
     }
 
     /// Empties a slot that came up: a level-0 slot's values become due, a higher slot's
-    /// are placed again (lower, or back at the top if still beyond the range).
+    /// are placed again.
     fn cascade<T>(&mut self, slots: &mut [Slot<T>], expiration: Expiration) {
         let mut index = self.heads[expiration.level][expiration.slot];
         self.heads[expiration.level][expiration.slot] = NIL;
         self.occupied[expiration.level] &= !(1 << expiration.slot);
         if expiration.level == 0 {
             // Every value here is of this tick: the whole list is due.
-            #[cfg(debug_assertions)]
-            {
-                let mut walk = index;
-                while walk != NIL {
-                    let tick = self.tick_of(slots[walk as usize].deadline);
-                    debug_assert_eq!(tick, expiration.deadline, "a level-0 slot of two ticks");
-                    walk = slots[walk as usize].next;
-                }
-            }
             let tail = core::mem::replace(&mut self.tails[expiration.slot], NIL);
             if self.due_tail == NIL {
                 self.due_head = index;
@@ -228,12 +201,8 @@ impl Levels {
             return;
         }
         while index != NIL {
-            let next = slots[index as usize].next;
-            let slot = &mut slots[index as usize];
-            slot.next = NIL;
-            slot.prev = NIL;
-            let tick = self.tick_of(slot.deadline);
-            self.place(slots, index, tick);
+            let Slot { next, deadline, .. } = slots[index as usize];
+            self.place(slots, index, self.tick_of(deadline));
             index = next;
         }
     }
@@ -248,84 +217,19 @@ impl Levels {
             self.tails[slot] = index;
         }
         let entry = &mut slots[index as usize];
-        entry.next = head;
-        entry.prev = NIL;
-        entry.place = place;
+        (entry.next, entry.prev, entry.place) = (head, NIL, place);
         self.heads[level][slot] = index;
         self.occupied[level] |= 1 << slot;
     }
 
     fn push_due<T>(&mut self, slots: &mut [Slot<T>], index: u32) {
-        let tail = self.due_tail;
-        {
-            let entry = &mut slots[index as usize];
-            entry.next = NIL;
-            entry.prev = tail;
-            entry.place = DUE;
-        }
+        let tail = core::mem::replace(&mut self.due_tail, index);
+        let entry = &mut slots[index as usize];
+        (entry.next, entry.prev, entry.place) = (NIL, tail, DUE);
         if tail == NIL {
             self.due_head = index;
         } else {
             slots[tail as usize].next = index;
-        }
-        self.due_tail = index;
-    }
-}
-
-impl core::fmt::Debug for Levels {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Levels")
-            .field("elapsed", &self.hand.elapsed())
-            .field("occupied", &self.occupied)
-            .finish_non_exhaustive()
-    }
-}
-
-#[cfg(all(test, feature = "std"))]
-mod tests {
-    extern crate std;
-
-    use super::*;
-    use crate::hierarchy::range;
-
-    /// Values near, mid-range and beyond the range (a 1 ns tick: the range is 2^36), by
-    /// steps of a tick to most of a rotation: each out at the first advance past its tick.
-    #[test]
-    fn every_value_comes_out_at_its_tick() {
-        let (mut levels, far) = (Levels::new(TickDivisor::new(1)), range(LEVELS));
-        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = move |below: u64| {
-            seed = seed.wrapping_mul(0x5851_f42d_4c95_7f2d).wrapping_add(1);
-            (seed >> 20) % below
-        };
-        let mut slots: std::vec::Vec<Slot<()>> = (0..300).map(|_| Slot::VACANT).collect();
-        // From inside a top-level slot: a far value may share its slot.
-        let mut now = (5 << 30) + 100;
-        levels.advance(&mut slots, now);
-        for (index, slot) in slots.iter_mut().enumerate() {
-            let (base, spread) = [
-                (1, 200),
-                (1, 100_000),
-                (1 << 30, far),
-                (far - 50, 100),
-                (far, 3 * far),
-            ][index % 5];
-            slot.deadline = now + base + next(spread);
-        }
-        for index in 0..slots.len() as u32 {
-            levels.insert(&mut slots, index, false);
-        }
-        let mut left = slots.len();
-        while left > 0 {
-            let step = [64, 70_000, far][next(3) as usize];
-            now += 1 + next(step);
-            levels.advance(&mut slots, now);
-            while let Some(index) = levels.first_due() {
-                assert!(slots[index as usize].deadline <= now, "early");
-                levels.unlink(&mut slots, index);
-                (slots[index as usize].deadline, left) = (u64::MAX, left - 1);
-            }
-            assert!(slots.iter().all(|s| s.deadline > now), "late at {now}");
         }
     }
 }

@@ -1,13 +1,9 @@
-//! Where a delay queue keeps its values: one [`Slot`] per value, in [`FixedSlots`] (no
-//! allocation) or `GrowableSlots` (with `alloc`).
-//! * A slot is occupied exactly while `value` is `Some`; `key` is then the index its key
-//!   names (in a fixed storage, the slot's own).
-//! * A key's generation changes each time its value leaves (`vacate`): an old key never
-//!   matches again.
-//! * Only `compact` moves an occupied slot, and it reports each move, so that the levels
-//!   relink it.
-//! * `next`, `prev` and `place` belong to the queue's levels while the slot is occupied;
-//!   a free slot of a fixed storage keeps its free list's link in `next`.
+//! Where a queue keeps its values: a [`Slot`] each, in [`FixedSlots`] or `GrowableSlots`.
+//! * A slot is occupied exactly while `value` is `Some`; its `key` is then its key's index.
+//! * A key's generation changes each time its value leaves: an old key never matches.
+//! * Only `vacate` moves occupied slots, reporting each move so that the levels relink it.
+//! * `next`, `prev`, `place` are the levels' while occupied; a free fixed slot links its
+//!   free list through `next`.
 
 use core::fmt;
 
@@ -16,7 +12,8 @@ use super::key::Key;
 /// No slot: the end of a list.
 pub(crate) const NIL: u32 = u32::MAX;
 
-/// One value of a delay queue with its deadline and its place in the levels.
+/// A value of a queue, with its deadline and its place in the levels.
+#[derive(Debug)]
 pub struct Slot<T> {
     /// The deadline, nanoseconds of the wheel's clock.
     pub(crate) deadline: u64,
@@ -41,65 +38,39 @@ impl<T> Slot<T> {
     };
 }
 
-impl<T> fmt::Debug for Slot<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Slot")
-            .field("deadline", &self.deadline)
-            .field("key", &self.key)
-            .field("occupied", &self.value.is_some())
-            .finish_non_exhaustive()
-    }
-}
-
 pub(crate) mod sealed {
     use super::{Key, Slot};
 
-    /// What the queue needs of its storage. Not for use outside the crate.
+    /// What the queue needs of its storage.
     pub trait Store<T> {
-        /// The slots, by index; free ones included.
+        /// Every slot, free ones included.
         fn slots(&self) -> &[Slot<T>];
-        /// The slots, mutably.
         fn slots_mut(&mut self) -> &mut [Slot<T>];
-        /// A free slot, now reserved for a value (its `key` set), and the value's key;
-        /// `None` if full.
+        /// A free slot, its `key` set, and the value's key; `None` if full.
         fn occupy(&mut self) -> Option<(Key, u32)>;
-        /// The slot of `key`'s value, if the key is not stale.
+        /// The slot of `key`'s value, unless the key is stale.
         fn find(&self, key: Key) -> Option<u32>;
         /// The key of the value in the occupied slot `index`.
         fn key_at(&self, index: u32) -> Key;
-        /// Starts loading what [`key_at`](Store::key_at) reads for a slot whose `key` is
-        /// `key_index`, if anything beyond the slot.
-        fn prefetch_key(&self, key_index: u32);
-        /// Marks the slot at `index` free, and its key stale; its value has been taken.
-        /// `true` if the storage would give memory back by [`compact`](Store::compact).
-        fn vacate(&mut self, index: u32) -> bool;
-        /// Moves values to lower slots and gives memory back, calling `moved(slots, from,
-        /// to)` after each move.
-        fn compact(&mut self, moved: impl FnMut(&mut [Slot<T>], u32, u32));
-        /// Occupied slots.
+        /// Starts loading what `key_at` reads beyond a slot whose `key` is `key_index`.
+        fn prefetch_key(&self, _key_index: u32) {}
+        /// Frees the slot `index` (its value taken), staling its key; may then move values
+        /// down to give memory back, calling `moved(slots, from, to)` after each.
+        fn vacate(&mut self, index: u32, moved: impl FnMut(&mut [Slot<T>], u32, u32));
         fn len(&self) -> usize;
-        /// Slots held now.
         fn capacity(&self) -> usize;
-        /// Drops every value; every key so far becomes stale.
+        /// Drops every value, staling every key.
         fn clear(&mut self);
     }
 }
 
 /// Where a [`DelayQueue`](crate::DelayQueue) keeps its values: [`FixedSlots`] or
-/// [`GrowableSlots`]. Sealed.
-///
-#[cfg_attr(feature = "alloc", doc = "\n[`GrowableSlots`]: crate::GrowableSlots")]
-#[cfg_attr(
-    not(feature = "alloc"),
-    doc = "\n[`GrowableSlots`]: https://docs.rs/punctual-core/latest/punctual_core/struct.GrowableSlots.html"
-)]
+/// `GrowableSlots` (with `alloc`). Sealed.
 pub trait SlotStorage<T>: sealed::Store<T> {}
 
-/// Room for `N` values inline, with no allocation: for `no_std` firmware. An insert into
-/// a full queue returns [`Full`](crate::Full) with the value.
-///
-/// Each slot holds the value and 28 bytes (the deadline, two links, its key's index and
-/// generation, its place); `N` must be below `u32::MAX`.
+/// Room for `N` values inline, with no allocation: an insert into a full queue returns
+/// [`Full`](crate::Full) with the value. A value costs itself and 28 bytes; `N` must be
+/// below `u32::MAX`.
 ///
 /// ```
 /// use core::time::Duration;
@@ -114,7 +85,6 @@ pub trait SlotStorage<T>: sealed::Store<T> {}
 /// ```
 pub struct FixedSlots<T, const N: usize> {
     slots: [Slot<T>; N],
-    /// Each slot's generation: its key's.
     generations: [u32; N],
     /// Slots `fresh..N` were never used.
     fresh: u32,
@@ -198,9 +168,7 @@ impl<T, const N: usize> sealed::Store<T> for FixedSlots<T, N> {
         }
     }
 
-    fn prefetch_key(&self, _: u32) {}
-
-    fn vacate(&mut self, index: u32) -> bool {
+    fn vacate(&mut self, index: u32, _: impl FnMut(&mut [Slot<T>], u32, u32)) {
         let slot = &mut self.slots[index as usize];
         debug_assert!(slot.value.is_none(), "vacate: the value is still there");
         slot.next = self.free;
@@ -208,10 +176,7 @@ impl<T, const N: usize> sealed::Store<T> for FixedSlots<T, N> {
         let generation = &mut self.generations[index as usize];
         *generation = generation.wrapping_add(1);
         self.len -= 1;
-        false
     }
-
-    fn compact(&mut self, _: impl FnMut(&mut [Slot<T>], u32, u32)) {}
 
     fn len(&self) -> usize {
         self.len as usize
@@ -223,14 +188,28 @@ impl<T, const N: usize> sealed::Store<T> for FixedSlots<T, N> {
 
     fn clear(&mut self) {
         for index in 0..self.fresh {
-            let slot = &mut self.slots[index as usize];
-            if slot.value.take().is_some() {
-                let generation = &mut self.generations[index as usize];
-                *generation = generation.wrapping_add(1);
-                slot.next = self.free;
-                self.free = index;
+            if self.slots[index as usize].value.take().is_some() {
+                self.vacate(index, |_, _, _| {});
             }
         }
-        self.len = 0;
     }
+}
+
+/// Starts loading `value`'s cache lines: a hint only (nothing on other targets, Miri, loom).
+#[inline(always)]
+pub(crate) fn prefetch<T>(value: &T) {
+    #[cfg(all(target_arch = "x86_64", not(miri), not(punctual_loom)))]
+    {
+        use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        let first = (value as *const T).cast::<i8>();
+        let last = first.wrapping_add(size_of::<T>().saturating_sub(1));
+        // SAFETY: a prefetch never faults and has no visible effect, whatever the address;
+        // SSE is baseline on x86-64.
+        unsafe {
+            _mm_prefetch::<_MM_HINT_T0>(first);
+            _mm_prefetch::<_MM_HINT_T0>(last);
+        }
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(miri), not(punctual_loom))))]
+    let _ = value;
 }

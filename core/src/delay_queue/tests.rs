@@ -13,6 +13,7 @@ use core::time::Duration;
 use super::{DelayQueue, Expired, FixedSlots, Full, GrowableSlots, StaleKey};
 use crate::{Fixed, ManualClock, Reading, Wheel};
 
+mod levels;
 mod model;
 mod tokio_cases;
 mod tokio_resets;
