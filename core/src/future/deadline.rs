@@ -16,7 +16,7 @@ use core::mem::ManuallyDrop;
 use crate::Elapsed;
 use crate::clock::ClockInstant;
 use crate::future::budget::{self, Budget};
-use crate::future::timer::{RawWheel, Timer, WheelRef};
+use crate::future::timer::{Fired, RawWheel, Timer, WheelRef};
 use crate::time::Limit;
 
 pub use crate::future::name::{DeadlineName, Named, NamedResult, ReportsOutput, Unnamed};
@@ -111,10 +111,7 @@ impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
     ///
     /// If the deadline has completed, as the other accessors.
     pub fn named(self, name: &'static str) -> Deadline<'w, F, W, Named> {
-        assert!(
-            !self.timer.inner_dropped(),
-            "`Deadline::named` called after completion"
-        );
+        self.check_live("named");
         self.renamed(Named::new(name))
     }
 
@@ -137,10 +134,7 @@ impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
     where
         F: Future<Output = Result<T, E>>,
     {
-        assert!(
-            !self.timer.inner_dropped(),
-            "`Deadline::named_result` called after completion"
-        );
+        self.check_live("named_result");
         self.renamed(NamedResult::new(name))
     }
 
@@ -209,10 +203,7 @@ impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
     ///
     /// If the deadline has completed (the inner future is gone).
     pub fn get_ref(&self) -> &F {
-        assert!(
-            !self.timer.inner_dropped(),
-            "`Deadline::get_ref` called after completion"
-        );
+        self.check_live("get_ref");
         &self.future
     }
 
@@ -222,10 +213,7 @@ impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
     ///
     /// If the deadline has completed (the inner future is gone).
     pub fn get_mut(&mut self) -> &mut F {
-        assert!(
-            !self.timer.inner_dropped(),
-            "`Deadline::get_mut` called after completion"
-        );
+        self.check_live("get_mut");
         &mut self.future
     }
 
@@ -237,10 +225,7 @@ impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
     pub fn get_pin_mut(self: Pin<&mut Self>) -> Pin<&mut F> {
         // SAFETY: the future is structurally pinned (see the field).
         let this = unsafe { self.get_unchecked_mut() };
-        assert!(
-            !this.timer.inner_dropped(),
-            "`Deadline::get_pin_mut` called after completion"
-        );
+        this.check_live("get_pin_mut");
         // SAFETY: as above; the future is live (not gone).
         unsafe { Pin::new_unchecked(&mut *this.future) }
     }
@@ -251,10 +236,7 @@ impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
     ///
     /// If the deadline has completed (the inner future is gone).
     pub fn into_inner(self) -> F {
-        assert!(
-            !self.timer.inner_dropped(),
-            "`Deadline::into_inner` called after completion"
-        );
+        self.check_live("into_inner");
         self.report_dropped();
         let mut this = ManuallyDrop::new(self);
         // SAFETY: `this` is never dropped, so each field is read out once; the future is live.
@@ -270,81 +252,21 @@ impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
 }
 
 impl<F, W: WheelRef, N: DeadlineName> Deadline<'_, F, W, N> {
+    #[track_caller]
+    fn check_live(&self, what: &str) {
+        assert!(
+            !self.timer.inner_dropped(),
+            "`Deadline::{what}` called after completion"
+        );
+    }
+
     /// Reports a named deadline that ends without an output or a fire.
     #[inline(always)]
     fn report_dropped(&self) {
-        if !N::REPORTS {
-            return;
-        }
-        let timer = &self.timer;
-        self.name.ended(
-            OutcomeKind::Dropped,
-            || timer.reported_limit(),
-            || timer.now(),
-        );
-    }
-}
-
-impl<F: Future, W: WheelRef, N: ReportsOutput<F::Output>> Deadline<'_, F, W, N> {
-    /// `poll`, with the budget that bounds this deadline (explicit, else the ambient one).
-    #[inline(always)]
-    pub(crate) fn poll_capped(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        budget: Option<&Budget>,
-    ) -> Poll<Result<F::Output, Elapsed>> {
-        // SAFETY: structurally pinned: polled through a `Pin` made in place, dropped in place.
-        let this = unsafe { self.get_unchecked_mut() };
-        if this.timer.inner_dropped() {
-            panic!("`Deadline` polled after completion");
-        }
-        // A fire already decided wins: the inner future is not polled after it.
-        let name = this.name.get();
-        if let Some(fired) = this.timer.has_fired() {
-            this.drop_future();
-            let elapsed = budget::elapsed_of(&fired, name, budget);
-            if N::REPORTS {
-                this.name
-                    .ended(OutcomeKind::Elapsed, || fired.limit(), || this.timer.now());
-            }
-            return Poll::Ready(Err(elapsed));
-        }
-        // SAFETY: pinned in place, live (checked above).
-        let future = unsafe { Pin::new_unchecked(&mut *this.future) };
-        if let Poll::Ready(output) = future.poll(cx) {
-            this.drop_future();
-            if N::REPORTS {
-                let timer = &this.timer;
-                this.name
-                    .completed(&output, || timer.reported_limit(), || timer.now());
-            }
-            this.timer.release();
-            return Poll::Ready(Ok(output));
-        }
-        let ambient;
-        let budget = match budget {
-            Some(budget) => Some(budget),
-            None if !this.timer.is_started() => {
-                ambient = budget::ambient();
-                ambient.as_ref()
-            }
-            None => None,
-        };
-        if N::REPORTS && !this.timer.is_started() {
-            let timer = &mut this.timer;
-            this.name.started(|| timer.chosen_wheel().get().now());
-        }
-        match this.timer.poll_fired(cx, budget.map(|b| &b.cap)) {
-            Poll::Ready(fired) => {
-                this.drop_future();
-                let elapsed = budget::elapsed_of(&fired, name, budget);
-                if N::REPORTS {
-                    this.name
-                        .ended(OutcomeKind::Elapsed, || fired.limit(), || this.timer.now());
-                }
-                Poll::Ready(Err(elapsed))
-            }
-            Poll::Pending => Poll::Pending,
+        if N::REPORTS {
+            let timer = &self.timer;
+            let limit = || timer.reported_limit();
+            self.name.ended(OutcomeKind::Dropped, limit, || timer.now());
         }
     }
 
@@ -358,13 +280,82 @@ impl<F: Future, W: WheelRef, N: ReportsOutput<F::Output>> Deadline<'_, F, W, N> 
     }
 }
 
+impl<F: Future, W: WheelRef, N: ReportsOutput<F::Output>> Deadline<'_, F, W, N> {
+    /// `poll`, with the budget that bounds this deadline (explicit, else the ambient one).
+    #[inline(always)]
+    pub(crate) fn poll_capped(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        budget: Option<&Budget>,
+    ) -> Poll<Result<F::Output, Elapsed>> {
+        // SAFETY: structurally pinned: polled through a `Pin` made in place, dropped in place.
+        let this = unsafe { self.get_unchecked_mut() };
+        this.poll_inner(cx, budget, "Deadline").map(|polled| {
+            polled.map_err(|fired| {
+                this.drop_future();
+                this.elapsed(&fired, budget)
+            })
+        })
+    }
+
+    /// Polls the inner future under the timer: `Ok` with its output (reported, the timer
+    /// released), or `Err` with the fire, the inner future still live. A fire already
+    /// decided wins: the inner future is not polled after it. The deadline is pinned.
+    #[inline(always)]
+    fn poll_inner(
+        &mut self,
+        cx: &mut Context<'_>,
+        budget: Option<&Budget>,
+        what: &str,
+    ) -> Poll<Result<F::Output, Fired>> {
+        if self.timer.inner_dropped() {
+            panic!("`{what}` polled after completion");
+        }
+        if let Some(fired) = self.timer.has_fired() {
+            return Poll::Ready(Err(fired));
+        }
+        // SAFETY: the callers hold the deadline pinned; the future is live (checked above).
+        let future = unsafe { Pin::new_unchecked(&mut *self.future) };
+        if let Poll::Ready(output) = future.poll(cx) {
+            self.drop_future();
+            if N::REPORTS {
+                let timer = &self.timer;
+                let limit = || timer.reported_limit();
+                self.name.completed(&output, limit, || timer.now());
+            }
+            self.timer.release();
+            return Poll::Ready(Ok(output));
+        }
+        let started = self.timer.is_started();
+        let ambient = if budget.is_none() && !started {
+            budget::ambient()
+        } else {
+            None
+        };
+        if N::REPORTS && !started {
+            let timer = &mut self.timer;
+            self.name.started(|| timer.chosen_wheel().get().now());
+        }
+        let cap = budget.or(ambient.as_ref()).map(|b| &b.cap);
+        self.timer.poll_fired(cx, cap).map(Err)
+    }
+
+    /// The `Elapsed` of `fired`, with its outcome reported, the inner future gone.
+    fn elapsed(&self, fired: &Fired, budget: Option<&Budget>) -> Elapsed {
+        let elapsed = budget::elapsed_of(fired, self.name.get(), budget);
+        if N::REPORTS {
+            let now = || self.timer.now();
+            self.name.ended(OutcomeKind::Elapsed, || fired.limit(), now);
+        }
+        elapsed
+    }
+}
+
 impl<F, W: WheelRef, N: DeadlineName> Drop for Deadline<'_, F, W, N> {
     fn drop(&mut self) {
         if !self.timer.inner_dropped() {
             self.report_dropped();
-            self.timer.set_inner_dropped();
-            // SAFETY: live and now marked gone: dropped exactly once, in place.
-            unsafe { ManuallyDrop::drop(&mut self.future) };
+            self.drop_future();
         }
     }
 }

@@ -108,23 +108,12 @@ impl<'w, W: WheelRef> Sleep<'w, W> {
     pub fn deadline(&self) -> W::Instant {
         let mut wheel = *self.timer.wheel_ref();
         wheel.choose();
-        wheel.instant_of(self.deadline_reading(wheel))
-    }
-
-    /// [`Sleep::deadline`] as a reading of `wheel`, the chosen wheel.
-    fn deadline_reading(&self, wheel: W) -> Reading {
-        if self.done || self.later > Reading::ZERO {
-            return self.later;
-        }
-        if let Some(due) = self.timer.started_due() {
-            return due;
-        }
-        match self.timer.idle_limit() {
-            Some((Limit::At(at), true)) => at,
-            Some((Limit::At(at), false)) => wheel.reading_at(at),
-            Some((after, _)) => wheel.get().target(after).unwrap_or(Reading::END),
-            None => wheel.get().now(), // poisoned by a panic: no time is known
-        }
+        let done_or_later = self.done || self.later > Reading::ZERO;
+        wheel.instant_of(if done_or_later {
+            self.later
+        } else {
+            self.timer.due(wheel)
+        })
     }
 
     /// Moves the sleep to end at `at`, earlier or later, whether it has not started yet,
@@ -174,7 +163,7 @@ impl<'w, W: WheelRef> Sleep<'w, W> {
         let this = self.get_mut();
         let at = at.reading_on(this.timer.wheel_ref());
         if let Some(due) = this.timer.armed_due() {
-            let at = this.timer.on_chosen_wheel(at);
+            let at = this.timer.wheel_ref().reading_at(at);
             if at > due {
                 // Later: the entry stays; its fire arms the rest (`poll`).
                 this.later = at;
@@ -211,7 +200,7 @@ impl<W: WheelRef> Future for Sleep<'_, W> {
                         (Reading::ZERO, Some(due)) => due,
                         (Reading::ZERO, None) => fired.at.map_or_else(
                             || self.timer.now(),
-                            |at| self.timer.on_chosen_wheel(at).min(self.timer.now()),
+                            |at| self.timer.wheel_ref().reading_at(at).min(self.timer.now()),
                         ),
                         (later, _) => later,
                     };
