@@ -7,11 +7,10 @@
 
 use core::fmt;
 use core::future::Future;
-use core::pin::Pin;
-use core::task::{Context, Poll};
-
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
+use core::pin::Pin;
+use core::task::{Context, Poll};
 
 use crate::Elapsed;
 use crate::clock::ClockInstant;
@@ -22,8 +21,9 @@ use crate::time::Limit;
 pub use crate::future::name::{DeadlineName, Named, NamedResult, ReportsOutput, Unnamed};
 pub use keep::{Abandoned, KeepOnElapsed};
 
-mod keep;
 use crate::future::outcome::OutcomeKind;
+
+mod keep;
 
 /// A future bounded by a deadline: `Ok` with the inner future's output, or `Err(Elapsed)`
 /// once the deadline passes, the inner future dropped first.
@@ -34,27 +34,21 @@ use crate::future::outcome::OutcomeKind;
 ///
 /// # Semantics
 ///
-/// * **Cancel, don't abandon.** On fire, the inner future is dropped before `Err(Elapsed)`
-///   is returned, and never polled again.
-/// * **Never early** on the wheel's clock. **At most two ticks late** with a driver that is
-///   not starved; one of few (up to 8) due in a tick usually fires at its own time, in
-///   busier ticks at the tick's end.
-/// * **When the clock starts.** The inner future is polled first. Ready at its first poll:
-///   no clock read, no timer, no shared memory. Otherwise a relative deadline starts then.
-/// * **Decided once.** An output produced before the fire is observed is `Ok`; after it,
-///   the inner future is not polled.
-/// * **Odd limits.** A limit passed at the first `Pending` (`Duration::ZERO`, a past
-///   instant) fires at that poll, without arming. A limit of `u64::MAX` ns or more
-///   (`Duration::MAX`), or at or past [`Reading::END`](crate::Reading::END), never fires
-///   and holds no entry.
-/// * **Full wheel.** With no free entry on a fixed wheel, the deadline runs *degraded*:
-///   each poll checks the clock and tries to arm again, else waits for the driver's next
-///   turn (`Wheel::degraded_polls`, with the `stats` feature); still never early, a
-///   tick or two late. The wheel keeps four such tasks' wakers; a fifth asks to be polled
-///   again at once (a busy task; no auto-advance of a paused tokio clock). A kept waker is
-///   woken once by the next turn, even if its deadline was dropped or armed since. From
-///   2^57 ns of the clock (about 4.5 years) a degraded target is rounded up to 128 ns: up
-///   to 127 ns late (254 ns in the clock's last 256 ns).
+/// * **Cancel, don't abandon**: on fire the inner future is dropped before `Err(Elapsed)`,
+///   and never polled again.
+/// * **Never early** on the wheel's clock; **at most two ticks late** with a driver that is
+///   not starved (one of up to 8 due in a tick usually fires at its own time).
+/// * **The clock starts** at the first `Pending` of the inner future, polled first: ready
+///   at once, it reads no clock and arms no timer.
+/// * **Decided once**: an output produced before the fire is observed is `Ok`.
+/// * **Odd limits**: one passed at the first `Pending` (`Duration::ZERO`, a past instant)
+///   fires then, unarmed; one of `u64::MAX` ns or more, or at or past
+///   [`Reading::END`](crate::Reading::END), never fires and holds no entry.
+/// * **Full wheel**: with no free entry the deadline runs *degraded*, never early, a tick
+///   or two late: each poll checks the clock and tries to arm again
+///   (`Wheel::degraded_polls`, with `stats`). The wheel keeps four such wakers, each woken
+///   once by the next turn; a fifth task is asked to poll again at once. From 2^57 ns of
+///   the clock a degraded target is rounded up to 128 ns (254 ns in the last 256 ns).
 ///
 /// # Cancel safety
 ///
@@ -88,14 +82,11 @@ impl<'w, F: Future, W: WheelRef> Deadline<'w, F, W> {
 }
 
 impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
-    /// Names the deadline, for [`Elapsed`] to carry and show, and for its
-    /// [`Outcome`](crate::Outcome) to be reported when it ends ([`set_outcome_hook`](crate::set_outcome_hook)):
-    /// completed, elapsed or dropped, with the time it used. The name is part of the type
-    /// ([`Named`], 24 bytes more), so deadlines without one pay nothing. Name it before
-    /// its first poll: the time used counts from the first pending poll after naming.
-    ///
-    /// When a [`Budget`] ends the deadline first, the `Elapsed` is the budget's
-    /// ([`Elapsed::is_budget`]): its duration and name, not this one.
+    /// Names the deadline: its [`Elapsed`] carries the name, and its
+    /// [`Outcome`](crate::Outcome) is reported when it ends
+    /// ([`set_outcome_hook`](crate::set_outcome_hook)), timed from the first pending poll
+    /// after naming. The name is part of the type ([`Named`], 24 bytes). An `Elapsed` of a
+    /// [`Budget`] that ended it first is the budget's ([`Elapsed::is_budget`]).
     ///
     /// ```
     /// # use core::time::Duration;
@@ -111,8 +102,7 @@ impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
     ///
     /// If the deadline has completed, as the other accessors.
     pub fn named(self, name: &'static str) -> Deadline<'w, F, W, Named> {
-        self.check_live("named");
-        self.renamed(Named::new(name))
+        self.renamed("named", Named::new(name))
     }
 
     /// As [`named`](Deadline::named), for a future whose output is a `Result`: its
@@ -134,14 +124,15 @@ impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
     where
         F: Future<Output = Result<T, E>>,
     {
-        self.check_live("named_result");
-        self.renamed(NamedResult::new(name))
+        self.renamed("named_result", NamedResult::new(name))
     }
 
-    fn renamed<M: DeadlineName>(self, name: M) -> Deadline<'w, F, W, M> {
+    #[track_caller]
+    fn renamed<M: DeadlineName>(self, what: &str, name: M) -> Deadline<'w, F, W, M> {
+        self.check_live(what);
         let this = ManuallyDrop::new(self);
         // SAFETY: `this` is never dropped, so each field is read out once; taken by value,
-        // so not pinned; the future is live (checked by the callers), so it may be copied.
+        // so not pinned; the future is live (checked), so it may be copied.
         let (future, timer) =
             unsafe { (core::ptr::read(&this.future), core::ptr::read(&this.timer)) };
         Deadline {
@@ -155,16 +146,11 @@ impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
     /// Moves the deadline to `at`, earlier or later, unless it has fired: returns whether
     /// `at` is now in force.
     ///
-    /// `at` is a [`Reading`](crate::Reading) of the wheel's clock (`punctual`'s default
-    /// deadlines take a `std::time::Instant`, and a `tokio::time::Instant` with its
-    /// `tokio` feature). The outcome is decided once (`docs/design.md`, rule 5): if the
-    /// old time has fired, even in a race with this call, `reset` returns `false` and
-    /// the next poll returns `Err(Elapsed)` for the old time. After `true`, the deadline
-    /// never fires before `at`. A completed deadline is not moved (`false`).
-    ///
-    /// The next poll arms the new time, as a first poll does, under the budget in force
-    /// then; until then the deadline holds no timer entry and wakes no one, so poll it
-    /// again after a reset.
+    /// `at` is an instant the handle takes ([`ClockInstant`]). Decided once: if the old
+    /// time fired, even racing this call, `reset` returns `false` and the next poll gives
+    /// `Err(Elapsed)` for it; after `true` the deadline never fires before `at`. A
+    /// completed deadline is not moved. The next poll arms the new time under the budget
+    /// in force then; until then nothing wakes the task, so poll it again.
     ///
     /// ```
     /// # use core::time::Duration;

@@ -83,29 +83,14 @@ impl<O> ReportsOutput<O> for Unnamed {
     fn completed(&self, _: &O, _: impl FnOnce() -> Option<Duration>, _: impl FnOnce() -> Reading) {}
 }
 
-/// A name and when its deadline started waiting.
+/// A name and the first pending poll's reading, in nanoseconds ([`NOT_STARTED`] before).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Label {
     name: &'static str,
-    /// The first pending poll's reading, in nanoseconds; [`NOT_STARTED`] before.
     start: u64,
 }
 
 impl Label {
-    const fn new(name: &'static str) -> Self {
-        Self {
-            name,
-            start: NOT_STARTED,
-        }
-    }
-
-    #[inline]
-    fn started(&mut self, now: impl FnOnce() -> Reading) {
-        if self.start == NOT_STARTED {
-            self.start = now().as_nanos();
-        }
-    }
-
     #[inline]
     fn report(
         &self,
@@ -117,83 +102,64 @@ impl Label {
     }
 }
 
-/// The name of a deadline made by [`Deadline::named`](crate::Deadline::named): shown by
-/// its [`Elapsed`](crate::Elapsed), and its [`Outcome`](crate::Outcome) reported when it ends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Named(Label);
+/// A name type around a [`Label`]: `name`, `new`, and the [`DeadlineName`] hooks.
+macro_rules! labelled {
+    ($(#[$doc:meta])* $ty:ident) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub struct $ty(Label);
 
-impl Named {
-    /// The name.
-    pub const fn name(&self) -> &'static str {
-        self.0.name
-    }
+        impl $ty {
+            /// The name.
+            pub const fn name(&self) -> &'static str {
+                self.0.name
+            }
 
-    pub(crate) const fn new(name: &'static str) -> Self {
-        Self(Label::new(name))
-    }
+            pub(crate) const fn new(name: &'static str) -> Self {
+                Self(Label { name, start: NOT_STARTED })
+            }
+        }
+
+        impl DeadlineName for $ty {
+            #[inline(always)]
+            fn get(&self) -> Option<&'static str> {
+                Some(self.0.name)
+            }
+
+            #[inline]
+            fn started(&mut self, now: impl FnOnce() -> Reading) {
+                if self.0.start == NOT_STARTED {
+                    self.0.start = now().as_nanos();
+                }
+            }
+
+            #[inline]
+            fn ended(
+                &self,
+                kind: OutcomeKind,
+                limit: impl FnOnce() -> Option<Duration>,
+                now: impl FnOnce() -> Reading,
+            ) {
+                self.0.report(kind, limit, now);
+            }
+        }
+    };
 }
 
-impl DeadlineName for Named {
-    #[inline(always)]
-    fn get(&self) -> Option<&'static str> {
-        Some(self.0.name)
-    }
-
-    #[inline]
-    fn started(&mut self, now: impl FnOnce() -> Reading) {
-        self.0.started(now);
-    }
-
-    #[inline]
-    fn ended(
-        &self,
-        kind: OutcomeKind,
-        limit: impl FnOnce() -> Option<Duration>,
-        now: impl FnOnce() -> Reading,
-    ) {
-        self.0.report(kind, limit, now);
-    }
+labelled! {
+    /// The name of a deadline made by [`Deadline::named`](crate::Deadline::named): shown by
+    /// its [`Elapsed`](crate::Elapsed), and its [`Outcome`](crate::Outcome) reported when it
+    /// ends.
+    Named
 }
 
 impl<O> ReportsOutput<O> for Named {}
 
-/// The name of a deadline around a future whose output is a `Result`
-/// ([`Deadline::named_result`](crate::Deadline::named_result)): as [`Named`], and its
-/// completion reported as succeeded (`Ok`) or failed (`Err`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct NamedResult(Label);
-
-impl NamedResult {
-    /// The name.
-    pub const fn name(&self) -> &'static str {
-        self.0.name
-    }
-
-    pub(crate) const fn new(name: &'static str) -> Self {
-        Self(Label::new(name))
-    }
-}
-
-impl DeadlineName for NamedResult {
-    #[inline(always)]
-    fn get(&self) -> Option<&'static str> {
-        Some(self.0.name)
-    }
-
-    #[inline]
-    fn started(&mut self, now: impl FnOnce() -> Reading) {
-        self.0.started(now);
-    }
-
-    #[inline]
-    fn ended(
-        &self,
-        kind: OutcomeKind,
-        limit: impl FnOnce() -> Option<Duration>,
-        now: impl FnOnce() -> Reading,
-    ) {
-        self.0.report(kind, limit, now);
-    }
+labelled! {
+    /// The name of a deadline around a future whose output is a `Result`
+    /// ([`Deadline::named_result`](crate::Deadline::named_result)): as [`Named`], and its
+    /// completion reported as succeeded (`Ok`) or failed (`Err`).
+    NamedResult
 }
 
 impl<T, E> ReportsOutput<Result<T, E>> for NamedResult {

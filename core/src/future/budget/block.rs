@@ -179,65 +179,56 @@ impl<F: Future, W: WheelRef> Future for Budgeted<'_, F, W> {
         if this.reported.is_some() && *this.start == NOT_STARTED {
             *this.start = this.timer.chosen_wheel().get().now().as_nanos();
         }
-        if let Some(fired) = this.timer.has_fired() {
-            this.future.set(None);
-            let elapsed = Elapsed::budget(budget.cap.duration, budget.name);
-            fired.trace(&elapsed);
-            report(
-                this.reported,
-                OutcomeKind::Elapsed,
-                &budget,
-                *this.start,
-                this.timer,
-            );
-            return Poll::Ready(Err(elapsed));
-        }
-        let future = this.future.as_mut().as_pin_mut().expect("checked above");
-        let polled = {
-            let _scope = Scope::enter(budget);
-            future.poll(cx)
-        };
-        if let Poll::Ready(output) = polled {
-            this.future.set(None);
-            report(
-                this.reported,
-                OutcomeKind::Completed,
-                &budget,
-                *this.start,
-                this.timer,
-            );
-            this.timer.release();
-            return Poll::Ready(Ok(output));
-        }
-        match this.timer.poll_fired(cx, Some(&budget.cap)) {
-            Poll::Ready(fired) => {
-                this.future.set(None);
-                let elapsed = Elapsed::budget(budget.cap.duration, budget.name);
-                fired.trace(&elapsed);
-                report(
-                    this.reported,
-                    OutcomeKind::Elapsed,
-                    &budget,
-                    *this.start,
-                    this.timer,
-                );
-                Poll::Ready(Err(elapsed))
+        let fired = match this.timer.has_fired() {
+            Some(fired) => fired,
+            None => {
+                let future = this.future.as_mut().as_pin_mut().expect("checked above");
+                let polled = {
+                    let _scope = Scope::enter(budget);
+                    future.poll(cx)
+                };
+                if let Poll::Ready(output) = polled {
+                    this.future.set(None);
+                    report(
+                        *this.reported,
+                        OutcomeKind::Completed,
+                        &budget,
+                        *this.start,
+                        this.timer,
+                    );
+                    this.timer.release();
+                    return Poll::Ready(Ok(output));
+                }
+                match this.timer.poll_fired(cx, Some(&budget.cap)) {
+                    Poll::Ready(fired) => fired,
+                    Poll::Pending => return Poll::Pending,
+                }
             }
-            Poll::Pending => Poll::Pending,
-        }
+        };
+        this.future.set(None);
+        let elapsed = Elapsed::budget(budget.cap.duration, budget.name);
+        fired.trace(&elapsed);
+        report(
+            *this.reported,
+            OutcomeKind::Elapsed,
+            &budget,
+            *this.start,
+            this.timer,
+        );
+        Poll::Ready(Err(elapsed))
     }
 }
 
 /// Reports a named budget's end; nothing for an unnamed one.
 #[inline(always)]
 fn report<W: WheelRef>(
-    name: &Option<&'static str>,
+    name: Option<&'static str>,
     kind: OutcomeKind,
     budget: &Budget,
     start: u64,
     timer: &Timer<W>,
 ) {
-    if let Some(name) = *name {
+    if let Some(name) = name {
         outcome::report_since(name, kind, Some(budget.cap.duration), start, || timer.now());
     }
 }

@@ -1,8 +1,5 @@
-//! [`KeepOnElapsed`]: a deadline that hands its inner future back at the fire, for the
-//! caller to keep running (`no_std`: no spawner needed, no allocation).
-//! * The same rules as [`Deadline`]'s: decided once, never early; only what happens to
-//!   the inner future at the fire differs: moved out (it is `Unpin`), not dropped.
-//! * Its outcome is reported as a deadline's: elapsed when it fires.
+//! [`KeepOnElapsed`]: a [`Deadline`] that moves its (`Unpin`) inner future out at the fire
+//! rather than drop it; otherwise a deadline's rules and outcome.
 
 use core::fmt;
 use core::future::Future;
@@ -33,8 +30,7 @@ pub struct KeepOnElapsed<'w, F, W: WheelRef, N: super::DeadlineName> {
 
 impl<'w, F: Future + Unpin, W: WheelRef, N: super::DeadlineName> Deadline<'w, F, W, N> {
     /// At the fire, hands the inner future back in the error ([`Abandoned`]) instead of
-    /// dropping it: the caller decides whether it runs on. Cancel stays the default; keep
-    /// work only when finishing it matters though no one waits for it (a write-behind).
+    /// dropping it, for work worth finishing though no one waits (a write-behind).
     ///
     /// ```
     /// # use core::time::Duration;
