@@ -3,7 +3,6 @@
 //! * Pending polls work on a copy, the timer `Poisoned` meanwhile: a panic drops the copy,
 //!   which releases the entry.
 //! * Out-of-line code gets the timer's parts by value, never the deadline's address.
-//! * Resets are in `reset`.
 
 use core::mem::ManuallyDrop;
 use core::task::{Context, Poll};
@@ -67,36 +66,25 @@ impl<W: WheelRef> Timer<W> {
     }
 
     /// Whether the deadline has fired, once the inner future is `Pending`; starts the timer
-    /// at the first call. `cap` (a budget's) applies if earlier. Works on a copy.
+    /// at the first call. `cap` (a budget's) applies if earlier.
     #[cfg_attr(target_pointer_width = "64", inline)]
     #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     pub(crate) fn poll_fired(&mut self, cx: &mut Context<'_>, cap: Option<&Cap>) -> Poll<Fired> {
-        let mut copy = self.lend();
-        let poll = copy.poll_fired_slow(cx, cap);
-        self.take_back(copy);
-        poll
+        self.on_copy(|copy| copy.poll_fired_slow(cx, cap))
     }
 
-    /// A copy to work on, leaving this timer poisoned until [`Timer::take_back`].
+    /// Runs `f` on a copy, this timer `Poisoned` meanwhile, then takes the copy's state
+    /// back and forgets it. A panic in `f` drops the copy, which releases the entry.
     #[inline(always)]
-    fn lend(&mut self) -> Self {
-        let copy = Self {
-            wheel: self.wheel,
-            span: self.span,
-            state: self.state,
-        };
+    fn on_copy<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
+        let (wheel, span, state) = (self.wheel, self.span, self.state);
+        let mut copy = Self { wheel, span, state };
         self.state.set_phase(Phase::Poisoned);
-        copy
-    }
-
-    /// Takes back the state of a copy from [`Timer::lend`], forgetting the copy.
-    #[inline(always)]
-    fn take_back(&mut self, copy: Self) {
+        let result = f(&mut copy);
         let copy = ManuallyDrop::new(copy);
         // The wheel too: a start may have settled it (`WheelRef::choose`).
-        self.wheel = copy.wheel;
-        self.span = copy.span;
-        self.state = copy.state;
+        (self.wheel, self.span, self.state) = (copy.wheel, copy.span, copy.state);
+        result
     }
 
     #[inline(never)]
@@ -218,13 +206,10 @@ impl<W: WheelRef> Timer<W> {
     #[inline]
     fn has_fired_slow(&mut self) -> Option<Fired> {
         match self.state.phase() {
-            Phase::Armed => {
-                let mut copy = self.lend();
+            Phase::Armed => self.on_copy(|copy| {
                 let fired = copy.wheel.get().has_fired(&copy.handle());
-                let fired = fired.then(|| copy.fired(copy.state.capped()));
-                self.take_back(copy);
-                fired
-            }
+                fired.then(|| copy.fired(copy.state.capped()))
+            }),
             Phase::Fired => Some(self.fired(self.state.capped())),
             _ => poisoned(),
         }
@@ -247,19 +232,16 @@ impl<W: WheelRef> Timer<W> {
             (duration_of(self.span), None)
         };
         // The instant the cap cut the deadline to, read while the entry is still held.
-        let cap_end = match self.state.phase() {
-            _ if !capped => CapEnd::Own,
-            Phase::Armed => CapEnd::At(self.wheel.get().deadline_of(&self.handle())),
-            Phase::Degraded | Phase::Fired => CapEnd::At(self.state.target()),
-            _ => CapEnd::AtStart,
+        let cap_end = match capped {
+            false => CapEnd::Own,
+            true => self.due_at().map_or(CapEnd::AtStart, CapEnd::At),
         };
         // How long past its time the fire is seen: for the `tracing` event, and for an
         // overrun report when one is asked for (one relaxed load when not).
         let threshold = overrun_threshold();
-        let late = if cfg!(feature = "tracing") || threshold.is_some() {
-            self.lateness()
-        } else {
-            Duration::ZERO
+        let late = match cfg!(feature = "tracing") || threshold.is_some() {
+            true => self.due_at().map_or(Duration::ZERO, |due| self.now() - due),
+            false => Duration::ZERO,
         };
         let overran = threshold.filter(|&after| late > after).map(|_| late);
         if overran.is_some() {
@@ -283,13 +265,13 @@ impl<W: WheelRef> Timer<W> {
         }
     }
 
-    /// How long past its time a fired timer is seen now; zero unless armed or degraded.
-    fn lateness(&self) -> Duration {
-        let wheel = self.wheel.get();
+    /// When a started timer is due, on the chosen wheel's clock: armed, degraded, or
+    /// fired unseen (`Fired`).
+    fn due_at(&self) -> Option<Reading> {
         match self.state.phase() {
-            Phase::Armed => wheel.now() - wheel.deadline_of(&self.handle()),
-            Phase::Degraded | Phase::Fired => wheel.now() - self.state.target(),
-            _ => Duration::ZERO,
+            Phase::Armed => Some(self.wheel.get().deadline_of(&self.handle())),
+            Phase::Degraded | Phase::Fired => Some(self.state.target()),
+            _ => None,
         }
     }
 
@@ -427,12 +409,10 @@ impl<W: WheelRef> Timer<W> {
     }
 
     /// When the timer is due on `wheel`, this timer's handle once chosen: [`Reading::END`]
-    /// for never; the reading now once done (or poisoned).
+    /// for never; the reading now once done or poisoned.
     pub(crate) fn due(&self, wheel: W) -> Reading {
         let span = Reading::from_nanos(self.span);
         match self.state.phase() {
-            Phase::Armed => wheel.get().deadline_of(&self.handle()),
-            Phase::Degraded => self.state.target(),
             Phase::Never => Reading::END,
             Phase::Idle if self.state.own_reading() => span,
             Phase::Idle if self.state.is_instant() => wheel.reading_at(span),
@@ -440,7 +420,7 @@ impl<W: WheelRef> Timer<W> {
                 .get()
                 .target(Limit::After(duration_of(self.span)))
                 .unwrap_or(Reading::END),
-            Phase::Done | Phase::Fired | Phase::Poisoned => wheel.get().now(),
+            _ => self.due_at().unwrap_or_else(|| wheel.get().now()),
         }
     }
 
