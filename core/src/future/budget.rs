@@ -1,11 +1,9 @@
 //! The [`Budget`] value, a thread's ambient budget, and the `Elapsed` of a capped fire.
-//! [`Budgeted`] lives in `block`, [`Within`] in `within`.
 //! * A budget caps only deadlines on its own wheel.
-//! * With `std`, a `Budgeted` sets the thread's budget while it polls its future; the scope
-//!   restores the previous one when it ends, also on unwind.
-//! * A deadline reads the ambient budget once, at its first pending poll.
-//! * At the fire, the budget in force lends its name only if it is the one that cut the
-//!   deadline ([`Fired::ended_by`]).
+//! * With `std`, a [`Budgeted`] sets the thread's budget while it polls its future, and a
+//!   scope restores the previous one, also on unwind. A deadline reads it once, at its
+//!   first pending poll.
+//! * At the fire, the budget in force lends its name only if it cut the deadline.
 
 use core::fmt;
 use core::time::Duration;
@@ -14,7 +12,7 @@ use crate::Elapsed;
 use crate::future::timer::{Cap, Fired, RawWheel, WheelRef};
 use crate::time::{Limit, Reading};
 #[cfg(doc)]
-use crate::{Budgeted, Within};
+use crate::Budgeted;
 
 pub(crate) mod block;
 pub(crate) mod within;
@@ -27,16 +25,12 @@ pub struct Budget {
     pub(crate) name: Option<&'static str>,
 }
 
-fn wheel_id(wheel: &dyn RawWheel) -> usize {
-    (wheel as *const dyn RawWheel).cast::<()>() as usize
-}
-
 impl Budget {
     /// A budget ending at `at` on `wheel`'s clock, reported as a budget of `duration`.
     pub fn new(wheel: &dyn RawWheel, at: Reading, duration: Duration) -> Self {
         Self {
             cap: Cap {
-                wheel: wheel_id(wheel),
+                wheel: (wheel as *const dyn RawWheel).cast::<()>() as usize,
                 at,
                 duration,
             },
@@ -196,12 +190,7 @@ mod ambient {
 }
 
 /// The budget in force for a deadline started now on this thread (`std` only).
-#[inline]
-pub(crate) fn ambient() -> Option<Budget> {
-    ambient::current()
-}
-
-pub(crate) use ambient::Scope;
+pub(crate) use ambient::{Scope, current as ambient};
 
 /// The `Elapsed` of a fired deadline named `name`, with the `tracing` event. If a cap
 /// ended it, the budget's: named after `budget` (else the ambient one) if that cut it.
@@ -215,15 +204,9 @@ pub(crate) fn elapsed_of(
     if !fired.by_cap() {
         return fired.elapsed(name);
     }
-    let ambient;
-    let budget = match budget {
-        Some(budget) => Some(budget),
-        None => {
-            ambient = self::ambient();
-            ambient.as_ref()
-        }
-    };
+    let ambient = budget.is_none().then(ambient).flatten();
     let name = budget
+        .or(ambient.as_ref())
         .filter(|b| fired.ended_by(&b.cap))
         .and_then(Budget::name);
     let elapsed = Elapsed::budget(fired.requested, name);

@@ -1,9 +1,7 @@
 //! Deadline names, as part of the type: [`Unnamed`], [`Named`], [`NamedResult`].
-//! * A name's hooks run where a deadline starts and ends; [`Unnamed`]'s are empty, so an
-//!   unnamed deadline compiles to what it was without them.
-//! * A named deadline reads the clock once at its first pending poll (never again after a
-//!   reset) and once when it ends after waiting, and reports its outcome once
-//!   ([`crate::future::outcome`]).
+//! * A name's hooks run where a deadline starts and ends; [`Unnamed`]'s are empty.
+//! * A named deadline reads the clock once at its first pending poll (not again after a
+//!   reset) and once when it ends after waiting, and reports its outcome once.
 
 use core::time::Duration;
 
@@ -16,8 +14,7 @@ pub trait DeadlineName: Copy + sealed::Sealed {
     /// The name, if any.
     fn get(&self) -> Option<&'static str>;
 
-    /// Whether the hooks below do anything: `false` for [`Unnamed`], so that callers
-    /// leave them out before any inlining. Not part of the API.
+    /// Whether the hooks below do anything (`false` for [`Unnamed`]). Not part of the API.
     #[doc(hidden)]
     const REPORTS: bool = true;
 
@@ -90,18 +87,6 @@ struct Label {
     start: u64,
 }
 
-impl Label {
-    #[inline]
-    fn report(
-        &self,
-        kind: OutcomeKind,
-        limit: impl FnOnce() -> Option<Duration>,
-        now: impl FnOnce() -> Reading,
-    ) {
-        outcome::report_since(self.name, kind, limit(), self.start, now);
-    }
-}
-
 /// A name type around a [`Label`]: `name`, `new`, and the [`DeadlineName`] hooks.
 macro_rules! labelled {
     ($(#[$doc:meta])* $ty:ident) => {
@@ -140,7 +125,7 @@ macro_rules! labelled {
                 limit: impl FnOnce() -> Option<Duration>,
                 now: impl FnOnce() -> Reading,
             ) {
-                self.0.report(kind, limit, now);
+                outcome::report_since(self.0.name, kind, limit(), self.0.start, now);
             }
         }
     };
@@ -175,6 +160,6 @@ impl<T, E> ReportsOutput<Result<T, E>> for NamedResult {
         } else {
             OutcomeKind::Failed
         };
-        self.0.report(kind, limit, now);
+        self.ended(kind, limit, now);
     }
 }
