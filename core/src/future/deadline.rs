@@ -221,19 +221,12 @@ impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
     /// # Panics
     ///
     /// If the deadline has completed (the inner future is gone).
-    pub fn into_inner(self) -> F {
+    pub fn into_inner(mut self) -> F {
         self.check_live("into_inner");
         self.report_dropped();
-        let mut this = ManuallyDrop::new(self);
-        // SAFETY: `this` is never dropped, so each field is read out once; the future is live.
-        let (future, timer) = unsafe {
-            (
-                ManuallyDrop::take(&mut this.future),
-                core::ptr::read(&this.timer),
-            )
-        };
-        drop(timer);
-        future
+        self.timer.set_inner_dropped();
+        // SAFETY: live, and now marked gone: taken exactly once, never dropped in place.
+        unsafe { ManuallyDrop::take(&mut self.future) }
     }
 }
 

@@ -20,15 +20,6 @@ mod missed;
 #[cfg(all(test, feature = "std"))]
 mod tests;
 
-/// Where the next tick is.
-#[derive(Debug, Clone, Copy)]
-enum Next {
-    /// Not polled yet: the first tick's limit, on the handle's instants.
-    First(Limit),
-    /// A reading of the chosen wheel's clock.
-    At(Reading),
-}
-
 /// Ticks once a period, on a grid: the first tick at once ([`Wheel::interval`]) or at a
 /// given instant ([`Wheel::interval_at`]), then one each `period`. Made by
 /// `punctual::interval` or a wheel's own; tokio's `Interval`, on a wheel.
@@ -89,7 +80,8 @@ enum Next {
 #[must_use = "an interval does nothing unless its ticks are awaited or polled"]
 pub struct Interval<'w, W: WheelRef = &'w dyn RawWheel> {
     timer: Timer<W>,
-    next: Next,
+    /// The next tick, on the chosen wheel's clock; `None` until the first poll fixes it.
+    next: Option<Reading>,
     /// The period in saturated nanoseconds, never zero.
     period: u64,
     missed: MissedTickBehavior,
@@ -108,7 +100,7 @@ impl<'w, W: WheelRef> Interval<'w, W> {
         assert!(!period.is_zero(), "`Interval` made with a period of zero");
         Self {
             timer: Timer::new(wheel, first),
-            next: Next::First(first),
+            next: None,
             period: span_of(period),
             missed: MissedTickBehavior::Skip,
             wheel: PhantomData,
@@ -128,8 +120,8 @@ impl<'w, W: WheelRef> Interval<'w, W> {
     /// reached it; else `Pending`, and the last poll's waker is woken when it comes.
     pub fn poll_tick(&mut self, cx: &mut Context<'_>) -> Poll<W::Instant> {
         let tick = match self.next {
-            Next::At(at) => at,
-            Next::First(first) => self.wait(first),
+            Some(at) => at,
+            None => self.fix_next(),
         };
         if self.timer.poll_fired(cx, None).is_pending() {
             return Poll::Pending;
@@ -141,21 +133,24 @@ impl<'w, W: WheelRef> Interval<'w, W> {
         Poll::Ready(self.timer.wheel_ref().instant_of(tick))
     }
 
-    /// Settles the wheel, and waits for `limit` (`Limit::At`: as the handle gives it).
+    /// Settles the wheel and waits for the idle timer's limit: the next tick's reading.
     #[cold]
-    fn wait(&mut self, limit: Limit) -> Reading {
+    fn fix_next(&mut self) -> Reading {
         let wheel = self.timer.chosen_wheel();
-        let at = match limit {
-            Limit::After(_) => wheel.get().target(limit).unwrap_or(Reading::END),
-            Limit::At(at) => wheel.reading_at(at),
-        };
+        let at = self.timer.due(wheel);
         self.wait_for(at);
         at
     }
 
+    /// Settles the wheel, and waits for `limit` (`Limit::At`: as the handle gives it).
+    fn wait(&mut self, limit: Limit) {
+        self.timer.reset(limit);
+        self.fix_next();
+    }
+
     /// Waits for `at`, a reading of the chosen wheel's clock.
     fn wait_for(&mut self, at: Reading) {
-        self.next = Next::At(at);
+        self.next = Some(at);
         self.timer.reset_on_wheel(at);
     }
 
