@@ -8,11 +8,11 @@
 use core::fmt;
 use core::time::Duration;
 
+#[cfg(doc)]
+use crate::Budgeted;
 use crate::Elapsed;
 use crate::future::timer::{Cap, Fired, RawWheel, WheelRef};
 use crate::time::{Limit, Reading};
-#[cfg(doc)]
-use crate::Budgeted;
 
 pub(crate) mod block;
 pub(crate) mod within;

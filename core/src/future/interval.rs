@@ -57,24 +57,6 @@ mod tests;
 /// assert_eq!(interval.poll_tick(&mut cx), Poll::Ready(Reading::ZERO + ms(10)));
 /// ```
 ///
-/// In a task, with `futures` or any executor:
-///
-/// ```
-/// # use core::time::Duration;
-/// # use punctual_core::{Fixed, ManualClock, Wheel};
-/// # let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
-/// # let mut polls = 0;
-/// async fn heartbeat(mut interval: punctual_core::Interval<'_>) {
-///     loop {
-///         let due = interval.tick().await;
-///         // send a heartbeat stamped `due`
-/// #       let _ = due; break;
-///     }
-/// }
-/// # let mut task = core::pin::pin!(heartbeat(wheel.interval(Duration::from_secs(1))));
-/// # assert!(task.as_mut().poll(&mut core::task::Context::from_waker(core::task::Waker::noop())).is_ready());
-/// ```
-///
 /// [`Wheel::interval`]: crate::Wheel::interval
 /// [`Wheel::interval_at`]: crate::Wheel::interval_at
 #[must_use = "an interval does nothing unless its ticks are awaited or polled"]
@@ -108,6 +90,14 @@ impl<'w, W: WheelRef> Interval<'w, W> {
     }
 
     /// Waits for the next tick and returns the instant it was due at.
+    ///
+    /// ```
+    /// # use core::time::Duration;
+    /// # use punctual_core::{Fixed, ManualClock, Reading, Wheel};
+    /// # let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
+    /// let mut interval = wheel.interval(Duration::from_secs(1));
+    /// assert_eq!(futures_executor::block_on(interval.tick()), Reading::ZERO);
+    /// ```
     ///
     /// # Cancel safety
     ///

@@ -168,28 +168,28 @@ impl<W: WheelRef> Future for Sleep<'_, W> {
         loop {
             // Read before the fire lets the entry go: the reading `deadline` reports after.
             let due = self.timer.armed_due();
-            match self.timer.poll_fired(cx, None) {
-                Poll::Ready(fired) => {
-                    let later = core::mem::replace(&mut self.later, Reading::ZERO);
-                    if later > Reading::ZERO && self.timer.now() < later {
-                        // The old time of a sleep reset later: arm the rest.
-                        self.timer.reset_on_wheel(later);
-                        continue;
-                    }
-                    fired.elapsed(None);
-                    self.done = true;
-                    self.later = match (later, due) {
-                        (Reading::ZERO, Some(due)) => due,
-                        (Reading::ZERO, None) => fired.at.map_or_else(
-                            || self.timer.now(),
-                            |at| self.timer.wheel_ref().reading_at(at).min(self.timer.now()),
-                        ),
-                        (later, _) => later,
-                    };
-                    return Poll::Ready(());
-                }
-                Poll::Pending => return Poll::Pending,
+            let Poll::Ready(fired) = self.timer.poll_fired(cx, None) else {
+                return Poll::Pending;
+            };
+            let later = core::mem::replace(&mut self.later, Reading::ZERO);
+            if later > Reading::ZERO && self.timer.now() < later {
+                // The old time of a sleep reset later: arm the rest.
+                self.timer.reset_on_wheel(later);
+                continue;
             }
+            fired.elapsed(None);
+            self.done = true;
+            self.later = match (later, due) {
+                (Reading::ZERO, Some(due)) => due,
+                (Reading::ZERO, None) => {
+                    let now = self.timer.now();
+                    fired
+                        .at
+                        .map_or(now, |at| self.timer.wheel_ref().reading_at(at).min(now))
+                }
+                (later, _) => later,
+            };
+            return Poll::Ready(());
         }
     }
 }
