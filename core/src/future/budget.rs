@@ -1,4 +1,4 @@
-//! The [`Budget`] value, a thread's ambient budget, and the `Elapsed` of a capped fire.
+//! The [`Budget`] value and a thread's ambient budget.
 //! * A budget caps only deadlines on its own wheel.
 //! * With `std`, a [`Budgeted`] sets the thread's budget while it polls its future, and a
 //!   scope restores the previous one, also on unwind. A deadline reads it once, at its
@@ -10,15 +10,14 @@ use core::time::Duration;
 
 #[cfg(doc)]
 use crate::Budgeted;
-use crate::Elapsed;
-use crate::future::timer::{Cap, Fired, RawWheel, WheelRef};
+use crate::future::timer::{Cap, RawWheel, WheelRef};
 use crate::time::{Limit, Reading};
 
 pub(crate) mod block;
 pub(crate) mod within;
 
 /// A budget's limit: an instant on one wheel's clock, with the duration and name that an
-/// [`Elapsed`] reports when it ends a deadline.
+/// [`Elapsed`](crate::Elapsed) reports when it ends a deadline.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Budget {
     pub(crate) cap: Cap,
@@ -191,28 +190,6 @@ mod ambient {
 
 /// The budget in force for a deadline started now on this thread (`std` only).
 pub(crate) use ambient::{Scope, current as ambient};
-
-/// The `Elapsed` of a fired deadline named `name`, with the `tracing` event. If a cap
-/// ended it, the budget's: named after `budget` (else the ambient one) if that cut it.
-#[cold]
-#[inline(never)]
-pub(crate) fn elapsed_of(
-    fired: &Fired,
-    name: Option<&'static str>,
-    budget: Option<&Budget>,
-) -> Elapsed {
-    if !fired.by_cap() {
-        return fired.elapsed(name);
-    }
-    let ambient = budget.is_none().then(ambient).flatten();
-    let name = budget
-        .or(ambient.as_ref())
-        .filter(|b| fired.ended_by(&b.cap))
-        .and_then(Budget::name);
-    let elapsed = Elapsed::budget(fired.requested, name);
-    fired.trace(&elapsed);
-    elapsed
-}
 
 #[cfg(all(test, feature = "std", not(punctual_loom)))]
 mod tests;

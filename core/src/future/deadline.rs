@@ -321,7 +321,7 @@ impl<F: Future, W: WheelRef, N: ReportsOutput<F::Output>> Deadline<'_, F, W, N> 
 
     /// The `Elapsed` of `fired`, with its outcome reported, the inner future gone.
     fn elapsed(&self, fired: &Fired, budget: Option<&Budget>) -> Elapsed {
-        let elapsed = budget::elapsed_of(fired, self.name.get(), budget);
+        let elapsed = fired.elapsed(self.name.get(), budget);
         if N::REPORTS {
             let now = || self.timer.now();
             self.name.ended(OutcomeKind::Elapsed, || fired.limit(), now);

@@ -75,10 +75,7 @@ impl DeadlineName for Unnamed {
     }
 }
 
-impl<O> ReportsOutput<O> for Unnamed {
-    #[inline(always)]
-    fn completed(&self, _: &O, _: impl FnOnce() -> Option<Duration>, _: impl FnOnce() -> Reading) {}
-}
+impl<O> ReportsOutput<O> for Unnamed {}
 
 /// A name and the first pending poll's reading, in nanoseconds ([`NOT_STARTED`] before).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

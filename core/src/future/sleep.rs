@@ -177,7 +177,7 @@ impl<W: WheelRef> Future for Sleep<'_, W> {
                 self.timer.reset_on_wheel(later);
                 continue;
             }
-            fired.elapsed(None);
+            fired.elapsed(None, None);
             self.done = true;
             self.later = match (later, due) {
                 (Reading::ZERO, Some(due)) => due,

@@ -178,6 +178,6 @@ fn poll_bounded<S: Stream, W: WheelRef>(
     polled.map(|ended| {
         stream.set(None);
         timer.release();
-        ended.err().map(|fired| Err(fired.elapsed(name)))
+        ended.err().map(|fired| Err(fired.elapsed(name, None)))
     })
 }
