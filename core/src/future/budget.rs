@@ -83,10 +83,9 @@ impl Budget {
         on.then(|| self.cap.at.saturating_duration_since(wheel.get().now()))
     }
 
-    /// Runs `f` with this budget in force on this thread: deadlines on its wheel first
-    /// polled inside `f` (in a `block_on`, say) end no later than it, as inside a
-    /// [`Budgeted`]. An earlier budget already in force on the same wheel stays in force.
-    /// The budget before is back in force when `f` returns or unwinds.
+    /// Runs `f` with this budget in force on this thread, as inside a [`Budgeted`]:
+    /// deadlines on its wheel first polled inside `f` end no later than it. An earlier one
+    /// on the same wheel stays in force; the one before is back when `f` returns or unwinds.
     ///
     /// ```
     /// use core::time::Duration;

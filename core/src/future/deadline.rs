@@ -1,9 +1,8 @@
 //! `Deadline<F>`: a future that is given up when its time runs out.
-//! * The inner future lives until the timer's `inner_dropped` mark, set before it is dropped
-//!   (a panicking drop never runs twice); it is never polled after.
+//! * The inner future lives until the timer's `inner_dropped` mark, set before it is
+//!   dropped (a panicking drop never runs twice); it is never polled after.
 //! * A fire already decided wins over polling the inner future, and over a reset.
-//! * On drop the inner future goes first; the timer field, dropped after it, releases
-//!   the entry.
+//! * On drop the inner future goes first, then the timer releases the entry.
 
 use core::fmt;
 use core::future::Future;
@@ -26,9 +25,8 @@ use crate::future::outcome::OutcomeKind;
 mod keep;
 
 /// A future bounded by a deadline: `Ok` with the inner future's output, or `Err(Elapsed)`
-/// once the deadline passes, the inner future dropped first.
-///
-/// Made by `punctual::DeadlineExt` or [`Wheel::deadline`](crate::Wheel::deadline) /
+/// once the deadline passes, the inner future dropped first. Made by
+/// `punctual::DeadlineExt` or [`Wheel::deadline`](crate::Wheel::deadline) /
 /// [`Wheel::deadline_at`](crate::Wheel::deadline_at). `W` is how it reaches its wheel
 /// ([`WheelRef`]); `N` its name, [`Unnamed`] until [`named`](Deadline::named).
 ///
@@ -105,9 +103,9 @@ impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
         self.renamed("named", Named::new(name))
     }
 
-    /// As [`named`](Deadline::named), for a future whose output is a `Result`: its
-    /// completion is reported as [`Succeeded`](crate::OutcomeKind::Succeeded) or
-    /// [`Failed`](crate::OutcomeKind::Failed) by the inner result.
+    /// As [`named`](Deadline::named), its completion reported as
+    /// [`Succeeded`](crate::OutcomeKind::Succeeded) or [`Failed`](crate::OutcomeKind::Failed)
+    /// by the inner `Result`.
     ///
     /// ```
     /// # use core::time::Duration;

@@ -77,13 +77,11 @@ impl<S, W: WheelRef> fmt::Debug for StreamDeadline<'_, S, W> {
 }
 
 pin_project! {
-    /// A stream whose items must each come within a duration of its going idle (returning
-    /// `Pending`, after an item or at the start), with the rules of a
-    /// [`Deadline`](crate::Deadline).
-    ///
-    /// Each gap takes a wheel entry and gives it back after the next item; nothing is
-    /// allocated. An entry the driver already took in is free again only at its next turn,
-    /// so on a full [`Fixed`](crate::Fixed) wheel the next gap may run degraded until then.
+    /// A stream whose items must each come within a duration of its going idle (its first
+    /// `Pending` after an item or the start), with the rules of a
+    /// [`Deadline`](crate::Deadline). Each gap takes a wheel entry, given back after the
+    /// next item (free again at the driver's next turn: on a full [`Fixed`](crate::Fixed)
+    /// wheel the next gap may run degraded until then).
     ///
     /// # Errors
     ///
