@@ -11,13 +11,12 @@ use super::{Deadline, ReportsOutput};
 use crate::Elapsed;
 use crate::future::timer::WheelRef;
 
-/// The error of a [`KeepOnElapsed`]: the deadline's [`Elapsed`] and the inner future,
-/// still running, for the caller to finish, hand on, or drop.
+/// The error of a [`KeepOnElapsed`]: the [`Elapsed`] and the inner future, still running.
 #[derive(Debug)]
 pub struct Abandoned<F> {
     /// Why: the deadline's (or a budget's) `Elapsed`.
     pub elapsed: Elapsed,
-    /// The inner future, as it was at the fire: poll it on to its end, or drop it.
+    /// The inner future, as it was at the fire.
     pub future: F,
 }
 
