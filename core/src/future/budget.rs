@@ -1,34 +1,27 @@
-//! The [`Budget`] value, a thread's ambient budget, and the `Elapsed` of a capped fire.
-//! [`Budgeted`] lives in `block`, [`Within`] in `within`.
+//! The [`Budget`] value and a thread's ambient budget.
 //! * A budget caps only deadlines on its own wheel.
-//! * With `std`, a `Budgeted` sets the thread's budget while it polls its future; the scope
-//!   restores the previous one when it ends, also on unwind.
-//! * A deadline reads the ambient budget once, at its first pending poll.
-//! * At the fire, the budget in force lends its name only if it is the one that cut the
-//!   deadline ([`Fired::ended_by`]).
+//! * With `std`, a [`Budgeted`] sets the thread's budget while it polls its future, and a
+//!   scope restores the previous one, also on unwind. A deadline reads it once, at its
+//!   first pending poll.
+//! * At the fire, the budget in force lends its name only if it cut the deadline.
 
 use core::fmt;
 use core::time::Duration;
 
-use crate::Elapsed;
-use crate::future::timer::{Cap, Fired, RawWheel, WheelRef};
-use crate::time::{Limit, Reading};
 #[cfg(doc)]
-use crate::{Budgeted, Within};
+use crate::Budgeted;
+use crate::future::timer::{Cap, RawWheel, WheelRef};
+use crate::time::{Limit, Reading};
 
 pub(crate) mod block;
 pub(crate) mod within;
 
 /// A budget's limit: an instant on one wheel's clock, with the duration and name that an
-/// [`Elapsed`] reports when it ends a deadline.
+/// [`Elapsed`](crate::Elapsed) reports when it ends a deadline.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Budget {
     pub(crate) cap: Cap,
     pub(crate) name: Option<&'static str>,
-}
-
-fn wheel_id(wheel: &dyn RawWheel) -> usize {
-    (wheel as *const dyn RawWheel).cast::<()>() as usize
 }
 
 impl Budget {
@@ -36,7 +29,7 @@ impl Budget {
     pub fn new(wheel: &dyn RawWheel, at: Reading, duration: Duration) -> Self {
         Self {
             cap: Cap {
-                wheel: wheel_id(wheel),
+                wheel: (wheel as *const dyn RawWheel).cast::<()>() as usize,
                 at,
                 duration,
             },
@@ -90,10 +83,9 @@ impl Budget {
         on.then(|| self.cap.at.saturating_duration_since(wheel.get().now()))
     }
 
-    /// Runs `f` with this budget in force on this thread: deadlines on its wheel first
-    /// polled inside `f` (in a `block_on`, say) end no later than it, as inside a
-    /// [`Budgeted`]. An earlier budget already in force on the same wheel stays in force.
-    /// The budget before is back in force when `f` returns or unwinds.
+    /// Runs `f` with this budget in force on this thread, as inside a [`Budgeted`]:
+    /// deadlines on its wheel first polled inside `f` end no later than it. An earlier one
+    /// on the same wheel stays in force; the one before is back when `f` returns or unwinds.
     ///
     /// ```
     /// use core::time::Duration;
@@ -196,107 +188,7 @@ mod ambient {
 }
 
 /// The budget in force for a deadline started now on this thread (`std` only).
-#[inline]
-pub(crate) fn ambient() -> Option<Budget> {
-    ambient::current()
-}
-
-pub(crate) use ambient::Scope;
-
-/// The `Elapsed` of a fired deadline named `name`, with the `tracing` event. If a cap
-/// ended it, the budget's: named after `budget` (else the ambient one) if that cut it.
-#[cold]
-#[inline(never)]
-pub(crate) fn elapsed_of(
-    fired: &Fired,
-    name: Option<&'static str>,
-    budget: Option<&Budget>,
-) -> Elapsed {
-    if !fired.by_cap() {
-        return fired.elapsed(name);
-    }
-    let ambient;
-    let budget = match budget {
-        Some(budget) => Some(budget),
-        None => {
-            ambient = self::ambient();
-            ambient.as_ref()
-        }
-    };
-    let name = budget
-        .filter(|b| fired.ended_by(&b.cap))
-        .and_then(Budget::name);
-    let elapsed = Elapsed::budget(fired.requested, name);
-    fired.trace(&elapsed);
-    elapsed
-}
+pub(crate) use ambient::{Scope, current as ambient};
 
 #[cfg(all(test, feature = "std", not(punctual_loom)))]
-mod tests {
-    use core::future::{Future, pending};
-    use core::pin::pin;
-    use core::task::{Context, Poll, Waker};
-    use core::time::Duration;
-
-    use super::{Budget, ambient};
-    use crate::{Fixed, ManualClock, Wheel};
-
-    #[test]
-    fn ambient_budget_names_the_deadline_it_cut() {
-        let wheel: Wheel<ManualClock, Fixed<4>> =
-            Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
-        let budget = Budget::starting_now(&wheel, Duration::from_millis(10))
-            .unwrap()
-            .named("checkout");
-        let mut cx = Context::from_waker(Waker::noop());
-        let mut inside = pin!(wheel.deadline(Duration::from_millis(100), pending::<()>()));
-        let mut outside = pin!(wheel.deadline(Duration::from_millis(100), pending::<()>()));
-        {
-            let _scope = ambient::Scope::enter(budget);
-            assert!(inside.as_mut().poll(&mut cx).is_pending());
-            assert!(outside.as_mut().poll(&mut cx).is_pending());
-        }
-        wheel.advance(Duration::from_millis(10));
-        let fired_inside = {
-            let _scope = ambient::Scope::enter(budget);
-            inside.as_mut().poll(&mut cx)
-        };
-        let Poll::Ready(Err(inside)) = fired_inside else {
-            panic!("not cut to the budget: {fired_inside:?}");
-        };
-        assert!(inside.is_budget());
-        assert_eq!(inside.name(), Some("checkout"));
-        let Poll::Ready(Err(outside)) = outside.as_mut().poll(&mut cx) else {
-            panic!("not cut to the budget");
-        };
-        assert!(outside.is_budget());
-        assert_eq!(outside.duration(), Duration::from_millis(10));
-        assert_eq!(outside.name(), None, "no budget in force where it fired");
-    }
-
-    #[test]
-    fn later_budget_of_same_length_lends_no_name() {
-        let wheel: Wheel<ManualClock, Fixed<4>> =
-            Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
-        let ten = Duration::from_millis(10);
-        let first = Budget::starting_now(&wheel, ten).unwrap().named("a");
-        let mut cx = Context::from_waker(Waker::noop());
-        let mut d = pin!(wheel.deadline(Duration::from_millis(100), pending::<()>()));
-        {
-            let _scope = ambient::Scope::enter(first);
-            assert!(d.as_mut().poll(&mut cx).is_pending());
-        }
-        wheel.advance(Duration::from_millis(5));
-        let later = Budget::starting_now(&wheel, ten).unwrap().named("b");
-        wheel.advance(Duration::from_millis(5));
-        let fired = {
-            let _scope = ambient::Scope::enter(later);
-            d.as_mut().poll(&mut cx)
-        };
-        let Poll::Ready(Err(elapsed)) = fired else {
-            panic!("not cut to the first budget: {fired:?}");
-        };
-        assert!(elapsed.is_budget());
-        assert_eq!(elapsed.name(), None);
-    }
-}
+mod tests;

@@ -1,60 +1,52 @@
 //! `Deadline<F>`: a future that is given up when its time runs out.
-//! * The inner future lives until the timer's `inner_dropped` mark, set before it is dropped
-//!   (a panicking drop never runs twice); it is never polled after.
+//! * The inner future lives until the timer's `inner_dropped` mark, set before it is
+//!   dropped (a panicking drop never runs twice); it is never polled after.
 //! * A fire already decided wins over polling the inner future, and over a reset.
-//! * On drop the inner future goes first; the timer field, dropped after it, releases
-//!   the entry.
+//! * On drop the inner future goes first, then the timer releases the entry.
 
 use core::fmt;
 use core::future::Future;
-use core::pin::Pin;
-use core::task::{Context, Poll};
-
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
+use core::pin::Pin;
+use core::task::{Context, Poll};
 
 use crate::Elapsed;
 use crate::clock::ClockInstant;
 use crate::future::budget::{self, Budget};
-use crate::future::timer::{RawWheel, Timer, WheelRef};
+use crate::future::timer::{Fired, RawWheel, Timer, WheelRef};
 use crate::time::Limit;
 
 pub use crate::future::name::{DeadlineName, Named, NamedResult, ReportsOutput, Unnamed};
 pub use keep::{Abandoned, KeepOnElapsed};
 
-mod keep;
 use crate::future::outcome::OutcomeKind;
 
+mod keep;
+
 /// A future bounded by a deadline: `Ok` with the inner future's output, or `Err(Elapsed)`
-/// once the deadline passes, the inner future dropped first.
-///
-/// Made by `punctual::DeadlineExt` or [`Wheel::deadline`](crate::Wheel::deadline) /
+/// once the deadline passes, the inner future dropped first. Made by
+/// `punctual::DeadlineExt` or [`Wheel::deadline`](crate::Wheel::deadline) /
 /// [`Wheel::deadline_at`](crate::Wheel::deadline_at). `W` is how it reaches its wheel
 /// ([`WheelRef`]); `N` its name, [`Unnamed`] until [`named`](Deadline::named).
 ///
 /// # Semantics
 ///
-/// * **Cancel, don't abandon.** On fire, the inner future is dropped before `Err(Elapsed)`
-///   is returned, and never polled again.
-/// * **Never early** on the wheel's clock. **At most two ticks late** with a driver that is
-///   not starved; one of few (up to 8) due in a tick usually fires at its own time, in
-///   busier ticks at the tick's end.
-/// * **When the clock starts.** The inner future is polled first. Ready at its first poll:
-///   no clock read, no timer, no shared memory. Otherwise a relative deadline starts then.
-/// * **Decided once.** An output produced before the fire is observed is `Ok`; after it,
-///   the inner future is not polled.
-/// * **Odd limits.** A limit passed at the first `Pending` (`Duration::ZERO`, a past
-///   instant) fires at that poll, without arming. A limit of `u64::MAX` ns or more
-///   (`Duration::MAX`), or at or past [`Reading::END`](crate::Reading::END), never fires
-///   and holds no entry.
-/// * **Full wheel.** With no free entry on a fixed wheel, the deadline runs *degraded*:
-///   each poll checks the clock and tries to arm again, else waits for the driver's next
-///   turn (`Wheel::degraded_polls`, with the `stats` feature); still never early, a
-///   tick or two late. The wheel keeps four such tasks' wakers; a fifth asks to be polled
-///   again at once (a busy task; no auto-advance of a paused tokio clock). A kept waker is
-///   woken once by the next turn, even if its deadline was dropped or armed since. From
-///   2^57 ns of the clock (about 4.5 years) a degraded target is rounded up to 128 ns: up
-///   to 127 ns late (254 ns in the clock's last 256 ns).
+/// * **Cancel, don't abandon**: on fire the inner future is dropped before `Err(Elapsed)`,
+///   and never polled again.
+/// * **Never early** on the wheel's clock; **at most two ticks late** with a driver that is
+///   not starved (one of up to 8 due in a tick usually fires at its own time).
+/// * **The clock starts** at the first `Pending` of the inner future, polled first: ready
+///   at once, it reads no clock and arms no timer.
+/// * **Decided once**: an output produced before the fire is observed is `Ok`.
+/// * **Odd limits**: one passed at the first `Pending` (`Duration::ZERO`, a past instant)
+///   fires then, unarmed; one of `u64::MAX` ns or more, or at or past
+///   [`Reading::END`](crate::Reading::END), never fires and holds no entry.
+/// * **Full wheel**: with no free entry the deadline runs *degraded*, never early, a tick
+///   or two late: each poll checks the clock and tries to arm again
+///   (`Wheel::degraded_polls`, with `stats`). The wheel keeps four such wakers, each woken
+///   once by the next turn; a fifth task is asked to poll again at once. From 2^57 ns of
+///   the clock a degraded target is rounded up to 128 ns (254 ns in the last 256 ns).
 ///
 /// # Cancel safety
 ///
@@ -88,14 +80,11 @@ impl<'w, F: Future, W: WheelRef> Deadline<'w, F, W> {
 }
 
 impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
-    /// Names the deadline, for [`Elapsed`] to carry and show, and for its
-    /// [`Outcome`](crate::Outcome) to be reported when it ends ([`set_outcome_hook`](crate::set_outcome_hook)):
-    /// completed, elapsed or dropped, with the time it used. The name is part of the type
-    /// ([`Named`], 24 bytes more), so deadlines without one pay nothing. Name it before
-    /// its first poll: the time used counts from the first pending poll after naming.
-    ///
-    /// When a [`Budget`] ends the deadline first, the `Elapsed` is the budget's
-    /// ([`Elapsed::is_budget`]): its duration and name, not this one.
+    /// Names the deadline: its [`Elapsed`] carries the name, and its
+    /// [`Outcome`](crate::Outcome) is reported when it ends
+    /// ([`set_outcome_hook`](crate::set_outcome_hook)), timed from the first pending poll
+    /// after naming. The name is part of the type ([`Named`], 24 bytes). An `Elapsed` of a
+    /// [`Budget`] that ended it first is the budget's ([`Elapsed::is_budget`]).
     ///
     /// ```
     /// # use core::time::Duration;
@@ -111,16 +100,12 @@ impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
     ///
     /// If the deadline has completed, as the other accessors.
     pub fn named(self, name: &'static str) -> Deadline<'w, F, W, Named> {
-        assert!(
-            !self.timer.inner_dropped(),
-            "`Deadline::named` called after completion"
-        );
-        self.renamed(Named::new(name))
+        self.renamed("named", Named::new(name))
     }
 
-    /// As [`named`](Deadline::named), for a future whose output is a `Result`: its
-    /// completion is reported as [`Succeeded`](crate::OutcomeKind::Succeeded) or
-    /// [`Failed`](crate::OutcomeKind::Failed) by the inner result.
+    /// As [`named`](Deadline::named), its completion reported as
+    /// [`Succeeded`](crate::OutcomeKind::Succeeded) or [`Failed`](crate::OutcomeKind::Failed)
+    /// by the inner `Result`.
     ///
     /// ```
     /// # use core::time::Duration;
@@ -137,17 +122,15 @@ impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
     where
         F: Future<Output = Result<T, E>>,
     {
-        assert!(
-            !self.timer.inner_dropped(),
-            "`Deadline::named_result` called after completion"
-        );
-        self.renamed(NamedResult::new(name))
+        self.renamed("named_result", NamedResult::new(name))
     }
 
-    fn renamed<M: DeadlineName>(self, name: M) -> Deadline<'w, F, W, M> {
+    #[track_caller]
+    fn renamed<M: DeadlineName>(self, what: &str, name: M) -> Deadline<'w, F, W, M> {
+        self.check_live(what);
         let this = ManuallyDrop::new(self);
         // SAFETY: `this` is never dropped, so each field is read out once; taken by value,
-        // so not pinned; the future is live (checked by the callers), so it may be copied.
+        // so not pinned; the future is live (checked), so it may be copied.
         let (future, timer) =
             unsafe { (core::ptr::read(&this.future), core::ptr::read(&this.timer)) };
         Deadline {
@@ -161,16 +144,11 @@ impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
     /// Moves the deadline to `at`, earlier or later, unless it has fired: returns whether
     /// `at` is now in force.
     ///
-    /// `at` is a [`Reading`](crate::Reading) of the wheel's clock (`punctual`'s default
-    /// deadlines take a `std::time::Instant`, and a `tokio::time::Instant` with its
-    /// `tokio` feature). The outcome is decided once (`docs/design.md`, rule 5): if the
-    /// old time has fired, even in a race with this call, `reset` returns `false` and
-    /// the next poll returns `Err(Elapsed)` for the old time. After `true`, the deadline
-    /// never fires before `at`. A completed deadline is not moved (`false`).
-    ///
-    /// The next poll arms the new time, as a first poll does, under the budget in force
-    /// then; until then the deadline holds no timer entry and wakes no one, so poll it
-    /// again after a reset.
+    /// `at` is an instant the handle takes ([`ClockInstant`]). Decided once: if the old
+    /// time fired, even racing this call, `reset` returns `false` and the next poll gives
+    /// `Err(Elapsed)` for it; after `true` the deadline never fires before `at`. A
+    /// completed deadline is not moved. The next poll arms the new time under the budget
+    /// in force then; until then nothing wakes the task, so poll it again.
     ///
     /// ```
     /// # use core::time::Duration;
@@ -209,10 +187,7 @@ impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
     ///
     /// If the deadline has completed (the inner future is gone).
     pub fn get_ref(&self) -> &F {
-        assert!(
-            !self.timer.inner_dropped(),
-            "`Deadline::get_ref` called after completion"
-        );
+        self.check_live("get_ref");
         &self.future
     }
 
@@ -222,10 +197,7 @@ impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
     ///
     /// If the deadline has completed (the inner future is gone).
     pub fn get_mut(&mut self) -> &mut F {
-        assert!(
-            !self.timer.inner_dropped(),
-            "`Deadline::get_mut` called after completion"
-        );
+        self.check_live("get_mut");
         &mut self.future
     }
 
@@ -237,10 +209,7 @@ impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
     pub fn get_pin_mut(self: Pin<&mut Self>) -> Pin<&mut F> {
         // SAFETY: the future is structurally pinned (see the field).
         let this = unsafe { self.get_unchecked_mut() };
-        assert!(
-            !this.timer.inner_dropped(),
-            "`Deadline::get_pin_mut` called after completion"
-        );
+        this.check_live("get_pin_mut");
         // SAFETY: as above; the future is live (not gone).
         unsafe { Pin::new_unchecked(&mut *this.future) }
     }
@@ -250,101 +219,31 @@ impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
     /// # Panics
     ///
     /// If the deadline has completed (the inner future is gone).
-    pub fn into_inner(self) -> F {
-        assert!(
-            !self.timer.inner_dropped(),
-            "`Deadline::into_inner` called after completion"
-        );
+    pub fn into_inner(mut self) -> F {
+        self.check_live("into_inner");
         self.report_dropped();
-        let mut this = ManuallyDrop::new(self);
-        // SAFETY: `this` is never dropped, so each field is read out once; the future is live.
-        let (future, timer) = unsafe {
-            (
-                ManuallyDrop::take(&mut this.future),
-                core::ptr::read(&this.timer),
-            )
-        };
-        drop(timer);
-        future
+        self.timer.set_inner_dropped();
+        // SAFETY: live, and now marked gone: taken exactly once, never dropped in place.
+        unsafe { ManuallyDrop::take(&mut self.future) }
     }
 }
 
 impl<F, W: WheelRef, N: DeadlineName> Deadline<'_, F, W, N> {
+    #[track_caller]
+    fn check_live(&self, what: &str) {
+        assert!(
+            !self.timer.inner_dropped(),
+            "`Deadline::{what}` called after completion"
+        );
+    }
+
     /// Reports a named deadline that ends without an output or a fire.
     #[inline(always)]
     fn report_dropped(&self) {
-        if !N::REPORTS {
-            return;
-        }
-        let timer = &self.timer;
-        self.name.ended(
-            OutcomeKind::Dropped,
-            || timer.reported_limit(),
-            || timer.now(),
-        );
-    }
-}
-
-impl<F: Future, W: WheelRef, N: ReportsOutput<F::Output>> Deadline<'_, F, W, N> {
-    /// `poll`, with the budget that bounds this deadline (explicit, else the ambient one).
-    #[inline(always)]
-    pub(crate) fn poll_capped(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        budget: Option<&Budget>,
-    ) -> Poll<Result<F::Output, Elapsed>> {
-        // SAFETY: structurally pinned: polled through a `Pin` made in place, dropped in place.
-        let this = unsafe { self.get_unchecked_mut() };
-        if this.timer.inner_dropped() {
-            panic!("`Deadline` polled after completion");
-        }
-        // A fire already decided wins: the inner future is not polled after it.
-        let name = this.name.get();
-        if let Some(fired) = this.timer.has_fired() {
-            this.drop_future();
-            let elapsed = budget::elapsed_of(&fired, name, budget);
-            if N::REPORTS {
-                this.name
-                    .ended(OutcomeKind::Elapsed, || fired.limit(), || this.timer.now());
-            }
-            return Poll::Ready(Err(elapsed));
-        }
-        // SAFETY: pinned in place, live (checked above).
-        let future = unsafe { Pin::new_unchecked(&mut *this.future) };
-        if let Poll::Ready(output) = future.poll(cx) {
-            this.drop_future();
-            if N::REPORTS {
-                let timer = &this.timer;
-                this.name
-                    .completed(&output, || timer.reported_limit(), || timer.now());
-            }
-            this.timer.release();
-            return Poll::Ready(Ok(output));
-        }
-        let ambient;
-        let budget = match budget {
-            Some(budget) => Some(budget),
-            None if !this.timer.is_started() => {
-                ambient = budget::ambient();
-                ambient.as_ref()
-            }
-            None => None,
-        };
-        if N::REPORTS && !this.timer.is_started() {
-            let timer = &mut this.timer;
-            this.name.started(|| timer.chosen_wheel().get().now());
-        }
-        match this.timer.poll_fired(cx, budget.map(|b| &b.cap)) {
-            Poll::Ready(fired) => {
-                this.drop_future();
-                let elapsed = budget::elapsed_of(&fired, name, budget);
-                if N::REPORTS {
-                    this.name
-                        .ended(OutcomeKind::Elapsed, || fired.limit(), || this.timer.now());
-                }
-                Poll::Ready(Err(elapsed))
-            }
-            Poll::Pending => Poll::Pending,
+        if N::REPORTS {
+            let timer = &self.timer;
+            let limit = || timer.reported_limit();
+            self.name.ended(OutcomeKind::Dropped, limit, || timer.now());
         }
     }
 
@@ -358,13 +257,82 @@ impl<F: Future, W: WheelRef, N: ReportsOutput<F::Output>> Deadline<'_, F, W, N> 
     }
 }
 
+impl<F: Future, W: WheelRef, N: ReportsOutput<F::Output>> Deadline<'_, F, W, N> {
+    /// `poll`, with the budget that bounds this deadline (explicit, else the ambient one).
+    #[inline(always)]
+    pub(crate) fn poll_capped(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        budget: Option<&Budget>,
+    ) -> Poll<Result<F::Output, Elapsed>> {
+        // SAFETY: structurally pinned: polled through a `Pin` made in place, dropped in place.
+        let this = unsafe { self.get_unchecked_mut() };
+        this.poll_inner(cx, budget, "Deadline").map(|polled| {
+            polled.map_err(|fired| {
+                this.drop_future();
+                this.elapsed(&fired, budget)
+            })
+        })
+    }
+
+    /// Polls the inner future under the timer: `Ok` with its output (reported, the timer
+    /// released), or `Err` with the fire, the inner future still live. A fire already
+    /// decided wins: the inner future is not polled after it. The deadline is pinned.
+    #[inline(always)]
+    fn poll_inner(
+        &mut self,
+        cx: &mut Context<'_>,
+        budget: Option<&Budget>,
+        what: &str,
+    ) -> Poll<Result<F::Output, Fired>> {
+        if self.timer.inner_dropped() {
+            panic!("`{what}` polled after completion");
+        }
+        if let Some(fired) = self.timer.has_fired() {
+            return Poll::Ready(Err(fired));
+        }
+        // SAFETY: the callers hold the deadline pinned; the future is live (checked above).
+        let future = unsafe { Pin::new_unchecked(&mut *self.future) };
+        if let Poll::Ready(output) = future.poll(cx) {
+            self.drop_future();
+            if N::REPORTS {
+                let timer = &self.timer;
+                let limit = || timer.reported_limit();
+                self.name.completed(&output, limit, || timer.now());
+            }
+            self.timer.release();
+            return Poll::Ready(Ok(output));
+        }
+        let started = self.timer.is_started();
+        let ambient = if budget.is_none() && !started {
+            budget::ambient()
+        } else {
+            None
+        };
+        if N::REPORTS && !started {
+            let timer = &mut self.timer;
+            self.name.started(|| timer.chosen_wheel().get().now());
+        }
+        let cap = budget.or(ambient.as_ref()).map(|b| &b.cap);
+        self.timer.poll_fired(cx, cap).map(Err)
+    }
+
+    /// The `Elapsed` of `fired`, with its outcome reported, the inner future gone.
+    fn elapsed(&self, fired: &Fired, budget: Option<&Budget>) -> Elapsed {
+        let elapsed = fired.elapsed(self.name.get(), budget);
+        if N::REPORTS {
+            let now = || self.timer.now();
+            self.name.ended(OutcomeKind::Elapsed, || fired.limit(), now);
+        }
+        elapsed
+    }
+}
+
 impl<F, W: WheelRef, N: DeadlineName> Drop for Deadline<'_, F, W, N> {
     fn drop(&mut self) {
         if !self.timer.inner_dropped() {
             self.report_dropped();
-            self.timer.set_inner_dropped();
-            // SAFETY: live and now marked gone: dropped exactly once, in place.
-            unsafe { ManuallyDrop::drop(&mut self.future) };
+            self.drop_future();
         }
     }
 }

@@ -5,10 +5,8 @@ use core::time::Duration;
 
 use crate::time::Reading;
 
-/// The deadline passed before the inner future completed; the inner future has been dropped.
-///
-/// Carries the requested duration and, when the deadline was
-/// [named](crate::Deadline::named), its name:
+/// The deadline passed before the inner future completed, which was dropped. Carries the
+/// requested duration and the [name](crate::Deadline::named), if any:
 ///
 /// ```
 /// use core::time::Duration;
@@ -18,8 +16,7 @@ use crate::time::Reading;
 /// assert_eq!(Elapsed::new(Duration::from_secs(2), None).to_string(), "deadline of 2s elapsed");
 /// ```
 ///
-/// A deadline at an instant reports the instant as given ([`Elapsed::instant`]), and no
-/// duration:
+/// A deadline at an instant reports the instant as given, and no duration:
 ///
 /// ```
 /// # use core::time::Duration;
@@ -47,11 +44,15 @@ pub struct Elapsed {
 impl Elapsed {
     /// An `Elapsed` for a deadline of `duration`, named `name`.
     pub const fn new(duration: Duration, name: Option<&'static str>) -> Self {
+        Self::of(duration, name, Reading::END, false)
+    }
+
+    const fn of(duration: Duration, name: Option<&'static str>, at: Reading, budget: bool) -> Self {
         Self {
             duration,
             name,
-            at: Reading::END,
-            budget: false,
+            at,
+            budget,
         }
     }
 
@@ -65,12 +66,7 @@ impl Elapsed {
     /// assert!(e.is_budget());
     /// ```
     pub const fn budget(duration: Duration, name: Option<&'static str>) -> Self {
-        Self {
-            duration,
-            name,
-            at: Reading::END,
-            budget: true,
-        }
+        Self::of(duration, name, Reading::END, true)
     }
 
     /// Whether a budget ran out (rather than the deadline's own duration).
@@ -89,12 +85,7 @@ impl Elapsed {
     /// assert_eq!(e.to_string(), "deadline 'flush' at an instant elapsed");
     /// ```
     pub const fn at_instant(at: Reading, name: Option<&'static str>) -> Self {
-        Self {
-            duration: Duration::ZERO,
-            name,
-            at,
-            budget: false,
-        }
+        Self::of(Duration::ZERO, name, at, false)
     }
 
     /// The duration allowed: the deadline's, or the budget's; zero for an instant.
@@ -146,9 +137,8 @@ impl From<Elapsed> for std::io::Error {
 
 #[cfg(feature = "tonic")]
 impl From<Elapsed> for tonic::Status {
-    /// A status of code `DEADLINE_EXCEEDED` (4), never `CANCELLED`, whose message is the
-    /// `Elapsed`'s and whose source is the `Elapsed`: `?` in a tonic handler answers the
-    /// caller as gRPC asks.
+    /// A status `DEADLINE_EXCEEDED` (never `CANCELLED`), with the `Elapsed` as message and
+    /// source: `?` in a tonic handler answers as gRPC asks.
     ///
     /// ```
     /// # futures_executor::block_on(async {
@@ -191,8 +181,8 @@ fn whole_units(duration: Duration) -> Option<(u64, &'static str)> {
 
 #[cfg(feature = "defmt")]
 impl defmt::Format for Elapsed {
-    /// As `Display`, the duration in the largest exact unit (`"deadline of 1500us
-    /// elapsed"`), or else as seconds and nanoseconds.
+    /// As `Display`, the duration in its largest exact unit (`"of 1500us"`), else as
+    /// seconds and nanoseconds.
     fn format(&self, f: defmt::Formatter<'_>) {
         let what = if self.budget { "budget" } else { "deadline" };
         match self.name {

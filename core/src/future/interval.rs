@@ -1,9 +1,7 @@
-//! `Interval`: ticks on a grid of a period, each tick a sleep until its reading.
-//! * The grid is in readings of the wheel the first tick chose; the interval keeps that
-//!   wheel for life, and its timer restarts at each tick on its own readings.
-//! * `next` is the reading of the next tick once the first poll fixed it; a tick is given
-//!   only once the timer fired at or after it (never early).
-//! * After each tick the timer holds no entry: the next poll arms the next tick.
+//! `Interval`: ticks on a grid of a period, each a sleep until its reading.
+//! * The grid is in readings of the wheel the first tick chose, kept for life.
+//! * A tick is given only once the timer fired at or after `next` (never early); the timer
+//!   then holds no entry until the next poll arms the next tick.
 
 use core::fmt;
 use core::marker::PhantomData;
@@ -22,34 +20,19 @@ mod missed;
 #[cfg(all(test, feature = "std"))]
 mod tests;
 
-/// Where the next tick is.
-#[derive(Debug, Clone, Copy)]
-enum Next {
-    /// Not polled yet: the first tick's limit, on the handle's instants.
-    First(Limit),
-    /// A reading of the chosen wheel's clock.
-    At(Reading),
-}
-
 /// Ticks once a period, on a grid: the first tick at once ([`Wheel::interval`]) or at a
 /// given instant ([`Wheel::interval_at`]), then one each `period`. Made by
 /// `punctual::interval` or a wheel's own; tokio's `Interval`, on a wheel.
 ///
 /// [`tick`](Interval::tick) returns the instant each tick was due at, as the handle's
-/// [`Instant`](WheelRef::Instant): a [`Reading`] of the wheel's clock on a wheel of your
-/// own; `punctual`'s default intervals give the runtime's instant (tokio's with its
-/// `tokio` feature, else `std`'s), which tokio code uses as it used tokio's. Each tick comes **never early**, and **at most two wheel ticks late** with a
-/// driver that is not starved and a task that polls it. A tick taken later than that was
-/// missed: the next ones follow its [`MissedTickBehavior`], by default
-/// [`Skip`](MissedTickBehavior::Skip) (one tick, then back on the grid: a stall or a
-/// suspend gives one tick, not a burst).
-///
-/// It allocates nothing and holds one wheel entry while it waits for a tick. It is also a
-/// [`Stream`] of the same readings, which never ends.
+/// [`Instant`](WheelRef::Instant). Each tick comes **never early**, **at most two wheel
+/// ticks late** with a driver not starved; a later one was missed, and the next follow its
+/// [`MissedTickBehavior`] ([`Skip`](MissedTickBehavior::Skip) by default). It allocates
+/// nothing, holds one entry while it waits, and is a [`Stream`] that never ends.
 ///
 /// # Cancel safety
 ///
-/// Dropping it releases its timer entry. [`tick`](Interval::tick) is cancel safe.
+/// Dropping it releases its entry. [`tick`](Interval::tick) is cancel safe.
 ///
 /// # Panics
 ///
@@ -74,30 +57,13 @@ enum Next {
 /// assert_eq!(interval.poll_tick(&mut cx), Poll::Ready(Reading::ZERO + ms(10)));
 /// ```
 ///
-/// In a task, with `futures` or any executor:
-///
-/// ```
-/// # use core::time::Duration;
-/// # use punctual_core::{Fixed, ManualClock, Wheel};
-/// # let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
-/// # let mut polls = 0;
-/// async fn heartbeat(mut interval: punctual_core::Interval<'_>) {
-///     loop {
-///         let due = interval.tick().await;
-///         // send a heartbeat stamped `due`
-/// #       let _ = due; break;
-///     }
-/// }
-/// # let mut task = core::pin::pin!(heartbeat(wheel.interval(Duration::from_secs(1))));
-/// # assert!(task.as_mut().poll(&mut core::task::Context::from_waker(core::task::Waker::noop())).is_ready());
-/// ```
-///
 /// [`Wheel::interval`]: crate::Wheel::interval
 /// [`Wheel::interval_at`]: crate::Wheel::interval_at
 #[must_use = "an interval does nothing unless its ticks are awaited or polled"]
 pub struct Interval<'w, W: WheelRef = &'w dyn RawWheel> {
     timer: Timer<W>,
-    next: Next,
+    /// The next tick, on the chosen wheel's clock; `None` until the first poll fixes it.
+    next: Option<Reading>,
     /// The period in saturated nanoseconds, never zero.
     period: u64,
     missed: MissedTickBehavior,
@@ -116,32 +82,36 @@ impl<'w, W: WheelRef> Interval<'w, W> {
         assert!(!period.is_zero(), "`Interval` made with a period of zero");
         Self {
             timer: Timer::new(wheel, first),
-            next: Next::First(first),
+            next: None,
             period: span_of(period),
             missed: MissedTickBehavior::Skip,
             wheel: PhantomData,
         }
     }
 
-    /// Waits for the next tick and returns the instant it was due at (see
-    /// [`poll_tick`](Interval::poll_tick)).
+    /// Waits for the next tick and returns the instant it was due at.
+    ///
+    /// ```
+    /// # use core::time::Duration;
+    /// # use punctual_core::{Fixed, ManualClock, Reading, Wheel};
+    /// # let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
+    /// let mut interval = wheel.interval(Duration::from_secs(1));
+    /// assert_eq!(futures_executor::block_on(interval.tick()), Reading::ZERO);
+    /// ```
     ///
     /// # Cancel safety
     ///
-    /// Cancel safe: a `tick()` dropped before it completes takes no tick, and the next one
-    /// gives it.
+    /// A `tick()` dropped before it completes takes no tick.
     pub async fn tick(&mut self) -> W::Instant {
         core::future::poll_fn(|cx| self.poll_tick(cx)).await
     }
 
-    /// Polls for the next tick: `Ready` with the instant it was due at, once the wheel's
-    /// clock has reached it; else `Pending`, and `cx`'s waker is woken when it comes.
-    ///
-    /// Only the waker of the last poll is woken, as with any future.
+    /// Polls for the next tick: `Ready` with the instant it was due at once the clock
+    /// reached it; else `Pending`, and the last poll's waker is woken when it comes.
     pub fn poll_tick(&mut self, cx: &mut Context<'_>) -> Poll<W::Instant> {
         let tick = match self.next {
-            Next::At(at) => at,
-            Next::First(first) => self.fix_first(first),
+            Some(at) => at,
+            None => self.fix_next(),
         };
         if self.timer.poll_fired(cx, None).is_pending() {
             return Poll::Pending;
@@ -153,20 +123,24 @@ impl<'w, W: WheelRef> Interval<'w, W> {
         Poll::Ready(self.timer.wheel_ref().instant_of(tick))
     }
 
-    /// Settles the wheel and the first tick's reading on it.
+    /// Settles the wheel and waits for the idle timer's limit: the next tick's reading.
     #[cold]
-    fn fix_first(&mut self, first: Limit) -> Reading {
+    fn fix_next(&mut self) -> Reading {
         let wheel = self.timer.chosen_wheel();
-        let at = match first {
-            Limit::After(_) => wheel.get().target(first).unwrap_or(Reading::END),
-            Limit::At(at) => wheel.reading_at(at),
-        };
+        let at = self.timer.due(wheel);
         self.wait_for(at);
         at
     }
 
+    /// Settles the wheel, and waits for `limit` (`Limit::At`: as the handle gives it).
+    fn wait(&mut self, limit: Limit) {
+        self.timer.reset(limit);
+        self.fix_next();
+    }
+
+    /// Waits for `at`, a reading of the chosen wheel's clock.
     fn wait_for(&mut self, at: Reading) {
-        self.next = Next::At(at);
+        self.next = Some(at);
         self.timer.reset_on_wheel(at);
     }
 
@@ -190,16 +164,11 @@ impl<'w, W: WheelRef> Interval<'w, W> {
     /// assert_eq!(interval.poll_tick(&mut cx), Poll::Ready(Reading::ZERO + ms(14)));
     /// ```
     pub fn reset(&mut self) {
-        let wheel = self.timer.chosen_wheel();
-        let at = wheel
-            .get()
-            .target(Limit::After(self.period()))
-            .unwrap_or(Reading::END);
-        self.wait_for(at);
+        self.wait(Limit::After(self.period()));
     }
 
-    /// Moves the next tick to now: the next poll gives it, then one each period from
-    /// there, as tokio's `Interval::reset_immediately`. Settles the wheel, if no tick has yet.
+    /// Moves the next tick to now, then one each period from there, as tokio's
+    /// `Interval::reset_immediately`. Settles the wheel, if no tick has yet.
     ///
     /// ```
     /// # use core::task::{Context, Poll, Waker};
@@ -221,9 +190,8 @@ impl<'w, W: WheelRef> Interval<'w, W> {
         self.wait_for(wheel.get().now());
     }
 
-    /// Moves the next tick to `after` from now, then one each period from there, as
-    /// tokio's `Interval::reset_after`. Settles the wheel, if no tick has yet. The tick
-    /// comes never before `after` has passed.
+    /// Moves the next tick to `after` from now (never before), then one each period from
+    /// there, as tokio's `Interval::reset_after`. Settles the wheel, if no tick has yet.
     ///
     /// ```
     /// # use core::task::{Context, Poll, Waker};
@@ -239,19 +207,12 @@ impl<'w, W: WheelRef> Interval<'w, W> {
     /// assert_eq!(interval.poll_tick(&mut cx), Poll::Ready(Reading::ZERO + ms(3)));
     /// ```
     pub fn reset_after(&mut self, after: Duration) {
-        let wheel = self.timer.chosen_wheel();
-        let at = wheel
-            .get()
-            .target(Limit::After(after))
-            .unwrap_or(Reading::END);
-        self.wait_for(at);
+        self.wait(Limit::After(after));
     }
 
-    /// Moves the next tick to `at`, then one each period from there, as tokio's
-    /// `Interval::reset_at`. `at` is an instant the handle takes ([`ClockInstant`]): a
-    /// [`Reading`] on a wheel of your own, a `std` or tokio instant on `punctual`'s
-    /// default one. An `at` already past gives a tick at the next poll. Settles the
-    /// wheel, if no tick has yet. The missed-tick behaviour stays.
+    /// Moves the next tick to `at` ([`ClockInstant`]), then one each period from there,
+    /// as tokio's `Interval::reset_at`; a past `at` ticks at the next poll. Settles the
+    /// wheel, if no tick has yet.
     ///
     /// ```
     /// # use core::task::{Context, Poll, Waker};
@@ -271,9 +232,8 @@ impl<'w, W: WheelRef> Interval<'w, W> {
     /// assert_eq!(interval.poll_tick(&mut cx), Poll::Ready(Reading::ZERO + ms(35)));
     /// ```
     pub fn reset_at(&mut self, at: impl ClockInstant<W>) {
-        let wheel = self.timer.chosen_wheel();
-        let at = at.reading_on(&wheel);
-        self.wait_for(wheel.reading_at(at));
+        let at = at.reading_on(&self.timer.chosen_wheel());
+        self.wait(Limit::At(at));
     }
 
     /// The period.

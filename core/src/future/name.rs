@@ -1,9 +1,7 @@
 //! Deadline names, as part of the type: [`Unnamed`], [`Named`], [`NamedResult`].
-//! * A name's hooks run where a deadline starts and ends; [`Unnamed`]'s are empty, so an
-//!   unnamed deadline compiles to what it was without them.
-//! * A named deadline reads the clock once at its first pending poll (never again after a
-//!   reset) and once when it ends after waiting, and reports its outcome once
-//!   ([`crate::future::outcome`]).
+//! * A name's hooks run where a deadline starts and ends; [`Unnamed`]'s are empty.
+//! * A named deadline reads the clock once at its first pending poll (not again after a
+//!   reset) and once when it ends after waiting, and reports its outcome once.
 
 use core::time::Duration;
 
@@ -16,8 +14,7 @@ pub trait DeadlineName: Copy + sealed::Sealed {
     /// The name, if any.
     fn get(&self) -> Option<&'static str>;
 
-    /// Whether the hooks below do anything: `false` for [`Unnamed`], so that callers
-    /// leave them out before any inlining. Not part of the API.
+    /// Whether the hooks below do anything (`false` for [`Unnamed`]). Not part of the API.
     #[doc(hidden)]
     const REPORTS: bool = true;
 
@@ -78,122 +75,73 @@ impl DeadlineName for Unnamed {
     }
 }
 
-impl<O> ReportsOutput<O> for Unnamed {
-    #[inline(always)]
-    fn completed(&self, _: &O, _: impl FnOnce() -> Option<Duration>, _: impl FnOnce() -> Reading) {}
-}
+impl<O> ReportsOutput<O> for Unnamed {}
 
-/// A name and when its deadline started waiting.
+/// A name and the first pending poll's reading, in nanoseconds ([`NOT_STARTED`] before).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Label {
     name: &'static str,
-    /// The first pending poll's reading, in nanoseconds; [`NOT_STARTED`] before.
     start: u64,
 }
 
-impl Label {
-    const fn new(name: &'static str) -> Self {
-        Self {
-            name,
-            start: NOT_STARTED,
-        }
-    }
+/// A name type around a [`Label`]: `name`, `new`, and the [`DeadlineName`] hooks.
+macro_rules! labelled {
+    ($(#[$doc:meta])* $ty:ident) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub struct $ty(Label);
 
-    #[inline]
-    fn started(&mut self, now: impl FnOnce() -> Reading) {
-        if self.start == NOT_STARTED {
-            self.start = now().as_nanos();
-        }
-    }
+        impl $ty {
+            /// The name.
+            pub const fn name(&self) -> &'static str {
+                self.0.name
+            }
 
-    #[inline]
-    fn report(
-        &self,
-        kind: OutcomeKind,
-        limit: impl FnOnce() -> Option<Duration>,
-        now: impl FnOnce() -> Reading,
-    ) {
-        outcome::report_since(self.name, kind, limit(), self.start, now);
-    }
+            pub(crate) const fn new(name: &'static str) -> Self {
+                Self(Label { name, start: NOT_STARTED })
+            }
+        }
+
+        impl DeadlineName for $ty {
+            #[inline(always)]
+            fn get(&self) -> Option<&'static str> {
+                Some(self.0.name)
+            }
+
+            #[inline]
+            fn started(&mut self, now: impl FnOnce() -> Reading) {
+                if self.0.start == NOT_STARTED {
+                    self.0.start = now().as_nanos();
+                }
+            }
+
+            #[inline]
+            fn ended(
+                &self,
+                kind: OutcomeKind,
+                limit: impl FnOnce() -> Option<Duration>,
+                now: impl FnOnce() -> Reading,
+            ) {
+                outcome::report_since(self.0.name, kind, limit(), self.0.start, now);
+            }
+        }
+    };
 }
 
-/// The name of a deadline made by [`Deadline::named`](crate::Deadline::named): shown by
-/// its [`Elapsed`](crate::Elapsed), and its [`Outcome`](crate::Outcome) reported when it ends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Named(Label);
-
-impl Named {
-    /// The name.
-    pub const fn name(&self) -> &'static str {
-        self.0.name
-    }
-
-    pub(crate) const fn new(name: &'static str) -> Self {
-        Self(Label::new(name))
-    }
-}
-
-impl DeadlineName for Named {
-    #[inline(always)]
-    fn get(&self) -> Option<&'static str> {
-        Some(self.0.name)
-    }
-
-    #[inline]
-    fn started(&mut self, now: impl FnOnce() -> Reading) {
-        self.0.started(now);
-    }
-
-    #[inline]
-    fn ended(
-        &self,
-        kind: OutcomeKind,
-        limit: impl FnOnce() -> Option<Duration>,
-        now: impl FnOnce() -> Reading,
-    ) {
-        self.0.report(kind, limit, now);
-    }
+labelled! {
+    /// The name of a deadline made by [`Deadline::named`](crate::Deadline::named): shown by
+    /// its [`Elapsed`](crate::Elapsed), and its [`Outcome`](crate::Outcome) reported when it
+    /// ends.
+    Named
 }
 
 impl<O> ReportsOutput<O> for Named {}
 
-/// The name of a deadline around a future whose output is a `Result`
-/// ([`Deadline::named_result`](crate::Deadline::named_result)): as [`Named`], and its
-/// completion reported as succeeded (`Ok`) or failed (`Err`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct NamedResult(Label);
-
-impl NamedResult {
-    /// The name.
-    pub const fn name(&self) -> &'static str {
-        self.0.name
-    }
-
-    pub(crate) const fn new(name: &'static str) -> Self {
-        Self(Label::new(name))
-    }
-}
-
-impl DeadlineName for NamedResult {
-    #[inline(always)]
-    fn get(&self) -> Option<&'static str> {
-        Some(self.0.name)
-    }
-
-    #[inline]
-    fn started(&mut self, now: impl FnOnce() -> Reading) {
-        self.0.started(now);
-    }
-
-    #[inline]
-    fn ended(
-        &self,
-        kind: OutcomeKind,
-        limit: impl FnOnce() -> Option<Duration>,
-        now: impl FnOnce() -> Reading,
-    ) {
-        self.0.report(kind, limit, now);
-    }
+labelled! {
+    /// The name of a deadline around a future whose output is a `Result`
+    /// ([`Deadline::named_result`](crate::Deadline::named_result)): as [`Named`], and its
+    /// completion reported as succeeded (`Ok`) or failed (`Err`).
+    NamedResult
 }
 
 impl<T, E> ReportsOutput<Result<T, E>> for NamedResult {
@@ -209,6 +157,6 @@ impl<T, E> ReportsOutput<Result<T, E>> for NamedResult {
         } else {
             OutcomeKind::Failed
         };
-        self.0.report(kind, limit, now);
+        self.ended(kind, limit, now);
     }
 }

@@ -1,12 +1,8 @@
-//! Outcomes of named deadlines: how each one ended, handed to one process-wide hook.
-//! * A named deadline reports exactly one outcome, at the poll or drop that ends it:
-//!   `Ok` is completed (succeeded or failed for a [`NamedResult`](crate::NamedResult)),
-//!   `Err(Elapsed)` is elapsed, a drop before either is dropped. What the caller saw is
-//!   the outcome, so the fire/complete race is resolved once, by the deadline itself.
-//! * Unnamed deadlines report nothing and do no work for it: their hooks are empty and
-//!   inlined away.
-//! * The hook is a process setting, not a hand-off: a `core` pointer, stored and loaded
-//!   relaxed. With none set (and no `tracing`), a named deadline's end costs that one load.
+//! Outcomes of named deadlines, handed to one process-wide hook.
+//! * A named deadline reports exactly one outcome, what its caller saw, at the poll or
+//!   drop that ends it. Unnamed ones do no work for it.
+//! * The hook is a process setting, not a hand-off: a pointer stored and loaded relaxed.
+//!   With none set (and no `tracing`), a named deadline's end costs that one load.
 
 use core::sync::atomic::{AtomicPtr, Ordering};
 use core::time::Duration;
@@ -23,23 +19,21 @@ pub enum OutcomeKind {
     Failed,
     /// The deadline (or a budget over it) ran out: the caller got `Err(Elapsed)`.
     Elapsed,
-    /// Dropped by its caller before it completed or elapsed (or taken apart by
-    /// `into_inner`). Never counted as elapsed, even if its time had come.
+    /// Dropped (or taken apart by `into_inner`) before it completed or elapsed, even if
+    /// its time had come.
     Dropped,
     /// Kept running after it elapsed (`punctual::report::Keeper`), then finished with `Ok`
     /// or an output that is not a `Result`. A later fate, not a second outcome.
     AbandonedSucceeded,
     /// Kept running after it elapsed, then finished with `Err`. A later fate.
     AbandonedFailed,
-    /// Elapsed and to be kept running, but refused by the cap on kept futures: dropped
-    /// then. A later fate.
+    /// Elapsed and to be kept running, but refused (dropped) by the cap on kept futures.
+    /// A later fate.
     Refused,
 }
 
 impl OutcomeKind {
-    /// A short lowercase label, as metrics and logs show it: `completed`, `succeeded`,
-    /// `failed`, `elapsed`, `dropped`, `abandoned_succeeded`, `abandoned_failed`,
-    /// `refused`.
+    /// A short lowercase label for metrics and logs: the variant's name in snake case.
     ///
     /// ```
     /// assert_eq!(punctual_core::OutcomeKind::Elapsed.as_str(), "elapsed");
@@ -109,12 +103,10 @@ impl Outcome {
 static HOOK: AtomicPtr<()> = AtomicPtr::new(core::ptr::null_mut());
 
 /// Sends every named deadline's [`Outcome`] to `hook` from now on, or to no one (`None`,
-/// the default). One hook per process; `punctual` (with `std`) installs its own, which
-/// feeds its listeners, metrics and recent events (`punctual::report`).
-///
-/// The hook runs on the task that ends the deadline, inside its poll or drop: keep it
-/// short, and do not panic in it. With the `tracing` feature each outcome is also a
-/// `debug` event (target `punctual::outcome`), hook or not.
+/// the default). One hook per process (`punctual` with `std` installs its own, which
+/// feeds `punctual::report`). It runs inside the poll or drop that ends the deadline:
+/// keep it short, and do not panic in it. With `tracing` each outcome is also a `debug`
+/// event (target `punctual::outcome`).
 ///
 /// ```
 /// use core::sync::atomic::{AtomicUsize, Ordering};
@@ -137,17 +129,33 @@ pub fn set_outcome_hook(hook: Option<fn(&Outcome)>) {
     HOOK.store(ptr, Ordering::Relaxed);
 }
 
-/// Reports `outcome` as a named deadline's, to the hook and to `tracing`: for code that
-/// ends a named limit without a [`Deadline`](crate::Deadline) (a layer refusing a request
-/// whose deadline leaves too little time, say). Call it once per such end.
+/// Reports `outcome` as a named deadline's, to the hook and to `tracing`, for code that
+/// ends a named limit without a [`Deadline`](crate::Deadline). Call it once per end.
 ///
 /// ```
 /// use core::time::Duration;
 /// use punctual_core::{Outcome, OutcomeKind};
 /// punctual_core::report_outcome(&Outcome::new("refused", OutcomeKind::Elapsed, Some(Duration::from_millis(5)), Duration::ZERO));
 /// ```
+#[cold]
+#[inline(never)]
 pub fn report_outcome(outcome: &Outcome) {
-    report(outcome);
+    #[cfg(feature = "tracing")]
+    tracing::debug!(
+        target: "punctual::outcome",
+        name = outcome.name,
+        outcome = outcome.kind.as_str(),
+        limit = ?outcome.limit,
+        used = ?outcome.used,
+        "deadline ended"
+    );
+    let ptr = HOOK.load(Ordering::Relaxed);
+    if !ptr.is_null() {
+        // SAFETY: a non-null `HOOK` was stored by `set_outcome_hook` from a
+        // `fn(&Outcome)`, cast to a pointer; casting it back gives that function.
+        let hook = unsafe { core::mem::transmute::<*mut (), fn(&Outcome)>(ptr) };
+        hook(outcome);
+    }
 }
 
 /// The first pending poll's reading, as named futures keep it; [`NOT_STARTED`] before.
@@ -170,27 +178,5 @@ pub(crate) fn report_since(
         NOT_STARTED => Duration::ZERO,
         start => now().saturating_duration_since(crate::time::Reading::from_nanos(start)),
     };
-    report(&Outcome::new(name, kind, limit, used));
-}
-
-/// Hands `outcome` to the hook (and to `tracing`). Out of line: named deadlines only.
-#[cold]
-#[inline(never)]
-pub(crate) fn report(outcome: &Outcome) {
-    #[cfg(feature = "tracing")]
-    tracing::debug!(
-        target: "punctual::outcome",
-        name = outcome.name,
-        outcome = outcome.kind.as_str(),
-        limit = ?outcome.limit,
-        used = ?outcome.used,
-        "deadline ended"
-    );
-    let ptr = HOOK.load(Ordering::Relaxed);
-    if !ptr.is_null() {
-        // SAFETY: a non-null `HOOK` was stored by `set_outcome_hook` from a
-        // `fn(&Outcome)`, cast to a pointer; casting it back gives that function.
-        let hook = unsafe { core::mem::transmute::<*mut (), fn(&Outcome)>(ptr) };
-        hook(outcome);
-    }
+    report_outcome(&Outcome::new(name, kind, limit, used));
 }

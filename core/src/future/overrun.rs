@@ -1,8 +1,6 @@
-//! Overrun reports: a fired deadline whose task polled it late, past a threshold the
-//! process chose ([`report_overruns`]).
-//! * Off until set; off costs one relaxed load per fire, nothing on arm, cancel or ready.
-//! * Each deadline is reported at most once: at the poll that sees it fired.
-//! * The threshold is a process setting, not a hand-off: a `core` atomic, relaxed.
+//! Overrun reports: a deadline whose task saw its fire later than a process threshold.
+//! * Off costs one relaxed load per fire, nothing on arm, cancel or ready.
+//! * Each deadline is reported at most once, at the poll that sees it fired.
 
 use core::sync::atomic::{AtomicU32, Ordering};
 use core::time::Duration;
@@ -13,15 +11,11 @@ static AFTER_MICROS: AtomicU32 = AtomicU32::new(0);
 /// Reports deadlines whose task polls them more than `after` past their time, or stops
 /// reporting (`None`, the default).
 ///
-/// A task that never yields (a long computation, blocking I/O on an async thread) cannot
-/// be stopped by any deadline: its deadline fires, but the task only sees it at its next
-/// poll. Each such deadline is counted in the wheel's
-/// [`Stats::overruns`](crate::Stats::overruns) and, with the `tracing` feature, reported
-/// once by a `warn` event (target `punctual`) with its name and how long past its time it
-/// was seen. Applies to every wheel of the process, from the next fire on.
-///
-/// `after` is kept in whole microseconds, rounded up, from 1 µs to about 71 minutes
-/// (`u32::MAX` µs); longer is that.
+/// A task that never yields cannot be stopped by a deadline: it sees the fire only at its
+/// next poll. Each such deadline is counted in
+/// [`Stats::overruns`](crate::Stats::overruns) and, with `tracing`, reported by a `warn`
+/// event (target `punctual`) with its name and lateness. Applies to every wheel, from the
+/// next fire on. `after` is kept in whole microseconds, rounded up, up to `u32::MAX` µs.
 ///
 /// ```
 /// use core::time::Duration;

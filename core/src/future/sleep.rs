@@ -1,10 +1,9 @@
 //! `Sleep`: a deadline on nothing.
-//! * `done` is set only by the poll that returns `Ready`, and cleared only by a reset.
-//!   While it is set, polls return `Ready` again and `later` holds the reading it ended at.
-//! * A reset keeps the wheel a started sleep chose; the next poll arms on it.
-//! * A reset later than the armed entry keeps the entry and records the new time in
-//!   `later` (on the chosen wheel's clock, `ZERO`: none); when the old time fires, the poll
-//!   that sees it arms the rest instead of completing. So `Ready` only once `later` passed.
+//! * `done` is set only by the poll that returns `Ready`, cleared only by a reset; while
+//!   set, polls return `Ready` and `later` is the reading it ended at.
+//! * A reset keeps the wheel a started sleep chose.
+//! * A reset later than the armed entry keeps the entry and sets `later` (chosen wheel's
+//!   clock; `ZERO`: none): the poll that sees the old fire arms the rest.
 
 use core::fmt;
 use core::future::Future;
@@ -20,17 +19,15 @@ use crate::time::{Limit, Reading};
 /// rules of a [`Deadline`](crate::Deadline). Made by `punctual::sleep` or
 /// [`Wheel::sleep`](crate::Wheel::sleep); moved by [`Sleep::reset`].
 ///
+/// Once complete, polls return `Ready` again, as tokio's, until a [reset](Sleep::reset).
+///
 /// # Cancel safety
 ///
 /// Dropping it releases its timer entry; nothing else is lost.
 ///
-/// Once complete it stays complete: a poll returns `Ready` again, as tokio's, until a
-/// [reset](Sleep::reset) runs it again.
-///
 /// # Panics
 ///
-/// Polling it again after a poll or a reset panicked (a waker's `drop`, say; the entry
-/// was released).
+/// Polling it again after a poll or a reset panicked (a waker's `drop`, say).
 #[must_use = "futures do nothing unless you `.await` or poll them"]
 pub struct Sleep<'w, W: WheelRef = &'w dyn RawWheel> {
     timer: Timer<W>,
@@ -57,9 +54,8 @@ impl<'w, W: WheelRef> Sleep<'w, W> {
         self.timer.is_started()
     }
 
-    /// Whether the sleep's time has come: it completed, or the wheel fired it and the next
-    /// poll completes it, as tokio's `Sleep::is_elapsed`. `false` before the first poll,
-    /// even for a time already past (tokio's: before its driver's next turn).
+    /// Whether the sleep's time has come (completed, or fired for the next poll), as
+    /// tokio's `Sleep::is_elapsed`. `false` before the first poll, even for a past time.
     ///
     /// ```
     /// use core::task::{Context, Waker};
@@ -83,15 +79,10 @@ impl<'w, W: WheelRef> Sleep<'w, W> {
         self.timer.peek_fired() && (self.later == Reading::ZERO || self.timer.now() >= self.later)
     }
 
-    /// The instant the sleep ends at, as tokio's `Sleep::deadline`: what it ended at once
-    /// complete, else what it waits for. The type is the handle's
-    /// [`Instant`](WheelRef::Instant): a [`Reading`] on a wheel of your own,
-    /// `punctual`'s default sleeps give the runtime's instant (tokio's with the `tokio`
-    /// feature, else `std`'s).
-    ///
-    /// A sleep counts a duration from its first poll, where tokio's counts from its
-    /// making: before that poll, a `sleep(d)` reports `d` from now. A sleep that never
-    /// ends (`Duration::MAX`) reports an instant centuries away.
+    /// The instant the sleep ends (or ended) at, as tokio's `Sleep::deadline`, as the
+    /// handle's [`Instant`](WheelRef::Instant). A duration counts from the first poll
+    /// (tokio's: from its making), so before it `sleep(d)` reports `d` from now; a sleep
+    /// that never ends reports an instant centuries away.
     ///
     /// ```
     /// use core::task::{Context, Waker};
@@ -108,43 +99,23 @@ impl<'w, W: WheelRef> Sleep<'w, W> {
     pub fn deadline(&self) -> W::Instant {
         let mut wheel = *self.timer.wheel_ref();
         wheel.choose();
-        wheel.instant_of(self.deadline_reading(wheel))
+        let done_or_later = self.done || self.later > Reading::ZERO;
+        wheel.instant_of(if done_or_later {
+            self.later
+        } else {
+            self.timer.due(wheel)
+        })
     }
 
-    /// [`Sleep::deadline`] as a reading of `wheel`, the chosen wheel.
-    fn deadline_reading(&self, wheel: W) -> Reading {
-        if self.done || self.later > Reading::ZERO {
-            return self.later;
-        }
-        if let Some(due) = self.timer.started_due() {
-            return due;
-        }
-        match self.timer.idle_limit() {
-            Some((Limit::At(at), true)) => at,
-            Some((Limit::At(at), false)) => wheel.reading_at(at),
-            Some((after, _)) => wheel.get().target(after).unwrap_or(Reading::END),
-            None => wheel.get().now(), // poisoned by a panic: no time is known
-        }
-    }
-
-    /// Moves the sleep to end at `at`, earlier or later, whether it has not started yet,
-    /// is pending, or has completed (it then runs again), as tokio's `Sleep::reset`.
+    /// Moves the sleep to end at `at` ([`ClockInstant`]), earlier or later, started or
+    /// not; a completed one runs again. As tokio's `Sleep::reset`. It never completes
+    /// before `at`: an old time firing meanwhile is at most a spurious wake.
     ///
-    /// `at` is a [`Reading`](crate::Reading) of the wheel's clock (the default sleeps of
-    /// `punctual` take a `std::time::Instant`, and a `tokio::time::Instant` with its
-    /// `tokio` feature). The sleep never completes before `at`, even if its old time
-    /// fires meanwhile: a fire that races the reset is dropped, at most a spurious wake.
-    ///
-    /// A pending sleep moved later (an idle timer pushed back by activity) keeps its timer
-    /// entry and only records the new time: a comparison and a store. When the old time
-    /// fires, the task is woken once and the poll arms the rest, as tokio's does.
-    ///
-    /// Otherwise (earlier, not started, completed) the next poll arms the new time, as a
-    /// first poll does: poll (or await) the sleep again after a reset, as a `select!`
-    /// loop does. Until then it holds no timer entry and wakes no one. It costs a release
-    /// (a take-back or one compare-and-swap) and, at the next poll, an arm. An entry the
-    /// driver already took in is free again at its next turn, so until then the new arm
-    /// takes another (on a full [`Fixed`](crate::Fixed) wheel it runs degraded meanwhile).
+    /// Moved later while pending, it keeps its entry and records the new time; the old
+    /// time's fire wakes the task once and the poll arms the rest. Otherwise the entry is
+    /// released and the next poll arms the new time: poll it again after a reset. An entry
+    /// the driver took in is free only at its next turn (a full [`Fixed`](crate::Fixed)
+    /// wheel may run degraded until then).
     ///
     /// ```
     /// use core::task::{Context, Poll, Waker};
@@ -174,7 +145,7 @@ impl<'w, W: WheelRef> Sleep<'w, W> {
         let this = self.get_mut();
         let at = at.reading_on(this.timer.wheel_ref());
         if let Some(due) = this.timer.armed_due() {
-            let at = this.timer.on_chosen_wheel(at);
+            let at = this.timer.wheel_ref().reading_at(at);
             if at > due {
                 // Later: the entry stays; its fire arms the rest (`poll`).
                 this.later = at;
@@ -197,28 +168,28 @@ impl<W: WheelRef> Future for Sleep<'_, W> {
         loop {
             // Read before the fire lets the entry go: the reading `deadline` reports after.
             let due = self.timer.armed_due();
-            match self.timer.poll_fired(cx, None) {
-                Poll::Ready(fired) => {
-                    let later = core::mem::replace(&mut self.later, Reading::ZERO);
-                    if later > Reading::ZERO && self.timer.now() < later {
-                        // The old time of a sleep reset later: arm the rest.
-                        self.timer.reset_on_wheel(later);
-                        continue;
-                    }
-                    fired.elapsed(None);
-                    self.done = true;
-                    self.later = match (later, due) {
-                        (Reading::ZERO, Some(due)) => due,
-                        (Reading::ZERO, None) => fired.at.map_or_else(
-                            || self.timer.now(),
-                            |at| self.timer.on_chosen_wheel(at).min(self.timer.now()),
-                        ),
-                        (later, _) => later,
-                    };
-                    return Poll::Ready(());
-                }
-                Poll::Pending => return Poll::Pending,
+            let Poll::Ready(fired) = self.timer.poll_fired(cx, None) else {
+                return Poll::Pending;
+            };
+            let later = core::mem::replace(&mut self.later, Reading::ZERO);
+            if later > Reading::ZERO && self.timer.now() < later {
+                // The old time of a sleep reset later: arm the rest.
+                self.timer.reset_on_wheel(later);
+                continue;
             }
+            fired.elapsed(None, None);
+            self.done = true;
+            self.later = match (later, due) {
+                (Reading::ZERO, Some(due)) => due,
+                (Reading::ZERO, None) => {
+                    let now = self.timer.now();
+                    fired
+                        .at
+                        .map_or(now, |at| self.timer.wheel_ref().reading_at(at).min(now))
+                }
+                (later, _) => later,
+            };
+            return Poll::Ready(());
         }
     }
 }

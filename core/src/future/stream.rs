@@ -1,9 +1,8 @@
 //! Deadlines for streams: one for the whole stream, or one for each gap between items.
-//! * Both poll through `poll_bounded`: a fire already decided wins over polling the
-//!   stream, which is dropped before the one `Err(Elapsed)`.
+//! * A fire already decided wins over polling the stream, dropped before the one `Err`.
 //! * No budget caps a stream deadline.
-//! * A degraded stream deadline checks its target at every poll (`has_passed`), not only
-//!   at a pending one: a stream that always has an item ready is never pending.
+//! * A degraded one checks its target at every poll (`has_passed`): a stream that always
+//!   has an item ready is never pending.
 
 use core::fmt;
 use core::marker::PhantomData;
@@ -63,15 +62,7 @@ impl<S: Stream, W: WheelRef> Stream for StreamDeadline<'_, S, W> {
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = self.project();
-        let name = *this.name;
-        poll_bounded(
-            this.stream,
-            this.timer,
-            name,
-            cx,
-            Start::AtFirstPoll,
-            |_| {},
-        )
+        poll_bounded(this.stream, this.timer, *this.name, cx, None)
     }
 }
 
@@ -86,13 +77,11 @@ impl<S, W: WheelRef> fmt::Debug for StreamDeadline<'_, S, W> {
 }
 
 pin_project! {
-    /// A stream whose items must each come within a duration of its going idle (returning
-    /// `Pending`, after an item or at the start), with the rules of a
-    /// [`Deadline`](crate::Deadline).
-    ///
-    /// Each gap takes a wheel entry and gives it back after the next item; nothing is
-    /// allocated. An entry the driver already took in is free again only at its next turn,
-    /// so on a full [`Fixed`](crate::Fixed) wheel the next gap may run degraded until then.
+    /// A stream whose items must each come within a duration of its going idle (its first
+    /// `Pending` after an item or the start), with the rules of a
+    /// [`Deadline`](crate::Deadline). Each gap takes a wheel entry, given back after the
+    /// next item (free again at the driver's next turn: on a full [`Fixed`](crate::Fixed)
+    /// wheel the next gap may run degraded until then).
     ///
     /// # Errors
     ///
@@ -136,17 +125,7 @@ impl<S: Stream, W: WheelRef> Stream for IdleTimeout<'_, S, W> {
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = self.project();
-        let idle = *this.idle;
-        poll_bounded(
-            this.stream,
-            this.timer,
-            *this.name,
-            cx,
-            Start::WhenPending,
-            |timer| {
-                timer.restart(Limit::After(idle));
-            },
-        )
+        poll_bounded(this.stream, this.timer, *this.name, cx, Some(*this.idle))
     }
 }
 
@@ -161,56 +140,42 @@ impl<S, W: WheelRef> fmt::Debug for IdleTimeout<'_, S, W> {
     }
 }
 
-/// When a stream deadline's clock starts.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Start {
-    /// At the first poll, even if items are ready (a whole-stream deadline).
-    AtFirstPoll,
-    /// When the stream first returns `Pending` (each gap of an idle timeout).
-    WhenPending,
-}
-
-/// Polls `stream` under `timer`: one `Err(Elapsed)` on fire, `after_item` after each item.
+/// Polls `stream` under `timer`: one `Err(Elapsed)` on fire. With `idle` (an idle
+/// timeout), the clock starts at each `Pending` and restarts after each item; without, at
+/// the first poll.
 fn poll_bounded<S: Stream, W: WheelRef>(
     mut stream: Pin<&mut Option<S>>,
     timer: &mut Timer<W>,
     name: Option<&'static str>,
     cx: &mut Context<'_>,
-    start: Start,
-    after_item: impl FnOnce(&mut Timer<W>),
+    idle: Option<Duration>,
 ) -> Poll<Option<Result<S::Item, Elapsed>>> {
     let Some(inner) = stream.as_mut().as_pin_mut() else {
         return Poll::Ready(None);
     };
-    // A fire already decided wins: the stream is not polled after it.
-    let fired = if start == Start::AtFirstPoll && !timer.is_started() {
-        match timer.poll_fired(cx, None) {
+    let fired = match timer.is_started() || idle.is_some() {
+        true => timer.has_passed(),
+        false => match timer.poll_fired(cx, None) {
             Poll::Ready(fired) => Some(fired),
             Poll::Pending => None,
-        }
-    } else {
-        timer.has_passed()
-    };
-    if let Some(fired) = fired {
-        stream.set(None);
-        return Poll::Ready(Some(Err(fired.elapsed(name))));
-    }
-    match inner.poll_next(cx) {
-        Poll::Ready(Some(item)) => {
-            after_item(timer);
-            Poll::Ready(Some(Ok(item)))
-        }
-        Poll::Ready(None) => {
-            stream.set(None);
-            timer.release();
-            Poll::Ready(None)
-        }
-        Poll::Pending => match timer.poll_fired(cx, None) {
-            Poll::Ready(fired) => {
-                stream.set(None);
-                Poll::Ready(Some(Err(fired.elapsed(name))))
-            }
-            Poll::Pending => Poll::Pending,
         },
-    }
+    };
+    let polled = match fired {
+        Some(fired) => Poll::Ready(Err(fired)),
+        None => match inner.poll_next(cx) {
+            Poll::Ready(Some(item)) => {
+                if let Some(idle) = idle {
+                    timer.restart(Limit::After(idle));
+                }
+                return Poll::Ready(Some(Ok(item)));
+            }
+            Poll::Ready(None) => Poll::Ready(Ok(())),
+            Poll::Pending => timer.poll_fired(cx, None).map(Err),
+        },
+    };
+    polled.map(|ended| {
+        stream.set(None);
+        timer.release();
+        ended.err().map(|fired| Err(fired.elapsed(name, None)))
+    })
 }

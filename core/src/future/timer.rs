@@ -3,7 +3,6 @@
 //! * Pending polls work on a copy, the timer `Poisoned` meanwhile: a panic drops the copy,
 //!   which releases the entry.
 //! * Out-of-line code gets the timer's parts by value, never the deadline's address.
-//! * Resets are in `reset`.
 
 use core::mem::ManuallyDrop;
 use core::task::{Context, Poll};
@@ -19,10 +18,9 @@ pub(crate) use wheel_ref::Armed;
 pub use wheel_ref::{RawWheel, WheelRef};
 
 mod fired;
-mod reset;
-#[cfg(all(test, feature = "std"))]
-mod resets;
 mod state;
+#[cfg(test)]
+mod tests;
 mod wheel_ref;
 
 /// A poll of a timer whose earlier poll panicked.
@@ -68,36 +66,25 @@ impl<W: WheelRef> Timer<W> {
     }
 
     /// Whether the deadline has fired, once the inner future is `Pending`; starts the timer
-    /// at the first call. `cap` (a budget's) applies if earlier. Works on a copy.
+    /// at the first call. `cap` (a budget's) applies if earlier.
     #[cfg_attr(target_pointer_width = "64", inline)]
     #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     pub(crate) fn poll_fired(&mut self, cx: &mut Context<'_>, cap: Option<&Cap>) -> Poll<Fired> {
-        let mut copy = self.lend();
-        let poll = copy.poll_fired_slow(cx, cap);
-        self.take_back(copy);
-        poll
+        self.on_copy(|copy| copy.poll_fired_slow(cx, cap))
     }
 
-    /// A copy to work on, leaving this timer poisoned until [`Timer::take_back`].
+    /// Runs `f` on a copy, this timer `Poisoned` meanwhile, then takes the copy's state
+    /// back and forgets it. A panic in `f` drops the copy, which releases the entry.
     #[inline(always)]
-    fn lend(&mut self) -> Self {
-        let copy = Self {
-            wheel: self.wheel,
-            span: self.span,
-            state: self.state,
-        };
+    fn on_copy<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
+        let (wheel, span, state) = (self.wheel, self.span, self.state);
+        let mut copy = Self { wheel, span, state };
         self.state.set_phase(Phase::Poisoned);
-        copy
-    }
-
-    /// Takes back the state of a copy from [`Timer::lend`], forgetting the copy.
-    #[inline(always)]
-    fn take_back(&mut self, copy: Self) {
+        let result = f(&mut copy);
         let copy = ManuallyDrop::new(copy);
         // The wheel too: a start may have settled it (`WheelRef::choose`).
-        self.wheel = copy.wheel;
-        self.span = copy.span;
-        self.state = copy.state;
+        (self.wheel, self.span, self.state) = (copy.wheel, copy.span, copy.state);
+        result
     }
 
     #[inline(never)]
@@ -134,145 +121,61 @@ impl<W: WheelRef> Timer<W> {
                         false
                     }
                 };
-                self.started(started.outcome, capped, instant, cx)
+                self.took(started.outcome, capped, instant, instant, cx)
             }
             Phase::Armed => {
                 if self.wheel.get().poll_armed(&self.handle(), cx.waker()) {
-                    self.fired(self.state.capped())
+                    Poll::Ready(self.fired(self.state.capped()))
                 } else {
                     Poll::Pending
                 }
             }
-            Phase::Degraded => self.poll_degraded(cx),
-            Phase::Fired => self.fired(self.state.capped()),
+            Phase::Degraded => {
+                let target = Due::At(self.state.target());
+                let started = self.wheel.get().start(target, None, cx.waker());
+                let (capped, instant) = (self.state.capped(), self.state.is_instant());
+                self.took(started.outcome, capped, instant, true, cx)
+            }
+            Phase::Fired => Poll::Ready(self.fired(self.state.capped())),
             Phase::Never | Phase::Done => Poll::Pending,
             Phase::Poisoned => poisoned(),
         }
     }
 
-    /// Takes on the first pending poll's outcome; `span` already holds the requested limit.
+    /// Takes on a start's outcome (a first one, or a degraded timer's retry). `rearmed`: an
+    /// armed entry is due at its target, not at start plus span.
     #[inline(always)]
-    fn started(
+    fn took(
         &mut self,
         outcome: Outcome,
         capped: bool,
         instant: bool,
+        rearmed: bool,
         cx: &mut Context<'_>,
     ) -> Poll<Fired> {
         match outcome {
-            Outcome::Passed => self.fired(capped),
+            Outcome::Passed => Poll::Ready(self.fired(capped)),
             Outcome::Armed(index, wake) => {
-                self.state = if instant {
-                    State::rearmed(index, capped).marked_instant(true)
+                let armed = if rearmed {
+                    State::rearmed(index, capped)
                 } else {
                     State::armed(index, capped)
                 };
+                self.state = armed.marked_instant(instant);
                 // Once the state holds the entry: a panicking waker unwinds through this copy.
                 if wake {
                     self.wheel.get().wake_drivers();
                 }
                 Poll::Pending
             }
-            Outcome::Full(target, _) => {
+            // A first start on a full wheel: degraded, then polled as such.
+            Outcome::Full(target, _) if self.state.phase() != Phase::Degraded => {
                 self.state = State::degraded(target, capped).marked_instant(instant);
                 if self.state.phase() == Phase::Degraded {
-                    self.poll_degraded(cx)
+                    self.poll_fired_slow(cx, None)
                 } else {
                     Poll::Pending
                 }
-            }
-            Outcome::Never => {
-                self.state = State::of(Phase::Never, capped);
-                Poll::Pending
-            }
-        }
-    }
-
-    /// Whether an armed timer has fired, without a waker; `None` while degraded (decided at
-    /// a pending poll). Panics if poisoned. The phases that cannot have fired answer here,
-    /// inlined into every poll (the ready path of a first poll among them).
-    #[inline(always)]
-    pub(crate) fn has_fired(&mut self) -> Option<Fired> {
-        match self.state.phase() {
-            Phase::Idle | Phase::Degraded | Phase::Never | Phase::Done => None,
-            Phase::Armed | Phase::Fired | Phase::Poisoned => self.has_fired_slow(),
-        }
-    }
-
-    /// [`Timer::has_fired`] for the phases that may have fired (or are poisoned).
-    #[inline]
-    fn has_fired_slow(&mut self) -> Option<Fired> {
-        match self.state.phase() {
-            Phase::Armed => {
-                let mut copy = self.lend();
-                let fired = copy.armed_has_fired();
-                self.take_back(copy);
-                fired
-            }
-            Phase::Fired => match self.fired(self.state.capped()) {
-                Poll::Ready(fired) => Some(fired),
-                Poll::Pending => None,
-            },
-            Phase::Poisoned => poisoned(),
-            Phase::Idle | Phase::Degraded | Phase::Never | Phase::Done => None,
-        }
-    }
-
-    /// [`Timer::has_fired`], and whether a degraded timer's target passed (for streams).
-    pub(crate) fn has_passed(&mut self) -> Option<Fired> {
-        if self.state.phase() == Phase::Degraded {
-            self.degraded_has_passed()
-        } else {
-            self.has_fired()
-        }
-    }
-
-    /// Whether a degraded timer's target has come; no copy, since it holds no entry.
-    #[cold]
-    fn degraded_has_passed(&mut self) -> Option<Fired> {
-        debug_assert_eq!(self.state.phase(), Phase::Degraded);
-        if self.wheel.get().now() < self.state.target() {
-            return None;
-        }
-        match self.fired(self.state.capped()) {
-            Poll::Ready(fired) => Some(fired),
-            Poll::Pending => None,
-        }
-    }
-
-    fn armed_has_fired(&mut self) -> Option<Fired> {
-        debug_assert_eq!(self.state.phase(), Phase::Armed);
-        if !self.wheel.get().has_fired(&self.handle()) {
-            return None;
-        }
-        match self.fired(self.state.capped()) {
-            Poll::Ready(fired) => Some(fired),
-            Poll::Pending => None,
-        }
-    }
-
-    /// Checks the clock and tries to arm again; else parks, or asks to be polled at once.
-    fn poll_degraded(&mut self, cx: &mut Context<'_>) -> Poll<Fired> {
-        debug_assert_eq!(
-            self.state.phase(),
-            Phase::Degraded,
-            "poll_degraded outside the Degraded state"
-        );
-        let capped = self.state.capped();
-        let target = self.state.target();
-        match self
-            .wheel
-            .get()
-            .start(Due::At(target), None, cx.waker())
-            .outcome
-        {
-            Outcome::Passed => self.fired(capped),
-            Outcome::Armed(index, wake) => {
-                self.state = State::rearmed(index, capped).marked_instant(self.state.is_instant());
-                if wake {
-                    self.wheel.get().wake_drivers();
-                }
-                Poll::Pending
             }
             Outcome::Full(_, now) => {
                 self.wheel.get().count_degraded_poll();
@@ -290,27 +193,55 @@ impl<W: WheelRef> Timer<W> {
         }
     }
 
+    /// Whether an armed timer has fired, without a waker; `None` while degraded (decided at
+    /// a pending poll). Panics if poisoned. Inlined: the phases that cannot have fired.
+    #[inline(always)]
+    pub(crate) fn has_fired(&mut self) -> Option<Fired> {
+        match self.state.phase() {
+            Phase::Idle | Phase::Degraded | Phase::Never | Phase::Done => None,
+            Phase::Armed | Phase::Fired | Phase::Poisoned => self.has_fired_slow(),
+        }
+    }
+
+    #[inline]
+    fn has_fired_slow(&mut self) -> Option<Fired> {
+        match self.state.phase() {
+            Phase::Armed => self.on_copy(|copy| {
+                let fired = copy.wheel.get().has_fired(&copy.handle());
+                fired.then(|| copy.fired(copy.state.capped()))
+            }),
+            Phase::Fired => Some(self.fired(self.state.capped())),
+            _ => poisoned(),
+        }
+    }
+
+    /// [`Timer::has_fired`], and whether a degraded timer's target passed (for streams).
+    pub(crate) fn has_passed(&mut self) -> Option<Fired> {
+        if self.state.phase() != Phase::Degraded {
+            return self.has_fired();
+        }
+        // No copy: a degraded timer holds no entry.
+        (self.now() >= self.state.target()).then(|| self.fired(self.state.capped()))
+    }
+
     /// Fires: lets go of the entry and reports the requested limit and whether a cap ended it.
-    fn fired(&mut self, capped: bool) -> Poll<Fired> {
+    fn fired(&mut self, capped: bool) -> Fired {
         let (requested, at) = if self.state.is_instant() && !capped {
             (Duration::ZERO, Some(Reading::from_nanos(self.span)))
         } else {
             (duration_of(self.span), None)
         };
         // The instant the cap cut the deadline to, read while the entry is still held.
-        let cap_end = match self.state.phase() {
-            _ if !capped => CapEnd::Own,
-            Phase::Armed => CapEnd::At(self.wheel.get().deadline_of(&self.handle())),
-            Phase::Degraded | Phase::Fired => CapEnd::At(self.state.target()),
-            _ => CapEnd::AtStart,
+        let cap_end = match capped {
+            false => CapEnd::Own,
+            true => self.due_at().map_or(CapEnd::AtStart, CapEnd::At),
         };
         // How long past its time the fire is seen: for the `tracing` event, and for an
         // overrun report when one is asked for (one relaxed load when not).
         let threshold = overrun_threshold();
-        let late = if cfg!(feature = "tracing") || threshold.is_some() {
-            self.lateness()
-        } else {
-            Duration::ZERO
+        let late = match cfg!(feature = "tracing") || threshold.is_some() {
+            true => self.due_at().map_or(Duration::ZERO, |due| self.now() - due),
+            false => Duration::ZERO,
         };
         let overran = threshold.filter(|&after| late > after).map(|_| late);
         if overran.is_some() {
@@ -322,7 +253,7 @@ impl<W: WheelRef> Timer<W> {
             release_fired(self.wheel, self.handle());
         }
         self.state = State::of(Phase::Done, capped);
-        Poll::Ready(Fired {
+        Fired {
             requested,
             at,
             cap_end,
@@ -331,16 +262,16 @@ impl<W: WheelRef> Timer<W> {
             late,
             #[cfg(feature = "tracing")]
             overran,
-        })
+        }
     }
 
-    /// How long past its time a fired timer is seen now; zero unless armed or degraded.
-    fn lateness(&self) -> Duration {
-        let wheel = self.wheel.get();
+    /// When a started timer is due, on the chosen wheel's clock: armed, degraded, or
+    /// fired unseen (`Fired`).
+    fn due_at(&self) -> Option<Reading> {
         match self.state.phase() {
-            Phase::Armed => wheel.now() - wheel.deadline_of(&self.handle()),
-            Phase::Degraded | Phase::Fired => wheel.now() - self.state.target(),
-            _ => Duration::ZERO,
+            Phase::Armed => Some(self.wheel.get().deadline_of(&self.handle())),
+            Phase::Degraded | Phase::Fired => Some(self.state.target()),
+            _ => None,
         }
     }
 
@@ -348,10 +279,19 @@ impl<W: WheelRef> Timer<W> {
     #[cfg_attr(target_pointer_width = "64", inline)]
     #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     pub(crate) fn release(&mut self) {
-        if self.state.phase() == Phase::Armed {
-            self.state.set_phase(Phase::Done);
-            release_armed(self.wheel, self.handle());
+        self.let_go(Phase::Done);
+    }
+
+    /// Releases the entry of an armed timer, `meanwhile` in that phase (`Poisoned` for a
+    /// reset: if a dropped waker panics, polling again panics rather than wait for
+    /// nothing); returns whether it had fired.
+    #[inline]
+    fn let_go(&mut self, meanwhile: Phase) -> bool {
+        if self.state.phase() != Phase::Armed {
+            return false;
         }
+        self.state.set_phase(meanwhile);
+        release_armed(self.wheel, self.handle())
     }
 
     /// Whether the owner marked its inner future dropped ([`Timer::set_inner_dropped`]).
@@ -393,22 +333,114 @@ impl<W: WheelRef> Timer<W> {
     }
 }
 
-/// Releases an armed entry; out of line and by value (see [`Timer::poll_fired`]).
+/// Releases an armed entry, returning whether it had fired; out of line and by value
+/// (see [`Timer::poll_fired`]).
 #[inline(never)]
-fn release_armed<W: WheelRef>(wheel: W, armed: Armed) {
-    wheel.get().release(&armed);
-}
-
-/// Releases an armed entry, returning whether it had fired; out of line and by value.
-#[inline(never)]
-fn release_armed_fired<W: WheelRef>(wheel: W, armed: Armed) -> bool {
+fn release_armed<W: WheelRef>(wheel: W, armed: Armed) -> bool {
     wheel.get().release(&armed)
 }
 
-/// Releases an entry seen fired; out of line and by value (see [`Timer::poll_fired`]).
+/// Releases an entry seen fired; out of line and by value.
 #[inline(never)]
 fn release_fired<W: WheelRef>(wheel: W, armed: Armed) {
     wheel.get().release_fired(&armed);
+}
+
+/// Resets, and what owners read to choose one. A reset lets go of the entry and starts
+/// over on the same wheel at the next poll; a fire that wins the release is kept
+/// (`Fired`) only by [`Timer::reset_unless_fired`].
+impl<W: WheelRef> Timer<W> {
+    /// [`Timer::reset`], letting the wheel be chosen anew ([`WheelRef::forget_choice`]).
+    pub(crate) fn restart(&mut self, limit: Limit) {
+        self.reset(limit);
+        self.wheel.forget_choice();
+    }
+
+    /// Releases the entry, if any, and starts over with `limit` at the next poll.
+    pub(crate) fn reset(&mut self, limit: Limit) {
+        self.let_go(Phase::Poisoned);
+        self.idle(limit);
+    }
+
+    /// [`Timer::reset`] to `at`, a reading of the chosen wheel's own clock (no
+    /// [`WheelRef::reading_at`]). For owners that settled the wheel first.
+    pub(crate) fn reset_on_wheel(&mut self, at: Reading) {
+        self.let_go(Phase::Poisoned);
+        self.span = at.as_nanos();
+        self.state = State::idle_on_wheel();
+    }
+
+    /// [`Timer::reset`] unless the timer has fired: returns whether `limit` is in force.
+    pub(crate) fn reset_unless_fired(&mut self, limit: Limit) -> bool {
+        match self.state.phase() {
+            Phase::Armed => {
+                let (capped, instant) = (self.state.capped(), self.state.is_instant());
+                // Read while the entry is still held: the fire reports it.
+                let due = self.wheel.get().deadline_of(&self.handle());
+                if self.let_go(Phase::Poisoned) {
+                    self.state = State::fired_at(due, capped).marked_instant(instant);
+                    return false;
+                }
+            }
+            Phase::Fired | Phase::Done => return false,
+            Phase::Poisoned => poisoned(),
+            Phase::Idle | Phase::Degraded | Phase::Never => {}
+        }
+        self.idle(limit);
+        true
+    }
+
+    fn idle(&mut self, limit: Limit) {
+        let (span, instant) = kept(limit);
+        self.span = span;
+        self.state = State::idle(instant);
+    }
+
+    /// The handle to the wheel, as kept (settled once the timer started).
+    #[inline]
+    pub(crate) fn wheel_ref(&self) -> &W {
+        &self.wheel
+    }
+
+    /// When an armed timer's entry is due, on the chosen wheel's clock.
+    #[inline]
+    pub(crate) fn armed_due(&self) -> Option<Reading> {
+        (self.state.phase() == Phase::Armed).then(|| self.wheel.get().deadline_of(&self.handle()))
+    }
+
+    /// When the timer is due on `wheel`, this timer's handle once chosen: [`Reading::END`]
+    /// for never; the reading now once done or poisoned.
+    pub(crate) fn due(&self, wheel: W) -> Reading {
+        let span = Reading::from_nanos(self.span);
+        match self.state.phase() {
+            Phase::Never => Reading::END,
+            Phase::Idle if self.state.own_reading() => span,
+            Phase::Idle if self.state.is_instant() => wheel.reading_at(span),
+            Phase::Idle => wheel
+                .get()
+                .target(Limit::After(duration_of(self.span)))
+                .unwrap_or(Reading::END),
+            _ => self.due_at().unwrap_or_else(|| wheel.get().now()),
+        }
+    }
+
+    /// Whether the wheel has fired the entry (or a degraded timer's target passed),
+    /// without taking the fire: the next poll completes.
+    #[inline]
+    pub(crate) fn peek_fired(&self) -> bool {
+        match self.state.phase() {
+            Phase::Armed => self.wheel.get().has_fired(&self.handle()),
+            Phase::Degraded => self.now() >= self.state.target(),
+            Phase::Fired | Phase::Done => true,
+            Phase::Idle | Phase::Never | Phase::Poisoned => false,
+        }
+    }
+
+    /// The chosen wheel's clock now. For a started timer.
+    #[inline]
+    pub(crate) fn now(&self) -> Reading {
+        self.wheel.get().now()
+    }
 }
 
 impl<W: WheelRef> Drop for Timer<W> {
@@ -424,26 +456,5 @@ impl<W: WheelRef> core::fmt::Debug for Timer<W> {
             .field("state", &self.state)
             .field("span", &duration_of(self.span))
             .finish()
-    }
-}
-
-#[cfg(all(test, target_pointer_width = "64"))]
-mod tests {
-    use super::*;
-
-    /// Memory per armed deadline: keep the layouts from growing unnoticed.
-    #[test]
-    fn layouts_stay_small() {
-        assert_eq!(core::mem::size_of::<State>(), 8);
-        assert_eq!(core::mem::size_of::<Timer<&dyn RawWheel>>(), 32);
-        // The "gone" mark lives in the timer: nothing beside the future.
-        type Pending = core::future::Pending<()>;
-        assert_eq!(size_of::<crate::Deadline<'_, Pending>>(), 32);
-        assert_eq!(
-            size_of::<crate::Deadline<'_, Pending, &dyn RawWheel, crate::Named>>(),
-            56,
-            "a name and its start reading"
-        );
-        assert_eq!(core::mem::size_of::<crate::wheel::entry::Entry>(), 40);
     }
 }

@@ -1,8 +1,7 @@
 //! [`Budgeted`]: a future, and every deadline polled inside it, bounded by a budget.
 //! * It fixes its budget at its first poll, before polling its inner future.
 //! * Its timer has no limit of its own: the budget caps it.
-//! * A named one reports one outcome (`crate::future::outcome`) when it ends: completed,
-//!   elapsed or dropped; an unnamed one pays one predictable branch for it.
+//! * A named one reports one outcome when it ends: completed, elapsed or dropped.
 
 use core::fmt;
 use core::future::Future;
@@ -15,34 +14,31 @@ use pin_project_lite::pin_project;
 
 use crate::Elapsed;
 use crate::future::budget::{Budget, Scope, ambient};
-use crate::future::outcome::{self, NOT_STARTED, OutcomeKind};
+use crate::future::name::{DeadlineName, Named};
+use crate::future::outcome::OutcomeKind;
 use crate::future::timer::{Cap, RawWheel, Timer, WheelRef};
 use crate::time::{Limit, Reading, span_of};
 
 pin_project! {
-    /// A future bounded by a budget, like a [`Deadline`](crate::Deadline); every deadline
-    /// started inside it on the same wheel also ends by the budget. Three retries of 800 ms
-    /// in a 2 s budget never outlive the 2 s; when it runs out, the whole block is dropped.
-    ///
-    /// Made by `punctual::budget`, [`Budgeted::new`] or [`Budgeted::with_budget`]. Unlike a
-    /// `Deadline`, its clock starts *before* the first poll of its inner future.
+    /// A future bounded by a budget, like a [`Deadline`](crate::Deadline); every deadline started inside it
+    /// on the same wheel ends by the budget too (three retries of 800 ms in a 2 s budget
+    /// never outlive the 2 s). Made by `punctual::budget`, [`Budgeted::new`] or
+    /// [`Budgeted::with_budget`]. Its clock starts *before* the first poll of its future.
     ///
     /// # How the budget reaches inner deadlines
     ///
-    /// * With `std`, by itself: while it polls its inner future, the thread's budget is the
-    ///   earlier of its own and any enclosing one, which a deadline reads at its first
-    ///   pending poll. It travels with the polling on any executor, but not into tasks
-    ///   spawned inside. A deadline made before the block but first polled inside it takes
-    ///   the budget too; poll it once before if it must keep its own limit.
-    /// * Without `std`, explicitly: bound the block with [`Budgeted::with_budget`] and give
-    ///   each inner deadline the [`Budget`] with [`Deadline::within`](crate::Deadline::within).
+    /// * With `std`, by itself: while it polls its future, the thread's budget is the
+    ///   earlier of its own and any enclosing one, read by a deadline at its first pending
+    ///   poll (not in tasks spawned inside). A deadline made before the block but first
+    ///   polled inside takes the budget too.
+    /// * Without `std`: give each inner deadline the [`Budget`] with
+    ///   [`Deadline::within`](crate::Deadline::within).
     ///
     /// # Errors
     ///
-    /// `Err(Elapsed)` ([`Elapsed::is_budget`]) when the budget runs out first; the inner
-    /// future has been dropped by then. An inner deadline the budget ends reports the
-    /// budget's duration, and its name if it fires under the budget (inside the block, or
-    /// through `Deadline::within`).
+    /// `Err(Elapsed)` ([`Elapsed::is_budget`]) when the budget runs out first, the inner
+    /// future dropped. An inner deadline it ends reports the budget's duration, and its
+    /// name if it fires under the budget.
     ///
     /// # Cancel safety
     ///
@@ -57,25 +53,19 @@ pin_project! {
         future: Option<F>,
         timer: Timer<W>,
         duration: Duration,
-        name: Option<&'static str>,
         budget: Option<Budget>,
-        // The name its outcome is reported under: set by `named` only, not taken from a
-        // budget given to `with_budget` (that budget's owner reports it).
-        reported: Option<&'static str>,
-        // The first poll's reading when reported, for its outcome; `NOT_STARTED` before.
-        start: u64,
+        // Set by `named` only: a budget given to `with_budget` is its owner's to report.
+        reported: Option<Named>,
         wheel: PhantomData<&'w ()>,
     }
 
     impl<'w, F, W: WheelRef> PinnedDrop for Budgeted<'w, F, W> {
         fn drop(this: Pin<&mut Self>) {
             let this = this.project();
-            if let (Some(name), true) = (*this.reported, this.future.is_some()) {
+            if let (Some(named), true) = (this.reported, this.future.is_some()) {
                 let limit = this.budget.map_or(*this.duration, |b| b.cap.duration);
                 let timer = &*this.timer;
-                outcome::report_since(name, OutcomeKind::Dropped, Some(limit), *this.start, || {
-                    timer.now()
-                });
+                named.ended(OutcomeKind::Dropped, || Some(limit), || timer.now());
             }
         }
     }
@@ -88,10 +78,8 @@ impl<'w, F: Future, W: WheelRef> Budgeted<'w, F, W> {
             future: Some(future),
             timer: Timer::new(wheel, Limit::After(duration)),
             duration,
-            name: None,
             budget: None,
             reported: None,
-            start: NOT_STARTED,
             wheel: PhantomData,
         }
     }
@@ -114,22 +102,18 @@ impl<'w, F: Future, W: WheelRef> Budgeted<'w, F, W> {
             // The budget caps the timer: `Limit::At` may not take its reading on every handle.
             timer: Timer::new(wheel, Limit::After(Duration::MAX)),
             duration: budget.cap.duration,
-            name: budget.name,
             budget: Some(budget),
             reported: None,
-            start: NOT_STARTED,
             wheel: PhantomData,
         }
     }
 
-    /// Names the budget: the name its `Elapsed` carries, and under which its
-    /// [`Outcome`](crate::Outcome) is reported when it ends (completed, elapsed or dropped,
-    /// timed from its first poll; see [`set_outcome_hook`](crate::set_outcome_hook)). A
-    /// budget given to [`with_budget`](Budgeted::with_budget) lends its name to the
-    /// `Elapsed` only: its outcome is its owner's to report, unless this is named.
+    /// Names the budget: its `Elapsed` carries the name, and its
+    /// [`Outcome`](crate::Outcome) is reported under it, timed from the first poll
+    /// ([`set_outcome_hook`](crate::set_outcome_hook)). Without it, a budget given to
+    /// [`with_budget`](Budgeted::with_budget) lends its name to the `Elapsed` only.
     pub fn named(mut self, name: &'static str) -> Self {
-        self.name = Some(name);
-        self.reported = Some(name);
+        self.reported = Some(Named::new(name));
         if let Some(budget) = &mut self.budget {
             budget.name = Some(name);
         }
@@ -164,11 +148,11 @@ impl<F: Future, W: WheelRef> Future for Budgeted<'_, F, W> {
                         at,
                         duration: *this.duration,
                     },
-                    name: *this.name,
+                    name: this.reported.map(|named| named.name()),
                 };
-                if this.reported.is_some() && at != Reading::END {
+                if let (Some(named), false) = (this.reported.as_mut(), at == Reading::END) {
                     // The reading `target` took (and the resolution it adds): no second read.
-                    *this.start = at.before(span_of(*this.duration)).as_nanos();
+                    named.started(|| at.before(span_of(*this.duration)));
                 }
                 let budget = own.earlier(ambient());
                 this.timer.reset(Limit::After(Duration::MAX));
@@ -176,69 +160,40 @@ impl<F: Future, W: WheelRef> Future for Budgeted<'_, F, W> {
                 budget
             }
         };
-        if this.reported.is_some() && *this.start == NOT_STARTED {
-            *this.start = this.timer.chosen_wheel().get().now().as_nanos();
+        if let Some(named) = this.reported.as_mut() {
+            let timer = &mut *this.timer;
+            named.started(|| timer.chosen_wheel().get().now());
         }
-        if let Some(fired) = this.timer.has_fired() {
-            this.future.set(None);
-            let elapsed = Elapsed::budget(budget.cap.duration, budget.name);
-            fired.trace(&elapsed);
-            report(
-                this.reported,
-                OutcomeKind::Elapsed,
-                &budget,
-                *this.start,
-                this.timer,
-            );
-            return Poll::Ready(Err(elapsed));
-        }
-        let future = this.future.as_mut().as_pin_mut().expect("checked above");
-        let polled = {
-            let _scope = Scope::enter(budget);
-            future.poll(cx)
-        };
-        if let Poll::Ready(output) = polled {
-            this.future.set(None);
-            report(
-                this.reported,
-                OutcomeKind::Completed,
-                &budget,
-                *this.start,
-                this.timer,
-            );
-            this.timer.release();
-            return Poll::Ready(Ok(output));
-        }
-        match this.timer.poll_fired(cx, Some(&budget.cap)) {
-            Poll::Ready(fired) => {
-                this.future.set(None);
-                let elapsed = Elapsed::budget(budget.cap.duration, budget.name);
-                fired.trace(&elapsed);
-                report(
-                    this.reported,
-                    OutcomeKind::Elapsed,
-                    &budget,
-                    *this.start,
-                    this.timer,
-                );
-                Poll::Ready(Err(elapsed))
+        let limit = || Some(budget.cap.duration);
+        let fired = match this.timer.has_fired() {
+            Some(fired) => fired,
+            None => {
+                let future = this.future.as_mut().as_pin_mut().expect("checked above");
+                let polled = {
+                    let _scope = Scope::enter(budget);
+                    future.poll(cx)
+                };
+                if let Poll::Ready(output) = polled {
+                    this.future.set(None);
+                    if let Some(named) = &this.reported {
+                        named.ended(OutcomeKind::Completed, limit, || this.timer.now());
+                    }
+                    this.timer.release();
+                    return Poll::Ready(Ok(output));
+                }
+                match this.timer.poll_fired(cx, Some(&budget.cap)) {
+                    Poll::Ready(fired) => fired,
+                    Poll::Pending => return Poll::Pending,
+                }
             }
-            Poll::Pending => Poll::Pending,
+        };
+        this.future.set(None);
+        let elapsed = Elapsed::budget(budget.cap.duration, budget.name);
+        fired.trace(&elapsed);
+        if let Some(named) = &this.reported {
+            named.ended(OutcomeKind::Elapsed, limit, || this.timer.now());
         }
-    }
-}
-
-/// Reports a named budget's end; nothing for an unnamed one.
-#[inline(always)]
-fn report<W: WheelRef>(
-    name: &Option<&'static str>,
-    kind: OutcomeKind,
-    budget: &Budget,
-    start: u64,
-    timer: &Timer<W>,
-) {
-    if let Some(name) = *name {
-        outcome::report_since(name, kind, Some(budget.cap.duration), start, || timer.now());
+        Poll::Ready(Err(elapsed))
     }
 }
 

@@ -1,8 +1,5 @@
-//! [`KeepOnElapsed`]: a deadline that hands its inner future back at the fire, for the
-//! caller to keep running (`no_std`: no spawner needed, no allocation).
-//! * The same rules as [`Deadline`]'s: decided once, never early; only what happens to
-//!   the inner future at the fire differs: moved out (it is `Unpin`), not dropped.
-//! * Its outcome is reported as a deadline's: elapsed when it fires.
+//! [`KeepOnElapsed`]: a [`Deadline`] that moves its (`Unpin`) inner future out at the fire
+//! rather than drop it; otherwise a deadline's rules and outcome.
 
 use core::fmt;
 use core::future::Future;
@@ -12,17 +9,14 @@ use core::task::{Context, Poll};
 
 use super::{Deadline, ReportsOutput};
 use crate::Elapsed;
-use crate::future::budget;
-use crate::future::outcome::OutcomeKind;
-use crate::future::timer::{Fired, RawWheel, WheelRef};
+use crate::future::timer::WheelRef;
 
-/// The error of a [`KeepOnElapsed`]: the deadline's [`Elapsed`] and the inner future,
-/// still running, for the caller to finish, hand on, or drop.
+/// The error of a [`KeepOnElapsed`]: the [`Elapsed`] and the inner future, still running.
 #[derive(Debug)]
 pub struct Abandoned<F> {
     /// Why: the deadline's (or a budget's) `Elapsed`.
     pub elapsed: Elapsed,
-    /// The inner future, as it was at the fire: poll it on to its end, or drop it.
+    /// The inner future, as it was at the fire.
     pub future: F,
 }
 
@@ -35,8 +29,7 @@ pub struct KeepOnElapsed<'w, F, W: WheelRef, N: super::DeadlineName> {
 
 impl<'w, F: Future + Unpin, W: WheelRef, N: super::DeadlineName> Deadline<'w, F, W, N> {
     /// At the fire, hands the inner future back in the error ([`Abandoned`]) instead of
-    /// dropping it: the caller decides whether it runs on. Cancel stays the default; keep
-    /// work only when finishing it matters though no one waits for it (a write-behind).
+    /// dropping it, for work worth finishing though no one waits (a write-behind).
     ///
     /// ```
     /// # use core::time::Duration;
@@ -59,26 +52,8 @@ impl<'w, F: Future + Unpin, W: WheelRef, N: super::DeadlineName> Deadline<'w, F,
     ///
     /// If the deadline has completed, as the other accessors.
     pub fn keep_on_elapsed(self) -> KeepOnElapsed<'w, F, W, N> {
-        assert!(
-            !self.timer.inner_dropped(),
-            "`Deadline::keep_on_elapsed` called after completion"
-        );
+        self.check_live("keep_on_elapsed");
         KeepOnElapsed { deadline: self }
-    }
-}
-
-impl<F: Future + Unpin, W: WheelRef, N: ReportsOutput<F::Output>> Deadline<'_, F, W, N> {
-    /// Moves the inner future out at the fire, marked gone first; reports the outcome.
-    fn abandon(&mut self, fired: &Fired) -> Abandoned<F> {
-        self.timer.set_inner_dropped();
-        // SAFETY: live until just now, and marked gone: taken exactly once, never dropped
-        // in place after. `F: Unpin`, so moving it out of a pinned deadline is allowed.
-        let future = unsafe { ManuallyDrop::take(&mut self.future) };
-        let elapsed = budget::elapsed_of(fired, self.name.get(), None);
-        let timer = &self.timer;
-        self.name
-            .ended(OutcomeKind::Elapsed, || fired.limit(), || timer.now());
-        Abandoned { elapsed, future }
     }
 }
 
@@ -89,33 +64,18 @@ impl<F: Future + Unpin, W: WheelRef, N: ReportsOutput<F::Output>> Future
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         // SAFETY: the deadline is not moved; its inner future is `Unpin`, and is polled
-        // in place and moved out only at the fire (`abandon`).
+        // in place and moved out only at the fire.
         let this = unsafe { &mut self.get_unchecked_mut().deadline };
-        if this.timer.inner_dropped() {
-            panic!("`KeepOnElapsed` polled after completion");
-        }
-        if let Some(fired) = this.timer.has_fired() {
-            return Poll::Ready(Err(this.abandon(&fired)));
-        }
-        if let Poll::Ready(output) = Pin::new(&mut *this.future).poll(cx) {
-            this.drop_future();
-            let timer = &this.timer;
-            this.name
-                .completed(&output, || timer.reported_limit(), || timer.now());
-            this.timer.release();
-            return Poll::Ready(Ok(output));
-        }
-        let ambient = if this.timer.is_started() {
-            None
-        } else {
-            let timer = &mut this.timer;
-            this.name.started(|| timer.chosen_wheel().get().now());
-            budget::ambient()
-        };
-        match this.timer.poll_fired(cx, ambient.as_ref().map(|b| &b.cap)) {
-            Poll::Ready(fired) => Poll::Ready(Err(this.abandon(&fired))),
-            Poll::Pending => Poll::Pending,
-        }
+        this.poll_inner(cx, None, "KeepOnElapsed").map(|polled| {
+            polled.map_err(|fired| {
+                this.timer.set_inner_dropped();
+                // SAFETY: live until just now, and marked gone: taken exactly once, never
+                // dropped in place after. `F: Unpin`: it may move out of a pinned deadline.
+                let future = unsafe { ManuallyDrop::take(&mut this.future) };
+                let elapsed = this.elapsed(&fired, None);
+                Abandoned { elapsed, future }
+            })
+        })
     }
 }
 

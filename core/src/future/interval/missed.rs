@@ -1,30 +1,22 @@
 //! `MissedTickBehavior`: where an interval's next tick goes when a tick came late.
-//! * A tick at most `slack` late (two wheel ticks, the bound of a tick on time) keeps the
-//!   grid whatever the behaviour: only a later one counts as missed.
-//! * The next tick is never before the tick just given, and never before `now` except
-//!   under `Burst`, which catches up.
+//! * A tick at most `slack` (two wheel ticks) late keeps the grid under every behaviour.
+//! * The next tick is never before the one just given, nor before `now` but for `Burst`.
 //! * All arithmetic saturates at [`Reading::END`], which never comes.
 
 use crate::time::Reading;
 
-/// What an [`Interval`](crate::Interval) does when a tick comes late: the task was busy,
-/// the driver starved, or the machine was suspended. The meanings are tokio's.
-///
-/// Say the period is 10 ms, the ticks are due at 10, 20, 30 ms, and the tick of 10 ms is
-/// taken at 35 ms (two ticks' times passed meanwhile):
+/// What an [`Interval`](crate::Interval) does when a tick comes late (a busy task, a
+/// starved driver, a suspend), as tokio's. With a period of 10 ms and the tick of 10 ms
+/// taken at 35 ms:
 ///
 /// | behaviour | ticks given after the late one |
 /// |---|---|
-/// | [`Skip`](Self::Skip) (default) | 40, 50, ... (one tick at 35 ms, then back on the grid) |
+/// | [`Skip`](Self::Skip) (default) | 40, 50, ... |
 /// | [`Burst`](Self::Burst) | 20 and 30 at once, then 40, 50, ... |
 /// | [`Delay`](Self::Delay) | 45, 55, ... (the grid moves) |
 ///
-/// A tick late by at most two wheel ticks is on time (the wheel's bound): it keeps the grid
-/// under every behaviour.
-///
-/// The default is `Skip`, unlike tokio's `Burst`: after a stall or a suspend, `Burst`
-/// gives every missed tick at once, a burst of work (and a busy core) at the worst moment.
-/// `Skip` gives one tick and keeps the grid.
+/// A tick at most two wheel ticks late is on time. The default is `Skip`, not tokio's
+/// `Burst`: after a stall, a burst of work comes at the worst moment.
 ///
 /// # Examples
 ///

@@ -4,6 +4,7 @@ use core::time::Duration;
 
 use super::state::State;
 use crate::Elapsed;
+use crate::future::budget::{Budget, ambient};
 use crate::time::Reading;
 
 /// A limit from outside a deadline (a budget's): an instant on one wheel's clock, and the
@@ -52,17 +53,24 @@ impl Fired {
         self.at.is_none().then_some(self.requested)
     }
 
-    /// Whether a cap ended the timer.
-    pub(crate) fn by_cap(&self) -> bool {
-        self.cap_end != CapEnd::Own
-    }
-
-    /// The `Elapsed` of a timer no cap ended, named `name`; with the `tracing` event.
-    pub(crate) fn elapsed(&self, name: Option<&'static str>) -> Elapsed {
-        debug_assert!(!self.by_cap());
-        let elapsed = match self.at {
-            Some(at) => Elapsed::at_instant(at, name),
-            None => Elapsed::new(self.requested, name),
+    /// The `Elapsed` of the fire, named `name`, with the `tracing` event. If a cap ended
+    /// it, the budget's: named after `budget` (else the ambient one) if that one cut it,
+    /// on the same wheel at the same instant.
+    #[inline(never)]
+    pub(crate) fn elapsed(&self, name: Option<&'static str>, budget: Option<&Budget>) -> Elapsed {
+        let elapsed = match (self.cap_end, self.at) {
+            (CapEnd::Own, Some(at)) => Elapsed::at_instant(at, name),
+            (CapEnd::Own, None) => Elapsed::new(self.requested, name),
+            (cut, _) => {
+                let ambient = budget.is_none().then(ambient).flatten();
+                let cut_by = |cap: &Cap| match cut {
+                    CapEnd::At(at) => at == cap.at || at == State::degraded(cap.at, false).target(),
+                    _ => true,
+                };
+                let budget = budget.or(ambient.as_ref());
+                let budget = budget.filter(|b| b.cap.wheel == self.wheel && cut_by(&b.cap));
+                Elapsed::budget(self.requested, budget.and_then(Budget::name))
+            }
         };
         self.trace(&elapsed);
         elapsed
@@ -92,15 +100,5 @@ impl Fired {
         }
         #[cfg(not(feature = "tracing"))]
         let _ = elapsed;
-    }
-
-    /// Whether `cap` is the one that ended the timer: same wheel, same instant.
-    pub(crate) fn ended_by(&self, cap: &Cap) -> bool {
-        let at_the_cut = match self.cap_end {
-            CapEnd::Own => return false,
-            CapEnd::AtStart => true,
-            CapEnd::At(at) => at == cap.at || at == State::degraded(cap.at, false).target(),
-        };
-        cap.wheel == self.wheel && at_the_cut
     }
 }

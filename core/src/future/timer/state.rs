@@ -36,8 +36,8 @@ pub(super) enum Phase {
     Done = 4,
     /// A poll panicked; its copy released the entry. Polling again panics.
     Poisoned = 5,
-    /// Fired, and its entry let go by a reset that lost the race: the next poll reports
-    /// the fire. The payload is the entry's deadline ([`State::fired_at`]).
+    /// Fired, its entry let go by a reset that lost the race: the next poll reports the
+    /// fire. The payload is the entry's deadline.
     Fired = 6,
 }
 
@@ -65,8 +65,7 @@ pub(super) const INNER_GONE: u64 = 1 << 4;
 pub(super) const INSTANT: u64 = 1 << 5;
 /// Where the payload starts: 58 bits of it.
 pub(super) const PAYLOAD: u32 = 6;
-/// In an `Idle` payload: the instant is a reading of the chosen wheel's own clock, so the
-/// start skips [`WheelRef::reading_at`](super::WheelRef::reading_at).
+/// In an `Idle` payload: the instant is a reading of the chosen wheel's own clock.
 pub(super) const OWN_READING: u64 = 1;
 /// In an `Armed` payload: the entry is due at its target, not at start plus span.
 pub(super) const REARMED: u64 = 1 << 32;
@@ -143,8 +142,8 @@ impl State {
     }
 
     /// A degraded state with `target`: exact below [`COARSE_FROM`], then in
-    /// [`COARSE_UNIT`]s rounded up (at most 127 ns late; 254 ns in the last unit, which
-    /// ends at `u64::MAX - 1` ns). `Never` for `u64::MAX` ns or more.
+    /// [`COARSE_UNIT`]s rounded up (254 ns late at most, in the last unit). `Never` for
+    /// `u64::MAX` ns or more.
     pub(super) fn degraded(target: Reading, capped: bool) -> Self {
         let payload = match target.as_nanos() {
             nanos if nanos < COARSE_FROM => nanos << 1,
@@ -209,39 +208,5 @@ impl core::fmt::Debug for State {
             .field("inner_dropped", &self.inner_dropped())
             .field("payload", &(self.0 >> PAYLOAD))
             .finish()
-    }
-}
-
-#[cfg(all(test, target_pointer_width = "64"))]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn degraded_target_exact_then_rounded_up() {
-        let round_trip = |nanos: u64| {
-            let state = State::degraded(Reading::from_nanos(nanos), true);
-            assert!(state.capped());
-            (state.phase(), state.target().as_nanos())
-        };
-        for nanos in [0, 1, 12_345_678_901, COARSE_FROM - 1] {
-            assert_eq!(
-                round_trip(nanos),
-                (Phase::Degraded, nanos),
-                "exact below 2^57 ns"
-            );
-        }
-        for nanos in [COARSE_FROM, COARSE_FROM + 1, u64::MAX - 400, u64::MAX - 256] {
-            let (phase, target) = round_trip(nanos);
-            assert_eq!(phase, Phase::Degraded);
-            assert!(
-                target >= nanos && target - nanos < COARSE_UNIT,
-                "{nanos} ns kept as {target}"
-            );
-        }
-        // The last unit: up to the last reading that comes.
-        for nanos in [u64::MAX - 254, u64::MAX - 126, u64::MAX - 1] {
-            assert_eq!(round_trip(nanos), (Phase::Degraded, u64::MAX - 1));
-        }
-        assert_eq!(State::degraded(Reading::END, false).phase(), Phase::Never);
     }
 }

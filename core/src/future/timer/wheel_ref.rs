@@ -120,12 +120,9 @@ impl<C: Clock, S: Storage> RawWheel for Wheel<C, S> {
 }
 
 /// How a deadline reaches its wheel: `&dyn RawWheel` reaches any wheel (16 bytes, an
-/// indirect call per operation); a zero-sized handle to a `static` wheel costs no bytes
-/// and calls it directly.
+/// indirect call per operation); a zero-sized handle to a `static` wheel costs nothing.
 ///
 /// # Examples
-///
-/// A wheel of your own in a `static`, reached by a handle of zero bytes:
 ///
 /// ```
 /// use core::time::Duration;
@@ -158,17 +155,16 @@ impl<C: Clock, S: Storage> RawWheel for Wheel<C, S> {
 ///
 /// # Safety
 ///
-/// From a call of [`WheelRef::choose`] until the next [`WheelRef::forget_choice`] (always,
-/// if `choose` does nothing), [`WheelRef::get`] must return the same wheel on every call
-/// and copy, and a repeated `choose` must not change it: a deadline releases its entry, by
-/// index, on the wheel it gets later.
+/// From a [`WheelRef::choose`] until the next [`WheelRef::forget_choice`] (always, if
+/// `choose` does nothing), [`WheelRef::get`] must return the same wheel on every call and
+/// copy, and `choose` again must not change it: a deadline releases its entry, by index,
+/// on the wheel it gets later.
 pub unsafe trait WheelRef: Copy + Unpin {
     /// The wheel's type: a [`Wheel`], or `dyn RawWheel`.
     type Target: RawWheel + ?Sized;
 
-    /// What futures on this handle report instants as: [`Interval::tick`]'s value and
-    /// [`Sleep::deadline`]. [`Reading`] on a wheel reached directly; `punctual`'s default
-    /// handle reports its runtime's instant (`std`'s, or tokio's with its `tokio` feature).
+    /// What [`Interval::tick`] and [`Sleep::deadline`] report: [`Reading`] on a wheel
+    /// reached directly; the runtime's instant on `punctual`'s default handle.
     ///
     /// [`Interval::tick`]: crate::Interval::tick
     /// [`Sleep::deadline`]: crate::Sleep::deadline
@@ -177,21 +173,20 @@ pub unsafe trait WheelRef: Copy + Unpin {
     /// The wheel.
     fn get(&self) -> &Self::Target;
 
-    /// `at`, a reading of the chosen wheel's clock (after [`choose`](WheelRef::choose)),
-    /// as this handle's [`Instant`](WheelRef::Instant): the instant the handle takes as
-    /// `at`, so an instant given comes back equal. A reading too far for the instant type
-    /// (or [`Reading::END`], which never comes) gives one centuries on.
+    /// `at`, a reading of the chosen wheel's clock, as this handle's
+    /// [`Instant`](WheelRef::Instant): an instant given comes back equal. One too far for
+    /// the type (or [`Reading::END`]) gives one centuries on.
     fn instant_of(&self, at: Reading) -> Self::Instant;
 
-    /// Settles which wheel a handle that picks late reaches (`punctual`'s default deadlines
-    /// take their runtime's). A timer calls it at each start, before [`get`](WheelRef::get)
-    /// or [`id`](WheelRef::id), on the copy it keeps. The default does nothing.
+    /// Settles which wheel a handle that picks late reaches (`punctual`'s default handle:
+    /// its runtime's). A timer calls it at each start, before [`get`](WheelRef::get), on
+    /// the copy it keeps. The default does nothing.
     #[inline(always)]
     fn choose(&mut self) {}
 
     /// The reading of this wheel at which `Limit::At(at)` ends: `at`, unless the handle's
-    /// instants are another clock's. Called at each start, after
-    /// [`choose`](WheelRef::choose); never before the moment `at` stands for.
+    /// instants are another clock's. Called after [`choose`](WheelRef::choose), never
+    /// before the moment `at` stands for.
     #[inline(always)]
     fn reading_at(&self, at: Reading) -> Reading {
         at
