@@ -13,7 +13,7 @@
 # builds never compile criterion or the peers. The full criterion suites:
 # `cargo bench -p punctual-benches --bench timers` (ready, arm + cancel, contention) and
 # `--bench fire`; `--bench memory`, `--bench million` and `--bench http` print their
-# rows; `--bench report -- --probe lateness PEER RUNS` prints one peer's lateness.
+# rows.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # Absolute: cargo runs each bench in its package's folder (benches/).
