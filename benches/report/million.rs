@@ -41,19 +41,7 @@ pub(crate) fn section(s: &mut String, r: &Results) {
     let runs = r.million.values().map(Vec::len).max().unwrap_or(0);
     let _ = writeln!(
         s,
-        "\n## A million timers\n\n1 000 000 deadlines of 1 to 60 s armed at once from 2 threads (punctual's default: 2 \
-         threads; the others: 2 tasks on a 2-worker tokio runtime, the alternative timer's \
-         built with `enable_alt_timer()`), 500 000 each, made, boxed and polled once; then all \
-         dropped by the same 2; then 100 000 deadlines over 1 to 100 ms fired, 50 000 awaited \
-         by each of the 2, in the same process (the fire deadlines are short so that a run \
-         takes a fraction of a second, not a minute). *Bytes*: growth of resident memory \
-         from before the million were made to when all were armed, per deadline (the boxed \
-         future and what its timer holds for it). Each run a process of its own, \
-         `benches/million.rs`; median of {runs} runs. × best tokio: over the better of tokio's \
-         two timers in that column. *floor: clock + waker + CAS*: not a timer but the scenario \
-         with no timer's work at all, on 2 threads as punctual's: each deadline reads the \
-         clock, keeps its waker and, dropped, cancels with one compare-and-swap on a word of \
-         its own; it fires nothing.\n\n\
+        "\n## A million timers\n\nMedians of {runs} runs.\n\n\
          | | arm (ms) | × best tokio | cancel (ms) | × best tokio | bytes per armed deadline | × best tokio | fire CPU (ms) | fire wall (ms) |\n\
          |---|---:|---:|---:|---:|---:|---:|---:|---:|"
     );

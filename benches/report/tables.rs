@@ -28,8 +28,8 @@ pub(crate) fn markdown(r: &Results, m: &Machine, firmware: Option<Firmware>) -> 
          with `--cfg tokio_unstable`, for tokio's alternative timer, and tokio without \
          `test-util`, as a service's release build has it.) The machine is a virtual one, \
          shared with other work: read the figures as ratios between peers measured in the \
-         same run, not as absolute costs. How each peer is measured, and the causes the \
-         verdict and the targets link to, follow the appendix.\n\n\
+         same run, not as absolute costs. How each table and each peer is measured, and the \
+         causes the verdict and the targets link to, follow the appendix.\n\n\
          - **Machine**: {}, {} cores; load average {} before the run, {} after; {steal} of \
          the CPU time during the run stolen by the hypervisor (steal: cores ready to run that \
          the host gave to other work, which the load average does not show)\n\
@@ -56,11 +56,8 @@ pub(crate) fn markdown(r: &Results, m: &Machine, firmware: Option<Firmware>) -> 
 fn cost(s: &mut String, r: &Results) {
     let _ = writeln!(
         s,
-        "\n## Cost per operation\n\nNanoseconds per operation, polled by hand with a no-op \
-         waker (so only the deadline is measured). *ready*: a deadline around a future ready \
-         at its first poll. *arm + cancel*: a 2 s deadline around a pending future, polled \
-         once (it arms) and dropped. × punctual: the peer's time over punctual's.\n\n\
-         | | ready | overhead | arm + cancel | × punctual | arm + cancel, {ARMED} armed | × punctual |\n\
+        "\n## Cost per operation\n\n\
+         | (ns) | ready | overhead | arm + cancel | × punctual | arm + cancel, {ARMED} armed | × punctual |\n\
          |---|---:|---:|---:|---:|---:|---:|"
     );
     let get =
@@ -91,33 +88,14 @@ fn cost(s: &mut String, r: &Results) {
     }
     if let Some(&floor) = r.arm_cancel.get(&Peer::ArmFloor) {
         let (name, ratio) = (Peer::ArmFloor.name(), fmt_ratio(floor / ours_ac));
-        let _ = writeln!(
-            s,
-            "| *{name}* | | | {} | {ratio} | | |\n\n*{name}*: not a timer but the least that \
-             any deadline must do that starts at its first poll and hands itself to a driver \
-             on another thread without a lock, measured in the same rounds: read the clock the \
-             global wheel reads, keep the waker, publish with one compare-and-swap, and take \
-             back with another when dropped.",
-            fmt_ns(floor)
-        );
-    }
-    if !r.armed_short.is_empty() {
-        let _ = writeln!(
-            s,
-            "\n*n/a: held N*: the peer let go of all but N of the {ARMED} deadlines armed \
-             beforehand (their tasks were woken at once), so it was not measured with {ARMED} \
-             armed. embassy-time's generic queue holds 128 wakers (`generic-queue-128`): when \
-             it is full it wakes a task at once, for it to poll again and re-register."
-        );
+        let _ = writeln!(s, "| *{name}* | | | {} | {ratio} | | |", fmt_ns(floor));
     }
 }
 
 fn contention(s: &mut String, r: &Results) {
     let _ = writeln!(
         s,
-        "\n## Contention\n\nArm + cancel on 1 and on 2 threads at once (tokio: tasks on its \
-         2-worker runtime), in million operations per second, all threads together.\n\n\
-         | | 1 thread | 2 threads | 2 / 1 |\n|---|---:|---:|---:|"
+        "\n## Contention\n\n| (M op/s) | 1 thread | 2 threads | 2 / 1 |\n|---|---:|---:|---:|"
     );
     for peer in Peer::timers() {
         if let Some(&(one, two)) = r.contention.get(&peer) {
@@ -135,17 +113,7 @@ fn contention(s: &mut String, r: &Results) {
 fn fire(s: &mut String, r: &Results) {
     let _ = writeln!(
         s,
-        "\n## Fire\n\n{FIRE_N} deadlines spread over 1 to 100 ms in one `FuturesUnordered`, \
-         until all have fired and been seen. CPU: user + system time of the whole process \
-         (its CPU clock), the drivers' threads included. Each peer on the executor its users \
-         would use: `futures::executor::block_on` for punctual, futures-timer and \
-         embassy-time, tokio's current-thread runtime (inside `unconstrained`) for tokio, \
-         punctual in tokio and punctual-tokio (whose driver is a task of that runtime), a \
-         task on a worker of a 2-worker runtime for tokio's alternative timer (it applies to \
-         multi-thread runtimes only), `async_io::block_on` for async-io and futures-time, \
-         and for punctual-smol, a 1 ms wheel whose driver runs in the same task \
-         (`punctual_smol::with_driver`), so that no deadline crosses between threads. Median \
-         of {FIRE_RUNS} runs.\n\n| | wall (ms) | CPU (ms) | CPU × punctual |\n|---|---:|---:|---:|"
+        "\n## Fire\n\n| | wall (ms) | CPU (ms) | CPU × punctual |\n|---|---:|---:|---:|"
     );
     let not_done = format!("not done after {} s", FIRE_GIVE_UP.as_secs());
     let ours = r.fire.get(&Peer::Punctual).copied().flatten();
@@ -163,8 +131,7 @@ fn fire(s: &mut String, r: &Results) {
     }
     let _ = writeln!(
         s,
-        "\nWith tokio's cooperative budget **on** (the same run as a plain tokio task, without \
-         `unconstrained`, on the current-thread runtime):\n\n| | wall (ms) | CPU (ms) |\n|---|---:|---:|"
+        "\nWith tokio's cooperative budget **on**:\n\n| | wall (ms) | CPU (ms) |\n|---|---:|---:|"
     );
     for (peer, cost) in &r.fire_budget_on {
         let row = cost.map_or(format!("{not_done} |"), |c| {
@@ -177,11 +144,8 @@ fn fire(s: &mut String, r: &Results) {
 fn memory(s: &mut String, r: &Results) {
     let _ = writeln!(
         s,
-        "\n## Memory\n\nBytes per armed deadline: the deadline future's size beyond its inner \
-         future's (`size_of`), plus the heap its driver holds per armed timer (net bytes live \
-         after arming 16 320 deadlines with a counting allocator, `benches/memory.rs`; 16 320 \
-         fills a growable punctual wheel's segments exactly, so its figure is the slab \
-         entry's size).\n\n| | future overhead | heap per timer | total | deadlines held |\n\
+        "\n## Memory\n\n\
+         | | future overhead | heap per timer | total | deadlines held |\n\
          |---|---:|---:|---:|---:|"
     );
     for peer in Peer::timers() {
@@ -198,13 +162,6 @@ fn memory(s: &mut String, r: &Results) {
             );
         }
     }
-    let _ = writeln!(
-        s,
-        "\nA deadline is held if its waker was never woken (it is 10 minutes away). \
-         embassy-time's generic queue is static (128 slots of 24 bytes, one per waker, not per \
-         timer): when it is full it wakes a task at once, for it to poll again and re-register, \
-         so it holds 128 deadlines at most, and its bytes are not per armed deadline."
-    );
     let more: std::collections::BTreeSet<usize> = r.memory_at.keys().map(|&(_, n)| n).collect();
     if more.is_empty() {
         return;
@@ -212,10 +169,7 @@ fn memory(s: &mut String, r: &Results) {
     let head: String = more.iter().map(|n| format!(" {n} |")).collect();
     let _ = writeln!(
         s,
-        "\nHeap bytes per armed timer as more are armed (the same measure). A growable \
-         punctual wheel adds segments that double in size, so its figure runs from the \
-         entry's 40 bytes, with every segment full, up to about twice that; the peers' \
-         containers have slack of their own.\n\n| |{head}\n|---|{}",
+        "\nHeap bytes per armed timer as more are armed:\n\n| |{head}\n|---|{}",
         "---:|".repeat(more.len())
     );
     for peer in Peer::timers() {
@@ -234,11 +188,7 @@ fn memory(s: &mut String, r: &Results) {
 fn lateness(s: &mut String, r: &Results) {
     let _ = writeln!(
         s,
-        "\n## Lateness\n\nOn the real clock: {LATE_N} deadlines of 1 to 50 ms (random to the \
-         nanosecond) started together, {LATE_RUNS} runs; for each, when its `Err` was seen \
-         minus when it was asked for (microseconds; negative is early). Measured from just \
-         before the deadline is made and first polled, to when the awaiting task saw it \
-         fire: the driver's and the executor's wake-up are included.\n\n\
+        "\n## Lateness\n\n\
          | | tick | early | median (µs) | p99 (µs) | max (µs) |\n|---|---|---:|---:|---:|---:|"
     );
     for (peer, tick) in lateness_peers() {

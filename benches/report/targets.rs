@@ -34,10 +34,7 @@ pub(crate) fn appendix(s: &mut String, r: &Results) {
     }
     let _ = writeln!(
         s,
-        "## Appendix: targets\n\nThe targets the project set itself, most of them against \
-         tokio, judged on this run; for each one missed, what profiling or the same run found \
-         to be the cause. A target missed here may still be a row where punctual is ahead of \
-         every peer (the verdict says which).\n\n| target | measured | | cause |\n|---|---|---|---|"
+        "## Appendix: targets\n\n| target | measured | | cause |\n|---|---|---|---|"
     );
     for (met, cells) in &t {
         let (mark, cause) = match met {

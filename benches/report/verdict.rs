@@ -103,15 +103,12 @@ impl Case {
         self.row(m, peer, (ours, theirs), (r, r, r), 1);
     }
 
-    fn write(&self, s: &mut String, title: &str, intro: &str) {
+    fn write(&self, s: &mut String, title: &str) {
         if self.rows.is_empty() {
             return;
         }
         let head = "| measure | peer | punctual | peer | punctual ÷ peer (runs) | |";
-        let _ = writeln!(
-            s,
-            "### {title}\n\n{intro}\n\n{head}\n|---|---|---:|---:|---:|---|"
-        );
+        let _ = writeln!(s, "### {title}\n\n{head}\n|---|---|---:|---:|---:|---|");
         let _ = write!(s, "{}", self.rows);
         match self.behind.as_str() {
             "" => s.push_str("\npunctual is behind no peer here.\n\n"),
@@ -139,16 +136,7 @@ fn each<T>(runs: &BTreeMap<Peer, Vec<T>>, f: impl Fn(&T) -> f64) -> BTreeMap<Pee
 }
 
 pub(crate) fn section(s: &mut String, r: &Results, firmware: Option<Firmware>) {
-    let _ = writeln!(
-        s,
-        "## Verdict\n\nFor each use case, punctual beside the peers a user of it would pick, \
-         measured in the same run. *punctual ÷ peer*: punctual's figure over the peer's, run \
-         by run where the runs were interleaved, as the median and the range over runs. \
-         *ahead* or *behind* when every run agrees, *level* otherwise. Lower is better for \
-         times, CPU, lateness and bytes; higher for operations and requests per second. The \
-         tables after the verdict give every figure; the targets the project set itself are \
-         in the appendix.\n"
-    );
+    s.push_str("## Verdict\n\nHow to read it: [below](#how-each-table-is-measured).\n\n");
     server_on_tokio(s, r);
     smol_or_block_on(s, r);
     firmware_case(s, r, firmware);
@@ -219,15 +207,7 @@ fn server_on_tokio(s: &mut String, r: &Results) {
             }
         }
     }
-    let intro = format!(
-        "punctual: a default `.deadline()` inside the runtime (and for HTTP, punctual-tower's \
-         `DeadlineLayer`); the peers: `tokio::time::timeout` on tokio's timer and on its \
-         alternative one (and tower's `Timeout` around the handler). The HTTP rows are a hyper \
-         server whose handler starts K inner deadlines; the gRPC row the same on a tonic \
-         server. For the HTTP rows' spread over runs, {}.",
-        cause("HTTP", "")
-    );
-    c.write(s, "A server on tokio", &intro);
+    c.write(s, "A server on tokio");
 }
 
 fn smol_or_block_on(s: &mut String, r: &Results) {
@@ -263,15 +243,7 @@ fn smol_or_block_on(s: &mut String, r: &Results) {
         }
         memory(&mut c, r, ours, peer);
     }
-    c.write(
-        s,
-        "A smol or block_on app",
-        "punctual: a default `.deadline()` on the global wheel (1 ms ticks, its own timer \
-         thread) under `futures::executor::block_on`, punctual-smol's wheel driven in the \
-         executor, and for lateness wheels of 100 µs ticks (on a thread of their own, or \
-         driven by smol); the peers: async-io's `Timer` (what smol uses), futures-timer's \
-         `Delay` and futures-time's `timeout`.",
-    );
+    c.write(s, "A smol or block_on app");
 }
 
 fn firmware_case(s: &mut String, r: &Results, firmware: Option<Firmware>) {
@@ -287,13 +259,5 @@ fn firmware_case(s: &mut String, r: &Results, firmware: Option<Firmware>) {
     c.pair(m, &r.arm_cancel_runs, ours, peer);
     let m = ("fire 100 000: process CPU, on the host", "ms", LOWER);
     c.pair(m, &r.fire_runs, ours, peer);
-    c.write(
-        s,
-        "Firmware",
-        "punctual: punctual-embassy's `EmbassyWheel<8>`; the peer: \
-         `embassy_time::with_timeout`. Sizes are of the same minimal firmware built both \
-         ways (see *Firmware size*); the host rows run embassy-time's `std` driver beside \
-         punctual's global wheel, a hint of the work per deadline, not of a \
-         microcontroller's.",
-    );
+    c.write(s, "Firmware");
 }
