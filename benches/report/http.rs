@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use crate::common::{HTTP_PEERS, median};
+use crate::common::HTTP_PEERS;
 use crate::results::{Http, Results};
 
 /// The peers' names as `benches/http/` writes them, in table order.
@@ -14,20 +14,8 @@ pub(crate) use crate::common::HTTP_ROWS as ROWS;
 
 /// Each `(peer, K)`'s medians over its runs, and the number of runs.
 pub(crate) fn medians(r: &Results) -> BTreeMap<(String, usize), (Http, usize)> {
-    r.http
-        .iter()
-        .filter(|(_, runs)| !runs.is_empty())
-        .map(|(key, runs)| {
-            let med = |f: fn(&Http) -> f64| median(runs.iter().map(f).collect());
-            let h = Http {
-                requests_per_s: med(|h| h.requests_per_s),
-                p50: med(|h| h.p50),
-                p99: med(|h| h.p99),
-                p999: med(|h| h.p999),
-                cpu_per_request: med(|h| h.cpu_per_request),
-            };
-            (key.clone(), (h, runs.len()))
-        })
+    let runs = r.http.iter().filter(|(_, runs)| !runs.is_empty());
+    runs.map(|(key, runs)| (key.clone(), (Http::medians(runs), runs.len())))
         .collect()
 }
 

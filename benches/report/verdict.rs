@@ -169,8 +169,8 @@ fn server_on_tokio(s: &mut String, r: &Results) {
     let mut c = Case::default();
     let ours = Peer::PunctualInTokio;
     let late = each(&r.lateness_run_medians, |&ns| ns as f64 / 1e3);
-    let arm = each(&r.million, |m| m.arm.as_secs_f64() * 1e3);
-    let cancel = each(&r.million, |m| m.cancel.as_secs_f64() * 1e3);
+    let arm = each(&r.million, |m| m.arm / 1e6);
+    let cancel = each(&r.million, |m| m.cancel / 1e6);
     let bytes = each(&r.million, |m| m.bytes);
     let rows: [(Measure, &Runs); 4] = [
         (("lateness: median", "µs", LOWER), &late),
