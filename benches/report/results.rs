@@ -10,11 +10,8 @@ use crate::common::{FireCost, LatenessSummary, Peer, median};
 
 #[derive(Default)]
 pub(crate) struct Results {
-    /// Medians of the runs below, in ns per operation.
-    pub(crate) ready: BTreeMap<Peer, f64>,
-    pub(crate) arm_cancel: BTreeMap<Peer, f64>,
-    /// Each round's sample, in round order: round `k` of two peers saw the same moment of
-    /// the machine (as for every `_runs` below).
+    /// Each round's sample in ns per operation, in round order: round `k` of two peers
+    /// saw the same moment of the machine (as for every `_runs` below).
     pub(crate) ready_runs: BTreeMap<Peer, Vec<f64>>,
     pub(crate) arm_cancel_runs: BTreeMap<Peer, Vec<f64>>,
     /// Arm + cancel with [`crate::measure::ARMED`] deadlines armed.
@@ -129,6 +126,18 @@ fn rows(path: &Path) -> Vec<(String, Vec<f64>)> {
 }
 
 impl Results {
+    /// The median of a peer's ready runs, in ns.
+    pub(crate) fn ready(&self, peer: Peer) -> Option<f64> {
+        self.ready_runs.get(&peer).map(|runs| median(runs.clone()))
+    }
+
+    /// The median of a peer's arm + cancel runs, in ns.
+    pub(crate) fn arm_cancel(&self, peer: Peer) -> Option<f64> {
+        self.arm_cancel_runs
+            .get(&peer)
+            .map(|runs| median(runs.clone()))
+    }
+
     /// `peer, future overhead, heap per timer, held, armed`; each peer's first row is the
     /// main measurement, later ones other numbers armed.
     pub(crate) fn read_memory(&mut self, path: &Path) {

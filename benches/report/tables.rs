@@ -60,18 +60,17 @@ fn cost(s: &mut String, r: &Results) {
          | (ns) | ready | overhead | arm + cancel | × punctual | arm + cancel, {ARMED} armed | × punctual |\n\
          |---|---:|---:|---:|---:|---:|---:|"
     );
-    let get =
-        |map: &std::collections::BTreeMap<Peer, f64>, p| map.get(&p).copied().unwrap_or(f64::NAN);
-    let bare = r.ready.get(&Peer::Bare).copied().unwrap_or(0.0);
+    let nan = |x: Option<f64>| x.unwrap_or(f64::NAN);
+    let armed = |p| nan(r.arm_cancel_armed.get(&p).copied());
+    let bare = r.ready(Peer::Bare).unwrap_or(0.0);
     let _ = writeln!(s, "| bare future | {} | | | | | |", fmt_ns(bare));
-    let ours_ac = get(&r.arm_cancel, Peer::Punctual);
-    let ours_aca = get(&r.arm_cancel_armed, Peer::Punctual);
+    let (ours_ac, ours_aca) = (nan(r.arm_cancel(Peer::Punctual)), armed(Peer::Punctual));
     for peer in Peer::timers() {
-        let (ready, ac) = (get(&r.ready, peer), get(&r.arm_cancel, peer));
+        let (ready, ac) = (nan(r.ready(peer)), nan(r.arm_cancel(peer)));
         let (aca, aca_ratio) = match r.armed_short.get(&peer) {
             Some(held) => (format!("n/a: held {held}"), String::new()),
             None => {
-                let aca = get(&r.arm_cancel_armed, peer);
+                let aca = armed(peer);
                 (fmt_ns(aca), fmt_ratio(aca / ours_aca))
             }
         };
@@ -86,7 +85,7 @@ fn cost(s: &mut String, r: &Results) {
             "| {name} | {ready} | {delta} | {ac} | {ratio} | {aca} | {aca_ratio} |"
         );
     }
-    if let Some(&floor) = r.arm_cancel.get(&Peer::ArmFloor) {
+    if let Some(floor) = r.arm_cancel(Peer::ArmFloor) {
         let (name, ratio) = (Peer::ArmFloor.name(), fmt_ratio(floor / ours_ac));
         let _ = writeln!(s, "| *{name}* | | | {} | {ratio} | | |", fmt_ns(floor));
     }

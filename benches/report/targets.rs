@@ -47,25 +47,20 @@ pub(crate) fn appendix(s: &mut String, r: &Results) {
 
 /// Ready, arm + cancel, contention and memory.
 fn per_deadline(t: &mut Targets, r: &Results) {
-    let (ready, ac) = (&r.ready, &r.arm_cancel);
-    let get = |map: &std::collections::BTreeMap<Peer, f64>, p| map.get(&p).copied();
     let (bare, ours, inside) = (
-        ready.get(&Peer::Bare),
-        ready.get(&Peer::Punctual),
-        ready.get(&Peer::PunctualInTokio),
+        r.ready(Peer::Bare),
+        r.ready(Peer::Punctual),
+        r.ready(Peer::PunctualInTokio),
     );
-    if let (Some(&bare), Some(&ours)) = (bare, ours) {
+    if let (Some(bare), Some(ours)) = (bare, ours) {
         let (delta, ours_ns, bare_ns) = (fmt_delta_ns(ours - bare), fmt_ns(ours), fmt_ns(bare));
         let cells = format!(
             "ready: within 1 ns of the bare future | {delta} ns ({ours_ns} vs {bare_ns} ns)"
         );
         t.push((ours - bare <= 1.0, cells));
     }
-    let (ours, tokio, floor) = (
-        get(ac, Peer::Punctual),
-        get(ac, Peer::Tokio),
-        get(ac, Peer::ArmFloor),
-    );
+    let ac = |p| r.arm_cancel(p);
+    let (ours, tokio, floor) = (ac(Peer::Punctual), ac(Peer::Tokio), ac(Peer::ArmFloor));
     if let (Some(ours), Some(tokio)) = (ours, tokio) {
         let third = floor.map_or(String::new(), |floor| {
             let (third, floor) = (fmt_ns(tokio / 3.0), fmt_ns(floor));
@@ -84,12 +79,12 @@ fn per_deadline(t: &mut Targets, r: &Results) {
         );
         t.push((ours <= floor * 1.3, cells));
     }
-    if let (Some(&bare), Some(&inside)) = (bare, inside) {
+    if let (Some(bare), Some(inside)) = (bare, inside) {
         let delta = fmt_delta_ns(inside - bare);
         let cells = format!("ready inside tokio: within 1 ns of the bare future | {delta} ns");
         t.push((inside - bare <= 1.0, cells));
     }
-    if let (Some(global), Some(inside)) = (ours, get(ac, Peer::PunctualInTokio)) {
+    if let (Some(global), Some(inside)) = (ours, ac(Peer::PunctualInTokio)) {
         let (i, g, ratio) = (fmt_ns(inside), fmt_ns(global), inside / global);
         let cells = format!(
             "arm + cancel inside tokio: ≤ 1.15× the global wheel's | {i} vs {g} ns: {ratio:.2}×"
