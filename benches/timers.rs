@@ -148,12 +148,7 @@ fn reset(c: &mut Criterion) {
         .into_iter()
         .filter(|&a| !a || cfg!(tokio_unstable));
     for alt in alts {
-        let mut builder = tokio::runtime::Builder::new_current_thread();
-        #[cfg(tokio_unstable)]
-        if alt {
-            builder.enable_alt_timer();
-        }
-        let runtime = builder.enable_time().build().expect("a runtime");
+        let runtime = common::build(tokio::runtime::Builder::new_current_thread(), alt);
         let _entered = runtime.enter();
         let base = tokio::time::Instant::now() + RESET_FROM;
         let sleep = || tokio::time::sleep(RESET_FROM);
