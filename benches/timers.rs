@@ -22,7 +22,7 @@ use std::pin::{Pin, pin};
 use std::task::{Context, Waker};
 use std::time::{Duration, Instant};
 
-use common::Peer;
+use common::{Peer, Timeouts};
 use criterion::{BenchmarkId, Criterion, Throughput};
 use punctual::DeadlineExt;
 
@@ -102,7 +102,7 @@ fn contention(c: &mut Criterion) {
     for peer in Peer::timers() {
         for threads in [1, 2] {
             group.throughput(Throughput::Elements(threads as u64));
-            let run = |iters| with_peer!(peer, T => common::contention::<T>(threads, iters));
+            let run = |iters| with_peer!(peer, T => T::contention(threads, iters));
             let id = BenchmarkId::new(peer.name(), threads);
             group.bench_function(id, |b| b.iter_custom(run));
         }

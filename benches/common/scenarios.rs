@@ -65,12 +65,6 @@ pub(crate) fn prearm<T: Timeouts>(n: usize) -> Armed {
     })
 }
 
-/// `threads` threads (tokio: tasks on its 2-worker runtime) each do `iters` arm + cancel;
-/// the wall time until all are done.
-pub(crate) fn contention<T: Timeouts>(threads: usize, iters: u64) -> Duration {
-    T::contention(threads, iters)
-}
-
 /// The durations of the fire scenario: `n` deadlines spread evenly over 1 to 100 ms, in a
 /// scattered order.
 pub(crate) fn fire_durations(n: usize) -> Vec<Duration> {

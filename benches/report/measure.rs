@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use crate::common::{self, FireCost, Peer, median};
+use crate::common::{self, FireCost, Peer, Timeouts, median};
 use crate::results::{Results, ns_per_op};
 
 /// Samples per micro bench (the median is reported).
@@ -107,10 +107,10 @@ pub(crate) fn measure(r: &mut Results) {
         let per_s = |threads: usize, d: Duration| (threads as u64 * iters) as f64 / d.as_secs_f64();
         let (mut one, mut two) = (Vec::new(), Vec::new());
         with_peer!(peer, T => {
-            let _ = common::contention::<T>(2, iters / 4);
+            let _ = T::contention(2, iters / 4);
             for _ in 0..CONTENTION_SAMPLES {
-                one.push(per_s(1, common::contention::<T>(1, iters)));
-                two.push(per_s(2, common::contention::<T>(2, iters)));
+                one.push(per_s(1, T::contention(1, iters)));
+                two.push(per_s(2, T::contention(2, iters)));
             }
         });
         r.contention
