@@ -143,21 +143,19 @@ fn fire(t: &mut Targets, r: &Results) {
     }
     let budget = r.fire_budget_on.get(&Peer::Punctual);
     if let (Some(budget), Some(free)) = (budget, cost(Peer::Punctual)) {
-        let (measured, met) = match budget {
+        let (met, measured) = match budget {
             Some(b) => {
                 let (on, off) = (fmt_ms(b.wall), fmt_ms(free.wall));
-                let met = b.wall.as_secs_f64() <= 1.5 * free.wall.as_secs_f64();
+                let measured = format!("{on} ms wall with the budget on, {off} ms without");
                 (
-                    format!("{on} ms wall with the budget on, {off} ms without"),
-                    met,
+                    b.wall.as_secs_f64() <= 1.5 * free.wall.as_secs_f64(),
+                    measured,
                 )
             }
-            None => (format!("not done after {FIRE_GIVE_UP:?}"), false),
+            None => (false, format!("not done after {FIRE_GIVE_UP:?}")),
         };
-        t.push((
-            met,
-            format!("fire: no collapse with tokio's budget on | {measured}"),
-        ));
+        let cells = format!("fire: no collapse with tokio's budget on | {measured}");
+        t.push((met, cells));
     }
 }
 
@@ -167,10 +165,8 @@ fn lateness(t: &mut Targets, r: &Results) {
     if late(Peer::Punctual).is_some() {
         let peers = PUNCTUAL_LATENESS.iter().filter_map(|&(p, _)| late(p));
         let early: usize = peers.map(|s| s.early).sum();
-        t.push((
-            early == 0,
-            format!("lateness: zero early fires | {early} early"),
-        ));
+        let cells = format!("lateness: zero early fires | {early} early");
+        t.push((early == 0, cells));
     }
     for (peer, tick) in PUNCTUAL_LATENESS {
         if let Some(s) = late(peer) {
@@ -210,13 +206,8 @@ fn lateness(t: &mut Targets, r: &Results) {
 
 /// Against tokio's two timers: fire, contention, a million timers and the HTTP server.
 fn against_tokio(t: &mut Targets, r: &Results) {
-    let cpu = |p| {
-        r.fire
-            .get(&p)
-            .copied()
-            .flatten()
-            .map(|c| c.cpu.as_secs_f64() * 1e3)
-    };
+    let cost = |p| r.fire.get(&p).copied().flatten();
+    let cpu = |p| cost(p).map(|c| c.cpu.as_secs_f64() * 1e3);
     if let Some(tokio) = cpu(Peer::Tokio) {
         let paths = [
             (Peer::Punctual, "the default global wheel"),
@@ -280,10 +271,8 @@ fn against_tokio(t: &mut Targets, r: &Results) {
         let runs = r.http.get(&(format!("{prefix}{}", http::TOKIO), k));
         if let (Some(ours), Some(runs)) = (ours, runs) {
             let rps: Vec<f64> = runs.iter().map(|h| h.requests_per_s).collect();
-            let (med, lo) = (
-                median(rps.clone()),
-                rps.iter().copied().fold(f64::INFINITY, f64::min),
-            );
+            let lo = rps.iter().copied().fold(f64::INFINITY, f64::min);
+            let med = median(rps);
             let (ours, ratio) = (ours.requests_per_s, ours.requests_per_s / med);
             let cells = format!(
                 "{row}: requests/s no worse than tower timeout + tokio's (within its runs' spread) | {ours:.0} vs a median of {med:.0} ({ratio:.2}×), its lowest run {lo:.0}"
@@ -292,11 +281,8 @@ fn against_tokio(t: &mut Targets, r: &Results) {
         }
     }
     if let (Some(ours), Some(tokio)) = (get(http::PUNCTUAL, 16), get(http::TOKIO, 16)) {
-        let (o, k, ratio) = (
-            ours.requests_per_s,
-            tokio.requests_per_s,
-            ours.requests_per_s / tokio.requests_per_s,
-        );
+        let (o, k) = (ours.requests_per_s, tokio.requests_per_s);
+        let ratio = o / k;
         let cells = format!(
             "HTTP, K = 16: requests/s ≥ 1.1× tower timeout + tokio's | {o:.0} vs {k:.0}: {ratio:.2}×"
         );
