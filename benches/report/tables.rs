@@ -8,7 +8,7 @@ use crate::common::{Peer, lateness_peers};
 use crate::format::*;
 use crate::machine::Machine;
 use crate::measure::*;
-use crate::results::Results;
+use crate::results::{Memory, Results};
 use crate::verdict::Firmware;
 
 pub(crate) fn markdown(r: &Results, m: &Machine, firmware: Option<Firmware>) -> String {
@@ -98,13 +98,8 @@ fn contention(s: &mut String, r: &Results) {
     );
     for peer in Peer::timers() {
         if let Some(&(one, two)) = r.contention.get(&peer) {
-            let (name, ratio) = (peer.name(), two / one);
-            let _ = writeln!(
-                s,
-                "| {name} | {:.2} | {:.2} | {ratio:.2}× |",
-                one / 1e6,
-                two / 1e6
-            );
+            let (name, ratio, one, two) = (peer.name(), two / one, one / 1e6, two / 1e6);
+            let _ = writeln!(s, "| {name} | {one:.2} | {two:.2} | {ratio:.2}× |");
         }
     }
 }
@@ -153,12 +148,14 @@ fn memory(s: &mut String, r: &Results) {
             let held_all = mem.held == mem.armed;
             let total = held_all.then(|| format!("{:.0}", mem.total()));
             let total = total.unwrap_or_else(|| "n/a".into());
-            let (name, held, armed) = (peer.name(), mem.held, mem.armed);
-            let _ = writeln!(
-                s,
-                "| {name} | {:.0} | {:.0} | {total} | {held} of {armed} |",
-                mem.future, mem.heap
-            );
+            let Memory {
+                future,
+                heap,
+                held,
+                armed,
+            } = *mem;
+            let row = format!("{future:.0} | {heap:.0} | {total} | {held} of {armed}");
+            let _ = writeln!(s, "| {} | {row} |", peer.name());
         }
     }
     let more: std::collections::BTreeSet<usize> = r.memory_at.keys().map(|&(_, n)| n).collect();
@@ -193,11 +190,8 @@ fn lateness(s: &mut String, r: &Results) {
     for (peer, tick) in lateness_peers() {
         if let Some((l, n)) = r.lateness.get(&peer) {
             let (median, p99, max) = (fmt_us(l.median), fmt_us(l.p99), fmt_us(l.max));
-            let (name, early) = (peer.name(), l.early);
-            let _ = writeln!(
-                s,
-                "| {name} | {tick} | {early} of {n} | {median} | {p99} | {max} |"
-            );
+            let row = format!("{tick} | {} of {n} | {median} | {p99} | {max}", l.early);
+            let _ = writeln!(s, "| {} | {row} |", peer.name());
         }
     }
 }
