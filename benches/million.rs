@@ -131,15 +131,9 @@ fn main() {
         println!("{}", with_peer!(peer, T => run::<T>(peer)));
         return;
     }
-    let mut tsv = String::from(
-        "# peer\tarm (ns)\tcancel (ns)\tbytes per armed deadline\tfire CPU (ns)\tfire wall (ns)\n",
-    );
-    for _ in 0..RUNS {
-        for peer in common::MILLION_PEERS.into_iter().filter(|p| p.available()) {
-            let line = common::run_apart(&["--one", peer.name()]);
-            print!("{line}");
-            tsv.push_str(&line);
-        }
-    }
-    args.write_tsv(&tsv);
+    let peers = common::MILLION_PEERS.into_iter().filter(|p| p.available());
+    let runs = (0..RUNS).flat_map(|_| peers.clone().map(|p| vec![p.name().into()]));
+    let header =
+        "# peer\tarm (ns)\tcancel (ns)\tbytes per armed deadline\tfire CPU (ns)\tfire wall (ns)";
+    args.runs_apart(header, runs);
 }
