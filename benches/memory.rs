@@ -59,20 +59,16 @@ fn main() {
     if let Some([peer, n, ..]) = args.after("--one") {
         let peer = Peer::named(peer).expect("a peer's name");
         let n: usize = n.parse().expect("a number of deadlines");
-        println!("{}", with_peer!(peer, T => measure::<T>(n)));
+        let m = with_peer!(peer, T => measure::<T>(n));
+        println!("{}\t{m}\t{n}", peer.name());
         return;
     }
-    let mut tsv =
-        String::from("# peer\tfuture overhead (B)\theap per armed timer (B)\theld\tarmed\n");
     println!("peer, future overhead, heap per timer and deadlines held, at each count armed");
     // Each peer's first row is the main measurement; later ones, other numbers armed.
-    for n in [N].into_iter().chain(MORE_N) {
-        for peer in Peer::timers() {
-            let m = common::run_apart(&["--one", peer.name(), &n.to_string()]);
-            let row = format!("{}\t{}\t{n}\n", peer.name(), m.trim());
-            print!("{row}");
-            tsv.push_str(&row);
-        }
-    }
-    args.write_tsv(&tsv);
+    let runs = [N]
+        .into_iter()
+        .chain(MORE_N)
+        .flat_map(|n| Peer::timers().map(move |peer| vec![peer.name().into(), n.to_string()]));
+    let header = "# peer\tfuture overhead (B)\theap per armed timer (B)\theld\tarmed";
+    args.runs_apart(header, runs);
 }

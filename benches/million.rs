@@ -4,8 +4,7 @@
 //! armed deadline, and the fire's CPU and wall time. Each run is a process of its own
 //! (`--one PEER`): resident memory never shrinks.
 //!
-//! `-- --tsv PATH` writes the runs for the report; `--one PEER --marks` prints where each
-//! phase starts on `CLOCK_MONOTONIC`, for `perf record -k CLOCK_MONOTONIC`.
+//! `-- --tsv PATH` writes the runs for the report.
 
 #[macro_use]
 mod common;
@@ -82,18 +81,6 @@ fn resident() -> usize {
     pages * unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as usize
 }
 
-/// With `--marks`, prints where a phase starts on `CLOCK_MONOTONIC` to stderr.
-fn mark(what: &str) {
-    if std::env::args().any(|a| a == "--marks") {
-        let now = common::clock(libc::CLOCK_MONOTONIC);
-        eprintln!(
-            "million: {what} {}.{:09}",
-            now.as_secs(),
-            now.subsec_nanos()
-        );
-    }
-}
-
 /// One run: `peer, arm ns, cancel ns, bytes per deadline, fire CPU ns, fire wall ns`.
 fn run<T: Timeouts>(peer: Peer) -> String {
     // Warm up: the runtime's workers, the wheel, the allocator's first arenas.
@@ -103,7 +90,6 @@ fn run<T: Timeouts>(peer: Peer) -> String {
     ));
     std::thread::sleep(Duration::from_millis(50));
     let before = resident();
-    mark("arm");
     let (halves, arm_time) = on_two(peer, |i| async move { arm::<T>(N / THREADS, 7 + i as u64) });
     // Let drivers take in what was handed to them (tokio's alternative timer files a
     // worker's new timers at its next turn).
@@ -111,7 +97,6 @@ fn run<T: Timeouts>(peer: Peer) -> String {
     let bytes = resident().saturating_sub(before) as f64 / N as f64;
     // Each half is dropped by a thread of its own.
     let halves: Arc<Vec<_>> = Arc::new(halves.into_iter().map(|h| Mutex::new(Some(h))).collect());
-    mark("cancel");
     let (_, cancel_time) = on_two(peer, move |i| {
         let halves = halves.clone();
         async move { drop(halves[i].lock().expect("a half").take()) }
@@ -119,7 +104,6 @@ fn run<T: Timeouts>(peer: Peer) -> String {
     let (mut fire_cpu, mut fire_wall) = (Duration::ZERO, Duration::ZERO);
     if peer != Peer::OwnFloor {
         // Fire: each of the 2 awaits its 50 000 on the peer's executor.
-        mark("fire");
         let (cpu, start) = (common::process_cpu(), Instant::now());
         let (fired, _) = on_two(peer, |i| {
             let all = common::fire_durations(FIRED);
@@ -127,7 +111,6 @@ fn run<T: Timeouts>(peer: Peer) -> String {
             common::fire_all::<T>(durations, start + Duration::from_secs(3600))
         });
         fire_wall = start.elapsed();
-        mark("end");
         fire_cpu = common::process_cpu() - cpu;
         assert_eq!(fired.iter().sum::<usize>(), FIRED, "not all fired");
     }
@@ -148,15 +131,9 @@ fn main() {
         println!("{}", with_peer!(peer, T => run::<T>(peer)));
         return;
     }
-    let mut tsv = String::from(
-        "# peer\tarm (ns)\tcancel (ns)\tbytes per armed deadline\tfire CPU (ns)\tfire wall (ns)\n",
-    );
-    for _ in 0..RUNS {
-        for peer in common::MILLION_PEERS.into_iter().filter(|p| p.available()) {
-            let line = common::run_apart(&["--one", peer.name()]);
-            print!("{line}");
-            tsv.push_str(&line);
-        }
-    }
-    args.write_tsv(&tsv);
+    let peers = common::MILLION_PEERS.into_iter().filter(|p| p.available());
+    let runs = (0..RUNS).flat_map(|_| peers.clone().map(|p| vec![p.name().into()]));
+    let header =
+        "# peer\tarm (ns)\tcancel (ns)\tbytes per armed deadline\tfire CPU (ns)\tfire wall (ns)";
+    args.runs_apart(header, runs);
 }

@@ -7,6 +7,9 @@
 //!   outcome hook, with a hook that does nothing, and with `punctual::report` on.
 //! * `contention`: arm + cancel on 1 and on 2 threads at once (tokio: tasks on its
 //!   2-worker runtime), in operations per second.
+//! * `reset`: a pending sleep moved 60 s or more away (`Sleep::reset`, then a poll) beside
+//!   a fresh one polled once and dropped, for punctual's default sleep and tokio's (both
+//!   its timers where built with `--cfg tokio_unstable`). Nothing fires.
 //!
 //! `cargo bench -p punctual-benches --bench timers`.
 
@@ -15,11 +18,11 @@ mod common;
 
 use std::future::{self, Future};
 use std::hint::black_box;
-use std::pin::pin;
+use std::pin::{Pin, pin};
 use std::task::{Context, Waker};
 use std::time::{Duration, Instant};
 
-use common::Peer;
+use common::{Peer, Timeouts};
 use criterion::{BenchmarkId, Criterion, Throughput};
 use punctual::DeadlineExt;
 
@@ -99,12 +102,59 @@ fn contention(c: &mut Criterion) {
     for peer in Peer::timers() {
         for threads in [1, 2] {
             group.throughput(Throughput::Elements(threads as u64));
-            let run = |iters| with_peer!(peer, T => common::contention::<T>(threads, iters));
+            let run = |iters| with_peer!(peer, T => T::contention(threads, iters));
             let id = BenchmarkId::new(peer.name(), threads);
             group.bench_function(id, |b| b.iter_custom(run));
         }
     }
     group.finish();
+}
+
+/// The rows `reset/{name}/fresh` and `reset/{name}/reset`: `sleep()` makes a sleep of
+/// [`RESET_FROM`], `reset(sleep, n)` moves it `n` past that.
+fn reset_rows<S: Future>(
+    c: &mut Criterion,
+    name: &str,
+    sleep: impl Fn() -> S,
+    reset: impl Fn(Pin<&mut S>, Duration),
+) {
+    let mut cx = Context::from_waker(Waker::noop());
+    let mut group = c.benchmark_group("reset");
+    group.warm_up_time(Duration::from_millis(500));
+    group.measurement_time(Duration::from_secs(2));
+    group.bench_function(format!("{name}/fresh"), |b| {
+        b.iter(|| black_box(pin!(sleep()).poll(&mut cx).is_pending()))
+    });
+    let mut sleep = pin!(sleep());
+    assert!(sleep.as_mut().poll(&mut cx).is_pending());
+    let mut n = 0u64;
+    group.bench_function(format!("{name}/reset"), |b| {
+        b.iter(|| {
+            n = (n + 1) % 1_000_000;
+            reset(sleep.as_mut(), Duration::from_micros(n));
+            black_box(sleep.as_mut().poll(&mut cx).is_pending());
+        })
+    });
+    group.finish();
+}
+
+const RESET_FROM: Duration = Duration::from_secs(60);
+
+fn reset(c: &mut Criterion) {
+    let base = Instant::now() + RESET_FROM;
+    let sleep = || punctual::sleep(RESET_FROM);
+    reset_rows(c, "punctual", sleep, |s, later| s.reset(base + later));
+    let alts = [false, true]
+        .into_iter()
+        .filter(|&a| !a || cfg!(tokio_unstable));
+    for alt in alts {
+        let runtime = common::build(tokio::runtime::Builder::new_current_thread(), alt);
+        let _entered = runtime.enter();
+        let base = tokio::time::Instant::now() + RESET_FROM;
+        let sleep = || tokio::time::sleep(RESET_FROM);
+        let name = if alt { "tokio-alt" } else { "tokio" };
+        reset_rows(c, name, sleep, |s, later| s.reset(base + later));
+    }
 }
 
 fn main() {
@@ -113,5 +163,6 @@ fn main() {
     arm_cancel(&mut c);
     named(&mut c);
     contention(&mut c);
+    reset(&mut c);
     c.final_summary();
 }

@@ -52,31 +52,18 @@ fn main() {
     println!("lone sleeps of 1 to 5 ms, lateness in µs     median      p99      max");
     for round in 1..=2 {
         let rt = current_thread();
-        let async_io = |d| async move {
-            async_io::Timer::after(d).await;
-        };
-        let rows = [
-            (
-                "punctual in tokio (current-thread)",
-                rt.block_on(lone_sleeps(punctual::sleep)),
-            ),
-            (
-                "tokio::time::sleep (current-thread)",
-                rt.block_on(lone_sleeps(tokio::time::sleep)),
-            ),
-            (
-                "punctual, global wheel (block_on)",
-                block_on(lone_sleeps(punctual::sleep)),
-            ),
-            ("async-io Timer (block_on)", block_on(lone_sleeps(async_io))),
-            (
-                "futures-timer Delay (block_on)",
-                block_on(lone_sleeps(futures_timer::Delay::new)),
-            ),
-        ];
-        for (name, late) in rows {
-            println!("{name:<44}{late}  (run {round})");
-        }
+        let row = |name: &str, late: String| println!("{name:<44}{late}  (run {round})");
+        let late = rt.block_on(lone_sleeps(punctual::sleep));
+        row("punctual in tokio (current-thread)", late);
+        let late = rt.block_on(lone_sleeps(tokio::time::sleep));
+        row("tokio::time::sleep (current-thread)", late);
+        let late = block_on(lone_sleeps(punctual::sleep));
+        row("punctual, global wheel (block_on)", late);
+        let async_io = |d| futures_util::FutureExt::map(async_io::Timer::after(d), |_| ());
+        let late = block_on(lone_sleeps(async_io));
+        row("async-io Timer (block_on)", late);
+        let late = block_on(lone_sleeps(futures_timer::Delay::new));
+        row("futures-timer Delay (block_on)", late);
     }
     println!("\n100 ms interval, {TICKS} ticks, current-thread   switches/tick  CPU µs/tick");
     for round in 1..=2 {

@@ -11,9 +11,9 @@
 #
 # The benchmarks are the package `punctual-benches` (benches/), so that the facade's own
 # builds never compile criterion or the peers. The full criterion suites:
-# `cargo bench -p punctual-benches --bench timers` (ready, arm + cancel, contention) and
-# `--bench fire`; `--bench memory`, `--bench million` and `--bench http` print their
-# rows; `--bench report -- --probe lateness PEER RUNS` prints one peer's lateness.
+# `cargo bench -p punctual-benches --bench timers` (ready, arm + cancel, named, contention,
+# reset) and `--bench fire`; `--bench memory`, `--bench million` and `--bench http` print
+# their rows.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # Absolute: cargo runs each bench in its package's folder (benches/).

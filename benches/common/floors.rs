@@ -95,16 +95,19 @@ impl Timeouts for NoTimer {
     }
 }
 
-/// The floor under an arm + cancel: the least a deadline does that starts at its first
-/// poll and hands itself to a driver on another thread without a lock. It reads the global
-/// wheel's clock, keeps the waker, publishes itself with one compare-and-swap and reads the
-/// driver's plan; dropped, it takes itself back with a second. It fires nothing.
-pub(crate) struct ArmFloor;
+/// The floors: not timers, but the least a deadline does that starts at its first poll.
+/// Each reads the global wheel's clock and keeps the waker; it fires nothing.
+pub(crate) struct Floor<const SHARED: bool>;
+
+/// The floor under an arm + cancel, for a deadline that hands itself to a driver on
+/// another thread without a lock: it publishes itself with one compare-and-swap and reads
+/// the driver's plan; dropped, it takes itself back with a second.
+pub(crate) type ArmFloor = Floor<true>;
 
 /// The floor under a million timers (`benches/million.rs`): a deadline that touches
-/// nothing shared. It reads the clock, keeps the waker and marks its own state word armed;
-/// dropped, it cancels with one compare-and-swap on that word. It never fires.
-pub(crate) struct OwnFloor;
+/// nothing shared. It marks its own state word armed; dropped, it cancels with one
+/// compare-and-swap on that word.
+pub(crate) type OwnFloor = Floor<false>;
 
 /// The list head [`ArmFloor`] publishes onto, and the driver's plan, on a line of their own.
 #[repr(align(128))]
@@ -120,7 +123,7 @@ static FLOOR_LIST: FloorList = FloorList {
 
 static FLOOR_CLOCK: LazyLock<StdClock> = LazyLock::new(StdClock::new);
 
-/// The future of both floors: [`ArmFloor`]'s if `SHARED`, else [`OwnFloor`]'s.
+/// The future of [`Floor`].
 struct FloorDeadline<F, const SHARED: bool> {
     inner: F,
     duration: Duration,
@@ -182,24 +185,17 @@ impl<F, const SHARED: bool> Drop for FloorDeadline<F, SHARED> {
     }
 }
 
-macro_rules! floor {
-    ($name:ident, $shared:literal) => {
-        impl Timeouts for $name {
-            fn timed_out<F: Future + Unpin + Send + 'static>(
-                inner: F,
-                duration: Duration,
-            ) -> impl Future<Output = bool> + Send + 'static {
-                let (armed, token) = (None, AtomicUsize::new(0));
-                FloorDeadline::<F, $shared> {
-                    inner,
-                    duration,
-                    armed,
-                    token,
-                }
-            }
+impl<const SHARED: bool> Timeouts for Floor<SHARED> {
+    fn timed_out<F: Future + Unpin + Send + 'static>(
+        inner: F,
+        duration: Duration,
+    ) -> impl Future<Output = bool> + Send + 'static {
+        let (armed, token) = (None, AtomicUsize::new(0));
+        FloorDeadline::<F, SHARED> {
+            inner,
+            duration,
+            armed,
+            token,
         }
-    };
+    }
 }
-
-floor!(ArmFloor, true);
-floor!(OwnFloor, false);

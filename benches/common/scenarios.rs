@@ -65,12 +65,6 @@ pub(crate) fn prearm<T: Timeouts>(n: usize) -> Armed {
     })
 }
 
-/// `threads` threads (tokio: tasks on its 2-worker runtime) each do `iters` arm + cancel;
-/// the wall time until all are done.
-pub(crate) fn contention<T: Timeouts>(threads: usize, iters: u64) -> Duration {
-    T::contention(threads, iters)
-}
-
 /// The durations of the fire scenario: `n` deadlines spread evenly over 1 to 100 ms, in a
 /// scattered order.
 pub(crate) fn fire_durations(n: usize) -> Vec<Duration> {
@@ -157,25 +151,15 @@ pub(crate) fn lateness_peers() -> impl Iterator<Item = (Peer, &'static str)> {
 /// for each, when its `Err` was seen minus when it was asked for, in nanoseconds
 /// (negative: early). Measured from just before the deadline is made and first polled.
 pub(crate) fn lateness<T: Timeouts>(n: usize, seed: u64) -> Vec<i64> {
-    lateness_traced::<T>(n, seed)
-        .into_iter()
-        .map(|(_, _, late)| late)
-        .collect()
-}
-
-/// [`lateness`], with each deadline's start (since the run began) and duration.
-pub(crate) fn lateness_traced<T: Timeouts>(n: usize, seed: u64) -> Vec<(Duration, Duration, i64)> {
     let mut rng = Rng::new(seed);
     let (lo, hi) = (Duration::from_millis(1), Duration::from_millis(50));
     let durations: Vec<Duration> = (0..n).map(|_| rng.duration(lo, hi)).collect();
-    let origin = Instant::now();
     T::block_on(async move {
         let deadline = |d: Duration| async move {
             let start = Instant::now();
             let timed_out = T::timed_out(pending::<()>(), d).await;
-            let late = start.elapsed().as_nanos() as i64 - d.as_nanos() as i64;
             assert!(timed_out, "a deadline around pending() ended unfired");
-            (start - origin, d, late)
+            start.elapsed().as_nanos() as i64 - d.as_nanos() as i64
         };
         let set: FuturesUnordered<_> = durations.into_iter().map(deadline).collect();
         set.collect().await
@@ -186,7 +170,6 @@ pub(crate) fn lateness_traced<T: Timeouts>(n: usize, seed: u64) -> Vec<(Duration
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct LatenessSummary {
     pub(crate) early: usize,
-    pub(crate) min: i64,
     pub(crate) median: i64,
     pub(crate) p99: i64,
     pub(crate) max: i64,
@@ -197,7 +180,6 @@ pub(crate) fn summarize(mut sample: Vec<i64>) -> LatenessSummary {
     let at = |q| quantile(&sample, q);
     LatenessSummary {
         early: sample.iter().filter(|&&x| x < 0).count(),
-        min: sample[0],
         median: at(0.5),
         p99: at(0.99),
         max: *sample.last().expect("empty sample"),

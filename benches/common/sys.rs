@@ -27,26 +27,27 @@ impl Args {
         Some(&self.0[at + 1..])
     }
 
-    /// Writes `tsv` to the path after `--tsv`, if given (for `ci/bench_report.sh`).
-    pub(crate) fn write_tsv(&self, tsv: &str) {
+    /// Runs this binary again with `--bench --one` and each of `runs`, each in a process
+    /// of its own (a fresh runtime, allocator and resident size), and prints their rows;
+    /// writes them under `header` to the path after `--tsv`, if given (for
+    /// `ci/bench_report.sh`).
+    pub(crate) fn runs_apart(&self, header: &str, runs: impl Iterator<Item = Vec<String>>) {
+        let exe = std::env::current_exe().expect("this benchmark's path");
+        let mut tsv = format!("{header}\n");
+        for args in runs {
+            let mut run = std::process::Command::new(&exe);
+            let out = run.args(["--bench", "--one"]).args(&args).output();
+            let out = out.expect("run a measurement");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(out.status.success(), "measuring {args:?} failed: {err}");
+            let rows = String::from_utf8(out.stdout).expect("UTF-8");
+            print!("{rows}");
+            tsv.push_str(&rows);
+        }
         if let Some([path, ..]) = self.after("--tsv") {
             std::fs::write(path, tsv).expect("write the TSV");
         }
     }
-}
-
-/// Runs this bench binary again, with `--bench` and `args`, in a process of its own (a
-/// fresh runtime, allocator and resident size); its standard output.
-pub(crate) fn run_apart(args: &[&str]) -> String {
-    let exe = std::env::current_exe().expect("this benchmark's path");
-    let out = std::process::Command::new(exe)
-        .arg("--bench")
-        .args(args)
-        .output()
-        .expect("run a measurement");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "measuring {args:?} failed: {err}");
-    String::from_utf8(out.stdout).expect("UTF-8")
 }
 
 /// A clock's reading: `CLOCK_PROCESS_CPUTIME_ID`, a thread's CPU clock, `CLOCK_MONOTONIC`.

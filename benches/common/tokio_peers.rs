@@ -4,49 +4,49 @@
 #[allow(unused_imports)]
 use super::*;
 
+use tokio::runtime::{Builder, Runtime};
+
 /// A current-thread tokio runtime with timers: where single-thread scenarios run.
-pub(crate) fn tokio_current() -> &'static tokio::runtime::Runtime {
-    static RT: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| {
-        let mut builder = tokio::runtime::Builder::new_current_thread();
-        builder.enable_time().build().expect("tokio runtime")
-    });
+pub(crate) fn tokio_current() -> &'static Runtime {
+    static RT: LazyLock<Runtime> = LazyLock::new(|| build(Builder::new_current_thread(), false));
     &RT
 }
 
 /// A 2-worker multi-thread tokio runtime: micro benches and contention.
-pub(crate) fn tokio_multi() -> &'static tokio::runtime::Runtime {
-    static RT: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| two_workers(false, |_| ()));
+pub(crate) fn tokio_multi() -> &'static Runtime {
+    static RT: LazyLock<Runtime> = LazyLock::new(|| build(two_workers(), false));
     &RT
 }
 
 /// A 2-worker runtime with tokio's alternative timer (a wheel per worker).
-pub(crate) fn tokio_alt() -> &'static tokio::runtime::Runtime {
-    static RT: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| two_workers(true, |_| ()));
+pub(crate) fn tokio_alt() -> &'static Runtime {
+    static RT: LazyLock<Runtime> = LazyLock::new(|| build(two_workers(), true));
     &RT
 }
 
-/// A 2-worker multi-thread runtime with timers, on tokio's alternative timer if `alt`
-/// (which needs `--cfg tokio_unstable`: the peer is otherwise left out of every list, see
-/// [`Peer::available`]), built after `more` set it up further.
-pub(crate) fn two_workers(
-    alt: bool,
-    more: impl FnOnce(&mut tokio::runtime::Builder),
-) -> tokio::runtime::Runtime {
-    let mut builder = tokio::runtime::Builder::new_multi_thread();
-    builder.worker_threads(2).enable_time();
+/// A multi-thread runtime's builder, with 2 workers.
+pub(crate) fn two_workers() -> Builder {
+    let mut builder = Builder::new_multi_thread();
+    builder.worker_threads(2);
+    builder
+}
+
+/// `builder`'s runtime with timers, on tokio's alternative timer if `alt` (which needs
+/// `--cfg tokio_unstable`: the peer is otherwise left out of every list, see
+/// [`Peer::available`]).
+pub(crate) fn build(mut builder: Builder, alt: bool) -> Runtime {
     if alt {
         #[cfg(tokio_unstable)]
         builder.enable_alt_timer();
         #[cfg(not(tokio_unstable))]
         panic!("tokio's alternative timer: build with RUSTFLAGS=\"--cfg tokio_unstable\"");
     }
-    more(&mut builder);
-    builder.build().expect("tokio runtime")
+    builder.enable_time().build().expect("tokio runtime")
 }
 
 /// Runs `fut` in a task on `rt`'s workers (`unconstrained`) and waits for it.
 pub(crate) fn on_worker<R: Send + 'static>(
-    rt: &'static tokio::runtime::Runtime,
+    rt: &'static Runtime,
     fut: impl Future<Output = R> + Send + 'static,
 ) -> R {
     let task = rt.spawn(tokio::task::unconstrained(fut));
@@ -57,7 +57,7 @@ pub(crate) fn on_worker<R: Send + 'static>(
 /// Runs `f(0)`, `f(1)`, .. `f(n - 1)` at once as tasks on `rt` (`unconstrained`); their
 /// outputs and the wall time until all were done.
 pub(crate) fn tasks<R: Send + 'static, F: Future<Output = R> + Send + 'static>(
-    rt: &'static tokio::runtime::Runtime,
+    rt: &'static Runtime,
     n: usize,
     f: impl Fn(usize) -> F,
 ) -> (Vec<R>, Duration) {

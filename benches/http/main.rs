@@ -63,14 +63,8 @@ fn one(peer: Peer, k: usize, grpc: bool) -> [f64; 5] {
     latencies.sort_unstable();
     let at = |q| common::quantile(&latencies, q).as_secs_f64() * 1e6;
     let n = latencies.len() as f64;
-    let per_request = cpu.as_secs_f64() * 1e6 / n;
-    [
-        n / wall.as_secs_f64(),
-        at(0.5),
-        at(0.99),
-        at(0.999),
-        per_request,
-    ]
+    let (rps, per_request) = (n / wall.as_secs_f64(), cpu.as_secs_f64() * 1e6 / n);
+    [rps, at(0.5), at(0.99), at(0.999), per_request]
 }
 
 /// The peer of an HTTP name.
@@ -116,20 +110,16 @@ fn main() {
         // The server's runtime is left running: the process ends here.
         std::process::exit(0);
     }
-    let mut tsv = String::from(
-        "# peer\tK\trequests/s\tp50 (µs)\tp99 (µs)\tp99.9 (µs)\tserver CPU per request (µs)\n",
-    );
+    let peers = HTTP_PEERS.into_iter().filter(|(p, _)| p.available());
+    let run = |(prefix, k, _): (&'static str, usize, &str)| {
+        peers
+            .clone()
+            .map(move |(_, n)| vec![format!("{prefix}{n}"), k.to_string()])
+    };
+    let runs = (0..RUNS).flat_map(|_| HTTP_ROWS.into_iter().flat_map(run));
+    let header =
+        "# peer\tK\trequests/s\tp50 (µs)\tp99 (µs)\tp99.9 (µs)\tserver CPU per request (µs)";
     let started = std::time::Instant::now();
-    for _ in 0..RUNS {
-        for (prefix, k, _) in HTTP_ROWS {
-            for (_, name) in HTTP_PEERS.into_iter().filter(|(p, _)| p.available()) {
-                let name = format!("{prefix}{name}");
-                let line = common::run_apart(&["--one", &name, &k.to_string()]);
-                print!("{line}");
-                tsv.push_str(&line);
-            }
-        }
-    }
+    args.runs_apart(header, runs);
     eprintln!("http: measured in {:.0?}", started.elapsed());
-    args.write_tsv(&tsv);
 }

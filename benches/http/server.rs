@@ -25,11 +25,11 @@ pub(crate) const INNER_DEADLINE: Duration = Duration::from_millis(100);
 
 /// The server's runtime for `peer`: 2 workers, each recorded for [`crate::cpu`].
 pub(crate) fn runtime(peer: Peer) -> tokio::runtime::Runtime {
-    crate::common::two_workers(peer == Peer::TokioAlt, |builder| {
-        builder
-            .enable_io()
-            .on_thread_start(crate::cpu::record_this_thread);
-    })
+    let mut builder = crate::common::two_workers();
+    builder
+        .enable_io()
+        .on_thread_start(crate::cpu::record_this_thread);
+    crate::common::build(builder, peer == Peer::TokioAlt)
 }
 
 /// `k` inner deadlines one after another, each around a future pending once.

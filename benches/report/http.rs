@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use crate::common::{HTTP_PEERS, median};
+use crate::common::HTTP_PEERS;
 use crate::results::{Http, Results};
 
 /// The peers' names as `benches/http/` writes them, in table order.
@@ -14,20 +14,8 @@ pub(crate) use crate::common::HTTP_ROWS as ROWS;
 
 /// Each `(peer, K)`'s medians over its runs, and the number of runs.
 pub(crate) fn medians(r: &Results) -> BTreeMap<(String, usize), (Http, usize)> {
-    r.http
-        .iter()
-        .filter(|(_, runs)| !runs.is_empty())
-        .map(|(key, runs)| {
-            let med = |f: fn(&Http) -> f64| median(runs.iter().map(f).collect());
-            let h = Http {
-                requests_per_s: med(|h| h.requests_per_s),
-                p50: med(|h| h.p50),
-                p99: med(|h| h.p99),
-                p999: med(|h| h.p999),
-                cpu_per_request: med(|h| h.cpu_per_request),
-            };
-            (key.clone(), (h, runs.len()))
-        })
+    let runs = r.http.iter().filter(|(_, runs)| !runs.is_empty());
+    runs.map(|(key, runs)| (key.clone(), (Http::medians(runs), runs.len())))
         .collect()
 }
 
@@ -39,22 +27,7 @@ pub(crate) fn section(s: &mut String, r: &Results) {
     let runs = m.values().map(|(_, n)| *n).min().unwrap_or(0);
     let _ = writeln!(
         s,
-        "\n## HTTP server\n\nA hyper HTTP/1 server on tokio's multi-thread runtime with 2 workers, on loopback; a \
-         load generator (a current-thread runtime in the same process) keeps 64 keep-alive \
-         connections busy until 20 000 requests are answered (after 2 000 of warm-up). Each \
-         request runs under a per-request deadline of 2 s; its handler starts K inner \
-         deadlines of 100 ms one after another, each around a future pending once and then \
-         ready (`tokio::task::yield_now()`, as a cache that answers at once). No deadline \
-         fires. Peers: *{TOKIO}*: `tower::timeout` (`ServiceBuilder::timeout`) around the \
-         handler, `tokio::time::timeout` inside; *{TOKIO_ALT}*: the same on a runtime built \
-         with `enable_alt_timer()`; *{PUNCTUAL}*: punctual-tower's `DeadlineLayer` around \
-         the handler (the handling under the request's budget), `.deadline()` inside (the \
-         default inside tokio: the runtime's wheels). Latency as the client saw it; server CPU: the \
-         2 workers' thread CPU clocks, per request. Each measurement a process of its own, \
-         peers and K interleaved; median of {runs} runs each (each column its own \
-         median). × tokio: over tower timeout + tokio's, at the same K. The gRPC rows: \
-         tonic's `Server` (HTTP/2) with the same layers around one unary method, under 8 \
-         tonic channels with 8 calls in flight on each.\n\n\
+        "\n## HTTP server\n\nMedians of {runs} runs each.\n\n\
          | | K | requests/s | × tokio | p50 (µs) | p99 (µs) | p99.9 (µs) | server CPU per request (µs) | × tokio |\n\
          |---|---:|---:|---:|---:|---:|---:|---:|---:|"
     );

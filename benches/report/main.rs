@@ -2,7 +2,7 @@
 //! in-process scenario ([`measure`]), reads the TSVs of the benches that run in processes
 //! of their own (`--memory`, `--million`, `--http`: [`results`]), and writes the measured
 //! part of `docs/benchmarks.md` ([`tables`]), keeping the rest from [`KEPT`] on.
-//! `--no-write` only prints; `--probe` runs one scenario alone ([`probe`]).
+//! `--no-write` only prints.
 
 #[path = "../common/mod.rs"]
 #[macro_use]
@@ -14,7 +14,6 @@ mod http;
 mod machine;
 mod measure;
 mod million;
-mod probe;
 mod results;
 mod tables;
 mod targets;
@@ -32,10 +31,6 @@ fn main() {
     let Some(args) = common::Args::bench("report") else {
         return;
     };
-    if let Some(probe) = args.after("--probe") {
-        probe::probe(probe);
-        return;
-    }
     // The repository's root: this package is its `benches/` folder.
     let root = Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()

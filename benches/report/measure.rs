@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use crate::common::{self, FireCost, Peer, median};
+use crate::common::{self, FireCost, Peer, Timeouts, median};
 use crate::results::{Results, ns_per_op};
 
 /// Samples per micro bench (the median is reported).
@@ -66,10 +66,6 @@ fn rounds(
     samples
 }
 
-fn medians(runs: &BTreeMap<Peer, Vec<f64>>) -> BTreeMap<Peer, f64> {
-    runs.iter().map(|(&p, s)| (p, median(s.clone()))).collect()
-}
-
 pub(crate) fn measure(r: &mut Results) {
     progress("ready");
     let peers: Vec<Peer> = [Peer::Bare].into_iter().chain(Peer::timers()).collect();
@@ -78,7 +74,6 @@ pub(crate) fn measure(r: &mut Results) {
         200_000,
         |p, n| with_peer!(p, T => common::ready::<T>(n)),
     );
-    r.ready = medians(&r.ready_runs);
 
     progress("arm + cancel");
     let peers: Vec<Peer> = Peer::timers().chain([Peer::ArmFloor]).collect();
@@ -88,7 +83,6 @@ pub(crate) fn measure(r: &mut Results) {
         iters,
         |p, n| with_peer!(p, T => common::arm_cancel::<T>(n)),
     );
-    r.arm_cancel = medians(&r.arm_cancel_runs);
 
     progress("arm + cancel with 10 000 armed");
     for peer in Peer::timers() {
@@ -108,15 +102,15 @@ pub(crate) fn measure(r: &mut Results) {
 
     progress("contention");
     for peer in Peer::timers() {
-        let per_op = r.arm_cancel[&peer];
+        let per_op = r.arm_cancel(peer).expect("measured above");
         let iters = ((CONTENTION_TARGET.as_nanos() as f64 / per_op) as u64).clamp(1_000, 2_000_000);
         let per_s = |threads: usize, d: Duration| (threads as u64 * iters) as f64 / d.as_secs_f64();
         let (mut one, mut two) = (Vec::new(), Vec::new());
         with_peer!(peer, T => {
-            let _ = common::contention::<T>(2, iters / 4);
+            let _ = T::contention(2, iters / 4);
             for _ in 0..CONTENTION_SAMPLES {
-                one.push(per_s(1, common::contention::<T>(1, iters)));
-                two.push(per_s(2, common::contention::<T>(2, iters)));
+                one.push(per_s(1, T::contention(1, iters)));
+                two.push(per_s(2, T::contention(2, iters)));
             }
         });
         r.contention

@@ -10,11 +10,8 @@ use crate::common::{FireCost, LatenessSummary, Peer, median};
 
 #[derive(Default)]
 pub(crate) struct Results {
-    /// Medians of the runs below, in ns per operation.
-    pub(crate) ready: BTreeMap<Peer, f64>,
-    pub(crate) arm_cancel: BTreeMap<Peer, f64>,
-    /// Each round's sample, in round order: round `k` of two peers saw the same moment of
-    /// the machine (as for every `_runs` below).
+    /// Each round's sample in ns per operation, in round order: round `k` of two peers
+    /// saw the same moment of the machine (as for every `_runs` below).
     pub(crate) ready_runs: BTreeMap<Peer, Vec<f64>>,
     pub(crate) arm_cancel_runs: BTreeMap<Peer, Vec<f64>>,
     /// Arm + cancel with [`crate::measure::ARMED`] deadlines armed.
@@ -42,15 +39,40 @@ pub(crate) struct Results {
     pub(crate) http: BTreeMap<(String, usize), Vec<Http>>,
 }
 
-/// Bytes per armed deadline (`benches/memory.rs`).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Memory {
-    pub(crate) future: f64,
-    pub(crate) heap: f64,
-    /// Deadlines the peer still held, of `armed`.
-    pub(crate) held: usize,
-    pub(crate) armed: usize,
+/// A record of named figures, one TSV column each after the name, and the record of
+/// each figure's median over runs.
+macro_rules! record {
+    ($(#[$doc:meta])* $name:ident { $($(#[$fdoc:meta])* $field:ident,)* }) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug)]
+        pub(crate) struct $name {
+            $($(#[$fdoc])* pub(crate) $field: f64,)*
+        }
+
+        impl $name {
+            fn from_cols(cols: &[f64]) -> Option<Self> {
+                let &[$($field),*] = cols else { return None };
+                Some(Self { $($field),* })
+            }
+
+            #[allow(dead_code, reason = "not every record's")]
+            pub(crate) fn medians(runs: &[Self]) -> Self {
+                Self { $($field: median(runs.iter().map(|r| r.$field).collect()),)* }
+            }
+        }
+    };
 }
+
+record!(
+    /// Bytes per armed deadline (`benches/memory.rs`).
+    Memory {
+        future,
+        heap,
+        /// Deadlines the peer still held, of `armed`.
+        held,
+        armed,
+    }
+);
 
 impl Memory {
     pub(crate) fn total(self) -> f64 {
@@ -58,30 +80,32 @@ impl Memory {
     }
 }
 
-/// One run of the million-timers scenario (`benches/million.rs`).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Million {
-    /// Wall times to arm and to cancel all the deadlines, from 2 threads.
-    pub(crate) arm: Duration,
-    pub(crate) cancel: Duration,
-    /// Growth of resident memory while they were armed, per deadline.
-    pub(crate) bytes: f64,
-    /// Process CPU and wall time of the fire part.
-    pub(crate) fire_cpu: Duration,
-    pub(crate) fire_wall: Duration,
-}
+record!(
+    /// One run of the million-timers scenario (`benches/million.rs`), in ns and bytes.
+    Million {
+        /// Wall times to arm and to cancel all the deadlines, from 2 threads.
+        arm,
+        cancel,
+        /// Growth of resident memory while they were armed, per deadline.
+        bytes,
+        /// Process CPU and wall time of the fire part.
+        fire_cpu,
+        fire_wall,
+    }
+);
 
-/// One run of the HTTP benchmark (`benches/http/`).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Http {
-    pub(crate) requests_per_s: f64,
-    /// Latency quantiles seen by the load generator, in microseconds.
-    pub(crate) p50: f64,
-    pub(crate) p99: f64,
-    pub(crate) p999: f64,
-    /// CPU of the server's worker threads per request, in microseconds.
-    pub(crate) cpu_per_request: f64,
-}
+record!(
+    /// One run of the HTTP benchmark (`benches/http/`).
+    Http {
+        requests_per_s,
+        /// Latency quantiles seen by the load generator, in microseconds.
+        p50,
+        p99,
+        p999,
+        /// CPU of the server's worker threads per request, in microseconds.
+        cpu_per_request,
+    }
+);
 
 /// The rows of a TSV written by a bench (comments skipped), as numbers after the first
 /// column; none when the file cannot be read.
@@ -102,22 +126,28 @@ fn rows(path: &Path) -> Vec<(String, Vec<f64>)> {
 }
 
 impl Results {
+    /// The median of a peer's ready runs, in ns.
+    pub(crate) fn ready(&self, peer: Peer) -> Option<f64> {
+        self.ready_runs.get(&peer).map(|runs| median(runs.clone()))
+    }
+
+    /// The median of a peer's arm + cancel runs, in ns.
+    pub(crate) fn arm_cancel(&self, peer: Peer) -> Option<f64> {
+        self.arm_cancel_runs
+            .get(&peer)
+            .map(|runs| median(runs.clone()))
+    }
+
     /// `peer, future overhead, heap per timer, held, armed`; each peer's first row is the
     /// main measurement, later ones other numbers armed.
     pub(crate) fn read_memory(&mut self, path: &Path) {
         for (name, cols) in rows(path) {
-            let (Some(peer), &[future, heap, held, armed]) = (Peer::named(&name), &cols[..]) else {
+            let (Some(peer), Some(m)) = (Peer::named(&name), Memory::from_cols(&cols)) else {
                 continue;
             };
-            let (held, armed) = (held as usize, armed as usize);
             match self.memory.entry(peer) {
-                Entry::Occupied(_) => drop(self.memory_at.insert((peer, armed), heap)),
-                Entry::Vacant(main) => drop(main.insert(Memory {
-                    future,
-                    heap,
-                    held,
-                    armed,
-                })),
+                Entry::Occupied(_) => drop(self.memory_at.insert((peer, m.armed as usize), m.heap)),
+                Entry::Vacant(main) => drop(main.insert(m)),
             }
         }
     }
@@ -125,37 +155,18 @@ impl Results {
     /// `peer, arm ns, cancel ns, bytes, fire CPU ns, fire wall ns`.
     pub(crate) fn read_million(&mut self, path: &Path) {
         for (name, cols) in rows(path) {
-            let (Some(peer), &[arm, cancel, bytes, cpu, wall]) = (Peer::named(&name), &cols[..])
-            else {
-                continue;
-            };
-            let ns = |x: f64| Duration::from_nanos(x as u64);
-            let (arm, cancel, fire_cpu, fire_wall) = (ns(arm), ns(cancel), ns(cpu), ns(wall));
-            let run = Million {
-                arm,
-                cancel,
-                bytes,
-                fire_cpu,
-                fire_wall,
-            };
-            self.million.entry(peer).or_default().push(run);
+            if let (Some(peer), Some(run)) = (Peer::named(&name), Million::from_cols(&cols)) {
+                self.million.entry(peer).or_default().push(run);
+            }
         }
     }
 
     /// `peer, K, requests/s, p50 µs, p99 µs, p99.9 µs, CPU µs per request`.
     pub(crate) fn read_http(&mut self, path: &Path) {
         for (name, cols) in rows(path) {
-            let &[k, requests_per_s, p50, p99, p999, cpu_per_request] = &cols[..] else {
-                continue;
-            };
-            let run = Http {
-                requests_per_s,
-                p50,
-                p99,
-                p999,
-                cpu_per_request,
-            };
-            self.http.entry((name, k as usize)).or_default().push(run);
+            if let (Some(&k), Some(run)) = (cols.first(), Http::from_cols(&cols[1..])) {
+                self.http.entry((name, k as usize)).or_default().push(run);
+            }
         }
     }
 }

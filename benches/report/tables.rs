@@ -8,7 +8,7 @@ use crate::common::{Peer, lateness_peers};
 use crate::format::*;
 use crate::machine::Machine;
 use crate::measure::*;
-use crate::results::Results;
+use crate::results::{Memory, Results};
 use crate::verdict::Firmware;
 
 pub(crate) fn markdown(r: &Results, m: &Machine, firmware: Option<Firmware>) -> String {
@@ -28,8 +28,8 @@ pub(crate) fn markdown(r: &Results, m: &Machine, firmware: Option<Firmware>) -> 
          with `--cfg tokio_unstable`, for tokio's alternative timer, and tokio without \
          `test-util`, as a service's release build has it.) The machine is a virtual one, \
          shared with other work: read the figures as ratios between peers measured in the \
-         same run, not as absolute costs. How each peer is measured, and the causes the \
-         verdict and the targets link to, follow the appendix.\n\n\
+         same run, not as absolute costs. How each table and each peer is measured, and the \
+         causes the verdict and the targets link to, follow the appendix.\n\n\
          - **Machine**: {}, {} cores; load average {} before the run, {} after; {steal} of \
          the CPU time during the run stolen by the hypervisor (steal: cores ready to run that \
          the host gave to other work, which the load average does not show)\n\
@@ -56,25 +56,21 @@ pub(crate) fn markdown(r: &Results, m: &Machine, firmware: Option<Firmware>) -> 
 fn cost(s: &mut String, r: &Results) {
     let _ = writeln!(
         s,
-        "\n## Cost per operation\n\nNanoseconds per operation, polled by hand with a no-op \
-         waker (so only the deadline is measured). *ready*: a deadline around a future ready \
-         at its first poll. *arm + cancel*: a 2 s deadline around a pending future, polled \
-         once (it arms) and dropped. × punctual: the peer's time over punctual's.\n\n\
-         | | ready | overhead | arm + cancel | × punctual | arm + cancel, {ARMED} armed | × punctual |\n\
+        "\n## Cost per operation\n\n\
+         | (ns) | ready | overhead | arm + cancel | × punctual | arm + cancel, {ARMED} armed | × punctual |\n\
          |---|---:|---:|---:|---:|---:|---:|"
     );
-    let get =
-        |map: &std::collections::BTreeMap<Peer, f64>, p| map.get(&p).copied().unwrap_or(f64::NAN);
-    let bare = r.ready.get(&Peer::Bare).copied().unwrap_or(0.0);
+    let nan = |x: Option<f64>| x.unwrap_or(f64::NAN);
+    let armed = |p| nan(r.arm_cancel_armed.get(&p).copied());
+    let bare = r.ready(Peer::Bare).unwrap_or(0.0);
     let _ = writeln!(s, "| bare future | {} | | | | | |", fmt_ns(bare));
-    let ours_ac = get(&r.arm_cancel, Peer::Punctual);
-    let ours_aca = get(&r.arm_cancel_armed, Peer::Punctual);
+    let (ours_ac, ours_aca) = (nan(r.arm_cancel(Peer::Punctual)), armed(Peer::Punctual));
     for peer in Peer::timers() {
-        let (ready, ac) = (get(&r.ready, peer), get(&r.arm_cancel, peer));
+        let (ready, ac) = (nan(r.ready(peer)), nan(r.arm_cancel(peer)));
         let (aca, aca_ratio) = match r.armed_short.get(&peer) {
             Some(held) => (format!("n/a: held {held}"), String::new()),
             None => {
-                let aca = get(&r.arm_cancel_armed, peer);
+                let aca = armed(peer);
                 (fmt_ns(aca), fmt_ratio(aca / ours_aca))
             }
         };
@@ -89,45 +85,21 @@ fn cost(s: &mut String, r: &Results) {
             "| {name} | {ready} | {delta} | {ac} | {ratio} | {aca} | {aca_ratio} |"
         );
     }
-    if let Some(&floor) = r.arm_cancel.get(&Peer::ArmFloor) {
+    if let Some(floor) = r.arm_cancel(Peer::ArmFloor) {
         let (name, ratio) = (Peer::ArmFloor.name(), fmt_ratio(floor / ours_ac));
-        let _ = writeln!(
-            s,
-            "| *{name}* | | | {} | {ratio} | | |\n\n*{name}*: not a timer but the least that \
-             any deadline must do that starts at its first poll and hands itself to a driver \
-             on another thread without a lock, measured in the same rounds: read the clock the \
-             global wheel reads, keep the waker, publish with one compare-and-swap, and take \
-             back with another when dropped.",
-            fmt_ns(floor)
-        );
-    }
-    if !r.armed_short.is_empty() {
-        let _ = writeln!(
-            s,
-            "\n*n/a: held N*: the peer let go of all but N of the {ARMED} deadlines armed \
-             beforehand (their tasks were woken at once), so it was not measured with {ARMED} \
-             armed. embassy-time's generic queue holds 128 wakers (`generic-queue-128`): when \
-             it is full it wakes a task at once, for it to poll again and re-register."
-        );
+        let _ = writeln!(s, "| *{name}* | | | {} | {ratio} | | |", fmt_ns(floor));
     }
 }
 
 fn contention(s: &mut String, r: &Results) {
     let _ = writeln!(
         s,
-        "\n## Contention\n\nArm + cancel on 1 and on 2 threads at once (tokio: tasks on its \
-         2-worker runtime), in million operations per second, all threads together.\n\n\
-         | | 1 thread | 2 threads | 2 / 1 |\n|---|---:|---:|---:|"
+        "\n## Contention\n\n| (M op/s) | 1 thread | 2 threads | 2 / 1 |\n|---|---:|---:|---:|"
     );
     for peer in Peer::timers() {
         if let Some(&(one, two)) = r.contention.get(&peer) {
-            let (name, ratio) = (peer.name(), two / one);
-            let _ = writeln!(
-                s,
-                "| {name} | {:.2} | {:.2} | {ratio:.2}× |",
-                one / 1e6,
-                two / 1e6
-            );
+            let (name, ratio, one, two) = (peer.name(), two / one, one / 1e6, two / 1e6);
+            let _ = writeln!(s, "| {name} | {one:.2} | {two:.2} | {ratio:.2}× |");
         }
     }
 }
@@ -135,17 +107,7 @@ fn contention(s: &mut String, r: &Results) {
 fn fire(s: &mut String, r: &Results) {
     let _ = writeln!(
         s,
-        "\n## Fire\n\n{FIRE_N} deadlines spread over 1 to 100 ms in one `FuturesUnordered`, \
-         until all have fired and been seen. CPU: user + system time of the whole process \
-         (its CPU clock), the drivers' threads included. Each peer on the executor its users \
-         would use: `futures::executor::block_on` for punctual, futures-timer and \
-         embassy-time, tokio's current-thread runtime (inside `unconstrained`) for tokio, \
-         punctual in tokio and punctual-tokio (whose driver is a task of that runtime), a \
-         task on a worker of a 2-worker runtime for tokio's alternative timer (it applies to \
-         multi-thread runtimes only), `async_io::block_on` for async-io and futures-time, \
-         and for punctual-smol, a 1 ms wheel whose driver runs in the same task \
-         (`punctual_smol::with_driver`), so that no deadline crosses between threads. Median \
-         of {FIRE_RUNS} runs.\n\n| | wall (ms) | CPU (ms) | CPU × punctual |\n|---|---:|---:|---:|"
+        "\n## Fire\n\n| | wall (ms) | CPU (ms) | CPU × punctual |\n|---|---:|---:|---:|"
     );
     let not_done = format!("not done after {} s", FIRE_GIVE_UP.as_secs());
     let ours = r.fire.get(&Peer::Punctual).copied().flatten();
@@ -163,8 +125,7 @@ fn fire(s: &mut String, r: &Results) {
     }
     let _ = writeln!(
         s,
-        "\nWith tokio's cooperative budget **on** (the same run as a plain tokio task, without \
-         `unconstrained`, on the current-thread runtime):\n\n| | wall (ms) | CPU (ms) |\n|---|---:|---:|"
+        "\nWith tokio's cooperative budget **on**:\n\n| | wall (ms) | CPU (ms) |\n|---|---:|---:|"
     );
     for (peer, cost) in &r.fire_budget_on {
         let row = cost.map_or(format!("{not_done} |"), |c| {
@@ -177,11 +138,8 @@ fn fire(s: &mut String, r: &Results) {
 fn memory(s: &mut String, r: &Results) {
     let _ = writeln!(
         s,
-        "\n## Memory\n\nBytes per armed deadline: the deadline future's size beyond its inner \
-         future's (`size_of`), plus the heap its driver holds per armed timer (net bytes live \
-         after arming 16 320 deadlines with a counting allocator, `benches/memory.rs`; 16 320 \
-         fills a growable punctual wheel's segments exactly, so its figure is the slab \
-         entry's size).\n\n| | future overhead | heap per timer | total | deadlines held |\n\
+        "\n## Memory\n\n\
+         | | future overhead | heap per timer | total | deadlines held |\n\
          |---|---:|---:|---:|---:|"
     );
     for peer in Peer::timers() {
@@ -190,21 +148,16 @@ fn memory(s: &mut String, r: &Results) {
             let held_all = mem.held == mem.armed;
             let total = held_all.then(|| format!("{:.0}", mem.total()));
             let total = total.unwrap_or_else(|| "n/a".into());
-            let (name, held, armed) = (peer.name(), mem.held, mem.armed);
-            let _ = writeln!(
-                s,
-                "| {name} | {:.0} | {:.0} | {total} | {held} of {armed} |",
-                mem.future, mem.heap
-            );
+            let Memory {
+                future,
+                heap,
+                held,
+                armed,
+            } = *mem;
+            let row = format!("{future:.0} | {heap:.0} | {total} | {held} of {armed}");
+            let _ = writeln!(s, "| {} | {row} |", peer.name());
         }
     }
-    let _ = writeln!(
-        s,
-        "\nA deadline is held if its waker was never woken (it is 10 minutes away). \
-         embassy-time's generic queue is static (128 slots of 24 bytes, one per waker, not per \
-         timer): when it is full it wakes a task at once, for it to poll again and re-register, \
-         so it holds 128 deadlines at most, and its bytes are not per armed deadline."
-    );
     let more: std::collections::BTreeSet<usize> = r.memory_at.keys().map(|&(_, n)| n).collect();
     if more.is_empty() {
         return;
@@ -212,10 +165,7 @@ fn memory(s: &mut String, r: &Results) {
     let head: String = more.iter().map(|n| format!(" {n} |")).collect();
     let _ = writeln!(
         s,
-        "\nHeap bytes per armed timer as more are armed (the same measure). A growable \
-         punctual wheel adds segments that double in size, so its figure runs from the \
-         entry's 40 bytes, with every segment full, up to about twice that; the peers' \
-         containers have slack of their own.\n\n| |{head}\n|---|{}",
+        "\nHeap bytes per armed timer as more are armed:\n\n| |{head}\n|---|{}",
         "---:|".repeat(more.len())
     );
     for peer in Peer::timers() {
@@ -234,21 +184,14 @@ fn memory(s: &mut String, r: &Results) {
 fn lateness(s: &mut String, r: &Results) {
     let _ = writeln!(
         s,
-        "\n## Lateness\n\nOn the real clock: {LATE_N} deadlines of 1 to 50 ms (random to the \
-         nanosecond) started together, {LATE_RUNS} runs; for each, when its `Err` was seen \
-         minus when it was asked for (microseconds; negative is early). Measured from just \
-         before the deadline is made and first polled, to when the awaiting task saw it \
-         fire: the driver's and the executor's wake-up are included.\n\n\
+        "\n## Lateness\n\n\
          | | tick | early | median (µs) | p99 (µs) | max (µs) |\n|---|---|---:|---:|---:|---:|"
     );
     for (peer, tick) in lateness_peers() {
         if let Some((l, n)) = r.lateness.get(&peer) {
             let (median, p99, max) = (fmt_us(l.median), fmt_us(l.p99), fmt_us(l.max));
-            let (name, early) = (peer.name(), l.early);
-            let _ = writeln!(
-                s,
-                "| {name} | {tick} | {early} of {n} | {median} | {p99} | {max} |"
-            );
+            let row = format!("{tick} | {} of {n} | {median} | {p99} | {max}", l.early);
+            let _ = writeln!(s, "| {} | {row} |", peer.name());
         }
     }
 }

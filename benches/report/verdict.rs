@@ -31,18 +31,15 @@ pub(crate) fn firmware(old_report: &str) -> Option<Firmware> {
     Some([(ours.0, peer.0), (ours.1, peer.1)])
 }
 
-/// What a row measures: its words, its unit, and whether lower is better (times, CPU,
-/// bytes) or higher (operations, requests per second).
-type Measure<'a> = (&'a str, &'static str, bool);
+/// What a row measures: its words and its unit. Lower is better (times, CPU, bytes) but
+/// for rates (units per second).
+type Measure<'a> = (&'a str, &'static str);
 
 /// Each peer's runs of one figure.
 type Runs = BTreeMap<Peer, Vec<f64>>;
 
 /// A figure of an HTTP run.
 type Field = fn(&Http) -> f64;
-
-const LOWER: bool = true;
-const HIGHER: bool = false;
 
 /// The rows of one use case, and the causes of those where punctual is behind.
 #[derive(Default)]
@@ -62,7 +59,8 @@ impl Case {
         ratio: (f64, f64, f64),
         runs: usize,
     ) {
-        let ((what, unit, lower), (ours, theirs), (med, lo, hi)) = (m, figures, ratio);
+        let ((what, unit), (ours, theirs), (med, lo, hi)) = (m, figures, ratio);
+        let lower = !unit.ends_with("/s");
         let verdict = match (lower, hi < 1.0, lo > 1.0) {
             (true, true, _) | (false, _, true) => "ahead",
             (true, _, true) | (false, true, _) => "behind",
@@ -103,15 +101,12 @@ impl Case {
         self.row(m, peer, (ours, theirs), (r, r, r), 1);
     }
 
-    fn write(&self, s: &mut String, title: &str, intro: &str) {
+    fn write(&self, s: &mut String, title: &str) {
         if self.rows.is_empty() {
             return;
         }
         let head = "| measure | peer | punctual | peer | punctual ÷ peer (runs) | |";
-        let _ = writeln!(
-            s,
-            "### {title}\n\n{intro}\n\n{head}\n|---|---|---:|---:|---:|---|"
-        );
+        let _ = writeln!(s, "### {title}\n\n{head}\n|---|---|---:|---:|---:|---|");
         let _ = write!(s, "{}", self.rows);
         match self.behind.as_str() {
             "" => s.push_str("\npunctual is behind no peer here.\n\n"),
@@ -139,16 +134,7 @@ fn each<T>(runs: &BTreeMap<Peer, Vec<T>>, f: impl Fn(&T) -> f64) -> BTreeMap<Pee
 }
 
 pub(crate) fn section(s: &mut String, r: &Results, firmware: Option<Firmware>) {
-    let _ = writeln!(
-        s,
-        "## Verdict\n\nFor each use case, punctual beside the peers a user of it would pick, \
-         measured in the same run. *punctual ÷ peer*: punctual's figure over the peer's, run \
-         by run where the runs were interleaved, as the median and the range over runs. \
-         *ahead* or *behind* when every run agrees, *level* otherwise. Lower is better for \
-         times, CPU, lateness and bytes; higher for operations and requests per second. The \
-         tables after the verdict give every figure; the targets the project set itself are \
-         in the appendix.\n"
-    );
+    s.push_str("## Verdict\n\nHow to read it: [below](#how-each-table-is-measured).\n\n");
     server_on_tokio(s, r);
     smol_or_block_on(s, r);
     firmware_case(s, r, firmware);
@@ -159,10 +145,10 @@ pub(crate) fn section(s: &mut String, r: &Results, firmware: Option<Firmware>) {
 fn per_deadline(c: &mut Case, r: &Results, ours: Peer, peer: Peer) {
     let contention = each(&r.contention_runs, |x| x / 1e6);
     let rows: [(Measure, &Runs); 4] = [
-        (("ready", "ns", LOWER), &r.ready_runs),
-        (("arm + cancel", "ns", LOWER), &r.arm_cancel_runs),
-        (("arm + cancel on 2 threads", "M op/s", HIGHER), &contention),
-        (("fire 100 000: process CPU", "ms", LOWER), &r.fire_runs),
+        (("ready", "ns"), &r.ready_runs),
+        (("arm + cancel", "ns"), &r.arm_cancel_runs),
+        (("arm + cancel on 2 threads", "M op/s"), &contention),
+        (("fire 100 000: process CPU", "ms"), &r.fire_runs),
     ];
     for (m, runs) in rows {
         c.pair(m, runs, ours, peer);
@@ -172,7 +158,7 @@ fn per_deadline(c: &mut Case, r: &Results, ours: Peer, peer: Peer) {
 /// The bytes per armed deadline of `ours` beside `peer` (one measurement each).
 fn memory(c: &mut Case, r: &Results, ours: Peer, peer: Peer) {
     if let (Some(o), Some(t)) = (r.memory.get(&ours), r.memory.get(&peer)) {
-        let m = ("bytes per armed deadline", "B", LOWER);
+        let m = ("bytes per armed deadline", "B");
         c.single(m, peer.name(), o.total(), t.total());
     }
 }
@@ -181,17 +167,14 @@ fn server_on_tokio(s: &mut String, r: &Results) {
     let mut c = Case::default();
     let ours = Peer::PunctualInTokio;
     let late = each(&r.lateness_run_medians, |&ns| ns as f64 / 1e3);
-    let arm = each(&r.million, |m| m.arm.as_secs_f64() * 1e3);
-    let cancel = each(&r.million, |m| m.cancel.as_secs_f64() * 1e3);
+    let arm = each(&r.million, |m| m.arm / 1e6);
+    let cancel = each(&r.million, |m| m.cancel / 1e6);
     let bytes = each(&r.million, |m| m.bytes);
     let rows: [(Measure, &Runs); 4] = [
-        (("lateness: median", "µs", LOWER), &late),
-        (("a million timers: arm", "ms", LOWER), &arm),
-        (("a million timers: cancel", "ms", LOWER), &cancel),
-        (
-            ("a million timers: resident bytes each", "B", LOWER),
-            &bytes,
-        ),
+        (("lateness: median", "µs"), &late),
+        (("a million timers: arm", "ms"), &arm),
+        (("a million timers: cancel", "ms"), &cancel),
+        (("a million timers: resident bytes each", "B"), &bytes),
     ];
     for peer in [Peer::Tokio, Peer::TokioAlt] {
         per_deadline(&mut c, r, ours, peer);
@@ -201,33 +184,23 @@ fn server_on_tokio(s: &mut String, r: &Results) {
         memory(&mut c, r, ours, peer);
     }
     let fields: [(Measure, Field); 2] = [
-        (("requests/s", "/s", HIGHER), |h| h.requests_per_s),
-        (("server CPU per request", "µs", LOWER), |h| {
-            h.cpu_per_request
-        }),
+        (("requests/s", "/s"), |h| h.requests_per_s),
+        (("server CPU per request", "µs"), |h| h.cpu_per_request),
     ];
     for (prefix, k, row) in http::ROWS {
         for peer in [http::TOKIO, http::TOKIO_ALT] {
-            for ((what, unit, lower), f) in fields {
+            for ((what, unit), f) in fields {
                 let runs = |peer| {
                     let runs = r.http.get(&(format!("{prefix}{peer}"), k))?;
                     Some(runs.iter().map(f).collect::<Vec<f64>>())
                 };
                 let (ours, theirs) = (runs(http::PUNCTUAL), runs(peer));
                 let what = format!("{row}: {what}");
-                c.runs((&what, unit, lower), peer, ours.as_ref(), theirs.as_ref());
+                c.runs((&what, unit), peer, ours.as_ref(), theirs.as_ref());
             }
         }
     }
-    let intro = format!(
-        "punctual: a default `.deadline()` inside the runtime (and for HTTP, punctual-tower's \
-         `DeadlineLayer`); the peers: `tokio::time::timeout` on tokio's timer and on its \
-         alternative one (and tower's `Timeout` around the handler). The HTTP rows are a hyper \
-         server whose handler starts K inner deadlines; the gRPC row the same on a tonic \
-         server. For the HTTP rows' spread over runs, {}.",
-        cause("HTTP", "")
-    );
-    c.write(s, "A server on tokio", &intro);
+    c.write(s, "A server on tokio");
 }
 
 fn smol_or_block_on(s: &mut String, r: &Results) {
@@ -236,22 +209,18 @@ fn smol_or_block_on(s: &mut String, r: &Results) {
     let late = each(&r.lateness_run_medians, |&ns| ns as f64 / 1e3);
     let rows: [(Measure, &Runs, Peer); 4] = [
         (
-            ("fire 100 000: process CPU, punctual-smol", "ms", LOWER),
+            ("fire 100 000: process CPU, punctual-smol", "ms"),
             &r.fire_runs,
             Peer::PunctualSmol,
         ),
-        (("lateness: median, 1 ms tick", "µs", LOWER), &late, ours),
+        (("lateness: median, 1 ms tick", "µs"), &late, ours),
         (
-            (
-                "lateness: median, a 100 µs wheel on its own thread",
-                "µs",
-                LOWER,
-            ),
+            ("lateness: median, a 100 µs wheel on its own thread", "µs"),
             &late,
             Peer::Punctual100us,
         ),
         (
-            ("lateness: median, punctual-smol at 100 µs", "µs", LOWER),
+            ("lateness: median, punctual-smol at 100 µs", "µs"),
             &late,
             Peer::PunctualSmol100us,
         ),
@@ -263,15 +232,7 @@ fn smol_or_block_on(s: &mut String, r: &Results) {
         }
         memory(&mut c, r, ours, peer);
     }
-    c.write(
-        s,
-        "A smol or block_on app",
-        "punctual: a default `.deadline()` on the global wheel (1 ms ticks, its own timer \
-         thread) under `futures::executor::block_on`, punctual-smol's wheel driven in the \
-         executor, and for lateness wheels of 100 µs ticks (on a thread of their own, or \
-         driven by smol); the peers: async-io's `Timer` (what smol uses), futures-timer's \
-         `Delay` and futures-time's `timeout`.",
-    );
+    c.write(s, "A smol or block_on app");
 }
 
 fn firmware_case(s: &mut String, r: &Results, firmware: Option<Firmware>) {
@@ -279,21 +240,13 @@ fn firmware_case(s: &mut String, r: &Results, firmware: Option<Firmware>) {
     if let Some([flash, ram]) = firmware {
         let embassy = Peer::Embassy.name();
         let (flash_row, ram_row) = ("firmware flash, thumbv7m", "firmware static RAM, thumbv7m");
-        c.single((flash_row, "B", LOWER), embassy, flash.0, flash.1);
-        c.single((ram_row, "B", LOWER), embassy, ram.0, ram.1);
+        c.single((flash_row, "B"), embassy, flash.0, flash.1);
+        c.single((ram_row, "B"), embassy, ram.0, ram.1);
     }
     let (ours, peer) = (Peer::Punctual, Peer::Embassy);
-    let m = ("arm + cancel, on the host", "ns", LOWER);
+    let m = ("arm + cancel, on the host", "ns");
     c.pair(m, &r.arm_cancel_runs, ours, peer);
-    let m = ("fire 100 000: process CPU, on the host", "ms", LOWER);
+    let m = ("fire 100 000: process CPU, on the host", "ms");
     c.pair(m, &r.fire_runs, ours, peer);
-    c.write(
-        s,
-        "Firmware",
-        "punctual: punctual-embassy's `EmbassyWheel<8>`; the peer: \
-         `embassy_time::with_timeout`. Sizes are of the same minimal firmware built both \
-         ways (see *Firmware size*); the host rows run embassy-time's `std` driver beside \
-         punctual's global wheel, a hint of the work per deadline, not of a \
-         microcontroller's.",
-    );
+    c.write(s, "Firmware");
 }
