@@ -101,7 +101,6 @@ pub(crate) mod driver_wakers;
 pub(crate) mod entry;
 mod fire;
 mod grain;
-mod handoff;
 pub(crate) mod heads;
 mod intake;
 pub(crate) mod levels;
@@ -170,7 +169,7 @@ pub struct Wheel<C, S> {
     /// Written by the driver per fire or reclaim: lines of their own. No bytes without
     /// the `stats` feature.
     counters: Padded<Counters>,
-    handoff: Padded<handoff::Handoff>,
+    handoff: Padded<fire::Handoff>,
     /// Threads may keep a free entry aside (`spare`): only on a wheel that never moves.
     spares: bool,
     /// Read at the start of each turn; any thread may switch it

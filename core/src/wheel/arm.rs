@@ -123,12 +123,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             }
             Err(actual) => {
                 debug_assert_eq!(actual & (FIRED | HANDLE), FIRED | HANDLE, "bad release");
-                let before = entry.state.fetch_and(!HANDLE, Ordering::AcqRel);
-                if before & WHEEL == 0 {
-                    // SAFETY: as `free_entry`'s.
-                    unsafe { self.free_from_handle(shard, index, entry) };
-                }
-                self.take_handed_off();
+                self.release_fired(index);
                 true
             }
         }
@@ -220,7 +215,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             let kept =
                 unsafe { crate::wheel::spare::keep(self.address(), index, Self::give_spare_back) };
             if !kept {
-                shard.free.push(index, entry);
+                shard.free.push_chain(index, entry);
             }
             drop(old_waker);
             return;
@@ -257,7 +252,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         let wheel = unsafe { &*wheel.cast::<Self>() };
         wheel.shards[shards::current()]
             .free
-            .push(index, wheel.storage.entry(index));
+            .push_chain(index, wheel.storage.entry(index));
     }
 
     /// Recycles `entry` onto `shard`'s free list, then drops its old waker.
@@ -269,7 +264,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     pub(super) unsafe fn free_to(shard: &Shard, index: Index, entry: &Entry) {
         // SAFETY: the caller's contract.
         let old_waker = unsafe { entry.recycle() };
-        shard.free.push(index, entry);
+        shard.free.push_chain(index, entry);
         drop(old_waker);
     }
 

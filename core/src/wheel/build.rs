@@ -7,8 +7,8 @@ use core::time::Duration;
 
 use super::degraded_wakers::DegradedWakers;
 use super::driver_wakers::DriverWakers;
+use super::fire::Handoff;
 use super::grain::Grain;
-use super::handoff::Handoff;
 use super::levels::Levels;
 use super::link::PlainLink;
 use super::lists::NeverUsed;
