@@ -29,7 +29,11 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         start: Tick,
         waker: &Waker,
     ) -> Option<(Index, bool)> {
-        debug_assert_eq!(when, self.tick_of(due).0, "tick of another deadline");
+        debug_assert_eq!(
+            when,
+            self.ticks().tick_of(due).0,
+            "tick of another deadline"
+        );
         let waker = waker.clone();
         let shard = shards::current();
         let (index, entry) = match self.take_spare() {
@@ -53,7 +57,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// Whether `due`, in the planned tick, is before the planned `Plan::offset`.
     #[cold]
     pub(super) fn before_planned_offset(&self, due: Reading) -> bool {
-        self.tick_of(due).1 < self.plan.offset.load(Ordering::Relaxed)
+        self.ticks().tick_of(due).1 < self.plan.offset.load(Ordering::Relaxed)
     }
 
     /// Polls an armed entry: ready once fired; else registers `waker` for the fire.

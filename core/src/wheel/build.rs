@@ -7,10 +7,10 @@ use core::time::Duration;
 
 use super::degraded_wakers::DegradedWakers;
 use super::driver_wakers::DriverWakers;
+use super::entry::PlainLink;
 use super::fire::Handoff;
-use super::grain::Grain;
+use super::levels::Grain;
 use super::levels::Levels;
-use super::link::PlainLink;
 use super::lists::NeverUsed;
 use super::plan::Plan;
 use super::shards::{self, SHARDS, Shard};

@@ -10,7 +10,7 @@
 use super::Wheel;
 use super::entry::{CANCELLED, NIL};
 use super::fire::late;
-use super::levels::Levels;
+use super::levels::{Levels, Walk};
 use super::storage::Storage;
 use super::turn::DriverState;
 use crate::clock::Clock;
@@ -33,7 +33,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 let entry = self.storage.entry(index);
                 // SAFETY: driver role held; the entry came through the arm inbox.
                 let due = unsafe { entry.due() };
-                let (when, offset) = self.tick_of(due);
+                let (when, offset) = self.ticks().tick_of(due);
                 if expiration.level > 0
                     && when.get() > state.levels.hand.elapsed()
                     && when <= now
@@ -80,7 +80,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         let first_rotation = if first_due == Reading::END {
             u64::MAX
         } else {
-            (self.tick_of(first_due).0.get() - 1) / rotation
+            (self.ticks().tick_of(first_due).0.get() - 1) / rotation
         };
         // An entry within the range puts the target behind `elapsed`: no skip.
         let target = first_rotation
@@ -116,12 +116,12 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         // An entry may be due up to a grain before the bound: skip only a whole grain
         // before it, so a reading on an entry's own time fires it.
         let into =
-            (reading.as_nanos()).saturating_sub(self.tick_start(Tick::new(elapsed)).as_nanos());
+            (reading.as_nanos()).saturating_sub(self.ticks().start(Tick::new(elapsed)).as_nanos());
         if u64::from(bound) >= into + u64::from(state.grain.unit()) {
             return;
         }
         let mut first = u32::MAX;
-        let mut walk = Levels::walk_level0(&self.storage, expiration.slot);
+        let mut walk = Walk::of(&self.storage, 0, expiration.slot);
         while let Some((index, next)) = walk.next(&self.storage) {
             self.fetch_ahead(next);
             let entry = self.storage.entry(index);
@@ -135,7 +135,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                     .remove(&self.storage, index, expiration.deadline);
                 self.fire(state, index, entry, 0);
             } else {
-                first = first.min(self.tick_of(due).1);
+                first = first.min(self.ticks().tick_of(due).1);
             }
         }
         state

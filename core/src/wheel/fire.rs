@@ -21,8 +21,8 @@
 //! * A panicking waker pushes the rest back on unwind, or leaves them queued (driver).
 
 use super::Wheel;
+use super::entry::PlainLink;
 use super::entry::{CANCELLED, Entry, FIRED, HANDLE, Index, NIL, NextLink, UNLINKED, WHEEL};
-use super::link::PlainLink;
 use super::storage::Storage;
 use super::turn::DriverState;
 use crate::clock::Clock;

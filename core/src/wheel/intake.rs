@@ -36,7 +36,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 let next = self.next_ahead(&entry.slot_next);
                 // SAFETY: driver role held; the entry came through an arm inbox.
                 let due = unsafe { entry.due() };
-                let (when, offset) = self.tick_of(due);
+                let (when, offset) = self.ticks().tick_of(due);
                 self.counters.armed();
                 if entry.state.load(Ordering::Acquire) & CANCELLED == 0 {
                     // Else `when > now ≥ elapsed`, as a slot needs.
@@ -66,7 +66,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             let entry = self.storage.entry(index);
             let next = self.next_ahead(&entry.cancel_link);
             // SAFETY: driver role held; the entry came through an arm inbox.
-            let (when, _) = self.tick_of(unsafe { entry.due() });
+            let (when, _) = self.ticks().tick_of(unsafe { entry.due() });
             state.levels.remove(&self.storage, index, when.get());
             let before = entry.state.fetch_and(!WHEEL, Ordering::AcqRel);
             debug_assert_eq!(

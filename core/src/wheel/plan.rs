@@ -4,7 +4,6 @@
 //!   shards in use, bit 31 [`DEGRADED`]. The driver writes it by RMW, last.
 //! * `next_wake` holds the planned tick's low 32 bits, rebuilt near a reference tick.
 
-use super::grain::Grain;
 use super::storage::Storage;
 use super::{Wheel, shards};
 use crate::clock::Clock;
@@ -50,24 +49,6 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         } else {
             self.ticks().start(planned).min(LAST)
         }
-    }
-
-    /// The reading tick `tick` begins at (saturating).
-    #[inline]
-    pub(super) fn tick_start(&self, tick: Tick) -> Reading {
-        self.ticks().start(tick)
-    }
-
-    /// The tick of `due`, and its offset into the tick before.
-    #[inline]
-    pub(super) fn tick_of(&self, due: Reading) -> (Tick, u32) {
-        self.ticks().tick_of(due)
-    }
-
-    /// The grain of this wheel's tick.
-    #[inline]
-    pub(super) fn grain(&self) -> Grain {
-        Grain::of_tick(self.ticks().tick())
     }
 
     /// The plan's full tick, rebuilt near `reference`; `Tick::IDLE` only while idle.

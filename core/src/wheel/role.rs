@@ -41,7 +41,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 Ok(_) => {
                     let tick = self.ticks().floor(now);
                     let planned = self.plan_reading(self.planned_turn(tick));
-                    let next_tick = self.tick_start(tick.after(1)).min(LAST);
+                    let next_tick = self.ticks().start(tick.after(1)).min(LAST);
                     return planned.min(next_tick);
                 }
                 Err(actual) => role = actual,

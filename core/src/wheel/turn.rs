@@ -15,10 +15,10 @@
 //!   next turn is at most one tick ahead; never more than [`MAX_SLEEP`].
 //! * A pass that finds a new `DEGRADED` mark in the word it published passes again.
 
+use super::entry::PlainLink;
 use super::entry::{self, Index, NIL};
-use super::grain::Grain;
+use super::levels::Grain;
 use super::levels::Levels;
-use super::link::PlainLink;
 use super::plan::{ACTIVE, DEGRADED, LAST};
 use super::shards;
 use super::storage::Storage;
@@ -93,11 +93,11 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// Sets up a turn: its reading and tick, the per-turn settings, and lingering.
     #[inline(always)]
     fn begin_turn(&self, state: &mut DriverState, reading: Reading) -> (Reading, Tick) {
-        let reading = reading.max(self.tick_start(Tick::new(state.levels.hand.elapsed())));
+        let reading = reading.max(self.ticks().start(Tick::new(state.levels.hand.elapsed())));
         let now = self.ticks().floor(reading);
         // Only sparse slots use the grain: without sub-tick firing it stays unset.
         if cfg!(feature = "sub-tick") {
-            state.grain = self.grain();
+            state.grain = Grain::of_tick(self.ticks().tick());
         }
         state.precise_fires = self.precise_fires();
         // A new wheel's first turn does not linger.
@@ -132,19 +132,22 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         };
         let mut planned = elapsed.saturating_add(horizon);
         // Earlier within the tick before, for a slot looked at early.
-        let mut wake = self.tick_start(Tick::new(planned));
+        let mut wake = self.ticks().start(Tick::new(planned));
         let mut offset = 0;
         if let Some(expiration) = next {
             if expiration.deadline <= planned {
                 planned = expiration.deadline;
-                wake = self.tick_start(Tick::new(planned));
+                wake = self.ticks().start(Tick::new(planned));
                 if expiration.level == 0 {
                     if let Some(first) =
                         state
                             .levels
                             .first_look(expiration.slot, state.grain, state.precise_fires)
                     {
-                        let early = self.tick_start(Tick::new(planned - 1)).after(first.into());
+                        let early = self
+                            .ticks()
+                            .start(Tick::new(planned - 1))
+                            .after(first.into());
                         wake = wake.min(early);
                         offset = first;
                     }
