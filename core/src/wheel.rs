@@ -81,8 +81,6 @@ use crate::sync::Padded;
 use crate::clock::Clock;
 use crate::sync::{AtomicU32, Ordering, UnsafeCell};
 use crate::time::{Reading, StoredTick};
-use degraded_wakers::DegradedWakers;
-use driver_wakers::DriverWakers;
 use entry::{HANDLE, WHEEL};
 use lists::NeverUsed;
 use plan::{ACTIVE, Plan};
@@ -92,16 +90,13 @@ use stats::Counters;
 use stats::Stats;
 use storage::{Fixed, Storage};
 use turn::DriverState;
+use wakers::{DegradedWakers, DriverWakers};
 
 mod arm;
 mod build;
-mod cascade;
-mod degraded_wakers;
-pub(crate) mod driver_wakers;
 pub(crate) mod entry;
 mod fire;
 pub(crate) mod heads;
-mod intake;
 pub(crate) mod levels;
 pub(crate) mod lists;
 mod plan;
@@ -113,6 +108,7 @@ pub(crate) mod start;
 pub(crate) mod stats;
 pub(crate) mod storage;
 mod turn;
+mod wakers;
 
 /// The driver never plans a turn further than this many ticks ahead.
 pub(crate) const MAX_SLEEP: u64 = 1 << 30;

@@ -5,8 +5,6 @@
 
 use core::time::Duration;
 
-use super::degraded_wakers::DegradedWakers;
-use super::driver_wakers::DriverWakers;
 use super::entry::PlainLink;
 use super::fire::Handoff;
 use super::levels::Grain;
@@ -16,6 +14,7 @@ use super::plan::Plan;
 use super::shards::{self, SHARDS, Shard};
 use super::stats::Counters;
 use super::turn::DriverState;
+use super::wakers::{DegradedWakers, DriverWakers};
 use super::{Fixed, Storage, Wheel, heads};
 use crate::clock::Clock;
 use crate::sync::{AtomicU32, Padded, UnsafeCell};

@@ -452,13 +452,9 @@ mod tests {
         }
         assert_eq!(levels.next_expiration(&storage), None);
     }
-}
-
-#[cfg(all(test, feature = "sub-tick"))]
-mod grain_tests {
-    use super::*;
 
     #[test]
+    #[cfg(feature = "sub-tick")]
     fn a_grain_fits_a_tick_in_16_bits_rounding_up() {
         // Up to 65 535 ns a tick, grains are nanoseconds.
         let exact = Grain::of_tick(65_535);
