@@ -75,12 +75,12 @@ impl<C: Clock + ?Sized> Clock for &C {
 }
 
 #[cfg(feature = "std")]
-pub use std_clocks::{BootClock, StdClock};
+pub use std_clock::{BootClock, StdClock};
 
 #[cfg(feature = "std")]
 mod counters;
 #[cfg(feature = "std")]
-mod std_clocks;
+mod std_clock;
 
 #[cfg(any(target_has_atomic = "64", feature = "portable-atomic"))]
 pub use manual::ManualClock;

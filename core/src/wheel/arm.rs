@@ -10,7 +10,7 @@
 use core::task::Waker;
 
 use super::entry::{self, CANCELLED, Entry, FIRED, HANDLE, Index, NIL, WHEEL};
-use super::plan::DEGRADED;
+use super::role::DEGRADED;
 use super::shards::{self, Shard};
 use super::storage::Storage;
 use super::{MAX_SLEEP, Wheel};

@@ -36,7 +36,7 @@
 use super::entry::{self, CANCELLED, HANDLE, Index, NIL, PlainLink, WHEEL};
 use super::fire::late;
 use super::levels::{Grain, Levels, Walk};
-use super::plan::{ACTIVE, DEGRADED, LAST};
+use super::role::{ACTIVE, DEGRADED, LAST};
 use super::shards::{self, SHARDS, Shard};
 use super::storage::Storage;
 use super::{LINGER, MAX_SLEEP, Wheel};

@@ -32,7 +32,7 @@
 //!   The driver clears `DEGRADED` before it looks, and publishes by read-modify-write of
 //!   the same word: it reads `DEGRADED` and looks again, or the deadline reads the plan.
 //!
-//! [`DEGRADED`]: super::plan::DEGRADED
+//! [`DEGRADED`]: super::role::DEGRADED
 
 use crate::sync::atomic_waker::AtomicWaker;
 use crate::sync::{AtomicU32, Ordering, UnsafeCell};
