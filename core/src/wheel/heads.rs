@@ -4,7 +4,8 @@
 //!   levels (2 to 6): [`Fixed`](crate::Fixed)'s second and third parameters.
 //! * Each level has 64 slots, and a 64-bit bitmap of the non-empty ones.
 //! * A slot is `K` lists (chains). `K` is 1 but for the growable storage, whose slots may
-//!   hold thousands of scattered entries: a walk of `K` chains keeps `K` misses in flight.
+//!   hold thousands of scattered entries: a walk fetches each chain's next entry while
+//!   it uses the others', so it keeps `K` misses in flight.
 //! * With `K > 1`, a slot counts its inserts (wrapping) since it was last taken: insert
 //!   `n` goes on chain `n % K`. So a walk from the last insert's chain down, round-robin,
 //!   meets the entries last in first out, as one list does.

@@ -22,12 +22,8 @@
 //!
 //! # Chains
 //!
-//! * A slot is [`Table::CHAINS`] lists; the storage's heads pick an insert's chain.
-//! * A slot is walked ([`Walk`]) round-robin across its chains, from the last
-//!   insert's: each chain's next entry is fetched while the others' are used, so a walk
-//!   of scattered entries keeps several misses in flight instead of one. Without removals
-//!   it meets the entries last in first out, as one list does; the order of one slot's
-//!   entries is not part of the contract.
+//! * A slot is [`Table::CHAINS`] lists (`heads`), walked ([`Walk`]) round-robin from the
+//!   last insert's chain. The order of one slot's entries is not part of the contract.
 //!
 //! # Invariants
 //!
