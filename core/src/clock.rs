@@ -75,33 +75,12 @@ impl<C: Clock + ?Sized> Clock for &C {
 }
 
 #[cfg(feature = "std")]
-pub use std_clock::StdClock;
+pub use std_clock::{BootClock, StdClock};
 
+#[cfg(feature = "std")]
+mod counters;
 #[cfg(feature = "std")]
 mod std_clock;
-
-#[cfg(feature = "std")]
-pub use boot_clock::BootClock;
-
-#[cfg(feature = "std")]
-mod boot_clock;
-
-// The counters behind `StdClock` and `BootClock`, by platform.
-#[cfg(all(feature = "std", any(not(target_os = "linux"), miri)))]
-mod counter_instant;
-#[cfg(all(feature = "std", target_os = "linux"))]
-mod counter_linux;
-#[cfg(feature = "std")]
-mod counters {
-    #[cfg(any(not(target_os = "linux"), miri))]
-    pub(super) use super::counter_instant::Boot;
-    #[cfg(not(target_os = "linux"))]
-    pub(super) use super::counter_instant::Monotonic;
-    #[cfg(all(target_os = "linux", not(miri)))]
-    pub(super) use super::counter_linux::Boot;
-    #[cfg(target_os = "linux")]
-    pub(super) use super::counter_linux::Monotonic;
-}
 
 #[cfg(any(target_has_atomic = "64", feature = "portable-atomic"))]
 pub use manual::ManualClock;

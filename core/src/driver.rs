@@ -46,13 +46,11 @@ fn turn<C: Clock, S: Storage>(slot: &DriverSlot<'_, C, S>) -> Reading {
 const TURNS_PER_POLL: usize = 16;
 
 /// A driver's own place for its waker, woken when the wheel needs a turn sooner than
-/// planned, so that several drivers may share a wheel (one turns it at a time, none
-/// waits for another, and when one stops the others go on). Made by [`Wheel::driver_slot`];
-/// every [`Driver`] holds one. Claimed at the first [`register`](DriverSlot::register);
-/// given back when dropped, which wakes the other drivers.
-///
-/// A wheel has three places (besides [`Wheel::register_driver`]'s). A driver without one
-/// is woken by nothing, and must turn the wheel at least once a tick.
+/// planned: several drivers may share a wheel (one turns it at a time, none waits for
+/// another, and when one stops the others go on). Made by [`Wheel::driver_slot`]; every
+/// [`Driver`] holds one. Claimed at the first [`register`](DriverSlot::register); given
+/// back when dropped, which wakes the other drivers. A wheel has three places (besides
+/// [`Wheel::register_driver`]'s): a driver without one must turn at least once a tick.
 ///
 /// # Examples
 ///
@@ -99,10 +97,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
 
 impl<C: Clock, S: Storage> DriverSlot<'_, C, S> {
     /// Registers `waker` to be woken when the wheel must turn sooner than planned. Register
-    /// before each turn, so that a wake during the turn is not lost.
-    ///
-    /// Returns `false` without a free place: nothing will wake this driver, so it must turn
-    /// the wheel again within a tick. A later call claims a place once one is free.
+    /// before each turn, so that a wake during the turn is not lost. Returns `false`
+    /// without a free place (turn again within a tick); a later call claims one once free.
     pub fn register(&mut self, waker: &Waker) -> bool {
         self.register_untouched(waker).is_some()
     }

@@ -2,13 +2,10 @@
 //!
 //! # Layout
 //!
-//! * Any thread: `start` (where a deadline starts) and `arm` (arm, poll, release).
-//! * The driver role: `role`, and `turn` with its steps `cascade` (slots that come up),
-//!   `intake` (the inboxes) and `fire`. `plan`: the plan arms read, tick arithmetic.
-//! * Shared structures: `entry`, `lists`, `shards`, `spare`, `storage`, `handoff`.
-//! * The driver's: `levels` (on `crate::hierarchy`), `grain` and `heads` (the slots),
-//!   `stats` (its counters).
-//! * Places for wakers: `driver_wakers` (drivers') and `degraded_wakers` (full wheel).
+//! * Any thread: `start` and `arm` (arm, poll, release). The driver role: `role` (with the
+//!   plan arms read), `turn` (slots that come up, the inboxes) and `fire` (with batched
+//!   wakes). Shared: `entry` (and its links), `lists`, `shards`, `spare`, `storage`,
+//!   `wakers`. The driver's: `levels` (on `crate::hierarchy`), `heads`, `stats`.
 //! * Time is `crate::time`'s. `crate::future::timer` uses the wheel, never named here.
 //!
 //! # Ground rules
@@ -34,12 +31,11 @@
 //!   letting go of the role: arms later than the new plan wake no one.
 //! * `next_wake` holds the tick's low 32 bits; with plans at most [`MAX_SLEEP`] ahead,
 //!   readers rebuild it exactly while the driver is less than 2^31 ticks overdue.
-//! * A cancel that finds its inbox empty wakes the driver if it plans beyond a tick.
-//!   It reads the plan near its deadline's start, trusted only while the span and the
-//!   clock's resolution stay under `MAX_SLEEP - 2` ticks: a longer span wakes the driver,
-//!   as an unknown plan does.
-//!   After a reclaiming turn the next is at most a tick ahead: a cancelled entry is free
-//!   again within about a tick, unless the driver starves.
+//! * A cancel that finds its inbox empty wakes the driver if it plans beyond a tick. It
+//!   reads the plan near its deadline's start, trusted only while the span and the
+//!   clock's resolution stay under `MAX_SLEEP - 2` ticks (else it wakes the driver). After
+//!   a reclaiming turn the next is at most a tick ahead: a cancelled entry is free again
+//!   within about a tick, unless the driver starves.
 //!
 //! # Taking back
 //!
@@ -52,9 +48,9 @@
 //!
 //! * An entry keeps its exact deadline; its tick only places it. A turn fires every entry
 //!   it meets that is due, new ones whose tick is still ahead included.
-//! * A sparse next-tick slot (`levels`, "Sparse slots") is planned at its earliest
-//!   deadline, rounded up to a grain. Any turn less than a grain before that walks it
-//!   too, so split manual clock advances that add up to a deadline fire it.
+//! * A sparse next-tick slot (`levels`) is planned at its earliest deadline, rounded up
+//!   to a grain; any turn less than a grain before that walks it too (so split manual
+//!   clock advances that add up to a deadline fire it).
 //! * An arm into the planned tick wakes the driver only if due before `Plan::offset`.
 //! * Nothing fires before its deadline, nor later than its tick. Firing falls back to the
 //!   tick for an arm into a plan from no slot (lingering, reclaim horizon), offsets over
@@ -81,33 +77,24 @@ use crate::sync::Padded;
 use crate::clock::Clock;
 use crate::sync::{AtomicU32, Ordering, UnsafeCell};
 use crate::time::{Reading, StoredTick};
-use degraded_wakers::DegradedWakers;
-use driver_wakers::DriverWakers;
 use entry::{HANDLE, WHEEL};
 use lists::NeverUsed;
-use plan::{ACTIVE, Plan};
+use role::{ACTIVE, Plan};
 use shards::{SHARDS, Shard};
 use stats::Counters;
 #[cfg(feature = "stats")]
 use stats::Stats;
 use storage::{Fixed, Storage};
 use turn::DriverState;
+use wakers::{DegradedWakers, DriverWakers};
 
 mod arm;
 mod build;
-mod cascade;
-mod degraded_wakers;
-pub(crate) mod driver_wakers;
 pub(crate) mod entry;
 mod fire;
-mod grain;
-mod handoff;
 pub(crate) mod heads;
-mod intake;
 pub(crate) mod levels;
-pub(crate) mod link;
 pub(crate) mod lists;
-mod plan;
 mod role;
 pub(crate) mod shards;
 #[cfg(all(feature = "std", not(punctual_loom)))]
@@ -116,6 +103,7 @@ pub(crate) mod start;
 pub(crate) mod stats;
 pub(crate) mod storage;
 mod turn;
+mod wakers;
 
 /// The driver never plans a turn further than this many ticks ahead.
 pub(crate) const MAX_SLEEP: u64 = 1 << 30;
@@ -170,7 +158,7 @@ pub struct Wheel<C, S> {
     /// Written by the driver per fire or reclaim: lines of their own. No bytes without
     /// the `stats` feature.
     counters: Padded<Counters>,
-    handoff: Padded<handoff::Handoff>,
+    handoff: Padded<fire::Handoff>,
     /// Threads may keep a free entry aside (`spare`): only on a wheel that never moves.
     spares: bool,
     /// Read at the start of each turn; any thread may switch it
@@ -180,7 +168,7 @@ pub struct Wheel<C, S> {
 }
 
 impl<C, S> Wheel<C, S> {
-    /// For [`DriverSlot`](crate::DriverSlot), whose `Drop` has no bounds on `C` and `S`.
+    /// For [`DriverSlot`](crate::DriverSlot)'s `Drop`, which has no bounds on `C` and `S`.
     pub(crate) fn driver_wakers(&self) -> &DriverWakers {
         &self.driver_wakers
     }

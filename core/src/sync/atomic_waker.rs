@@ -1,18 +1,64 @@
-//! `futures-util`'s `AtomicWaker` on [`crate::sync`]'s atomics (layout and states in `word`).
+//! `futures-util`'s `AtomicWaker` on [`crate::sync`]'s atomics (layout and states below).
 //! * One `register` at a time (a deadline's owner through `&mut`, or a driver through its
 //!   slot); any number of `take`s.
 //! * The thread whose transition leaves `WAITING` owns the slot until it returns to it.
 //!   Only the owner changes the vtable or `data`; others only set `WAKING`.
 //! * A `register` that sees `WAKING` wakes its waker itself: no wakeup is lost.
 //! * A `Waker` is kept as its data and vtable, rebuilt only from the parts of one.
+//!
+//! # The state word
+//!
+//! * `word`: the vtable pointer (null: no waker); its two low bits hold the state
+//!   (a [`RawWakerVTable`] is at least 4-aligned, checked at compile time).
+//! * `data`: the waker's data pointer, meaningful only while the vtable is not null.
+//!
+//! | value                   | meaning                                                 |
+//! |-------------------------|---------------------------------------------------------|
+//! | `WAITING` (0)           | idle: the slot may hold a waker, nobody is touching it |
+//! | `REGISTERING` (1)       | `register` owns the slot and is replacing the waker     |
+//! | `WAKING` (2)            | `take` owns the slot and is moving the waker out        |
+//! | `REGISTERING \| WAKING` | a `take` arrived during `register`: `register` wakes    |
 
 use core::ptr;
 use core::task::{RawWaker, RawWakerVTable, Waker};
 
 use crate::sync::{AtomicPtr, Ordering, UnsafeCell};
-use word::{REGISTERING, WAITING, WAKING, Word, state, vtable, with_state, word_of};
 
-mod word;
+const WAITING: usize = 0;
+const REGISTERING: usize = 0b01;
+const WAKING: usize = 0b10;
+const STATE: usize = REGISTERING | WAKING;
+
+const _: () = assert!(core::mem::align_of::<RawWakerVTable>() > STATE);
+
+/// The vtable pointer (possibly null) and state bits of a slot.
+type Word = *mut RawWakerVTable;
+
+/// The state bits of `word`.
+#[inline(always)]
+fn state(word: Word) -> usize {
+    word.addr() & STATE
+}
+
+/// `word` with its state bits replaced by `bits`, keeping its provenance.
+#[inline(always)]
+fn with_state(word: Word, bits: usize) -> Word {
+    word.map_addr(|addr| (addr & !STATE) | bits)
+}
+
+/// The vtable `word` holds, if any.
+#[inline(always)]
+fn vtable(word: Word) -> Option<&'static RawWakerVTable> {
+    let vtable = with_state(word, WAITING);
+    // SAFETY: stored from a `&'static RawWakerVTable`, provenance kept (`map_addr`).
+    (!vtable.is_null()).then(|| unsafe { &*vtable })
+}
+
+/// The word of a slot holding a waker with `vtable`, in state `WAITING`.
+#[inline(always)]
+fn word_of(vtable: &'static RawWakerVTable) -> Word {
+    ptr::from_ref(vtable).cast_mut()
+}
 
 pub(crate) struct AtomicWaker {
     word: AtomicPtr<RawWakerVTable>,

@@ -10,7 +10,7 @@
 use core::task::Waker;
 
 use super::entry::{self, CANCELLED, Entry, FIRED, HANDLE, Index, NIL, WHEEL};
-use super::plan::DEGRADED;
+use super::role::DEGRADED;
 use super::shards::{self, Shard};
 use super::storage::Storage;
 use super::{MAX_SLEEP, Wheel};
@@ -29,7 +29,11 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         start: Tick,
         waker: &Waker,
     ) -> Option<(Index, bool)> {
-        debug_assert_eq!(when, self.tick_of(due).0, "tick of another deadline");
+        debug_assert_eq!(
+            when,
+            self.ticks().tick_of(due).0,
+            "tick of another deadline"
+        );
         let waker = waker.clone();
         let shard = shards::current();
         let (index, entry) = match self.take_spare() {
@@ -53,7 +57,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// Whether `due`, in the planned tick, is before the planned `Plan::offset`.
     #[cold]
     pub(super) fn before_planned_offset(&self, due: Reading) -> bool {
-        self.tick_of(due).1 < self.plan.offset.load(Ordering::Relaxed)
+        self.ticks().tick_of(due).1 < self.plan.offset.load(Ordering::Relaxed)
     }
 
     /// Polls an armed entry: ready once fired; else registers `waker` for the fire.
@@ -123,12 +127,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             }
             Err(actual) => {
                 debug_assert_eq!(actual & (FIRED | HANDLE), FIRED | HANDLE, "bad release");
-                let before = entry.state.fetch_and(!HANDLE, Ordering::AcqRel);
-                if before & WHEEL == 0 {
-                    // SAFETY: as `free_entry`'s.
-                    unsafe { self.free_from_handle(shard, index, entry) };
-                }
-                self.take_handed_off();
+                self.release_fired(index);
                 true
             }
         }
@@ -220,7 +219,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             let kept =
                 unsafe { crate::wheel::spare::keep(self.address(), index, Self::give_spare_back) };
             if !kept {
-                shard.free.push(index, entry);
+                shard.free.push_chain(index, entry);
             }
             drop(old_waker);
             return;
@@ -257,7 +256,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         let wheel = unsafe { &*wheel.cast::<Self>() };
         wheel.shards[shards::current()]
             .free
-            .push(index, wheel.storage.entry(index));
+            .push_chain(index, wheel.storage.entry(index));
     }
 
     /// Recycles `entry` onto `shard`'s free list, then drops its old waker.
@@ -269,7 +268,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     pub(super) unsafe fn free_to(shard: &Shard, index: Index, entry: &Entry) {
         // SAFETY: the caller's contract.
         let old_waker = unsafe { entry.recycle() };
-        shard.free.push(index, entry);
+        shard.free.push_chain(index, entry);
         drop(old_waker);
     }
 

@@ -5,17 +5,16 @@
 
 use core::time::Duration;
 
-use super::degraded_wakers::DegradedWakers;
-use super::driver_wakers::DriverWakers;
-use super::grain::Grain;
-use super::handoff::Handoff;
+use super::entry::PlainLink;
+use super::fire::Handoff;
+use super::levels::Grain;
 use super::levels::Levels;
-use super::link::PlainLink;
 use super::lists::NeverUsed;
-use super::plan::Plan;
+use super::role::Plan;
 use super::shards::{self, SHARDS, Shard};
 use super::stats::Counters;
 use super::turn::DriverState;
+use super::wakers::{DegradedWakers, DriverWakers};
 use super::{Fixed, Storage, Wheel, heads};
 use crate::clock::Clock;
 use crate::sync::{AtomicU32, Padded, UnsafeCell};
@@ -126,9 +125,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
 
     crate::sync::const_fn! {
         /// Fires every deadline at the first turn after its own time, in crowded slots
-        /// too (a crowded slot otherwise fires at its tick's end): for a driver on a
-        /// coarser timer than its ticks (tokio's), whose turns come when they come. A
-        /// driver on a precise timer does not need it: it wakes at each planned instant.
+        /// too (else fired at their tick's end): for a driver on a timer coarser than its
+        /// ticks (tokio's). A driver on a precise timer wakes at each planned instant.
         ///
         /// ```
         /// use core::time::Duration;
@@ -145,9 +143,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     }
 
     /// Turns precise fires ([`with_precise_fires`](Self::with_precise_fires)) on or off
-    /// from the next turn, for a driver that changes timers while it runs: punctual's
-    /// default wheels inside tokio fire precisely only while they sleep on tokio's timer.
-    /// Does nothing without `std`.
+    /// from the next turn, for a driver that changes timers while it runs. Does nothing
+    /// without `std`.
     ///
     /// ```
     /// use core::time::Duration;

@@ -5,16 +5,42 @@
 //!   first out: tasks wake in firing order.
 //! * The wheel keeps `WHEEL` until it has taken the waker out. A panicking waker leaves
 //!   the rest queued.
-//! * With batched wakes, the driver wakes the first entry and hands the rest off.
+//!
+//! # Batched wakes ([`Wheel::with_batched_wakes`])
+//!
+//! * A pass with two or more entries to wake wakes only the first, the *lead*, and pushes
+//!   the rest onto the hand-off list. The lead's deadline, seen fired, takes the list and
+//!   wakes it on its own thread.
+//! * An entry on the list is `FIRED`, still `WHEEL`'s, with its waker; whoever takes it
+//!   off wakes it as [`Wheel::wake_fired`] does.
+//! * The list is linked through `slot_next`, a push-and-take-all stack: a push links the
+//!   batch's tail to the head read, then CASes in its first entry (Release); a take swaps
+//!   in `NIL` (Acquire). With no single-entry pop, the head's ABA is harmless.
+//! * While the list is not empty, the driver plans a turn by the next tick. A turn at a
+//!   later tick than the last push takes the list back: a batch waits at most a tick.
+//! * A panicking waker pushes the rest back on unwind, or leaves them queued (driver).
 
 use super::Wheel;
-use super::entry::{CANCELLED, Entry, FIRED, HANDLE, Index, NIL, UNLINKED, WHEEL};
-use super::link::PlainLink;
+use super::entry::PlainLink;
+use super::entry::{CANCELLED, Entry, FIRED, HANDLE, Index, NIL, NextLink, UNLINKED, WHEEL};
 use super::storage::Storage;
 use super::turn::DriverState;
 use crate::clock::Clock;
 use crate::sync::Ordering;
 use crate::time::Tick;
+
+/// The hand-off list's head.
+pub(super) struct Handoff {
+    head: NextLink,
+}
+
+impl Handoff {
+    crate::sync::const_fn! {
+        pub(super) fn new() -> Self {
+            Self { head: NextLink::new() }
+        }
+    }
+}
 
 /// How many ticks late an entry of tick `when` fires in tick `now` (for the stats).
 pub(super) fn late(now: Tick, when: Tick) -> u64 {
@@ -72,13 +98,134 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             let entry = self.storage.entry(index);
             state.to_wake = PlainLink::new(self.next_ahead(&entry.slot_next));
             entry.slot_next.store(NIL, Ordering::Relaxed);
-            let waker = entry.waker.take();
-            let before = entry.state.fetch_and(!WHEEL, Ordering::AcqRel);
-            if before & HANDLE == 0 {
-                self.free_entry(index, entry);
+            self.wake_entry(index, entry);
+        }
+    }
+
+    /// Takes a fired entry's waker out, lets go of the entry (freeing it if its handle
+    /// has), then wakes the task. The caller holds `WHEEL` for the wheel.
+    #[inline]
+    fn wake_entry(&self, index: Index, entry: &Entry) {
+        let waker = entry.waker.take();
+        let before = entry.state.fetch_and(!WHEEL, Ordering::AcqRel);
+        if before & HANDLE == 0 {
+            self.free_entry(index, entry);
+        }
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    }
+
+    /// Takes back a list left since before tick `now` onto the front of `to_wake` (it
+    /// fired first). Returns whether it did: the caller then wakes it without hand-off.
+    pub(super) fn take_back(&self, state: &mut DriverState, now: Tick) -> bool {
+        if !cfg!(feature = "std")
+            || self.handoff.head.load(Ordering::Relaxed) == NIL
+            || now <= state.handed_at
+        {
+            return false;
+        }
+        let first = self.handoff.head.swap(NIL, Ordering::Acquire);
+        if first == NIL {
+            return false;
+        }
+        let tail = self.tail_of(first);
+        self.storage
+            .entry(tail)
+            .slot_next
+            .store(state.to_wake.get(), Ordering::Relaxed);
+        if state.to_wake.get() == NIL {
+            state.to_wake_tail = PlainLink::new(tail);
+        }
+        state.to_wake = PlainLink::new(first);
+        true
+    }
+
+    /// With batched wakes and two or more entries queued, pushes all but the first.
+    pub(super) fn hand_off(&self, state: &mut DriverState, now: Tick) {
+        let lead = state.to_wake.get();
+        if lead == NIL || lead == state.to_wake_tail.get() || !self.batched() {
+            return;
+        }
+        let lead_entry = self.storage.entry(lead);
+        let first = lead_entry.slot_next.load(Ordering::Relaxed);
+        lead_entry.slot_next.store(NIL, Ordering::Relaxed);
+        let tail = state.to_wake_tail.get();
+        state.to_wake_tail = PlainLink::new(lead);
+        state.handed_at = now;
+        self.push(first, tail);
+    }
+
+    /// Whether the list holds entries.
+    #[inline]
+    pub(super) fn handed_off(&self) -> bool {
+        cfg!(feature = "std") && self.handoff.head.load(Ordering::Relaxed) != NIL
+    }
+
+    /// For a handle that saw its entry fired: takes the list, if any, and wakes it.
+    #[inline]
+    pub(crate) fn take_handed_off(&self) {
+        if cfg!(feature = "std") && self.handoff.head.load(Ordering::Relaxed) != NIL {
+            self.wake_handed_off();
+        }
+    }
+
+    #[inline(never)]
+    fn wake_handed_off(&self) {
+        let first = self.handoff.head.swap(NIL, Ordering::Acquire);
+        // Pushes back what is left if a waker panics.
+        struct Rest<'a, C: Clock, S: Storage> {
+            wheel: &'a Wheel<C, S>,
+            next: Index,
+        }
+        impl<C: Clock, S: Storage> Drop for Rest<'_, C, S> {
+            fn drop(&mut self) {
+                if self.next != NIL {
+                    let tail = self.wheel.tail_of(self.next);
+                    self.wheel.push(self.next, tail);
+                }
             }
-            if let Some(waker) = waker {
-                waker.wake();
+        }
+        let mut rest = Rest {
+            wheel: self,
+            next: first,
+        };
+        while rest.next != NIL {
+            let index = rest.next;
+            let entry = self.storage.entry(index);
+            rest.next = self.next_ahead(&entry.slot_next);
+            entry.slot_next.store(NIL, Ordering::Relaxed);
+            // This thread holds `WHEEL` for the wheel since the swap.
+            self.wake_entry(index, entry);
+        }
+    }
+
+    /// The last entry of a list this thread owns.
+    fn tail_of(&self, first: Index) -> Index {
+        let mut tail = first;
+        loop {
+            let next = self.storage.entry(tail).slot_next.load(Ordering::Relaxed);
+            if next == NIL {
+                return tail;
+            }
+            tail = next;
+        }
+    }
+
+    /// Pushes the list `first..=tail`, this thread's, onto the hand-off list.
+    fn push(&self, first: Index, tail: Index) {
+        let link = &self.storage.entry(tail).slot_next;
+        let mut head = self.handoff.head.load(Ordering::Relaxed);
+        loop {
+            link.store(head, Ordering::Relaxed);
+            match self.handoff.head.compare_exchange_weak(
+                head,
+                first,
+                Ordering::Release,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return,
+                Err(actual) => head = actual,
             }
         }
     }

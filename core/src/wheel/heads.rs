@@ -4,7 +4,8 @@
 //!   levels (2 to 6): [`Fixed`](crate::Fixed)'s second and third parameters.
 //! * Each level has 64 slots, and a 64-bit bitmap of the non-empty ones.
 //! * A slot is `K` lists (chains). `K` is 1 but for the growable storage, whose slots may
-//!   hold thousands of scattered entries: a walk of `K` chains keeps `K` misses in flight.
+//!   hold thousands of scattered entries: a walk fetches each chain's next entry while
+//!   it uses the others', so it keeps `K` misses in flight.
 //! * With `K > 1`, a slot counts its inserts (wrapping) since it was last taken: insert
 //!   `n` goes on chain `n % K`. So a walk from the last insert's chain down, round-robin,
 //!   meets the entries last in first out, as one list does.
@@ -13,7 +14,7 @@
 
 use crate::hierarchy::{MAX_LEVELS, SLOTS};
 use crate::sync::UnsafeCell;
-use crate::wheel::link::Index;
+use crate::wheel::entry::Index;
 
 /// The most chains a slot has.
 pub(crate) const MAX_CHAINS: usize = 4;
@@ -81,7 +82,7 @@ pub(crate) mod counts {
 }
 
 pub(crate) mod width {
-    use crate::wheel::link::Index;
+    use crate::wheel::entry::Index;
 
     /// How an index is kept at a width (sealed).
     pub trait Width: Copy + Send + Sync + 'static {
@@ -132,7 +133,8 @@ pub struct Heads<W, const L: usize, const K: usize = 1, C = ()> {
 // the role word's Acquire and Release.
 unsafe impl<W: Send, const L: usize, const K: usize, C: Send> Sync for Heads<W, L, K, C> {}
 
-/// What the levels need of a storage's heads (sealed: only [`Heads`]).
+/// What the levels need of a storage's heads (sealed: only [`Heads`]). Every method is
+/// `unsafe`: its caller must hold the driver role.
 pub trait Table: Sync {
     /// How many levels of 64 slots the wheel has.
     const LEVELS: usize;
@@ -142,60 +144,27 @@ pub trait Table: Sync {
     type Chains: Copy + AsRef<[Index]> + AsMut<[Index]> + IntoIterator<Item = Index>;
 
     /// The first entry of each chain of slot `slot` of level `level` (`NIL`: empty).
-    ///
-    /// # Safety
-    ///
-    /// * The caller holds the driver role.
     unsafe fn chains(&self, level: usize, slot: usize) -> Self::Chains;
 
     /// The first entry of chain `chain` of slot `slot` of level `level` (`NIL`: empty).
-    ///
-    /// # Safety
-    ///
-    /// * The caller holds the driver role.
     unsafe fn get(&self, level: usize, slot: usize, chain: usize) -> Index;
 
     /// Makes `index` the first entry of chain `chain` of slot `slot` of level `level`.
-    ///
-    /// # Safety
-    ///
-    /// * The caller holds the driver role.
     unsafe fn set(&self, level: usize, slot: usize, chain: usize, index: Index);
 
     /// The chain that an entry put in slot `slot` of level `level` now goes on; counts it.
-    ///
-    /// # Safety
-    ///
-    /// * The caller holds the driver role.
     unsafe fn insert_chain(&self, level: usize, slot: usize) -> usize;
 
-    /// The chain of the last entry put in slot `slot` of level `level`, where a walk of
-    /// the slot starts.
-    ///
-    /// # Safety
-    ///
-    /// * The caller holds the driver role.
+    /// The chain of the last entry put in slot `slot` of level `level` (a walk starts there).
     unsafe fn last_chain(&self, level: usize, slot: usize) -> usize;
 
     /// Forgets the inserts into slot `slot` of level `level`, as it is emptied.
-    ///
-    /// # Safety
-    ///
-    /// * The caller holds the driver role.
     unsafe fn forget_inserts(&self, level: usize, slot: usize);
 
     /// The occupancy bitmap of level `level` (bit `s`: slot `s` is non-empty).
-    ///
-    /// # Safety
-    ///
-    /// * The caller holds the driver role.
     unsafe fn occupied(&self, level: usize) -> u64;
 
     /// Sets the occupancy bitmap of level `level`.
-    ///
-    /// # Safety
-    ///
-    /// * The caller holds the driver role.
     unsafe fn set_occupied(&self, level: usize, bits: u64);
 }
 
@@ -213,30 +182,18 @@ impl<W: width::Width, const L: usize, const K: usize, C: counts::Counts> Heads<W
         );
     };
 
-    /// Every slot empty: all zero bytes.
-    #[cfg(not(punctual_loom))]
-    pub(crate) const fn new() -> Self {
-        #[allow(clippy::let_unit_value)]
-        let () = Self::CHECK;
-        Self {
-            // SAFETY: `W` is `u8`, `u16` or `u32` (sealed): zero bytes are 0, packed `NIL`.
-            heads: UnsafeCell::new(unsafe { core::mem::zeroed() }),
-            occupied: UnsafeCell::new([0; L]),
-            // SAFETY: `C` is `()` or an array of `u8` (sealed): zero bytes are counts of 0.
-            inserts: UnsafeCell::new(unsafe { core::mem::zeroed() }),
-        }
-    }
-
-    #[cfg(punctual_loom)]
-    pub(crate) fn new() -> Self {
-        #[allow(clippy::let_unit_value)]
-        let () = Self::CHECK;
-        Self {
-            // SAFETY: as above.
-            heads: UnsafeCell::new(unsafe { core::mem::zeroed() }),
-            occupied: UnsafeCell::new([0; L]),
-            // SAFETY: as above.
-            inserts: UnsafeCell::new(unsafe { core::mem::zeroed() }),
+    crate::sync::const_fn! {
+        /// Every slot empty: all zero bytes.
+        pub(crate) fn new() -> Self {
+            #[allow(clippy::let_unit_value)]
+            let () = Self::CHECK;
+            Self {
+                // SAFETY: `W` is `u8`, `u16` or `u32` (sealed): zero bytes are 0, packed `NIL`.
+                heads: UnsafeCell::new(unsafe { core::mem::zeroed() }),
+                occupied: UnsafeCell::new([0; L]),
+                // SAFETY: `C` is `()` or an array of `u8` (sealed): zero bytes are counts of 0.
+                inserts: UnsafeCell::new(unsafe { core::mem::zeroed() }),
+            }
         }
     }
 }
@@ -323,7 +280,7 @@ impl<W, const L: usize, const K: usize, C> core::fmt::Debug for Heads<W, L, K, C
 #[cfg(test)]
 mod tests {
     use super::width::Width;
-    use crate::wheel::link::NIL;
+    use crate::wheel::entry::NIL;
 
     #[test]
     fn every_width_stores_nil_as_zero_and_max_index() {

@@ -14,7 +14,7 @@
 //! * Each level-0 slot keeps a count (`u8::MAX`: "many" until it empties) and a bound on
 //!   its entries' *offsets* into the tick before their own (saturating at `u32::MAX` ns).
 //! * A slot of at most [`SPARSE`] entries is sparse: its entries fire at their own time.
-//! * The bound is in grains rounded up (`grain`): the driver never looks before an
+//! * The bound is in grains rounded up ("Grains"): the driver never looks before an
 //!   entry is due, and at most a grain after.
 //! * Count and bound only steer when the driver looks; an entry fires on its own deadline.
 //! * With [`Wheel::with_precise_fires`](crate::Wheel::with_precise_fires), a dense slot is
@@ -22,12 +22,8 @@
 //!
 //! # Chains
 //!
-//! * A slot is [`Table::CHAINS`] lists; the storage's heads pick an insert's chain.
-//! * A slot is walked ([`Walk`]) round-robin across its chains, from the last
-//!   insert's: each chain's next entry is fetched while the others' are used, so a walk
-//!   of scattered entries keeps several misses in flight instead of one. Without removals
-//!   it meets the entries last in first out, as one list does; the order of one slot's
-//!   entries is not part of the contract.
+//! * A slot is [`Table::CHAINS`] lists (`heads`), walked ([`Walk`]) round-robin from the
+//!   last insert's chain. The order of one slot's entries is not part of the contract.
 //!
 //! # Invariants
 //!
@@ -35,13 +31,17 @@
 //! * `slot_prev` is the previous entry, `NIL` at the head, `UNLINKED` off every slot list.
 //! * A level-0 slot's count is its number of entries, or `u8::MAX`. Its bound is at most
 //!   each live entry's offset, rounded up; an empty slot has count 0 and no bound.
+//!
+//! # Grains: the unit of a level-0 slot's bound, `2^s` nanoseconds
+//!
+//! * A bound is 16 bits of grains; `s` is the least shift that fits a whole tick's offset
+//!   (saturating at `u32::MAX` ns, so `s ≤ 16`): 1 ns up to a 65 µs tick, 16 ns at 1 ms.
+//! * Offsets round *up*, to at most a grain above. The tick's last grain, [`NO_BOUND`],
+//!   counts as none: such entries fire at the slot's tick, less than a grain later.
 
 use crate::hierarchy::{Expiration, Hand, SLOTS};
 use crate::sync::Ordering::Relaxed;
 use crate::wheel::entry::{Index, NIL, Slab, UNLINKED};
-use crate::wheel::grain::Grain;
-#[cfg(feature = "sub-tick")]
-use crate::wheel::grain::NO_BOUND;
 use crate::wheel::heads::Table;
 
 /// A level-0 slot of at most this many entries is sparse (see "Sparse slots").
@@ -268,14 +268,6 @@ impl Levels {
             .flat_map(move |slot| self::chains(storage, top, slot))
     }
 
-    /// A walk of a level-0 slot's entries, which stay linked.
-    pub(crate) fn walk_level0<S: Slab>(
-        storage: &S,
-        slot: usize,
-    ) -> Walk<<S::Heads as Table>::Chains> {
-        Walk::of(storage, 0, slot)
-    }
-
     /// Marks an entry of a [`Levels::take_slot`] walk unlinked.
     pub(crate) fn unlink_taken<S: Slab>(storage: &S, index: Index) {
         let entry = storage.entry(index);
@@ -319,7 +311,12 @@ pub(crate) struct Walk<C> {
 }
 
 impl<C: AsMut<[Index]>> Walk<C> {
-    fn of<S: Slab<Heads: Table<Chains = C>>>(storage: &S, level: usize, slot: usize) -> Self {
+    /// A walk of a slot's entries, which stay linked (the driver role held).
+    pub(crate) fn of<S: Slab<Heads: Table<Chains = C>>>(
+        storage: &S,
+        level: usize,
+        slot: usize,
+    ) -> Self {
         Self {
             chains: chains(storage, level, slot),
             // SAFETY: as in `insert`: the levels' callers hold the driver role.
@@ -343,6 +340,51 @@ impl<C: AsMut<[Index]>> Walk<C> {
             }
         }
         None
+    }
+}
+
+/// A bound of [`NO_BOUND`] grains means none.
+#[cfg(feature = "sub-tick")]
+pub(super) const NO_BOUND: u16 = u16::MAX;
+
+/// A grain, set from the wheel's tick at the start of each turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Grain {
+    shift: u8,
+}
+
+impl Grain {
+    /// Nanoseconds, all zero bytes; no turn uses it.
+    pub(crate) const NANOS: Self = Self { shift: 0 };
+
+    /// The grain of a wheel whose tick is `tick_nanos` ns.
+    #[inline]
+    pub(crate) fn of_tick(tick_nanos: u64) -> Self {
+        let longest = tick_nanos.min(u64::from(u32::MAX));
+        Self {
+            shift: (u64::BITS - longest.leading_zeros()).saturating_sub(u16::BITS) as u8,
+        }
+    }
+
+    /// `offset` in grains, rounded up, at most [`NO_BOUND`].
+    #[cfg(feature = "sub-tick")]
+    #[inline]
+    pub(super) fn up(self, offset: u32) -> u16 {
+        let grains = (u64::from(offset) + (1 << self.shift) - 1) >> self.shift;
+        grains.min(u64::from(NO_BOUND)) as u16
+    }
+
+    /// One grain in nanoseconds.
+    #[inline]
+    pub(crate) fn unit(self) -> u32 {
+        1 << self.shift
+    }
+
+    /// `grains` (below [`NO_BOUND`]) in nanoseconds.
+    #[cfg(feature = "sub-tick")]
+    #[inline]
+    pub(super) fn nanos(self, grains: u16) -> u32 {
+        u32::from(grains) << self.shift
     }
 }
 
@@ -405,5 +447,38 @@ mod tests {
             levels.remove(&storage, index, 6);
         }
         assert_eq!(levels.next_expiration(&storage), None);
+    }
+
+    #[test]
+    #[cfg(feature = "sub-tick")]
+    fn a_grain_fits_a_tick_in_16_bits_rounding_up() {
+        // Up to 65 535 ns a tick, grains are nanoseconds.
+        let exact = Grain::of_tick(65_535);
+        assert_eq!(exact.shift, 0);
+        assert_eq!(exact.up(1), 1);
+        assert_eq!(exact.up(65_534), 65_534);
+        assert_eq!(exact.up(65_535), NO_BOUND, "a whole tick counts as none");
+        // 1 ms: 16 ns grains, rounded up, never below the offset.
+        let ms = Grain::of_tick(1_000_000);
+        assert_eq!(ms.shift, 4);
+        assert_eq!(ms.up(1), 1);
+        assert_eq!(ms.up(16), 1);
+        assert_eq!(ms.up(17), 2);
+        assert_eq!(ms.up(1_000_000), 62_500);
+        for offset in [1, 15, 16, 17, 999_999, 1_000_000] {
+            let back = ms.nanos(ms.up(offset));
+            assert!(back >= offset && back - offset < 16, "{offset} -> {back}");
+        }
+        // Ticks of 4.3 s and more: offsets saturate at u32::MAX, which is none.
+        let long = Grain::of_tick(10_000_000_000);
+        assert_eq!(long.shift, 16);
+        assert_eq!(long.up(u32::MAX), NO_BOUND);
+        for offset in [1, 65_536, 4_000_000_000, u32::MAX - 65_536] {
+            let back = long.nanos(long.up(offset));
+            assert!(
+                back >= offset && back - offset < 65_536,
+                "{offset} -> {back}"
+            );
+        }
     }
 }

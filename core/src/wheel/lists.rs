@@ -79,13 +79,8 @@ impl FreeList {
         }
     }
 
-    /// Returns a recycled entry the caller owned alone.
-    #[cfg_attr(target_pointer_width = "64", inline(always))]
-    pub(crate) fn push(&self, index: Index, entry: &Entry) {
-        self.push_chain(index, entry);
-    }
-
-    /// Returns a chain of recycled entries the caller owned alone, `first` to `last`.
+    /// Returns a chain of recycled entries the caller owned alone, `first` to `last` (one
+    /// entry: `last` is `first`'s).
     #[cfg_attr(target_pointer_width = "64", inline(always))]
     #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     pub(crate) fn push_chain(&self, first: Index, last: &Entry) {

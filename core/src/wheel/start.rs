@@ -86,7 +86,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     }
 }
 
-#[cfg(all(test, feature = "std"))]
+#[cfg(test)]
 mod tests {
     use core::task::Waker;
     use core::time::Duration;

@@ -8,14 +8,7 @@
 use core::fmt;
 
 #[cfg(feature = "stats")]
-mod counting;
-#[cfg(not(feature = "stats"))]
-mod not_counting;
-
-#[cfg(feature = "stats")]
-pub(crate) use counting::Counters;
-#[cfg(not(feature = "stats"))]
-pub(crate) use not_counting::Counters;
+use crate::sync::{AtomicUsize, Ordering};
 
 /// A snapshot of a wheel's counters, from `Wheel::stats` (feature `stats`, on with `std`).
 ///
@@ -63,4 +56,123 @@ impl fmt::Display for Stats {
             self.degraded_polls, self.refused, self.overruns, self.occupied, self.high_water
         )
     }
+}
+
+#[cfg(feature = "stats")]
+pub(crate) struct Counters {
+    armed: AtomicUsize,
+    fired: AtomicUsize,
+    cancelled: AtomicUsize,
+    lateness: [AtomicUsize; 4],
+    pub(crate) degraded_polls: AtomicUsize,
+    refused: AtomicUsize,
+    overruns: AtomicUsize,
+}
+
+/// Adds one to a counter only the driver writes.
+#[cfg(feature = "stats")]
+#[inline]
+fn bump(counter: &AtomicUsize) {
+    counter.store(
+        counter.load(Ordering::Relaxed).wrapping_add(1),
+        Ordering::Relaxed,
+    );
+}
+
+#[cfg(feature = "stats")]
+impl Counters {
+    crate::sync::const_fn! {
+        pub(crate) fn new() -> Self {
+            Self {
+                armed: AtomicUsize::new(0),
+                fired: AtomicUsize::new(0),
+                cancelled: AtomicUsize::new(0),
+                lateness: [
+                    AtomicUsize::new(0),
+                    AtomicUsize::new(0),
+                    AtomicUsize::new(0),
+                    AtomicUsize::new(0),
+                ],
+                degraded_polls: AtomicUsize::new(0),
+                refused: AtomicUsize::new(0),
+                overruns: AtomicUsize::new(0),
+            }
+        }
+    }
+
+    pub(crate) fn armed(&self) {
+        bump(&self.armed);
+    }
+
+    pub(crate) fn fired(&self, late_ticks: u64) {
+        bump(&self.fired);
+        bump(&self.lateness[late_ticks.min(3) as usize]);
+    }
+
+    pub(crate) fn cancelled(&self) {
+        bump(&self.cancelled);
+    }
+
+    pub(crate) fn degraded_poll(&self) {
+        self.degraded_polls.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Any thread may count a refusal.
+    pub(crate) fn refused(&self) {
+        self.refused.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Any thread may count an overrun (the polling task's).
+    pub(crate) fn overrun(&self) {
+        self.overruns.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(crate) fn snapshot(&self, high_water: usize, occupied: usize) -> Stats {
+        let load = |c: &AtomicUsize| c.load(Ordering::Relaxed);
+        Stats {
+            armed: load(&self.armed),
+            fired: load(&self.fired),
+            cancelled: load(&self.cancelled),
+            lateness: [
+                load(&self.lateness[0]),
+                load(&self.lateness[1]),
+                load(&self.lateness[2]),
+                load(&self.lateness[3]),
+            ],
+            degraded_polls: load(&self.degraded_polls),
+            refused: load(&self.refused),
+            overruns: load(&self.overruns),
+            high_water,
+            occupied,
+        }
+    }
+}
+
+/// Without `stats`: nothing kept, nothing counted.
+#[cfg(not(feature = "stats"))]
+pub(crate) struct Counters;
+
+#[cfg(not(feature = "stats"))]
+impl Counters {
+    pub(crate) const fn new() -> Self {
+        Self
+    }
+
+    #[inline(always)]
+    pub(crate) fn armed(&self) {}
+
+    #[inline(always)]
+    pub(crate) fn fired(&self, _late_ticks: u64) {}
+
+    #[inline(always)]
+    pub(crate) fn cancelled(&self) {}
+
+    #[inline(always)]
+    pub(crate) fn degraded_poll(&self) {}
+
+    #[inline(always)]
+    pub(crate) fn refused(&self) {}
+
+    #[inline(always)]
+    pub(crate) fn overrun(&self) {}
 }

@@ -358,7 +358,7 @@ mod growable {
     }
 }
 
-#[cfg(all(test, not(punctual_loom)))]
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::wheel::entry::Slab;

@@ -2,9 +2,9 @@
 //!
 //! A turn makes passes until its handshake finds every inbox empty. Each pass:
 //!
-//! 1. processes the slots that have come up (`cascade`);
-//! 2. takes the inboxes: reclaims cancelled entries, links new ones (`intake`);
-//! 3. fires what is due in the tick in progress (`cascade`, "Sub-tick firing");
+//! 1. processes the slots that have come up ("Slots that come up");
+//! 2. takes the inboxes: reclaims cancelled entries, links new ones ("Intake");
+//! 3. fires what is due in the tick in progress (the wheel's "Sub-tick firing");
 //! 4. wakes the fired entries' tasks (`fire`), then the degraded deadlines';
 //! 5. plans the next turn and publishes it (the wheel's "Waking the driver").
 //!
@@ -14,13 +14,30 @@
 //! * After reclaiming, with a degraded deadline waiting, or with a batch handed off, the
 //!   next turn is at most one tick ahead; never more than [`MAX_SLEEP`].
 //! * A pass that finds a new `DEGRADED` mark in the word it published passes again.
+//!
+//! # Slots that come up: their entries fire or cascade lower
+//!
+//! * Slots come up in order of their start tick, up to the turn's tick `now`.
+//! * An entry due by the turn's reading fires; a live one due later goes down the levels,
+//!   even if due by `now`: a turn passing many ticks fires them in tick order.
+//! * `elapsed` ends at `now`, and never moves back.
+//! * The tick in progress's slot may fire entry by entry, when its bound says one is due.
+//!   Cancelled entries stay linked until their cancel inbox brings them.
+//!
+//! # Intake: new entries from arm inboxes, cancelled ones from cancel inboxes
+//!
+//! * A turn takes every shard's cancel inbox before any arm inbox: an entry to reclaim
+//!   has then left its arm inbox, even one armed and cancelled on different shards.
+//! * A new entry fires at once if due by the turn's reading, even with its tick ahead;
+//!   else it goes into the levels, unless cancelled meanwhile.
+//! * A cancelled entry is unlinked, recycled and freed onto the shard whose cancel inbox
+//!   brought it: one chain per shard, in one CAS, after clearing `WHEEL` (AcqRel).
 
-use super::entry::{self, Index, NIL};
-use super::grain::Grain;
-use super::levels::Levels;
-use super::link::PlainLink;
-use super::plan::{ACTIVE, DEGRADED, LAST};
-use super::shards;
+use super::entry::{self, CANCELLED, HANDLE, Index, NIL, PlainLink, WHEEL};
+use super::fire::late;
+use super::levels::{Grain, Levels, Walk};
+use super::role::{ACTIVE, DEGRADED, LAST};
+use super::shards::{self, SHARDS, Shard};
 use super::storage::Storage;
 use super::{LINGER, MAX_SLEEP, Wheel};
 use crate::clock::Clock;
@@ -93,11 +110,11 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// Sets up a turn: its reading and tick, the per-turn settings, and lingering.
     #[inline(always)]
     fn begin_turn(&self, state: &mut DriverState, reading: Reading) -> (Reading, Tick) {
-        let reading = reading.max(self.tick_start(Tick::new(state.levels.hand.elapsed())));
+        let reading = reading.max(self.ticks().start(Tick::new(state.levels.hand.elapsed())));
         let now = self.ticks().floor(reading);
         // Only sparse slots use the grain: without sub-tick firing it stays unset.
         if cfg!(feature = "sub-tick") {
-            state.grain = self.grain();
+            state.grain = Grain::of_tick(self.ticks().tick());
         }
         state.precise_fires = self.precise_fires();
         // A new wheel's first turn does not linger.
@@ -132,19 +149,22 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         };
         let mut planned = elapsed.saturating_add(horizon);
         // Earlier within the tick before, for a slot looked at early.
-        let mut wake = self.tick_start(Tick::new(planned));
+        let mut wake = self.ticks().start(Tick::new(planned));
         let mut offset = 0;
         if let Some(expiration) = next {
             if expiration.deadline <= planned {
                 planned = expiration.deadline;
-                wake = self.tick_start(Tick::new(planned));
+                wake = self.ticks().start(Tick::new(planned));
                 if expiration.level == 0 {
                     if let Some(first) =
                         state
                             .levels
                             .first_look(expiration.slot, state.grain, state.precise_fires)
                     {
-                        let early = self.tick_start(Tick::new(planned - 1)).after(first.into());
+                        let early = self
+                            .ticks()
+                            .start(Tick::new(planned - 1))
+                            .after(first.into());
                         wake = wake.min(early);
                         offset = first;
                     }
@@ -213,6 +233,203 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     pub(super) fn fetch_ahead(&self, index: Index) {
         if index != NIL {
             entry::prefetch(self.storage.entry(index));
+        }
+    }
+
+    /// Processes every slot that starts at or before tick `now` (at `reading`).
+    pub(super) fn expire(&self, state: &mut DriverState, now: Tick, reading: Reading) {
+        loop {
+            self.skip_rotations(state, now);
+            let next = state.levels.next_expiration(&self.storage);
+            let Some(expiration) = state.levels.hand.come_up(next, now.get()) else {
+                break;
+            };
+            let mut taken = state.levels.take_slot(&self.storage, &expiration);
+            while let Some((index, next)) = taken.next(&self.storage) {
+                Levels::unlink_taken(&self.storage, index);
+                self.fetch_ahead(next);
+                let entry = self.storage.entry(index);
+                // SAFETY: driver role held; the entry came through the arm inbox.
+                let due = unsafe { entry.due() };
+                let (when, offset) = self.ticks().tick_of(due);
+                if expiration.level > 0
+                    && when.get() > state.levels.hand.elapsed()
+                    && when <= now
+                    && entry.state.load(Ordering::Acquire) & CANCELLED == 0
+                {
+                    // Due by now, in a later tick than the one reached: down again.
+                    state
+                        .levels
+                        .insert(&self.storage, index, when.get(), offset, state.grain);
+                } else if due <= reading {
+                    self.fire(state, index, entry, late(now, when));
+                } else if entry.state.load(Ordering::Acquire) & CANCELLED == 0 {
+                    // `when > now`: `due` is past this tick.
+                    state
+                        .levels
+                        .insert(&self.storage, index, when.get(), offset, state.grain);
+                }
+            }
+        }
+        if now.get() > state.levels.hand.elapsed() {
+            state.levels.hand.set_elapsed(now.get());
+        }
+    }
+
+    /// Skips rotations of the top level (`levels`, "Beyond the range") when `now` is two
+    /// or more ahead. Cancelled entries count too: a lower bound only skips less.
+    fn skip_rotations(&self, state: &mut DriverState, now: Tick) {
+        let rotation = crate::hierarchy::range(S::LEVELS);
+        let elapsed = state.levels.hand.elapsed();
+        if now.get().saturating_sub(elapsed) < 2 * rotation || !state.levels.only_top(&self.storage)
+        {
+            return;
+        }
+        let mut first_due = Reading::END;
+        for mut index in state.levels.top_lists(&self.storage) {
+            while index != NIL {
+                let entry = self.storage.entry(index);
+                // SAFETY: driver role held; the entry came through an arm inbox.
+                first_due = first_due.min(unsafe { entry.due() });
+                index = entry.slot_next.load(Ordering::Relaxed);
+            }
+        }
+        // The rotation of the earliest key (`when > elapsed ≥ 0`); none: up to `now`.
+        let first_rotation = if first_due == Reading::END {
+            u64::MAX
+        } else {
+            (self.ticks().tick_of(first_due).0.get() - 1) / rotation
+        };
+        // An entry within the range puts the target behind `elapsed`: no skip.
+        let target = first_rotation
+            .saturating_mul(rotation)
+            .saturating_sub(1)
+            .min(now.get());
+        if target > elapsed {
+            state.levels.hand.set_elapsed(target);
+        }
+    }
+
+    /// Fires the due entries of the tick in progress's slot, if sparse or precise fires are on
+    /// (never without `sub-tick`).
+    pub(super) fn fire_early(&self, state: &mut DriverState, reading: Reading) {
+        if !cfg!(feature = "sub-tick") {
+            return;
+        }
+        let Some(expiration) = state.levels.next_expiration(&self.storage) else {
+            return;
+        };
+        let elapsed = state.levels.hand.elapsed();
+        // `deadline > elapsed` always: no overflow.
+        if expiration.level != 0 || expiration.deadline - 1 != elapsed {
+            return;
+        }
+        let Some(bound) =
+            state
+                .levels
+                .first_look(expiration.slot, state.grain, state.precise_fires)
+        else {
+            return;
+        };
+        // An entry may be due up to a grain before the bound: skip only a whole grain
+        // before it, so a reading on an entry's own time fires it.
+        let into =
+            (reading.as_nanos()).saturating_sub(self.ticks().start(Tick::new(elapsed)).as_nanos());
+        if u64::from(bound) >= into + u64::from(state.grain.unit()) {
+            return;
+        }
+        let mut first = u32::MAX;
+        let mut walk = Walk::of(&self.storage, 0, expiration.slot);
+        while let Some((index, next)) = walk.next(&self.storage) {
+            self.fetch_ahead(next);
+            let entry = self.storage.entry(index);
+            // SAFETY: driver role held; the entry came through an arm inbox.
+            let due = unsafe { entry.due() };
+            if entry.state.load(Ordering::Acquire) & CANCELLED != 0 {
+                // Left for its cancel inbox.
+            } else if due <= reading {
+                state
+                    .levels
+                    .remove(&self.storage, index, expiration.deadline);
+                self.fire(state, index, entry, 0);
+            } else {
+                first = first.min(self.ticks().tick_of(due).1);
+            }
+        }
+        state
+            .levels
+            .set_first(&self.storage, expiration.slot, first, state.grain);
+    }
+
+    /// Takes every shard's inboxes. Returns whether anything was reclaimed.
+    pub(super) fn take_inboxes(
+        &self,
+        state: &mut DriverState,
+        now: Tick,
+        reading: Reading,
+    ) -> bool {
+        // Cancels first. Every shard, not only those in use: no mark needs ordering here.
+        let cancelled: [Index; SHARDS] =
+            core::array::from_fn(|shard| self.shards[shard].cancel_inbox.take_all());
+        for shard in &self.shards {
+            let mut index = shard.arm_inbox.take_all();
+            while index != NIL {
+                let entry = self.storage.entry(index);
+                // Before linking it into a slot, which reuses `slot_next`.
+                let next = self.next_ahead(&entry.slot_next);
+                // SAFETY: driver role held; the entry came through an arm inbox.
+                let due = unsafe { entry.due() };
+                let (when, offset) = self.ticks().tick_of(due);
+                self.counters.armed();
+                if entry.state.load(Ordering::Acquire) & CANCELLED == 0 {
+                    // Else `when > now ≥ elapsed`, as a slot needs.
+                    if due <= reading {
+                        self.fire(state, index, entry, late(now, when));
+                    } else {
+                        state
+                            .levels
+                            .insert(&self.storage, index, when.get(), offset, state.grain);
+                    }
+                }
+                index = next;
+            }
+        }
+        let mut reclaimed = false;
+        for (shard, &first) in self.shards.iter().zip(&cancelled) {
+            reclaimed |= first != NIL;
+            self.reclaim(state, shard, first);
+        }
+        reclaimed
+    }
+
+    /// Unlinks and frees the cancelled entries from `index` on, onto `shard` in one CAS.
+    pub(super) fn reclaim(&self, state: &mut DriverState, shard: &Shard, mut index: Index) {
+        let (mut freed, mut freed_last) = (NIL, None);
+        while index != NIL {
+            let entry = self.storage.entry(index);
+            let next = self.next_ahead(&entry.cancel_link);
+            // SAFETY: driver role held; the entry came through an arm inbox.
+            let (when, _) = self.ticks().tick_of(unsafe { entry.due() });
+            state.levels.remove(&self.storage, index, when.get());
+            let before = entry.state.fetch_and(!WHEEL, Ordering::AcqRel);
+            debug_assert_eq!(
+                before & (HANDLE | CANCELLED),
+                CANCELLED,
+                "reclaiming a live entry"
+            );
+            self.counters.cancelled();
+            // SAFETY: the handle let go, and this AcqRel cleared the last ownership bit:
+            // ours alone until the chain is pushed.
+            let old_waker = unsafe { entry.recycle() };
+            debug_assert!(old_waker.is_none(), "a cancelled entry kept its waker");
+            drop(old_waker);
+            entry.slot_next.store(freed, Ordering::Relaxed);
+            freed_last.get_or_insert(entry);
+            freed = index;
+            index = next;
+        }
+        if let Some(last) = freed_last {
+            shard.free.push_chain(freed, last);
         }
     }
 }

@@ -294,7 +294,7 @@ pub(crate) fn sub_tick_fires() -> bool {
     false
 }
 
-/// Places for degraded deadlines' wakers per wheel (the core's `degraded_wakers::PLACES`).
+/// Places for degraded deadlines' wakers per wheel (the core's `wakers::PLACES`).
 const PLACES: usize = 4;
 
 impl<'w, S: Storage> Model<'w, S> {
