@@ -32,13 +32,32 @@ use crate::time::Reading;
 /// assert_eq!(e.to_string(), "deadline at an instant elapsed");
 /// # });
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Elapsed {
     duration: Duration,
     name: Option<&'static str>,
     /// The instant of a deadline at an instant; [`Reading::END`] for a duration.
     at: Reading,
     budget: bool,
+}
+
+/// The fields a user reads: the instant only for a deadline at an instant.
+///
+/// ```
+/// # use core::time::Duration;
+/// let e = punctual_core::Elapsed::new(Duration::from_millis(20), None);
+/// assert_eq!(format!("{e:?}"), "Elapsed { duration: 20ms, name: None, budget: false }");
+/// ```
+impl fmt::Debug for Elapsed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut out = f.debug_struct("Elapsed");
+        out.field("duration", &self.duration)
+            .field("name", &self.name);
+        if self.at != Reading::END {
+            out.field("instant", &self.at);
+        }
+        out.field("budget", &self.budget).finish()
+    }
 }
 
 impl Elapsed {
