@@ -267,29 +267,29 @@ impl<F: Future, W: WheelRef, N: ReportsOutput<F::Output>> Deadline<'_, F, W, N> 
     ) -> Poll<Result<F::Output, Elapsed>> {
         // SAFETY: structurally pinned: polled through a `Pin` made in place, dropped in place.
         let this = unsafe { self.get_unchecked_mut() };
-        this.poll_inner(cx, budget, "Deadline").map(|polled| {
-            polled.map_err(|fired| {
-                this.drop_future();
-                this.elapsed(&fired, budget)
-            })
+        this.poll_inner(cx, budget, "Deadline", |this, fired| {
+            this.drop_future();
+            this.elapsed(&fired, budget)
         })
     }
 
     /// Polls the inner future under the timer: `Ok` with its output (reported, the timer
-    /// released), or `Err` with the fire, the inner future still live. A fire already
-    /// decided wins: the inner future is not polled after it. The deadline is pinned.
+    /// released), or `Err` with what `on_fire` makes of the fire, called with the inner
+    /// future still live. A fire already decided wins: the inner future is not polled
+    /// after it. The deadline is pinned.
     #[inline(always)]
-    fn poll_inner(
+    fn poll_inner<E>(
         &mut self,
         cx: &mut Context<'_>,
         budget: Option<&Budget>,
         what: &str,
-    ) -> Poll<Result<F::Output, Fired>> {
+        on_fire: impl Fn(&mut Self, Fired) -> E,
+    ) -> Poll<Result<F::Output, E>> {
         if self.timer.inner_dropped() {
-            panic!("`{what}` polled after completion");
+            polled_after_completion(what);
         }
         if let Some(fired) = self.timer.has_fired() {
-            return Poll::Ready(Err(fired));
+            return Poll::Ready(Err(on_fire(self, fired)));
         }
         // SAFETY: the callers hold the deadline pinned; the future is live (checked above).
         let future = unsafe { Pin::new_unchecked(&mut *self.future) };
@@ -314,7 +314,9 @@ impl<F: Future, W: WheelRef, N: ReportsOutput<F::Output>> Deadline<'_, F, W, N> 
             self.name.started(|| timer.chosen_wheel().get().now());
         }
         let cap = budget.or(ambient.as_ref()).map(|b| &b.cap);
-        self.timer.poll_fired(cx, cap).map(Err)
+        self.timer
+            .poll_fired(cx, cap)
+            .map(|fired| Err(on_fire(self, fired)))
     }
 
     /// The `Elapsed` of `fired`, with its outcome reported, the inner future gone.
@@ -326,6 +328,14 @@ impl<F: Future, W: WheelRef, N: ReportsOutput<F::Output>> Deadline<'_, F, W, N> 
         }
         elapsed
     }
+}
+
+/// Out of line: the message's formatting stays out of every deadline's poll.
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn polled_after_completion(what: &str) -> ! {
+    panic!("`{what}` polled after completion")
 }
 
 impl<F, W: WheelRef, N: DeadlineName> Drop for Deadline<'_, F, W, N> {

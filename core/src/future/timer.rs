@@ -203,7 +203,8 @@ impl<W: WheelRef> Timer<W> {
         }
     }
 
-    #[inline]
+    #[cfg_attr(target_pointer_width = "64", inline)]
+    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     fn has_fired_slow(&mut self) -> Option<Fired> {
         match self.state.phase() {
             Phase::Armed => self.on_copy(|copy| {

@@ -66,15 +66,13 @@ impl<F: Future + Unpin, W: WheelRef, N: ReportsOutput<F::Output>> Future
         // SAFETY: the deadline is not moved; its inner future is `Unpin`, and is polled
         // in place and moved out only at the fire.
         let this = unsafe { &mut self.get_unchecked_mut().deadline };
-        this.poll_inner(cx, None, "KeepOnElapsed").map(|polled| {
-            polled.map_err(|fired| {
-                this.timer.set_inner_dropped();
-                // SAFETY: live until just now, and marked gone: taken exactly once, never
-                // dropped in place after. `F: Unpin`: it may move out of a pinned deadline.
-                let future = unsafe { ManuallyDrop::take(&mut this.future) };
-                let elapsed = this.elapsed(&fired, None);
-                Abandoned { elapsed, future }
-            })
+        this.poll_inner(cx, None, "KeepOnElapsed", |this, fired| {
+            this.timer.set_inner_dropped();
+            // SAFETY: live until just now, and marked gone: taken exactly once, never
+            // dropped in place after. `F: Unpin`: it may move out of a pinned deadline.
+            let future = unsafe { ManuallyDrop::take(&mut this.future) };
+            let elapsed = this.elapsed(&fired, None);
+            Abandoned { elapsed, future }
         })
     }
 }
