@@ -166,41 +166,6 @@ impl core::fmt::Debug for Entry {
     }
 }
 
-pub(crate) mod sealed {
-    use super::{Entry, Index};
-    use crate::wheel::heads::Table;
-
-    /// The entries of a wheel, by index: the sealed part of [`Storage`](crate::Storage).
-    pub trait Slab: Sync {
-        /// Untouched entries a shard takes at once.
-        const FRESH_BLOCK: u32 = 1;
-
-        /// The entry at `index`.
-        ///
-        /// # Panics
-        ///
-        /// If `index` was never made usable by [`Slab::reserve`].
-        fn entry(&self, index: Index) -> &Entry;
-
-        /// Makes `index` (increasing) usable, allocating if need be; `false` if it cannot.
-        fn reserve(&self, index: Index) -> bool;
-
-        /// How many entries are usable now.
-        fn usable(&self) -> usize;
-
-        /// The levels' slot heads, at the storage's width and level count.
-        type Heads: Table;
-
-        /// How many levels of 64 slots the wheel has (2 to 6).
-        const LEVELS: usize = <Self::Heads as Table>::LEVELS;
-
-        /// The levels' slot heads.
-        fn heads(&self) -> &Self::Heads;
-    }
-}
-
-pub(crate) use sealed::Slab;
-
 /// An entry index. `NIL` ends a list.
 pub(crate) type Index = u32;
 pub(crate) const NIL: Index = u32::MAX;

@@ -42,11 +42,6 @@ impl Handoff {
     }
 }
 
-/// How many ticks late an entry of tick `when` fires in tick `now` (for the stats).
-pub(super) fn late(now: Tick, when: Tick) -> u64 {
-    now.get().saturating_sub(when.get())
-}
-
 impl<C: Clock, S: Storage> Wheel<C, S> {
     /// Fires `index` unless cancelled, and queues its task to be woken.
     pub(super) fn fire(

@@ -41,8 +41,9 @@
 
 use crate::hierarchy::{Expiration, Hand, SLOTS};
 use crate::sync::Ordering::Relaxed;
-use crate::wheel::entry::{Index, NIL, Slab, UNLINKED};
+use crate::wheel::entry::{Index, NIL, UNLINKED};
 use crate::wheel::heads::Table;
+use crate::wheel::storage::Slab;
 
 /// A level-0 slot of at most this many entries is sparse (see "Sparse slots").
 #[cfg(feature = "sub-tick")]

@@ -17,7 +17,8 @@
 //!   [`Inbox::unpush`] it while it is the head. No tag: an entry is pushed once per life.
 
 use crate::sync::{AtomicU32, AtomicUsize, Ordering};
-use crate::wheel::entry::{Entry, Index, NIL, NextLink, Slab};
+use crate::wheel::entry::{Entry, Index, NIL, NextLink};
+use crate::wheel::storage::Slab;
 
 const INDEX_BITS: u32 = usize::BITS / 2;
 const INDEX_MASK: usize = (1 << INDEX_BITS) - 1;

@@ -4,8 +4,43 @@
 //! * With shards, entries go out in blocks of whole 128-byte pairs of lines.
 
 use crate::sync::Padded;
-use crate::wheel::entry::{Entry, Index, Slab};
+use crate::wheel::entry::{Entry, Index};
 use crate::wheel::heads::{Heads, IndexWidth};
+
+pub(crate) mod sealed {
+    use crate::wheel::entry::{Entry, Index};
+    use crate::wheel::heads::Table;
+
+    /// The entries of a wheel, by index: the sealed part of [`Storage`](crate::Storage).
+    pub trait Slab: Sync {
+        /// Untouched entries a shard takes at once.
+        const FRESH_BLOCK: u32 = 1;
+
+        /// The entry at `index`.
+        ///
+        /// # Panics
+        ///
+        /// If `index` was never made usable by [`Slab::reserve`].
+        fn entry(&self, index: Index) -> &Entry;
+
+        /// Makes `index` (increasing) usable, allocating if need be; `false` if it cannot.
+        fn reserve(&self, index: Index) -> bool;
+
+        /// How many entries are usable now.
+        fn usable(&self) -> usize;
+
+        /// The levels' slot heads, at the storage's width and level count.
+        type Heads: Table;
+
+        /// How many levels of 64 slots the wheel has (2 to 6).
+        const LEVELS: usize = <Self::Heads as Table>::LEVELS;
+
+        /// The levels' slot heads.
+        fn heads(&self) -> &Self::Heads;
+    }
+}
+
+pub(crate) use sealed::Slab;
 
 /// Where a [`Wheel`](crate::Wheel) keeps its entries: [`Fixed`] or [`Growable`].
 ///
@@ -361,8 +396,8 @@ mod growable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wheel::entry::Slab;
     use crate::wheel::shards::SHARDS;
+    use crate::wheel::storage::Slab;
 
     #[test]
     fn fixed_storage_takes_blocks_only_when_large() {

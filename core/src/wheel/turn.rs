@@ -34,7 +34,6 @@
 //!   brought it: one chain per shard, in one CAS, after clearing `WHEEL` (AcqRel).
 
 use super::entry::{self, CANCELLED, HANDLE, Index, NIL, PlainLink, WHEEL};
-use super::fire::late;
 use super::levels::{Grain, Levels, Walk};
 use super::role::{ACTIVE, DEGRADED, LAST};
 use super::shards::{self, SHARDS, Shard};
@@ -432,4 +431,9 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             shard.free.push_chain(freed, last);
         }
     }
+}
+
+/// How many ticks late an entry of tick `when` fires in tick `now` (for the stats).
+fn late(now: Tick, when: Tick) -> u64 {
+    now.get().saturating_sub(when.get())
 }
