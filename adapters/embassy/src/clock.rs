@@ -7,15 +7,9 @@ use punctual_core::{Clock, ClockInstant, Reading};
 
 use crate::convert;
 
-/// The time of embassy-time's driver: [`Instant::now`] as a reading since the driver's
-/// zero (boot, on most drivers), in nanoseconds rounded down.
-///
-/// A reading can lag the true time by up to one embassy tick. Its
-/// [`resolution`](Clock::resolution) says so ([`RESOLUTION`](crate::RESOLUTION)), and the
-/// wheel adds that to every relative deadline, so none ends early (see the crate's
-/// `# Precision`).
-///
-/// A unit struct, usable in a `static` wheel:
+/// The time of embassy-time's driver: [`Instant::now`] since its zero, in nanoseconds
+/// rounded down; its [`resolution`](Clock::resolution) is one embassy tick (see the
+/// crate's `# Precision`). It needs the final binary's time driver.
 ///
 /// ```
 /// use punctual_core::FixedWheel;
@@ -23,16 +17,11 @@ use crate::convert;
 ///
 /// static WHEEL: FixedWheel<EmbassyClock, 16> = FixedWheel::fixed(EmbassyClock, punctual_embassy::TICK);
 /// ```
-///
-/// Reading it needs the time driver of the final binary, like every `Instant::now()`.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct EmbassyClock;
 
 impl EmbassyClock {
-    /// The clock reading of `instant`: its ticks as a duration, rounded down to a whole
-    /// nanosecond. A wheel on this clock takes an embassy instant as it is:
-    /// `WHEEL.deadline_at(at, fut)`. At a rate whose tick is whole nanoseconds (1 kHz,
-    /// 1 MHz, 100 Hz...) a multiply; otherwise it divides by the rate.
+    /// The clock reading of `instant`, rounded down to a whole nanosecond.
     ///
     /// ```
     /// use embassy_time::{Instant, TICK_HZ};
@@ -45,9 +34,8 @@ impl EmbassyClock {
         Reading::from_nanos(convert::reading_nanos_of_ticks(instant.as_ticks(), TICK_HZ))
     }
 
-    /// The first embassy instant whose reading is at or after `reading`, so a timer at it
-    /// never ends before the clock reads `reading`. [`Instant::MAX`] beyond embassy's range.
-    /// Unlike `Instant::from_nanos`, which rounds down, it never lands before `reading`.
+    /// The first embassy instant whose reading is at or after `reading` (unlike
+    /// `Instant::from_nanos`, which rounds down); [`Instant::MAX`] beyond embassy's range.
     ///
     /// ```
     /// use core::time::Duration;
@@ -82,8 +70,6 @@ impl Clock for EmbassyClock {
         crate::RESOLUTION
     }
 
-    /// The tick counter times the nanoseconds per tick: no division at the common rates
-    /// (see [`reading_of`](EmbassyClock::reading_of)).
     #[inline]
     fn reading(&self) -> Reading {
         Self::reading_of(Instant::now())

@@ -1,37 +1,15 @@
-//! How early a timer thread wakes before the turn it planned, and the short spin that
-//! covers the rest.
+//! How early a timer thread wakes before its planned turn, and the spin that covers the
+//! rest: a thread that sleeps runs again some µs after its instant (5 to 10 on a 2-core
+//! VM), and a deadline on a thread-driven wheel pays that twice (the timer thread's wake,
+//! then its task's). Bounds, pinned by the tests below:
 //!
-//! A thread that sleeps until an instant runs again some time after it: the kernel's timer
-//! fires, then the scheduler runs the thread (on a virtual machine, after resuming a halted
-//! virtual processor). On a 2-core VM that is typically 5 to 10 µs. A deadline on a wheel
-//! driven by a thread then pays two such delays one after the other: the timer thread's
-//! own, then that of the wake it sends to the deadline's task. An executor whose reactor
-//! sleeps in the task's thread (async-io's `block_on`) pays only one.
-//!
-//! So the timer thread asks to wake a *lead* before its planned turn and spins the rest
-//! ([`WakeEarly`]). The lead follows the oversleeps it has seen: a running average with
-//! weight 1/8 per timed wake, each oversleep counted up to [`WakeLead::MAX`]. Most timed
-//! wakes then land a few microseconds before the turn, and the turn comes on time.
-//!
-//! Oversleeps are measured on the wheel's clock and sleeps last real time, so the lead
-//! means what it says on a clock that keeps real time (`StdClock`, the global wheel's).
-//! On any other clock (a [`ManualClock`](punctual_core::ManualClock), a coarse or slowed
-//! one) the bounds below still hold.
-//!
-//! Bounds, which the tests below pin down:
-//! - the lead is zero until a timed sleep has been measured, never more than
-//!   [`WakeLead::MAX`] (50 µs), and never more than half the wheel's tick;
-//! - a spin ends when the clock reaches the planned turn, as soon as the thread is woken
-//!   (an earlier deadline was armed), or after twice the lead of real time, whichever
-//!   comes first. On a clock that keeps real time that is about the lead; on one that
-//!   stops or runs slow it is the time limit;
-//! - the thread spins at most once for each planned turn: if the turn it spun towards is
-//!   still the plan afterwards (the clock did not get there), it sleeps the rest of the
-//!   way, as it did before it had a lead. A clock that stops therefore never keeps it
-//!   spinning.
-//!
-//! Waking early never fires anything early: deadlines fire in the turn, which reads the
-//! clock; a turn before the planned one only finds less to do.
+//! - the lead is a running average (weight 1/8) of the oversleeps seen, zero until one
+//!   was measured, at most [`WakeLead::MAX`] (50 µs) and half the wheel's tick;
+//! - a spin ends when the clock reaches the turn, the thread is woken, or after twice
+//!   the lead of real time (a clock that stops or runs slow);
+//! - a planned turn is spun towards at most once, then slept for: a stopped clock never
+//!   keeps the thread spinning;
+//! - waking early fires nothing early: the turn reads the clock.
 
 use core::sync::atomic::{AtomicBool, Ordering};
 use core::time::Duration;
@@ -39,7 +17,7 @@ use std::time::Instant;
 
 use punctual_core::Clock;
 
-/// How long before a planned turn a timer thread asks to wake (see the module docs).
+/// How long before a planned turn a timer thread asks to wake.
 #[derive(Debug, Default)]
 pub(crate) struct WakeLead {
     /// Running average of the oversleeps seen, in nanoseconds, each at most `MAX`.
@@ -59,8 +37,7 @@ impl WakeLead {
 
     /// Records a timed sleep that returned `overslept` after the reading it asked for.
     pub(crate) fn observe(&mut self, overslept: Duration) {
-        // At most `MAX`, so the cast is exact, and one preempted wake moves the lead by
-        // at most an eighth of `MAX`.
+        // At most `MAX`: the cast is exact, one preempted wake moves the lead by `MAX / 8`.
         let ns = overslept.min(Self::MAX).as_nanos() as u64;
         self.average_ns = self.average_ns - self.average_ns / 8 + ns / 8;
     }
@@ -75,8 +52,7 @@ pub(crate) struct Wait {
     pub(crate) spin: Duration,
 }
 
-/// A timer thread's waits: its [`WakeLead`], and the planned turn it last spun towards
-/// (see the module docs).
+/// A timer thread's [`WakeLead`], and the planned turn it last spun towards.
 #[derive(Debug, Default)]
 pub(crate) struct WakeEarly {
     lead: WakeLead,
@@ -89,8 +65,7 @@ impl WakeEarly {
     pub(crate) fn plan(&mut self, now: Duration, next: Duration, tick: Duration) -> Option<Wait> {
         let wait = next.checked_sub(now).filter(|wait| !wait.is_zero())?;
         let early = if self.spun_towards == Some(next) {
-            // Spun towards this turn already and did not reach it: the clock stopped or
-            // runs slow. Sleep the rest, as a thread without a lead does.
+            // Spun towards it already: the clock stopped or runs slow. Sleep the rest.
             Duration::ZERO
         } else {
             self.lead.lead(tick)
@@ -104,9 +79,8 @@ impl WakeEarly {
         })
     }
 
-    /// After a sleep that asked to end at reading `asked` and ended at `woke`: whether to
-    /// go on to spin (`false`: it ended early, woken for an earlier deadline or
-    /// spuriously, so turn now). A sleep that ended on time or late is measured.
+    /// After a sleep that asked to end at `asked` and ended at `woke`: whether to spin on
+    /// (`false`: it ended early, so turn now). One that ended on time or late is measured.
     pub(crate) fn slept(&mut self, asked: Duration, woke: Duration) -> bool {
         match woke.checked_sub(asked) {
             Some(overslept) => {

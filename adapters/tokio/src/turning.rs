@@ -1,7 +1,6 @@
-//! `TurningSleeper`: sleeps on tokio's timer whose wake turns the wheel before it wakes
-//! the driver's task.
+//! `TurningSleeper`: sleeps on tokio's timer whose wake turns the wheel, where tokio fires
+//! its timers, then wakes the driver's task.
 //!
-//! * A wake turns the wheel where tokio fires its timers, then wakes the task.
 //! * A sleep that was dropped turns nothing, even if tokio still holds its waker.
 //! * A task waker that panics during that turn does not unwind into tokio's timer.
 
@@ -17,11 +16,9 @@ use punctual_core::{Clock, Reading, Sleeper, Storage, Wheel};
 /// A [`Sleeper`] for a `'static` wheel whose sleeps, when tokio's timer fires them, turn
 /// the wheel first and then wake the driver's task.
 ///
-/// A deadline then fires in the same step as a tokio timer of the same instant: on a
-/// paused clock, `tokio::time::advance(d).await` returns with both fired. A plain
-/// [`TokioSleeper`](crate::TokioSleeper) leaves the turn to the driver's task, one
-/// scheduling round later. `punctual`'s default wheels inside a runtime sleep so on
-/// virtual time.
+/// A deadline then fires in the same step as a tokio timer of the same instant (on a
+/// paused clock, `advance(d).await` returns with both fired), not a scheduling round
+/// later as with a plain [`TokioSleeper`](crate::TokioSleeper).
 ///
 /// ```
 /// use std::time::Duration;

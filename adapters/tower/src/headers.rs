@@ -1,14 +1,12 @@
-//! Where a request's limit comes from, and the timeout headers read and written. Their
-//! parsers reject anything outside the wire format and never panic (headers are network
-//! input); their encoders round down, so a callee never gets more time than was left.
+//! The timeout headers: parsers reject anything outside the wire format and never panic
+//! (network input); encoders round down, so a callee never gets more time than was left.
 
 use core::fmt;
 use core::time::Duration;
 
 use http::{HeaderMap, HeaderName, HeaderValue};
 
-/// What a request asks for as its deadline; a layer takes it only when earlier than its
-/// own limit.
+/// What a request asks for as its deadline (taken only when earlier than the layer's).
 pub trait RequestTimeout<Req> {
     /// The time `req` asks for, if it asks.
     fn requested(&self, req: &Req) -> Option<Duration>;
@@ -68,8 +66,7 @@ type Parse = fn(&[u8]) -> Result<Duration, InvalidTimeout>;
 
 impl TimeoutHeader {
     /// The timeout this header asks for in `headers` (its first value). A malformed value
-    /// gives `None` and a debug-level `tracing` event with its length and what is wrong,
-    /// never its bytes: they are the peer's input, kept out of logs.
+    /// gives `None` and a debug-level `tracing` event, without its bytes (peer input).
     ///
     /// ```
     /// use std::time::Duration;
@@ -196,8 +193,8 @@ pub mod grpc_timeout {
         })
     }
 
-    /// Encodes `left` in the finest unit whose value fits eight digits, rounded down; past
-    /// 99999999 hours, that value.
+    /// Encodes `left` in the finest unit that fits eight digits, rounded down (at most
+    /// 99999999 hours).
     ///
     /// ```
     /// use std::time::Duration;

@@ -1,5 +1,4 @@
-//! The HTTP flavour, for services whose error is `Infallible`: on expiry, a response,
-//! and a body bounded by the same deadline.
+//! The HTTP flavour: on expiry a response, and a body bounded by the same deadline.
 
 use core::convert::Infallible;
 use core::fmt;
@@ -20,16 +19,13 @@ use crate::grpc_timeout::deadline_exceeded;
 use crate::headers::{OwnLimit, RequestTimeout};
 use crate::limits::{Admitted, Limits, shared_builders};
 
-/// The status a timed-out request is answered with unless another is chosen:
-/// `504 Gateway Timeout`, what proxies answer for an upstream too slow to answer.
+/// The status a timed-out request is answered with unless another is chosen.
 pub const DEFAULT_STATUS: StatusCode = StatusCode::GATEWAY_TIMEOUT;
 
 /// A [`DeadlineLayer`](crate::DeadlineLayer) for HTTP services that cannot fail (axum's,
-/// hyper's, tonic's servers), which answers a late request with an empty response of
-/// [`DEFAULT_STATUS`] or the [`status`](Self::status) chosen, the [`Elapsed`] in its
-/// extensions; a gRPC request gets `200 OK` with `grpc-status: 4` (`DEADLINE_EXCEEDED`).
-/// A body still streaming at the deadline is cut ([`DeadlineBody`]), unless
-/// [`unbounded_body`](Self::unbounded_body).
+/// hyper's, tonic's servers): a late request gets an empty response of [`DEFAULT_STATUS`]
+/// or [`status`](Self::status), the [`Elapsed`] in its extensions (gRPC: `200 OK` with
+/// `grpc-status: 4`), and a body still streaming at the deadline is cut ([`DeadlineBody`]).
 ///
 /// ```
 /// use std::convert::Infallible;
@@ -85,9 +81,8 @@ impl<W: WheelRef, T> HttpDeadlineLayer<W, T> {
         self
     }
 
-    /// Names each request by `route`, from its method and URI, or after the layer when it
-    /// returns `None`: outcomes per route from one layer. Return a few fixed names (a
-    /// route's pattern, `/users/{id}`, not its path): each is a metrics label.
+    /// Names each request by `route` (or after the layer when it returns `None`): outcomes
+    /// per route. Return a few fixed names (`/users/{id}`, not a path): each is a label.
     ///
     /// ```
     /// use std::time::Duration;
@@ -102,8 +97,8 @@ impl<W: WheelRef, T> HttpDeadlineLayer<W, T> {
         self
     }
 
-    /// Leaves the body of a response that was ready in time unbounded: it streams past the
-    /// request's deadline (server-sent events, a download).
+    /// Lets the body of a response ready in time stream past the deadline (server-sent
+    /// events, a download).
     pub fn unbounded_body(mut self) -> Self {
         self.bound_body = false;
         self
@@ -160,7 +155,7 @@ where
     }
 }
 
-/// How to answer a request whose deadline passed: the status, and whether it is gRPC.
+/// A late request's answer: the status, and whether it is gRPC.
 #[derive(Debug, Clone, Copy)]
 struct OnExpiry(StatusCode, bool);
 
@@ -205,8 +200,7 @@ where
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let mut this = self.project();
-        // The body's limit must be on the budget's wheel, which the budget chooses at its
-        // first poll: choose here too, before the task can move threads.
+        // The body's limit must be on the wheel the budget chooses at its first poll.
         if let Some(wheel) = this.body_wheel.as_mut() {
             wheel.choose();
         }
@@ -239,10 +233,9 @@ impl<F, W: WheelRef> fmt::Debug for HttpResponseFuture<F, W> {
 }
 
 pin_project! {
-    /// The body of a response from [`HttpDeadlineService`]: a timed-out response's empty
-    /// body, or the inner one, which ends with an [`Elapsed`] error (gRPC: `grpc-status: 4`
-    /// trailers) if the deadline passes first, checked before each frame. hyper then aborts
-    /// the response, so the client never mistakes it for a complete one.
+    /// The body of a response from [`HttpDeadlineService`]: empty for a timed-out one, else
+    /// the inner one, which ends with an [`Elapsed`] error (gRPC: `grpc-status: 4`
+    /// trailers) if the deadline passes first: hyper aborts the response, never complete.
     ///
     /// # Errors
     ///

@@ -18,31 +18,9 @@ use crate::headers::{OwnLimit, RequestTimeout};
 use crate::limits::{Admitted, Limits, OrElapsed, boxed, shared_builders};
 
 /// A [`Layer`] that bounds each request's response future, from its first poll, by a
-/// deadline, and runs it under a budget of the same length on the wheel `W`. Errors are
-/// boxed into [`BoxError`]: the inner service's own, or an [`Elapsed`] named after the
-/// layer (or an enclosing budget's, when that ends first).
-///
-/// ```
-/// use std::time::Duration;
-/// use punctual::DeadlineExt;
-/// use punctual_tower::DeadlineLayer;
-/// use tower::{ServiceBuilder, ServiceExt, service_fn};
-///
-/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
-/// # async fn main() {
-/// let svc = ServiceBuilder::new()
-///     .layer(DeadlineLayer::<punctual::wheel::DefaultWheel>::new(Duration::from_millis(50)).named("lookup"))
-///     .service(service_fn(|key: u32| async move {
-///         // A downstream call that allows itself a second: the request's 50 ms win.
-///         tokio::time::sleep(Duration::from_secs(5)).deadline(Duration::from_secs(1)).await?;
-///         Ok::<_, punctual::Elapsed>(key)
-///     }));
-/// let err = svc.oneshot(7).await.unwrap_err();
-/// let elapsed = err.downcast_ref::<punctual::Elapsed>().unwrap();
-/// assert_eq!(elapsed.name(), Some("lookup"));
-/// assert_eq!(elapsed.duration(), Duration::from_millis(50));
-/// # }
-/// ```
+/// deadline, and runs it under a budget of the same length on the wheel `W` (see the
+/// crate example). Errors are boxed into [`BoxError`]: the inner service's own, or an
+/// [`Elapsed`] named after the layer (or an enclosing budget's, when that ends first).
 #[derive(Debug, Clone, Copy)]
 pub struct DeadlineLayer<W, T = OwnLimit> {
     limits: Limits<W>,
@@ -55,11 +33,10 @@ shared_builders!(DeadlineLayer => DeadlineService {
 });
 
 impl<W: WheelRef, T> DeadlineLayer<W, T> {
-    /// Counts the wait in `poll_ready`, from the first after the previous `call`, against
-    /// the next request's deadline (off by default: readiness is usually back-pressure
-    /// shared by all). A wait that uses up the limit ends ready (an error would fail the
-    /// service for good), and the next call fails at once with an [`Elapsed`], the inner
-    /// service not called. Each clone waits on its own.
+    /// Counts the wait in `poll_ready` since the previous `call` against the next
+    /// request's deadline (off by default). A wait that uses up the limit ends ready, and
+    /// the next call fails at once with an [`Elapsed`], the inner service not called. Each
+    /// clone waits on its own.
     ///
     /// ```
     /// use std::time::Duration;
@@ -109,8 +86,7 @@ impl<S, W: WheelRef, T: Clone> Layer<S> for DeadlineLayer<W, T> {
 pub struct DeadlineService<S, W: WheelRef, T = OwnLimit> {
     inner: S,
     layer: DeadlineLayer<W, T>,
-    // With `count_readiness`: the wait in `poll_ready` since the last call, or one that
-    // used up the limit, which the next call fails with.
+    // With `count_readiness`: the wait since the last call, or the limit it used up.
     waiting: Option<Waiting<W>>,
     waited_out: Option<Elapsed>,
 }
@@ -175,7 +151,7 @@ where
         let Limits { wheel, limit, .. } = self.layer.limits;
         let waiting = self.waiting.get_or_insert_with(|| Waiting::start(wheel));
         match self.inner.poll_ready(cx) {
-            // Keep the wait: the call takes its time off the request's deadline.
+            // Keep the wait: the call takes it off the request's deadline.
             Poll::Ready(Ok(())) => return Poll::Ready(Ok(())),
             Poll::Ready(Err(error)) => {
                 self.waiting = None;

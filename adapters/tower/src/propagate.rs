@@ -51,13 +51,10 @@ fn current_budget<W: WheelRef>(mut wheel: W) -> Option<(Budget, Duration)> {
 }
 
 /// A [`Layer`] for outgoing HTTP requests: it writes what is left of the budget in force
-/// where `call` runs (so in front of a `tower::buffer::Buffer`, whose worker calls), less
-/// the [`margin`](Self::margin), rounded down, into each request's `grpc-timeout` (or the
-/// header chosen with [`writes`](Self::writes)), unless the request asks for less.
-///
-/// With no budget in force the request goes out as it is. With nothing left to write, it
-/// is not sent: the call fails at once with the budget's [`Elapsed`] (never a zero
-/// timeout). Errors are boxed into [`BoxError`]: the inner service's own, or that one.
+/// where `call` runs (in front of a `tower::buffer::Buffer`), less the
+/// [`margin`](Self::margin), rounded down, into each request's `grpc-timeout` (or
+/// [`writes`](Self::writes)' header), unless the request asks for less. With nothing left,
+/// the call fails at once with the budget's [`Elapsed`], boxed into [`BoxError`].
 ///
 /// ```
 /// use std::time::Duration;
@@ -200,8 +197,7 @@ where
 }
 
 /// Wraps a `tower::retry` [`Policy`] so that nothing is retried once the budget in force
-/// is spent: with a per-attempt deadline inside the retry, attempts would fail at once
-/// and a policy retrying on that error would spin.
+/// is spent (attempts would fail at once, and a retry on that error would spin).
 ///
 /// ```
 /// use std::time::Duration;
@@ -285,9 +281,9 @@ where
     }
 }
 
-/// A middleware error as the `tonic::Status` a gRPC client expects (for a `map_err`
-/// outside the layers): an [`Elapsed`] or tonic's own `TimeoutExpired` in its source chain
-/// is `DEADLINE_EXCEEDED`, anything else what `tonic::Status::from_error` makes of it.
+/// A middleware error as a `tonic::Status` (for a `map_err` outside the layers): an
+/// [`Elapsed`] or tonic's `TimeoutExpired` in its source chain is `DEADLINE_EXCEEDED`,
+/// anything else what `tonic::Status::from_error` makes of it.
 ///
 /// ```
 /// use punctual_tower::{PropagateDeadlineLayer, into_status};

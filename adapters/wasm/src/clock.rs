@@ -19,10 +19,8 @@ static ORIGIN: OnceLock<Instant> = OnceLock::new();
 const BACKDATE: Duration = Duration::from_secs(3600);
 
 /// The host's monotonic clock: `performance.now()`, as [`web_time::Instant`] reads it, in
-/// browsers, web workers and Node (which has a global `performance` since version 16).
-///
-/// Zero bytes; every `HostClock` reads the same. It counts from an hour before its first
-/// reading in the program, so it never reads zero for an instant of the last hour.
+/// browsers, web workers and Node 16+. Every `HostClock` reads the same, from an hour
+/// before its first reading in the program.
 ///
 /// ```no_run
 /// use punctual_core::{Clock, Reading};
@@ -36,9 +34,8 @@ const BACKDATE: Duration = Duration::from_secs(3600);
 ///
 /// # Precision
 ///
-/// Browsers round `performance.now()` to 100 µs or coarser (5 µs in cross-origin isolated
-/// pages); Node does not. The wheel measures on this clock as it reads, so a deadline is
-/// never early on it; measured on an exact clock, it may end up to that rounding early.
+/// Browsers round `performance.now()` to 100 µs or coarser (5 µs cross-origin isolated);
+/// a deadline is never early on this clock, but may be by that rounding on an exact one.
 ///
 /// # Panics
 ///
