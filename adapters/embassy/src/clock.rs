@@ -9,14 +9,8 @@ use crate::convert;
 
 /// The time of embassy-time's driver: [`Instant::now`] since its zero, in nanoseconds
 /// rounded down; its [`resolution`](Clock::resolution) is one embassy tick (see the
-/// crate's `# Precision`). It needs the final binary's time driver.
-///
-/// ```
-/// use punctual_core::FixedWheel;
-/// use punctual_embassy::EmbassyClock;
-///
-/// static WHEEL: FixedWheel<EmbassyClock, 16> = FixedWheel::fixed(EmbassyClock, punctual_embassy::TICK);
-/// ```
+/// crate's `# Precision`). It needs the final binary's time driver. A unit struct:
+/// `Wheel::fixed(EmbassyClock, tick)` makes a `static` wheel of another tick.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct EmbassyClock;
 

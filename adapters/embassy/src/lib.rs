@@ -109,14 +109,6 @@ pub type EmbassyDriver<'w, S> = Driver<'w, EmbassyClock, S, EmbassySleeper>;
 /// A wheel of `N` deadlines on [`EmbassyClock`] with the recommended [`TICK`], for a
 /// `static`. A deadline started while it is full is never early nor missed, but polls its
 /// task busily until an entry frees.
-///
-/// ```
-/// use punctual_embassy::EmbassyWheel;
-///
-/// static WHEEL: EmbassyWheel<8> = punctual_embassy::wheel();
-/// assert_eq!(WHEEL.capacity(), 8);
-/// assert_eq!(WHEEL.tick(), punctual_embassy::TICK);
-/// ```
 pub const fn wheel<const N: usize, W: IndexWidth, const L: usize>() -> EmbassyWheel<N, W, L> {
     Wheel::<EmbassyClock, Fixed<N, W, L>>::fixed(EmbassyClock, TICK)
 }

@@ -241,11 +241,9 @@ pub fn run<D: Driven>(mut take_in: impl FnMut(&mut Vec<D>), max_sleep: Duration)
                 // Nothing unparks us for this wheel: turn again within a tick.
                 next = next.min(now.saturating_add(wheel.wheel().tick()));
             }
-            if next != Reading::END.as_duration() && max_sleep != Duration::MAX {
+            if next != Reading::END.as_duration() {
                 // See `BOOT_MAX_SLEEP`.
                 next = next.min(now.saturating_add(max_sleep));
-            }
-            if next != Reading::END.as_duration() {
                 let until = next.saturating_sub(now);
                 if first.is_none_or(|(_, _, soonest)| until < soonest) {
                     first = Some((index, next, until));

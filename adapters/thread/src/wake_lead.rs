@@ -4,7 +4,7 @@
 //! then its task's). Bounds, pinned by the tests below:
 //!
 //! - the lead is a running average (weight 1/8) of the oversleeps seen, zero until one
-//!   was measured, at most [`WakeLead::MAX`] (50 µs) and half the wheel's tick;
+//!   was measured, at most [`WakeEarly::MAX`] (50 µs) and half the wheel's tick;
 //! - a spin ends when the clock reaches the turn, the thread is woken, or after twice
 //!   the lead of real time (a clock that stops or runs slow);
 //! - a planned turn is spun towards at most once, then slept for: a stopped clock never
@@ -17,32 +17,6 @@ use std::time::Instant;
 
 use punctual_core::Clock;
 
-/// How long before a planned turn a timer thread asks to wake.
-#[derive(Debug, Default)]
-pub(crate) struct WakeLead {
-    /// Running average of the oversleeps seen, in nanoseconds, each at most `MAX`.
-    average_ns: u64,
-}
-
-impl WakeLead {
-    /// The longest lead.
-    pub(crate) const MAX: Duration = Duration::from_micros(50);
-
-    /// How long before a planned turn to wake, on a wheel with this `tick`.
-    pub(crate) fn lead(&self, tick: Duration) -> Duration {
-        Duration::from_nanos(self.average_ns)
-            .min(Self::MAX)
-            .min(tick / 2)
-    }
-
-    /// Records a timed sleep that returned `overslept` after the reading it asked for.
-    pub(crate) fn observe(&mut self, overslept: Duration) {
-        // At most `MAX`: the cast is exact, one preempted wake moves the lead by `MAX / 8`.
-        let ns = overslept.min(Self::MAX).as_nanos() as u64;
-        self.average_ns = self.average_ns - self.average_ns / 8 + ns / 8;
-    }
-}
-
 /// How a timer thread waits for a planned turn: sleep, then spin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Wait {
@@ -52,14 +26,32 @@ pub(crate) struct Wait {
     pub(crate) spin: Duration,
 }
 
-/// A timer thread's [`WakeLead`], and the planned turn it last spun towards.
+/// A timer thread's lead, and the planned turn it last spun towards.
 #[derive(Debug, Default)]
 pub(crate) struct WakeEarly {
-    lead: WakeLead,
+    /// Running average of the oversleeps seen, in nanoseconds, each at most `MAX`.
+    average_ns: u64,
     spun_towards: Option<Duration>,
 }
 
 impl WakeEarly {
+    /// The longest lead.
+    pub(crate) const MAX: Duration = Duration::from_micros(50);
+
+    /// How long before a planned turn to wake, on a wheel with this `tick`.
+    fn lead(&self, tick: Duration) -> Duration {
+        Duration::from_nanos(self.average_ns)
+            .min(Self::MAX)
+            .min(tick / 2)
+    }
+
+    /// Records a timed sleep that returned `overslept` after the reading it asked for.
+    fn observe(&mut self, overslept: Duration) {
+        // At most `MAX`: the cast is exact, one preempted wake moves the lead by `MAX / 8`.
+        let ns = overslept.min(Self::MAX).as_nanos() as u64;
+        self.average_ns = self.average_ns - self.average_ns / 8 + ns / 8;
+    }
+
     /// How to wait, at reading `now`, for the turn planned at reading `next`, on a wheel
     /// with this `tick`. `None` when the turn is due already.
     pub(crate) fn plan(&mut self, now: Duration, next: Duration, tick: Duration) -> Option<Wait> {
@@ -68,7 +60,7 @@ impl WakeEarly {
             // Spun towards it already: the clock stopped or runs slow. Sleep the rest.
             Duration::ZERO
         } else {
-            self.lead.lead(tick)
+            self.lead(tick)
         };
         if !early.is_zero() {
             self.spun_towards = Some(next);
@@ -84,7 +76,7 @@ impl WakeEarly {
     pub(crate) fn slept(&mut self, asked: Duration, woke: Duration) -> bool {
         match woke.checked_sub(asked) {
             Some(overslept) => {
-                self.lead.observe(overslept);
+                self.observe(overslept);
                 true
             }
             None => false,
@@ -122,14 +114,14 @@ mod tests {
     fn trained(overslept: Duration) -> WakeEarly {
         let mut early = WakeEarly::default();
         for _ in 0..200 {
-            early.lead.observe(overslept);
+            early.observe(overslept);
         }
         early
     }
 
     #[test]
     fn no_lead_before_a_sleep_was_measured() {
-        assert_eq!(WakeLead::default().lead(TICK), Duration::ZERO);
+        assert_eq!(WakeEarly::default().lead(TICK), Duration::ZERO);
         let plan = WakeEarly::default().plan(ms(10), ms(12), TICK);
         assert_eq!(
             plan,
@@ -142,7 +134,7 @@ mod tests {
 
     #[test]
     fn the_lead_follows_a_steady_oversleep() {
-        let lead = trained(us(8)).lead;
+        let lead = trained(us(8));
         let gap = us(8) - lead.lead(TICK);
         assert!(
             gap < Duration::from_nanos(100),
@@ -153,7 +145,7 @@ mod tests {
 
     #[test]
     fn the_lead_shrinks_when_the_oversleeps_do() {
-        let mut lead = trained(us(20)).lead;
+        let mut lead = trained(us(20));
         for _ in 0..200 {
             lead.observe(us(2));
         }
@@ -163,24 +155,24 @@ mod tests {
 
     #[test]
     fn the_lead_never_passes_its_cap_nor_half_a_tick() {
-        let lead = trained(Duration::from_secs(1)).lead;
-        assert!(lead.lead(TICK) <= WakeLead::MAX);
-        assert!(lead.lead(TICK) > WakeLead::MAX - us(1));
+        let lead = trained(Duration::from_secs(1));
+        assert!(lead.lead(TICK) <= WakeEarly::MAX);
+        assert!(lead.lead(TICK) > WakeEarly::MAX - us(1));
         let small_tick = us(30);
         assert_eq!(lead.lead(small_tick), small_tick / 2);
     }
 
     #[test]
     fn oversleep_moves_lead_at_most_an_eighth() {
-        let mut lead = WakeLead::default();
+        let mut lead = WakeEarly::default();
         lead.observe(Duration::from_secs(3600));
-        assert_eq!(lead.lead(TICK), WakeLead::MAX / 8);
+        assert_eq!(lead.lead(TICK), WakeEarly::MAX / 8);
     }
 
     #[test]
     fn sleeps_to_the_lead_then_spins_at_most_twice() {
         let mut early = trained(us(8));
-        let lead = early.lead.lead(TICK);
+        let lead = early.lead(TICK);
         let plan = early.plan(ms(10), ms(12), TICK).expect("a wait");
         assert_eq!(plan.sleep, ms(2) - lead);
         assert_eq!(plan.spin, lead * 2);
@@ -225,9 +217,9 @@ mod tests {
     fn early_wake_turns_at_once_unmeasured() {
         let mut early = WakeEarly::default();
         assert!(!early.slept(ms(10), ms(9)));
-        assert_eq!(early.lead.lead(TICK), Duration::ZERO);
+        assert_eq!(early.lead(TICK), Duration::ZERO);
         assert!(early.slept(ms(10), ms(10) + us(8)));
-        assert_eq!(early.lead.lead(TICK), us(1));
+        assert_eq!(early.lead(TICK), us(1));
     }
 
     /// Runs `spin_until` on a thread of its own; how long it spun, or `None` if it had

@@ -13,20 +13,6 @@ use tokio::time::Instant;
 /// runtime, the real clock). With a paused clock, make it inside the runtime and poll the
 /// wheel's deadlines on that runtime only: one wheel per runtime.
 ///
-/// ```
-/// use std::time::Duration;
-/// use punctual_core::{Clock, ClockInstant, Reading};
-/// use punctual_tokio::TokioClock;
-///
-/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
-/// # async fn main() {
-/// let clock = TokioClock::new();
-/// assert_eq!(clock.now(), Duration::ZERO); // the paused clock does not move by itself
-/// tokio::time::advance(Duration::from_millis(250)).await;
-/// assert_eq!(clock.now(), Duration::from_millis(250));
-/// # }
-/// ```
-///
 /// [`tokio::time::pause`]: https://docs.rs/tokio/1/tokio/time/fn.pause.html
 #[derive(Debug, Clone, Copy)]
 pub struct TokioClock {

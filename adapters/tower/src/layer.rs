@@ -37,31 +37,6 @@ impl<W: WheelRef, T> DeadlineLayer<W, T> {
     /// request's deadline (off by default). A wait that uses up the limit ends ready, and
     /// the next call fails at once with an [`Elapsed`], the inner service not called. Each
     /// clone waits on its own.
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// use punctual_tower::DeadlineLayer;
-    /// use tower::{Layer, ServiceExt};
-    ///
-    /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
-    /// # async fn main() {
-    /// struct NeverReady; // a rate limit that never lets up
-    /// impl tower::Service<()> for NeverReady {
-    ///     type Response = ();
-    ///     type Error = std::convert::Infallible;
-    ///     type Future = std::future::Pending<Result<(), Self::Error>>;
-    ///     fn poll_ready(&mut self, _: &mut std::task::Context<'_>) -> std::task::Poll<Result<(), Self::Error>> { std::task::Poll::Pending }
-    ///     fn call(&mut self, (): ()) -> Self::Future { std::future::pending() }
-    /// }
-    /// let mut svc = DeadlineLayer::<punctual::wheel::DefaultWheel>::new(Duration::from_millis(30))
-    ///     .count_readiness()
-    ///     .layer(NeverReady);
-    /// let start = tokio::time::Instant::now();
-    /// let err = svc.oneshot(()).await.unwrap_err();
-    /// assert!(err.downcast_ref::<punctual::Elapsed>().is_some());
-    /// assert_eq!(start.elapsed(), Duration::from_millis(30));
-    /// # }
-    /// ```
     pub fn count_readiness(mut self) -> Self {
         self.count_readiness = true;
         self

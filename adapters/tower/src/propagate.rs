@@ -20,21 +20,6 @@ use crate::limits::{OrElapsed, boxed};
 
 /// What is left of the budget in force on this thread, on `wheel`'s clock; `None` with no
 /// budget in force for deadlines on that wheel.
-///
-/// ```
-/// use std::time::Duration;
-/// use punctual::wheel::DefaultWheel;
-///
-/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
-/// # async fn main() {
-/// assert_eq!(punctual_tower::remaining_budget(DefaultWheel::new()), None);
-/// let left = punctual::budget(Duration::from_secs(2), async {
-///     tokio::time::sleep(Duration::from_millis(500)).await;
-///     punctual_tower::remaining_budget(DefaultWheel::new())
-/// });
-/// assert_eq!(left.await.unwrap(), Some(Duration::from_millis(1500)));
-/// # }
-/// ```
 pub fn remaining_budget<W: WheelRef>(wheel: W) -> Option<Duration> {
     current_budget(wheel).map(|(_, left)| left)
 }
@@ -284,18 +269,6 @@ where
 /// A middleware error as a `tonic::Status` (for a `map_err` outside the layers): an
 /// [`Elapsed`] or tonic's `TimeoutExpired` in its source chain is `DEADLINE_EXCEEDED`,
 /// anything else what `tonic::Status::from_error` makes of it.
-///
-/// ```
-/// use punctual_tower::{PropagateDeadlineLayer, into_status};
-/// use tower::ServiceBuilder;
-///
-/// # fn wrap<S: tower::Service<http::Request<()>, Error = punctual_tower::BoxError>>(channel: S) {
-/// let channel = ServiceBuilder::new()
-///     .map_err(into_status)
-///     .layer(PropagateDeadlineLayer::<punctual::wheel::DefaultWheel>::new())
-///     .service(channel);
-/// # }
-/// ```
 #[cfg(feature = "tonic")]
 pub fn into_status(error: BoxError) -> tonic::Status {
     let first: &(dyn std::error::Error + 'static) = &*error;

@@ -22,16 +22,6 @@ const BACKDATE: Duration = Duration::from_secs(3600);
 /// browsers, web workers and Node 16+. Every `HostClock` reads the same, from an hour
 /// before its first reading in the program.
 ///
-/// ```no_run
-/// use punctual_core::{Clock, Reading};
-/// use punctual_wasm::HostClock;
-///
-/// let clock = HostClock::new();
-/// let before = web_time::Instant::now();
-/// let now = Reading::since_origin(clock.now());
-/// assert!(clock.reading_of(before) <= now);
-/// ```
-///
 /// # Precision
 ///
 /// Browsers round `performance.now()` to 100 µs or coarser (5 µs cross-origin isolated);

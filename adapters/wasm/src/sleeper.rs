@@ -24,20 +24,6 @@ pub const MAX_TIMEOUT: Duration = Duration::from_millis(i32::MAX as u64);
 /// clock that reads it): a `setTimeout` for the time left. [`driver`](crate::driver)
 /// makes one for you.
 ///
-/// ```no_run
-/// use core::time::Duration;
-/// use punctual_core::{Clock, Reading, Sleeper};
-/// use punctual_wasm::{HostClock, TimeoutSleeper};
-///
-/// let clock = HostClock::new();
-/// let mut sleeper = TimeoutSleeper::new(clock);
-/// let at = Reading::since_origin(clock.now()) + Duration::from_millis(5);
-/// wasm_bindgen_futures::spawn_local(async move {
-///     sleeper.sleep_until(at).await;
-///     assert!(Reading::since_origin(clock.now()) >= at); // never early
-/// });
-/// ```
-///
 /// Never early; how late is up to the host's timers (see the crate docs).
 ///
 /// [`HostClock`]: crate::HostClock
@@ -87,7 +73,6 @@ enum Wait {
     Hop(Hop),
     /// The hop is done (or the host has none): set the timer now.
     Hopped,
-    /// A `setTimeout`.
     Timer(TimeoutFuture),
 }
 
