@@ -49,16 +49,8 @@
 //! * Polling the driver from anything but an embassy task (a host test's `block_on`) needs
 //!   a `generic-queue-N` feature of embassy-time in the final binary.
 //!
-//! # Compared with `embassy_time::with_timeout`
-//!
-//! | | `with_timeout` | `WHEEL.deadline` |
-//! |---|---|---|
-//! | clock starts | when the future is created | at its first pending poll |
-//! | ends early | up to one tick | never |
-//! | inner future dropped on timeout | with the outer future | before `Err` is returned |
-//! | embassy timer queue entries | one per waiting task | one for the whole wheel |
-//! | limit on pending timeouts | none, or a generic queue's `N` | the wheel's `N` (then busy, never early) |
-//! | cost of a future ready at its first poll | a clock read | nothing |
+//! Unlike `with_timeout`'s, a deadline's clock starts at its first pending poll (a future
+//! ready at once costs nothing), and one embassy timer serves the whole wheel.
 //!
 //! # Features
 //!

@@ -1,8 +1,6 @@
-//! Drive a [punctual] timer wheel from async-io timers, on any smol executor: no extra
-//! thread, and the timer's work done by your executor.
-//!
-//! [`driver`] turns a wheel on a [`StdClock`] and sleeps on an [`async_io::Timer`] until
-//! its next turn: spawn it on any executor, or run it beside your future ([`with_driver`]).
+//! Drive a [punctual] timer wheel from async-io timers on any smol executor, no extra
+//! thread: [`driver`] turns a wheel on a [`StdClock`] and sleeps on an [`async_io::Timer`]
+//! until its next turn. Spawn it, or run it beside your future ([`with_driver`]).
 //!
 //! ```
 //! use std::time::Duration;
@@ -12,10 +10,8 @@
 //! smol::spawn(punctual_smol::driver(wheel)).detach();
 //!
 //! smol::block_on(async {
-//!     // Met: Ok with the output.
 //!     let fast = wheel.deadline(Duration::from_millis(100), async { 42 }).await;
 //!     assert_eq!(fast, Ok(42));
-//!
 //!     // Missed: Err(Elapsed), and the inner future has been dropped.
 //!     let slow = smol::Timer::after(Duration::from_secs(5));
 //!     let err = wheel.deadline(Duration::from_millis(10), slow).await.unwrap_err();

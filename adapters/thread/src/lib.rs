@@ -108,15 +108,13 @@ impl Drop for Turning {
     }
 }
 
-/// Before a fork, in the thread that forks: close the gate and wait for the turns in
-/// progress (other than this thread's own, for a waker that forks).
+/// Before a fork: close the gate and wait for the turns in progress but this thread's.
 #[cfg(all(target_os = "linux", not(miri)))]
 extern "C" fn before_fork() {
     let own = usize::from(IN_TURN.with(core::cell::Cell::get));
     fork_gate::close(&TURNS, own);
 }
 
-/// After a fork, in the parent: open the gate.
 #[cfg(all(target_os = "linux", not(miri)))]
 extern "C" fn after_fork_in_parent() {
     fork_gate::open(&TURNS);

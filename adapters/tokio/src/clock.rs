@@ -51,7 +51,6 @@ impl TokioClock {
 }
 
 impl Default for TokioClock {
-    /// Same as [`TokioClock::new`].
     fn default() -> Self {
         Self::new()
     }

@@ -39,7 +39,6 @@ pub fn start() -> &'static TokioWheel {
 #[track_caller]
 pub fn start_with_tick(tick: Duration) -> &'static TokioWheel {
     let handle = current_handle("punctual_tokio::start");
-    check_time_enabled(&handle);
     // In the runtime's context: a paused runtime's clock is the one read.
     let clock = {
         let _context = handle.enter();

@@ -13,29 +13,9 @@ use std::task::{Wake, Waker};
 use pin_project_lite::pin_project;
 use punctual_core::{Clock, Reading, Sleeper, Storage, Wheel};
 
-/// A [`Sleeper`] for a `'static` wheel whose sleeps, when tokio's timer fires them, turn
-/// the wheel first and then wake the driver's task.
-///
-/// A deadline then fires in the same step as a tokio timer of the same instant (on a
-/// paused clock, `advance(d).await` returns with both fired), not a scheduling round
-/// later as with a plain [`TokioSleeper`](crate::TokioSleeper).
-///
-/// ```
-/// use std::time::Duration;
-/// use punctual_core::{Growable, Wheel};
-/// use punctual_tokio::{TokioClock, TokioSleeper, TurningSleeper};
-///
-/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
-/// # async fn main() {
-/// let wheel: &'static Wheel<TokioClock, Growable> =
-///     Wheel::growable(TokioClock::new(), Duration::from_millis(1)).with_precise_fires().leak();
-/// let sleeper = TurningSleeper::new(TokioSleeper::new(wheel.clock()), wheel);
-/// tokio::spawn(async move { match wheel.driver(sleeper).await {} });
-///
-/// let r = wheel.deadline(Duration::from_millis(10), std::future::pending::<()>()).await;
-/// assert!(r.is_err());
-/// # }
-/// ```
+/// A [`Sleeper`] for a `'static` wheel whose sleeps, when tokio fires them, turn the wheel
+/// and then wake the driver's task: a deadline fires in the same step as a tokio timer of
+/// the same instant, not a scheduling round later as with [`TokioSleeper`](crate::TokioSleeper).
 #[derive(Debug)]
 pub struct TurningSleeper<T, C: 'static, S: 'static> {
     inner: T,

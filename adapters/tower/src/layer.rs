@@ -3,7 +3,7 @@
 use core::fmt;
 use core::future::Future;
 use core::pin::Pin;
-use core::task::{Context, Poll, ready};
+use core::task::{Context, Poll};
 use core::time::Duration;
 
 use pin_project_lite::pin_project;
@@ -192,8 +192,8 @@ where
     type Output = Result<R, BoxError>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let result = ready!(self.project().inner.poll(cx));
-        Poll::Ready(boxed(result.and_then(|result| result)))
+        let result = self.project().inner.poll(cx);
+        result.map(|result| boxed(result.and_then(|result| result)))
     }
 }
 

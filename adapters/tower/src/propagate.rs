@@ -253,12 +253,10 @@ where
     type Future = P::Future;
 
     fn retry(&mut self, req: &mut Req, result: &mut Result<Res, E>) -> Option<Self::Future> {
-        let spent = remaining_budget(self.wheel) == Some(Duration::ZERO);
-        if spent {
-            None
-        } else {
-            self.policy.retry(req, result)
+        if remaining_budget(self.wheel) == Some(Duration::ZERO) {
+            return None; // spent
         }
+        self.policy.retry(req, result)
     }
 
     fn clone_request(&mut self, req: &Req) -> Option<Req> {

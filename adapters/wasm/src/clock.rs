@@ -1,10 +1,8 @@
 //! `HostClock`: the host's monotonic time, `performance.now()`, through `web_time::Instant`.
 //!
-//! * Every `HostClock` counts from one origin: [`BACKDATE`] before the first reading in
-//!   the program. So readings of two `HostClock`s compare, and instants from shortly
-//!   before the first reading map to distinct readings.
-//! * Readings and instants come from the same source and the same conversion, so
-//!   `reading_of(instant)` is exact: the clock reads it when `Instant::now()` reaches it.
+//! * Every `HostClock` counts from one origin, [`BACKDATE`] before the program's first
+//!   reading: readings of two compare, and instants shortly before it stay distinct.
+//! * Readings and instants share a source and conversion: `reading_of(instant)` is exact.
 
 use core::time::Duration;
 use std::sync::OnceLock;

@@ -1,8 +1,7 @@
 //! `TimeoutSleeper`: the driver's sleeps, on the host's `setTimeout`.
 //!
-//! * A sleep completes only once its clock reads its time; a timer that fired before that
-//!   is set again for the rest.
-//! * A sleep holds at most one timer; dropping the sleep clears it (`clearTimeout`).
+//! * A sleep completes only once its clock reads its time (a timer that fired early is set
+//!   again); it holds at most one timer, which dropping it clears.
 //! * A timer waits the time left rounded up to a millisecond, at most [`MAX_TIMEOUT`].
 //! * A timer shorter than the clamp of nested timers is set after a [`Hop`].
 
