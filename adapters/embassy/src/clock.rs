@@ -16,30 +16,12 @@ pub struct EmbassyClock;
 
 impl EmbassyClock {
     /// The clock reading of `instant`, rounded down to a whole nanosecond.
-    ///
-    /// ```
-    /// use embassy_time::{Instant, TICK_HZ};
-    /// use punctual_embassy::EmbassyClock;
-    ///
-    /// let one_second = Instant::from_ticks(TICK_HZ);
-    /// assert_eq!(EmbassyClock::reading_of(one_second).as_duration(), core::time::Duration::from_secs(1));
-    /// ```
     pub const fn reading_of(instant: Instant) -> Reading {
         Reading::from_nanos(convert::reading_nanos_of_ticks(instant.as_ticks(), TICK_HZ))
     }
 
     /// The first embassy instant whose reading is at or after `reading` (unlike
     /// `Instant::from_nanos`, which rounds down); [`Instant::MAX`] beyond embassy's range.
-    ///
-    /// ```
-    /// use core::time::Duration;
-    /// use punctual_embassy::EmbassyClock;
-    ///
-    /// let reading = punctual_core::Reading::since_origin(Duration::from_nanos(1));
-    /// let at = EmbassyClock::instant_at_or_after(reading);
-    /// assert!(EmbassyClock::reading_of(at) >= reading);
-    /// assert!(at.as_ticks() >= 1); // `Instant::from_nanos(1)` is tick 0: before `reading`
-    /// ```
     pub const fn instant_at_or_after(reading: Reading) -> Instant {
         Instant::from_ticks(convert::ticks_at_or_after_nanos(
             reading.as_nanos(),
@@ -67,5 +49,31 @@ impl Clock for EmbassyClock {
     #[inline]
     fn reading(&self) -> Reading {
         Self::reading_of(Instant::now())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use core::time::Duration;
+
+    use embassy_time::{Instant, TICK_HZ};
+    use punctual_core::Reading;
+
+    use super::EmbassyClock;
+
+    #[test]
+    fn one_second_of_ticks_reads_one_second() {
+        let one_second = Instant::from_ticks(TICK_HZ);
+        let reading = EmbassyClock::reading_of(one_second);
+        assert_eq!(reading.as_duration(), Duration::from_secs(1));
+    }
+
+    #[test]
+    fn instant_at_or_after_never_lands_before() {
+        let reading = Reading::since_origin(Duration::from_nanos(1));
+        let at = EmbassyClock::instant_at_or_after(reading);
+        assert!(EmbassyClock::reading_of(at) >= reading);
+        // `Instant::from_nanos(1)` is tick 0: before `reading`.
+        assert!(at.as_ticks() >= 1);
     }
 }

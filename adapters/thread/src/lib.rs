@@ -183,7 +183,6 @@ pub trait Driven {
     }
 }
 
-/// A wheel driven for the rest of the process.
 struct ForLife<C: Clock + 'static, S: Storage + 'static> {
     wheel: &'static Wheel<C, S>,
     slot: DriverSlot<'static, C, S>,

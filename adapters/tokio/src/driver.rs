@@ -129,8 +129,7 @@ fn current_handle(what: &str) -> Handle {
     Handle::try_current().unwrap_or_else(|err| panic!("{what} needs a tokio runtime: {err}"))
 }
 
-/// Panics, with tokio's message, if `handle`'s runtime has no time driver: here, not in
-/// the driver task, where it would leave every deadline silently unfired.
+/// Panics, with tokio's message, without a time driver: here, not silently in the task.
 #[track_caller]
 fn check_time_enabled(handle: &Handle) {
     let _context = handle.enter();

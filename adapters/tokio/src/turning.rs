@@ -1,5 +1,4 @@
-//! `TurningSleeper`: sleeps on tokio's timer whose wake turns the wheel, where tokio fires
-//! its timers, then wakes the driver's task.
+//! `TurningSleeper`: tokio sleeps whose wake turns the wheel, then wakes the driver's task.
 //!
 //! * A sleep that was dropped turns nothing, even if tokio still holds its waker.
 //! * A task waker that panics during that turn does not unwind into tokio's timer.

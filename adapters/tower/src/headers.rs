@@ -61,7 +61,6 @@ pub enum TimeoutHeader {
     Connect,
 }
 
-/// A header's parser.
 type Parse = fn(&[u8]) -> Result<Duration, InvalidTimeout>;
 
 impl TimeoutHeader {

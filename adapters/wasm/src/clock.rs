@@ -37,7 +37,6 @@ impl HostClock {
         Self
     }
 
-    /// The origin every `HostClock` counts from, plus [`BACKDATE`].
     fn origin() -> Instant {
         *ORIGIN.get_or_init(Instant::now)
     }
