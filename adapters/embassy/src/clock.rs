@@ -7,57 +7,21 @@ use punctual_core::{Clock, ClockInstant, Reading};
 
 use crate::convert;
 
-/// The time of embassy-time's driver: [`Instant::now`] as a reading since the driver's
-/// zero (boot, on most drivers), in nanoseconds rounded down.
-///
-/// A reading can lag the true time by up to one embassy tick. Its
-/// [`resolution`](Clock::resolution) says so ([`RESOLUTION`](crate::RESOLUTION)), and the
-/// wheel adds that to every relative deadline, so none ends early (see the crate's
-/// `# Precision`).
-///
-/// A unit struct, usable in a `static` wheel:
-///
-/// ```
-/// use punctual_core::FixedWheel;
-/// use punctual_embassy::EmbassyClock;
-///
-/// static WHEEL: FixedWheel<EmbassyClock, 16> = FixedWheel::fixed(EmbassyClock, punctual_embassy::TICK);
-/// ```
-///
-/// Reading it needs the time driver of the final binary, like every `Instant::now()`.
+/// The time of embassy-time's driver: [`Instant::now`] since its zero, in nanoseconds
+/// rounded down; its [`resolution`](Clock::resolution) is one embassy tick (see the
+/// crate's `# Precision`). It needs the final binary's time driver. A unit struct:
+/// `Wheel::fixed(EmbassyClock, tick)` makes a `static` wheel of another tick.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct EmbassyClock;
 
 impl EmbassyClock {
-    /// The clock reading of `instant`: its ticks as a duration, rounded down to a whole
-    /// nanosecond. A wheel on this clock takes an embassy instant as it is:
-    /// `WHEEL.deadline_at(at, fut)`. At a rate whose tick is whole nanoseconds (1 kHz,
-    /// 1 MHz, 100 Hz...) a multiply; otherwise it divides by the rate.
-    ///
-    /// ```
-    /// use embassy_time::{Instant, TICK_HZ};
-    /// use punctual_embassy::EmbassyClock;
-    ///
-    /// let one_second = Instant::from_ticks(TICK_HZ);
-    /// assert_eq!(EmbassyClock::reading_of(one_second).as_duration(), core::time::Duration::from_secs(1));
-    /// ```
+    /// The clock reading of `instant`, rounded down to a whole nanosecond.
     pub const fn reading_of(instant: Instant) -> Reading {
         Reading::from_nanos(convert::reading_nanos_of_ticks(instant.as_ticks(), TICK_HZ))
     }
 
-    /// The first embassy instant whose reading is at or after `reading`, so a timer at it
-    /// never ends before the clock reads `reading`. [`Instant::MAX`] beyond embassy's range.
-    /// Unlike `Instant::from_nanos`, which rounds down, it never lands before `reading`.
-    ///
-    /// ```
-    /// use core::time::Duration;
-    /// use punctual_embassy::EmbassyClock;
-    ///
-    /// let reading = punctual_core::Reading::since_origin(Duration::from_nanos(1));
-    /// let at = EmbassyClock::instant_at_or_after(reading);
-    /// assert!(EmbassyClock::reading_of(at) >= reading);
-    /// assert!(at.as_ticks() >= 1); // `Instant::from_nanos(1)` is tick 0: before `reading`
-    /// ```
+    /// The first embassy instant whose reading is at or after `reading` (unlike
+    /// `Instant::from_nanos`, which rounds down); [`Instant::MAX`] beyond embassy's range.
     pub const fn instant_at_or_after(reading: Reading) -> Instant {
         Instant::from_ticks(convert::ticks_at_or_after_nanos(
             reading.as_nanos(),
@@ -82,10 +46,34 @@ impl Clock for EmbassyClock {
         crate::RESOLUTION
     }
 
-    /// The tick counter times the nanoseconds per tick: no division at the common rates
-    /// (see [`reading_of`](EmbassyClock::reading_of)).
     #[inline]
     fn reading(&self) -> Reading {
         Self::reading_of(Instant::now())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use core::time::Duration;
+
+    use embassy_time::{Instant, TICK_HZ};
+    use punctual_core::Reading;
+
+    use super::EmbassyClock;
+
+    #[test]
+    fn one_second_of_ticks_reads_one_second() {
+        let one_second = Instant::from_ticks(TICK_HZ);
+        let reading = EmbassyClock::reading_of(one_second);
+        assert_eq!(reading.as_duration(), Duration::from_secs(1));
+    }
+
+    #[test]
+    fn instant_at_or_after_never_lands_before() {
+        let reading = Reading::since_origin(Duration::from_nanos(1));
+        let at = EmbassyClock::instant_at_or_after(reading);
+        assert!(EmbassyClock::reading_of(at) >= reading);
+        // `Instant::from_nanos(1)` is tick 0: before `reading`.
+        assert!(at.as_ticks() >= 1);
     }
 }

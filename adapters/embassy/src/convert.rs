@@ -1,13 +1,7 @@
-//! Conversions between embassy ticks and wheel clock readings, and the tick constants.
-//!
-//! Every conversion rounds the way that keeps deadlines from ending early:
-//!
-//! * ticks to a reading round **down** (a reading is never ahead of the time it reads);
-//! * a reading to ticks rounds **up** (a sleep never ends before the reading it waits for);
-//! * the clock's [`RESOLUTION`] covers everything a reading can lag the true time by.
-//!
-//! The functions take the tick rate `hz` as a parameter, so host tests cover every rate.
-//! The public API passes [`embassy_time::TICK_HZ`].
+//! Conversions between embassy ticks and readings, which keep deadlines from ending early:
+//! ticks to a reading round **down**, a reading to ticks rounds **up**, and [`RESOLUTION`]
+//! covers all a reading can lag the true time by. They take the rate `hz`, so host tests
+//! cover every rate.
 
 use core::time::Duration;
 
@@ -19,9 +13,8 @@ const fn gcd(a: u64, b: u64) -> u64 {
     if b == 0 { a } else { gcd(b, a % b) }
 }
 
-/// Nanoseconds per tick at `hz`, when a tick is a whole number of them (1 kHz, 1 MHz,
-/// 100 Hz...): then conversions multiply, or divide by this constant with a reciprocal,
-/// and a 32-bit target calls no 64-bit division. `None` otherwise (32 768 Hz...).
+/// Nanoseconds per tick at `hz` if whole (1 kHz, 1 MHz...): conversions then need no
+/// 64-bit division call on a 32-bit target. `None` otherwise (32 768 Hz...).
 const fn whole_nanos_per_tick(hz: u64) -> Option<u64> {
     if NANOS_PER_SEC % hz == 0 {
         Some(NANOS_PER_SEC / hz)
@@ -30,9 +23,7 @@ const fn whole_nanos_per_tick(hz: u64) -> Option<u64> {
     }
 }
 
-/// The clock reading of tick `ticks` at `hz`, in nanoseconds: [`reading_of_ticks`],
-/// saturating at `u64::MAX` (the wheel's `Reading::END`). With a whole number of
-/// nanoseconds per tick, a multiply.
+/// [`reading_of_ticks`] in nanoseconds, saturating at `u64::MAX` (`Reading::END`).
 #[inline(always)]
 pub(crate) const fn reading_nanos_of_ticks(ticks: u64, hz: u64) -> u64 {
     match whole_nanos_per_tick(hz) {
@@ -41,9 +32,7 @@ pub(crate) const fn reading_nanos_of_ticks(ticks: u64, hz: u64) -> u64 {
     }
 }
 
-/// The first tick whose reading is at or after `nanos`: [`ticks_at_or_after`] of a
-/// reading in nanoseconds. With a whole number of nanoseconds per tick, a multiply by the
-/// reciprocal of that; `nanos` of `u64::MAX` (`Reading::END`) is `u64::MAX`.
+/// [`ticks_at_or_after`] of a reading in nanoseconds; `u64::MAX` (`Reading::END`) stays.
 #[inline(always)]
 pub(crate) const fn ticks_at_or_after_nanos(nanos: u64, hz: u64) -> u64 {
     if nanos == u64::MAX {
@@ -129,22 +118,16 @@ const _: () = assert!(
     "punctual-embassy: embassy's tick rate is above 18 GHz"
 );
 
-/// One embassy tick, `1 / TICK_HZ` seconds, in whole nanoseconds: the
-/// [`resolution`] of [`EmbassyClock`], how far its reading can lag the true time.
-///
-/// Exact when a tick is a whole number of nanoseconds: 1 ms at `tick-hz-1_000`, 1 µs at
-/// `tick-hz-1_000_000` (the rate of embassy-time's `std` and `mock-driver`). Otherwise it
-/// also covers the fraction of a nanosecond a reading loses to rounding down, rounded up:
-/// 976 563 ns at `tick-hz-1_024` (976 562.5 ns a tick), 30 519 ns at `tick-hz-32_768`
-/// (30 517.578125 ns).
+/// One embassy tick in nanoseconds, rounded up: the [`resolution`] of [`EmbassyClock`],
+/// how far its reading can lag the true time (1 ms at `tick-hz-1_000`, 976 563 ns at
+/// `tick-hz-1_024`, whose tick is 976 562.5 ns).
 ///
 /// [`resolution`]: punctual_core::Clock::resolution
 /// [`EmbassyClock`]: crate::EmbassyClock
 pub const RESOLUTION: Duration = Duration::from_nanos(resolution_nanos(embassy_time::TICK_HZ));
 
-/// The wheel tick this crate recommends for the embassy tick rate of the build: the
-/// shortest whole number of embassy ticks that is at least 1 ms and a whole number of
-/// nanoseconds.
+/// The recommended wheel tick: the shortest whole number of embassy ticks that is at least
+/// 1 ms and whole nanoseconds, so wheel ticks end where the driver's sleeps end exactly.
 ///
 /// | `tick-hz-…` | `TICK` | embassy ticks |
 /// |---|---|---|
@@ -154,10 +137,7 @@ pub const RESOLUTION: Duration = Duration::from_nanos(resolution_nanos(embassy_t
 /// | `1_024` | 1.953125 ms | 2 |
 /// | `100` | 10 ms | 1 |
 ///
-/// Any tick is never early. Whole embassy ticks keep wheel ticks on embassy tick
-/// boundaries, where the driver's sleeps end exactly, so the two-tick bound holds in true
-/// time too. At least 1 ms keeps the range wide and turns few at fast rates. A multiple of
-/// `TICK` (`TICK * 10`) trades precision for even fewer turns.
+/// A multiple of `TICK` (`TICK * 10`) trades precision for fewer turns.
 pub const TICK: Duration = Duration::from_nanos(recommended_tick_nanos(embassy_time::TICK_HZ));
 
 #[cfg(test)]

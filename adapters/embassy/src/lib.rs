@@ -1,18 +1,10 @@
 //! Drive a [punctual] timer wheel from an embassy task, on embassy-time's clock (`no_std`).
 //!
-//! Deadlines live on a `static` wheel whose clock is [`EmbassyClock`]
-//! (`embassy_time::Instant`). One embassy task of your firmware awaits [`run`], which turns
-//! the wheel and sleeps on one [`embassy_time::Timer`] until the next deadline. Any task
-//! bounds a future with [`Wheel::deadline`], which resolves to `Err(`[`Elapsed`]`)` once the
-//! time has passed, **having dropped the inner future**. No allocation, no lock, one
-//! embassy timer however many deadlines are pending.
-//!
-//! The semantics are punctual's on every target (see [`Deadline`](punctual_core::Deadline)).
-//!
-//! # Examples
-//!
-//! A firmware picks the wheel's capacity, spawns the driver, and bounds what it awaits. The
-//! final binary also picks embassy-time's tick rate and time driver; a library never does.
+//! One task of your firmware awaits [`run`], which turns a `static` wheel on
+//! [`EmbassyClock`] and sleeps on one [`embassy_time::Timer`] until the next deadline; any
+//! task bounds a future with [`Wheel::deadline`] (`Err(`[`Elapsed`]`)`, the inner future
+//! dropped). No allocation, no lock. The final binary picks embassy-time's tick rate and
+//! time driver; a library never does.
 //!
 //! ```no_run
 //! use core::time::Duration;
@@ -41,44 +33,24 @@
 //! # fn main() {}
 //! ```
 //!
-//! [`Wheel::sleep`], [`Wheel::sleep_until`] and [`Wheel::deadline_at`] work the same way;
-//! the last two take an `embassy_time::Instant`, or a reading ([`EmbassyClock::reading_of`]).
+//! [`Wheel::sleep_until`] and [`Wheel::deadline_at`] take an `embassy_time::Instant`.
 //!
 //! # Precision
 //!
-//! `Instant::now()` floors the true time to embassy's tick, so `with_timeout(d, fut)` can
-//! end up to a tick early (a 50 ms timeout after 41 ms at `tick-hz-100`). This crate never
-//! ends early:
-//! * [`EmbassyClock`]'s resolution is one embassy tick ([`RESOLUTION`]), which the wheel adds
-//!   to every relative deadline.
-//! * The driver sleeps until the first embassy tick at or after the planned turn
-//!   ([`EmbassyClock::instant_at_or_after`] rounds up).
-//! * With a wheel tick of whole embassy ticks, as [`TICK`] is, a deadline ends at most two
-//!   wheel ticks late, in true time too.
+//! `with_timeout(d, fut)` can end up to an embassy tick early (`Instant::now()` floors);
+//! this crate never does:
+//! * [`EmbassyClock`]'s resolution, one embassy tick ([`RESOLUTION`]), is added to every
+//!   relative deadline, and the driver's sleeps round up to the next embassy tick.
+//! * With a wheel tick of whole embassy ticks, as [`TICK`] (what [`wheel`] uses) is, a
+//!   deadline ends at most two wheel ticks late, in true time too. A tick below
+//!   [`RESOLUTION`] buys nothing.
 //! * The time driver's `now()` must count a tick whose interrupt is pending (embassy's own
-//!   drivers read a hardware counter); one that lags more at a deadline's end than at its
-//!   start makes it early.
+//!   drivers do); one that lags more at a deadline's end than at its start makes it early.
+//! * Polling the driver from anything but an embassy task (a host test's `block_on`) needs
+//!   a `generic-queue-N` feature of embassy-time in the final binary.
 //!
-//! [`wheel`] uses [`TICK`]: the shortest whole number of embassy ticks of at least 1 ms and
-//! whole nanoseconds. [`Wheel::fixed`]`(EmbassyClock, tick)` takes another; a tick below
-//! [`RESOLUTION`] buys nothing.
-//!
-//! # Timer queue
-//!
-//! The driver registers one waker with embassy-time, that of the task awaiting [`run`].
-//! Polling the driver from anything but an embassy task (a host test's `block_on`) needs a
-//! `generic-queue-N` feature of embassy-time in the final binary.
-//!
-//! # Compared with `embassy_time::with_timeout`
-//!
-//! | | `with_timeout` | `WHEEL.deadline` |
-//! |---|---|---|
-//! | clock starts | when the future is created | at its first pending poll |
-//! | ends early | up to one tick | never |
-//! | inner future dropped on timeout | with the outer future | before `Err` is returned |
-//! | embassy timer queue entries | one per waiting task | one for the whole wheel |
-//! | limit on pending timeouts | none, or a generic queue's `N` | the wheel's `N` (then busy, never early) |
-//! | cost of a future ready at its first poll | a clock read | nothing |
+//! Unlike `with_timeout`'s, a deadline's clock starts at its first pending poll (a future
+//! ready at once costs nothing), and one embassy timer serves the whole wheel.
 //!
 //! # Features
 //!
@@ -107,8 +79,8 @@ use punctual_core::{Driver, Fixed, FixedWheel, IndexWidth, Storage, Wheel};
 
 /// A wheel of `N` deadlines on embassy-time's clock: what [`wheel`] makes and [`run`] drives.
 ///
-/// `W` is the width of the storage's slot heads (see [`Fixed`]): `u8` by default, for at
-/// most 255 entries. For more, name a wider one:
+/// `W`, the width of the slot heads ([`Fixed`]), is `u8` by default: at most 255 entries.
+/// For more, name a wider one (a capacity the width cannot hold fails to compile):
 ///
 /// ```
 /// use punctual_embassy::EmbassyWheel;
@@ -117,11 +89,8 @@ use punctual_core::{Driver, Fixed, FixedWheel, IndexWidth, Storage, Wheel};
 /// assert_eq!(LARGE.capacity(), 1000);
 /// ```
 ///
-/// A capacity the width cannot hold (`EmbassyWheel<300>`) fails to compile.
-///
-/// `L` is the number of levels of 64 slots: 3 by default, 2<sup>18</sup> ticks (4.4
-/// minutes at a 1 ms [`TICK`]). A longer deadline still fires on time, re-placed once per
-/// rotation. Each level more costs 72 bytes and multiplies the range by 64. An 8-entry
+/// `L` levels of 64 slots: 3 by default, 2<sup>18</sup> ticks (4.4 minutes at 1 ms); a
+/// longer deadline is re-placed once per rotation. Each level costs 72 bytes. An 8-entry
 /// wheel is about 680 bytes on a 32-bit part, all in `.bss`.
 pub type EmbassyWheel<const N: usize, W = u8, const L: usize = 3> =
     FixedWheel<EmbassyClock, N, W, L>;
@@ -130,42 +99,20 @@ pub type EmbassyWheel<const N: usize, W = u8, const L: usize = 3> =
 pub type EmbassyDriver<'w, S> = Driver<'w, EmbassyClock, S, EmbassySleeper>;
 
 /// A wheel of `N` deadlines on [`EmbassyClock`] with the recommended [`TICK`], for a
-/// `static`.
-///
-/// Holds at most `N` pending deadlines. One started while the wheel is full is still never
-/// early nor missed, but polls its task busily until an entry frees.
-///
-/// ```
-/// use punctual_embassy::EmbassyWheel;
-///
-/// static WHEEL: EmbassyWheel<8> = punctual_embassy::wheel();
-/// assert_eq!(WHEEL.capacity(), 8);
-/// assert_eq!(WHEEL.tick(), punctual_embassy::TICK);
-/// ```
+/// `static`. A deadline started while it is full is never early nor missed, but polls its
+/// task busily until an entry frees.
 pub const fn wheel<const N: usize, W: IndexWidth, const L: usize>() -> EmbassyWheel<N, W, L> {
     Wheel::<EmbassyClock, Fixed<N, W, L>>::fixed(EmbassyClock, TICK)
 }
 
-/// Drives `wheel` forever: turns it, fires every deadline that is due, and sleeps on an
-/// [`embassy_time::Timer`] until the next one (or until a task arms an earlier deadline).
-///
-/// Await it from one task of your firmware (never of a library). Deadlines fire only while
-/// it runs. Its output is [`Infallible`](core::convert::Infallible), so
-/// `match run(&WHEEL).await {}` has type `!`:
-///
-/// ```no_run
-/// # static WHEEL: punctual_embassy::EmbassyWheel<4> = punctual_embassy::wheel();
-/// #[embassy_executor::task]
-/// async fn punctual_driver() -> ! {
-///     match punctual_embassy::run(&WHEEL).await {}
-/// }
-/// ```
+/// Drives `wheel` forever (see the crate example): turns it, and sleeps on an
+/// [`embassy_time::Timer`] until the next deadline or an earlier arm. Await it from one
+/// task of your firmware (never of a library).
 ///
 /// # Cancel safety
 ///
-/// Dropping the driver stops the wheel: pending deadlines fire late, once a driver runs
-/// again. None is lost and none fires early. Two drivers on one wheel are harmless but
-/// useless.
+/// Dropping the driver stops the wheel: pending deadlines fire late, never early, once a
+/// driver runs again.
 pub fn run<S: Storage>(wheel: &Wheel<EmbassyClock, S>) -> EmbassyDriver<'_, S> {
     wheel.driver(EmbassySleeper)
 }

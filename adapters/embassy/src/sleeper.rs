@@ -5,12 +5,8 @@ use punctual_core::{Reading, Sleeper};
 
 use crate::EmbassyClock;
 
-/// The driver's sleeps, on [`Timer::at`] the first embassy tick whose reading is at or
-/// after the planned turn ([`EmbassyClock::instant_at_or_after`]). So a turn never comes
-/// early.
-///
-/// [`run`](crate::run) uses it; name it only to build a [`Driver`](punctual_core::Driver)
-/// yourself.
+/// The driver's sleeps ([`run`](crate::run)'s): [`Timer::at`] the first embassy tick at or
+/// after the planned turn ([`EmbassyClock::instant_at_or_after`]), never early.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct EmbassySleeper;
 

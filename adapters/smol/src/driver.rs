@@ -20,23 +20,9 @@ pub type SmolWheel = Wheel<StdClock, Growable>;
 /// The driver future of a wheel on a [`StdClock`], sleeping on async-io timers.
 pub type SmolDriver<'w, S = Growable> = Driver<'w, StdClock, S, AsyncIoSleeper>;
 
-/// Makes a growable wheel on a fresh [`StdClock`] with the given tick and leaks it, so
-/// that its deadlines are `'static` and can be spawned. Drive it with [`driver`].
-///
-/// The wheel lives for the rest of the process: about 3.7 KB on 64-bit targets, plus the
-/// entries it grew to hold. Make one per program, not one per request.
-///
-/// ```
-/// use std::time::Duration;
-///
-/// let wheel = punctual_smol::leak_wheel(punctual_smol::DEFAULT_TICK);
-/// smol::spawn(punctual_smol::driver(wheel)).detach();
-///
-/// smol::block_on(async {
-///     let task = smol::spawn(wheel.deadline(Duration::from_millis(5), std::future::pending::<()>()));
-///     assert!(task.await.is_err());
-/// });
-/// ```
+/// Makes a growable wheel on a fresh [`StdClock`] and leaks it (about 3.7 KB on 64-bit
+/// targets, plus the entries it grew to hold: one per program), so that its deadlines are
+/// `'static`. Drive it with [`driver`] (see the crate example).
 ///
 /// # Panics
 ///
@@ -45,12 +31,8 @@ pub fn leak_wheel(tick: Duration) -> &'static SmolWheel {
     Wheel::growable(StdClock::new(), tick).leak()
 }
 
-/// The driver future of `wheel`. Spawn it on any executor (`smol::spawn(..).detach()`, an
-/// `async_executor::Executor`), or run it alongside your own future with [`with_driver`].
-/// It never completes.
-///
-/// It sleeps on [`async_io::Timer`]s, so it needs no runtime context: async-io's reactor
-/// runs inside `smol::block_on` or `async_io::block_on`, or on async-io's own thread.
+/// The driver future of `wheel`, for any executor; it never completes. Its
+/// [`async_io::Timer`]s need no runtime context.
 ///
 /// ```
 /// use std::time::Duration;
@@ -69,25 +51,20 @@ pub fn leak_wheel(tick: Duration) -> &'static SmolWheel {
 ///
 /// # Cancel safety
 ///
-/// Dropping the driver, or the task or executor running it, stops the wheel. Armed
-/// deadlines are not lost: they fire late, once another driver turns it.
+/// Dropping the driver stops the wheel: armed deadlines fire late, once another driver
+/// turns it.
 pub fn driver<S: Storage>(wheel: &Wheel<StdClock, S>) -> SmolDriver<'_, S> {
     wheel.driver(AsyncIoSleeper::new(wheel.clock()))
 }
 
-/// Runs `future` with the driver of `wheel` alongside it, in the same task: no spawn and
-/// no extra thread. Completes with `future`'s output.
+/// Runs `future` with the driver of `wheel` beside it, in the same task, and completes
+/// with its output. The wheel turns only while this is polled: for a wheel shared by many
+/// tasks, spawn [`driver`].
 ///
-/// The wheel turns only while this future is polled, so deadlines elsewhere on the wheel
-/// stop firing once it completes. For a wheel shared by many tasks, spawn [`driver`].
-///
-/// A wheel has room for the wakers of three drivers at once, [`driver`]s and
-/// `with_driver`s together. A fourth is never woken: it turns the wheel at least once a
-/// tick instead, even while nothing is armed. Run at most three at once on one wheel.
-///
-/// Each poll turns the wheel, then polls `future`, then sets the driver's timer
-/// ([`Driver::poll_with`](punctual_core::Driver::poll_with)). So `future` sees a deadline
-/// the turn fired in the same poll, before the timer's system call.
+/// * Each poll turns the wheel, polls `future`, then sets the timer
+///   ([`Driver::poll_with`](punctual_core::Driver::poll_with)): `future` sees what the
+///   turn fired in the same poll.
+/// * A wheel holds the wakers of three drivers; a fourth turns it every tick instead.
 ///
 /// ```
 /// use std::time::Duration;

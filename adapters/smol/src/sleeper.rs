@@ -11,19 +11,15 @@ use punctual_core::{Reading, Sleeper, StdClock};
 /// The [`Sleeper`] of a wheel on a [`StdClock`]: an [`async_io::Timer`] at the instant at
 /// which the clock reads the wheel's next turn.
 ///
-/// [`driver`](crate::driver) makes one for you. Build one yourself only for a
-/// [`Driver`](punctual_core::Driver) of your own ([`Wheel::driver`](punctual_core::Wheel::driver)).
+/// [`driver`](crate::driver) makes one for you. Usable from any executor: async-io's
+/// reactor runs inside `async_io::block_on` (so smol's), or else on its own thread.
 ///
 /// # Precision
 ///
-/// A sleep never completes before the wheel's clock reads the requested time. The reading
-/// becomes an `Instant` at which the clock reads at least that ([`StdClock::instant_of`]),
-/// late by at most the clock's [`slack`](StdClock::slack). An async-io timer never
-/// completes before its instant. How late it may be is up to async-io's reactor and the
-/// operating system: typically well under a millisecond on an idle machine.
-///
-/// Usable from any executor: async-io's reactor runs inside `async_io::block_on` (so
-/// `smol::block_on` and smol's executors), or else on its own thread.
+/// Never early: the reading becomes an `Instant` at which the clock reads at least that
+/// ([`StdClock::instant_of`], late by at most its [`slack`](StdClock::slack)), and an
+/// async-io timer never completes before its instant. How late is up to the reactor and
+/// the system: typically well under a millisecond.
 #[derive(Debug, Clone, Copy)]
 pub struct AsyncIoSleeper {
     clock: StdClock,

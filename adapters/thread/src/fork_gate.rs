@@ -9,9 +9,8 @@
 //!   takes its [`FORK`] away after the fork ([`open`]), and the child, where only the
 //!   forking thread runs, sets the word to that thread's own turn ([`reset_in_child`]).
 //!
-//! Acquire on entering and Release on leaving make a turn and the fork that waited for it
-//! (or that it waited for) happen one after the other, whole: a fork never copies a wheel
-//! in the middle of a turn. The loom models are in `tests/tests/loom_facade.rs`.
+//! Acquire on entering and Release on leaving order a turn and a fork whole: a fork never
+//! copies a wheel mid-turn. The loom models are in `tests/tests/loom_facade.rs`.
 
 use crate::sync::{AtomicUsize, Ordering, yield_now};
 

@@ -1,9 +1,5 @@
-//! Drive [punctual] timer wheels from a plain std thread: turn each wheel, sleep until
-//! shortly before the earliest next turn, spin the rest, repeat.
-//!
-//! [`spawn_driver`] starts a thread for one wheel; [`run`] drives a changing set of
-//! wheels ([`Driven`]) on the current thread. One loop serves every timer thread, the
-//! global wheel's of `punctual` included.
+//! Drive [punctual] timer wheels from a plain std thread: [`spawn_driver`] starts one for
+//! a wheel, [`run`] drives a changing set of wheels ([`Driven`]) on the current thread.
 //!
 //! ```
 //! use std::time::Duration;
@@ -20,20 +16,20 @@
 //!
 //! # Rules
 //!
-//! * A turn runs under the fork gate and inside `catch_unwind`: a waker that panics
-//!   never stops a timer thread.
-//! * A wheel with no place for the thread's waker is turned again within a tick.
-//! * Nothing armed on any wheel: the thread parks until a wake.
+//! * A waker that panics never stops a timer thread (turns run in `catch_unwind`).
 //! * It wakes early by the oversleep it measured (at most 50 µs and half a tick) and
 //!   spins to the turn. The turn reads the clock, so nothing fires early.
+//! * Its tasks run on other threads: build the wheel
+//!   [`with_batched_wakes`](punctual_core::Wheel::with_batched_wakes).
+//! * On a [`BootClock`](punctual_core::BootClock) it sleeps at most [`BOOT_MAX_SLEEP`]
+//!   while anything is armed: deadlines due during a suspend fire soon after the resume.
 //!
 //! # Across fork
 //!
-//! A fork copies only the thread that called it. Every turn passes a gate that fork
-//! handlers close before a fork ([`handle_forks`]): the fork waits for the turns in
-//! progress, and no turn starts until it is done. So a child never holds a half-turned
-//! wheel. A child has no timer thread: it starts one with another [`spawn_driver`].
-//! Wakers must not block, or a fork waits for them.
+//! A fork waits for the turns in progress and no turn starts until it is done
+//! ([`handle_forks`]), so a child never holds a half-turned wheel. A child has no timer
+//! thread: it starts one with another [`spawn_driver`]. Wakers must not block, or a fork
+//! waits for them.
 //!
 //! [punctual]: https://docs.rs/punctual
 #![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
@@ -54,9 +50,7 @@ mod fork_gate;
 mod sync;
 mod wake_lead;
 
-/// Wakes the driver thread: the wheel's way to say "turn sooner". `woken` ends a spin
-/// before a planned turn (a thread that spins is not parked, so the unpark alone would
-/// reach it only at its next park).
+/// Wakes the driver thread; `woken` ends a spin, which an unpark would not reach.
 struct Unpark {
     thread: Thread,
     woken: AtomicBool,
@@ -73,9 +67,8 @@ impl Wake for Unpark {
     }
 }
 
-/// Asks Linux to wake this thread's timed sleeps on time: the default timer slack lets the
-/// kernel delay them by up to 50 µs to batch wake-ups, which is half a tick of a 100 µs
-/// wheel. Best effort: an error leaves the default.
+/// Asks Linux to wake this thread's timed sleeps on time, not up to 50 µs late (the
+/// default timer slack). Best effort.
 fn tighten_timer_slack() {
     #[cfg(target_os = "linux")]
     // SAFETY: PR_SET_TIMERSLACK takes one integer argument and only changes a property of
@@ -85,23 +78,19 @@ fn tighten_timer_slack() {
     }
 }
 
-/// The longest sleep of a timer thread on a clock that counts suspended time
-/// ([`BootClock`](punctual_core::BootClock)): its sleeps count `CLOCK_MONOTONIC`, which
-/// stops during a suspend, so after a resume it turns within this much awake time.
+/// The longest sleep of a timer thread on a [`BootClock`](punctual_core::BootClock): its
+/// sleeps stop during a suspend, so after a resume it turns within this much awake time.
 pub const BOOT_MAX_SLEEP: Duration = Duration::from_secs(1);
 
-/// Timer-thread turns in progress in this process (the low half), and forks waiting for
-/// them to end (the high half). See the module docs and [`fork_gate`].
+/// The fork gate's word ([`fork_gate`]).
 static TURNS: AtomicUsize = AtomicUsize::new(0);
 
 std::thread_local! {
-    /// Whether this thread is in a turn (a waker it runs that forks must not wait for its
-    /// own turn).
+    /// Whether this thread is in a turn (a fork from its waker must not wait for it).
     static IN_TURN: core::cell::Cell<bool> = const { core::cell::Cell::new(false) };
 }
 
-/// A timer thread's turn in progress, through the gate (see the module docs): taken
-/// while no fork waits, and counted until dropped.
+/// A turn in progress, through the fork gate until dropped.
 struct Turning;
 
 impl Turning {
@@ -119,32 +108,28 @@ impl Drop for Turning {
     }
 }
 
-/// Before a fork, in the thread that forks: close the gate and wait for the turns in
-/// progress (other than this thread's own, for a waker that forks).
+/// Before a fork: close the gate and wait for the turns in progress but this thread's.
 #[cfg(all(target_os = "linux", not(miri)))]
 extern "C" fn before_fork() {
     let own = usize::from(IN_TURN.with(core::cell::Cell::get));
     fork_gate::close(&TURNS, own);
 }
 
-/// After a fork, in the parent: open the gate.
 #[cfg(all(target_os = "linux", not(miri)))]
 extern "C" fn after_fork_in_parent() {
     fork_gate::open(&TURNS);
 }
 
-/// After a fork, in the child, where only the thread that forked runs: no other turn is
-/// in progress, no other fork waits, and the global wheel has no timer thread. Only
-/// lock-free atomic operations and a thread-local `Cell` here (async-signal-safe); the
-/// forking thread's own turn, if a waker forked, is still its own.
+/// After a fork, in the child: only the forking thread runs. Async-signal-safe: an atomic
+/// store and a thread-local `Cell`.
 #[cfg(all(target_os = "linux", not(miri)))]
 extern "C" fn after_fork_in_child() {
     let own = usize::from(IN_TURN.with(core::cell::Cell::get));
     fork_gate::reset_in_child(&TURNS, own);
 }
 
-/// Registers the fork handlers (see "Across fork"), once per process. Call it before the
-/// first timer thread of your own [`run`] starts; [`spawn_driver`] calls it.
+/// Registers the fork handlers (see "Across fork"), once per process. Call it before your
+/// own [`run`] starts; [`spawn_driver`] calls it.
 ///
 /// # Panics
 ///
@@ -198,7 +183,6 @@ pub trait Driven {
     }
 }
 
-/// A wheel driven for the rest of the process.
 struct ForLife<C: Clock + 'static, S: Storage + 'static> {
     wheel: &'static Wheel<C, S>,
     slot: DriverSlot<'static, C, S>,
@@ -217,9 +201,8 @@ impl<C: Clock, S: Storage> Driven for ForLife<C, S> {
     }
 }
 
-/// Drives wheels on the current thread, forever: the ones `take_in` adds to the set
-/// before each round, until each is finished. While anything is armed it sleeps at most
-/// `max_sleep` at a time.
+/// Drives wheels on the current thread, forever: the ones `take_in` adds before each
+/// round, until each is finished, sleeping at most `max_sleep` while anything is armed.
 pub fn run<D: Driven>(mut take_in: impl FnMut(&mut Vec<D>), max_sleep: Duration) -> ! {
     tighten_timer_slack();
     let unpark = Arc::new(Unpark {
@@ -231,12 +214,10 @@ pub fn run<D: Driven>(mut take_in: impl FnMut(&mut Vec<D>), max_sleep: Duration)
     let mut early = WakeEarly::default();
     loop {
         take_in(&mut driving);
-        // Cleared before the turns: a wake from here on is for an arm a turn may not have
-        // taken in, and ends the spin below. (It only ends a spin early; the unpark
-        // token is what no wake can lose.)
+        // Cleared before the turns: a later wake may be for an arm they missed, and ends
+        // the spin below (the unpark token is what no wake can lose).
         unpark.woken.store(false, Ordering::Relaxed);
-        // The wheel to turn first next: its index, its reading then, and how long until
-        // then (readings of two wheels' clocks do not compare, the waits do).
+        // The wheel to turn first: index, reading, wait (only waits compare across clocks).
         let mut first: Option<(usize, Duration, Duration)> = None;
         let mut index = 0;
         driving.retain_mut(|wheel| {
@@ -248,8 +229,7 @@ pub fn run<D: Driven>(mut take_in: impl FnMut(&mut Vec<D>), max_sleep: Duration)
             if wheel.finished() {
                 return false;
             }
-            // A turn whose waker panicked: the wheel keeps the remaining wakes for the
-            // next turn, at once.
+            // A waker panicked: turn again at once for the remaining wakes.
             let mut next = wheel
                 .next_turn(turned.unwrap_or(Reading::ZERO))
                 .as_duration();
@@ -258,12 +238,9 @@ pub fn run<D: Driven>(mut take_in: impl FnMut(&mut Vec<D>), max_sleep: Duration)
                 // Nothing unparks us for this wheel: turn again within a tick.
                 next = next.min(now.saturating_add(wheel.wheel().tick()));
             }
-            if next != Reading::END.as_duration() && max_sleep != Duration::MAX {
-                // A clock that counts suspended time: look again by then (see
-                // `BOOT_MAX_SLEEP`).
-                next = next.min(now.saturating_add(max_sleep));
-            }
             if next != Reading::END.as_duration() {
+                // See `BOOT_MAX_SLEEP`.
+                next = next.min(now.saturating_add(max_sleep));
                 let until = next.saturating_sub(now);
                 if first.is_none_or(|(_, _, soonest)| until < soonest) {
                     first = Some((index, next, until));
@@ -284,8 +261,7 @@ pub fn run<D: Driven>(mut take_in: impl FnMut(&mut Vec<D>), max_sleep: Duration)
         };
         if !wait.sleep.is_zero() {
             thread::park_timeout(wait.sleep);
-            // Ended early (unparked for an earlier deadline, a leftover unpark token, a
-            // spurious return, or a clock that runs slower than the sleep): turn now.
+            // Ended early (unparked, spurious, or a slow clock): turn now.
             if !early.slept(now.saturating_add(wait.sleep), wheel.clock().now()) {
                 continue;
             }
@@ -296,42 +272,8 @@ pub fn run<D: Driven>(mut take_in: impl FnMut(&mut Vec<D>), max_sleep: Duration)
     }
 }
 
-/// Starts a thread that drives `wheel` for the rest of the process: it sleeps until the
-/// next expiration and is woken when an earlier deadline is armed.
-///
-/// So that deadlines fire on time rather than late by the operating system's wake-up
-/// latency, the thread asks to wake a little before each planned turn, by the oversleep it
-/// has measured (at most 50 µs, and at most half a tick), and spins until the turn: on a
-/// clock that keeps real time, about that long per planned turn, and never more than
-/// twice that, once per planned turn. It fires nothing early: the turn reads the clock.
-///
-/// On a [`BootClock`](punctual_core::BootClock) wheel, which counts the time the system
-/// spends suspended, the thread sleeps at most a second at a time while anything is
-/// armed: its sleeps stop during a suspend, and deadlines that came due meanwhile fire
-/// within a second of the resume.
-///
-/// Its tasks are polled on other threads: build the wheel with batched wakes
-/// ([`Wheel::with_batched_wakes`](punctual_core::Wheel::with_batched_wakes)), so that a
-/// turn wakes one task and that task's poll wakes the rest on its own thread.
-///
-/// A child process forked from this one has no such thread (a fork copies only the thread
-/// that called it); call `spawn_driver` again in the child to drive its copy of the
-/// wheel. A fork waits for a turn in progress, so the copy is never half turned.
-///
-/// ```
-/// use std::time::Duration;
-/// use punctual_core::{Growable, StdClock, Wheel};
-///
-/// static WHEEL: std::sync::LazyLock<Wheel<StdClock, Growable>> =
-///     std::sync::LazyLock::new(|| {
-///         Wheel::growable(StdClock::new(), Duration::from_micros(100)).with_batched_wakes()
-///     });
-/// punctual_thread::spawn_driver(&WHEEL);
-/// # futures_executor::block_on(async {
-/// let r = WHEEL.deadline(Duration::from_millis(2), std::future::pending::<()>()).await;
-/// assert!(r.is_err());
-/// # });
-/// ```
+/// Starts a thread that drives `wheel` for the rest of the process (see the crate docs for
+/// its rules and the crate example).
 ///
 /// # Panics
 ///
@@ -361,12 +303,9 @@ pub fn spawn_named<C: Clock + 'static, S: Storage + 'static>(
     thread::Builder::new()
         .name(name.into())
         .spawn(move || {
-            let mut once = Some(ForLife {
-                wheel,
-                // A place of its own for the waker: other drivers of the same wheel (a
-                // second thread, a runtime's task) keep theirs.
-                slot: wheel.driver_slot(),
-            });
+            // A waker place of its own: other drivers of the wheel keep theirs.
+            let slot = wheel.driver_slot();
+            let mut once = Some(ForLife { wheel, slot });
             run(|driving| driving.extend(once.take()), max_sleep)
         })
         .unwrap_or_else(|err| panic!("punctual: could not start the timer thread: {err}"))

@@ -5,51 +5,22 @@ use core::time::Duration;
 use punctual_core::{Clock, ClockInstant, Reading};
 use tokio::time::Instant;
 
-/// A wheel [`Clock`] on [`tokio::time::Instant`], measured from the moment the clock was
-/// made.
+/// A wheel [`Clock`] on [`tokio::time::Instant`], from the moment it was made, exact to
+/// the nanosecond: under a paused runtime ([`tokio::time::pause`]) it reads tokio's virtual
+/// time, so a deadline fires when tokio's time reaches it, never before.
 ///
-/// `tokio::time::Instant` is `std::time::Instant`, except that a runtime whose time is
-/// paused ([`tokio::time::pause`], `#[tokio::test(start_paused = true)]`) reads its own
-/// virtual clock, which moves only with [`tokio::time::advance`] or auto-advance. A wheel on
-/// this clock therefore runs in the same time as tokio's own timers: under a paused
-/// runtime a deadline fires when tokio's time reaches it, never before, and no real time
-/// has to pass.
-///
-/// Readings are exact to the nanosecond ([`Clock::resolution`] is zero).
-///
-/// # Which runtime's clock
-///
-/// Like `tokio::time::Instant::now`, a reading comes from the runtime whose context the
-/// reading thread is in: any task of that runtime, its `block_on`, its blocking pool, or a
-/// thread inside [`Handle::enter`](tokio::runtime::Handle::enter). Outside every runtime it
-/// is the real clock. Without a paused runtime all of these are the same clock, and the
-/// wheel may be read from anywhere. With a paused clock, make the `TokioClock` inside the
-/// runtime and poll the wheel's deadlines on that runtime only: one wheel per runtime.
-///
-/// ```
-/// use std::time::Duration;
-/// use punctual_core::{Clock, ClockInstant, Reading};
-/// use punctual_tokio::TokioClock;
-///
-/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
-/// # async fn main() {
-/// let clock = TokioClock::new();
-/// assert_eq!(clock.now(), Duration::ZERO); // the paused clock does not move by itself
-/// tokio::time::advance(Duration::from_millis(250)).await;
-/// assert_eq!(clock.now(), Duration::from_millis(250));
-/// # }
-/// ```
+/// A reading comes from the runtime whose context the reading thread is in (outside every
+/// runtime, the real clock). With a paused clock, make it inside the runtime and poll the
+/// wheel's deadlines on that runtime only: one wheel per runtime.
 ///
 /// [`tokio::time::pause`]: https://docs.rs/tokio/1/tokio/time/fn.pause.html
-/// [`tokio::time::advance`]: https://docs.rs/tokio/1/tokio/time/fn.advance.html
 #[derive(Debug, Clone, Copy)]
 pub struct TokioClock {
     origin: Instant,
 }
 
 impl TokioClock {
-    /// A clock whose origin is [`tokio::time::Instant::now`], read on this thread (see
-    /// "Which runtime's clock").
+    /// A clock whose origin is [`tokio::time::Instant::now`], read on this thread.
     pub fn new() -> Self {
         Self {
             origin: Instant::now(),
@@ -67,10 +38,7 @@ impl TokioClock {
     }
 
     /// The reading of `instant` on this clock: [`Reading::ZERO`] for instants before the
-    /// origin.
-    ///
-    /// A wheel on this clock takes a tokio instant as it is, with no conversion of your
-    /// own: `wheel.deadline_at(at, fut)`, `wheel.sleep_until(at)`.
+    /// origin. (A wheel on this clock takes a tokio instant as it is: `deadline_at`.)
     pub fn reading_of(&self, instant: Instant) -> Reading {
         Reading::since_origin(instant.saturating_duration_since(self.origin))
     }
@@ -83,7 +51,6 @@ impl TokioClock {
 }
 
 impl Default for TokioClock {
-    /// Same as [`TokioClock::new`].
     fn default() -> Self {
         Self::new()
     }

@@ -18,24 +18,8 @@ pub type TokioWheel = Wheel<TokioClock, Growable>;
 pub type TokioDriver<'w, S = Growable> = Driver<'w, TokioClock, S, TokioSleeper>;
 
 /// Makes a wheel on the current runtime's clock with a 1 ms tick ([`DEFAULT_TICK`]),
-/// spawns its driver as a task on the current runtime, and returns the wheel.
-///
-/// Call it once per runtime, from inside it (in `main`, or at the top of a test), and
-/// hand the `&'static` wheel to whatever makes deadlines. The wheel is leaked: it lives
-/// for the rest of the process, a few hundred bytes plus the entries it grew to hold.
-///
-/// ```
-/// use std::time::Duration;
-///
-/// #[tokio::main(flavor = "current_thread")]
-/// async fn main() {
-///     let wheel = punctual_tokio::start();
-///     let slow = wheel.deadline(Duration::from_millis(5), std::future::pending::<()>()).await;
-///     assert!(slow.is_err());
-///     let fast = wheel.deadline(Duration::from_secs(1), async { 42 }).await;
-///     assert_eq!(fast, Ok(42));
-/// }
-/// ```
+/// spawns its driver on the current runtime, and returns it (leaked: call it once per
+/// runtime, see the crate example).
 ///
 /// # Panics
 ///
@@ -46,9 +30,7 @@ pub fn start() -> &'static TokioWheel {
     start_with_tick(DEFAULT_TICK)
 }
 
-/// [`start`] with a tick of your choosing: the wheel's resolution and the unit of its
-/// lateness bound. A tick below 1 ms buys nothing on tokio, whose timer counts whole
-/// milliseconds.
+/// [`start`] with a tick of your choosing (below 1 ms buys nothing on tokio).
 ///
 /// # Panics
 ///
@@ -57,8 +39,7 @@ pub fn start() -> &'static TokioWheel {
 #[track_caller]
 pub fn start_with_tick(tick: Duration) -> &'static TokioWheel {
     let handle = current_handle("punctual_tokio::start");
-    check_time_enabled(&handle);
-    // Inside the runtime's context, so that a paused runtime's clock is the one read.
+    // In the runtime's context: a paused runtime's clock is the one read.
     let clock = {
         let _context = handle.enter();
         TokioClock::new()
@@ -68,12 +49,8 @@ pub fn start_with_tick(tick: Duration) -> &'static TokioWheel {
     wheel
 }
 
-/// Spawns the driver of `wheel` as a task on the current runtime. It runs until the task
-/// is aborted (through the returned handle) or the runtime shuts down. Dropping the handle
-/// detaches the task; it keeps running.
-///
-/// Use it for a wheel you made yourself (another tick, or a [`Fixed`](punctual_core::Fixed)
-/// capacity). Several drivers may run on one wheel; only one turns it at a time.
+/// Spawns the driver of `wheel` as a task on the current runtime, until aborted or the
+/// runtime shuts down. Several drivers may run on one wheel; one turns it at a time.
 ///
 /// ```
 /// use std::sync::LazyLock;
@@ -102,10 +79,8 @@ pub fn spawn_driver<S: Storage + 'static>(wheel: &'static Wheel<TokioClock, S>) 
     spawn_driver_on(&current_handle("punctual_tokio::spawn_driver"), wheel)
 }
 
-/// [`spawn_driver`] on the runtime of `handle`, from anywhere.
-///
-/// The wheel's [`TokioClock`] should have been made in that runtime's context (it matters
-/// only for a paused runtime; see [`TokioClock`]).
+/// [`spawn_driver`] on the runtime of `handle`, from anywhere. On a paused runtime, make
+/// the wheel's [`TokioClock`] in that runtime's context.
 ///
 /// # Panics
 ///
@@ -119,9 +94,11 @@ pub fn spawn_driver_on<S: Storage + 'static>(
     handle.spawn(async move { match driver(wheel).await {} })
 }
 
-/// The driver future of `wheel`, for running it yourself: in a `LocalSet`, joined with
-/// your own future, or over a wheel that is not `'static`. It never completes; poll it on
-/// a tokio runtime with time enabled (it panics elsewhere, see [`TokioSleeper`]).
+/// The driver future of `wheel`, to run yourself (a `LocalSet`, a `select!`, a wheel that
+/// is not `'static`). It never completes; poll it on a runtime with time enabled (it panics
+/// elsewhere, see [`TokioSleeper`]). Build the wheel
+/// [`with_precise_fires`](Wheel::with_precise_fires): tokio rounds each sleep up to its
+/// millisecond, which would otherwise come on top of the tick.
 ///
 /// ```
 /// use std::time::Duration;
@@ -139,14 +116,10 @@ pub fn spawn_driver_on<S: Storage + 'static>(
 /// # }
 /// ```
 ///
-/// Build the wheel with precise fires ([`Wheel::with_precise_fires`]): tokio's timer rounds
-/// each sleep up to its own millisecond, which would otherwise come on top of the
-/// wheel's tick.
-///
 /// # Cancel safety
 ///
-/// Dropping the driver stops the wheel: armed deadlines no longer fire until another
-/// driver turns it. Nothing is lost; they fire late, once one does.
+/// Dropping the driver stops the wheel: armed deadlines fire late, once another driver
+/// turns it.
 pub fn driver<S: Storage>(wheel: &Wheel<TokioClock, S>) -> TokioDriver<'_, S> {
     wheel.driver(TokioSleeper::new(wheel.clock()))
 }
@@ -156,9 +129,7 @@ fn current_handle(what: &str) -> Handle {
     Handle::try_current().unwrap_or_else(|err| panic!("{what} needs a tokio runtime: {err}"))
 }
 
-/// Panics, with tokio's message, if `handle`'s runtime has no time driver: better at the
-/// call site than later inside the driver task, where the panic would only stop the task
-/// and leave every deadline silently unfired.
+/// Panics, with tokio's message, without a time driver: here, not silently in the task.
 #[track_caller]
 fn check_time_enabled(handle: &Handle) {
     let _context = handle.enter();

@@ -7,29 +7,23 @@ use tokio::time::{Instant, Sleep};
 
 use crate::TokioClock;
 
-/// How far ahead a sleep to an instant tokio cannot represent goes instead (what tokio
-/// itself uses for "never"). Waking then only costs the driver a spurious turn.
+/// How far ahead a sleep to an instant tokio cannot represent goes (tokio's "never").
 const FAR_FUTURE: Duration = Duration::from_secs(86_400 * 365 * 30);
 
 /// The [`Sleeper`] of a wheel on a [`TokioClock`]: [`tokio::time::sleep_until`] the
 /// instant at which the clock reads the wheel's next turn.
 ///
-/// Made by [`driver`](crate::driver) for you; build one yourself only to assemble a
-/// [`Driver`](punctual_core::Driver) by hand with [`Wheel::driver`](punctual_core::Wheel::driver).
+/// [`driver`](crate::driver) makes one for you.
 ///
 /// # Precision
 ///
-/// A sleep never completes before the wheel's clock reads the requested time: the reading
-/// is turned back into the exact tokio instant it came from, and tokio's timer rounds
-/// *up* to its 1 ms resolution. It may complete up to about 1 ms late for that reason, so
-/// a wheel driven by tokio gains nothing from a tick below 1 ms.
+/// Never early: the reading becomes the exact tokio instant, which tokio's timer rounds
+/// *up* to its 1 ms resolution (so up to about 1 ms late).
 ///
 /// # Panics
 ///
-/// The sleeps it makes panic when created outside a tokio runtime, or on a runtime built
-/// without [`enable_time`](tokio::runtime::Builder::enable_time), as
-/// [`tokio::time::sleep_until`] does: poll the driver on the runtime whose clock the
-/// wheel reads.
+/// Its sleeps panic outside a tokio runtime or on one without
+/// [`enable_time`](tokio::runtime::Builder::enable_time), as [`tokio::time::sleep_until`].
 #[derive(Debug, Clone, Copy)]
 pub struct TokioSleeper {
     clock: TokioClock,
@@ -41,9 +35,8 @@ impl TokioSleeper {
         Self { clock: *clock }
     }
 
-    /// The tokio instant to sleep until for the clock reading `at`: exactly the instant at
-    /// which the clock reads `at`, or a far future one (30 years ahead, as tokio's own
-    /// "never") if that instant cannot be represented.
+    /// The tokio instant at which the clock reads `at`, or 30 years ahead (tokio's
+    /// "never") if that cannot be represented.
     pub fn instant_of(&self, at: Reading) -> Instant {
         self.clock.instant_of(at).unwrap_or_else(|| {
             // Waking early only costs a spurious turn: the wheel reads the clock again.

@@ -1,7 +1,5 @@
-//! `TurningSleeper`: sleeps on tokio's timer whose wake turns the wheel before it wakes
-//! the driver's task.
+//! `TurningSleeper`: tokio sleeps whose wake turns the wheel, then wakes the driver's task.
 //!
-//! * A wake turns the wheel where tokio fires its timers, then wakes the task.
 //! * A sleep that was dropped turns nothing, even if tokio still holds its waker.
 //! * A task waker that panics during that turn does not unwind into tokio's timer.
 
@@ -14,31 +12,9 @@ use std::task::{Wake, Waker};
 use pin_project_lite::pin_project;
 use punctual_core::{Clock, Reading, Sleeper, Storage, Wheel};
 
-/// A [`Sleeper`] for a `'static` wheel whose sleeps, when tokio's timer fires them, turn
-/// the wheel first and then wake the driver's task.
-///
-/// A deadline then fires in the same step as a tokio timer of the same instant: on a
-/// paused clock, `tokio::time::advance(d).await` returns with both fired. A plain
-/// [`TokioSleeper`](crate::TokioSleeper) leaves the turn to the driver's task, one
-/// scheduling round later. `punctual`'s default wheels inside a runtime sleep so on
-/// virtual time.
-///
-/// ```
-/// use std::time::Duration;
-/// use punctual_core::{Growable, Wheel};
-/// use punctual_tokio::{TokioClock, TokioSleeper, TurningSleeper};
-///
-/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
-/// # async fn main() {
-/// let wheel: &'static Wheel<TokioClock, Growable> =
-///     Wheel::growable(TokioClock::new(), Duration::from_millis(1)).with_precise_fires().leak();
-/// let sleeper = TurningSleeper::new(TokioSleeper::new(wheel.clock()), wheel);
-/// tokio::spawn(async move { match wheel.driver(sleeper).await {} });
-///
-/// let r = wheel.deadline(Duration::from_millis(10), std::future::pending::<()>()).await;
-/// assert!(r.is_err());
-/// # }
-/// ```
+/// A [`Sleeper`] for a `'static` wheel whose sleeps, when tokio fires them, turn the wheel
+/// and then wake the driver's task: a deadline fires in the same step as a tokio timer of
+/// the same instant, not a scheduling round later as with [`TokioSleeper`](crate::TokioSleeper).
 #[derive(Debug)]
 pub struct TurningSleeper<T, C: 'static, S: 'static> {
     inner: T,

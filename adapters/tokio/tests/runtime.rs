@@ -598,3 +598,21 @@ async fn paused_crowded_tick_over_1ms_is_looked_at_early() {
         );
     }
 }
+
+/// A driver sleeping with a `TurningSleeper` (its wakes turn the wheel) fires deadlines.
+#[tokio::test(start_paused = true)]
+async fn turning_sleeper_drives_a_wheel() {
+    use punctual_tokio::{TokioSleeper, TurningSleeper};
+    let wheel: &'static Wheel<TokioClock, Growable> =
+        Wheel::growable(TokioClock::new(), Duration::from_millis(1))
+            .with_precise_fires()
+            .leak();
+    let sleeper = TurningSleeper::new(TokioSleeper::new(wheel.clock()), wheel);
+    tokio::spawn(async move { match wheel.driver(sleeper).await {} });
+    let started = Instant::now();
+    let r = wheel
+        .deadline(Duration::from_millis(10), std::future::pending::<()>())
+        .await;
+    assert!(r.is_err());
+    assert!(started.elapsed() >= Duration::from_millis(10));
+}

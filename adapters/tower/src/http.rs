@@ -1,5 +1,4 @@
-//! The HTTP flavour, for services whose error is `Infallible`: on expiry, a response,
-//! and a body bounded by the same deadline.
+//! The HTTP flavour: on expiry a response, and a body bounded by the same deadline.
 
 use core::convert::Infallible;
 use core::fmt;
@@ -20,16 +19,13 @@ use crate::grpc_timeout::deadline_exceeded;
 use crate::headers::{OwnLimit, RequestTimeout};
 use crate::limits::{Admitted, Limits, shared_builders};
 
-/// The status a timed-out request is answered with unless another is chosen:
-/// `504 Gateway Timeout`, what proxies answer for an upstream too slow to answer.
+/// The status a timed-out request is answered with unless another is chosen.
 pub const DEFAULT_STATUS: StatusCode = StatusCode::GATEWAY_TIMEOUT;
 
 /// A [`DeadlineLayer`](crate::DeadlineLayer) for HTTP services that cannot fail (axum's,
-/// hyper's, tonic's servers), which answers a late request with an empty response of
-/// [`DEFAULT_STATUS`] or the [`status`](Self::status) chosen, the [`Elapsed`] in its
-/// extensions; a gRPC request gets `200 OK` with `grpc-status: 4` (`DEADLINE_EXCEEDED`).
-/// A body still streaming at the deadline is cut ([`DeadlineBody`]), unless
-/// [`unbounded_body`](Self::unbounded_body).
+/// hyper's, tonic's servers): a late request gets an empty response of [`DEFAULT_STATUS`]
+/// or [`status`](Self::status), the [`Elapsed`] in its extensions (gRPC: `200 OK` with
+/// `grpc-status: 4`), and a body still streaming at the deadline is cut ([`DeadlineBody`]).
 ///
 /// ```
 /// use std::convert::Infallible;
@@ -41,7 +37,7 @@ pub const DEFAULT_STATUS: StatusCode = StatusCode::GATEWAY_TIMEOUT;
 /// # async fn main() {
 /// let layer = HttpDeadlineLayer::<punctual::wheel::DefaultWheel>::new(Duration::from_secs(5));
 /// let svc = ServiceBuilder::new()
-///     .layer(layer.timeout_headers().refuse_below(Duration::from_millis(10)))
+///     .layer(layer.timeout_headers())
 ///     .service(service_fn(|_req: http::Request<()>| async {
 ///         tokio::time::sleep(Duration::from_secs(2)).await; // a slow downstream
 ///         Ok::<_, Infallible>(http::Response::new(String::from("late")))
@@ -49,15 +45,10 @@ pub const DEFAULT_STATUS: StatusCode = StatusCode::GATEWAY_TIMEOUT;
 /// let request = http::Request::builder().header("grpc-timeout", "2S");
 /// let request = request.header("x-envoy-expected-rq-timeout-ms", "300").body(()).unwrap();
 /// let start = tokio::time::Instant::now();
-/// let response = svc.clone().oneshot(request).await.unwrap();
+/// let response = svc.oneshot(request).await.unwrap();
 /// assert_eq!(response.status(), http::StatusCode::GATEWAY_TIMEOUT);
 /// assert!(response.extensions().get::<punctual::Elapsed>().is_some());
 /// assert_eq!(start.elapsed(), Duration::from_millis(300)); // the shortest header's
-/// // Refused at once, the handler not called: 5 ms is less than 10.
-/// let request = http::Request::builder().header("connect-timeout-ms", "5").body(()).unwrap();
-/// let response = svc.oneshot(request).await.unwrap();
-/// assert_eq!(response.status(), http::StatusCode::GATEWAY_TIMEOUT);
-/// assert_eq!(start.elapsed(), Duration::from_millis(300));
 /// # }
 /// ```
 #[derive(Debug, Clone, Copy)]
@@ -85,25 +76,15 @@ impl<W: WheelRef, T> HttpDeadlineLayer<W, T> {
         self
     }
 
-    /// Names each request by `route`, from its method and URI, or after the layer when it
-    /// returns `None`: outcomes per route from one layer. Return a few fixed names (a
-    /// route's pattern, `/users/{id}`, not its path): each is a metrics label.
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// use punctual_tower::HttpDeadlineLayer;
-    ///
-    /// let layer = HttpDeadlineLayer::<punctual::wheel::DefaultWheel>::new(Duration::from_secs(1))
-    ///     .named_by(|_, uri| uri.path().starts_with("/users/").then_some("GET /users/{id}"));
-    /// # let _ = layer;
-    /// ```
+    /// Names each request by `route` (or after the layer when it returns `None`): outcomes
+    /// per route. Return a few fixed names (`/users/{id}`, not a path): each is a label.
     pub fn named_by(mut self, route: RouteName) -> Self {
         self.route_name = Some(route);
         self
     }
 
-    /// Leaves the body of a response that was ready in time unbounded: it streams past the
-    /// request's deadline (server-sent events, a download).
+    /// Lets the body of a response ready in time stream past the deadline (server-sent
+    /// events, a download).
     pub fn unbounded_body(mut self) -> Self {
         self.bound_body = false;
         self
@@ -149,7 +130,8 @@ where
         let route = layer
             .route_name
             .and_then(|route| route(req.method(), req.uri()));
-        let on_expiry = OnExpiry(layer.status, grpc);
+        // The status of a late answer; `None`: gRPC's.
+        let on_expiry = (!grpc).then_some(layer.status);
         let body_wheel = layer.bound_body.then_some(limits.wheel);
         let inner = limits.admit(route.unwrap_or(limits.name), limit, || self.inner.call(req));
         HttpResponseFuture {
@@ -160,24 +142,19 @@ where
     }
 }
 
-/// How to answer a request whose deadline passed: the status, and whether it is gRPC.
-#[derive(Debug, Clone, Copy)]
-struct OnExpiry(StatusCode, bool);
-
-impl OnExpiry {
-    /// Not generic, so compiled once.
-    fn response(self, elapsed: Elapsed) -> Response<()> {
-        let (OnExpiry(status, grpc), mut response) = (self, Response::new(()));
-        if grpc {
+/// A late request's answer with `status`, or gRPC's for `None`. Not generic: compiled once.
+fn expired(status: Option<StatusCode>, elapsed: Elapsed) -> Response<()> {
+    let mut response = Response::new(());
+    match status {
+        Some(status) => *response.status_mut() = status,
+        None => {
             let headers = response.headers_mut();
             headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/grpc"));
             deadline_exceeded(headers);
-        } else {
-            *response.status_mut() = status;
         }
-        response.extensions_mut().insert(elapsed);
-        response
     }
+    response.extensions_mut().insert(elapsed);
+    response
 }
 
 pin_project! {
@@ -190,7 +167,7 @@ pin_project! {
     pub struct HttpResponseFuture<F, W: WheelRef> {
         #[pin]
         inner: Admitted<F, W>,
-        on_expiry: OnExpiry,
+        on_expiry: Option<StatusCode>,
         body_wheel: Option<W>,
     }
 }
@@ -205,8 +182,7 @@ where
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let mut this = self.project();
-        // The body's limit must be on the budget's wheel, which the budget chooses at its
-        // first poll: choose here too, before the task can move threads.
+        // The body's limit must be on the wheel the budget chooses at its first poll.
         if let Some(wheel) = this.body_wheel.as_mut() {
             wheel.choose();
         }
@@ -214,7 +190,7 @@ where
             Ok(Ok(response)) => response,
             Ok(Err(never)) => match never {},
             Err(elapsed) => {
-                let response = this.on_expiry.response(elapsed);
+                let response = expired(*this.on_expiry, elapsed);
                 return Poll::Ready(Ok(response.map(|()| DeadlineBody { state: State::Done })));
             }
         };
@@ -224,7 +200,7 @@ where
             budget.remaining(&wheel)?;
             Some(Budgeted::with_budget(pending(), wheel, budget))
         });
-        let OnExpiry(_, grpc) = *this.on_expiry;
+        let grpc = this.on_expiry.is_none();
         let state = |body| State::Streaming { body, limit, grpc };
         Poll::Ready(Ok(response.map(|body| DeadlineBody { state: state(body) })))
     }
@@ -239,10 +215,9 @@ impl<F, W: WheelRef> fmt::Debug for HttpResponseFuture<F, W> {
 }
 
 pin_project! {
-    /// The body of a response from [`HttpDeadlineService`]: a timed-out response's empty
-    /// body, or the inner one, which ends with an [`Elapsed`] error (gRPC: `grpc-status: 4`
-    /// trailers) if the deadline passes first, checked before each frame. hyper then aborts
-    /// the response, so the client never mistakes it for a complete one.
+    /// The body of a response from [`HttpDeadlineService`]: empty for a timed-out one, else
+    /// the inner one, which ends with an [`Elapsed`] error (gRPC: `grpc-status: 4`
+    /// trailers) if the deadline passes first: hyper aborts the response, never complete.
     ///
     /// # Errors
     ///

@@ -1,6 +1,5 @@
-//! [`HyperTimer`]: `hyper::rt::Timer` on a punctual wheel, for hyper's own timeouts.
-//! hyper's instants (`Instant::now()` based, as in its default) become spans from now,
-//! which a sleep counts from its first poll on the wheel's clock: never earlier.
+//! [`HyperTimer`]: `hyper::rt::Timer` on a punctual wheel. hyper's instants become spans
+//! from now, which a sleep counts from its first poll: never earlier.
 
 use core::future::Future;
 use core::pin::Pin;

@@ -3,7 +3,7 @@
 use core::fmt;
 use core::future::Future;
 use core::pin::Pin;
-use core::task::{Context, Poll, ready};
+use core::task::{Context, Poll};
 use core::time::Duration;
 
 use pin_project_lite::pin_project;
@@ -18,31 +18,9 @@ use crate::headers::{OwnLimit, RequestTimeout};
 use crate::limits::{Admitted, Limits, OrElapsed, boxed, shared_builders};
 
 /// A [`Layer`] that bounds each request's response future, from its first poll, by a
-/// deadline, and runs it under a budget of the same length on the wheel `W`. Errors are
-/// boxed into [`BoxError`]: the inner service's own, or an [`Elapsed`] named after the
-/// layer (or an enclosing budget's, when that ends first).
-///
-/// ```
-/// use std::time::Duration;
-/// use punctual::DeadlineExt;
-/// use punctual_tower::DeadlineLayer;
-/// use tower::{ServiceBuilder, ServiceExt, service_fn};
-///
-/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
-/// # async fn main() {
-/// let svc = ServiceBuilder::new()
-///     .layer(DeadlineLayer::<punctual::wheel::DefaultWheel>::new(Duration::from_millis(50)).named("lookup"))
-///     .service(service_fn(|key: u32| async move {
-///         // A downstream call that allows itself a second: the request's 50 ms win.
-///         tokio::time::sleep(Duration::from_secs(5)).deadline(Duration::from_secs(1)).await?;
-///         Ok::<_, punctual::Elapsed>(key)
-///     }));
-/// let err = svc.oneshot(7).await.unwrap_err();
-/// let elapsed = err.downcast_ref::<punctual::Elapsed>().unwrap();
-/// assert_eq!(elapsed.name(), Some("lookup"));
-/// assert_eq!(elapsed.duration(), Duration::from_millis(50));
-/// # }
-/// ```
+/// deadline, and runs it under a budget of the same length on the wheel `W` (see the
+/// crate example). Errors are boxed into [`BoxError`]: the inner service's own, or an
+/// [`Elapsed`] named after the layer (or an enclosing budget's, when that ends first).
 #[derive(Debug, Clone, Copy)]
 pub struct DeadlineLayer<W, T = OwnLimit> {
     limits: Limits<W>,
@@ -55,36 +33,10 @@ shared_builders!(DeadlineLayer => DeadlineService {
 });
 
 impl<W: WheelRef, T> DeadlineLayer<W, T> {
-    /// Counts the wait in `poll_ready`, from the first after the previous `call`, against
-    /// the next request's deadline (off by default: readiness is usually back-pressure
-    /// shared by all). A wait that uses up the limit ends ready (an error would fail the
-    /// service for good), and the next call fails at once with an [`Elapsed`], the inner
-    /// service not called. Each clone waits on its own.
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// use punctual_tower::DeadlineLayer;
-    /// use tower::{Layer, ServiceExt};
-    ///
-    /// # #[tokio::main(flavor = "current_thread", start_paused = true)]
-    /// # async fn main() {
-    /// struct NeverReady; // a rate limit that never lets up
-    /// impl tower::Service<()> for NeverReady {
-    ///     type Response = ();
-    ///     type Error = std::convert::Infallible;
-    ///     type Future = std::future::Pending<Result<(), Self::Error>>;
-    ///     fn poll_ready(&mut self, _: &mut std::task::Context<'_>) -> std::task::Poll<Result<(), Self::Error>> { std::task::Poll::Pending }
-    ///     fn call(&mut self, (): ()) -> Self::Future { std::future::pending() }
-    /// }
-    /// let mut svc = DeadlineLayer::<punctual::wheel::DefaultWheel>::new(Duration::from_millis(30))
-    ///     .count_readiness()
-    ///     .layer(NeverReady);
-    /// let start = tokio::time::Instant::now();
-    /// let err = svc.oneshot(()).await.unwrap_err();
-    /// assert!(err.downcast_ref::<punctual::Elapsed>().is_some());
-    /// assert_eq!(start.elapsed(), Duration::from_millis(30));
-    /// # }
-    /// ```
+    /// Counts the wait in `poll_ready` since the previous `call` against the next
+    /// request's deadline (off by default). A wait that uses up the limit ends ready, and
+    /// the next call fails at once with an [`Elapsed`], the inner service not called. Each
+    /// clone waits on its own.
     pub fn count_readiness(mut self) -> Self {
         self.count_readiness = true;
         self
@@ -109,8 +61,7 @@ impl<S, W: WheelRef, T: Clone> Layer<S> for DeadlineLayer<W, T> {
 pub struct DeadlineService<S, W: WheelRef, T = OwnLimit> {
     inner: S,
     layer: DeadlineLayer<W, T>,
-    // With `count_readiness`: the wait in `poll_ready` since the last call, or one that
-    // used up the limit, which the next call fails with.
+    // With `count_readiness`: the wait since the last call, or the limit it used up.
     waiting: Option<Waiting<W>>,
     waited_out: Option<Elapsed>,
 }
@@ -175,7 +126,7 @@ where
         let Limits { wheel, limit, .. } = self.layer.limits;
         let waiting = self.waiting.get_or_insert_with(|| Waiting::start(wheel));
         match self.inner.poll_ready(cx) {
-            // Keep the wait: the call takes its time off the request's deadline.
+            // Keep the wait: the call takes it off the request's deadline.
             Poll::Ready(Ok(())) => return Poll::Ready(Ok(())),
             Poll::Ready(Err(error)) => {
                 self.waiting = None;
@@ -241,8 +192,8 @@ where
     type Output = Result<R, BoxError>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let result = ready!(self.project().inner.poll(cx));
-        Poll::Ready(boxed(result.and_then(|result| result)))
+        let result = self.project().inner.poll(cx);
+        result.map(|result| boxed(result.and_then(|result| result)))
     }
 }
 

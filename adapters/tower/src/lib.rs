@@ -1,19 +1,15 @@
 //! Tower middleware on [punctual] deadlines: each request runs under a deadline and a
 //! budget, so every punctual deadline started while serving it ends no later.
+//! [`DeadlineLayer`] serves any `Service` whose error converts into [`BoxError`],
+//! [`HttpDeadlineLayer`] `Infallible` HTTP services; [`PropagateDeadlineLayer`] writes the
+//! remaining budget into outgoing requests.
 //!
-//! * [`DeadlineLayer`]: any `Service` whose error converts into [`BoxError`].
-//! * [`HttpDeadlineLayer`]: `Infallible` HTTP services (axum, hyper, tonic servers),
-//!   answered `504` or gRPC's `DEADLINE_EXCEEDED`, the body cut at the deadline.
-//! * `.grpc_timeout()`, `.timeout_headers()`: a shorter deadline from the request's
-//!   headers; [`PropagateDeadlineLayer`] writes the remaining budget into outgoing ones.
-//! * [`WithinBudget`] (retries), `into_status` (feature `tonic`), [`HyperTimer`].
-//!
-//! Each type runs on a wheel `W`: `punctual::wheel::DefaultWheel`, the one a handler's
-//! default deadlines choose (`punctual::adapters::tower` names the types with it), or
-//! your own with `on` (on tokio's multi-thread runtime, a budget follows its task from
-//! worker to worker). The deadline covers the response future from its first poll, not
-//! `poll_ready` (unless [`DeadlineLayer::count_readiness`]). Outside a `tower::retry`, it
-//! is one budget for all attempts; inside, a limit per attempt (see [`WithinBudget`]).
+//! * Each type runs on a wheel `W`: `punctual::wheel::DefaultWheel` (a handler's default
+//!   deadlines' wheel), or your own with `on`.
+//! * The deadline covers the response future from its first poll, not `poll_ready`
+//!   (unless [`DeadlineLayer::count_readiness`]).
+//! * Outside a `tower::retry`, one budget for all attempts; inside, a limit per attempt
+//!   (see [`WithinBudget`]).
 //!
 //! ```
 //! use std::time::Duration;

@@ -27,9 +27,8 @@ impl<W: WheelRef> Limits<W> {
         asked.map_or(self.limit, |asked| asked.min(self.limit))
     }
 
-    /// `future()` under a budget of `limit` named `name` (an earlier enclosing budget
-    /// wins), or, below `refuse_below`, refused: counted in the wheel's stats, reported as
-    /// an outcome and by a `tracing` event, and `future` is not made.
+    /// `future()` under a budget of `limit` named `name`, or below `refuse_below` refused
+    /// (counted, reported, traced) without making `future`.
     pub(crate) fn admit<F: Future>(
         &self,
         name: &'static str,
@@ -99,11 +98,9 @@ macro_rules! shared_builders {
                 $layer { limits, source, $($extra: self.$extra),* }
             }
 
-            /// Refuses a request whose deadline (the layer's limit, or the shorter one the
-            /// request asks for) leaves less than `least`, without calling the inner
-            /// service: it ends at once as timed out. Each refusal counts in the wheel's
-            /// [`Stats::refused`](punctual_core::Stats::refused) and is reported by a
-            /// debug-level `tracing` event. Off (zero) by default.
+            /// Refuses a request whose deadline leaves less than `least` (zero by default):
+            /// it ends at once as timed out, the inner service not called, counted in
+            /// [`Stats::refused`](punctual_core::Stats::refused) and traced at debug level.
             pub fn refuse_below(mut self, least: core::time::Duration) -> Self {
                 self.limits.refuse_below = least;
                 self

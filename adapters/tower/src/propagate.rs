@@ -20,21 +20,6 @@ use crate::limits::{OrElapsed, boxed};
 
 /// What is left of the budget in force on this thread, on `wheel`'s clock; `None` with no
 /// budget in force for deadlines on that wheel.
-///
-/// ```
-/// use std::time::Duration;
-/// use punctual::wheel::DefaultWheel;
-///
-/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
-/// # async fn main() {
-/// assert_eq!(punctual_tower::remaining_budget(DefaultWheel::new()), None);
-/// let left = punctual::budget(Duration::from_secs(2), async {
-///     tokio::time::sleep(Duration::from_millis(500)).await;
-///     punctual_tower::remaining_budget(DefaultWheel::new())
-/// });
-/// assert_eq!(left.await.unwrap(), Some(Duration::from_millis(1500)));
-/// # }
-/// ```
 pub fn remaining_budget<W: WheelRef>(wheel: W) -> Option<Duration> {
     current_budget(wheel).map(|(_, left)| left)
 }
@@ -51,13 +36,10 @@ fn current_budget<W: WheelRef>(mut wheel: W) -> Option<(Budget, Duration)> {
 }
 
 /// A [`Layer`] for outgoing HTTP requests: it writes what is left of the budget in force
-/// where `call` runs (so in front of a `tower::buffer::Buffer`, whose worker calls), less
-/// the [`margin`](Self::margin), rounded down, into each request's `grpc-timeout` (or the
-/// header chosen with [`writes`](Self::writes)), unless the request asks for less.
-///
-/// With no budget in force the request goes out as it is. With nothing left to write, it
-/// is not sent: the call fails at once with the budget's [`Elapsed`] (never a zero
-/// timeout). Errors are boxed into [`BoxError`]: the inner service's own, or that one.
+/// where `call` runs (in front of a `tower::buffer::Buffer`), less the
+/// [`margin`](Self::margin), rounded down, into each request's `grpc-timeout` (or
+/// [`writes`](Self::writes)' header), unless the request asks for less. With nothing left,
+/// the call fails at once with the budget's [`Elapsed`], boxed into [`BoxError`].
 ///
 /// ```
 /// use std::time::Duration;
@@ -200,8 +182,7 @@ where
 }
 
 /// Wraps a `tower::retry` [`Policy`] so that nothing is retried once the budget in force
-/// is spent: with a per-attempt deadline inside the retry, attempts would fail at once
-/// and a policy retrying on that error would spin.
+/// is spent (attempts would fail at once, and a retry on that error would spin).
 ///
 /// ```
 /// use std::time::Duration;
@@ -272,12 +253,10 @@ where
     type Future = P::Future;
 
     fn retry(&mut self, req: &mut Req, result: &mut Result<Res, E>) -> Option<Self::Future> {
-        let spent = remaining_budget(self.wheel) == Some(Duration::ZERO);
-        if spent {
-            None
-        } else {
-            self.policy.retry(req, result)
+        if remaining_budget(self.wheel) == Some(Duration::ZERO) {
+            return None; // spent
         }
+        self.policy.retry(req, result)
     }
 
     fn clone_request(&mut self, req: &Req) -> Option<Req> {
@@ -285,21 +264,9 @@ where
     }
 }
 
-/// A middleware error as the `tonic::Status` a gRPC client expects (for a `map_err`
-/// outside the layers): an [`Elapsed`] or tonic's own `TimeoutExpired` in its source chain
-/// is `DEADLINE_EXCEEDED`, anything else what `tonic::Status::from_error` makes of it.
-///
-/// ```
-/// use punctual_tower::{PropagateDeadlineLayer, into_status};
-/// use tower::ServiceBuilder;
-///
-/// # fn wrap<S: tower::Service<http::Request<()>, Error = punctual_tower::BoxError>>(channel: S) {
-/// let channel = ServiceBuilder::new()
-///     .map_err(into_status)
-///     .layer(PropagateDeadlineLayer::<punctual::wheel::DefaultWheel>::new())
-///     .service(channel);
-/// # }
-/// ```
+/// A middleware error as a `tonic::Status` (for a `map_err` outside the layers): an
+/// [`Elapsed`] or tonic's `TimeoutExpired` in its source chain is `DEADLINE_EXCEEDED`,
+/// anything else what `tonic::Status::from_error` makes of it.
 #[cfg(feature = "tonic")]
 pub fn into_status(error: BoxError) -> tonic::Status {
     let first: &(dyn std::error::Error + 'static) = &*error;

@@ -1,10 +1,8 @@
 //! `HostClock`: the host's monotonic time, `performance.now()`, through `web_time::Instant`.
 //!
-//! * Every `HostClock` counts from one origin: [`BACKDATE`] before the first reading in
-//!   the program. So readings of two `HostClock`s compare, and instants from shortly
-//!   before the first reading map to distinct readings.
-//! * Readings and instants come from the same source and the same conversion, so
-//!   `reading_of(instant)` is exact: the clock reads it when `Instant::now()` reaches it.
+//! * Every `HostClock` counts from one origin, [`BACKDATE`] before the program's first
+//!   reading: readings of two compare, and instants shortly before it stay distinct.
+//! * Readings and instants share a source and conversion: `reading_of(instant)` is exact.
 
 use core::time::Duration;
 use std::sync::OnceLock;
@@ -19,26 +17,13 @@ static ORIGIN: OnceLock<Instant> = OnceLock::new();
 const BACKDATE: Duration = Duration::from_secs(3600);
 
 /// The host's monotonic clock: `performance.now()`, as [`web_time::Instant`] reads it, in
-/// browsers, web workers and Node (which has a global `performance` since version 16).
-///
-/// Zero bytes; every `HostClock` reads the same. It counts from an hour before its first
-/// reading in the program, so it never reads zero for an instant of the last hour.
-///
-/// ```no_run
-/// use punctual_core::{Clock, Reading};
-/// use punctual_wasm::HostClock;
-///
-/// let clock = HostClock::new();
-/// let before = web_time::Instant::now();
-/// let now = Reading::since_origin(clock.now());
-/// assert!(clock.reading_of(before) <= now);
-/// ```
+/// browsers, web workers and Node 16+. Every `HostClock` reads the same, from an hour
+/// before its first reading in the program.
 ///
 /// # Precision
 ///
-/// Browsers round `performance.now()` to 100 µs or coarser (5 µs in cross-origin isolated
-/// pages); Node does not. The wheel measures on this clock as it reads, so a deadline is
-/// never early on it; measured on an exact clock, it may end up to that rounding early.
+/// Browsers round `performance.now()` to 100 µs or coarser (5 µs cross-origin isolated);
+/// a deadline is never early on this clock, but may be by that rounding on an exact one.
 ///
 /// # Panics
 ///
@@ -52,7 +37,6 @@ impl HostClock {
         Self
     }
 
-    /// The origin every `HostClock` counts from, plus [`BACKDATE`].
     fn origin() -> Instant {
         *ORIGIN.get_or_init(Instant::now)
     }

@@ -15,16 +15,9 @@ pub type HostWheel = Wheel<HostClock, Growable>;
 /// The driver future of a wheel on clock `C`, sleeping on `setTimeout`.
 pub type WasmDriver<'w, C = HostClock, S = Growable> = Driver<'w, C, S, TimeoutSleeper<&'w C>>;
 
-/// Makes a growable wheel on the [`HostClock`] with the given tick and leaks it, so that
-/// its deadlines are `'static`. Drive it with [`spawn_driver`].
-///
-/// The wheel lives for the rest of the program: about 2 KB on wasm32, plus the entries it
-/// grew to hold. Make one per program, not one per request.
-///
-/// ```no_run
-/// let wheel = punctual_wasm::leak_wheel(punctual_wasm::DEFAULT_TICK);
-/// punctual_wasm::spawn_driver(wheel);
-/// ```
+/// Makes a growable wheel on the [`HostClock`] and leaks it (about 2 KB on wasm32, plus
+/// the entries it grew to hold: one per program), so that its deadlines are `'static`.
+/// Drive it with [`spawn_driver`] (see the crate example).
 ///
 /// # Panics
 ///
@@ -34,8 +27,7 @@ pub fn leak_wheel(tick: Duration) -> &'static HostWheel {
 }
 
 /// The driver future of `wheel`, whose clock runs at the host's pace ([`HostClock`], or
-/// a clock that reads it). It never completes. Poll it on the host's event loop:
-/// [`spawn_driver`] does, or `wasm_bindgen_futures::spawn_local` on a borrowed wheel.
+/// a clock that reads it). It never completes; poll it on the host's event loop.
 ///
 /// ```no_run
 /// use core::time::Duration;
@@ -50,21 +42,14 @@ pub fn leak_wheel(tick: Duration) -> &'static HostWheel {
 ///
 /// # Cancel safety
 ///
-/// Dropping the driver stops the wheel. Armed deadlines are not lost: they fire late, once
-/// another driver turns it.
+/// Dropping the driver stops the wheel: armed deadlines fire late, once another driver
+/// turns it.
 pub fn driver<C: Clock, S: Storage>(wheel: &Wheel<C, S>) -> WasmDriver<'_, C, S> {
     wheel.driver(TimeoutSleeper::new(wheel.clock()))
 }
 
 /// Spawns the driver of `wheel` ([`driver`]) as a task of `wasm-bindgen-futures`'
 /// executor on this thread, for the rest of the program. Spawn one per wheel.
-///
-/// ```no_run
-/// use std::time::Duration;
-///
-/// let wheel = punctual_wasm::leak_wheel(Duration::from_millis(2));
-/// punctual_wasm::spawn_driver(wheel);
-/// ```
 pub fn spawn_driver<C: Clock, S: Storage>(wheel: &'static Wheel<C, S>) {
     wasm_bindgen_futures::spawn_local(async move { match driver(wheel).await {} });
 }

@@ -1,13 +1,10 @@
 //! `Hop`: a task of its own, out of a chain of nested timers.
 //!
-//! * Browsers clamp a `setTimeout` shorter than 4 ms to 4 ms when it is set from a chain
-//!   of more than five timers, each set from the one before (HTML's timer nesting level).
-//!   A driver that sleeps a tick at a time is such a chain.
-//! * A task that a message starts is no timer: a timer set from it, or from the microtasks
-//!   after it (where a woken task is polled), starts a chain anew.
-//! * A hop posts one message on a `MessageChannel` of its own, and completes once that
-//!   message's handler has run. Dropping it closes the channel, so that nothing is left
-//!   to keep Node's event loop alive.
+//! * Browsers clamp a `setTimeout` below 4 ms to 4 ms in a chain of more than five nested
+//!   timers (a driver sleeping a tick at a time); a timer set from a message's task, or
+//!   its microtasks, starts a chain anew.
+//! * A hop posts one message on a `MessageChannel` of its own and completes once its
+//!   handler ran. Dropping it closes the channel: nothing keeps Node's event loop alive.
 
 use core::cell::Cell;
 use core::future::Future;

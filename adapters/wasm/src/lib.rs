@@ -2,15 +2,9 @@
 //! browsers, web workers and Node: no thread, and the timer's work done on the host's
 //! event loop.
 //!
-//! * [`HostClock`] reads the host's monotonic time, `performance.now()`, as
-//!   [`web_time::Instant`] does. `std::time::Instant::now()` panics on this target.
-//! * [`driver`] is the wheel's [`Driver`](punctual_core::Driver): it turns the wheel,
-//!   then sleeps on one `setTimeout` until the wheel's next planned turn.
-//! * [`spawn_driver`] runs it as a task of `wasm-bindgen-futures`' executor, forever.
-//! * An arm earlier than the planned turn wakes the driver's task, which turns the wheel
-//!   in a microtask and sets a new `setTimeout` for the earlier turn. Other arms wake
-//!   no one.
-//! * Idle (nothing armed), the driver keeps no timer set.
+//! [`HostClock`] reads `performance.now()` (`std::time::Instant::now()` panics on this
+//! target); [`driver`] turns the wheel and sleeps on one `setTimeout` until its next turn,
+//! none while idle; [`spawn_driver`] runs it on `wasm-bindgen-futures`' executor.
 //!
 //! ```no_run
 //! use std::time::Duration;
@@ -27,22 +21,18 @@
 //! });
 //! ```
 //!
-//! Most programs want `punctual` instead: on this target its `fut.deadline(d)`,
-//! `sleep`, `timeout` and budgets run on a global wheel that this crate drives, with no
-//! setup.
+//! (`punctual`'s own deadlines run on a global wheel this crate drives, with no setup.)
 //!
 //! # Precision
 //!
 //! * **Never early**: a sleep completes only once the clock reads its time; a `setTimeout`
 //!   that fires early (Node's may) is set again for the rest.
-//! * **At most two ticks late** while the host runs timers on time. The driver sets short
-//!   timers from a task of its own (a `MessageChannel` message), so browsers do not clamp
-//!   a chain of nested timers to 4 ms. A sleep past 2<sup>31</sup> − 1 ms sets a new timer.
+//! * **At most two ticks late** while the host runs timers on time: short timers are set
+//!   from a `MessageChannel` task, so browsers do not clamp nested timers to 4 ms.
 //! * **Starved** (a background tab, a long task), the driver is late by as much.
 //!
-//! Built for single-threaded wasm: with `+atomics`, the driver runs on the thread that
-//! spawned it. Off wasm the crate builds (for `cargo check` and docs), but its driver and
-//! clock panic when used.
+//! With `+atomics`, the driver runs on the thread that spawned it. Off wasm the crate
+//! builds (for `cargo check` and docs), but its driver and clock panic when used.
 //!
 //! [punctual]: https://docs.rs/punctual
 #![cfg_attr(docsrs, feature(doc_cfg))]

@@ -1,11 +1,9 @@
 //! `TimeoutSleeper`: the driver's sleeps, on the host's `setTimeout`.
 //!
-//! * A sleep completes only once its clock reads its time; a timer that fired before that
-//!   is set again for the rest.
-//! * A sleep holds at most one timer; dropping the sleep clears it (`clearTimeout`).
+//! * A sleep completes only once its clock reads its time (a timer that fired early is set
+//!   again); it holds at most one timer, which dropping it clears.
 //! * A timer waits the time left rounded up to a millisecond, at most [`MAX_TIMEOUT`].
-//! * A timer shorter than the clamp of nested timers is set after a [`Hop`], so that
-//!   the host does not stretch it to 4 ms.
+//! * A timer shorter than the clamp of nested timers is set after a [`Hop`].
 
 use core::future::Future;
 use core::pin::Pin;
@@ -17,35 +15,15 @@ use punctual_core::{Clock, Reading, Sleeper};
 
 use crate::hop::{CLAMPED_BELOW, Hop};
 
-/// The longest wait of one `setTimeout`: 2<sup>31</sup> − 1 ms, about 24.8 days. Hosts
-/// take a longer one as zero; a longer sleep waits this, then sets a timer again.
+/// The longest wait of one `setTimeout` (hosts take a longer one as zero): 2<sup>31</sup>
+/// − 1 ms, about 24.8 days. A longer sleep waits this, then sets a timer again.
 pub const MAX_TIMEOUT: Duration = Duration::from_millis(i32::MAX as u64);
 
 /// The [`Sleeper`] of a wheel whose clock runs at the host's pace ([`HostClock`], or a
-/// clock that reads it): a `setTimeout` for the time from the clock's reading now to the
-/// requested one.
+/// clock that reads it): a `setTimeout` for the time left. [`driver`](crate::driver)
+/// makes one for you.
 ///
-/// [`driver`](crate::driver) makes one for you. Build one yourself only for a
-/// [`Driver`](punctual_core::Driver) of your own ([`Wheel::driver`](punctual_core::Wheel::driver)).
-///
-/// ```no_run
-/// use core::time::Duration;
-/// use punctual_core::{Clock, Reading, Sleeper};
-/// use punctual_wasm::{HostClock, TimeoutSleeper};
-///
-/// let clock = HostClock::new();
-/// let mut sleeper = TimeoutSleeper::new(clock);
-/// let at = Reading::since_origin(clock.now()) + Duration::from_millis(5);
-/// wasm_bindgen_futures::spawn_local(async move {
-///     sleeper.sleep_until(at).await;
-///     assert!(Reading::since_origin(clock.now()) >= at); // never early
-/// });
-/// ```
-///
-/// # Precision
-///
-/// A sleep never completes before the clock reads the requested time. How late it may be
-/// is up to the host's timers (see the crate docs): typically about a millisecond.
+/// Never early; how late is up to the host's timers (see the crate docs).
 ///
 /// [`HostClock`]: crate::HostClock
 #[derive(Debug, Clone, Copy, Default)]
@@ -72,8 +50,7 @@ impl<C: Clock + Clone> Sleeper for TimeoutSleeper<C> {
     }
 }
 
-/// The sleep of a [`TimeoutSleeper`]: completes once the clock reads its time. Sets its
-/// `setTimeout` at its first poll.
+/// The sleep of a [`TimeoutSleeper`]: completes once the clock reads its time.
 ///
 /// # Cancel safety
 ///
@@ -95,7 +72,6 @@ enum Wait {
     Hop(Hop),
     /// The hop is done (or the host has none): set the timer now.
     Hopped,
-    /// A `setTimeout`.
     Timer(TimeoutFuture),
 }
 
