@@ -86,16 +86,6 @@ impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
     /// after naming. The name is part of the type ([`Named`], 24 bytes). An `Elapsed` of a
     /// [`Budget`] that ended it first is the budget's ([`Elapsed::is_budget`]).
     ///
-    /// ```
-    /// # use core::time::Duration;
-    /// # use punctual_core::{Fixed, ManualClock, Wheel};
-    /// # let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
-    /// # let mut cx = core::task::Context::from_waker(core::task::Waker::noop());
-    /// let mut d = core::pin::pin!(wheel.deadline(Duration::ZERO, core::future::pending::<()>()).named("pricing"));
-    /// let err = d.as_mut().poll(&mut cx);
-    /// assert_eq!(err.map(|r| r.unwrap_err().name()), core::task::Poll::Ready(Some("pricing")));
-    /// ```
-    ///
     /// # Panics
     ///
     /// If the deadline has completed, as the other accessors.
@@ -106,14 +96,6 @@ impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
     /// As [`named`](Deadline::named), its completion reported as
     /// [`Succeeded`](crate::OutcomeKind::Succeeded) or [`Failed`](crate::OutcomeKind::Failed)
     /// by the inner `Result`.
-    ///
-    /// ```
-    /// # use core::time::Duration;
-    /// # use punctual_core::{Fixed, ManualClock, Wheel};
-    /// # let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
-    /// let d = wheel.deadline(Duration::from_secs(1), async { Err::<(), _>("refused") }).named_result("pricing");
-    /// assert_eq!(futures_executor::block_on(d), Ok(Err("refused")));
-    /// ```
     ///
     /// # Panics
     ///

@@ -56,22 +56,6 @@ impl<'w, W: WheelRef> Sleep<'w, W> {
 
     /// Whether the sleep's time has come (completed, or fired for the next poll), as
     /// tokio's `Sleep::is_elapsed`. `false` before the first poll, even for a past time.
-    ///
-    /// ```
-    /// use core::task::{Context, Waker};
-    /// use core::time::Duration;
-    /// use punctual_core::{Fixed, ManualClock, Wheel};
-    ///
-    /// let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
-    /// let mut cx = Context::from_waker(Waker::noop());
-    /// let mut sleep = core::pin::pin!(wheel.sleep(Duration::from_millis(10)));
-    /// assert!(sleep.as_mut().poll(&mut cx).is_pending());
-    /// assert!(!sleep.is_elapsed());
-    /// wheel.advance(Duration::from_millis(10));
-    /// assert!(sleep.is_elapsed());
-    /// assert!(sleep.as_mut().poll(&mut cx).is_ready());
-    /// assert!(sleep.as_mut().poll(&mut cx).is_ready()); // and again, as tokio's
-    /// ```
     pub fn is_elapsed(&self) -> bool {
         if self.done {
             return true;
@@ -83,19 +67,6 @@ impl<'w, W: WheelRef> Sleep<'w, W> {
     /// handle's [`Instant`](WheelRef::Instant). A duration counts from the first poll
     /// (tokio's: from its making), so before it `sleep(d)` reports `d` from now; a sleep
     /// that never ends reports an instant centuries away.
-    ///
-    /// ```
-    /// use core::task::{Context, Waker};
-    /// use core::time::Duration;
-    /// use punctual_core::{Fixed, ManualClock, Reading, Wheel};
-    ///
-    /// let ms = Duration::from_millis;
-    /// let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), ms(1));
-    /// let mut sleep = core::pin::pin!(wheel.sleep_until(Reading::ZERO + ms(10)));
-    /// assert_eq!(sleep.deadline(), Reading::ZERO + ms(10));
-    /// sleep.as_mut().reset(Reading::ZERO + ms(30));
-    /// assert_eq!(sleep.deadline(), Reading::ZERO + ms(30));
-    /// ```
     pub fn deadline(&self) -> W::Instant {
         let mut wheel = *self.timer.wheel_ref();
         wheel.choose();

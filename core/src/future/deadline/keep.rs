@@ -31,23 +31,6 @@ impl<'w, F: Future + Unpin, W: WheelRef, N: super::DeadlineName> Deadline<'w, F,
     /// At the fire, hands the inner future back in the error ([`Abandoned`]) instead of
     /// dropping it, for work worth finishing though no one waits (a write-behind).
     ///
-    /// ```
-    /// # use core::time::Duration;
-    /// # use punctual_core::{Fixed, ManualClock, Wheel};
-    /// # let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
-    /// # let mut cx = core::task::Context::from_waker(core::task::Waker::noop());
-    /// let slow = wheel.sleep(Duration::from_millis(30));
-    /// let mut d = core::pin::pin!(wheel.deadline(Duration::from_millis(10), slow).keep_on_elapsed());
-    /// assert!(d.as_mut().poll(&mut cx).is_pending());
-    /// wheel.advance(Duration::from_millis(10));
-    /// let core::task::Poll::Ready(Err(abandoned)) = d.as_mut().poll(&mut cx) else { panic!() };
-    /// assert_eq!(abandoned.elapsed.duration(), Duration::from_millis(10));
-    /// // The sleep runs on: its own 30 ms.
-    /// let mut slow = abandoned.future;
-    /// wheel.advance(Duration::from_millis(20));
-    /// assert!(core::pin::Pin::new(&mut slow).poll(&mut cx).is_ready());
-    /// ```
-    ///
     /// # Panics
     ///
     /// If the deadline has completed, as the other accessors.
