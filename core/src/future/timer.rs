@@ -156,12 +156,7 @@ impl<W: WheelRef> Timer<W> {
         match outcome {
             Outcome::Passed => Poll::Ready(self.fired(capped)),
             Outcome::Armed(index, wake) => {
-                let armed = if rearmed {
-                    State::rearmed(index, capped)
-                } else {
-                    State::armed(index, capped)
-                };
-                self.state = armed.marked_instant(instant);
+                self.state = State::armed(index, capped, rearmed).marked_instant(instant);
                 // Once the state holds the entry: a panicking waker unwinds through this copy.
                 if wake {
                     self.wheel.get().wake_drivers();
@@ -178,10 +173,9 @@ impl<W: WheelRef> Timer<W> {
                 }
             }
             Outcome::Full(_, now) => {
-                self.wheel.get().count_degraded_poll();
                 // The reading the target was compared with: a later one could be past the
                 // target, and the turn in its tick would not wake this task.
-                if !self.wheel.get().leave_degraded_waker(cx.waker(), now) {
+                if !self.wheel.get().degraded_poll(cx.waker(), now) {
                     cx.waker().wake_by_ref();
                 }
                 Poll::Pending

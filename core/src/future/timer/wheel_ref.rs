@@ -36,9 +36,7 @@ pub trait RawWheel: Sync + sealed::Sealed {
     #[doc(hidden)]
     fn wake_drivers(&self);
     #[doc(hidden)]
-    fn count_degraded_poll(&self);
-    #[doc(hidden)]
-    fn leave_degraded_waker(&self, waker: &Waker, now: Reading) -> bool;
+    fn degraded_poll(&self, waker: &Waker, now: Reading) -> bool;
     /// Counts a request refused before any work because its deadline left too little
     /// time ([`Stats::refused`](crate::Stats::refused)); `punctual-tower`'s admission
     /// counts there. Without `stats` it counts nothing.
@@ -102,12 +100,9 @@ impl<C: Clock, S: Storage> RawWheel for Wheel<C, S> {
         self.wake_driver();
     }
 
-    fn count_degraded_poll(&self) {
-        Wheel::count_degraded_poll(self);
-    }
-
-    fn leave_degraded_waker(&self, waker: &Waker, now: Reading) -> bool {
-        Wheel::leave_degraded_waker(self, waker, now)
+    fn degraded_poll(&self, waker: &Waker, now: Reading) -> bool {
+        self.count_degraded_poll();
+        self.leave_degraded_waker(waker, now)
     }
 
     fn count_refused(&self) {
