@@ -13,7 +13,9 @@ use core::time::Duration;
 use pin_project_lite::pin_project;
 
 use crate::Elapsed;
-use crate::future::budget::{Budget, Scope, ambient};
+#[cfg(feature = "std")]
+use crate::future::budget::Scope;
+use crate::future::budget::{Budget, ambient};
 use crate::future::name::{DeadlineName, Named};
 use crate::future::outcome::OutcomeKind;
 use crate::future::timer::{Cap, RawWheel, Timer, WheelRef};
@@ -170,6 +172,7 @@ impl<F: Future, W: WheelRef> Future for Budgeted<'_, F, W> {
             None => {
                 let future = this.future.as_mut().as_pin_mut().expect("checked above");
                 let polled = {
+                    #[cfg(feature = "std")]
                     let _scope = Scope::enter(budget);
                     future.poll(cx)
                 };
