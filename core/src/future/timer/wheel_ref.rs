@@ -200,28 +200,12 @@ pub unsafe trait WheelRef: Copy + Unpin {
 }
 
 // SAFETY: a reference always points to the same wheel.
-unsafe impl<'w> WheelRef for &'w dyn RawWheel {
-    type Target = dyn RawWheel + 'w;
+unsafe impl<T: RawWheel + ?Sized> WheelRef for &T {
+    type Target = T;
     type Instant = Reading;
 
     #[inline]
-    fn get(&self) -> &Self::Target {
-        *self
-    }
-
-    #[inline]
-    fn instant_of(&self, at: Reading) -> Reading {
-        at
-    }
-}
-
-// SAFETY: a reference always points to the same wheel.
-unsafe impl<C: Clock, S: Storage> WheelRef for &Wheel<C, S> {
-    type Target = Wheel<C, S>;
-    type Instant = Reading;
-
-    #[inline]
-    fn get(&self) -> &Self::Target {
+    fn get(&self) -> &T {
         self
     }
 
