@@ -120,6 +120,11 @@ fn sleep_is_elapsed_and_deadline() {
     assert!(sleep.is_elapsed());
     assert!(w.poll(sleep.as_mut()).is_ready());
     assert!(w.poll(sleep.as_mut()).is_ready()); // and again, as tokio's
+    // Completed: a reset runs it again.
+    sleep.as_mut().reset(wheel.now() + ms(2));
+    assert!(w.poll(sleep.as_mut()).is_pending());
+    wheel.advance(ms(2));
+    assert!(w.poll(sleep.as_mut()).is_ready());
 
     let zero = punctual_core::Reading::ZERO;
     let mut sleep = core::pin::pin!(wheel.sleep_until(zero + ms(10)));

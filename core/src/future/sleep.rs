@@ -17,9 +17,8 @@ use crate::time::{Limit, Reading};
 
 /// A future that completes when its time has passed: a deadline on nothing, with the
 /// rules of a [`Deadline`](crate::Deadline). Made by `punctual::sleep` or
-/// [`Wheel::sleep`](crate::Wheel::sleep); moved by [`Sleep::reset`].
-///
-/// Once complete, polls return `Ready` again, as tokio's, until a [reset](Sleep::reset).
+/// [`Wheel::sleep`](crate::Wheel::sleep). Once complete, polls return `Ready` again, as
+/// tokio's, until a [reset](Sleep::reset).
 ///
 /// # Cancel safety
 ///
@@ -79,14 +78,12 @@ impl<'w, W: WheelRef> Sleep<'w, W> {
     }
 
     /// Moves the sleep to end at `at` ([`ClockInstant`]), earlier or later, started or
-    /// not; a completed one runs again. As tokio's `Sleep::reset`. It never completes
-    /// before `at`: an old time firing meanwhile is at most a spurious wake.
+    /// not; a completed one runs again. As tokio's `Sleep::reset`, never before `at`.
     ///
-    /// Moved later while pending, it keeps its entry and records the new time; the old
-    /// time's fire wakes the task once and the poll arms the rest. Otherwise the entry is
-    /// released and the next poll arms the new time: poll it again after a reset. An entry
-    /// the driver took in is free only at its next turn (a full [`Fixed`](crate::Fixed)
-    /// wheel may run degraded until then).
+    /// Moved later while pending, it keeps its entry: the old time's fire wakes the task
+    /// once and that poll arms the rest. Otherwise the entry is released and the next poll
+    /// arms the new time (poll it again after a reset); on a full [`Fixed`](crate::Fixed)
+    /// wheel it may run degraded until the driver's next turn frees the entry.
     ///
     /// ```
     /// use core::task::{Context, Poll, Waker};
@@ -104,12 +101,6 @@ impl<'w, W: WheelRef> Sleep<'w, W> {
     /// wheel.advance(Duration::from_millis(29));
     /// assert!(sleep.as_mut().poll(&mut cx).is_pending());
     /// wheel.advance(Duration::from_millis(1));
-    /// assert_eq!(sleep.as_mut().poll(&mut cx), Poll::Ready(()));
-    ///
-    /// // Completed: a reset runs it again.
-    /// sleep.as_mut().reset(wheel.now() + Duration::from_millis(2));
-    /// assert!(sleep.as_mut().poll(&mut cx).is_pending());
-    /// wheel.advance(Duration::from_millis(2));
     /// assert_eq!(sleep.as_mut().poll(&mut cx), Poll::Ready(()));
     /// ```
     pub fn reset(self: Pin<&mut Self>, at: impl ClockInstant<W>) {
