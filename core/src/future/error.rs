@@ -91,16 +91,13 @@ impl Elapsed {
 
 impl fmt::Display for Elapsed {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let what = if self.budget { "budget" } else { "deadline" };
+        f.write_str(if self.budget { "budget " } else { "deadline " })?;
         if let Some(name) = self.name {
-            write!(f, "{what} '{name}' ")?;
-        } else {
-            write!(f, "{what} ")?;
+            write!(f, "'{name}' ")?;
         }
-        if self.instant().is_some() {
-            write!(f, "at an instant elapsed")
-        } else {
-            write!(f, "of {:?} elapsed", self.duration)
+        match self.instant() {
+            Some(_) => f.write_str("at an instant elapsed"),
+            None => write!(f, "of {:?} elapsed", self.duration),
         }
     }
 }
