@@ -99,15 +99,10 @@ impl<'w, F: Future, W: WheelRef> Budgeted<'w, F, W> {
             budget.applies_to(wheel.id()),
             "`Budgeted::with_budget`: the budget was made on another wheel"
         );
-        Self {
-            future: Some(future),
-            // The budget caps the timer: `Limit::At` may not take its reading on every handle.
-            timer: Timer::new(wheel, Limit::After(Duration::MAX)),
-            duration: budget.cap.duration,
-            budget: Some(budget),
-            reported: None,
-            wheel: PhantomData,
-        }
+        // The budget caps the timer: `Limit::At` may not take its reading on every handle.
+        let mut this = Self::new(future, wheel, Duration::MAX);
+        (this.duration, this.budget) = (budget.cap.duration, Some(budget));
+        this
     }
 
     /// Names the budget: its `Elapsed` carries the name, and its
