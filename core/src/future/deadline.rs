@@ -253,10 +253,9 @@ impl<F: Future, W: WheelRef, N: ReportsOutput<F::Output>> Deadline<'_, F, W, N> 
         })
     }
 
-    /// Polls the inner future under the timer: `Ok` with its output (reported, the timer
-    /// released), or `Err` with what `on_fire` makes of the fire, called with the inner
-    /// future still live. A fire already decided wins: the inner future is not polled
-    /// after it. The deadline is pinned.
+    /// Polls the pinned inner future under the timer: `Ok` with its output (reported, the
+    /// timer released), or `Err` with what `on_fire` makes of the fire, the inner future
+    /// still live. A fire already decided wins: the inner future is not polled after it.
     #[inline(always)]
     fn poll_inner<E>(
         &mut self,

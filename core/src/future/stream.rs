@@ -133,9 +133,8 @@ impl<S, W: WheelRef> fmt::Debug for IdleTimeout<'_, S, W> {
 }
 
 impl<S: Stream, W: WheelRef> StreamDeadline<'_, S, W> {
-    /// Polls the stream under the timer: one `Err(Elapsed)` on fire. With `idle` (an idle
-    /// timeout), the clock starts at each `Pending` and restarts after each item; without,
-    /// at the first poll.
+    /// Polls the stream under the timer: one `Err(Elapsed)` on fire. The clock starts at the
+    /// first poll; with `idle`, at each `Pending`, and restarts after each item.
     fn poll_bounded(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,

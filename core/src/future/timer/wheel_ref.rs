@@ -37,12 +37,10 @@ pub trait RawWheel: Sync + sealed::Sealed {
     fn wake_drivers(&self);
     #[doc(hidden)]
     fn degraded_poll(&self, waker: &Waker, now: Reading) -> bool;
-    /// Counts a request refused before any work because its deadline left too little
-    /// time ([`Stats::refused`](crate::Stats::refused)); `punctual-tower`'s admission
-    /// counts there. Without `stats` it counts nothing.
+    /// Counts a request refused for too little time left, as `punctual-tower`'s admission
+    /// does ([`Stats::refused`](crate::Stats::refused)); without `stats`, nothing.
     fn count_refused(&self);
-    /// Counts a fire seen past the overrun threshold
-    /// ([`Stats::overruns`](crate::Stats::overruns)). Without `stats` it counts nothing.
+    /// Counts a fire seen past the overrun threshold ([`Stats::overruns`](crate::Stats::overruns)).
     #[doc(hidden)]
     fn count_overrun(&self);
 }
