@@ -92,10 +92,10 @@ impl Outcome {
 static HOOK: AtomicPtr<()> = AtomicPtr::new(core::ptr::null_mut());
 
 /// Sends every named deadline's [`Outcome`] to `hook` from now on, or to no one (`None`,
-/// the default). One hook per process (`punctual` with `std` installs its own, which
-/// feeds `punctual::report`). It runs inside the poll or drop that ends the deadline:
-/// keep it short, and do not panic in it. With `tracing` each outcome is also a `debug`
-/// event (target `punctual::outcome`).
+/// the default). One hook per process (`punctual` with `std` installs its own for
+/// `punctual::report`); it runs in the poll or drop that ends the deadline: keep it short,
+/// never panic. With `tracing` each outcome is also a `debug` event (target
+/// `punctual::outcome`).
 ///
 /// ```
 /// use core::sync::atomic::{AtomicUsize, Ordering};

@@ -128,9 +128,9 @@ impl<F: Future, W: WheelRef> Future for Budgeted<'_, F, W> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let mut this = self.project();
-        if this.future.is_none() {
+        let Some(future) = this.future.as_mut().as_pin_mut() else {
             panic!("`Budgeted` polled after completion");
-        }
+        };
         let budget = match *this.budget {
             Some(budget) => budget,
             None => {
@@ -165,7 +165,6 @@ impl<F: Future, W: WheelRef> Future for Budgeted<'_, F, W> {
         let fired = match this.timer.has_fired() {
             Some(fired) => fired,
             None => {
-                let future = this.future.as_mut().as_pin_mut().expect("checked above");
                 let polled = {
                     #[cfg(feature = "std")]
                     let _scope = Scope::enter(budget);
