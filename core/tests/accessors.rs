@@ -106,3 +106,29 @@ fn completed_deadline_accessors_panic_with_names() {
     );
     assert_eq!(wheel.occupied(), 0);
 }
+
+/// A sleep's `is_elapsed` and `deadline`, as tokio's: elapsed once its time has come,
+/// before the poll that completes it; the deadline moves with a reset.
+#[test]
+fn sleep_is_elapsed_and_deadline() {
+    let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), TICK);
+    let w = CountingWaker::new();
+    let mut sleep = core::pin::pin!(wheel.sleep(ms(10)));
+    assert!(w.poll(sleep.as_mut()).is_pending());
+    assert!(!sleep.is_elapsed());
+    wheel.advance(ms(10));
+    assert!(sleep.is_elapsed());
+    assert!(w.poll(sleep.as_mut()).is_ready());
+    assert!(w.poll(sleep.as_mut()).is_ready()); // and again, as tokio's
+    // Completed: a reset runs it again.
+    sleep.as_mut().reset(wheel.now() + ms(2));
+    assert!(w.poll(sleep.as_mut()).is_pending());
+    wheel.advance(ms(2));
+    assert!(w.poll(sleep.as_mut()).is_ready());
+
+    let zero = punctual_core::Reading::ZERO;
+    let mut sleep = core::pin::pin!(wheel.sleep_until(zero + ms(10)));
+    assert_eq!(sleep.deadline(), zero + ms(10));
+    sleep.as_mut().reset(zero + ms(30));
+    assert_eq!(sleep.deadline(), zero + ms(30));
+}

@@ -43,3 +43,45 @@ fn elapsed_display_names_the_duration_and_the_name() {
     fn is_error<E: core::error::Error + Send + Sync + 'static>(_: &E) {}
     is_error(&plain);
 }
+
+#[test]
+fn elapsed_at_an_instant_reports_the_instant_as_given() {
+    let wheel = fixed::<4>();
+    let at = wheel.now() + ms(50);
+    let deadline = wheel.deadline_at(at, pending::<()>());
+    wheel.clock().advance(ms(60)); // before its first poll
+    let e = futures_executor::block_on(deadline).unwrap_err();
+    assert_eq!(e.instant(), Some(at));
+    assert_eq!(e.duration(), Duration::ZERO);
+    assert_eq!(e.to_string(), "deadline at an instant elapsed");
+
+    let at = punctual_core::Reading::from_nanos(7_000_000);
+    let e = punctual_core::Elapsed::at_instant(at, Some("flush"));
+    assert_eq!(e.instant(), Some(at));
+    assert_eq!(e.to_string(), "deadline 'flush' at an instant elapsed");
+}
+
+#[test]
+fn elapsed_of_a_budget_and_its_debug() {
+    let e = punctual_core::Elapsed::budget(Duration::from_secs(2), Some("edge"));
+    assert_eq!(e.to_string(), "budget 'edge' of 2s elapsed");
+    assert!(e.is_budget());
+    let e = punctual_core::Elapsed::new(ms(20), None);
+    assert_eq!(
+        format!("{e:?}"),
+        "Elapsed { duration: 20ms, name: None, budget: false }"
+    );
+}
+
+/// `?` in a tonic handler answers `DEADLINE_EXCEEDED` (never `CANCELLED`).
+#[cfg(feature = "tonic")]
+#[test]
+fn elapsed_into_a_tonic_status() {
+    let wheel = fixed::<4>();
+    let w = CountingWaker::new();
+    let mut call = pin!(wheel.deadline(ms(5), pending::<()>()));
+    assert!(w.poll(call.as_mut()).is_pending());
+    wheel.advance(ms(5));
+    let status = tonic::Status::from(is_elapsed(w.poll(call.as_mut())));
+    assert_eq!(status.code(), tonic::Code::DeadlineExceeded);
+}

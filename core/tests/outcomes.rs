@@ -346,3 +346,14 @@ fn keep_on_elapsed_in_time_is_ok_and_dropped_drops() {
     let kinds: Vec<_> = seen.iter().map(|o| o.kind).collect();
     assert_eq!(kinds, [OutcomeKind::Completed, OutcomeKind::Dropped]);
 }
+
+/// An outcome made by hand, its fraction used, its label; reported by hand once.
+#[test]
+fn an_outcome_by_hand() {
+    let o = Outcome::new("pricing", OutcomeKind::Elapsed, Some(ms(800)), ms(801));
+    assert_eq!(o.fraction_used(), Some(801.0 / 800.0));
+    assert_eq!(OutcomeKind::Elapsed.as_str(), "elapsed");
+    let refused = Outcome::new("refused", OutcomeKind::Elapsed, Some(ms(5)), Duration::ZERO);
+    let seen = one(|| punctual_core::report_outcome(&refused));
+    assert_eq!(seen, refused);
+}

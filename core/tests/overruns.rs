@@ -28,6 +28,7 @@ fn late_polls_count_once_past_threshold() {
     assert_eq!(overruns_after(Duration::from_secs(60)), 0);
 
     report_overruns(Some(10 * MS));
+    assert_eq!(punctual_core::overrun_threshold(), Some(10 * MS));
     assert_eq!(overruns_after(30 * MS), 1);
     // Within the threshold: not an overrun (lateness up to it is the driver's or the
     // executor's ordinary delay).
@@ -47,5 +48,6 @@ fn late_polls_count_once_past_threshold() {
 
     // Off again.
     report_overruns(None);
+    assert_eq!(punctual_core::overrun_threshold(), None);
     assert_eq!(overruns_after(Duration::from_secs(60)), 0);
 }

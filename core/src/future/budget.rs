@@ -170,25 +170,15 @@ mod ambient {
     }
 }
 
-#[cfg(not(feature = "std"))]
-mod ambient {
-    use super::Budget;
-
-    pub(crate) fn current() -> Option<Budget> {
-        None
-    }
-
-    pub(crate) struct Scope;
-
-    impl Scope {
-        pub(crate) fn enter(_: Budget) -> Self {
-            Self
-        }
-    }
-}
-
 /// The budget in force for a deadline started now on this thread (`std` only).
+#[cfg(feature = "std")]
 pub(crate) use ambient::{Scope, current as ambient};
+
+/// No thread, no ambient budget.
+#[cfg(not(feature = "std"))]
+pub(crate) fn ambient() -> Option<Budget> {
+    None
+}
 
 #[cfg(all(test, feature = "std", not(punctual_loom)))]
 mod tests;

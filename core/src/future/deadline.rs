@@ -3,6 +3,7 @@
 //!   dropped (a panicking drop never runs twice); it is never polled after.
 //! * A fire already decided wins over polling the inner future, and over a reset.
 //! * On drop the inner future goes first, then the timer releases the entry.
+//! * [`KeepOnElapsed`] moves its (`Unpin`) inner future out at the fire instead.
 
 use core::fmt;
 use core::future::Future;
@@ -18,11 +19,8 @@ use crate::future::timer::{Fired, RawWheel, Timer, WheelRef};
 use crate::time::Limit;
 
 pub use crate::future::name::{DeadlineName, Named, NamedResult, ReportsOutput, Unnamed};
-pub use keep::{Abandoned, KeepOnElapsed};
 
 use crate::future::outcome::OutcomeKind;
-
-mod keep;
 
 /// A future bounded by a deadline: `Ok` with the inner future's output, or `Err(Elapsed)`
 /// once the deadline passes, the inner future dropped first. Made by
@@ -86,16 +84,6 @@ impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
     /// after naming. The name is part of the type ([`Named`], 24 bytes). An `Elapsed` of a
     /// [`Budget`] that ended it first is the budget's ([`Elapsed::is_budget`]).
     ///
-    /// ```
-    /// # use core::time::Duration;
-    /// # use punctual_core::{Fixed, ManualClock, Wheel};
-    /// # let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
-    /// # let mut cx = core::task::Context::from_waker(core::task::Waker::noop());
-    /// let mut d = core::pin::pin!(wheel.deadline(Duration::ZERO, core::future::pending::<()>()).named("pricing"));
-    /// let err = d.as_mut().poll(&mut cx);
-    /// assert_eq!(err.map(|r| r.unwrap_err().name()), core::task::Poll::Ready(Some("pricing")));
-    /// ```
-    ///
     /// # Panics
     ///
     /// If the deadline has completed, as the other accessors.
@@ -106,14 +94,6 @@ impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
     /// As [`named`](Deadline::named), its completion reported as
     /// [`Succeeded`](crate::OutcomeKind::Succeeded) or [`Failed`](crate::OutcomeKind::Failed)
     /// by the inner `Result`.
-    ///
-    /// ```
-    /// # use core::time::Duration;
-    /// # use punctual_core::{Fixed, ManualClock, Wheel};
-    /// # let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
-    /// let d = wheel.deadline(Duration::from_secs(1), async { Err::<(), _>("refused") }).named_result("pricing");
-    /// assert_eq!(futures_executor::block_on(d), Ok(Err("refused")));
-    /// ```
     ///
     /// # Panics
     ///
@@ -273,10 +253,9 @@ impl<F: Future, W: WheelRef, N: ReportsOutput<F::Output>> Deadline<'_, F, W, N> 
         })
     }
 
-    /// Polls the inner future under the timer: `Ok` with its output (reported, the timer
-    /// released), or `Err` with what `on_fire` makes of the fire, called with the inner
-    /// future still live. A fire already decided wins: the inner future is not polled
-    /// after it. The deadline is pinned.
+    /// Polls the pinned inner future under the timer: `Ok` with its output (reported, the
+    /// timer released), or `Err` with what `on_fire` makes of the fire, the inner future
+    /// still live. A fire already decided wins: the inner future is not polled after it.
     #[inline(always)]
     fn poll_inner<E>(
         &mut self,
@@ -362,6 +341,63 @@ impl<F, W: WheelRef, N: DeadlineName> fmt::Debug for Deadline<'_, F, W, N> {
             .field("name", &self.name.get())
             .field("running", &!self.timer.inner_dropped())
             .field("timer", &self.timer)
+            .finish()
+    }
+}
+
+/// The error of a [`KeepOnElapsed`]: the [`Elapsed`] and the inner future, still running.
+#[derive(Debug)]
+pub struct Abandoned<F> {
+    /// Why: the deadline's (or a budget's) `Elapsed`.
+    pub elapsed: Elapsed,
+    /// The inner future, as it was at the fire.
+    pub future: F,
+}
+
+/// A deadline that, at the fire, gives its inner future back in the error rather than
+/// dropping it ([`Deadline::keep_on_elapsed`]).
+#[must_use = "futures do nothing unless you `.await` or poll them"]
+pub struct KeepOnElapsed<'w, F, W: WheelRef, N: DeadlineName> {
+    deadline: Deadline<'w, F, W, N>,
+}
+
+impl<'w, F: Future + Unpin, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
+    /// At the fire, hands the inner future back in the error ([`Abandoned`]) instead of
+    /// dropping it, for work worth finishing though no one waits (a write-behind).
+    ///
+    /// # Panics
+    ///
+    /// If the deadline has completed, as the other accessors.
+    pub fn keep_on_elapsed(self) -> KeepOnElapsed<'w, F, W, N> {
+        self.check_live("keep_on_elapsed");
+        KeepOnElapsed { deadline: self }
+    }
+}
+
+impl<F: Future + Unpin, W: WheelRef, N: ReportsOutput<F::Output>> Future
+    for KeepOnElapsed<'_, F, W, N>
+{
+    type Output = Result<F::Output, Abandoned<F>>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        // SAFETY: the deadline is not moved; its inner future is `Unpin`, and is polled
+        // in place and moved out only at the fire.
+        let this = unsafe { &mut self.get_unchecked_mut().deadline };
+        this.poll_inner(cx, None, "KeepOnElapsed", |this, fired| {
+            this.timer.set_inner_dropped();
+            // SAFETY: live until just now, and marked gone: taken exactly once, never
+            // dropped in place after. `F: Unpin`: it may move out of a pinned deadline.
+            let future = unsafe { ManuallyDrop::take(&mut this.future) };
+            let elapsed = this.elapsed(&fired, None);
+            Abandoned { elapsed, future }
+        })
+    }
+}
+
+impl<F, W: WheelRef, N: DeadlineName> fmt::Debug for KeepOnElapsed<'_, F, W, N> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("KeepOnElapsed")
+            .field("deadline", &self.deadline)
             .finish()
     }
 }

@@ -91,14 +91,6 @@ impl<'w, W: WheelRef> Interval<'w, W> {
 
     /// Waits for the next tick and returns the instant it was due at.
     ///
-    /// ```
-    /// # use core::time::Duration;
-    /// # use punctual_core::{Fixed, ManualClock, Reading, Wheel};
-    /// # let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
-    /// let mut interval = wheel.interval(Duration::from_secs(1));
-    /// assert_eq!(futures_executor::block_on(interval.tick()), Reading::ZERO);
-    /// ```
-    ///
     /// # Cancel safety
     ///
     /// A `tick()` dropped before it completes takes no tick.
@@ -146,45 +138,12 @@ impl<'w, W: WheelRef> Interval<'w, W> {
 
     /// Moves the next tick to one period from now; the grid goes with it, as tokio's
     /// `Interval::reset`. Settles the wheel, if no tick has yet.
-    ///
-    /// ```
-    /// # use core::task::{Context, Poll, Waker};
-    /// # use core::time::Duration;
-    /// # use punctual_core::{Fixed, ManualClock, Reading, Wheel};
-    /// # let ms = Duration::from_millis;
-    /// # let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), ms(1));
-    /// # let mut cx = Context::from_waker(Waker::noop());
-    /// let mut interval = wheel.interval(ms(10));
-    /// assert!(interval.poll_tick(&mut cx).is_ready());
-    /// wheel.advance(ms(4));
-    /// interval.reset(); // the next tick at 14 ms, not 10
-    /// wheel.advance(ms(9));
-    /// assert!(interval.poll_tick(&mut cx).is_pending());
-    /// wheel.advance(ms(1));
-    /// assert_eq!(interval.poll_tick(&mut cx), Poll::Ready(Reading::ZERO + ms(14)));
-    /// ```
     pub fn reset(&mut self) {
         self.wait(Limit::After(self.period()));
     }
 
     /// Moves the next tick to now, then one each period from there, as tokio's
     /// `Interval::reset_immediately`. Settles the wheel, if no tick has yet.
-    ///
-    /// ```
-    /// # use core::task::{Context, Poll, Waker};
-    /// # use core::time::Duration;
-    /// # use punctual_core::{Fixed, ManualClock, Reading, Wheel};
-    /// # let ms = Duration::from_millis;
-    /// # let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), ms(1));
-    /// # let mut cx = Context::from_waker(Waker::noop());
-    /// let mut interval = wheel.interval(ms(10));
-    /// assert!(interval.poll_tick(&mut cx).is_ready());
-    /// wheel.advance(ms(4));
-    /// interval.reset_immediately();
-    /// assert_eq!(interval.poll_tick(&mut cx), Poll::Ready(Reading::ZERO + ms(4)));
-    /// wheel.advance(ms(10));
-    /// assert_eq!(interval.poll_tick(&mut cx), Poll::Ready(Reading::ZERO + ms(14)));
-    /// ```
     pub fn reset_immediately(&mut self) {
         let wheel = self.timer.chosen_wheel();
         self.wait_for(wheel.get().now());
@@ -192,20 +151,6 @@ impl<'w, W: WheelRef> Interval<'w, W> {
 
     /// Moves the next tick to `after` from now (never before), then one each period from
     /// there, as tokio's `Interval::reset_after`. Settles the wheel, if no tick has yet.
-    ///
-    /// ```
-    /// # use core::task::{Context, Poll, Waker};
-    /// # use core::time::Duration;
-    /// # use punctual_core::{Fixed, ManualClock, Reading, Wheel};
-    /// # let ms = Duration::from_millis;
-    /// # let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), ms(1));
-    /// # let mut cx = Context::from_waker(Waker::noop());
-    /// let mut interval = wheel.interval(ms(10));
-    /// assert!(interval.poll_tick(&mut cx).is_ready());
-    /// interval.reset_after(ms(3));
-    /// wheel.advance(ms(3));
-    /// assert_eq!(interval.poll_tick(&mut cx), Poll::Ready(Reading::ZERO + ms(3)));
-    /// ```
     pub fn reset_after(&mut self, after: Duration) {
         self.wait(Limit::After(after));
     }
@@ -213,24 +158,6 @@ impl<'w, W: WheelRef> Interval<'w, W> {
     /// Moves the next tick to `at` ([`ClockInstant`]), then one each period from there,
     /// as tokio's `Interval::reset_at`; a past `at` ticks at the next poll. Settles the
     /// wheel, if no tick has yet.
-    ///
-    /// ```
-    /// # use core::task::{Context, Poll, Waker};
-    /// # use core::time::Duration;
-    /// # use punctual_core::{Fixed, ManualClock, Reading, Wheel};
-    /// # let ms = Duration::from_millis;
-    /// # let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), ms(1));
-    /// # let mut cx = Context::from_waker(Waker::noop());
-    /// let mut interval = wheel.interval(ms(10));
-    /// assert!(interval.poll_tick(&mut cx).is_ready());
-    /// interval.reset_at(Reading::ZERO + ms(25));
-    /// wheel.advance(ms(24));
-    /// assert!(interval.poll_tick(&mut cx).is_pending()); // never early
-    /// wheel.advance(ms(1));
-    /// assert_eq!(interval.poll_tick(&mut cx), Poll::Ready(Reading::ZERO + ms(25)));
-    /// wheel.advance(ms(10));
-    /// assert_eq!(interval.poll_tick(&mut cx), Poll::Ready(Reading::ZERO + ms(35)));
-    /// ```
     pub fn reset_at(&mut self, at: impl ClockInstant<W>) {
         let at = at.reading_on(&self.timer.chosen_wheel());
         self.wait(Limit::At(at));

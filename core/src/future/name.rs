@@ -77,41 +77,38 @@ impl DeadlineName for Unnamed {
 
 impl<O> ReportsOutput<O> for Unnamed {}
 
-/// A name and the first pending poll's reading, in nanoseconds ([`NOT_STARTED`] before).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Label {
-    name: &'static str,
-    start: u64,
-}
-
-/// A name type around a [`Label`]: `name`, `new`, and the [`DeadlineName`] hooks.
+/// A name type: the name and the first pending poll's reading in nanoseconds
+/// ([`NOT_STARTED`] before), `name`, `new`, and the [`DeadlineName`] hooks.
 macro_rules! labelled {
     ($(#[$doc:meta])* $ty:ident) => {
         $(#[$doc])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-        pub struct $ty(Label);
+        pub struct $ty {
+            name: &'static str,
+            start: u64,
+        }
 
         impl $ty {
             /// The name.
             pub const fn name(&self) -> &'static str {
-                self.0.name
+                self.name
             }
 
             pub(crate) const fn new(name: &'static str) -> Self {
-                Self(Label { name, start: NOT_STARTED })
+                Self { name, start: NOT_STARTED }
             }
         }
 
         impl DeadlineName for $ty {
             #[inline(always)]
             fn get(&self) -> Option<&'static str> {
-                Some(self.0.name)
+                Some(self.name)
             }
 
             #[inline]
             fn started(&mut self, now: impl FnOnce() -> Reading) {
-                if self.0.start == NOT_STARTED {
-                    self.0.start = now().as_nanos();
+                if self.start == NOT_STARTED {
+                    self.start = now().as_nanos();
                 }
             }
 
@@ -122,7 +119,7 @@ macro_rules! labelled {
                 limit: impl FnOnce() -> Option<Duration>,
                 now: impl FnOnce() -> Reading,
             ) {
-                outcome::report_since(self.0.name, kind, limit(), self.0.start, now);
+                outcome::report_since(self.name, kind, limit(), self.start, now);
             }
         }
     };

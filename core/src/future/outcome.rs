@@ -34,10 +34,6 @@ pub enum OutcomeKind {
 
 impl OutcomeKind {
     /// A short lowercase label for metrics and logs: the variant's name in snake case.
-    ///
-    /// ```
-    /// assert_eq!(punctual_core::OutcomeKind::Elapsed.as_str(), "elapsed");
-    /// ```
     pub const fn as_str(self) -> &'static str {
         match self {
             Self::Completed => "completed",
@@ -70,13 +66,6 @@ pub struct Outcome {
 
 impl Outcome {
     /// An outcome, for listeners' own tests and for reports made by hand.
-    ///
-    /// ```
-    /// # use core::time::Duration;
-    /// use punctual_core::{Outcome, OutcomeKind};
-    /// let o = Outcome::new("pricing", OutcomeKind::Elapsed, Some(Duration::from_millis(800)), Duration::from_millis(801));
-    /// assert_eq!(o.fraction_used(), Some(801.0 / 800.0));
-    /// ```
     pub const fn new(
         name: &'static str,
         kind: OutcomeKind,
@@ -103,10 +92,10 @@ impl Outcome {
 static HOOK: AtomicPtr<()> = AtomicPtr::new(core::ptr::null_mut());
 
 /// Sends every named deadline's [`Outcome`] to `hook` from now on, or to no one (`None`,
-/// the default). One hook per process (`punctual` with `std` installs its own, which
-/// feeds `punctual::report`). It runs inside the poll or drop that ends the deadline:
-/// keep it short, and do not panic in it. With `tracing` each outcome is also a `debug`
-/// event (target `punctual::outcome`).
+/// the default). One hook per process (`punctual` with `std` installs its own for
+/// `punctual::report`); it runs in the poll or drop that ends the deadline: keep it short,
+/// never panic. With `tracing` each outcome is also a `debug` event (target
+/// `punctual::outcome`).
 ///
 /// ```
 /// use core::sync::atomic::{AtomicUsize, Ordering};
@@ -131,12 +120,6 @@ pub fn set_outcome_hook(hook: Option<fn(&Outcome)>) {
 
 /// Reports `outcome` as a named deadline's, to the hook and to `tracing`, for code that
 /// ends a named limit without a [`Deadline`](crate::Deadline). Call it once per end.
-///
-/// ```
-/// use core::time::Duration;
-/// use punctual_core::{Outcome, OutcomeKind};
-/// punctual_core::report_outcome(&Outcome::new("refused", OutcomeKind::Elapsed, Some(Duration::from_millis(5)), Duration::ZERO));
-/// ```
 #[cold]
 #[inline(never)]
 pub fn report_outcome(outcome: &Outcome) {

@@ -16,15 +16,6 @@ static AFTER_MICROS: AtomicU32 = AtomicU32::new(0);
 /// [`Stats::overruns`](crate::Stats::overruns) and, with `tracing`, reported by a `warn`
 /// event (target `punctual`) with its name and lateness. Applies to every wheel, from the
 /// next fire on. `after` is kept in whole microseconds, rounded up, up to `u32::MAX` µs.
-///
-/// ```
-/// use core::time::Duration;
-///
-/// punctual_core::report_overruns(Some(Duration::from_millis(10)));
-/// assert_eq!(punctual_core::overrun_threshold(), Some(Duration::from_millis(10)));
-/// punctual_core::report_overruns(None);
-/// assert_eq!(punctual_core::overrun_threshold(), None);
-/// ```
 pub fn report_overruns(after: Option<Duration>) {
     let micros = after.map_or(0, |after| {
         let micros = after.as_nanos().div_ceil(1_000).max(1);

@@ -17,9 +17,8 @@ use crate::time::{Limit, Reading};
 
 /// A future that completes when its time has passed: a deadline on nothing, with the
 /// rules of a [`Deadline`](crate::Deadline). Made by `punctual::sleep` or
-/// [`Wheel::sleep`](crate::Wheel::sleep); moved by [`Sleep::reset`].
-///
-/// Once complete, polls return `Ready` again, as tokio's, until a [reset](Sleep::reset).
+/// [`Wheel::sleep`](crate::Wheel::sleep). Once complete, polls return `Ready` again, as
+/// tokio's, until a [reset](Sleep::reset).
 ///
 /// # Cancel safety
 ///
@@ -56,22 +55,6 @@ impl<'w, W: WheelRef> Sleep<'w, W> {
 
     /// Whether the sleep's time has come (completed, or fired for the next poll), as
     /// tokio's `Sleep::is_elapsed`. `false` before the first poll, even for a past time.
-    ///
-    /// ```
-    /// use core::task::{Context, Waker};
-    /// use core::time::Duration;
-    /// use punctual_core::{Fixed, ManualClock, Wheel};
-    ///
-    /// let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
-    /// let mut cx = Context::from_waker(Waker::noop());
-    /// let mut sleep = core::pin::pin!(wheel.sleep(Duration::from_millis(10)));
-    /// assert!(sleep.as_mut().poll(&mut cx).is_pending());
-    /// assert!(!sleep.is_elapsed());
-    /// wheel.advance(Duration::from_millis(10));
-    /// assert!(sleep.is_elapsed());
-    /// assert!(sleep.as_mut().poll(&mut cx).is_ready());
-    /// assert!(sleep.as_mut().poll(&mut cx).is_ready()); // and again, as tokio's
-    /// ```
     pub fn is_elapsed(&self) -> bool {
         if self.done {
             return true;
@@ -83,19 +66,6 @@ impl<'w, W: WheelRef> Sleep<'w, W> {
     /// handle's [`Instant`](WheelRef::Instant). A duration counts from the first poll
     /// (tokio's: from its making), so before it `sleep(d)` reports `d` from now; a sleep
     /// that never ends reports an instant centuries away.
-    ///
-    /// ```
-    /// use core::task::{Context, Waker};
-    /// use core::time::Duration;
-    /// use punctual_core::{Fixed, ManualClock, Reading, Wheel};
-    ///
-    /// let ms = Duration::from_millis;
-    /// let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), ms(1));
-    /// let mut sleep = core::pin::pin!(wheel.sleep_until(Reading::ZERO + ms(10)));
-    /// assert_eq!(sleep.deadline(), Reading::ZERO + ms(10));
-    /// sleep.as_mut().reset(Reading::ZERO + ms(30));
-    /// assert_eq!(sleep.deadline(), Reading::ZERO + ms(30));
-    /// ```
     pub fn deadline(&self) -> W::Instant {
         let mut wheel = *self.timer.wheel_ref();
         wheel.choose();
@@ -108,14 +78,12 @@ impl<'w, W: WheelRef> Sleep<'w, W> {
     }
 
     /// Moves the sleep to end at `at` ([`ClockInstant`]), earlier or later, started or
-    /// not; a completed one runs again. As tokio's `Sleep::reset`. It never completes
-    /// before `at`: an old time firing meanwhile is at most a spurious wake.
+    /// not; a completed one runs again. As tokio's `Sleep::reset`, never before `at`.
     ///
-    /// Moved later while pending, it keeps its entry and records the new time; the old
-    /// time's fire wakes the task once and the poll arms the rest. Otherwise the entry is
-    /// released and the next poll arms the new time: poll it again after a reset. An entry
-    /// the driver took in is free only at its next turn (a full [`Fixed`](crate::Fixed)
-    /// wheel may run degraded until then).
+    /// Moved later while pending, it keeps its entry: the old time's fire wakes the task
+    /// once and that poll arms the rest. Otherwise the entry is released and the next poll
+    /// arms the new time (poll it again after a reset); on a full [`Fixed`](crate::Fixed)
+    /// wheel it may run degraded until the driver's next turn frees the entry.
     ///
     /// ```
     /// use core::task::{Context, Poll, Waker};
@@ -133,12 +101,6 @@ impl<'w, W: WheelRef> Sleep<'w, W> {
     /// wheel.advance(Duration::from_millis(29));
     /// assert!(sleep.as_mut().poll(&mut cx).is_pending());
     /// wheel.advance(Duration::from_millis(1));
-    /// assert_eq!(sleep.as_mut().poll(&mut cx), Poll::Ready(()));
-    ///
-    /// // Completed: a reset runs it again.
-    /// sleep.as_mut().reset(wheel.now() + Duration::from_millis(2));
-    /// assert!(sleep.as_mut().poll(&mut cx).is_pending());
-    /// wheel.advance(Duration::from_millis(2));
     /// assert_eq!(sleep.as_mut().poll(&mut cx), Poll::Ready(()));
     /// ```
     pub fn reset(self: Pin<&mut Self>, at: impl ClockInstant<W>) {

@@ -61,8 +61,7 @@ impl<S: Stream, W: WheelRef> Stream for StreamDeadline<'_, S, W> {
     type Item = Result<S::Item, Elapsed>;
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        let this = self.project();
-        poll_bounded(this.stream, this.timer, *this.name, cx, None)
+        self.poll_bounded(cx, None)
     }
 }
 
@@ -93,29 +92,21 @@ pin_project! {
     #[must_use = "streams do nothing unless polled"]
     pub struct IdleTimeout<'w, S, W: WheelRef = &'w dyn RawWheel> {
         #[pin]
-        stream: Option<S>,
-        timer: Timer<W>,
+        gaps: StreamDeadline<'w, S, W>,
         idle: Duration,
-        name: Option<&'static str>,
-        wheel: PhantomData<&'w ()>,
     }
 }
 
 impl<'w, S: Stream, W: WheelRef> IdleTimeout<'w, S, W> {
     /// Bounds each gap between items of `stream` by `idle` on `wheel`.
     pub fn new(stream: S, wheel: W, idle: Duration) -> Self {
-        Self {
-            stream: Some(stream),
-            timer: Timer::new(wheel, Limit::After(idle)),
-            idle,
-            name: None,
-            wheel: PhantomData,
-        }
+        let gaps = StreamDeadline::new(stream, wheel, idle);
+        Self { gaps, idle }
     }
 
     /// Names the timeout (shown in `Elapsed`).
     pub fn named(mut self, name: &'static str) -> Self {
-        self.name = Some(name);
+        self.gaps.name = Some(name);
         self
     }
 }
@@ -125,57 +116,59 @@ impl<S: Stream, W: WheelRef> Stream for IdleTimeout<'_, S, W> {
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = self.project();
-        poll_bounded(this.stream, this.timer, *this.name, cx, Some(*this.idle))
+        this.gaps.poll_bounded(cx, Some(*this.idle))
     }
 }
 
 impl<S, W: WheelRef> fmt::Debug for IdleTimeout<'_, S, W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let gaps = &self.gaps;
         f.debug_struct("IdleTimeout")
-            .field("running", &self.stream.is_some())
+            .field("running", &gaps.stream.is_some())
             .field("idle", &self.idle)
-            .field("name", &self.name)
-            .field("timer", &self.timer)
+            .field("name", &gaps.name)
+            .field("timer", &gaps.timer)
             .finish()
     }
 }
 
-/// Polls `stream` under `timer`: one `Err(Elapsed)` on fire. With `idle` (an idle
-/// timeout), the clock starts at each `Pending` and restarts after each item; without, at
-/// the first poll.
-fn poll_bounded<S: Stream, W: WheelRef>(
-    mut stream: Pin<&mut Option<S>>,
-    timer: &mut Timer<W>,
-    name: Option<&'static str>,
-    cx: &mut Context<'_>,
-    idle: Option<Duration>,
-) -> Poll<Option<Result<S::Item, Elapsed>>> {
-    let Some(inner) = stream.as_mut().as_pin_mut() else {
-        return Poll::Ready(None);
-    };
-    let fired = match timer.is_started() || idle.is_some() {
-        true => timer.has_passed(),
-        false => match timer.poll_fired(cx, None) {
-            Poll::Ready(fired) => Some(fired),
-            Poll::Pending => None,
-        },
-    };
-    let polled = match fired {
-        Some(fired) => Poll::Ready(Err(fired)),
-        None => match inner.poll_next(cx) {
-            Poll::Ready(Some(item)) => {
-                if let Some(idle) = idle {
-                    timer.restart(Limit::After(idle));
+impl<S: Stream, W: WheelRef> StreamDeadline<'_, S, W> {
+    /// Polls the stream under the timer: one `Err(Elapsed)` on fire. The clock starts at the
+    /// first poll; with `idle`, at each `Pending`, and restarts after each item.
+    fn poll_bounded(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        idle: Option<Duration>,
+    ) -> Poll<Option<Result<S::Item, Elapsed>>> {
+        let this = self.project();
+        let (mut stream, timer, name) = (this.stream, this.timer, *this.name);
+        let Some(inner) = stream.as_mut().as_pin_mut() else {
+            return Poll::Ready(None);
+        };
+        let fired = match timer.is_started() || idle.is_some() {
+            true => timer.has_passed(),
+            false => match timer.poll_fired(cx, None) {
+                Poll::Ready(fired) => Some(fired),
+                Poll::Pending => None,
+            },
+        };
+        let polled = match fired {
+            Some(fired) => Poll::Ready(Err(fired)),
+            None => match inner.poll_next(cx) {
+                Poll::Ready(Some(item)) => {
+                    if let Some(idle) = idle {
+                        timer.restart(Limit::After(idle));
+                    }
+                    return Poll::Ready(Some(Ok(item)));
                 }
-                return Poll::Ready(Some(Ok(item)));
-            }
-            Poll::Ready(None) => Poll::Ready(Ok(())),
-            Poll::Pending => timer.poll_fired(cx, None).map(Err),
-        },
-    };
-    polled.map(|ended| {
-        stream.set(None);
-        timer.release();
-        ended.err().map(|fired| Err(fired.elapsed(name, None)))
-    })
+                Poll::Ready(None) => Poll::Ready(Ok(())),
+                Poll::Pending => timer.poll_fired(cx, None).map(Err),
+            },
+        };
+        polled.map(|ended| {
+            stream.set(None);
+            timer.release();
+            ended.err().map(|fired| Err(fired.elapsed(name, None)))
+        })
+    }
 }

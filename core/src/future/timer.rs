@@ -23,7 +23,6 @@ mod state;
 mod tests;
 mod wheel_ref;
 
-/// A poll of a timer whose earlier poll panicked.
 #[cold]
 #[inline(never)]
 #[track_caller]
@@ -59,14 +58,13 @@ impl<W: WheelRef> Timer<W> {
         }
     }
 
-    /// The wheel, settled first ([`WheelRef::choose`]), for owners that use it before starting.
+    /// The wheel, settled first ([`WheelRef::choose`]).
     pub(crate) fn chosen_wheel(&mut self) -> W {
         self.wheel.choose();
         self.wheel
     }
 
-    /// Whether the deadline has fired, once the inner future is `Pending`; starts the timer
-    /// at the first call. `cap` (a budget's) applies if earlier.
+    /// Whether the deadline fired; the first call starts the timer. `cap` applies if earlier.
     #[cfg_attr(target_pointer_width = "64", inline)]
     #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     pub(crate) fn poll_fired(&mut self, cx: &mut Context<'_>, cap: Option<&Cap>) -> Poll<Fired> {
@@ -156,12 +154,7 @@ impl<W: WheelRef> Timer<W> {
         match outcome {
             Outcome::Passed => Poll::Ready(self.fired(capped)),
             Outcome::Armed(index, wake) => {
-                let armed = if rearmed {
-                    State::rearmed(index, capped)
-                } else {
-                    State::armed(index, capped)
-                };
-                self.state = armed.marked_instant(instant);
+                self.state = State::armed(index, capped, rearmed).marked_instant(instant);
                 // Once the state holds the entry: a panicking waker unwinds through this copy.
                 if wake {
                     self.wheel.get().wake_drivers();
@@ -178,10 +171,9 @@ impl<W: WheelRef> Timer<W> {
                 }
             }
             Outcome::Full(_, now) => {
-                self.wheel.get().count_degraded_poll();
                 // The reading the target was compared with: a later one could be past the
                 // target, and the turn in its tick would not wake this task.
-                if !self.wheel.get().leave_degraded_waker(cx.waker(), now) {
+                if !self.wheel.get().degraded_poll(cx.waker(), now) {
                     cx.waker().wake_by_ref();
                 }
                 Poll::Pending
@@ -193,8 +185,8 @@ impl<W: WheelRef> Timer<W> {
         }
     }
 
-    /// Whether an armed timer has fired, without a waker; `None` while degraded (decided at
-    /// a pending poll). Panics if poisoned. Inlined: the phases that cannot have fired.
+    /// Whether an armed timer fired, without a waker; `None` while degraded (decided at a
+    /// pending poll). Panics if poisoned. Inlined: the phases that cannot have fired.
     #[inline(always)]
     pub(crate) fn has_fired(&mut self) -> Option<Fired> {
         match self.state.phase() {
@@ -266,8 +258,7 @@ impl<W: WheelRef> Timer<W> {
         }
     }
 
-    /// When a started timer is due, on the chosen wheel's clock: armed, degraded, or
-    /// fired unseen (`Fired`).
+    /// When a started timer (armed, degraded, or `Fired`) is due, on the chosen wheel's clock.
     fn due_at(&self) -> Option<Reading> {
         match self.state.phase() {
             Phase::Armed => Some(self.wheel.get().deadline_of(&self.handle())),
@@ -283,9 +274,8 @@ impl<W: WheelRef> Timer<W> {
         self.let_go(Phase::Done);
     }
 
-    /// Releases the entry of an armed timer, `meanwhile` in that phase (`Poisoned` for a
-    /// reset: if a dropped waker panics, polling again panics rather than wait for
-    /// nothing); returns whether it had fired.
+    /// Releases an armed entry, `meanwhile` in that phase (`Poisoned` for a reset: a
+    /// panicking waker drop must not leave a timer that waits for nothing); whether it fired.
     #[inline]
     fn let_go(&mut self, meanwhile: Phase) -> bool {
         if self.state.phase() != Phase::Armed {
@@ -295,7 +285,6 @@ impl<W: WheelRef> Timer<W> {
         release_armed(self.wheel, self.handle())
     }
 
-    /// Whether the owner marked its inner future dropped ([`Timer::set_inner_dropped`]).
     #[inline]
     pub(crate) fn inner_dropped(&self) -> bool {
         self.state.inner_dropped()
@@ -307,7 +296,6 @@ impl<W: WheelRef> Timer<W> {
         self.state.set_inner_dropped();
     }
 
-    /// The handle of an armed timer.
     #[cfg_attr(target_pointer_width = "64", inline(always))]
     #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     fn handle(&self) -> Armed {
@@ -317,8 +305,7 @@ impl<W: WheelRef> Timer<W> {
         }
     }
 
-    /// The limit a report shows while not fired: the requested duration (a cap's, if in
-    /// force), `None` for an instant or a limit that never ends.
+    /// The limit a report shows while not fired: as [`Fired::limit`], `None` for never.
     pub(crate) fn reported_limit(&self) -> Option<Duration> {
         if self.span == crate::time::BEYOND || (self.state.is_instant() && !self.state.capped()) {
             None
@@ -332,32 +319,15 @@ impl<W: WheelRef> Timer<W> {
     pub(crate) fn is_started(&self) -> bool {
         self.state.phase() != Phase::Idle
     }
-}
 
-/// Releases an armed entry, returning whether it had fired; out of line and by value
-/// (see [`Timer::poll_fired`]).
-#[inline(never)]
-fn release_armed<W: WheelRef>(wheel: W, armed: Armed) -> bool {
-    wheel.get().release(&armed)
-}
-
-/// Releases an entry seen fired; out of line and by value.
-#[inline(never)]
-fn release_fired<W: WheelRef>(wheel: W, armed: Armed) {
-    wheel.get().release_fired(&armed);
-}
-
-/// Resets, and what owners read to choose one. A reset lets go of the entry and starts
-/// over on the same wheel at the next poll; a fire that wins the release is kept
-/// (`Fired`) only by [`Timer::reset_unless_fired`].
-impl<W: WheelRef> Timer<W> {
     /// [`Timer::reset`], letting the wheel be chosen anew ([`WheelRef::forget_choice`]).
     pub(crate) fn restart(&mut self, limit: Limit) {
         self.reset(limit);
         self.wheel.forget_choice();
     }
 
-    /// Releases the entry, if any, and starts over with `limit` at the next poll.
+    /// Releases the entry, if any, and starts over with `limit` at the next poll, on the
+    /// same wheel. A fire that wins the release is kept only by `reset_unless_fired`.
     pub(crate) fn reset(&mut self, limit: Limit) {
         self.let_go(Phase::Poisoned);
         self.idle(limit);
@@ -442,6 +412,18 @@ impl<W: WheelRef> Timer<W> {
     pub(crate) fn now(&self) -> Reading {
         self.wheel.get().now()
     }
+}
+
+/// Releases an armed entry, returning whether it had fired; out of line and by value.
+#[inline(never)]
+fn release_armed<W: WheelRef>(wheel: W, armed: Armed) -> bool {
+    wheel.get().release(&armed)
+}
+
+/// Releases an entry seen fired; out of line and by value.
+#[inline(never)]
+fn release_fired<W: WheelRef>(wheel: W, armed: Armed) {
+    wheel.get().release_fired(&armed);
 }
 
 impl<W: WheelRef> Drop for Timer<W> {

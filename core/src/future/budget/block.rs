@@ -13,7 +13,9 @@ use core::time::Duration;
 use pin_project_lite::pin_project;
 
 use crate::Elapsed;
-use crate::future::budget::{Budget, Scope, ambient};
+#[cfg(feature = "std")]
+use crate::future::budget::Scope;
+use crate::future::budget::{Budget, ambient};
 use crate::future::name::{DeadlineName, Named};
 use crate::future::outcome::OutcomeKind;
 use crate::future::timer::{Cap, RawWheel, Timer, WheelRef};
@@ -97,15 +99,10 @@ impl<'w, F: Future, W: WheelRef> Budgeted<'w, F, W> {
             budget.applies_to(wheel.id()),
             "`Budgeted::with_budget`: the budget was made on another wheel"
         );
-        Self {
-            future: Some(future),
-            // The budget caps the timer: `Limit::At` may not take its reading on every handle.
-            timer: Timer::new(wheel, Limit::After(Duration::MAX)),
-            duration: budget.cap.duration,
-            budget: Some(budget),
-            reported: None,
-            wheel: PhantomData,
-        }
+        // The budget caps the timer: `Limit::At` may not take its reading on every handle.
+        let mut this = Self::new(future, wheel, Duration::MAX);
+        (this.duration, this.budget) = (budget.cap.duration, Some(budget));
+        this
     }
 
     /// Names the budget: its `Elapsed` carries the name, and its
@@ -131,9 +128,9 @@ impl<F: Future, W: WheelRef> Future for Budgeted<'_, F, W> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let mut this = self.project();
-        if this.future.is_none() {
+        let Some(future) = this.future.as_mut().as_pin_mut() else {
             panic!("`Budgeted` polled after completion");
-        }
+        };
         let budget = match *this.budget {
             Some(budget) => budget,
             None => {
@@ -168,8 +165,8 @@ impl<F: Future, W: WheelRef> Future for Budgeted<'_, F, W> {
         let fired = match this.timer.has_fired() {
             Some(fired) => fired,
             None => {
-                let future = this.future.as_mut().as_pin_mut().expect("checked above");
                 let polled = {
+                    #[cfg(feature = "std")]
                     let _scope = Scope::enter(budget);
                     future.poll(cx)
                 };

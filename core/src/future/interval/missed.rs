@@ -17,27 +17,6 @@ use crate::time::Reading;
 ///
 /// A tick at most two wheel ticks late is on time. The default is `Skip`, not tokio's
 /// `Burst`: after a stall, a burst of work comes at the worst moment.
-///
-/// # Examples
-///
-/// ```
-/// use core::task::{Context, Poll, Waker};
-/// use core::time::Duration;
-/// use punctual_core::{Fixed, ManualClock, MissedTickBehavior, Reading, Wheel};
-///
-/// let ms = Duration::from_millis;
-/// let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), ms(1));
-/// let mut cx = Context::from_waker(Waker::noop());
-/// let mut interval = wheel.interval(ms(10));
-/// interval.set_missed_tick_behavior(MissedTickBehavior::Burst);
-/// assert_eq!(interval.poll_tick(&mut cx), Poll::Ready(Reading::ZERO));
-/// wheel.advance(ms(35)); // a stall
-/// // Burst: the ticks of 10, 20 and 30 ms at once.
-/// for due in [10, 20, 30] {
-///     assert_eq!(interval.poll_tick(&mut cx), Poll::Ready(Reading::ZERO + ms(due)));
-/// }
-/// assert!(interval.poll_tick(&mut cx).is_pending());
-/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum MissedTickBehavior {
     /// Gives the missed ticks at once, as fast as they are polled, then keeps the grid.

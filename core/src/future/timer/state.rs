@@ -112,15 +112,11 @@ impl State {
         Self(phase as u64 | if capped { CAPPED } else { 0 } | payload << PAYLOAD)
     }
 
+    /// An armed state; `rearmed`: due at its target (an instant, or after running degraded).
     #[inline(always)]
-    pub(super) const fn armed(index: Index, capped: bool) -> Self {
-        Self::with_payload(Phase::Armed, capped, index as u64)
-    }
-
-    /// An armed state due at its target (an instant, or after running degraded).
-    #[inline(always)]
-    pub(super) const fn rearmed(index: Index, capped: bool) -> Self {
-        Self::with_payload(Phase::Armed, capped, index as u64 | REARMED)
+    pub(super) const fn armed(index: Index, capped: bool, rearmed: bool) -> Self {
+        let rearmed = if rearmed { REARMED } else { 0 };
+        Self::with_payload(Phase::Armed, capped, index as u64 | rearmed)
     }
 
     /// Whether an `Armed` state's entry is due at the deadline's start plus its span.

@@ -36,15 +36,11 @@ pub trait RawWheel: Sync + sealed::Sealed {
     #[doc(hidden)]
     fn wake_drivers(&self);
     #[doc(hidden)]
-    fn count_degraded_poll(&self);
-    #[doc(hidden)]
-    fn leave_degraded_waker(&self, waker: &Waker, now: Reading) -> bool;
-    /// Counts a request refused before any work because its deadline left too little
-    /// time ([`Stats::refused`](crate::Stats::refused)); `punctual-tower`'s admission
-    /// counts there. Without `stats` it counts nothing.
+    fn degraded_poll(&self, waker: &Waker, now: Reading) -> bool;
+    /// Counts a request refused for too little time left, as `punctual-tower`'s admission
+    /// does ([`Stats::refused`](crate::Stats::refused)); without `stats`, nothing.
     fn count_refused(&self);
-    /// Counts a fire seen past the overrun threshold
-    /// ([`Stats::overruns`](crate::Stats::overruns)). Without `stats` it counts nothing.
+    /// Counts a fire seen past the overrun threshold ([`Stats::overruns`](crate::Stats::overruns)).
     #[doc(hidden)]
     fn count_overrun(&self);
 }
@@ -102,12 +98,9 @@ impl<C: Clock, S: Storage> RawWheel for Wheel<C, S> {
         self.wake_driver();
     }
 
-    fn count_degraded_poll(&self) {
-        Wheel::count_degraded_poll(self);
-    }
-
-    fn leave_degraded_waker(&self, waker: &Waker, now: Reading) -> bool {
-        Wheel::leave_degraded_waker(self, waker, now)
+    fn degraded_poll(&self, waker: &Waker, now: Reading) -> bool {
+        self.count_degraded_poll();
+        self.leave_degraded_waker(waker, now)
     }
 
     fn count_refused(&self) {
@@ -205,28 +198,12 @@ pub unsafe trait WheelRef: Copy + Unpin {
 }
 
 // SAFETY: a reference always points to the same wheel.
-unsafe impl<'w> WheelRef for &'w dyn RawWheel {
-    type Target = dyn RawWheel + 'w;
+unsafe impl<T: RawWheel + ?Sized> WheelRef for &T {
+    type Target = T;
     type Instant = Reading;
 
     #[inline]
-    fn get(&self) -> &Self::Target {
-        *self
-    }
-
-    #[inline]
-    fn instant_of(&self, at: Reading) -> Reading {
-        at
-    }
-}
-
-// SAFETY: a reference always points to the same wheel.
-unsafe impl<C: Clock, S: Storage> WheelRef for &Wheel<C, S> {
-    type Target = Wheel<C, S>;
-    type Instant = Reading;
-
-    #[inline]
-    fn get(&self) -> &Self::Target {
+    fn get(&self) -> &T {
         self
     }
 
