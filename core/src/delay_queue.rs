@@ -188,7 +188,7 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
     /// Takes `key`'s value out of the queue; `None` if the key is stale.
     pub fn remove(&mut self, key: impl Borrow<Key>) -> Option<T> {
         let index = self.index_of(key).ok()?;
-        Some(self.take(index).0)
+        Some(self.take(index).value)
     }
 
     /// `key`'s deadline as the handle names instants, unless the key is stale.
@@ -264,12 +264,7 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
                         prefetch(following);
                     }
                 }
-                let (value, (key, deadline)) = self.take(index);
-                return Poll::Ready(Some(Expired {
-                    value,
-                    key,
-                    deadline: self.wheel.instant_of(deadline),
-                }));
+                return Poll::Ready(Some(self.take(index)));
             }
             if !self.waker.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
                 self.waker = Some(cx.waker().clone());
@@ -330,7 +325,7 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
 
     /// Takes the value at `index` out of the levels and frees its slot; an emptied queue
     /// wakes its task and lets the sleep go.
-    fn take(&mut self, index: u32) -> (T, (Key, Reading)) {
+    fn take(&mut self, index: u32) -> Expired<T, W::Instant> {
         let key = self.slots.key_at(index);
         let slots = self.slots.slots_mut();
         self.levels.unlink(slots, index);
@@ -343,7 +338,11 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
         if self.slots.len() == 0 {
             self.wake_waiting();
         }
-        (value, (key, deadline))
+        Expired {
+            value,
+            key,
+            deadline: self.wheel.instant_of(deadline),
+        }
     }
 
     /// After a value's deadline became `deadline`: lowers the floor, and while a task
