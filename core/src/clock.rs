@@ -69,8 +69,6 @@ impl<C: Clock + ?Sized> Clock for &C {
 pub use std_clock::{BootClock, StdClock};
 
 #[cfg(feature = "std")]
-mod counters;
-#[cfg(feature = "std")]
 mod std_clock;
 
 #[cfg(any(target_has_atomic = "64", feature = "portable-atomic"))]
