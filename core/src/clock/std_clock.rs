@@ -176,11 +176,6 @@ impl super::Clock for StdClock {
 /// use core::time::Duration;
 /// use punctual_core::{BootClock, Clock, Growable, Wheel};
 ///
-/// let clock = BootClock::new();
-/// let a = clock.now();
-/// assert!(clock.now() >= a);
-///
-/// // A wheel on it, as on any clock.
 /// let wheel = Wheel::growable(BootClock::new(), Duration::from_millis(1));
 /// # let _: &Wheel<BootClock, Growable> = &wheel;
 /// assert!(wheel.clock().now() < Duration::from_secs(1));
