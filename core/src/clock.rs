@@ -41,9 +41,7 @@ pub trait Clock: Sync {
     }
 
     /// [`now`](Clock::now) as a [`Reading`](crate::Reading), what the wheel reads. An
-    /// override must return `Reading::since_origin(self.now())`, the default, exactly; a
-    /// clock that counts ticks multiplies them into nanoseconds instead of building a
-    /// `Duration`, whose seconds take a 64-bit division.
+    /// override must return exactly the default, `Reading::since_origin(self.now())`.
     #[inline]
     fn reading(&self) -> crate::Reading {
         crate::Reading::since_origin(self.now())
