@@ -93,6 +93,17 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             slot: None,
         }
     }
+
+    /// A driver future for this wheel, sleeping with `sleeper`.
+    pub fn driver<T: Sleeper>(&self, sleeper: T) -> Driver<'_, C, S, T> {
+        Driver {
+            slot: self.driver_slot(),
+            sleeper,
+            sleep: None,
+            planned: Reading::ZERO,
+            idle: false,
+        }
+    }
 }
 
 impl<C: Clock, S: Storage> DriverSlot<'_, C, S> {
@@ -156,19 +167,6 @@ pin_project! {
         planned: Reading,
         // The last turn left the wheel idle (no sleep set).
         idle: bool,
-    }
-}
-
-impl<C: Clock, S: Storage> Wheel<C, S> {
-    /// A driver future for this wheel, sleeping with `sleeper`.
-    pub fn driver<T: Sleeper>(&self, sleeper: T) -> Driver<'_, C, S, T> {
-        Driver {
-            slot: self.driver_slot(),
-            sleeper,
-            sleep: None,
-            planned: Reading::ZERO,
-            idle: false,
-        }
     }
 }
 
