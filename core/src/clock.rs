@@ -12,15 +12,6 @@ use core::time::Duration;
 /// (`std`'s on `StdClock`, tokio's on `TokioClock`, embassy's on `EmbassyClock`).
 /// For a reset (`Sleep::reset`, `Deadline::reset`), `C` is the [`WheelRef`](crate::WheelRef)
 /// the future reaches its wheel by (`std`'s instant on `punctual::DefaultWheel`).
-///
-/// ```
-/// # use core::time::Duration;
-/// # use punctual_core::{Fixed, ManualClock, Wheel};
-/// # let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
-/// let at = wheel.now() + Duration::from_millis(5); // a `Reading`
-/// let sleep = wheel.sleep_until(at);
-/// # drop(sleep);
-/// ```
 pub trait ClockInstant<C: ?Sized> {
     /// This instant as a reading of `clock`, never before the instant.
     fn reading_on(self, clock: &C) -> crate::Reading;
@@ -50,9 +41,7 @@ pub trait Clock: Sync {
     }
 
     /// [`now`](Clock::now) as a [`Reading`](crate::Reading), what the wheel reads. An
-    /// override must return `Reading::since_origin(self.now())`, the default, exactly; a
-    /// clock that counts ticks multiplies them into nanoseconds instead of building a
-    /// `Duration`, whose seconds take a 64-bit division.
+    /// override must return exactly the default, `Reading::since_origin(self.now())`.
     #[inline]
     fn reading(&self) -> crate::Reading {
         crate::Reading::since_origin(self.now())
@@ -78,8 +67,6 @@ impl<C: Clock + ?Sized> Clock for &C {
 pub use std_clock::{BootClock, StdClock};
 
 #[cfg(feature = "std")]
-mod counters;
-#[cfg(feature = "std")]
 mod std_clock;
 
 #[cfg(any(target_has_atomic = "64", feature = "portable-atomic"))]
@@ -88,6 +75,8 @@ pub use manual::ManualClock;
 #[cfg(any(target_has_atomic = "64", feature = "portable-atomic"))]
 mod manual {
     use core::time::Duration;
+
+    use crate::time::span_of;
 
     #[cfg(not(any(feature = "portable-atomic", punctual_loom)))]
     use core::sync::atomic::{AtomicU64, Ordering};
@@ -116,9 +105,7 @@ mod manual {
         crate::sync::const_fn! {
             /// A clock reading zero.
             pub fn new() -> Self {
-                Self {
-                    nanos: AtomicU64::new(0),
-                }
+                Self::starting_at(Duration::ZERO)
             }
         }
 
@@ -126,14 +113,14 @@ mod manual {
             /// A clock reading `start`.
             pub fn starting_at(start: Duration) -> Self {
                 Self {
-                    nanos: AtomicU64::new(saturating_nanos(start)),
+                    nanos: AtomicU64::new(span_of(start)),
                 }
             }
         }
 
         /// Moves the clock forward by `by`, saturating, and returns the new reading.
         pub fn advance(&self, by: Duration) -> Duration {
-            let by = saturating_nanos(by);
+            let by = span_of(by);
             let mut current = self.nanos.load(Ordering::Acquire);
             loop {
                 let next = current.saturating_add(by);
@@ -155,7 +142,7 @@ mod manual {
         ///
         /// If `to` is earlier than the current reading.
         pub fn set(&self, to: Duration) {
-            let to = saturating_nanos(to);
+            let to = span_of(to);
             let previous = self.nanos.fetch_max(to, Ordering::AcqRel);
             assert!(
                 previous <= to,
@@ -170,9 +157,5 @@ mod manual {
         fn now(&self) -> Duration {
             Duration::from_nanos(self.nanos.load(Ordering::Acquire))
         }
-    }
-
-    const fn saturating_nanos(d: Duration) -> u64 {
-        crate::time::Reading::since_origin(d).as_nanos()
     }
 }

@@ -2,11 +2,10 @@
 //! * One owner (`&mut self`): no atomics, no lock. Deadlines are readings of the chosen
 //!   wheel; the levels tick on the same grid.
 //! * A value is due once the clock has read its tick boundary (or a zero timeout): never
-//!   early. At most one [`Sleep`] is armed, at or before every value's tick.
+//!   early. At most one timer is armed, at or before every value's tick.
 //! * While a task waits, every change that moves the earliest slot re-arms the sleep
 //!   with its waker, or wakes it: no lost wakeup.
 
-use core::future::Future;
 use core::marker::PhantomData;
 use core::pin::Pin;
 use core::task::{Context, Poll, Waker};
@@ -14,8 +13,7 @@ use core::time::Duration;
 use core::{borrow::Borrow, fmt};
 
 use crate::clock::{Clock, ClockInstant};
-use crate::future::sleep::Sleep;
-use crate::future::timer::{RawWheel, WheelRef};
+use crate::future::timer::{RawWheel, Timer, WheelRef};
 use crate::time::{Limit, Reading, TickDivisor, span_of};
 use crate::wheel::Wheel;
 use crate::wheel::storage::Storage;
@@ -81,14 +79,14 @@ where
 {
     slots: S,
     levels: Levels,
-    wheel: OwnClock<W>,
-    /// The one sleep on the wheel, and the tick it ends at.
-    sleep: Option<(Sleep<'w, OwnClock<W>>, u64)>,
+    wheel: W,
+    /// The one timer on the wheel, and the tick it ends at.
+    sleep: Option<(Timer<W>, u64)>,
     /// The waker of the task that last found nothing expired.
     waker: Option<Waker>,
     /// At or before the tick of every value in the levels: the sleep's target.
     floor_tick: u64,
-    values: PhantomData<T>,
+    values: PhantomData<(T, &'w ())>,
 }
 
 impl<'w, T, S: SlotStorage<T>, C: Clock, WS: Storage> DelayQueue<'w, T, S, &'w Wheel<C, WS>> {
@@ -110,7 +108,7 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
         Self {
             slots,
             levels: Levels::new(TickDivisor::new(span_of(tick))),
-            wheel: OwnClock(wheel),
+            wheel,
             sleep: None,
             waker: None,
             floor_tick: u64::MAX,
@@ -121,7 +119,7 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
     /// The wheel's handle, once it has chosen its wheel.
     pub fn wheel(&mut self) -> W {
         self.wheel.choose();
-        self.wheel.0
+        self.wheel
     }
 
     /// The wheel's clock now.
@@ -183,14 +181,14 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
     /// `at` as a reading of the wheel the handle chose (choosing it now if not yet).
     fn reading_of(&mut self, at: impl ClockInstant<W>) -> (Reading, bool) {
         self.wheel.choose();
-        let at = at.reading_on(&self.wheel.0);
-        (self.wheel.0.reading_at(at), false)
+        let at = at.reading_on(&self.wheel);
+        (self.wheel.reading_at(at), false)
     }
 
     /// Takes `key`'s value out of the queue; `None` if the key is stale.
     pub fn remove(&mut self, key: impl Borrow<Key>) -> Option<T> {
         let index = self.index_of(key).ok()?;
-        Some(self.take(index).0)
+        Some(self.take(index).value)
     }
 
     /// `key`'s deadline as the handle names instants, unless the key is stale.
@@ -266,12 +264,7 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
                         prefetch(following);
                     }
                 }
-                let (value, (key, deadline)) = self.take(index);
-                return Poll::Ready(Some(Expired {
-                    value,
-                    key,
-                    deadline: self.wheel.instant_of(deadline),
-                }));
+                return Poll::Ready(Some(self.take(index)));
             }
             if !self.waker.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
                 self.waker = Some(cx.waker().clone());
@@ -332,7 +325,7 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
 
     /// Takes the value at `index` out of the levels and frees its slot; an emptied queue
     /// wakes its task and lets the sleep go.
-    fn take(&mut self, index: u32) -> (T, (Key, Reading)) {
+    fn take(&mut self, index: u32) -> Expired<T, W::Instant> {
         let key = self.slots.key_at(index);
         let slots = self.slots.slots_mut();
         self.levels.unlink(slots, index);
@@ -345,7 +338,11 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
         if self.slots.len() == 0 {
             self.wake_waiting();
         }
-        (value, (key, deadline))
+        Expired {
+            value,
+            key,
+            deadline: self.wheel.instant_of(deadline),
+        }
     }
 
     /// After a value's deadline became `deadline`: lowers the floor, and while a task
@@ -374,20 +371,21 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
         }
     }
 
-    /// Polls the sleep for `tick` (armed anew if for another tick); `Ready` if it passed.
+    /// Polls the timer for `tick` (armed anew if for another tick); `Ready` if it passed.
     fn arm(&mut self, tick: u64, cx: &mut Context<'_>) -> Poll<()> {
         if !matches!(self.sleep, Some((_, armed)) if armed == tick) {
-            let at = self.levels.reading_of(tick);
-            self.sleep = Some((Sleep::new(self.wheel, Limit::At(at)), tick));
+            // At a reading of the chosen wheel's own clock, not one of the handle's.
+            let mut timer = Timer::new(self.wheel, Limit::At(Reading::END));
+            timer.reset_on_wheel(self.levels.reading_of(tick));
+            self.sleep = Some((timer, tick));
         }
-        let Some((sleep, _)) = self.sleep.as_mut() else {
-            return Poll::Ready(());
+        let (timer, _) = self.sleep.as_mut().expect("armed above");
+        let Poll::Ready(fired) = timer.poll_fired(cx, None) else {
+            return Poll::Pending;
         };
-        let poll = Pin::new(sleep).poll(cx);
-        if poll.is_ready() {
-            self.sleep = None;
-        }
-        poll
+        fired.elapsed(None, None); // the `tracing` event, as a sleep's
+        self.sleep = None;
+        Poll::Ready(())
     }
 }
 
@@ -416,36 +414,5 @@ impl<T, S: fmt::Debug, W: WheelRef> fmt::Debug for DelayQueue<'_, T, S, W> {
             .field("slots", &self.slots)
             .field("sleep_tick", &self.sleep.as_ref().map(|(_, tick)| tick))
             .finish_non_exhaustive()
-    }
-}
-
-/// The inner handle's wheel, with readings of that wheel as instants (for the sleep).
-#[derive(Debug, Clone, Copy)]
-struct OwnClock<W>(W);
-
-// SAFETY: `get`, `choose` and `forget_choice` are the inner handle's, so `get` returns the
-// one wheel the inner handle guarantees; the queue passes readings of that wheel.
-unsafe impl<W: WheelRef> WheelRef for OwnClock<W> {
-    type Target = W::Target;
-    type Instant = W::Instant;
-
-    fn get(&self) -> &Self::Target {
-        self.0.get()
-    }
-
-    fn instant_of(&self, at: Reading) -> W::Instant {
-        self.0.instant_of(at)
-    }
-
-    fn choose(&mut self) {
-        self.0.choose();
-    }
-
-    fn forget_choice(&mut self) {
-        self.0.forget_choice();
-    }
-
-    fn id(&self) -> usize {
-        self.0.id()
     }
 }

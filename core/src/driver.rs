@@ -93,6 +93,17 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             slot: None,
         }
     }
+
+    /// A driver future for this wheel, sleeping with `sleeper`.
+    pub fn driver<T: Sleeper>(&self, sleeper: T) -> Driver<'_, C, S, T> {
+        Driver {
+            slot: self.driver_slot(),
+            sleeper,
+            sleep: None,
+            planned: Reading::ZERO,
+            idle: false,
+        }
+    }
 }
 
 impl<C: Clock, S: Storage> DriverSlot<'_, C, S> {
@@ -149,7 +160,6 @@ pin_project! {
     /// (woken as it goes) or [`Wheel::turn`] turns the wheel. Nothing is lost.
     #[must_use = "a driver does nothing unless spawned or polled"]
     pub struct Driver<'w, C, S, T: Sleeper> {
-        wheel: &'w Wheel<C, S>,
         slot: DriverSlot<'w, C, S>,
         sleeper: T,
         #[pin]
@@ -157,20 +167,6 @@ pin_project! {
         planned: Reading,
         // The last turn left the wheel idle (no sleep set).
         idle: bool,
-    }
-}
-
-impl<C: Clock, S: Storage> Wheel<C, S> {
-    /// A driver future for this wheel, sleeping with `sleeper`.
-    pub fn driver<T: Sleeper>(&self, sleeper: T) -> Driver<'_, C, S, T> {
-        Driver {
-            wheel: self,
-            slot: self.driver_slot(),
-            sleeper,
-            sleep: None,
-            planned: Reading::ZERO,
-            idle: false,
-        }
     }
 }
 
@@ -213,7 +209,7 @@ impl<C: Clock, S: Storage, T: Sleeper> Driver<'_, C, S, T> {
         cx: &mut Context<'_>,
     ) -> Poll<F::Output> {
         let mut this = self.project();
-        let next = turn_once(this.wheel, this.slot, this.idle, cx);
+        let next = turn_once(this.slot, this.idle, cx);
         if let Poll::Ready(output) = future.poll(cx) {
             return Poll::Ready(output);
         }
@@ -228,11 +224,11 @@ impl<C: Clock, S: Storage, T: Sleeper> Driver<'_, C, S, T> {
 /// Registers the driver's waker, then turns the wheel; returns when to turn next
 /// ([`Reading::END`]: idle). Skips the turn while idle and untouched since the last.
 fn turn_once<C: Clock, S: Storage>(
-    wheel: &Wheel<C, S>,
     slot: &mut DriverSlot<'_, C, S>,
     idle: &mut bool,
     cx: &Context<'_>,
 ) -> Reading {
+    let wheel = slot.wheel;
     // Register first: a wake during the turn then leads to another poll.
     let next = match slot.register_untouched(cx.waker()) {
         // A take after the registration wakes this task again, as a wake would.
@@ -280,7 +276,7 @@ impl<C: Clock, S: Storage, T: Sleeper> Future for Driver<'_, C, S, T> {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Infallible> {
         let mut this = self.project();
         for _ in 0..TURNS_PER_POLL {
-            let next = turn_once(this.wheel, this.slot, this.idle, cx);
+            let next = turn_once(this.slot, this.idle, cx);
             if poll_sleep(&mut this, next, cx).is_pending() {
                 return Poll::Pending;
             }

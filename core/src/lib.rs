@@ -1,33 +1,21 @@
 //! The `no_std` core of [punctual]: a lock-free hierarchical timer wheel and the
 //! [`Deadline`] combinator that bounds how long a future may run.
 //!
-//! Most users want the facade crate `punctual`, whose `fut.deadline(d)` needs no setup.
-//! This crate is for drivers and firmware: the [`Wheel`], [`Clock`]s (a [`ManualClock`] for
-//! tests), [`Deadline`], [`Sleep`], [`Interval`], and a [`Driver`] any runtime runs with a
-//! [`Sleeper`]. A [`DelayQueue`] hands values back by key when their deadlines pass, on
-//! the same wheel.
+//! Most users want the facade crate `punctual`. This one is for drivers and firmware: the
+//! [`Wheel`], [`Clock`]s ([`ManualClock`] for tests), [`Deadline`], [`Sleep`], [`Interval`],
+//! a keyed [`DelayQueue`], and a [`Driver`] any runtime runs with a [`Sleeper`].
 //!
 //! # Guarantees
 //!
-//! On every driver and target (the rules in full are on [`Deadline`]):
+//! On every driver and target (in full on [`Deadline`]):
 //! * **Cancel on fire**: the inner future is dropped before `Err(Elapsed)`.
-//! * **Never early** on the wheel's clock, from the first poll that finds the inner future
-//!   pending; **at most two ticks late** with a driver that is not starved.
-//! * **No allocation per deadline** (a [`Growable`] wheel allocates only as it doubles),
-//!   and **lock-free** arming, cancelling and waker updates: a bounded number of atomics,
-//!   on targets with compare-and-swap (with `portable-atomic`, thumbv6m's go through a
-//!   critical section).
-//! * **A ready future costs nothing** under a [`Deadline`]: no clock read, no entry, no
-//!   shared memory. (A [`Budgeted`] block and a [`StreamDeadline`] read the clock at their
-//!   first poll.)
-//!
-//! # How it works
-//!
-//! Entries live in a slab ([`Fixed`] or [`Growable`]) and never move. Arming pushes a free
-//! entry onto an *arm inbox*; releasing takes it back off, or cancels it onto a *cancel
-//! inbox* with one compare-and-swap. Only the thread holding the driver role touches the
-//! levels: each turn it drains both inboxes and fires all that is due. The `wheel` module
-//! docs (in the source) explain the algorithm.
+//! * **Never early** on the wheel's clock, from the first pending poll; **at most two
+//!   ticks late** with a driver that is not starved.
+//! * **No allocation per deadline** (a [`Growable`] wheel allocates only as it doubles);
+//!   **lock-free** arming, cancelling and waker updates (thumbv6m's, with
+//!   `portable-atomic`, through a critical section).
+//! * **A ready future costs nothing** under a [`Deadline`]: no clock read, no entry. (A
+//!   [`Budgeted`] block and a [`StreamDeadline`] read the clock at their first poll.)
 //!
 //! # Example
 //!
@@ -55,18 +43,15 @@
 //! # Features
 //!
 //! * `std` (default, implies `alloc`): [`StdClock`], `Elapsed` into `std::io::Error`,
-//!   budgets that reach inner deadlines by themselves ([`Budgeted`]), and eight per-thread
-//!   shards of the arm and release lists (one without `std`).
+//!   [`Budgeted`] reaching inner deadlines by itself, eight shards of the arm and release
+//!   lists (one without).
 //! * `alloc`: [`Growable`] storage.
-//! * `portable-atomic`: every atomic through `portable-atomic`, for targets without
-//!   compare-and-swap (thumbv6m); the final binary provides a `critical-section`.
-//! * `tracing`: an event when a deadline fires (name, duration, lateness, budget or not).
-//! * `defmt`: `defmt::Format` for [`Elapsed`].
-//! * `stats` (on with `std`): `Wheel::stats` and `Wheel::degraded_polls`. Without it the
-//!   wheel keeps no counters (a firmware's choice: their RAM and code less).
-//! * `sub-tick` (on with `std`): a deadline among few in its tick fires at its own time.
-//!   Without it each fires at its tick's end: never early and at most two ticks late all
-//!   the same, with no per-slot counts and bounds (192 bytes of RAM, about 1 KB of code).
+//! * `portable-atomic`: every atomic through `portable-atomic` (thumbv6m); the binary
+//!   provides a `critical-section`.
+//! * `tracing`: an event when a deadline fires. `defmt`: `defmt::Format` for [`Elapsed`].
+//! * `stats` (on with `std`): `Wheel::stats`, `Wheel::degraded_polls`; without it, no counters.
+//! * `sub-tick` (on with `std`): a deadline among few in its tick fires at its own time;
+//!   without it, at the tick's end, for 192 bytes of RAM and about 1 KB of code less.
 //!
 //! [punctual]: https://docs.rs/punctual
 // Without `alloc` or `std` these items do not exist: link to the full docs instead.
@@ -141,15 +126,6 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     }
 
     /// Bounds `future` by the instant `at` on this wheel's clock ([`ClockInstant`]).
-    ///
-    /// ```
-    /// # use core::time::Duration;
-    /// # use punctual_core::{Fixed, ManualClock, Wheel};
-    /// # let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
-    /// let at = wheel.now() + Duration::from_millis(5);
-    /// let deadline = wheel.deadline_at(at, core::future::pending::<()>());
-    /// # drop(deadline);
-    /// ```
     pub fn deadline_at<F: Future>(&self, at: impl ClockInstant<C>, future: F) -> Deadline<'_, F> {
         Deadline::new(future, self, Limit::At(at.reading_on(self.clock())))
     }

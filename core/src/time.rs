@@ -209,13 +209,9 @@ pub(crate) const fn span_of(d: Duration) -> u64 {
     Reading::since_origin(d).0
 }
 
-/// The `Duration` a span stands for.
+/// The `Duration` a span stands for ([`BEYOND`]: `Duration::MAX`).
 pub(crate) const fn duration_of(span: u64) -> Duration {
-    if span == BEYOND {
-        Duration::MAX
-    } else {
-        nanos_to_duration(span)
-    }
+    Reading(span).as_duration()
 }
 
 /// `Duration::from_nanos(nanos)`, its seconds by a multiply with the reciprocal of 10⁹

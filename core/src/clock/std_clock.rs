@@ -1,20 +1,17 @@
-//! The `std` clocks. `StdClock`: `std::time::Instant`'s clock, read as `CLOCK_MONOTONIC`
-//! directly on Linux.
-//! * `new` reads `CLOCK_MONOTONIC` (`before`), `Instant::now()` (the origin), then
-//!   `CLOCK_MONOTONIC` (`after`, the direct origin): `slack = after - before`.
+//! The `std` clocks.
+//! * `StdClock` is `std::time::Instant`'s clock. On Linux it reads `CLOCK_MONOTONIC`
+//!   directly, counting from `origin_nanos`: `new` reads it (`before`), `Instant::now()`
+//!   (the origin), then again (`after`, the direct origin): `slack = after - before`.
 //! * A direct reading is behind `Instant`'s of the same moment by at most `slack`: a
-//!   deadline at `reading_of(instant)` never fires before `instant`.
-//! * `instant_of(r)` is origin + `slack` + `r`: never before the clock reads `r`
-//!   (given `Instant` is `CLOCK_MONOTONIC`, as on every Linux target).
-//!
-//! `BootClock` counts suspended time: `CLOCK_BOOTTIME` on Linux.
-//! * On Linux one `clock_gettime(CLOCK_BOOTTIME)` per reading, monotonic across threads.
-//! * Elsewhere, and under Miri, it reads `std::time::Instant`.
+//!   deadline at `reading_of(instant)` never fires before `instant`; `instant_of(r)` is
+//!   origin + `slack` + `r`, never before the clock reads `r` (given `Instant` is
+//!   `CLOCK_MONOTONIC`, as on every Linux target).
+//! * `BootClock` counts suspended time: one `clock_gettime(CLOCK_BOOTTIME)` per reading
+//!   on Linux, monotonic across threads; elsewhere, and under Miri, `std::time::Instant`.
 
 use core::time::Duration;
 use std::time::Instant;
 
-use super::counters::{Boot, Monotonic};
 use crate::time::Reading;
 
 /// `std::time::Instant`'s clock (on Linux `CLOCK_MONOTONIC`, read directly), measured
@@ -29,15 +26,51 @@ use crate::time::Reading;
 #[derive(Debug, Clone, Copy)]
 pub struct StdClock {
     origin: Instant,
-    /// Counts from `origin` (directly on Linux: `counters`).
-    counter: Monotonic,
+    /// `CLOCK_MONOTONIC` ns just after `origin`: direct readings count from it.
+    #[cfg(target_os = "linux")]
+    origin_nanos: u64,
+    /// How far after `origin` direct readings may start (zero off Linux).
+    slack: Duration,
 }
 
 impl StdClock {
     /// A clock whose origin is now.
     pub fn new() -> Self {
-        let (origin, counter) = Monotonic::new();
-        Self { origin, counter }
+        #[cfg(target_os = "linux")]
+        {
+            /// A bracket this tight was not preempted.
+            const TIGHT: u64 = 1_000;
+            let bracket = || {
+                let before = monotonic_nanos();
+                let origin = Instant::now();
+                let after = monotonic_nanos();
+                (origin, after, after - before)
+            };
+            // Up to four brackets, until one is tight.
+            let mut best = bracket();
+            for _ in 1..4 {
+                if best.2 <= TIGHT {
+                    break;
+                }
+                let next = bracket();
+                if next.2 < best.2 {
+                    best = next;
+                }
+            }
+            let (origin, origin_nanos, slack) = best;
+            Self {
+                origin,
+                origin_nanos,
+                slack: Duration::from_nanos(slack),
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            Self {
+                origin: Instant::now(),
+                slack: Duration::ZERO,
+            }
+        }
     }
 
     /// A clock whose origin is `by` before now (or as far back as allowed), so that earlier
@@ -53,10 +86,16 @@ impl StdClock {
     /// ```
     pub fn backdated(by: Duration) -> Self {
         let mut clock = Self::new();
-        let by = by.min(clock.counter.max_backdate());
+        // The direct origin goes back to boot at most.
+        #[cfg(target_os = "linux")]
+        let by = by.min(Duration::from_nanos(clock.origin_nanos));
         if let Some(origin) = clock.origin.checked_sub(by) {
             clock.origin = origin;
-            clock.counter.backdate(by);
+            // At most `origin_nanos`, so under 2^64 ns.
+            #[cfg(target_os = "linux")]
+            {
+                clock.origin_nanos -= by.as_nanos() as u64;
+            }
         }
         clock
     }
@@ -70,7 +109,7 @@ impl StdClock {
     /// [`instant_of`](Self::instant_of) may err, always late: under a microsecond unless
     /// [`new`](Self::new) was preempted; zero off Linux.
     pub fn slack(&self) -> Duration {
-        self.counter.slack()
+        self.slack
     }
 
     /// The clock reading of `instant` ([`Reading::ZERO`] before the origin): a deadline
@@ -107,7 +146,14 @@ impl super::ClockInstant<StdClock> for Instant {
 impl super::Clock for StdClock {
     #[inline]
     fn now(&self) -> Duration {
-        self.counter.elapsed(self.origin)
+        #[cfg(target_os = "linux")]
+        {
+            Duration::from_nanos(monotonic_nanos().saturating_sub(self.origin_nanos))
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            self.origin.elapsed()
+        }
     }
 }
 
@@ -130,19 +176,17 @@ impl super::Clock for StdClock {
 /// use core::time::Duration;
 /// use punctual_core::{BootClock, Clock, Growable, Wheel};
 ///
-/// let clock = BootClock::new();
-/// let a = clock.now();
-/// assert!(clock.now() >= a);
-///
-/// // A wheel on it, as on any clock.
 /// let wheel = Wheel::growable(BootClock::new(), Duration::from_millis(1));
 /// # let _: &Wheel<BootClock, Growable> = &wheel;
 /// assert!(wheel.clock().now() < Duration::from_secs(1));
 /// ```
 #[derive(Debug, Clone, Copy)]
 pub struct BootClock {
-    /// Counts from when the clock was made (directly on Linux: `counters`).
-    counter: Boot,
+    /// `CLOCK_BOOTTIME` ns when the clock was made.
+    #[cfg(all(target_os = "linux", not(miri)))]
+    origin_nanos: u64,
+    #[cfg(any(not(target_os = "linux"), miri))]
+    origin: Instant,
 }
 
 impl BootClock {
@@ -153,7 +197,10 @@ impl BootClock {
     /// On Linux, if the kernel lacks `CLOCK_BOOTTIME` (before 2.6.39).
     pub fn new() -> Self {
         Self {
-            counter: Boot::new(),
+            #[cfg(all(target_os = "linux", not(miri)))]
+            origin_nanos: boottime_nanos(),
+            #[cfg(any(not(target_os = "linux"), miri))]
+            origin: Instant::now(),
         }
     }
 }
@@ -167,8 +214,54 @@ impl Default for BootClock {
 impl super::Clock for BootClock {
     #[inline]
     fn now(&self) -> Duration {
-        self.counter.elapsed()
+        #[cfg(all(target_os = "linux", not(miri)))]
+        {
+            Duration::from_nanos(boottime_nanos().saturating_sub(self.origin_nanos))
+        }
+        #[cfg(any(not(target_os = "linux"), miri))]
+        {
+            self.origin.elapsed()
+        }
     }
+}
+
+/// `CLOCK_MONOTONIC` in nanoseconds.
+#[cfg(target_os = "linux")]
+#[inline]
+fn monotonic_nanos() -> u64 {
+    clock_nanos(libc::CLOCK_MONOTONIC, "CLOCK_MONOTONIC")
+}
+
+/// `CLOCK_BOOTTIME` in nanoseconds.
+#[cfg(all(target_os = "linux", not(miri)))]
+#[inline]
+fn boottime_nanos() -> u64 {
+    clock_nanos(libc::CLOCK_BOOTTIME, "CLOCK_BOOTTIME")
+}
+
+/// A Linux clock counting from boot, in nanoseconds; panics (naming it `name`) on failure.
+#[cfg(target_os = "linux")]
+#[inline]
+fn clock_nanos(clock: libc::clockid_t, name: &str) -> u64 {
+    let mut ts = core::mem::MaybeUninit::<libc::timespec>::uninit();
+    // SAFETY: `ts` is valid for a write; a failure (checked below) leaves it unread.
+    let rc = unsafe { libc::clock_gettime(clock, ts.as_mut_ptr()) };
+    assert_eq!(
+        rc,
+        0,
+        "punctual: clock_gettime({name}) failed: {}",
+        std::io::Error::last_os_error()
+    );
+    // SAFETY: `clock_gettime` succeeded, so it wrote the whole `timespec`.
+    let ts = unsafe { ts.assume_init() };
+    nanos_of(ts.tv_sec as u64, ts.tv_nsec as u64)
+}
+
+/// `secs` seconds and `nanos` nanoseconds, in nanoseconds (fits a `u64` for 584 years).
+#[cfg(target_os = "linux")]
+#[inline]
+fn nanos_of(secs: u64, nanos: u64) -> u64 {
+    secs.wrapping_mul(1_000_000_000).wrapping_add(nanos)
 }
 
 #[cfg(test)]
@@ -285,5 +378,66 @@ mod boot_tests {
         let before = clock.now();
         std::thread::sleep(Duration::from_millis(5));
         assert!(clock.now() - before >= Duration::from_millis(5));
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod linux_tests {
+    use super::*;
+
+    /// `CLOCK_MONOTONIC` as `Instant` holds it, parsed from its `Debug` output.
+    #[cfg(not(miri))]
+    fn monotonic_of(instant: Instant) -> u64 {
+        let text = std::format!("{instant:?}");
+        let field = |name: &str| -> u64 {
+            let start = text
+                .find(name)
+                .unwrap_or_else(|| panic!("no {name} in Instant's Debug output: {text}"))
+                + name.len();
+            let digits: std::string::String = text[start..]
+                .chars()
+                .skip_while(|c| !c.is_ascii_digit())
+                .take_while(char::is_ascii_digit)
+                .collect();
+            digits.parse().expect("a number")
+        };
+        nanos_of(field("tv_sec"), field("tv_nsec"))
+    }
+
+    #[test]
+    #[cfg(not(miri))]
+    fn direct_origin_is_within_slack_after_instant() {
+        for _ in 0..1_000 {
+            let clock = StdClock::new();
+            let origin = monotonic_of(clock.origin);
+            assert!(
+                clock.origin_nanos >= origin,
+                "direct origin before Instant's"
+            );
+            let gap = Duration::from_nanos(clock.origin_nanos - origin);
+            assert!(gap <= clock.slack(), "{gap:?} > slack {:?}", clock.slack());
+        }
+    }
+
+    #[test]
+    fn nanoseconds_carry_across_whole_seconds() {
+        assert_eq!(nanos_of(0, 999_999_999), 999_999_999);
+        assert_eq!(nanos_of(1, 0), 1_000_000_000);
+        assert_eq!(nanos_of(3, 5), 3_000_000_005);
+    }
+
+    #[test]
+    #[cfg(not(miri))]
+    fn boot_counts_from_clock_boottime() {
+        // The origin lies between two direct readings (`CLOCK_MONOTONIC`'s would not).
+        for _ in 0..1_000 {
+            let before = boottime_nanos();
+            let clock = BootClock::new();
+            let after = boottime_nanos();
+            assert!((before..=after).contains(&clock.origin_nanos));
+            let reading = super::super::Clock::now(&clock);
+            let later = boottime_nanos();
+            assert!(Duration::from_nanos(later - clock.origin_nanos) >= reading);
+        }
     }
 }

@@ -251,22 +251,8 @@ impl<T, W: WheelRef> DelayQueue<'_, T, GrowableSlots<T>, W> {
     }
 
     /// Gives back every slot the values do not need, as tokio-util's `compact`: the values
-    /// move down and the capacity becomes their number. Keys still hold. O(slots held).
-    ///
-    /// ```
-    /// use core::time::Duration;
-    /// use punctual_core::{DelayQueue, Fixed, GrowableSlots, ManualClock, Wheel};
-    ///
-    /// let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
-    /// let mut queue = DelayQueue::new(&wheel, GrowableSlots::with_capacity(10));
-    /// let _five = queue.insert(5, Duration::from_secs(5));
-    /// let ten = queue.insert(10, Duration::from_secs(10));
-    /// let fifteen = queue.insert(15, Duration::from_secs(15));
-    /// queue.remove(ten);
-    /// queue.compact();
-    /// assert_eq!(queue.capacity(), 2);
-    /// assert_eq!(queue.get(fifteen), Some(&15));
-    /// ```
+    /// move down and the capacity becomes their number, below `with_capacity`'s too. Keys
+    /// still hold. O(slots held).
     pub fn compact(&mut self) {
         let len = self.len();
         if len < self.capacity() {

@@ -138,11 +138,6 @@ impl<T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'_, T, S, W> {
     /// ```
     pub fn try_remove(&mut self, key: impl Borrow<Key>) -> Option<Expired<T, W::Instant>> {
         let index = self.index_of(key).ok()?;
-        let (value, (key, deadline)) = self.take(index);
-        Some(Expired {
-            value,
-            key,
-            deadline: self.wheel.instant_of(deadline),
-        })
+        Some(self.take(index))
     }
 }

@@ -13,7 +13,6 @@ use crate::time::{Reading, TickDivisor};
 /// `place` of a value pushed onto the due list (one joined with its slot keeps its own).
 const DUE: u16 = (LEVELS * SLOTS) as u16;
 
-/// The levels and the due list.
 pub(crate) struct Levels {
     tick: TickDivisor,
     /// Every tick up to its `elapsed` has been moved to the due list.
@@ -137,7 +136,6 @@ impl Levels {
         }
     }
 
-    /// The first value of the due list.
     pub(crate) fn first_due(&self) -> Option<u32> {
         (self.due_head != NIL).then_some(self.due_head)
     }

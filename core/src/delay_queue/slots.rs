@@ -27,7 +27,6 @@ pub struct Slot<T> {
 }
 
 impl<T> Slot<T> {
-    /// A free slot.
     pub(crate) const VACANT: Self = Self {
         deadline: 0,
         next: NIL,
