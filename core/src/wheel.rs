@@ -158,7 +158,7 @@ pub struct Wheel<C, S> {
     /// Written by the driver per fire or reclaim: lines of their own. No bytes without
     /// the `stats` feature.
     counters: Padded<Counters>,
-    handoff: Padded<fire::Handoff>,
+    handoff: Padded<lists::Inbox>,
     /// Threads may keep a free entry aside (`spare`): only on a wheel that never moves.
     spares: bool,
     /// Read at the start of each turn; any thread may switch it

@@ -6,10 +6,9 @@
 use core::time::Duration;
 
 use super::entry::PlainLink;
-use super::fire::Handoff;
 use super::levels::Grain;
 use super::levels::Levels;
-use super::lists::NeverUsed;
+use super::lists::{Inbox, NeverUsed};
 use super::role::Plan;
 use super::shards::{self, SHARDS, Shard};
 use super::stats::Counters;
@@ -96,7 +95,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                     precise_fires: false,
                 })),
                 counters: Padded::new(Counters::new()),
-                handoff: Padded::new(Handoff::new()),
+                handoff: Padded::new(Inbox::new()),
                 spares: false,
                 precise_fires: core::sync::atomic::AtomicBool::new(false),
                 batched_wakes: false,

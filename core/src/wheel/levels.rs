@@ -174,8 +174,7 @@ impl Levels {
                 self.counts[slot] -= 1;
             }
         }
-        entry.slot_prev.store(UNLINKED, Relaxed);
-        entry.slot_next.store(NIL, Relaxed);
+        Self::unlink_taken(storage, index);
     }
 
     /// The earliest non-empty slot, if any.

@@ -200,10 +200,15 @@ impl Inbox {
 
     /// Takes every entry pushed so far; walk the result with the same link.
     pub(crate) fn take_all(&self) -> Index {
-        if self.head.load(Ordering::Relaxed) == NIL {
+        if self.is_empty() {
             return NIL;
         }
         self.head.swap(NIL, Ordering::Acquire)
+    }
+
+    /// Whether the inbox looks empty (Relaxed: a hint, ordered with nothing).
+    pub(crate) fn is_empty(&self) -> bool {
+        self.head.load(Ordering::Relaxed) == NIL
     }
 
     /// Whether the inbox is empty: the driver's side of the handshake, a read-modify-write

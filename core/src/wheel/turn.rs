@@ -251,19 +251,13 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 // SAFETY: driver role held; the entry came through the arm inbox.
                 let due = unsafe { entry.due() };
                 let (when, offset) = self.ticks().tick_of(due);
-                if expiration.level > 0
-                    && when.get() > state.levels.hand.elapsed()
-                    && when <= now
-                    && entry.state.load(Ordering::Acquire) & CANCELLED == 0
-                {
-                    // Due by now, in a later tick than the one reached: down again.
-                    state
-                        .levels
-                        .insert(&self.storage, index, when.get(), offset, state.grain);
-                } else if due <= reading {
+                // Due by now, in a later tick than the one reached: down again.
+                let down =
+                    expiration.level > 0 && when.get() > state.levels.hand.elapsed() && when <= now;
+                if due <= reading && !down {
                     self.fire(state, index, entry, late(now, when));
                 } else if entry.state.load(Ordering::Acquire) & CANCELLED == 0 {
-                    // `when > now`: `due` is past this tick.
+                    // Down again, or `when > now`: `due` is past this tick.
                     state
                         .levels
                         .insert(&self.storage, index, when.get(), offset, state.grain);
