@@ -10,8 +10,8 @@
 use core::task::Waker;
 
 use super::entry::{self, CANCELLED, Entry, FIRED, HANDLE, Index, NIL, WHEEL};
+use super::lists::{self, Shard};
 use super::role::DEGRADED;
-use super::shards::{self, Shard};
 use super::storage::Storage;
 use super::{MAX_SLEEP, Wheel};
 use crate::clock::Clock;
@@ -35,7 +35,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             "tick of another deadline"
         );
         let waker = waker.clone();
-        let shard = shards::current();
+        let shard = lists::current();
         let (index, entry) = match self.take_spare() {
             Some(spare) => spare,
             None => self.take_free(shard)?,
@@ -88,7 +88,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     pub(crate) fn release(&self, index: Index, span: Option<u64>) -> bool {
         let entry = self.storage.entry(index);
         let generation = entry::generation(entry.state.load(Ordering::Relaxed));
-        let shard_index = shards::current();
+        let shard_index = lists::current();
         let shard = &self.shards[shard_index];
         // Only the inbox it was pushed onto can have it as head; a deadline that moved
         // to another thread since cancels below.
@@ -158,7 +158,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         debug_assert_eq!(before & (FIRED | HANDLE), FIRED | HANDLE, "not fired");
         if before & WHEEL == 0 {
             // SAFETY: as `free_entry`'s.
-            unsafe { self.free_from_handle(&self.shards[shards::current()], index, entry) };
+            unsafe { self.free_from_handle(&self.shards[lists::current()], index, entry) };
         }
         self.take_handed_off();
     }
@@ -200,7 +200,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     #[cfg_attr(target_pointer_width = "64", inline(always))]
     pub(super) fn free_entry(&self, index: Index, entry: &Entry) {
         // SAFETY: the caller cleared the last ownership bit (AcqRel): ours until the push.
-        unsafe { Self::free_to(&self.shards[shards::current()], index, entry) };
+        unsafe { Self::free_to(&self.shards[lists::current()], index, entry) };
     }
 
     /// Frees `entry` from its deadline's side: kept as a spare, or onto `shard`'s list.
@@ -254,7 +254,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     pub(super) unsafe fn give_spare_back(wheel: *const (), index: Index) {
         // SAFETY: the caller's contract.
         let wheel = unsafe { &*wheel.cast::<Self>() };
-        wheel.shards[shards::current()]
+        wheel.shards[lists::current()]
             .free
             .push_chain(index, wheel.storage.entry(index));
     }

@@ -8,9 +8,9 @@ use core::time::Duration;
 use super::entry::PlainLink;
 use super::levels::Grain;
 use super::levels::Levels;
-use super::lists::{Inbox, NeverUsed};
+
+use super::lists::{self, Inbox, NeverUsed, SHARDS, Shard};
 use super::role::Plan;
-use super::shards::{self, SHARDS, Shard};
 use super::stats::Counters;
 use super::turn::DriverState;
 use super::wakers::{DegradedWakers, DriverWakers};
@@ -21,12 +21,12 @@ use crate::time::{StoredTick, Tick, TickDivisor};
 
 #[cfg(not(punctual_loom))]
 const fn new_shards() -> [Shard; SHARDS] {
-    [const { shards::new_shard() }; SHARDS]
+    [const { lists::new_shard() }; SHARDS]
 }
 
 #[cfg(punctual_loom)]
 fn new_shards() -> [Shard; SHARDS] {
-    core::array::from_fn(|_| shards::new_shard())
+    core::array::from_fn(|_| lists::new_shard())
 }
 
 const fn tick_nanos(tick: Duration) -> u64 {

@@ -13,8 +13,8 @@
 //!   wakes it on its own thread.
 //! * An entry on the list is `FIRED`, still `WHEEL`'s, with its waker; whoever takes it
 //!   off wakes it as [`Wheel::wake_fired`] does.
-//! * The list is an [`Inbox`](super::lists::Inbox) through `slot_next`: a batch is pushed at once, taken
-//!   whole. With no single-entry pop, the head's ABA is harmless.
+//! * The list is an [`Inbox`](super::lists::Inbox) through `slot_next`: a batch is
+//!   pushed at once, taken whole. With no single-entry pop, the head's ABA is harmless.
 //! * While the list is not empty, the driver plans a turn by the next tick. A turn at a
 //!   later tick than the last push takes the list back: a batch waits at most a tick.
 //! * A panicking waker pushes the rest back on unwind, or leaves them queued (driver).

@@ -20,7 +20,7 @@
 use super::entry::NIL;
 use super::levels::Levels;
 use super::storage::Storage;
-use super::{Wheel, shards};
+use super::{Wheel, lists};
 use crate::clock::Clock;
 use crate::sync::{AtomicU32, Ordering};
 use crate::time::{Reading, StoredTick, Tick, span_of};
@@ -191,7 +191,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     #[cfg_attr(target_pointer_width = "64", inline(always))]
     pub(super) fn planned_turn_after_push(&self, reference: Tick, shard: usize) -> Tick {
         let mut word = self.plan.word.load(Ordering::Acquire);
-        let bit = shards::in_use_bit(shard);
+        let bit = lists::in_use_bit(shard);
         if word & bit != bit {
             word = self.mark_in_use(bit);
         }

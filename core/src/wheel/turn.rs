@@ -35,8 +35,8 @@
 
 use super::entry::{self, CANCELLED, HANDLE, Index, NIL, PlainLink, WHEEL};
 use super::levels::{Grain, Levels, Walk};
+use super::lists::{self, SHARDS, Shard};
 use super::role::{ACTIVE, DEGRADED, LAST};
-use super::shards::{self, SHARDS, Shard};
 use super::storage::Storage;
 use super::{LINGER, MAX_SLEEP, Wheel};
 use crate::clock::Clock;
@@ -200,7 +200,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// Whether every inbox of the shards `word` names is empty (both checks are made).
     #[inline(always)]
     fn inboxes_empty(&self, word: u32) -> bool {
-        shards::in_use(word).all(|shard| {
+        lists::in_use(word).all(|shard| {
             let shard = &self.shards[shard];
             shard.arm_inbox.check() & shard.cancel_inbox.check()
         })
