@@ -211,7 +211,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// How many polls found the wheel full and fell back to checking the clock.
     #[cfg(feature = "stats")]
     pub fn degraded_polls(&self) -> usize {
-        self.counters.degraded_polls.load(Ordering::Relaxed)
+        self.counters.get(stats::DEGRADED_POLLS)
     }
 
     /// What the wheel has done so far (see [`Stats`]). Scans the slab for `occupied`.

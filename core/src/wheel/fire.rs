@@ -2,22 +2,17 @@
 //!
 //! * An entry fires by a CAS adding `FIRED`; a cancel that came first makes it fail.
 //! * A fired entry waits on the driver's to-wake list (through `slot_next`), first in,
-//!   first out: tasks wake in firing order.
-//! * The wheel keeps `WHEEL` until it has taken the waker out. A panicking waker leaves
-//!   the rest queued.
+//!   first out. The wheel keeps `WHEEL` until it has taken the waker out. A panicking
+//!   waker leaves the rest queued (or, off the driver, pushes them back on unwind).
 //!
 //! # Batched wakes ([`Wheel::with_batched_wakes`])
 //!
 //! * A pass with two or more entries to wake wakes only the first, the *lead*, and pushes
-//!   the rest onto the hand-off list. The lead's deadline, seen fired, takes the list and
-//!   wakes it on its own thread.
-//! * An entry on the list is `FIRED`, still `WHEEL`'s, with its waker; whoever takes it
-//!   off wakes it as [`Wheel::wake_fired`] does.
-//! * The list is an [`Inbox`](super::lists::Inbox) through `slot_next`: a batch is
-//!   pushed at once, taken whole. With no single-entry pop, the head's ABA is harmless.
+//!   the rest onto the hand-off list, an [`Inbox`](super::lists::Inbox) through
+//!   `slot_next`. The lead's deadline, seen fired, takes the list and wakes it.
+//! * An entry on the list is `FIRED`, still `WHEEL`'s, with its waker.
 //! * While the list is not empty, the driver plans a turn by the next tick. A turn at a
 //!   later tick than the last push takes the list back: a batch waits at most a tick.
-//! * A panicking waker pushes the rest back on unwind, or leaves them queued (driver).
 
 use super::Wheel;
 use super::entry::PlainLink;

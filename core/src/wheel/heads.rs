@@ -1,16 +1,12 @@
-//! The first entry of every slot list, and which slots are non-empty.
+//! The first entry of every slot list, and which slots are non-empty. Only the driver
+//! role's holder touches them: [`Table`]'s methods are `unsafe`.
 //!
-//! * The storage chooses the heads' [`IndexWidth`] (`u8`, `u16`, `u32`) and the number of
-//!   levels (2 to 6): [`Fixed`](crate::Fixed)'s second and third parameters.
-//! * Each level has 64 slots, and a 64-bit bitmap of the non-empty ones.
-//! * A slot is `K` lists (chains). `K` is 1 but for the growable storage, whose slots may
-//!   hold thousands of scattered entries: a walk fetches each chain's next entry while
-//!   it uses the others', so it keeps `K` misses in flight.
-//! * With `K > 1`, a slot counts its inserts (wrapping) since it was last taken: insert
-//!   `n` goes on chain `n % K`. So a walk from the last insert's chain down, round-robin,
-//!   meets the entries last in first out, as one list does.
-//! * A head is stored as `index + 1` (`NIL` is 0).
-//! * Only the driver role's holder touches them: [`Table`]'s methods are `unsafe`.
+//! * The storage chooses the heads' [`IndexWidth`] and the number of levels (2 to 6):
+//!   [`Fixed`](crate::Fixed)'s second and third parameters. A head stores `index + 1`.
+//! * A slot is `K` chains: 1 but for the growable storage (4: a walk keeps `K` misses in
+//!   flight). Then a slot counts its inserts (wrapping) since it was last taken: insert
+//!   `n` goes on chain `n % K`, so a walk from the last insert's chain down meets the
+//!   entries last in first out.
 
 use crate::hierarchy::{MAX_LEVELS, SLOTS};
 use crate::sync::UnsafeCell;

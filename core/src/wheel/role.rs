@@ -1,21 +1,15 @@
-//! The driver role (taking it, asking its holder for a turn, letting go, starting over)
-//! and the plan it publishes.
+//! The driver role and the plan it publishes.
 //!
 //! * `role`: [`DRIVING`] while a thread holds the role, [`REQUESTED`] if another asked.
-//! * Only the holder touches `driver`; it takes the role with Acquire, lets go with Release.
-//! * A thread that finds the role held sets `REQUESTED` (Release) and returns at once.
+//!   Only the holder touches `driver`; it takes the role with Acquire, lets go with
+//!   Release (on unwind too).
+//! * A thread that finds the role held sets `REQUESTED` (Release) and returns at once, to
+//!   turn again by the next tick boundary at the latest.
 //! * The holder lets go with a CAS from `DRIVING` alone. If a request came in, the CAS
 //!   fails: it takes the request (Acquire) and turns again, at a reading no older.
-//! * A requester is told to turn again by the next tick boundary at the latest: the
-//!   holder may plan anew with no one to tell.
-//! * A panicking waker lets go of the role on unwind. The wheel stays consistent at
-//!   every wake.
-//!
-//! # The plan, as arming and cancelling threads read it
-//!
 //! * The plan word: bit 0 [`ACTIVE`] (clear: idle, as a new wheel is), bits 1.. the
-//!   shards in use, bit 31 [`DEGRADED`]. The driver writes it by RMW, last.
-//! * `next_wake` holds the planned tick's low 32 bits, rebuilt near a reference tick.
+//!   shards in use, bit 31 [`DEGRADED`]; the driver writes it by RMW, last. `next_wake`
+//!   holds the planned tick's low 32 bits, rebuilt near a reference tick.
 
 use super::entry::NIL;
 use super::levels::Levels;
