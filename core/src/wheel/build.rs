@@ -1,7 +1,5 @@
-//! Building a wheel: its storage, its tick, and how it is driven.
-//!
-//! * Options are chosen before the wheel is shared, never changed, and `const` (for a
-//!   `static`). Without `std` every option but the storage is off, and compiled out.
+//! Building a wheel. Options are `const` (for a `static`), chosen before the wheel is
+//! shared; without `std` every option but the storage is off, and compiled out.
 
 use core::time::Duration;
 
@@ -106,15 +104,6 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     crate::sync::const_fn! {
         /// For a wheel driven by a thread of its own: a turn wakes the first task it
         /// fired, whose poll wakes the rest on its own thread (else the next tick's turn).
-        ///
-        /// ```
-        /// use core::time::Duration;
-        /// use punctual_core::{Growable, ManualClock, Wheel};
-        ///
-        /// let wheel: Wheel<ManualClock, Growable> =
-        ///     Wheel::growable(ManualClock::new(), Duration::from_millis(1)).with_batched_wakes();
-        /// # drop(wheel);
-        /// ```
         #[must_use]
         pub fn with_batched_wakes(mut self) -> Self {
             self.batched_wakes = true;
@@ -144,14 +133,6 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// Turns precise fires ([`with_precise_fires`](Self::with_precise_fires)) on or off
     /// from the next turn, for a driver that changes timers while it runs. Does nothing
     /// without `std`.
-    ///
-    /// ```
-    /// use core::time::Duration;
-    /// use punctual_core::{Fixed, ManualClock, Wheel};
-    ///
-    /// let wheel: Wheel<ManualClock, Fixed<64>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
-    /// wheel.set_precise_fires(true);
-    /// ```
     pub fn set_precise_fires(&self, on: bool) {
         self.precise_fires
             .store(on, core::sync::atomic::Ordering::Relaxed);

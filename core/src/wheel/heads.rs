@@ -142,9 +142,6 @@ pub trait Table: Sync {
     /// The first entry of each chain of slot `slot` of level `level` (`NIL`: empty).
     unsafe fn chains(&self, level: usize, slot: usize) -> Self::Chains;
 
-    /// The first entry of chain `chain` of slot `slot` of level `level` (`NIL`: empty).
-    unsafe fn get(&self, level: usize, slot: usize, chain: usize) -> Index;
-
     /// Makes `index` the first entry of chain `chain` of slot `slot` of level `level`.
     unsafe fn set(&self, level: usize, slot: usize, chain: usize, index: Index);
 
@@ -207,14 +204,6 @@ impl<W: width::Width, const L: usize, const K: usize, C: counts::Counts> Table
         self.heads
             .with(|heads| unsafe { (*heads)[level][slot] })
             .map(W::unpack)
-    }
-
-    #[inline]
-    unsafe fn get(&self, level: usize, slot: usize, chain: usize) -> Index {
-        // SAFETY: the caller holds the role.
-        self.heads
-            .with(|heads| unsafe { (*heads)[level][slot][chain] })
-            .unpack()
     }
 
     #[inline]

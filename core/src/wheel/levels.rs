@@ -103,8 +103,7 @@ impl Levels {
         let _ = (offset, grain);
         // SAFETY: the levels live in the driver's state: the caller holds the role.
         let chain = unsafe { storage.heads().insert_chain(level, slot) };
-        // SAFETY: as above.
-        let head = unsafe { storage.heads().get(level, slot, chain) };
+        let head = chains(storage, level, slot).as_ref()[chain];
         let entry = storage.entry(index);
         entry.slot_prev.store(NIL, Relaxed);
         entry.slot_next.store(head, Relaxed);
