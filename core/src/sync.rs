@@ -68,6 +68,19 @@ macro_rules! const_fn {
 }
 pub(crate) use const_fn;
 
+/// `[$init; $n]` of a value that is not `Copy`: in a `const` block, or built one by one
+/// under loom.
+macro_rules! array_of {
+    ($init:expr; $n:expr) => {{
+        #[cfg(not(punctual_loom))]
+        let array = [const { $init }; $n];
+        #[cfg(punctual_loom)]
+        let array: [_; $n] = core::array::from_fn(|_| $init);
+        array
+    }};
+}
+pub(crate) use array_of;
+
 /// A value alone on its cache lines (`std`): [`crossbeam_utils::CachePadded`].
 #[cfg(feature = "std")]
 pub(crate) use crossbeam_utils::CachePadded as Padded;

@@ -7,7 +7,7 @@ use super::entry::PlainLink;
 use super::levels::Grain;
 use super::levels::Levels;
 
-use super::lists::{self, Inbox, NeverUsed, SHARDS, Shard};
+use super::lists::{self, Inbox, NeverUsed, SHARDS};
 use super::role::Plan;
 use super::stats::Counters;
 use super::turn::DriverState;
@@ -16,16 +16,6 @@ use super::{Fixed, Storage, Wheel, heads};
 use crate::clock::Clock;
 use crate::sync::{AtomicU32, Padded, UnsafeCell};
 use crate::time::{StoredTick, Tick, TickDivisor};
-
-#[cfg(not(punctual_loom))]
-const fn new_shards() -> [Shard; SHARDS] {
-    [const { lists::new_shard() }; SHARDS]
-}
-
-#[cfg(punctual_loom)]
-fn new_shards() -> [Shard; SHARDS] {
-    core::array::from_fn(|_| lists::new_shard())
-}
 
 const fn tick_nanos(tick: Duration) -> u64 {
     let nanos = tick.as_nanos();
@@ -71,7 +61,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 clock,
                 tick: StoredTick::new(TickDivisor::new(tick_nanos(tick))),
                 storage,
-                shards: new_shards(),
+                shards: crate::sync::array_of![lists::new_shard(); SHARDS],
                 never_used: NeverUsed::new(),
                 role: AtomicU32::new(0),
                 driver_wakers: DriverWakers::new(),

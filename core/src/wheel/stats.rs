@@ -79,10 +79,8 @@ impl Counters {
     crate::sync::const_fn! {
         pub(crate) fn new() -> Self {
             Self {
-                #[cfg(all(feature = "stats", not(punctual_loom)))]
-                counts: [const { AtomicUsize::new(0) }; COUNTS],
-                #[cfg(all(feature = "stats", punctual_loom))]
-                counts: core::array::from_fn(|_| AtomicUsize::new(0)),
+                #[cfg(feature = "stats")]
+                counts: crate::sync::array_of![AtomicUsize::new(0); COUNTS],
             }
         }
     }

@@ -141,10 +141,7 @@ impl<const N: usize, W: IndexWidth, const L: usize> Fixed<N, W, L> {
         pub(crate) fn new() -> Self {
             #[allow(clippy::let_unit_value)]
             let () = Self::CHECK;
-            #[cfg(not(punctual_loom))]
-            let entries = [const { Entry::new() }; N];
-            #[cfg(punctual_loom)]
-            let entries = core::array::from_fn(|_| Entry::new());
+            let entries = crate::sync::array_of![Entry::new(); N];
             Self { entries, heads: Padded::new(Heads::new()) }
         }
     }
@@ -250,10 +247,7 @@ mod growable {
     impl Growable {
         crate::sync::const_fn! {
             pub(crate) fn new() -> Self {
-                #[cfg(not(punctual_loom))]
-                let segments = [const { AtomicPtr::new(ptr::null_mut()) }; SEGMENTS];
-                #[cfg(punctual_loom)]
-                let segments = core::array::from_fn(|_| AtomicPtr::new(ptr::null_mut()));
+                let segments = crate::sync::array_of![AtomicPtr::new(ptr::null_mut()); SEGMENTS];
                 Self { segments, usable: AtomicUsize::new(0), heads: Padded::new(Heads::new()) }
             }
         }

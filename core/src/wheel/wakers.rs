@@ -47,10 +47,7 @@ pub(crate) struct DriverWakers {
 impl DriverWakers {
     crate::sync::const_fn! {
         pub(crate) fn new() -> Self {
-            #[cfg(not(punctual_loom))]
-            let wakers = [const { AtomicWaker::new() }; SLOTS];
-            #[cfg(punctual_loom)]
-            let wakers = core::array::from_fn(|_| AtomicWaker::new());
+            let wakers = crate::sync::array_of![AtomicWaker::new(); SLOTS];
             Self { wakers, used: AtomicU32::new(0) }
         }
     }
@@ -169,10 +166,7 @@ unsafe impl Sync for DegradedWakers {}
 impl DegradedWakers {
     crate::sync::const_fn! {
         pub(crate) fn new() -> Self {
-            #[cfg(not(punctual_loom))]
-            let places = [const { Place::new() }; PLACES];
-            #[cfg(punctual_loom)]
-            let places = core::array::from_fn(|_| Place::new());
+            let places = crate::sync::array_of![Place::new(); PLACES];
             Self { word: AtomicU32::new(0), places }
         }
     }
