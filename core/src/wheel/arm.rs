@@ -153,7 +153,9 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             // SAFETY: as `free_entry`'s.
             unsafe { self.free_from_handle(&self.shards[lists::current()], index, entry) };
         }
-        self.take_handed_off();
+        if self.handed_off() {
+            self.wake_handed_off();
+        }
     }
 
     pub(crate) fn count_degraded_poll(&self) {
@@ -193,7 +195,9 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     #[cfg_attr(target_pointer_width = "64", inline(always))]
     pub(super) fn free_entry(&self, index: Index, entry: &Entry) {
         // SAFETY: the caller cleared the last ownership bit (AcqRel): ours until the push.
-        unsafe { Self::free_to(&self.shards[lists::current()], index, entry) };
+        let old_waker = unsafe { entry.recycle() };
+        self.shards[lists::current()].free.push_chain(index, entry);
+        drop(old_waker);
     }
 
     /// Frees `entry` from its deadline's side: kept as a spare, or onto `shard`'s list.
@@ -247,19 +251,6 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         wheel.shards[lists::current()]
             .free
             .push_chain(index, wheel.storage.entry(index));
-    }
-
-    /// Recycles `entry` onto `shard`'s free list, then drops its old waker.
-    ///
-    /// # Safety
-    ///
-    /// * The caller owns the entry exclusively (as [`Entry::recycle`] requires).
-    #[cfg_attr(target_pointer_width = "64", inline(always))]
-    pub(super) unsafe fn free_to(shard: &Shard, index: Index, entry: &Entry) {
-        // SAFETY: the caller's contract.
-        let old_waker = unsafe { entry.recycle() };
-        shard.free.push_chain(index, entry);
-        drop(old_waker);
     }
 
     /// A free entry for exclusive use, in the module docs' order. `None`: full.

@@ -136,16 +136,9 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         cfg!(feature = "std") && !self.handoff.is_empty()
     }
 
-    /// For a handle that saw its entry fired: takes the list, if any, and wakes it.
-    #[inline]
-    pub(crate) fn take_handed_off(&self) {
-        if self.handed_off() {
-            self.wake_handed_off();
-        }
-    }
-
+    /// For a handle that saw its entry fired: takes the list and wakes it.
     #[inline(never)]
-    fn wake_handed_off(&self) {
+    pub(super) fn wake_handed_off(&self) {
         let first = self.handoff.take_all();
         // Pushes back what is left if a waker panics.
         struct Rest<'a, C: Clock, S: Storage> {
