@@ -270,32 +270,11 @@ pub(crate) const fn in_use_bit(shard: usize) -> u32 {
     if SHARDS > 1 { 2 << shard } else { 0 }
 }
 
-/// The shards a plan word marks in use: with one shard, always that one.
+/// The shards a plan word marks in use, in increasing order: with one shard, that one.
 #[inline]
-pub(crate) const fn in_use(word: u32) -> Shards {
-    Shards(if SHARDS > 1 {
-        (word >> 1) & ((1 << SHARDS) - 1)
-    } else {
-        1
-    })
-}
-
-/// A set of shards, iterated in increasing order.
-#[derive(Clone, Copy)]
-pub(crate) struct Shards(u32);
-
-impl Iterator for Shards {
-    type Item = usize;
-
-    #[inline]
-    fn next(&mut self) -> Option<usize> {
-        if self.0 == 0 {
-            return None;
-        }
-        let shard = self.0.trailing_zeros() as usize;
-        self.0 &= self.0 - 1;
-        Some(shard)
-    }
+pub(crate) fn in_use(word: u32) -> impl Iterator<Item = usize> {
+    let bits = if SHARDS > 1 { word >> 1 } else { 1 };
+    (0..SHARDS).filter(move |shard| bits & 1 << shard != 0)
 }
 
 /// The shard this thread works on.

@@ -88,8 +88,6 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// Only for a wheel with nothing armed and no driver running. Returns `false` and
     /// changes nothing if an entry is [`occupied`](Wheel::occupied) or a turn is running.
     ///
-    /// # Examples
-    ///
     /// ```
     /// use core::time::Duration;
     /// use punctual_core::{Fixed, ManualClock, Wheel};
@@ -181,7 +179,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     }
 
     /// [`planned_turn`](Self::planned_turn) after a push onto `shard`, marking the shard
-    /// in use first if need be ("Shards in use").
+    /// in use first if need be (`lists`).
     #[cfg_attr(target_pointer_width = "64", inline(always))]
     pub(super) fn planned_turn_after_push(&self, reference: Tick, shard: usize) -> Tick {
         let mut word = self.plan.word.load(Ordering::Acquire);
@@ -198,9 +196,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         self.plan.word.fetch_or(bit, Ordering::AcqRel) | bit
     }
 
-    /// The plan, given the plan word just read.
-    /// A plan rebuilt past the last tick is that tick's predecessor: it wakes the driver
-    /// only for arms it would wake it for anyway.
+    /// The plan, given the plan word just read. One rebuilt past the last tick is that
+    /// tick's predecessor: it wakes the driver only for arms that would wake it anyway.
     #[cfg_attr(target_pointer_width = "64", inline)]
     #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     pub(super) fn plan_of(&self, word: u32, reference: Tick) -> Tick {

@@ -1,8 +1,5 @@
-//! One turn of the wheel, by the holder of the driver role. A turn makes passes until its
-//! handshake finds every inbox empty; each pass processes the slots that have come up,
-//! takes the inboxes, fires what is due in the tick in progress (sub-tick firing), wakes
-//! the fired entries' tasks (`fire`) and the degraded deadlines', then plans the next turn
-//! and publishes it.
+//! One turn of the wheel, by the holder of the driver role: passes (`turn_locked`) until
+//! the handshake finds every inbox empty.
 //!
 //! * A turn never uses a reading older than the start of the tick reached; `elapsed` ends
 //!   at the turn's tick `now`, and never moves back.
