@@ -22,61 +22,6 @@ impl IndexWidth for u8 {}
 impl IndexWidth for u16 {}
 impl IndexWidth for u32 {}
 
-pub(crate) mod counts {
-    use crate::hierarchy::SLOTS;
-
-    /// Each slot's inserts since it was last taken, wrapping (sealed): none kept for one
-    /// chain (`()`), a byte a slot for more.
-    pub trait Counts: Send + 'static {
-        /// Whether it keeps counts: a slot of more than one chain needs them, or every
-        /// insert would go on chain 0.
-        const COUNTS: bool;
-        /// The count of a slot, then adds one.
-        fn bump(&mut self, level: usize, slot: usize) -> usize;
-        /// The count of a slot.
-        fn get(&self, level: usize, slot: usize) -> usize;
-        /// Sets the count of a slot to zero.
-        fn clear(&mut self, level: usize, slot: usize);
-    }
-
-    impl Counts for () {
-        const COUNTS: bool = false;
-        #[inline(always)]
-        fn bump(&mut self, _: usize, _: usize) -> usize {
-            0
-        }
-
-        #[inline(always)]
-        fn get(&self, _: usize, _: usize) -> usize {
-            0
-        }
-
-        #[inline(always)]
-        fn clear(&mut self, _: usize, _: usize) {}
-    }
-
-    impl<const L: usize> Counts for [[u8; SLOTS]; L] {
-        const COUNTS: bool = true;
-        #[inline]
-        fn bump(&mut self, level: usize, slot: usize) -> usize {
-            let count = &mut self[level][slot];
-            let before = *count;
-            *count = before.wrapping_add(1);
-            usize::from(before)
-        }
-
-        #[inline]
-        fn get(&self, level: usize, slot: usize) -> usize {
-            usize::from(self[level][slot])
-        }
-
-        #[inline]
-        fn clear(&mut self, level: usize, slot: usize) {
-            self[level][slot] = 0;
-        }
-    }
-}
-
 pub(crate) mod width {
     use crate::wheel::entry::Index;
 
@@ -114,20 +59,20 @@ pub(crate) mod width {
     width!(u8, u16, u32);
 }
 
-/// The slot heads of `L` levels at width `W`, `K` chains a slot counting inserts in `C`,
-/// with their occupancy bitmaps. Public only to name it in
-/// [`Storage`](crate::Storage)'s sealed methods.
-pub struct Heads<W, const L: usize, const K: usize = 1, C = ()> {
+/// The slot heads of `L` levels at width `W`, `K` chains a slot, with their occupancy
+/// bitmaps and, on `CL` levels (`L` with `K > 1`, else none), insert counts. Public only
+/// to name it in [`Storage`](crate::Storage)'s sealed methods.
+pub struct Heads<W, const L: usize, const K: usize = 1, const CL: usize = 0> {
     heads: UnsafeCell<[[[W; K]; SLOTS]; L]>,
     /// Bit `s` of word `l`: slot `s` of level `l` is non-empty.
     occupied: UnsafeCell<[u64; L]>,
-    /// Inserts per slot since it was last taken ([`counts::Counts`]).
-    inserts: UnsafeCell<C>,
+    /// Inserts per slot since it was last taken, wrapping.
+    inserts: UnsafeCell<[[u8; SLOTS]; CL]>,
 }
 
 // SAFETY: only the driver role's holder touches them (`Table`'s contract), serialised by
 // the role word's Acquire and Release.
-unsafe impl<W: Send, const L: usize, const K: usize, C: Send> Sync for Heads<W, L, K, C> {}
+unsafe impl<W: Send, const L: usize, const K: usize, const CL: usize> Sync for Heads<W, L, K, CL> {}
 
 /// What the levels need of a storage's heads (sealed: only [`Heads`]). Every method is
 /// `unsafe`: its caller must hold the driver role.
@@ -161,7 +106,7 @@ pub trait Table: Sync {
     unsafe fn set_occupied(&self, level: usize, bits: u64);
 }
 
-impl<W: width::Width, const L: usize, const K: usize, C: counts::Counts> Heads<W, L, K, C> {
+impl<W: width::Width, const L: usize, const K: usize, const CL: usize> Heads<W, L, K, CL> {
     /// A level or chain count out of range fails to compile.
     const CHECK: () = {
         assert!(
@@ -169,10 +114,7 @@ impl<W: width::Width, const L: usize, const K: usize, C: counts::Counts> Heads<W
             "a wheel has 2 to 6 levels of 64 slots"
         );
         assert!(K.is_power_of_two() && K <= MAX_CHAINS, "1, 2 or 4 chains");
-        assert!(
-            K == 1 || C::COUNTS,
-            "more than one chain needs insert counts"
-        );
+        assert!(K == 1 || CL == L, "more than one chain needs insert counts");
     };
 
     crate::sync::const_fn! {
@@ -184,15 +126,14 @@ impl<W: width::Width, const L: usize, const K: usize, C: counts::Counts> Heads<W
                 // SAFETY: `W` is `u8`, `u16` or `u32` (sealed): zero bytes are 0, packed `NIL`.
                 heads: UnsafeCell::new(unsafe { core::mem::zeroed() }),
                 occupied: UnsafeCell::new([0; L]),
-                // SAFETY: `C` is `()` or an array of `u8` (sealed): zero bytes are counts of 0.
-                inserts: UnsafeCell::new(unsafe { core::mem::zeroed() }),
+                inserts: UnsafeCell::new([[0; SLOTS]; CL]),
             }
         }
     }
 }
 
-impl<W: width::Width, const L: usize, const K: usize, C: counts::Counts> Table
-    for Heads<W, L, K, C>
+impl<W: width::Width, const L: usize, const K: usize, const CL: usize> Table
+    for Heads<W, L, K, CL>
 {
     const LEVELS: usize = L;
     const CHAINS: usize = K;
@@ -215,27 +156,36 @@ impl<W: width::Width, const L: usize, const K: usize, C: counts::Counts> Table
 
     #[inline]
     unsafe fn insert_chain(&self, level: usize, slot: usize) -> usize {
+        if K == 1 {
+            return 0;
+        }
         // SAFETY: as above.
-        let count = self
-            .inserts
-            .with_mut(|inserts| unsafe { (*inserts).bump(level, slot) });
-        count & (K - 1)
+        self.inserts.with_mut(|inserts| unsafe {
+            let before = (*inserts)[level][slot];
+            (*inserts)[level][slot] = before.wrapping_add(1);
+            usize::from(before) & (K - 1)
+        })
     }
 
     #[inline]
     unsafe fn last_chain(&self, level: usize, slot: usize) -> usize {
+        if K == 1 {
+            return 0;
+        }
         // SAFETY: as above.
         let count = self
             .inserts
-            .with(|inserts| unsafe { (*inserts).get(level, slot) });
-        count.wrapping_sub(1) & (K - 1)
+            .with(|inserts| unsafe { (*inserts)[level][slot] });
+        usize::from(count).wrapping_sub(1) & (K - 1)
     }
 
     #[inline]
     unsafe fn forget_inserts(&self, level: usize, slot: usize) {
-        // SAFETY: as above.
-        self.inserts
-            .with_mut(|inserts| unsafe { (*inserts).clear(level, slot) });
+        if K > 1 {
+            // SAFETY: as above.
+            self.inserts
+                .with_mut(|inserts| unsafe { (*inserts)[level][slot] = 0 });
+        }
     }
 
     #[inline]
@@ -252,7 +202,7 @@ impl<W: width::Width, const L: usize, const K: usize, C: counts::Counts> Table
     }
 }
 
-impl<W, const L: usize, const K: usize, C> core::fmt::Debug for Heads<W, L, K, C> {
+impl<W, const L: usize, const K: usize, const CL: usize> core::fmt::Debug for Heads<W, L, K, CL> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Heads")
             .field("width", &core::mem::size_of::<W>())

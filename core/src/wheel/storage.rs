@@ -223,12 +223,8 @@ mod growable {
 
     /// The growable storage's heads: four chains a slot, as its slots may hold thousands
     /// of entries, scattered over its segments.
-    type GrowableHeads = Heads<
-        u32,
-        { crate::hierarchy::MAX_LEVELS },
-        4,
-        [[u8; crate::hierarchy::SLOTS]; crate::hierarchy::MAX_LEVELS],
-    >;
+    type GrowableHeads =
+        Heads<u32, { crate::hierarchy::MAX_LEVELS }, 4, { crate::hierarchy::MAX_LEVELS }>;
 
     /// `(segment, offset)` of an index.
     #[inline]
