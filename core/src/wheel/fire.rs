@@ -9,7 +9,8 @@
 //!
 //! * A pass with two or more entries to wake wakes only the first, the *lead*, and pushes
 //!   the rest onto the hand-off list, an [`Inbox`](super::lists::Inbox) through
-//!   `slot_next`. The lead's deadline, seen fired, takes the list and wakes it.
+//!   `slot_next` (pushes and takes of all, never `unpush`: the head's ABA is harmless).
+//!   The lead's deadline, seen fired, takes the list and wakes it.
 //! * An entry on the list is `FIRED`, still `WHEEL`'s, with its waker.
 //! * While the list is not empty, the driver plans a turn by the next tick. A turn at a
 //!   later tick than the last push takes the list back: a batch waits at most a tick.

@@ -8,7 +8,8 @@
 //!   half (0: empty), the tag in its high half. ABA stays possible for a pop stalled
 //!   across 2^32 (2^16 on 32-bit) operations, with the same entry back at the head.
 //! * [`Inbox`]: any thread pushes; the driver takes all with a swap; the entry's owner may
-//!   [`Inbox::unpush`] it while it is the head. No tag: an entry is pushed once per life.
+//!   [`Inbox::unpush`] it while it is the head. No tag: pushes are ABA-safe, and an
+//!   entry is pushed once per life onto the arm inbox it may be unpushed from.
 //!
 //! # Shards
 //!
