@@ -1,16 +1,12 @@
-//! The levels of the lock-free wheel (`wheel::levels`) and of a delay queue
-//! (`delay_queue::levels`): where an entry goes, which slot comes up next, and how the
-//! hand moves. Each keeps its own lists and occupancy bitmaps.
-//! * Level `l` has 64 slots of `64^l` ticks (a 1 ms tick: 64 ms on level 0, ~2.2 years
-//!   over six). The wheel's storage chooses 2 to 6 levels; a delay queue has six.
+//! The levels' arithmetic, shared by the lock-free wheel (`wheel::levels`) and a delay
+//! queue (`delay_queue::levels`), each with its own lists and occupancy bitmaps.
+//! * Level `l` has 64 slots of `64^l` ticks; a wheel has 2 to 6 levels, a delay queue 6.
 //! * An entry of tick `when > elapsed` is placed by its key `when - 1`: at the level of the
 //!   highest 6-bit group where `elapsed` and the key differ, slot `(key >> 6·level) & 63`.
 //!   Beyond the range it waits at the top, placed again each rotation: never early.
-//! * Bit `s` of level `l`'s bitmap is set exactly when that slot is non-empty; the lowest
-//!   non-empty level holds the earliest keys.
+//! * Bit `s` of a level's bitmap is set exactly when slot `s` is non-empty.
 //! * A slot comes up at its `deadline` (a level-0 slot at its key + 1, a higher one at its
-//!   first key), and the hand moves to its first key: a level-0 slot's entries are due, a
-//!   higher slot's are placed again. `elapsed` never moves back.
+//!   first key), and the hand moves to its first key; `elapsed` never moves back.
 //! * A level-0 slot holds one key `k`, in progress while `elapsed = k`: an entry is on
 //!   level 0 throughout the tick it comes due in.
 

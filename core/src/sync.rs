@@ -1,11 +1,7 @@
-//! The one place atomics and interior mutability come from.
-//! * Shared-memory code takes its atomics and `UnsafeCell` from here: [loom]'s under
-//!   `cfg(punctual_loom)`, [portable-atomic]'s with that feature (read-modify-writes then
-//!   go through the binary's `critical-section`), else `core`'s.
-//! * Only 32-bit and pointer-sized atomics: lock-free wherever those have compare-and-swap.
-//! * Exceptions: `ManualClock` (an `AtomicU64`, loom's under loom), the ambient budget's
-//!   flag (a `core` `AtomicBool`, `std` only) and the overrun threshold (a `core`
-//!   `AtomicU32`, a setting read relaxed).
+//! The one place atomics and interior mutability come from: [loom]'s under
+//! `cfg(punctual_loom)`, [portable-atomic]'s with that feature, else `core`'s.
+//! * Only 32-bit and pointer-sized atomics. Exceptions: `ManualClock` (an `AtomicU64`),
+//!   the ambient budget's flag and the overrun threshold (`core` atomics read relaxed).
 //!
 //! [loom]: https://docs.rs/loom
 //! [portable-atomic]: https://docs.rs/portable-atomic
@@ -71,6 +67,19 @@ macro_rules! const_fn {
     };
 }
 pub(crate) use const_fn;
+
+/// `[$init; $n]` of a value that is not `Copy`: in a `const` block, or built one by one
+/// under loom.
+macro_rules! array_of {
+    ($init:expr; $n:expr) => {{
+        #[cfg(not(punctual_loom))]
+        let array = [const { $init }; $n];
+        #[cfg(punctual_loom)]
+        let array: [_; $n] = core::array::from_fn(|_| $init);
+        array
+    }};
+}
+pub(crate) use array_of;
 
 /// A value alone on its cache lines (`std`): [`crossbeam_utils::CachePadded`].
 #[cfg(feature = "std")]

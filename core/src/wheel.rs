@@ -1,70 +1,50 @@
 //! The wheel: any thread arms deadlines, and one driver at a time advances the levels.
 //!
-//! # Layout
-//!
-//! * Any thread: `start` and `arm` (arm, poll, release). The driver role: `role` (with the
-//!   plan arms read), `turn` (slots that come up, the inboxes) and `fire` (with batched
-//!   wakes). Shared: `entry` (and its links), `lists`, `shards`, `spare`, `storage`,
+//! * Any thread: `start`, `arm` (arm, poll, release). The driver role: `role` (and the
+//!   plan), `turn`, `fire`. Shared: `entry`, `lists` (and shards), `spare`, `storage`,
 //!   `wakers`. The driver's: `levels` (on `crate::hierarchy`), `heads`, `stats`.
-//! * Time is `crate::time`'s. `crate::future::timer` uses the wheel, never named here.
 //!
 //! # Ground rules
 //!
 //! * Any thread may arm, poll or release an entry at any time, without a lock, in a
-//!   bounded number of atomic operations: the entry, a free list, one inbox (`shards`).
-//! * One thread at a time holds the driver role (`role`); only it touches [`Levels`].
+//!   bounded number of atomic operations: the entry, a free list, one inbox.
+//! * One thread at a time holds the driver role; only it touches the levels.
 //! * The driver wakes a waker only after the entry's outcome is decided, and lets go of
-//!   the entry only after taking its waker out: it never wakes a later deadline's waker.
+//!   the entry only after taking its waker out.
 //! * Wakes happen only while the levels are consistent. A panicking waker unwinds to the
 //!   turn's caller, the role is let go, and the next turn wakes the rest.
 //!
 //! # Waking the driver
 //!
 //! * The driver publishes `next_wake`, `offset`, then the plan word by read-modify-write,
-//!   then checks each inbox head of the shards in use by read-modify-write (Release).
-//! * An arm pushes by read-modify-write of the same head (Acquire), then reads the plan
-//!   and wakes the drivers if its deadline is earlier. Read-modify-writes of one head are
-//!   totally ordered: the check finds the entry, or the arm sees the plan.
+//!   then checks each inbox head of the shards in use by read-modify-write. An arm pushes
+//!   by read-modify-write of the same head, then reads the plan and wakes the drivers if
+//!   its deadline is earlier: the check finds the entry, or the arm sees the plan.
 //! * Idle (`ACTIVE` clear): nothing armed, no timer, every arm wakes the driver; entered
-//!   only after lingering [`LINGER`] ticks.
-//! * A turn that takes the wheel out of idle, in any pass, wakes every other driver after
-//!   letting go of the role: arms later than the new plan wake no one.
+//!   after lingering [`LINGER`] ticks (not on a new wheel's first turn). A turn out of
+//!   idle, in any pass, wakes every other driver after letting go of the role.
 //! * `next_wake` holds the tick's low 32 bits; with plans at most [`MAX_SLEEP`] ahead,
 //!   readers rebuild it exactly while the driver is less than 2^31 ticks overdue.
-//! * A cancel that finds its inbox empty wakes the driver if it plans beyond a tick. It
-//!   reads the plan near its deadline's start, trusted only while the span and the
-//!   clock's resolution stay under `MAX_SLEEP - 2` ticks (else it wakes the driver). After
-//!   a reclaiming turn the next is at most a tick ahead: a cancelled entry is free again
-//!   within about a tick, unless the driver starves.
-//!
-//! # Taking back
-//!
+//! * A cancel that finds its inbox empty wakes the driver if it plans beyond a tick
+//!   (`arm`'s `trusted_start`). After a reclaiming turn the next is at most a tick ahead.
 //! * A release that finds its entry at its arm inbox's head takes it back
-//!   ([`Inbox::unpush`]) and frees it (or keeps it: `spare`). The driver never sees it.
-//! * A driver woken from idle keeps a planned turn for [`LINGER`] ticks. A new wheel's
-//!   first turn does not linger: a wheel with nothing ever armed plans no turn.
+//!   ([`Inbox::unpush`]) and frees it: the driver never sees it.
 //!
 //! # Sub-tick firing (feature `sub-tick`; without it every slot fires at its tick)
 //!
-//! * An entry keeps its exact deadline; its tick only places it. A turn fires every entry
-//!   it meets that is due, new ones whose tick is still ahead included.
-//! * A sparse next-tick slot (`levels`) is planned at its earliest deadline, rounded up
-//!   to a grain; any turn less than a grain before that walks it too (so split manual
-//!   clock advances that add up to a deadline fire it).
-//! * An arm into the planned tick wakes the driver only if due before `Plan::offset`.
-//! * Nothing fires before its deadline, nor later than its tick. Firing falls back to the
-//!   tick for an arm into a plan from no slot (lingering, reclaim horizon), offsets over
-//!   `u32::MAX` ns, and a thread that asks the role's holder to turn for it.
+//! * An entry keeps its exact deadline; its tick only places it. A turn fires every due
+//!   entry it meets. Nothing fires before its deadline, nor later than its tick.
+//! * A sparse level-0 slot is planned at its earliest deadline, rounded up to a grain
+//!   (`levels`); an arm into the planned tick wakes the driver only if due before
+//!   `Plan::offset`. An arm into a plan from no slot (lingering, reclaim horizon), an
+//!   offset over `u32::MAX` ns, or a turn asked of the role's holder fires at the tick.
 //!
 //! # Exclusive moments
 //!
 //! Only an entry's sole owner writes its waker slot outside the `AtomicWaker` protocol,
-//! ordered by the lists' Release pushes and Acquire pops:
-//! * the arming thread, from leaving the free list to its arm-inbox push;
-//! * the thread that cleared the last ownership bit, until its free-list push;
-//! * a cancelling handle, from its CAS out of `HANDLE|WHEEL` to its cancel-inbox push.
-//!   The driver touches a waker only after its own CAS to `FIRED`, which that one made
-//!   fail, and reclaims the entry only after the push.
+//! ordered by the lists' Release pushes and Acquire pops: the arming thread until its
+//! arm-inbox push; the thread that cleared the last ownership bit until its free-list
+//! push; a cancelling handle from its CAS to `CANCELLED` to its cancel-inbox push.
 //!
 //! [`Inbox::unpush`]: crate::wheel::lists::Inbox::unpush
 
@@ -72,15 +52,12 @@ use core::fmt;
 use core::task::Waker;
 use core::time::Duration;
 
-use crate::sync::Padded;
-
 use crate::clock::Clock;
-use crate::sync::{AtomicU32, Ordering, UnsafeCell};
+use crate::sync::{AtomicU32, Ordering, Padded, UnsafeCell};
 use crate::time::{Reading, StoredTick};
 use entry::{HANDLE, WHEEL};
-use lists::NeverUsed;
+use lists::{NeverUsed, SHARDS, Shard};
 use role::{ACTIVE, Plan};
-use shards::{SHARDS, Shard};
 use stats::Counters;
 #[cfg(feature = "stats")]
 use stats::Stats;
@@ -96,7 +73,6 @@ pub(crate) mod heads;
 pub(crate) mod levels;
 pub(crate) mod lists;
 mod role;
-pub(crate) mod shards;
 #[cfg(all(feature = "std", not(punctual_loom)))]
 pub(crate) mod spare;
 pub(crate) mod start;
@@ -158,7 +134,7 @@ pub struct Wheel<C, S> {
     /// Written by the driver per fire or reclaim: lines of their own. No bytes without
     /// the `stats` feature.
     counters: Padded<Counters>,
-    handoff: Padded<fire::Handoff>,
+    handoff: Padded<lists::Inbox>,
     /// Threads may keep a free entry aside (`spare`): only on a wheel that never moves.
     spares: bool,
     /// Read at the start of each turn; any thread may switch it
@@ -235,7 +211,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// How many polls found the wheel full and fell back to checking the clock.
     #[cfg(feature = "stats")]
     pub fn degraded_polls(&self) -> usize {
-        self.counters.degraded_polls.load(Ordering::Relaxed)
+        self.counters.get(stats::DEGRADED_POLLS)
     }
 
     /// What the wheel has done so far (see [`Stats`]). Scans the slab for `occupied`.

@@ -1,18 +1,13 @@
-//! `futures-util`'s `AtomicWaker` on [`crate::sync`]'s atomics (layout and states below).
+//! `futures-util`'s `AtomicWaker` on [`crate::sync`]'s atomics.
 //! * One `register` at a time (a deadline's owner through `&mut`, or a driver through its
-//!   slot); any number of `take`s.
+//!   slot); any number of `take`s. A `register` that sees `WAKING` wakes its waker itself.
 //! * The thread whose transition leaves `WAITING` owns the slot until it returns to it.
 //!   Only the owner changes the vtable or `data`; others only set `WAKING`.
-//! * A `register` that sees `WAKING` wakes its waker itself: no wakeup is lost.
-//! * A `Waker` is kept as its data and vtable, rebuilt only from the parts of one.
+//! * `word`: the waker's vtable pointer (null: none), its two low bits the state (a
+//!   [`RawWakerVTable`] is at least 4-aligned); `data`: its data pointer. A `Waker` is
+//!   rebuilt only from the parts of one.
 //!
-//! # The state word
-//!
-//! * `word`: the vtable pointer (null: no waker); its two low bits hold the state
-//!   (a [`RawWakerVTable`] is at least 4-aligned, checked at compile time).
-//! * `data`: the waker's data pointer, meaningful only while the vtable is not null.
-//!
-//! | value                   | meaning                                                 |
+//! | state                   | meaning                                                 |
 //! |-------------------------|---------------------------------------------------------|
 //! | `WAITING` (0)           | idle: the slot may hold a waker, nobody is touching it |
 //! | `REGISTERING` (1)       | `register` owns the slot and is replacing the waker     |

@@ -1,17 +1,16 @@
 //! The deadline side: arming, polling and letting go of an entry, on any thread.
 //!
 //! * A free entry comes from the thread's spare, its shard's free list, a fresh block,
-//!   then another shard, in that order; the storage grows only after that.
-//! * The waker is cloned before an entry is taken: a panicking `clone` loses no entry.
-//! * The drivers are woken only once the deadline holds its entry's handle, and an old
-//!   waker dropped only once its entry is on a list: a panic there loses no entry.
-//! * A cancel drops its waker itself, after its push, not on the driver's turn.
+//!   then another shard; the storage grows only after that.
+//! * A panic loses no entry: the waker is cloned before an entry is taken, the drivers
+//!   woken once the deadline holds its handle, an old waker dropped once its entry is on
+//!   a list. A cancel drops its waker itself, after its push.
 
 use core::task::Waker;
 
 use super::entry::{self, CANCELLED, Entry, FIRED, HANDLE, Index, NIL, WHEEL};
+use super::lists::{self, Shard};
 use super::role::DEGRADED;
-use super::shards::{self, Shard};
 use super::storage::Storage;
 use super::{MAX_SLEEP, Wheel};
 use crate::clock::Clock;
@@ -35,7 +34,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             "tick of another deadline"
         );
         let waker = waker.clone();
-        let shard = shards::current();
+        let shard = lists::current();
         let (index, entry) = match self.take_spare() {
             Some(spare) => spare,
             None => self.take_free(shard)?,
@@ -88,7 +87,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     pub(crate) fn release(&self, index: Index, span: Option<u64>) -> bool {
         let entry = self.storage.entry(index);
         let generation = entry::generation(entry.state.load(Ordering::Relaxed));
-        let shard_index = shards::current();
+        let shard_index = lists::current();
         let shard = &self.shards[shard_index];
         // Only the inbox it was pushed onto can have it as head; a deadline that moved
         // to another thread since cancels below.
@@ -112,9 +111,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 // SAFETY: before the push below the entry cannot be reclaimed and armed
                 // again, so nothing writes its deadline.
                 let due = unsafe { entry.due() };
-                // The tick the plan is compared with: the start tick stands in for "now"
-                // (no clock read). Without a span (a capped timer), or with one too long to
-                // trust (`trusted_start`), a clock reading's tick, at most the entry's own.
+                // The start tick stands in for "now"; without a trusted span (a capped
+                // timer, a long one), a clock reading's tick, at most the entry's own.
                 let now = span
                     .and_then(|span| self.trusted_start(due, span))
                     .unwrap_or_else(|| self.ticks().floor(self.now()).min(self.ticks().ceil(due)));
@@ -134,15 +132,10 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     }
 
     /// The start tick of a deadline due at `due` after `span`, to stand in for "now" when
-    /// its cancel reads the plan (no clock read); `None`: read the clock instead.
-    ///
-    /// An older tick can only err towards an extra wake while the plan is rebuilt exactly
-    /// near it. The plan is at most `MAX_SLEEP` ticks past the driver's last turn, which
-    /// came before the entry's tick (a turn at that tick fires it), so it is less than
-    /// 2^31 ticks past the start for an entry less than `MAX_SLEEP` ticks after it. A
-    /// longer span is not trusted.
-    /// (`span + resolution` less than `MAX_SLEEP - 2` ticks keeps the entry's tick less
-    /// than `MAX_SLEEP` ticks after the start's, with no second division.)
+    /// its cancel reads the plan; `None`: read the clock. An older tick errs only towards
+    /// an extra wake while the plan, at most `MAX_SLEEP` ticks past a turn before the
+    /// entry's tick, is rebuilt exactly near it: so only for `span + resolution` under
+    /// `MAX_SLEEP - 2` ticks (the entry's tick under `MAX_SLEEP` ticks after the start's).
     #[inline]
     fn trusted_start(&self, due: Reading, span: u64) -> Option<Tick> {
         let resolution = self.resolution();
@@ -158,9 +151,11 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         debug_assert_eq!(before & (FIRED | HANDLE), FIRED | HANDLE, "not fired");
         if before & WHEEL == 0 {
             // SAFETY: as `free_entry`'s.
-            unsafe { self.free_from_handle(&self.shards[shards::current()], index, entry) };
+            unsafe { self.free_from_handle(&self.shards[lists::current()], index, entry) };
         }
-        self.take_handed_off();
+        if self.handed_off() {
+            self.wake_handed_off();
+        }
     }
 
     pub(crate) fn count_degraded_poll(&self) {
@@ -200,7 +195,9 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     #[cfg_attr(target_pointer_width = "64", inline(always))]
     pub(super) fn free_entry(&self, index: Index, entry: &Entry) {
         // SAFETY: the caller cleared the last ownership bit (AcqRel): ours until the push.
-        unsafe { Self::free_to(&self.shards[shards::current()], index, entry) };
+        let old_waker = unsafe { entry.recycle() };
+        self.shards[lists::current()].free.push_chain(index, entry);
+        drop(old_waker);
     }
 
     /// Frees `entry` from its deadline's side: kept as a spare, or onto `shard`'s list.
@@ -210,22 +207,19 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// * The caller owns the entry exclusively (as [`Entry::recycle`] requires).
     #[cfg_attr(target_pointer_width = "64", inline(always))]
     pub(super) unsafe fn free_from_handle(&self, shard: &Shard, index: Index, entry: &Entry) {
+        // SAFETY: exclusive ownership, by the caller's contract.
+        let old_waker = unsafe { entry.recycle() };
         #[cfg(all(feature = "std", not(punctual_loom)))]
-        if self.spares {
-            // SAFETY: exclusive ownership, by the caller's contract.
-            let old_waker = unsafe { entry.recycle() };
-            // SAFETY: with spares the wheel never moves (`with_thread_spares`);
-            // `give_spare_back` is typed for it; the entry is ours, free and recycled.
-            let kept =
-                unsafe { crate::wheel::spare::keep(self.address(), index, Self::give_spare_back) };
-            if !kept {
-                shard.free.push_chain(index, entry);
-            }
-            drop(old_waker);
-            return;
+        // SAFETY: with spares the wheel never moves (`with_thread_spares`);
+        // `give_spare_back` is typed for it; the entry is ours, free and recycled.
+        let kept = self.spares
+            && unsafe { crate::wheel::spare::keep(self.address(), index, Self::give_spare_back) };
+        #[cfg(not(all(feature = "std", not(punctual_loom))))]
+        let kept = false;
+        if !kept {
+            shard.free.push_chain(index, entry);
         }
-        // SAFETY: the caller's contract.
-        unsafe { Self::free_to(shard, index, entry) };
+        drop(old_waker);
     }
 
     /// An entry this thread kept for this wheel, if any.
@@ -254,22 +248,9 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     pub(super) unsafe fn give_spare_back(wheel: *const (), index: Index) {
         // SAFETY: the caller's contract.
         let wheel = unsafe { &*wheel.cast::<Self>() };
-        wheel.shards[shards::current()]
+        wheel.shards[lists::current()]
             .free
             .push_chain(index, wheel.storage.entry(index));
-    }
-
-    /// Recycles `entry` onto `shard`'s free list, then drops its old waker.
-    ///
-    /// # Safety
-    ///
-    /// * The caller owns the entry exclusively (as [`Entry::recycle`] requires).
-    #[cfg_attr(target_pointer_width = "64", inline(always))]
-    pub(super) unsafe fn free_to(shard: &Shard, index: Index, entry: &Entry) {
-        // SAFETY: the caller's contract.
-        let old_waker = unsafe { entry.recycle() };
-        shard.free.push_chain(index, entry);
-        drop(old_waker);
     }
 
     /// A free entry for exclusive use, in the module docs' order. `None`: full.

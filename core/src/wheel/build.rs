@@ -1,17 +1,14 @@
-//! Building a wheel: its storage, its tick, and how it is driven.
-//!
-//! * Options are chosen before the wheel is shared, never changed, and `const` (for a
-//!   `static`). Without `std` every option but the storage is off, and compiled out.
+//! Building a wheel. Options are `const` (for a `static`), chosen before the wheel is
+//! shared; without `std` every option but the storage is off, and compiled out.
 
 use core::time::Duration;
 
 use super::entry::PlainLink;
-use super::fire::Handoff;
 use super::levels::Grain;
 use super::levels::Levels;
-use super::lists::NeverUsed;
+
+use super::lists::{self, Inbox, NeverUsed, SHARDS};
 use super::role::Plan;
-use super::shards::{self, SHARDS, Shard};
 use super::stats::Counters;
 use super::turn::DriverState;
 use super::wakers::{DegradedWakers, DriverWakers};
@@ -19,16 +16,6 @@ use super::{Fixed, Storage, Wheel, heads};
 use crate::clock::Clock;
 use crate::sync::{AtomicU32, Padded, UnsafeCell};
 use crate::time::{StoredTick, Tick, TickDivisor};
-
-#[cfg(not(punctual_loom))]
-const fn new_shards() -> [Shard; SHARDS] {
-    [const { shards::new_shard() }; SHARDS]
-}
-
-#[cfg(punctual_loom)]
-fn new_shards() -> [Shard; SHARDS] {
-    core::array::from_fn(|_| shards::new_shard())
-}
 
 const fn tick_nanos(tick: Duration) -> u64 {
     let nanos = tick.as_nanos();
@@ -74,7 +61,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 clock,
                 tick: StoredTick::new(TickDivisor::new(tick_nanos(tick))),
                 storage,
-                shards: new_shards(),
+                shards: crate::sync::array_of![lists::new_shard(); SHARDS],
                 never_used: NeverUsed::new(),
                 role: AtomicU32::new(0),
                 driver_wakers: DriverWakers::new(),
@@ -96,7 +83,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                     precise_fires: false,
                 })),
                 counters: Padded::new(Counters::new()),
-                handoff: Padded::new(Handoff::new()),
+                handoff: Padded::new(Inbox::new()),
                 spares: false,
                 precise_fires: core::sync::atomic::AtomicBool::new(false),
                 batched_wakes: false,
@@ -107,15 +94,6 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     crate::sync::const_fn! {
         /// For a wheel driven by a thread of its own: a turn wakes the first task it
         /// fired, whose poll wakes the rest on its own thread (else the next tick's turn).
-        ///
-        /// ```
-        /// use core::time::Duration;
-        /// use punctual_core::{Growable, ManualClock, Wheel};
-        ///
-        /// let wheel: Wheel<ManualClock, Growable> =
-        ///     Wheel::growable(ManualClock::new(), Duration::from_millis(1)).with_batched_wakes();
-        /// # drop(wheel);
-        /// ```
         #[must_use]
         pub fn with_batched_wakes(mut self) -> Self {
             self.batched_wakes = true;
@@ -145,14 +123,6 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// Turns precise fires ([`with_precise_fires`](Self::with_precise_fires)) on or off
     /// from the next turn, for a driver that changes timers while it runs. Does nothing
     /// without `std`.
-    ///
-    /// ```
-    /// use core::time::Duration;
-    /// use punctual_core::{Fixed, ManualClock, Wheel};
-    ///
-    /// let wheel: Wheel<ManualClock, Fixed<64>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
-    /// wheel.set_precise_fires(true);
-    /// ```
     pub fn set_precise_fires(&self, on: bool) {
         self.precise_fires
             .store(on, core::sync::atomic::Ordering::Relaxed);

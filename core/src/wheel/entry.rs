@@ -21,24 +21,16 @@
 //! * Whoever clears the last ownership bit frees the entry: the driver never touches an
 //!   entry (its waker in particular) once another deadline may reuse it.
 //! * `slot_next` links the one list the entry is on (free, arm inbox, slot, to-wake,
-//!   hand-off); each reader takes it before handing the entry on. `slot_prev`: see
-//!   `levels`. `cancel_link` links the cancel inbox, which overlaps the others.
-//! * Links are `Relaxed` atomics; the lists' heads carry the ordering.
-//!
-//! # Links: entry indices, stored biased so that a new wheel is all zero bytes (`.bss`)
-//!
-//! * A [`Link<BIAS>`] holds `index + BIAS`, wrapping: a bijection, so loads, stores and
-//!   compare-and-swaps work on stored values unchanged.
-//! * [`NIL_ZERO`] (bias 1) stores `NIL` as 0: heads, `slot_next`, `cancel_link`, the
-//!   driver's lists. [`UNLINKED_ZERO`] (bias 2) stores `UNLINKED` as 0: `slot_prev`.
+//!   hand-off); each reader takes it before handing the entry on. `cancel_link` links the
+//!   cancel inbox, which overlaps the others. `Relaxed`: the lists' heads order them.
+//! * A [`Link<BIAS>`] stores `index + BIAS`, wrapping, so that a new wheel is all zero
+//!   bytes: `NIL` for bias 1 ([`NIL_ZERO`]), `UNLINKED` (`slot_prev`) for bias 2.
 
 use crate::sync::atomic_waker::AtomicWaker;
 use crate::sync::{AtomicU32, Ordering, UnsafeCell};
 use crate::time::Reading;
 
-/// A link that starts out `NIL`.
 pub(crate) type NextLink = Link<NIL_ZERO>;
-/// A link that starts out `UNLINKED`.
 pub(crate) type PrevLink = Link<UNLINKED_ZERO>;
 
 pub(crate) const HANDLE: u32 = 0b0001;
@@ -172,9 +164,7 @@ pub(crate) const NIL: Index = u32::MAX;
 /// `slot_prev` of an entry that is on no slot list.
 pub(crate) const UNLINKED: Index = u32::MAX - 1;
 
-/// The bias of a link that starts out `NIL`.
 pub(crate) const NIL_ZERO: u32 = 1;
-/// The bias of a link that starts out `UNLINKED`.
 pub(crate) const UNLINKED_ZERO: u32 = 2;
 
 #[inline(always)]

@@ -2,45 +2,27 @@
 //!
 //! * An entry fires by a CAS adding `FIRED`; a cancel that came first makes it fail.
 //! * A fired entry waits on the driver's to-wake list (through `slot_next`), first in,
-//!   first out: tasks wake in firing order.
-//! * The wheel keeps `WHEEL` until it has taken the waker out. A panicking waker leaves
-//!   the rest queued.
+//!   first out. The wheel keeps `WHEEL` until it has taken the waker out. A panicking
+//!   waker leaves the rest queued (or, off the driver, pushes them back on unwind).
 //!
 //! # Batched wakes ([`Wheel::with_batched_wakes`])
 //!
 //! * A pass with two or more entries to wake wakes only the first, the *lead*, and pushes
-//!   the rest onto the hand-off list. The lead's deadline, seen fired, takes the list and
-//!   wakes it on its own thread.
-//! * An entry on the list is `FIRED`, still `WHEEL`'s, with its waker; whoever takes it
-//!   off wakes it as [`Wheel::wake_fired`] does.
-//! * The list is linked through `slot_next`, a push-and-take-all stack: a push links the
-//!   batch's tail to the head read, then CASes in its first entry (Release); a take swaps
-//!   in `NIL` (Acquire). With no single-entry pop, the head's ABA is harmless.
+//!   the rest onto the hand-off list, an [`Inbox`](super::lists::Inbox) through
+//!   `slot_next` (pushes and takes of all, never `unpush`: the head's ABA is harmless).
+//!   The lead's deadline, seen fired, takes the list and wakes it.
+//! * An entry on the list is `FIRED`, still `WHEEL`'s, with its waker.
 //! * While the list is not empty, the driver plans a turn by the next tick. A turn at a
 //!   later tick than the last push takes the list back: a batch waits at most a tick.
-//! * A panicking waker pushes the rest back on unwind, or leaves them queued (driver).
 
 use super::Wheel;
 use super::entry::PlainLink;
-use super::entry::{CANCELLED, Entry, FIRED, HANDLE, Index, NIL, NextLink, UNLINKED, WHEEL};
+use super::entry::{CANCELLED, Entry, FIRED, HANDLE, Index, NIL, UNLINKED, WHEEL};
 use super::storage::Storage;
 use super::turn::DriverState;
 use crate::clock::Clock;
 use crate::sync::Ordering;
 use crate::time::Tick;
-
-/// The hand-off list's head.
-pub(super) struct Handoff {
-    head: NextLink,
-}
-
-impl Handoff {
-    crate::sync::const_fn! {
-        pub(super) fn new() -> Self {
-            Self { head: NextLink::new() }
-        }
-    }
-}
 
 impl<C: Clock, S: Storage> Wheel<C, S> {
     /// Fires `index` unless cancelled, and queues its task to be woken.
@@ -114,13 +96,10 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// Takes back a list left since before tick `now` onto the front of `to_wake` (it
     /// fired first). Returns whether it did: the caller then wakes it without hand-off.
     pub(super) fn take_back(&self, state: &mut DriverState, now: Tick) -> bool {
-        if !cfg!(feature = "std")
-            || self.handoff.head.load(Ordering::Relaxed) == NIL
-            || now <= state.handed_at
-        {
+        if !self.handed_off() || now <= state.handed_at {
             return false;
         }
-        let first = self.handoff.head.swap(NIL, Ordering::Acquire);
+        let first = self.handoff.take_all();
         if first == NIL {
             return false;
         }
@@ -148,26 +127,20 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         let tail = state.to_wake_tail.get();
         state.to_wake_tail = PlainLink::new(lead);
         state.handed_at = now;
-        self.push(first, tail);
+        self.handoff
+            .push(&self.storage.entry(tail).slot_next, first);
     }
 
     /// Whether the list holds entries.
     #[inline]
     pub(super) fn handed_off(&self) -> bool {
-        cfg!(feature = "std") && self.handoff.head.load(Ordering::Relaxed) != NIL
+        cfg!(feature = "std") && !self.handoff.is_empty()
     }
 
-    /// For a handle that saw its entry fired: takes the list, if any, and wakes it.
-    #[inline]
-    pub(crate) fn take_handed_off(&self) {
-        if cfg!(feature = "std") && self.handoff.head.load(Ordering::Relaxed) != NIL {
-            self.wake_handed_off();
-        }
-    }
-
+    /// For a handle that saw its entry fired: takes the list and wakes it.
     #[inline(never)]
-    fn wake_handed_off(&self) {
-        let first = self.handoff.head.swap(NIL, Ordering::Acquire);
+    pub(super) fn wake_handed_off(&self) {
+        let first = self.handoff.take_all();
         // Pushes back what is left if a waker panics.
         struct Rest<'a, C: Clock, S: Storage> {
             wheel: &'a Wheel<C, S>,
@@ -176,8 +149,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         impl<C: Clock, S: Storage> Drop for Rest<'_, C, S> {
             fn drop(&mut self) {
                 if self.next != NIL {
-                    let tail = self.wheel.tail_of(self.next);
-                    self.wheel.push(self.next, tail);
+                    let tail = self.wheel.storage.entry(self.wheel.tail_of(self.next));
+                    self.wheel.handoff.push(&tail.slot_next, self.next);
                 }
             }
         }
@@ -204,24 +177,6 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 return tail;
             }
             tail = next;
-        }
-    }
-
-    /// Pushes the list `first..=tail`, this thread's, onto the hand-off list.
-    fn push(&self, first: Index, tail: Index) {
-        let link = &self.storage.entry(tail).slot_next;
-        let mut head = self.handoff.head.load(Ordering::Relaxed);
-        loop {
-            link.store(head, Ordering::Relaxed);
-            match self.handoff.head.compare_exchange_weak(
-                head,
-                first,
-                Ordering::Release,
-                Ordering::Relaxed,
-            ) {
-                Ok(_) => return,
-                Err(actual) => head = actual,
-            }
         }
     }
 }

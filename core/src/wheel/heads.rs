@@ -1,16 +1,12 @@
-//! The first entry of every slot list, and which slots are non-empty.
+//! The first entry of every slot list, and which slots are non-empty. Only the driver
+//! role's holder touches them: [`Table`]'s methods are `unsafe`.
 //!
-//! * The storage chooses the heads' [`IndexWidth`] (`u8`, `u16`, `u32`) and the number of
-//!   levels (2 to 6): [`Fixed`](crate::Fixed)'s second and third parameters.
-//! * Each level has 64 slots, and a 64-bit bitmap of the non-empty ones.
-//! * A slot is `K` lists (chains). `K` is 1 but for the growable storage, whose slots may
-//!   hold thousands of scattered entries: a walk fetches each chain's next entry while
-//!   it uses the others', so it keeps `K` misses in flight.
-//! * With `K > 1`, a slot counts its inserts (wrapping) since it was last taken: insert
-//!   `n` goes on chain `n % K`. So a walk from the last insert's chain down, round-robin,
-//!   meets the entries last in first out, as one list does.
-//! * A head is stored as `index + 1` (`NIL` is 0).
-//! * Only the driver role's holder touches them: [`Table`]'s methods are `unsafe`.
+//! * The storage chooses the heads' [`IndexWidth`] and the number of levels (2 to 6):
+//!   [`Fixed`](crate::Fixed)'s second and third parameters. A head stores `index + 1`.
+//! * A slot is `K` chains: 1 but for the growable storage (4: a walk keeps `K` misses in
+//!   flight). Then a slot counts its inserts (wrapping) since it was last taken: insert
+//!   `n` goes on chain `n % K`, so a walk from the last insert's chain down meets the
+//!   entries last in first out.
 
 use crate::hierarchy::{MAX_LEVELS, SLOTS};
 use crate::sync::UnsafeCell;
@@ -25,61 +21,6 @@ pub trait IndexWidth: width::Width {}
 impl IndexWidth for u8 {}
 impl IndexWidth for u16 {}
 impl IndexWidth for u32 {}
-
-pub(crate) mod counts {
-    use crate::hierarchy::SLOTS;
-
-    /// Each slot's inserts since it was last taken, wrapping (sealed): none kept for one
-    /// chain (`()`), a byte a slot for more.
-    pub trait Counts: Send + 'static {
-        /// Whether it keeps counts: a slot of more than one chain needs them, or every
-        /// insert would go on chain 0.
-        const COUNTS: bool;
-        /// The count of a slot, then adds one.
-        fn bump(&mut self, level: usize, slot: usize) -> usize;
-        /// The count of a slot.
-        fn get(&self, level: usize, slot: usize) -> usize;
-        /// Sets the count of a slot to zero.
-        fn clear(&mut self, level: usize, slot: usize);
-    }
-
-    impl Counts for () {
-        const COUNTS: bool = false;
-        #[inline(always)]
-        fn bump(&mut self, _: usize, _: usize) -> usize {
-            0
-        }
-
-        #[inline(always)]
-        fn get(&self, _: usize, _: usize) -> usize {
-            0
-        }
-
-        #[inline(always)]
-        fn clear(&mut self, _: usize, _: usize) {}
-    }
-
-    impl<const L: usize> Counts for [[u8; SLOTS]; L] {
-        const COUNTS: bool = true;
-        #[inline]
-        fn bump(&mut self, level: usize, slot: usize) -> usize {
-            let count = &mut self[level][slot];
-            let before = *count;
-            *count = before.wrapping_add(1);
-            usize::from(before)
-        }
-
-        #[inline]
-        fn get(&self, level: usize, slot: usize) -> usize {
-            usize::from(self[level][slot])
-        }
-
-        #[inline]
-        fn clear(&mut self, level: usize, slot: usize) {
-            self[level][slot] = 0;
-        }
-    }
-}
 
 pub(crate) mod width {
     use crate::wheel::entry::Index;
@@ -118,20 +59,20 @@ pub(crate) mod width {
     width!(u8, u16, u32);
 }
 
-/// The slot heads of `L` levels at width `W`, `K` chains a slot counting inserts in `C`,
-/// with their occupancy bitmaps. Public only to name it in
-/// [`Storage`](crate::Storage)'s sealed methods.
-pub struct Heads<W, const L: usize, const K: usize = 1, C = ()> {
+/// The slot heads of `L` levels at width `W`, `K` chains a slot, with their occupancy
+/// bitmaps and, on `CL` levels (`L` with `K > 1`, else none), insert counts. Public only
+/// to name it in [`Storage`](crate::Storage)'s sealed methods.
+pub struct Heads<W, const L: usize, const K: usize = 1, const CL: usize = 0> {
     heads: UnsafeCell<[[[W; K]; SLOTS]; L]>,
     /// Bit `s` of word `l`: slot `s` of level `l` is non-empty.
     occupied: UnsafeCell<[u64; L]>,
-    /// Inserts per slot since it was last taken ([`counts::Counts`]).
-    inserts: UnsafeCell<C>,
+    /// Inserts per slot since it was last taken, wrapping.
+    inserts: UnsafeCell<[[u8; SLOTS]; CL]>,
 }
 
 // SAFETY: only the driver role's holder touches them (`Table`'s contract), serialised by
 // the role word's Acquire and Release.
-unsafe impl<W: Send, const L: usize, const K: usize, C: Send> Sync for Heads<W, L, K, C> {}
+unsafe impl<W: Send, const L: usize, const K: usize, const CL: usize> Sync for Heads<W, L, K, CL> {}
 
 /// What the levels need of a storage's heads (sealed: only [`Heads`]). Every method is
 /// `unsafe`: its caller must hold the driver role.
@@ -145,9 +86,6 @@ pub trait Table: Sync {
 
     /// The first entry of each chain of slot `slot` of level `level` (`NIL`: empty).
     unsafe fn chains(&self, level: usize, slot: usize) -> Self::Chains;
-
-    /// The first entry of chain `chain` of slot `slot` of level `level` (`NIL`: empty).
-    unsafe fn get(&self, level: usize, slot: usize, chain: usize) -> Index;
 
     /// Makes `index` the first entry of chain `chain` of slot `slot` of level `level`.
     unsafe fn set(&self, level: usize, slot: usize, chain: usize, index: Index);
@@ -168,7 +106,7 @@ pub trait Table: Sync {
     unsafe fn set_occupied(&self, level: usize, bits: u64);
 }
 
-impl<W: width::Width, const L: usize, const K: usize, C: counts::Counts> Heads<W, L, K, C> {
+impl<W: width::Width, const L: usize, const K: usize, const CL: usize> Heads<W, L, K, CL> {
     /// A level or chain count out of range fails to compile.
     const CHECK: () = {
         assert!(
@@ -176,10 +114,7 @@ impl<W: width::Width, const L: usize, const K: usize, C: counts::Counts> Heads<W
             "a wheel has 2 to 6 levels of 64 slots"
         );
         assert!(K.is_power_of_two() && K <= MAX_CHAINS, "1, 2 or 4 chains");
-        assert!(
-            K == 1 || C::COUNTS,
-            "more than one chain needs insert counts"
-        );
+        assert!(K == 1 || CL == L, "more than one chain needs insert counts");
     };
 
     crate::sync::const_fn! {
@@ -191,15 +126,14 @@ impl<W: width::Width, const L: usize, const K: usize, C: counts::Counts> Heads<W
                 // SAFETY: `W` is `u8`, `u16` or `u32` (sealed): zero bytes are 0, packed `NIL`.
                 heads: UnsafeCell::new(unsafe { core::mem::zeroed() }),
                 occupied: UnsafeCell::new([0; L]),
-                // SAFETY: `C` is `()` or an array of `u8` (sealed): zero bytes are counts of 0.
-                inserts: UnsafeCell::new(unsafe { core::mem::zeroed() }),
+                inserts: UnsafeCell::new([[0; SLOTS]; CL]),
             }
         }
     }
 }
 
-impl<W: width::Width, const L: usize, const K: usize, C: counts::Counts> Table
-    for Heads<W, L, K, C>
+impl<W: width::Width, const L: usize, const K: usize, const CL: usize> Table
+    for Heads<W, L, K, CL>
 {
     const LEVELS: usize = L;
     const CHAINS: usize = K;
@@ -214,14 +148,6 @@ impl<W: width::Width, const L: usize, const K: usize, C: counts::Counts> Table
     }
 
     #[inline]
-    unsafe fn get(&self, level: usize, slot: usize, chain: usize) -> Index {
-        // SAFETY: the caller holds the role.
-        self.heads
-            .with(|heads| unsafe { (*heads)[level][slot][chain] })
-            .unpack()
-    }
-
-    #[inline]
     unsafe fn set(&self, level: usize, slot: usize, chain: usize, index: Index) {
         // SAFETY: as above.
         self.heads
@@ -230,27 +156,36 @@ impl<W: width::Width, const L: usize, const K: usize, C: counts::Counts> Table
 
     #[inline]
     unsafe fn insert_chain(&self, level: usize, slot: usize) -> usize {
+        if K == 1 {
+            return 0;
+        }
         // SAFETY: as above.
-        let count = self
-            .inserts
-            .with_mut(|inserts| unsafe { (*inserts).bump(level, slot) });
-        count & (K - 1)
+        self.inserts.with_mut(|inserts| unsafe {
+            let before = (*inserts)[level][slot];
+            (*inserts)[level][slot] = before.wrapping_add(1);
+            usize::from(before) & (K - 1)
+        })
     }
 
     #[inline]
     unsafe fn last_chain(&self, level: usize, slot: usize) -> usize {
+        if K == 1 {
+            return 0;
+        }
         // SAFETY: as above.
         let count = self
             .inserts
-            .with(|inserts| unsafe { (*inserts).get(level, slot) });
-        count.wrapping_sub(1) & (K - 1)
+            .with(|inserts| unsafe { (*inserts)[level][slot] });
+        usize::from(count).wrapping_sub(1) & (K - 1)
     }
 
     #[inline]
     unsafe fn forget_inserts(&self, level: usize, slot: usize) {
-        // SAFETY: as above.
-        self.inserts
-            .with_mut(|inserts| unsafe { (*inserts).clear(level, slot) });
+        if K > 1 {
+            // SAFETY: as above.
+            self.inserts
+                .with_mut(|inserts| unsafe { (*inserts)[level][slot] = 0 });
+        }
     }
 
     #[inline]
@@ -267,7 +202,7 @@ impl<W: width::Width, const L: usize, const K: usize, C: counts::Counts> Table
     }
 }
 
-impl<W, const L: usize, const K: usize, C> core::fmt::Debug for Heads<W, L, K, C> {
+impl<W, const L: usize, const K: usize, const CL: usize> core::fmt::Debug for Heads<W, L, K, CL> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Heads")
             .field("width", &core::mem::size_of::<W>())

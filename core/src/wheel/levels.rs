@@ -1,43 +1,25 @@
-//! The lock-free wheel's levels: the lists of [`hierarchy`](crate::hierarchy)'s slots, as
-//! atomic links in the storage's entries, with the heads and bitmaps in its heads table.
-//! Only the driver role's holder touches them; links are `Relaxed` atomics.
-//!
-//! * Where an entry goes, which slot comes up next and how `elapsed` moves are the
-//!   hierarchy's; a delay queue's levels share them.
-//! * With the lower levels empty, a turn may skip rotations of the top level
-//!   (`skip_rotations`), never past its own tick.
-//!
-//! # Sparse slots (feature `sub-tick`)
-//!
-//! * Without the feature there are none: no counts, no bounds, every slot fires at its
-//!   tick, as a dense one does.
-//! * Each level-0 slot keeps a count (`u8::MAX`: "many" until it empties) and a bound on
-//!   its entries' *offsets* into the tick before their own (saturating at `u32::MAX` ns).
-//! * A slot of at most [`SPARSE`] entries is sparse: its entries fire at their own time.
-//! * The bound is in grains rounded up ("Grains"): the driver never looks before an
-//!   entry is due, and at most a grain after.
-//! * Count and bound only steer when the driver looks; an entry fires on its own deadline.
-//! * With [`Wheel::with_precise_fires`](crate::Wheel::with_precise_fires), a dense slot is
-//!   looked at as a sparse one: each look fires what is due, and tightens the bound.
-//!
-//! # Chains
-//!
-//! * A slot is [`Table::CHAINS`] lists (`heads`), walked ([`Walk`]) round-robin from the
-//!   last insert's chain. The order of one slot's entries is not part of the contract.
-//!
-//! # Invariants
+//! The lock-free wheel's levels: [`hierarchy`](crate::hierarchy)'s slots as lists linked
+//! through the entries, with heads and bitmaps in the storage's heads table. Only the
+//! driver role's holder touches them; links are `Relaxed` atomics.
 //!
 //! * Every entry on a slot list has `when > elapsed`, in the slot `Hand::place` gives.
 //! * `slot_prev` is the previous entry, `NIL` at the head, `UNLINKED` off every slot list.
-//! * A level-0 slot's count is its number of entries, or `u8::MAX`. Its bound is at most
-//!   each live entry's offset, rounded up; an empty slot has count 0 and no bound.
+//! * A slot is [`Table::CHAINS`] lists, walked ([`Walk`]) round-robin from the last
+//!   insert's chain; the order of one slot's entries is not part of the contract.
+//! * With the lower levels empty, a turn may skip rotations of the top level, never past
+//!   its own tick.
 //!
-//! # Grains: the unit of a level-0 slot's bound, `2^s` nanoseconds
+//! # Sparse slots (feature `sub-tick`; without it every slot fires at its tick)
 //!
-//! * A bound is 16 bits of grains; `s` is the least shift that fits a whole tick's offset
-//!   (saturating at `u32::MAX` ns, so `s ≤ 16`): 1 ns up to a 65 µs tick, 16 ns at 1 ms.
-//! * Offsets round *up*, to at most a grain above. The tick's last grain, [`NO_BOUND`],
-//!   counts as none: such entries fire at the slot's tick, less than a grain later.
+//! * A level-0 slot keeps a count (`u8::MAX`: "many" until it empties) and a bound at most
+//!   each live entry's offset into the tick before its own; an empty slot has count 0
+//!   and no bound. Both only steer when the driver looks: an entry fires on its deadline.
+//! * A slot of at most [`SPARSE`] entries (any slot, with precise fires) is looked at
+//!   from its bound: each look fires what is due and tightens the bound.
+//! * A bound is 16 bits of grains of `2^s` ns, `s` the least shift that fits a tick's
+//!   offset (saturating at `u32::MAX` ns): 1 ns up to a 65 µs tick, 16 ns at 1 ms.
+//!   Offsets round up, so the driver never looks before an entry is due, and at most a
+//!   grain after. The tick's last grain, [`NO_BOUND`], counts as none.
 
 use crate::hierarchy::{Expiration, Hand, SLOTS};
 use crate::sync::Ordering::Relaxed;
@@ -121,8 +103,7 @@ impl Levels {
         let _ = (offset, grain);
         // SAFETY: the levels live in the driver's state: the caller holds the role.
         let chain = unsafe { storage.heads().insert_chain(level, slot) };
-        // SAFETY: as above.
-        let head = unsafe { storage.heads().get(level, slot, chain) };
+        let head = chains(storage, level, slot).as_ref()[chain];
         let entry = storage.entry(index);
         entry.slot_prev.store(NIL, Relaxed);
         entry.slot_next.store(head, Relaxed);
@@ -174,8 +155,7 @@ impl Levels {
                 self.counts[slot] -= 1;
             }
         }
-        entry.slot_prev.store(UNLINKED, Relaxed);
-        entry.slot_next.store(NIL, Relaxed);
+        Self::unlink_taken(storage, index);
     }
 
     /// The earliest non-empty slot, if any.

@@ -1,22 +1,32 @@
-//! The lock-free lists that hand entries between threads: Treiber stacks of indices,
-//! through `slot_next` (free list, arm inbox) or `cancel_link` (cancel inbox).
+//! The lock-free lists that hand entries between threads, in [`SHARDS`] sets (shards) of
+//! a free list, an arm inbox and a cancel inbox, each on cache lines of its own.
 //!
-//! * [`FreeList`]: one per shard; any thread pushes (a chain at once) and pops.
-//! * [`NeverUsed`]: a bump counter of entries never used yet, shared by all shards.
-//! * A pop reads the head's successor, then swings the head past it. Against ABA, a free
-//!   list's head packs a tag that every successful operation increments:
-//!
-//!   | bits (64-bit targets) | bits (32-bit targets) | field |
-//!   |-----------------------|-----------------------|-------|
-//!   | 0..32                 | 0..16                 | index + 1 (0: empty)  |
-//!   | 32..64                | 16..32                | tag   |
-//!
-//! * ABA stays possible for a pop stalled across a multiple of 2<sup>32</sup> (2<sup>16</sup>
-//!   on 32-bit) operations, with the same entry back at the head.
+//! * Treiber stacks of indices, through `slot_next` (free list, arm inbox) or
+//!   `cancel_link` (cancel inbox). [`NeverUsed`]: a bump counter of untouched entries.
+//! * [`FreeList`]: any thread pushes (a chain at once) and pops. Against ABA its head
+//!   packs a tag that every successful operation increments: index + 1 in the word's low
+//!   half (0: empty), the tag in its high half. ABA stays possible for a pop stalled
+//!   across 2^32 (2^16 on 32-bit) operations, with the same entry back at the head.
 //! * [`Inbox`]: any thread pushes; the driver takes all with a swap; the entry's owner may
-//!   [`Inbox::unpush`] it while it is the head. No tag: an entry is pushed once per life.
+//!   [`Inbox::unpush`] it while it is the head. No tag: pushes are ABA-safe, and an
+//!   entry is pushed once per life onto the arm inbox it may be unpushed from.
+//!
+//! # Shards
+//!
+//! * A thread works on one shard, assigned round-robin at its first use of any wheel (one
+//!   shard without `std`). An entry may be armed through one shard and released through
+//!   another. An entry freed on a shard is reused there; a shard takes another's free
+//!   entries before fresh ones that need the storage to grow.
+//! * The shards in use are bits of the plan word ([`in_use`]), set at a shard's first
+//!   push and never cleared; the driver's handshake checks only their inboxes.
+//! * After its push a thread reads the plan word (Acquire); if its bit is clear, it sets it
+//!   by `fetch_or` (AcqRel), then reads the rest of the plan. The driver publishes the
+//!   word by read-modify-write, then checks the shards it names: a later mark, or a load
+//!   of the bit, acquires the plan; an earlier push is found.
+//! * A cancel reads the plan only when its push found the cancel inbox empty. Taking the
+//!   inboxes needs no marks: a turn takes every shard's non-empty ones.
 
-use crate::sync::{AtomicU32, AtomicUsize, Ordering};
+use crate::sync::{AtomicU32, AtomicUsize, Ordering, Padded};
 use crate::wheel::entry::{Entry, Index, NIL, NextLink};
 use crate::wheel::storage::Slab;
 
@@ -200,10 +210,15 @@ impl Inbox {
 
     /// Takes every entry pushed so far; walk the result with the same link.
     pub(crate) fn take_all(&self) -> Index {
-        if self.head.load(Ordering::Relaxed) == NIL {
+        if self.is_empty() {
             return NIL;
         }
         self.head.swap(NIL, Ordering::Acquire)
+    }
+
+    /// Whether the inbox looks empty (Relaxed: a hint, ordered with nothing).
+    pub(crate) fn is_empty(&self) -> bool {
+        self.head.load(Ordering::Relaxed) == NIL
     }
 
     /// Whether the inbox is empty: the driver's side of the handshake, a read-modify-write
@@ -211,4 +226,96 @@ impl Inbox {
     pub(crate) fn check(&self) -> bool {
         self.head.read_modify(Ordering::AcqRel) == NIL
     }
+}
+
+/// Shards per wheel.
+#[cfg(all(feature = "std", not(punctual_loom)))]
+pub(crate) const SHARDS: usize = 8;
+/// Two under loom: enough to model entries crossing shards.
+#[cfg(all(punctual_loom, not(punctual_loom_one_shard)))]
+pub(crate) const SHARDS: usize = 2;
+/// One under loom with `punctual_loom_one_shard`, to model firmware's single shard.
+#[cfg(all(punctual_loom, punctual_loom_one_shard))]
+pub(crate) const SHARDS: usize = 1;
+/// Shards per wheel.
+#[cfg(all(not(feature = "std"), not(punctual_loom)))]
+pub(crate) const SHARDS: usize = 1;
+
+/// One shard's lists, alone on its cache lines.
+pub(crate) type Shard = Padded<Lists>;
+
+pub(crate) struct Lists {
+    pub(crate) free: FreeList,
+    pub(crate) arm_inbox: Inbox,
+    pub(crate) cancel_inbox: Inbox,
+}
+
+crate::sync::const_fn! {
+    pub(crate) fn new_shard() -> Shard {
+        Padded::new(Lists {
+            free: FreeList::new(),
+            arm_inbox: Inbox::new(),
+            cancel_inbox: Inbox::new(),
+        })
+    }
+}
+
+const _: () = assert!(
+    SHARDS <= 30,
+    "one bit per shard beside the plan word's idle bit and its top bit"
+);
+
+/// The plan word's bit marking `shard` in use; 0 with one shard.
+#[inline]
+pub(crate) const fn in_use_bit(shard: usize) -> u32 {
+    if SHARDS > 1 { 2 << shard } else { 0 }
+}
+
+/// The shards a plan word marks in use, in increasing order: with one shard, that one.
+#[inline]
+pub(crate) fn in_use(word: u32) -> impl Iterator<Item = usize> {
+    let bits = if SHARDS > 1 { word >> 1 } else { 1 };
+    (0..SHARDS).filter(move |shard| bits & 1 << shard != 0)
+}
+
+/// The shard this thread works on.
+#[cfg(all(feature = "std", not(punctual_loom)))]
+#[inline]
+pub(crate) fn current() -> usize {
+    use core::cell::Cell;
+    use core::sync::atomic::{AtomicUsize, Ordering};
+
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    std::thread_local! {
+        static SHARD: Cell<usize> = const { Cell::new(usize::MAX) };
+    }
+    SHARD.with(|shard| {
+        let mut index = shard.get();
+        if index == usize::MAX {
+            index = NEXT.fetch_add(1, Ordering::Relaxed) % SHARDS;
+            shard.set(index);
+        }
+        index
+    })
+}
+
+/// The shard this thread works on, round-robin per loom execution.
+#[cfg(punctual_loom)]
+pub(crate) fn current() -> usize {
+    use loom::sync::atomic::{AtomicUsize, Ordering};
+
+    loom::lazy_static! {
+        static ref NEXT: AtomicUsize = AtomicUsize::new(0);
+    }
+    loom::thread_local! {
+        static SHARD: usize = NEXT.fetch_add(1, Ordering::Relaxed) % SHARDS;
+    }
+    SHARD.with(|shard| *shard)
+}
+
+/// The shard this thread works on: the only one.
+#[cfg(all(not(feature = "std"), not(punctual_loom)))]
+#[inline]
+pub(crate) fn current() -> usize {
+    0
 }

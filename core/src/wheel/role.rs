@@ -1,26 +1,20 @@
-//! The driver role (taking it, asking its holder for a turn, letting go, starting over)
-//! and the plan it publishes.
+//! The driver role and the plan it publishes.
 //!
 //! * `role`: [`DRIVING`] while a thread holds the role, [`REQUESTED`] if another asked.
-//! * Only the holder touches `driver`; it takes the role with Acquire, lets go with Release.
-//! * A thread that finds the role held sets `REQUESTED` (Release) and returns at once.
+//!   Only the holder touches `driver`; it takes the role with Acquire, lets go with
+//!   Release (on unwind too).
+//! * A thread that finds the role held sets `REQUESTED` (Release) and returns at once, to
+//!   turn again by the next tick boundary at the latest.
 //! * The holder lets go with a CAS from `DRIVING` alone. If a request came in, the CAS
 //!   fails: it takes the request (Acquire) and turns again, at a reading no older.
-//! * A requester is told to turn again by the next tick boundary at the latest: the
-//!   holder may plan anew with no one to tell.
-//! * A panicking waker lets go of the role on unwind. The wheel stays consistent at
-//!   every wake.
-//!
-//! # The plan, as arming and cancelling threads read it
-//!
 //! * The plan word: bit 0 [`ACTIVE`] (clear: idle, as a new wheel is), bits 1.. the
-//!   shards in use, bit 31 [`DEGRADED`]. The driver writes it by RMW, last.
-//! * `next_wake` holds the planned tick's low 32 bits, rebuilt near a reference tick.
+//!   shards in use, bit 31 [`DEGRADED`]; the driver writes it by RMW, last. `next_wake`
+//!   holds the planned tick's low 32 bits, rebuilt near a reference tick.
 
 use super::entry::NIL;
 use super::levels::Levels;
 use super::storage::Storage;
-use super::{Wheel, shards};
+use super::{Wheel, lists};
 use crate::clock::Clock;
 use crate::sync::{AtomicU32, Ordering};
 use crate::time::{Reading, StoredTick, Tick, span_of};
@@ -93,8 +87,6 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     ///
     /// Only for a wheel with nothing armed and no driver running. Returns `false` and
     /// changes nothing if an entry is [`occupied`](Wheel::occupied) or a turn is running.
-    ///
-    /// # Examples
     ///
     /// ```
     /// use core::time::Duration;
@@ -187,11 +179,11 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     }
 
     /// [`planned_turn`](Self::planned_turn) after a push onto `shard`, marking the shard
-    /// in use first if need be ("Shards in use").
+    /// in use first if need be (`lists`).
     #[cfg_attr(target_pointer_width = "64", inline(always))]
     pub(super) fn planned_turn_after_push(&self, reference: Tick, shard: usize) -> Tick {
         let mut word = self.plan.word.load(Ordering::Acquire);
-        let bit = shards::in_use_bit(shard);
+        let bit = lists::in_use_bit(shard);
         if word & bit != bit {
             word = self.mark_in_use(bit);
         }
@@ -204,9 +196,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         self.plan.word.fetch_or(bit, Ordering::AcqRel) | bit
     }
 
-    /// The plan, given the plan word just read.
-    /// A plan rebuilt past the last tick is that tick's predecessor: it wakes the driver
-    /// only for arms it would wake it for anyway.
+    /// The plan, given the plan word just read. One rebuilt past the last tick is that
+    /// tick's predecessor: it wakes the driver only for arms that would wake it anyway.
     #[cfg_attr(target_pointer_width = "64", inline)]
     #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     pub(super) fn plan_of(&self, word: u32, reference: Tick) -> Tick {

@@ -1,13 +1,11 @@
-//! One free entry per thread, kept aside for its next deadline on a wheel with
-//! [`Wheel::with_thread_spares`](crate::Wheel::with_thread_spares): taken back with plain
-//! loads and stores, not a free list's pop.
+//! One free entry per thread, kept for its next deadline on a wheel with
+//! [`Wheel::with_thread_spares`](crate::Wheel::with_thread_spares): plain loads and
+//! stores, not a free list's pop.
 //!
 //! * A slot holds at most one entry, of one wheel (by address): free, recycled, on no
-//!   list, reachable by no other thread. An arm takes it only for that wheel.
-//! * A release keeps its entry unless the slot holds one of the same wheel already (then
-//!   it frees it as usual). Keeping gives back the slot's entry of another wheel.
-//! * At thread exit the entry goes back by the wheel's address: the wheel must never move.
-//! * A kept entry is not [`occupied`](crate::Wheel::occupied); each thread holds one at most.
+//!   list, reachable by no other thread, and not [`occupied`](crate::Wheel::occupied).
+//! * A release keeps its entry unless the slot holds one of the same wheel already;
+//!   keeping gives back another wheel's. At thread exit the entry goes back by address.
 
 use core::cell::Cell;
 

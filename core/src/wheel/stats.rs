@@ -58,121 +58,90 @@ impl fmt::Display for Stats {
     }
 }
 
-#[cfg(feature = "stats")]
+/// The counters, indexed by the constants below; no bytes without `stats`.
 pub(crate) struct Counters {
-    armed: AtomicUsize,
-    fired: AtomicUsize,
-    cancelled: AtomicUsize,
-    lateness: [AtomicUsize; 4],
-    pub(crate) degraded_polls: AtomicUsize,
-    refused: AtomicUsize,
-    overruns: AtomicUsize,
+    #[cfg(feature = "stats")]
+    counts: [AtomicUsize; COUNTS],
 }
 
-/// Adds one to a counter only the driver writes.
+const ARMED: usize = 0;
+const FIRED: usize = 1;
+const CANCELLED: usize = 2;
+/// The first of `Stats::lateness`'s four.
+const LATENESS: usize = 3;
+pub(crate) const DEGRADED_POLLS: usize = 7;
+const REFUSED: usize = 8;
+const OVERRUNS: usize = 9;
 #[cfg(feature = "stats")]
-#[inline]
-fn bump(counter: &AtomicUsize) {
-    counter.store(
-        counter.load(Ordering::Relaxed).wrapping_add(1),
-        Ordering::Relaxed,
-    );
-}
+const COUNTS: usize = 10;
 
-#[cfg(feature = "stats")]
 impl Counters {
     crate::sync::const_fn! {
         pub(crate) fn new() -> Self {
             Self {
-                armed: AtomicUsize::new(0),
-                fired: AtomicUsize::new(0),
-                cancelled: AtomicUsize::new(0),
-                lateness: [
-                    AtomicUsize::new(0),
-                    AtomicUsize::new(0),
-                    AtomicUsize::new(0),
-                    AtomicUsize::new(0),
-                ],
-                degraded_polls: AtomicUsize::new(0),
-                refused: AtomicUsize::new(0),
-                overruns: AtomicUsize::new(0),
+                #[cfg(feature = "stats")]
+                counts: crate::sync::array_of![AtomicUsize::new(0); COUNTS],
             }
         }
     }
 
+    /// Adds one to counter `k`: by plain load and store if only the driver writes it.
+    #[inline(always)]
+    fn bump(&self, k: usize, driver_only: bool) {
+        #[cfg(feature = "stats")]
+        if driver_only {
+            let count = self.get(k);
+            self.counts[k].store(count.wrapping_add(1), Ordering::Relaxed);
+        } else {
+            self.counts[k].fetch_add(1, Ordering::Relaxed);
+        }
+        #[cfg(not(feature = "stats"))]
+        let _ = (k, driver_only);
+    }
+
+    #[cfg(feature = "stats")]
+    pub(crate) fn get(&self, k: usize) -> usize {
+        self.counts[k].load(Ordering::Relaxed)
+    }
+
     pub(crate) fn armed(&self) {
-        bump(&self.armed);
+        self.bump(ARMED, true);
     }
 
     pub(crate) fn fired(&self, late_ticks: u64) {
-        bump(&self.fired);
-        bump(&self.lateness[late_ticks.min(3) as usize]);
+        self.bump(FIRED, true);
+        self.bump(LATENESS + late_ticks.min(3) as usize, true);
     }
 
     pub(crate) fn cancelled(&self) {
-        bump(&self.cancelled);
+        self.bump(CANCELLED, true);
     }
 
     pub(crate) fn degraded_poll(&self) {
-        self.degraded_polls.fetch_add(1, Ordering::Relaxed);
+        self.bump(DEGRADED_POLLS, false);
     }
 
-    /// Any thread may count a refusal.
     pub(crate) fn refused(&self) {
-        self.refused.fetch_add(1, Ordering::Relaxed);
+        self.bump(REFUSED, false);
     }
 
-    /// Any thread may count an overrun (the polling task's).
+    /// Counts an overrun (the polling task's).
     pub(crate) fn overrun(&self) {
-        self.overruns.fetch_add(1, Ordering::Relaxed);
+        self.bump(OVERRUNS, false);
     }
 
+    #[cfg(feature = "stats")]
     pub(crate) fn snapshot(&self, high_water: usize, occupied: usize) -> Stats {
-        let load = |c: &AtomicUsize| c.load(Ordering::Relaxed);
         Stats {
-            armed: load(&self.armed),
-            fired: load(&self.fired),
-            cancelled: load(&self.cancelled),
-            lateness: [
-                load(&self.lateness[0]),
-                load(&self.lateness[1]),
-                load(&self.lateness[2]),
-                load(&self.lateness[3]),
-            ],
-            degraded_polls: load(&self.degraded_polls),
-            refused: load(&self.refused),
-            overruns: load(&self.overruns),
+            armed: self.get(ARMED),
+            fired: self.get(FIRED),
+            cancelled: self.get(CANCELLED),
+            lateness: core::array::from_fn(|late| self.get(LATENESS + late)),
+            degraded_polls: self.get(DEGRADED_POLLS),
+            refused: self.get(REFUSED),
+            overruns: self.get(OVERRUNS),
             high_water,
             occupied,
         }
     }
-}
-
-/// Without `stats`: nothing kept, nothing counted.
-#[cfg(not(feature = "stats"))]
-pub(crate) struct Counters;
-
-#[cfg(not(feature = "stats"))]
-impl Counters {
-    pub(crate) const fn new() -> Self {
-        Self
-    }
-
-    #[inline(always)]
-    pub(crate) fn armed(&self) {}
-
-    #[inline(always)]
-    pub(crate) fn fired(&self, _late_ticks: u64) {}
-
-    #[inline(always)]
-    pub(crate) fn cancelled(&self) {}
-
-    #[inline(always)]
-    pub(crate) fn degraded_poll(&self) {}
-
-    #[inline(always)]
-    pub(crate) fn refused(&self) {}
-
-    #[inline(always)]
-    pub(crate) fn overrun(&self) {}
 }

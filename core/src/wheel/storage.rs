@@ -55,7 +55,7 @@ const SEGMENT_ALIGN: usize = 128;
 
 /// Untouched entries a shard takes at once from a large storage (one without shards).
 #[cfg(not(punctual_loom))]
-const BLOCK: u32 = if crate::wheel::shards::SHARDS > 1 {
+const BLOCK: u32 = if crate::wheel::lists::SHARDS > 1 {
     block_of(size_of::<Entry>())
 } else {
     1
@@ -77,7 +77,7 @@ const fn block_of(size: usize) -> u32 {
 
 /// A [`Fixed`] storage's block: [`BLOCK`], at most `n / (2·SHARDS)`, at least one.
 const fn fixed_block(n: usize) -> u32 {
-    let share = n / (2 * crate::wheel::shards::SHARDS);
+    let share = n / (2 * crate::wheel::lists::SHARDS);
     if share == 0 {
         1
     } else if share < BLOCK as usize {
@@ -141,10 +141,7 @@ impl<const N: usize, W: IndexWidth, const L: usize> Fixed<N, W, L> {
         pub(crate) fn new() -> Self {
             #[allow(clippy::let_unit_value)]
             let () = Self::CHECK;
-            #[cfg(not(punctual_loom))]
-            let entries = [const { Entry::new() }; N];
-            #[cfg(punctual_loom)]
-            let entries = core::array::from_fn(|_| Entry::new());
+            let entries = crate::sync::array_of![Entry::new(); N];
             Self { entries, heads: Padded::new(Heads::new()) }
         }
     }
@@ -226,12 +223,8 @@ mod growable {
 
     /// The growable storage's heads: four chains a slot, as its slots may hold thousands
     /// of entries, scattered over its segments.
-    type GrowableHeads = Heads<
-        u32,
-        { crate::hierarchy::MAX_LEVELS },
-        4,
-        [[u8; crate::hierarchy::SLOTS]; crate::hierarchy::MAX_LEVELS],
-    >;
+    type GrowableHeads =
+        Heads<u32, { crate::hierarchy::MAX_LEVELS }, 4, { crate::hierarchy::MAX_LEVELS }>;
 
     /// `(segment, offset)` of an index.
     #[inline]
@@ -250,10 +243,7 @@ mod growable {
     impl Growable {
         crate::sync::const_fn! {
             pub(crate) fn new() -> Self {
-                #[cfg(not(punctual_loom))]
-                let segments = [const { AtomicPtr::new(ptr::null_mut()) }; SEGMENTS];
-                #[cfg(punctual_loom)]
-                let segments = core::array::from_fn(|_| AtomicPtr::new(ptr::null_mut()));
+                let segments = crate::sync::array_of![AtomicPtr::new(ptr::null_mut()); SEGMENTS];
                 Self { segments, usable: AtomicUsize::new(0), heads: Padded::new(Heads::new()) }
             }
         }
@@ -370,7 +360,7 @@ mod growable {
             assert_eq!(block_of(200), 16);
             let bytes = BLOCK as usize * size_of::<Entry>();
             assert!(
-                crate::wheel::shards::SHARDS == 1 || bytes % SEGMENT_ALIGN == 0,
+                crate::wheel::lists::SHARDS == 1 || bytes % SEGMENT_ALIGN == 0,
                 "{bytes} bytes"
             );
             // Blocks start on a pair: every segment starts at a multiple of the block.
@@ -396,7 +386,7 @@ mod growable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wheel::shards::SHARDS;
+    use crate::wheel::lists::SHARDS;
     use crate::wheel::storage::Slab;
 
     #[test]

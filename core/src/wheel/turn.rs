@@ -1,33 +1,18 @@
-//! One turn of the wheel, by the holder of the driver role (see `role`).
+//! One turn of the wheel, by the holder of the driver role: passes (`turn_locked`) until
+//! the handshake finds every inbox empty.
 //!
-//! A turn makes passes until its handshake finds every inbox empty. Each pass:
-//!
-//! 1. processes the slots that have come up ("Slots that come up");
-//! 2. takes the inboxes: reclaims cancelled entries, links new ones ("Intake");
-//! 3. fires what is due in the tick in progress (the wheel's "Sub-tick firing");
-//! 4. wakes the fired entries' tasks (`fire`), then the degraded deadlines';
-//! 5. plans the next turn and publishes it (the wheel's "Waking the driver").
-//!
-//! * A turn never uses a reading older than the start of the tick reached: some turn read
-//!   that much, and a deadline armed from an older reading still fires.
+//! * A turn never uses a reading older than the start of the tick reached; `elapsed` ends
+//!   at the turn's tick `now`, and never moves back.
 //! * Idle means nothing armed, reclaimed, handed off or degraded, and lingering is over.
 //! * After reclaiming, with a degraded deadline waiting, or with a batch handed off, the
 //!   next turn is at most one tick ahead; never more than [`MAX_SLEEP`].
 //! * A pass that finds a new `DEGRADED` mark in the word it published passes again.
-//!
-//! # Slots that come up: their entries fire or cascade lower
-//!
-//! * Slots come up in order of their start tick, up to the turn's tick `now`.
-//! * An entry due by the turn's reading fires; a live one due later goes down the levels,
-//!   even if due by `now`: a turn passing many ticks fires them in tick order.
-//! * `elapsed` ends at `now`, and never moves back.
-//! * The tick in progress's slot may fire entry by entry, when its bound says one is due.
-//!   Cancelled entries stay linked until their cancel inbox brings them.
-//!
-//! # Intake: new entries from arm inboxes, cancelled ones from cancel inboxes
-//!
-//! * A turn takes every shard's cancel inbox before any arm inbox: an entry to reclaim
-//!   has then left its arm inbox, even one armed and cancelled on different shards.
+//! * Slots come up in order of their start tick, up to `now`. An entry due by the turn's
+//!   reading fires; a live one due later goes down the levels, even if due by `now`: a
+//!   turn passing many ticks fires them in tick order.
+//! * Cancelled entries stay linked until their cancel inbox brings them. A turn takes
+//!   every shard's cancel inbox before any arm inbox, so an entry to reclaim has left its
+//!   arm inbox, even one armed and cancelled on different shards.
 //! * A new entry fires at once if due by the turn's reading, even with its tick ahead;
 //!   else it goes into the levels, unless cancelled meanwhile.
 //! * A cancelled entry is unlinked, recycled and freed onto the shard whose cancel inbox
@@ -35,8 +20,8 @@
 
 use super::entry::{self, CANCELLED, HANDLE, Index, NIL, PlainLink, WHEEL};
 use super::levels::{Grain, Levels, Walk};
+use super::lists::{self, SHARDS, Shard};
 use super::role::{ACTIVE, DEGRADED, LAST};
-use super::shards::{self, SHARDS, Shard};
 use super::storage::Storage;
 use super::{LINGER, MAX_SLEEP, Wheel};
 use crate::clock::Clock;
@@ -169,8 +154,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                     }
                 } else if cfg!(feature = "sub-tick") {
                     // Nothing in a higher slot is due before its first key's tick ends.
-                    // (Without sub-tick firing, nothing in the planned tick fires before
-                    // its end: an offset of 0 lets arms into it wake no one.)
+                    // (Without sub-tick firing an offset of 0 lets arms wake no one.)
                     offset = u32::try_from(self.ticks().tick()).unwrap_or(u32::MAX);
                 }
             }
@@ -200,7 +184,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// Whether every inbox of the shards `word` names is empty (both checks are made).
     #[inline(always)]
     fn inboxes_empty(&self, word: u32) -> bool {
-        shards::in_use(word).all(|shard| {
+        lists::in_use(word).all(|shard| {
             let shard = &self.shards[shard];
             shard.arm_inbox.check() & shard.cancel_inbox.check()
         })
@@ -251,19 +235,13 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 // SAFETY: driver role held; the entry came through the arm inbox.
                 let due = unsafe { entry.due() };
                 let (when, offset) = self.ticks().tick_of(due);
-                if expiration.level > 0
-                    && when.get() > state.levels.hand.elapsed()
-                    && when <= now
-                    && entry.state.load(Ordering::Acquire) & CANCELLED == 0
-                {
-                    // Due by now, in a later tick than the one reached: down again.
-                    state
-                        .levels
-                        .insert(&self.storage, index, when.get(), offset, state.grain);
-                } else if due <= reading {
+                // Due by now, in a later tick than the one reached: down again.
+                let down =
+                    expiration.level > 0 && when.get() > state.levels.hand.elapsed() && when <= now;
+                if due <= reading && !down {
                     self.fire(state, index, entry, late(now, when));
                 } else if entry.state.load(Ordering::Acquire) & CANCELLED == 0 {
-                    // `when > now`: `due` is past this tick.
+                    // Down again, or `when > now`: `due` is past this tick.
                     state
                         .levels
                         .insert(&self.storage, index, when.get(), offset, state.grain);
@@ -275,8 +253,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         }
     }
 
-    /// Skips rotations of the top level (`levels`, "Beyond the range") when `now` is two
-    /// or more ahead. Cancelled entries count too: a lower bound only skips less.
+    /// Skips rotations of the top level when `now` is two or more ahead. Cancelled
+    /// entries count too: a lower bound only skips less.
     fn skip_rotations(&self, state: &mut DriverState, now: Tick) {
         let rotation = crate::hierarchy::range(S::LEVELS);
         let elapsed = state.levels.hand.elapsed();
@@ -309,8 +287,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         }
     }
 
-    /// Fires the due entries of the tick in progress's slot, if sparse or precise fires are on
-    /// (never without `sub-tick`).
+    /// Fires the due entries of the tick in progress's slot if it is looked at early.
     pub(super) fn fire_early(&self, state: &mut DriverState, reading: Reading) {
         if !cfg!(feature = "sub-tick") {
             return;

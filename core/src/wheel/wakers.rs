@@ -1,36 +1,30 @@
 //! Places for wakers: drivers' ([`DriverWakers`]) and degraded deadlines'
 //! ([`DegradedWakers`]).
 //!
-//! # Drivers' wakers, so that several drivers may share one wheel: [`SLOTS`] of them
+//! # Drivers' wakers: [`SLOTS`] of them, so that several drivers may share one wheel
 //!
-//! * Slot 0 is `register_driver`'s; a [`DriverSlot`](crate::DriverSlot) claims another.
+//! * Slot 0 is `register_driver`'s (its bit set at the first, for good); a
+//!   [`DriverSlot`](crate::DriverSlot) claims another. Only a slot's owner registers
+//!   into it: each [`AtomicWaker`] has one registrant.
 //! * A wake that needs a driver wakes every slot in use: any driver can turn the wheel.
 //! * Bit `k` of `used` is set while slot `k` may hold a live driver's waker. A claim sets
 //!   it by CAS; a release takes the waker out, clears the bit, and drops the waker last.
-//!   Slot 0's bit is set by the first `register_driver`, and stays set.
-//! * Only a slot's owner registers into it: each [`AtomicWaker`] has one registrant.
 //! * A driver claims and registers before it turns, and its turn ends with the inbox
 //!   handshake, so an arm that must wake it sees the bit and the waker.
 //!
 //! # Degraded deadlines' wakers
 //!
-//! * Degraded deadlines (the storage was full: no entry, no fire) leave their wakers in
-//!   one of [`PLACES`] places, for the driver's first turn at a later tick to wake.
-//! * A place holds one waker per task, and a task takes one place at most. With none
-//!   free, the deadline asks to be polled again at once.
-//! * While any place is taken, the driver plans a turn by the next tick.
-//! * `word` holds two bits per place: `LOCK` (a thread is in it), `FULL` (a waker).
-//! * A thread owns a place from the `fetch_or` setting `LOCK` to the write clearing it;
-//!   a locked place is passed by. The waker is cloned before any place is locked.
-//! * The tick left with is that of the reading the deadline found before its target: a
-//!   turn at a later tick, as any at or after the target's is, wakes it.
-//! * Leaving: if the place is empty, store the waker and tick, then swap `LOCK` for
-//!   `FULL` in one `fetch_xor`; if it holds the same task's waker, unlock and stop.
-//! * Waking (driver only): wake and empty each full place left before the turn's tick.
-//! * Not losing the wake: leaving ends with a `fetch_or` of [`DEGRADED`] into the plan
-//!   word (AcqRel), and wakes the drivers if the plan is idle or later than the next tick.
-//!   The driver clears `DEGRADED` before it looks, and publishes by read-modify-write of
-//!   the same word: it reads `DEGRADED` and looks again, or the deadline reads the plan.
+//! * A degraded deadline (the storage was full) leaves its waker in one of [`PLACES`]
+//!   places, for the first turn at a later tick than its reading's to wake. A place holds
+//!   one waker per task, a task one place at most; with none free, the deadline asks to
+//!   be polled again at once. While any place is taken, the driver plans a turn a tick on.
+//! * `word` holds two bits per place: `LOCK` (a thread is in it), `FULL` (a waker). A
+//!   thread owns a place from the `fetch_or` setting `LOCK` to the write clearing it; a
+//!   locked place is passed by. The waker is cloned before any place is locked.
+//! * Leaving ends with a `fetch_or` of [`DEGRADED`] into the plan word (AcqRel), and wakes
+//!   the drivers if the plan is idle or later than the next tick. The driver clears
+//!   `DEGRADED` before it looks, and publishes by read-modify-write of the same word: it
+//!   reads `DEGRADED` and looks again, or the deadline reads the plan.
 //!
 //! [`DEGRADED`]: super::role::DEGRADED
 
@@ -53,10 +47,7 @@ pub(crate) struct DriverWakers {
 impl DriverWakers {
     crate::sync::const_fn! {
         pub(crate) fn new() -> Self {
-            #[cfg(not(punctual_loom))]
-            let wakers = [const { AtomicWaker::new() }; SLOTS];
-            #[cfg(punctual_loom)]
-            let wakers = core::array::from_fn(|_| AtomicWaker::new());
+            let wakers = crate::sync::array_of![AtomicWaker::new(); SLOTS];
             Self { wakers, used: AtomicU32::new(0) }
         }
     }
@@ -175,10 +166,7 @@ unsafe impl Sync for DegradedWakers {}
 impl DegradedWakers {
     crate::sync::const_fn! {
         pub(crate) fn new() -> Self {
-            #[cfg(not(punctual_loom))]
-            let places = [const { Place::new() }; PLACES];
-            #[cfg(punctual_loom)]
-            let places = core::array::from_fn(|_| Place::new());
+            let places = crate::sync::array_of![Place::new(); PLACES];
             Self { word: AtomicU32::new(0), places }
         }
     }
