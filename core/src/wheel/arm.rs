@@ -195,9 +195,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     #[cfg_attr(target_pointer_width = "64", inline(always))]
     pub(super) fn free_entry(&self, index: Index, entry: &Entry) {
         // SAFETY: the caller cleared the last ownership bit (AcqRel): ours until the push.
-        let old_waker = unsafe { entry.recycle() };
-        self.shards[lists::current()].free.push_chain(index, entry);
-        drop(old_waker);
+        unsafe { Self::free_to(&self.shards[lists::current()], index, entry) };
     }
 
     /// Frees `entry` from its deadline's side: kept as a spare, or onto `shard`'s list.
@@ -207,18 +205,32 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     /// * The caller owns the entry exclusively (as [`Entry::recycle`] requires).
     #[cfg_attr(target_pointer_width = "64", inline(always))]
     pub(super) unsafe fn free_from_handle(&self, shard: &Shard, index: Index, entry: &Entry) {
-        // SAFETY: exclusive ownership, by the caller's contract.
-        let old_waker = unsafe { entry.recycle() };
         #[cfg(all(feature = "std", not(punctual_loom)))]
-        // SAFETY: with spares the wheel never moves (`with_thread_spares`);
-        // `give_spare_back` is typed for it; the entry is ours, free and recycled.
-        let kept = self.spares
-            && unsafe { crate::wheel::spare::keep(self.address(), index, Self::give_spare_back) };
-        #[cfg(not(all(feature = "std", not(punctual_loom))))]
-        let kept = false;
-        if !kept {
-            shard.free.push_chain(index, entry);
+        if self.spares {
+            // SAFETY: exclusive ownership, by the caller's contract.
+            let old_waker = unsafe { entry.recycle() };
+            // SAFETY: with spares the wheel never moves (`with_thread_spares`);
+            // `give_spare_back` is typed for it; the entry is ours, free and recycled.
+            if !unsafe { crate::wheel::spare::keep(self.address(), index, Self::give_spare_back) } {
+                shard.free.push_chain(index, entry);
+            }
+            drop(old_waker);
+            return;
         }
+        // SAFETY: the caller's contract. (One copy of the plain free on 32-bit targets.)
+        unsafe { Self::free_to(shard, index, entry) };
+    }
+
+    /// Recycles `entry` onto `shard`'s free list, then drops its old waker.
+    ///
+    /// # Safety
+    ///
+    /// * The caller owns the entry exclusively (as [`Entry::recycle`] requires).
+    #[cfg_attr(target_pointer_width = "64", inline(always))]
+    unsafe fn free_to(shard: &Shard, index: Index, entry: &Entry) {
+        // SAFETY: the caller's contract.
+        let old_waker = unsafe { entry.recycle() };
+        shard.free.push_chain(index, entry);
         drop(old_waker);
     }
 
