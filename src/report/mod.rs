@@ -53,8 +53,6 @@
 mod keep;
 #[cfg(feature = "config")]
 mod limits;
-#[cfg(feature = "config")]
-mod limits_parse;
 #[cfg(feature = "metrics")]
 mod metrics;
 mod record;
@@ -64,9 +62,7 @@ use std::sync::{Arc, RwLock};
 
 pub use keep::{Keeper, Kept, KeptFuture};
 #[cfg(feature = "config")]
-pub use limits::{Limits, install_limits, installed_limits, limit_for};
-#[cfg(feature = "config")]
-pub use limits_parse::LimitsError;
+pub use limits::{Limits, LimitsError, install_limits, installed_limits, limit_for};
 pub use punctual_core::{Outcome, OutcomeKind};
 pub use record::{Counts, Event, recent, set_recent_capacity};
 pub use snapshot::{NameReport, Snapshot, snapshot};
