@@ -7,10 +7,9 @@ use futures_core::Stream;
 use punctual_core::Limit;
 
 use crate::budget::Budgeted;
-use crate::default_wheel::DefaultWheel;
 #[cfg(feature = "config")]
-use crate::defaults::NamedDeadline;
-use crate::defaults::{Deadline, IdleTimeout, StreamDeadline};
+use crate::default_wheel::NamedDeadline;
+use crate::default_wheel::{Deadline, DefaultWheel, IdleTimeout, StreamDeadline};
 use crate::instant::DeadlineInstant;
 
 /// Bounds any future by a deadline: `.deadline(d)` and `.deadline_at(instant)` on the

@@ -7,8 +7,7 @@ use core::time::Duration;
 use punctual_core::Limit;
 
 use crate::budget::Budgeted;
-use crate::default_wheel::DefaultWheel;
-use crate::defaults::{Deadline, Interval, Sleep};
+use crate::default_wheel::{Deadline, DefaultWheel, Interval, Sleep};
 use crate::ext::DeadlineExt;
 use crate::instant::DeadlineInstant;
 

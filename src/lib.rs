@@ -15,8 +15,6 @@ mod budget;
 #[cfg(feature = "std")]
 mod default_wheel;
 #[cfg(feature = "std")]
-mod defaults;
-#[cfg(feature = "std")]
 pub mod delay_queue;
 #[cfg(feature = "std")]
 mod ext;
@@ -56,7 +54,7 @@ mod wheel_choice;
 #[cfg(feature = "std")]
 pub use budget::{Budget, Budgeted};
 #[cfg(feature = "std")]
-pub use defaults::{Deadline, IdleTimeout, Interval, NamedDeadline, Sleep, StreamDeadline};
+pub use default_wheel::{Deadline, IdleTimeout, Interval, NamedDeadline, Sleep, StreamDeadline};
 #[cfg(feature = "std")]
 pub use delay_queue::DelayQueue;
 #[cfg(feature = "std")]
