@@ -56,12 +56,8 @@ pub trait DeadlineExt: Future + Sized {
         Deadline::new(self, DefaultWheel::new(), Limit::After(duration))
     }
 
-    /// Bounds `self` by the instant `at` on the default wheel: a `std::time::Instant`, or a
-    /// `tokio::time::Instant` with the `tokio` feature. An instant already past fires at
-    /// the first poll where `self` is pending.
-    ///
-    /// Inside a paused tokio runtime, count from `tokio::time::Instant::now()`: the
-    /// runtime's virtual clock must reach `at`.
+    /// Bounds `self` by the instant `at` ([`DeadlineInstant`]) on the default wheel. An
+    /// instant already past fires at the first poll where `self` is pending.
     ///
     /// # Errors
     ///
@@ -78,10 +74,9 @@ pub trait DeadlineExt: Future + Sized {
         Deadline::new(self, DefaultWheel::new(), Limit::At(at.reading()))
     }
 
-    /// Bounds `self` by the limit installed for `name` ([`report::limit_for`](crate::report::limit_for)),
-    /// and names the deadline so its outcome is reported ([`punctual::report`](crate::report)).
-    /// The limit is read now: a later [`install_limits`](crate::report::install_limits)
-    /// applies to the next deadline, not this one.
+    /// Bounds `self` by the limit installed for `name`, read now
+    /// ([`report::limit_for`](crate::report::limit_for)), and names the deadline so its
+    /// outcome is reported ([`punctual::report`](crate::report)).
     ///
     /// ```
     /// use std::time::Duration;
@@ -109,14 +104,10 @@ pub trait DeadlineExt: Future + Sized {
         Deadline::new(self, DefaultWheel::new(), Limit::After(limit)).named(name)
     }
 
-    /// Carries the budget in force here into `self`, wherever `self` is polled. Use it for
-    /// work handed to another task, which a budget does not reach by itself:
-    /// `tokio::spawn(work.with_current_budget())`, or any executor's spawn. `self` and
-    /// every default deadline inside it end no later than the budget.
-    ///
-    /// The budget's end is carried as an instant, so time spent waiting to be polled
-    /// counts. With no budget in force for default deadlines (none, or one on a wheel of
-    /// your own), `self` runs unbounded, under whatever budget it is polled in.
+    /// Carries the budget in force here into `self`, wherever it is polled: for work handed
+    /// to another task (`tokio::spawn(work.with_current_budget())`), which a budget does not
+    /// reach by itself. Its end is carried as an instant, so waiting to be polled counts.
+    /// With no budget in force for default deadlines, `self` runs unbounded.
     ///
     /// ```
     /// use std::time::Duration;
@@ -177,8 +168,7 @@ pub trait StreamDeadlineExt: Stream + Sized {
     ///
     /// # Panics
     ///
-    /// At its first poll, if the global wheel is used and its timer thread is not
-    /// running and cannot be started ([`GlobalClock`](crate::wheel::GlobalClock)).
+    /// As [`DeadlineExt::deadline`], at its first poll.
     fn total_deadline(self, duration: Duration) -> StreamDeadline<Self> {
         StreamDeadline::new(self, DefaultWheel::new(), duration)
     }
@@ -188,8 +178,7 @@ pub trait StreamDeadlineExt: Stream + Sized {
     ///
     /// # Panics
     ///
-    /// At the first poll that finds the stream pending, if the global wheel is used and its
-    /// timer thread is not running and cannot be started ([`GlobalClock`](crate::wheel::GlobalClock)).
+    /// As [`DeadlineExt::deadline`].
     fn idle_timeout(self, idle: Duration) -> IdleTimeout<Self> {
         IdleTimeout::new(self, DefaultWheel::new(), idle)
     }

@@ -1,5 +1,5 @@
-//! The free functions: `sleep`, `sleep_until`, `interval`, `interval_at`, `budget`, and
-//! tokio's shapes `timeout` and `timeout_at`, all on the default wheel.
+//! The free functions on the default wheel: `sleep`, `sleep_until`, `interval`,
+//! `interval_at`, `budget`, and tokio's shapes `timeout` and `timeout_at`.
 
 use core::future::IntoFuture;
 use core::time::Duration;
@@ -42,30 +42,23 @@ pub fn sleep_until(at: impl DeadlineInstant) -> Sleep {
 /// Ticks once a `period` on the default wheel, the first tick at once (at its first
 /// poll), as `tokio::time::interval`. See [`punctual_core::Interval`].
 ///
-/// Each [`tick`](punctual_core::Interval::tick) returns the instant it was due at, as
-/// tokio's: a `tokio::time::Instant` with the `tokio` feature (under a paused runtime, on
-/// its clock), else a `std::time::Instant`; `.into()` gives a `std::time::Instant` from
-/// either. After a stall or a suspend the default
-/// ([`MissedTickBehavior::Skip`](crate::MissedTickBehavior::Skip)) gives one tick, then
-/// keeps the grid; tokio's default is `Burst`.
+/// Each tick returns the instant it was due at: a `tokio::time::Instant` with the `tokio`
+/// feature, else a `std::time::Instant` (`.into()` gives the latter from either). After a
+/// stall the default ([`MissedTickBehavior::Skip`](crate::MissedTickBehavior::Skip)) gives
+/// one tick, then keeps the grid; tokio's default is `Burst`.
 ///
 /// ```
 /// use std::time::{Duration, Instant};
 ///
 /// # futures_executor::block_on(async {
-/// let start = Instant::now();
 /// let mut interval = punctual::interval(Duration::from_millis(2));
 /// let first = interval.tick().await; // at once
-/// let third = {
-///     interval.tick().await;
-///     interval.tick().await
-/// };
+/// let second = interval.tick().await;
 /// // On the grid (a tick taken late may skip some), and never early.
-/// assert_eq!((third - first).as_nanos() % 2_000_000, 0);
-/// assert!(third - first >= Duration::from_millis(4));
-/// assert!(start.elapsed() >= Duration::from_millis(4));
+/// assert_eq!((second - first).as_nanos() % 2_000_000, 0);
+/// assert!(second - first >= Duration::from_millis(2));
 /// let first: Instant = first.into(); // with or without the `tokio` feature
-/// assert!(first.elapsed() >= Duration::from_millis(4));
+/// assert!(first.elapsed() >= Duration::from_millis(2));
 /// # });
 /// ```
 ///
@@ -77,20 +70,8 @@ pub fn interval(period: Duration) -> Interval {
     Interval::new(DefaultWheel::new(), Limit::After(Duration::ZERO), period)
 }
 
-/// Ticks once a `period` on the default wheel, the first tick at `start` (a
-/// `std::time::Instant`, or a `tokio::time::Instant` with the `tokio` feature), as
-/// `tokio::time::interval_at`. A `start` already past gives the first tick at once.
-///
-/// ```
-/// use std::time::{Duration, Instant};
-///
-/// # futures_executor::block_on(async {
-/// let start = Instant::now() + Duration::from_millis(3);
-/// let mut interval = punctual::interval_at(start, Duration::from_millis(10));
-/// interval.tick().await;
-/// assert!(Instant::now() >= start);
-/// # });
-/// ```
+/// As [`interval`], the first tick at `start` (at once if `start` is past), as
+/// `tokio::time::interval_at`.
 ///
 /// # Panics
 ///
@@ -103,8 +84,8 @@ pub fn interval_at(start: impl DeadlineInstant, period: Duration) -> Interval {
 /// Gives `future` a budget of `duration`: the whole block is bounded by it, and every
 /// default deadline started while it runs ends no later than it.
 ///
-/// The budget reaches the deadlines inside by itself, on any executor: it travels with the
-/// polling of `future`. [`Budget::current`](crate::Budget::current) reads it inside.
+/// The budget travels with the polling of `future`, on any executor;
+/// [`Budget::current`](crate::Budget::current) reads it inside.
 ///
 /// ```
 /// use std::time::Duration;
@@ -125,9 +106,7 @@ pub fn interval_at(start: impl DeadlineInstant, period: Duration) -> Interval {
 ///     Ok(())
 /// })
 /// .await;
-/// // The budget cut the second attempt short, and no third one started. A driver running
-/// // 10 ms late sees the first attempt's deadline and the block's at once: then the block
-/// // ends with the first attempt.
+/// // The budget cut the second attempt short (or, with a driver 10 ms late, the first).
 /// let err = outcome.and_then(|inner| inner).unwrap_err();
 /// assert!(err.is_budget());
 /// assert!((1..=2).contains(&attempts.load(std::sync::atomic::Ordering::SeqCst)));
@@ -148,22 +127,9 @@ pub fn budget<F: IntoFuture>(duration: Duration, future: F) -> Budgeted<F::IntoF
     Budgeted::new(future.into_future(), duration)
 }
 
-/// Bounds `future` by `duration`: `future.deadline(duration)` in the shape of
-/// `tokio::time::timeout`, so migrating is a change of path. It takes anything that
-/// implements [`IntoFuture`], as tokio's does.
-///
-/// Unlike tokio's, the clock starts at the first poll that finds `future` pending, not at
-/// the call, and `Err(Elapsed)` never comes early (see [`DeadlineExt::deadline`]).
-///
-/// ```
-/// use std::time::Duration;
-///
-/// # futures_executor::block_on(async {
-/// let err = punctual::timeout(Duration::from_millis(5), std::future::pending::<()>()).await;
-/// assert!(err.is_err());
-/// assert_eq!(punctual::timeout(Duration::from_secs(1), async { 7 }).await, Ok(7));
-/// # });
-/// ```
+/// `future.deadline(duration)` in the shape of `tokio::time::timeout` (taking any
+/// [`IntoFuture`]), so migrating is a change of path. Unlike tokio's, the clock starts at
+/// the first pending poll, and `Err(Elapsed)` never comes early.
 ///
 /// # Errors
 ///
@@ -181,19 +147,8 @@ pub fn timeout<F: IntoFuture>(duration: Duration, future: F) -> Deadline<F::Into
     future.into_future().deadline(duration)
 }
 
-/// Bounds `future` by the instant `at`: `future.deadline_at(at)` in the shape of
-/// `tokio::time::timeout_at`. Takes a `std::time::Instant`, or a `tokio::time::Instant`
-/// with the `tokio` feature, and anything that implements [`IntoFuture`].
-///
-/// ```
-/// use std::time::{Duration, Instant};
-///
-/// # futures_executor::block_on(async {
-/// let at = Instant::now() + Duration::from_millis(5);
-/// assert!(punctual::timeout_at(at, std::future::pending::<()>()).await.is_err());
-/// assert!(Instant::now() >= at); // never early
-/// # });
-/// ```
+/// `future.deadline_at(at)` in the shape of `tokio::time::timeout_at`: `at` is a
+/// `std::time::Instant`, or a `tokio::time::Instant` with the `tokio` feature.
 ///
 /// # Errors
 ///
@@ -208,9 +163,5 @@ pub fn timeout<F: IntoFuture>(duration: Duration, future: F) -> Deadline<F::Into
 ///
 /// Dropping the deadline drops `future`.
 pub fn timeout_at<F: IntoFuture>(at: impl DeadlineInstant, future: F) -> Deadline<F::IntoFuture> {
-    Deadline::new(
-        future.into_future(),
-        DefaultWheel::new(),
-        Limit::At(at.reading()),
-    )
+    future.into_future().deadline_at(at)
 }
