@@ -157,7 +157,7 @@ impl DefaultWheel {
 /// The global wheel, as a default deadline chooses it.
 #[cfg(any(feature = "tokio", feature = "test-util"))]
 static GLOBAL_DEFAULT: WheelChoice = WheelChoice {
-    wheel: crate::global::global_wheel_static(),
+    wheel: crate::global::global_wheel(),
     #[cfg(feature = "tokio")]
     runtime_clock: None,
     on_global_timeline: true,

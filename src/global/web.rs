@@ -92,6 +92,6 @@ pub(crate) fn std_reading(at: Reading) -> Reading {
 /// [`Deadline::new`](punctual_core::Deadline::new) with an explicit
 /// [`Limit`](punctual_core::Limit).
 #[inline]
-pub fn global_wheel() -> &'static Wheel<GlobalClock, Growable> {
+pub const fn global_wheel() -> &'static Wheel<GlobalClock, Growable> {
     &GLOBAL
 }
