@@ -26,12 +26,9 @@ pub type KeptFuture = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
 type Spawner = dyn Fn(KeptFuture) + Send + Sync;
 
 /// Keeps the work of elapsed deadlines running on a spawner of your choice, at most `cap`
-/// at once.
-///
-/// Keeping is right when the work is worth finishing though its caller cannot wait: a
-/// write-behind, a cache refresh, a call whose side effect must complete. It is wrong when
-/// the work only feeds the caller (its result is thrown away) or when overload caused the
-/// timeout (kept work adds to it: keep the cap small).
+/// at once: for work worth finishing though its caller cannot wait (a write-behind, a
+/// cache refresh), not for work that only feeds the caller. Under overload kept work adds
+/// to it: keep the cap small.
 ///
 /// ```
 /// use std::time::Duration;
@@ -97,7 +94,7 @@ impl Keeper {
         F: Future<Output = Result<T, E>> + Send + 'static,
     {
         let cell = Arc::new(Mutex::new(Some(Box::pin(future))));
-        let handle = Handle { cell: cell.clone() };
+        let handle = Handle(cell.clone());
         Kept {
             deadline: Box::pin(handle.deadline(limit).named_result(name)),
             cell,
@@ -157,15 +154,13 @@ impl Drop for Running {
 type Cell<F> = Arc<Mutex<Option<Pin<Box<F>>>>>;
 
 /// What the deadline holds and drops at the fire: a way to poll the future in the cell.
-struct Handle<F> {
-    cell: Cell<F>,
-}
+struct Handle<F>(Cell<F>);
 
 impl<F: Future> Future for Handle<F> {
     type Output = F::Output;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
-        let mut cell = self.cell.lock().unwrap_or_else(|e| e.into_inner());
+        let mut cell = self.0.lock().unwrap_or_else(|e| e.into_inner());
         let future = cell.as_mut().expect("polled after completion");
         let output = future.as_mut().poll(cx);
         if output.is_ready() {

@@ -33,11 +33,6 @@ pub struct Counts {
 
 impl Counts {
     /// The count of `kind`.
-    ///
-    /// ```
-    /// # use punctual::report::{Counts, OutcomeKind};
-    /// assert_eq!(Counts::default().get(OutcomeKind::Elapsed), 0);
-    /// ```
     pub fn get(&self, kind: OutcomeKind) -> u64 {
         let mut counts = *self;
         *counts.slot(kind)
@@ -83,7 +78,6 @@ pub struct Event {
     pub unix_millis: u64,
 }
 
-/// Per name: the counts and the last limit seen.
 #[derive(Debug, Default)]
 pub(super) struct PerName {
     pub(super) counts: Counts,
@@ -133,22 +127,12 @@ pub(super) fn record(outcome: &Outcome) {
 }
 
 /// The most recent events, oldest first.
-///
-/// ```
-/// punctual::report::enable();
-/// let events = punctual::report::recent();
-/// assert!(events.len() <= 256);
-/// ```
 pub fn recent() -> Vec<Event> {
     lock().recent.iter().cloned().collect()
 }
 
 /// Keeps the last `capacity` events from now on (256 by default; 0 keeps none), dropping
 /// the oldest beyond it.
-///
-/// ```
-/// punctual::report::set_recent_capacity(1024);
-/// ```
 pub fn set_recent_capacity(capacity: usize) {
     let mut record = lock();
     record.capacity = capacity;

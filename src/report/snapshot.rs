@@ -47,11 +47,6 @@ impl Snapshot {
 }
 
 /// Counts per name, the limits in force and the recent events, now.
-///
-/// ```
-/// let snapshot = punctual::report::snapshot();
-/// assert!(snapshot.names.iter().all(|n| n.counts.total() > 0 || n.configured));
-/// ```
 pub fn snapshot() -> Snapshot {
     #[cfg(feature = "config")]
     let limits = super::installed_limits();
