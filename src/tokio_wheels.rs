@@ -1,24 +1,20 @@
 //! The default wheels inside tokio runtimes (feature `tokio`): a wheel per thread, on its
-//! runtime's clock, turned by a task of that runtime.
+//! runtime's clock, turned by a task of that runtime (docs/design.md, "The default wheels
+//! inside tokio", says why).
 //!
-//! * A default deadline first polled inside a runtime runs on that runtime's clock.
-//! * Each thread that starts one gets a wheel of its own ([`RuntimeWheel`]), claimed at
-//!   its first such deadline, with a driver task spawned on that runtime.
-//! * The driver sleeps inside the runtime (`driver_task`): nothing outside it fires a
-//!   deadline, unless the runtime has neither a time nor an I/O driver.
-//! * A worker's wheel serves its runtime for life; a thread that alternates between two
-//!   live runtimes keeps the first one's wheel.
-//! * The lookup is a thread-local read on a task with a live wheel; elsewhere it also
-//!   asks tokio for the current runtime. Outside every runtime: `None`.
-//! * A runtime that shuts down drops its driver task; what is still armed goes on at
-//!   real time on the orphan driver thread, never early.
-//! * A thread that exits gives its wheel up; memory is bounded by the wheels in use at
-//!   once, since claims take shelved wheels first.
-//! * Their instants are readings of the global wheel's std clock, as every default
-//!   wheel's. A multi-thread runtime's wheel is on the global timeline while the global
-//!   wheel reads the std clock.
-//!
-//! docs/design.md, "The default wheels inside tokio", says why.
+//! * A thread claims its wheel ([`RuntimeWheel`]) at its first default deadline inside a
+//!   runtime, and spawns its driver task there; it serves that runtime for life (a thread
+//!   alternating between two live runtimes keeps the first one's).
+//! * Nothing outside the runtime fires a deadline, unless it has neither a time nor an I/O
+//!   driver (`driver_task`).
+//! * The lookup is a thread-local read on a task with a live wheel; elsewhere it also asks
+//!   tokio for the current runtime.
+//! * A runtime that shuts down drops its driver task; what is still armed goes on at real
+//!   time on the orphan driver thread, never early.
+//! * A thread that exits gives its wheel up; claims take shelved wheels first.
+//! * Instants are readings of the global wheel's std clock, as every default wheel's. A
+//!   multi-thread runtime's wheel is on the global timeline while the global wheel reads
+//!   the std clock.
 
 mod driver_task;
 mod holders;
@@ -91,14 +87,14 @@ pub(crate) fn current() -> Option<&'static WheelChoice> {
     current_wheel().map(RuntimeWheel::choice)
 }
 
-/// The wheel default deadlines started on this thread now would use, inside a tokio
-/// runtime: for the conformance suite, which checks that wheel and its driver task.
-pub(crate) fn runtime_wheel() -> Option<&'static Wheel<RuntimeClock, Growable>> {
+/// The wheel of the tokio runtime this thread is in, which default deadlines started here
+/// now would use; `None` outside every runtime.
+pub fn runtime_wheel() -> Option<&'static Wheel<RuntimeClock, Growable>> {
     current_wheel().map(RuntimeWheel::wheel)
 }
 
-/// How many runtime wheels this process has made: the most in use at once. For the tests
-/// of their reuse.
-pub(crate) fn runtime_wheels_made() -> usize {
+/// How many runtime wheels this process has made: the most in use at once, since a
+/// thread that exits gives its wheel to the next.
+pub fn runtime_wheels_made() -> usize {
     SHELVES.iter().map(Shelf::made).sum()
 }

@@ -48,22 +48,8 @@ pub use crate::global::{GlobalClockInUse, GlobalClockKind};
 ))]
 pub use punctual_thread::spawn_driver;
 
-/// The wheel of the tokio runtime this thread is in, which default deadlines started here
-/// now would use; `None` outside every runtime.
 #[cfg(feature = "tokio")]
-pub fn runtime_wheel() -> Option<&'static Wheel<RuntimeClock, Growable>> {
-    crate::tokio_wheels::runtime_wheel()
-}
-
-/// How many runtime wheels this process has made: the most in use at once, since a
-/// thread that exits gives its wheel to the next.
-#[cfg(feature = "tokio")]
-pub fn runtime_wheels_made() -> usize {
-    crate::tokio_wheels::runtime_wheels_made()
-}
-
-#[cfg(feature = "tokio")]
-pub use crate::tokio_wheels::RuntimeClock;
+pub use crate::tokio_wheels::{RuntimeClock, runtime_wheel, runtime_wheels_made};
 
 /// How many paused threads' wheels this process has made
 /// ([`virtual_time::pause`](crate::virtual_time::pause)): the most in use at once.

@@ -18,11 +18,9 @@ use core::pin::Pin;
 use core::task::{Context, Poll};
 
 use pin_project_lite::pin_project;
-use punctual_core::{Clock, Driver, Growable, Reading, Sleeper};
-use tokio::runtime::Handle;
-
-use punctual_core::{Limit, Sleep};
+use punctual_core::{Clock, Driver, Growable, Limit, Reading, Sleep, Sleeper};
 use punctual_tokio::{TurningSleep, TurningSleeper};
+use tokio::runtime::Handle;
 
 use super::runtime_clock::{RuntimeClock, RuntimeSleeper};
 use super::runtime_wheel::{DEFAULT_TICK, RuntimeWheel, on_tick_grid};
@@ -46,20 +44,15 @@ impl DriverTask {
         let wheel = rw.wheel();
         #[cfg(target_os = "linux")]
         let fine = TimerFd::new();
-        let virtual_time = wheel.clock().reads_virtual_time();
-        #[cfg(target_os = "linux")]
-        let on_tokio_timer = virtual_time || (fine.is_none() && super::probe::runtime_has_time());
         #[cfg(not(target_os = "linux"))]
-        let on_tokio_timer = virtual_time || super::probe::runtime_has_time();
+        let fine = None::<()>;
+        let on_tokio_timer = wheel.clock().reads_virtual_time()
+            || (fine.is_none() && super::probe::runtime_has_time());
         // A precise timer wakes at a sparse tick's own deadline and at a crowded tick's
         // end; a coarse one (tokio's, or the alarm on the tick grid) looks early too.
-        #[cfg(target_os = "linux")]
         wheel.set_precise_fires(on_tokio_timer || fine.is_none());
-        #[cfg(not(target_os = "linux"))]
-        wheel.set_precise_fires(true);
         let sleeper = DefaultSleeper {
             wheel,
-            clock: wheel.clock(),
             on_tokio: TurningSleeper::new(RuntimeSleeper::new(wheel.clock()), wheel),
             on_tokio_timer,
             #[cfg(target_os = "linux")]
@@ -84,22 +77,18 @@ impl Future for DriverTask {
         if !self.rw.driver_may_stop() {
             return Poll::Pending;
         }
-        // Let go of everything that reaches the wheel (timers, the place for a waker)
-        // before the wheel is let go: it may serve another runtime next.
-        self.driver = None;
-        self.rw.wheel().clock().switch_to_real();
-        self.rw.stop_driving();
+        self.let_go();
         Poll::Ready(())
     }
 }
 
-impl Drop for DriverTask {
-    fn drop(&mut self) {
-        if self.driver.is_none() {
-            return; // retired
-        }
+impl DriverTask {
+    /// Lets go of the wheel: shelves it if drained, else hands it to the orphan driver.
+    fn let_go(&mut self) {
         // The last reading must be the runtime's: tokio may drop tasks outside its context.
         let _context = self.handle.enter();
+        // Let go of everything that reaches the wheel (timers, the place for a waker)
+        // before the wheel is let go: it may serve another runtime next.
         self.driver = None;
         self.rw.wheel().clock().switch_to_real();
         if self.rw.wheel().occupied() == 0 {
@@ -110,10 +99,17 @@ impl Drop for DriverTask {
     }
 }
 
+impl Drop for DriverTask {
+    fn drop(&mut self) {
+        if self.driver.is_some() {
+            self.let_go();
+        }
+    }
+}
+
 /// The sleeps of a runtime wheel's driver (see the module docs).
 struct DefaultSleeper {
     wheel: &'static punctual_core::Wheel<RuntimeClock, Growable>,
-    clock: &'static RuntimeClock,
     on_tokio: TurningSleeper<RuntimeSleeper, RuntimeClock, Growable>,
     /// tokio's timer from now on: the clock has read virtual time, or the runtime has a
     /// time driver and no fine timer.
@@ -127,11 +123,12 @@ impl Sleeper for DefaultSleeper {
     type Sleep = DefaultSleep;
 
     fn sleep_until(&mut self, at: Reading) -> Self::Sleep {
-        if !self.on_tokio_timer && self.clock.reads_virtual_time() {
+        let clock = self.wheel.clock();
+        if !self.on_tokio_timer && clock.reads_virtual_time() {
             // The plan `at` was made without precise fires: turn again at once with them.
             self.on_tokio_timer = true;
             self.wheel.set_precise_fires(true);
-            let now = Reading::since_origin(self.clock.now());
+            let now = Reading::since_origin(clock.now());
             return DefaultSleep::Tokio {
                 sleep: self.on_tokio.sleep_until(at.min(now)),
             };
@@ -144,7 +141,7 @@ impl Sleeper for DefaultSleeper {
         #[cfg(target_os = "linux")]
         if let Some(fine) = &self.fine {
             let after = (at != Reading::END)
-                .then(|| at.saturating_duration_since(Reading::since_origin(self.clock.now())));
+                .then(|| at.saturating_duration_since(Reading::since_origin(clock.now())));
             return DefaultSleep::Fine {
                 sleep: fine.sleep(after),
             };
@@ -152,7 +149,7 @@ impl Sleeper for DefaultSleeper {
         // On the tick grid: the wheel looks at crowded ticks early (for tokio's timer),
         // and a wake at each of their deadlines would walk the tick once per deadline.
         let at = Reading::since_origin(on_tick_grid(at.as_duration(), DEFAULT_TICK));
-        let at = crate::global::reading_at(self.clock.reference_reading(at));
+        let at = crate::global::reading_at(clock.reference_reading(at));
         DefaultSleep::Alarm {
             sleep: Sleep::new(Global, Limit::At(at)),
         }
