@@ -1,13 +1,13 @@
 //! [`Budget`], the budget in force as a plain value, and [`Budgeted`], a future run under a
-//! budget: one given (`punctual::budget`) or the one in force where it was made
+//! budget given (`punctual::budget`) or carried from where it was made
 //! (`with_current_budget`).
 //!
-//! * A budget reaches inner deadlines through a thread-local, set while its future is polled.
-//!   So it does not reach a spawned task or another thread by itself: carry it.
-//! * A carried budget is taken where it is made, on the spawner's thread. Its first poll (or
-//!   `enter`) sets it on the default wheel of the thread there.
+//! * A budget reaches inner deadlines through a thread-local set while its future is
+//!   polled, so not a spawned task or another thread by itself: carry it.
+//! * A carried budget is taken on the spawner's thread; its first poll (or `enter`) sets it
+//!   on the default wheel of the thread there.
 //! * The end travels as a reading of the global clock, which every default wheel converts
-//!   exactly. So the end stays the same instant on every wheel.
+//!   exactly: it stays the same instant on every wheel.
 
 use core::fmt;
 use core::future::Future;
@@ -20,7 +20,6 @@ use punctual_core::{Elapsed, WheelRef};
 
 use crate::default_wheel::DefaultWheel;
 
-/// The core's budget future on the default wheel.
 type OnDefaultWheel<F> = punctual_core::Budgeted<'static, F, DefaultWheel>;
 
 /// The budget to carry: its end on the global clock, and what its `Elapsed` reports.
@@ -32,9 +31,8 @@ struct Carried {
 }
 
 pin_project! {
-    /// A future run under a budget: made by [`punctual::budget`](crate::budget), or by
-    /// [`DeadlineExt::with_current_budget`](crate::DeadlineExt::with_current_budget) with
-    /// the budget in force where it was made.
+    /// A future run under a budget: of [`punctual::budget`](crate::budget) or
+    /// [`DeadlineExt::with_current_budget`](crate::DeadlineExt::with_current_budget).
     ///
     /// # Errors
     ///
@@ -195,16 +193,11 @@ impl<F> fmt::Debug for Budgeted<F> {
 }
 
 /// The budget in force, as a plain value (`Copy`, `Send`): its end as an instant, its
-/// duration and its name. Take it with [`Budget::current`] where a budget is in force, and
-/// use it anywhere, on any thread.
+/// duration and its name, taken with [`Budget::current`] and used on any thread.
 ///
-/// Blocking code (`spawn_blocking`, a thread pool) is where it matters: no runtime can stop
-/// such work from outside, so the work checks its budget in its loop.
-/// [`expired`](Self::expired), [`remaining`](Self::remaining) and [`check`](Self::check)
-/// read the clock of the thread's default wheel: no lock, no allocation once the thread has
-/// its wheel (inside a tokio runtime, the first use on a thread claims one).
-/// [`enter`](Self::enter) runs a closure with the budget in force, so that default
-/// deadlines inside it end by it too.
+/// It is for blocking code (`spawn_blocking`, a thread pool), which no runtime can stop
+/// from outside: the work checks its budget in its loop. The checks read the clock of the
+/// thread's default wheel: no lock, no allocation once the thread has its wheel.
 ///
 /// ```
 /// use std::time::Duration;
@@ -271,23 +264,6 @@ impl Budget {
     /// Runs `f` with the budget in force on this thread: default deadlines first polled
     /// inside it (in a `block_on`, say) end by it, and [`Budget::current`] inside it is
     /// this budget.
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// use punctual::{Budget, DeadlineExt};
-    ///
-    /// # futures_executor::block_on(async {
-    /// let budget = punctual::budget(Duration::from_millis(20), async { Budget::current() })
-    ///     .await
-    ///     .unwrap();
-    /// // On another thread, a deadline of one second ends by the budget.
-    /// let ended = std::thread::spawn(move || {
-    ///     let slow = std::future::pending::<()>();
-    ///     budget.enter(|| futures_executor::block_on(slow.deadline(Duration::from_secs(1))))
-    /// });
-    /// assert!(ended.join().unwrap().unwrap_err().is_budget());
-    /// # });
-    /// ```
     pub fn enter<R>(&self, f: impl FnOnce() -> R) -> R {
         match self.carried {
             Some(carried) => budget_here(carried).1.enter(f),

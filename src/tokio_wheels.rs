@@ -59,7 +59,10 @@ std::thread_local! {
 fn current_wheel() -> Option<&'static RuntimeWheel> {
     CLAIM
         .try_with(|claim| {
-            let held = claim.0.get().filter(|rw| !rw.runtime_gone());
+            let held = claim
+                .0
+                .get()
+                .filter(|rw| !rw.wheel().clock().runtime_gone());
             if let Some(rw) = held {
                 if tokio::task::try_id().is_some() {
                     return Some(rw);

@@ -1,14 +1,11 @@
-//! The global wheel on `wasm32-unknown-unknown`, driven by the host's timers: what
-//! default deadlines run on there. The same items as `thread.rs`'s, less what needs
-//! threads (`GlobalClock::select`).
+//! The global wheel on `wasm32-unknown-unknown`, driven by the host's timers: the same
+//! items as `thread.rs`'s, less what needs threads (`GlobalClock::select`).
 //!
-//! * A growable wheel with a 1 ms tick on [`GlobalClock`], the host's monotonic clock
-//!   ([`HostClock`], `performance.now()`).
 //! * The first reading of the clock spawns the driver task (`punctual_wasm::spawn_driver`)
 //!   on `wasm-bindgen-futures`' executor; it then lives as long as the program.
 //! * A deadline whose future is ready at its first poll never reads the clock.
-//! * One clock, and no other default wheel: a reading is the same on every side, and
-//!   instants are `web_time::Instant`s read on that clock.
+//! * One clock ([`HostClock`], `performance.now()`), and no other default wheel: a reading
+//!   is the same on every side, and instants are `web_time::Instant`s read on that clock.
 
 use core::sync::atomic::{AtomicBool, Ordering};
 use core::time::Duration;
@@ -76,14 +73,12 @@ impl Clock for GlobalClock {
     }
 }
 
-/// `at`, a reading of the instants' clock, as a reading of the global wheel's clock:
-/// the same clock here, so `at` itself.
+/// `at`, a reading of the instants' clock, on the global wheel's clock: the same one.
 pub(crate) fn reading_at(at: Reading) -> Reading {
     at
 }
 
-/// `at`, a reading of the global wheel's clock, as a reading of the instants' clock:
-/// the same clock here, so `at` itself.
+/// `at`, a reading of the global wheel's clock, on the instants' clock: the same one.
 pub(crate) fn std_reading(at: Reading) -> Reading {
     at
 }

@@ -6,23 +6,13 @@
 //! * A multi-thread runtime reads the reference clock directly: tokio never pauses it.
 //! * After the runtime shuts down, readings come from the reference clock for good.
 //! * Readings never go backwards across a change of source: each change sets a floor.
-//!
-//! # State word
-//!
-//! ```text
-//!  63                                              1   0
-//! +-------------------------------------------------+---+
-//! | floor: the lowest reading allowed, nanoseconds   | R |
-//! +-------------------------------------------------+---+
-//! ```
-//!
-//! `R` (bit 0) is set for the reference source. The floor is kept to 2 ns, rounded down.
+//! * The state word is that floor in nanoseconds (kept to 2 ns, rounded down) with bit 0,
+//!   `REAL`, set for the reference source.
 
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use core::time::Duration;
 
 use punctual_core::{Clock, Reading, Sleeper, StdClock};
-
 use punctual_tokio::{TokioClock, TokioSleeper};
 
 const REAL: u64 = 1;
@@ -70,7 +60,7 @@ impl RuntimeClock {
     /// a wheel that holds no entry and has no driver: its earlier readings are no floor.
     pub(crate) fn switch_to_tokio(&self, tick: Duration, pausable: bool) {
         let behind = if pausable {
-            nanos(self.tokio_reading()) % nanos(tick).max(1)
+            nanos(self.tokio().now()) % nanos(tick).max(1)
         } else {
             0
         };
@@ -107,11 +97,6 @@ impl RuntimeClock {
     fn tokio(&self) -> TokioClock {
         TokioClock::with_origin(tokio::time::Instant::from_std(self.reference.origin()))
     }
-
-    /// The reference clock's reading of the instant tokio reports to this thread.
-    fn tokio_reading(&self) -> Duration {
-        self.tokio().now()
-    }
 }
 
 impl Clock for RuntimeClock {
@@ -121,7 +106,7 @@ impl Clock for RuntimeClock {
         let raw = if state & REAL != 0 {
             self.reference.now()
         } else {
-            self.tokio_reading()
+            self.tokio().now()
         };
         raw.saturating_sub(self.behind())
             .max(Duration::from_nanos(state & !REAL))

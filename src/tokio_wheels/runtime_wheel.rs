@@ -84,11 +84,6 @@ impl RuntimeWheel {
         rw
     }
 
-    /// Whether the runtime this wheel served has shut down.
-    pub(super) fn runtime_gone(&self) -> bool {
-        self.wheel.clock().runtime_gone()
-    }
-
     /// The owner lets go. Wakes the driver, which lets go once the wheel is drained;
     /// shelves the wheel now if no driver is left.
     pub(super) fn disown(&'static self) {
