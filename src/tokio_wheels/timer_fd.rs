@@ -20,6 +20,11 @@ use std::sync::Arc;
 
 use tokio::io::unix::AsyncFd;
 
+const ZERO: libc::timespec = libc::timespec {
+    tv_sec: 0,
+    tv_nsec: 0,
+};
+
 /// A `CLOCK_MONOTONIC` timerfd registered with the current runtime's reactor.
 #[derive(Debug)]
 pub(super) struct TimerFd {
@@ -68,24 +73,15 @@ impl TimerFd {
     /// `timerfd_settime` with a relative expiry; `None` (or a failure) disarms it. A
     /// failure leaves the driver to be woken by the next arm, as an idle one is.
     fn set(&self, after: Option<Duration>) {
-        let value = match after {
+        let mut spec = libc::itimerspec {
+            it_interval: ZERO,
+            it_value: ZERO,
+        };
+        if let Some(after) = after {
             // At most about 68 years: `time_t` seconds never overflow.
-            Some(after) => libc::timespec {
-                tv_sec: after.as_secs().min(1 << 31) as libc::time_t,
-                tv_nsec: libc::c_long::from(after.subsec_nanos() as i32),
-            },
-            None => libc::timespec {
-                tv_sec: 0,
-                tv_nsec: 0,
-            },
-        };
-        let spec = libc::itimerspec {
-            it_interval: libc::timespec {
-                tv_sec: 0,
-                tv_nsec: 0,
-            },
-            it_value: value,
-        };
+            spec.it_value.tv_sec = after.as_secs().min(1 << 31) as libc::time_t;
+            spec.it_value.tv_nsec = libc::c_long::from(after.subsec_nanos() as i32);
+        }
         // SAFETY: a live descriptor of ours, and a valid `itimerspec`; no old value read.
         unsafe {
             libc::timerfd_settime(self.fd.as_raw_fd(), 0, &spec, core::ptr::null_mut());
@@ -95,10 +91,7 @@ impl TimerFd {
     /// Ready once the timer expired since it was last armed or read.
     fn poll_expired(&self, cx: &mut Context<'_>) -> Poll<()> {
         loop {
-            let Poll::Ready(guard) = self.fd.poll_read_ready(cx) else {
-                return Poll::Pending;
-            };
-            let Ok(mut guard) = guard else {
+            let Ok(mut guard) = std::task::ready!(self.fd.poll_read_ready(cx)) else {
                 // The reactor is gone (the runtime shuts down): end the sleep; the driver
                 // is dropped with its task.
                 return Poll::Ready(());
@@ -107,23 +100,15 @@ impl TimerFd {
             let read = guard.try_io(|fd| {
                 // SAFETY: reads at most 8 bytes into `count`, from a live descriptor.
                 let n = unsafe { libc::read(fd.as_raw_fd(), count.as_mut_ptr().cast(), 8) };
-                if n < 0 {
-                    Err(io::Error::last_os_error())
-                } else {
-                    Ok(())
-                }
+                (n >= 0).then_some(()).ok_or_else(io::Error::last_os_error)
             });
-            match read {
-                Ok(_) => {
-                    // A one-shot timer that expired cannot expire again before it is
-                    // armed: the readiness is spent, and a stale one would cost the next
-                    // sleep a read that finds nothing.
-                    guard.clear_ready();
-                    return Poll::Ready(());
-                }
-                // Stale readiness: cleared by `try_io`; wait again.
-                Err(_would_block) => continue,
+            if read.is_ok() {
+                // A one-shot timer that expired cannot expire again before it is armed:
+                // the readiness is spent, and a stale one would cost the next sleep a read.
+                guard.clear_ready();
+                return Poll::Ready(());
             }
+            // Stale readiness, cleared by `try_io`: wait again.
         }
     }
 }
