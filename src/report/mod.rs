@@ -49,7 +49,6 @@ mod limits;
 #[cfg(feature = "metrics")]
 mod metrics;
 mod record;
-mod snapshot;
 
 use std::sync::{Arc, RwLock};
 
@@ -57,8 +56,7 @@ pub use keep::{Keeper, Kept, KeptFuture};
 #[cfg(feature = "config")]
 pub use limits::{Limits, LimitsError, install_limits, installed_limits, limit_for};
 pub use punctual_core::{Outcome, OutcomeKind};
-pub use record::{Counts, Event, recent, set_recent_capacity};
-pub use snapshot::{NameReport, Snapshot, snapshot};
+pub use record::{Counts, Event, NameReport, Snapshot, recent, set_recent_capacity, snapshot};
 
 type Listener = Arc<dyn Fn(&Outcome) + Send + Sync>;
 
