@@ -199,29 +199,7 @@ impl<F> fmt::Debug for Budgeted<F> {
 /// from outside: the work checks its budget in its loop. The checks read the clock of the
 /// thread's default wheel: no lock, no allocation once the thread has its wheel.
 ///
-/// ```
-/// use std::time::Duration;
-/// use punctual::Budget;
-///
-/// # futures_executor::block_on(async {
-/// let outcome = punctual::budget(Duration::from_millis(20), async {
-///     let budget = Budget::current();
-///     // `tokio::task::spawn_blocking(move || ..)` in a tokio service.
-///     let work = std::thread::spawn(move || {
-///         let mut slices = 0;
-///         while !budget.expired() {
-///             slices += 1; // a slice of blocking work
-///             std::thread::sleep(Duration::from_millis(1));
-///         }
-///         budget.check().map(|()| slices)
-///     });
-///     work.join().unwrap() // blocks this task: only to keep the example short
-/// })
-/// .await;
-/// // The blocking work saw the budget run out, and stopped.
-/// assert!(outcome.and_then(|inner| inner).unwrap_err().is_budget());
-/// # });
-/// ```
+/// The [guide](crate::guide) shows it on tokio's blocking pool.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Budget {
     carried: Option<Carried>,

@@ -109,24 +109,7 @@ pub trait DeadlineExt: Future + Sized {
     /// reach by itself. Its end is carried as an instant, so waiting to be polled counts.
     /// With no budget in force for default deadlines, `self` runs unbounded.
     ///
-    /// ```
-    /// use std::time::Duration;
-    /// use punctual::prelude::*;
-    ///
-    /// # futures_executor::block_on(async {
-    /// let handle = punctual::budget(Duration::from_millis(50), async {
-    ///     let slow = std::future::pending::<()>().deadline(Duration::from_secs(1));
-    ///     let bounded = slow.with_current_budget();
-    ///     std::thread::spawn(move || futures_executor::block_on(bounded))
-    /// })
-    /// .await
-    /// .unwrap();
-    /// // The deadline on the other thread ended with the budget, at 50 ms, not at its own 1 s.
-    /// let err = handle.join().unwrap().unwrap_err();
-    /// assert!(err.is_budget());
-    /// assert_eq!(err.duration(), Duration::from_millis(50));
-    /// # });
-    /// ```
+    /// The [guide](crate::guide) shows it with `tokio::spawn`.
     ///
     /// # Errors
     ///
