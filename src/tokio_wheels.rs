@@ -59,10 +59,7 @@ std::thread_local! {
 fn current_wheel() -> Option<&'static RuntimeWheel> {
     CLAIM
         .try_with(|claim| {
-            let held = claim
-                .0
-                .get()
-                .filter(|rw| !rw.wheel().clock().runtime_gone());
+            let held = claim.0.get().filter(|rw| !rw.wheel.clock().runtime_gone());
             if let Some(rw) = held {
                 if tokio::task::try_id().is_some() {
                     return Some(rw);
@@ -93,7 +90,7 @@ pub(crate) fn current() -> Option<&'static WheelChoice> {
 /// The wheel of the tokio runtime this thread is in, which default deadlines started here
 /// now would use; `None` outside every runtime.
 pub fn runtime_wheel() -> Option<&'static Wheel<RuntimeClock, Growable>> {
-    current_wheel().map(RuntimeWheel::wheel)
+    current_wheel().map(|rw| &rw.wheel)
 }
 
 /// How many runtime wheels this process has made: the most in use at once, since a

@@ -39,7 +39,6 @@ use punctual_core::{Clock, Growable, Reading, Wheel};
 use crate::global::std_clock;
 use crate::wheel_choice::{Shelf, WheelChoice};
 
-/// The tick of a paused thread's wheel, as the global wheel's.
 const TICK: Duration = Duration::from_millis(1);
 
 /// A paused thread's clock. Only its thread's `advance` moves it; `pause` sets it anew,
@@ -142,7 +141,6 @@ pub fn pause() {
     });
 }
 
-/// A new wheel, leaked.
 fn make() -> &'static Paused {
     // Precise fires: advances that add up to a deadline fire it however they are split.
     let wheel: &'static VirtualWheel = Box::leak(Box::new(

@@ -14,7 +14,6 @@ use punctual_core::{Clock, ClockInstant, Growable, Reading, Wheel};
 use punctual_wasm::HostClock;
 use web_time::Instant;
 
-/// The global wheel's tick.
 const TICK: Duration = Duration::from_millis(1);
 
 // SAFETY: a static stays at its address for the rest of the program. No batched wakes:

@@ -23,8 +23,6 @@ use crate::DeadlineExt;
 /// A future handed to a [`Keeper`]'s spawner.
 pub type KeptFuture = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
 
-type Spawner = dyn Fn(KeptFuture) + Send + Sync;
-
 /// Keeps the work of elapsed deadlines running on a spawner of your choice, at most `cap`
 /// at once: for work worth finishing though its caller cannot wait (a write-behind, a
 /// cache refresh), not for work that only feeds the caller. Under overload kept work adds
@@ -50,12 +48,10 @@ type Spawner = dyn Fn(KeptFuture) + Send + Sync;
 /// finished.recv().unwrap(); // the refresh ran to its end, on its own
 /// ```
 #[derive(Clone)]
-pub struct Keeper {
-    shared: Arc<Shared>,
-}
+pub struct Keeper(Arc<Shared>);
 
 struct Shared {
-    spawner: Box<Spawner>,
+    spawner: Box<dyn Fn(KeptFuture) + Send + Sync>,
     cap: usize,
     running: AtomicUsize,
 }
@@ -64,18 +60,16 @@ impl Keeper {
     /// A keeper that hands kept futures to `spawn` (`|f| { tokio::spawn(f); }`,
     /// `|f| smol::spawn(f).detach()`, any executor's), at most `cap` running at once.
     pub fn new(cap: usize, spawn: impl Fn(KeptFuture) + Send + Sync + 'static) -> Self {
-        Self {
-            shared: Arc::new(Shared {
-                spawner: Box::new(spawn),
-                cap,
-                running: AtomicUsize::new(0),
-            }),
-        }
+        Self(Arc::new(Shared {
+            spawner: Box::new(spawn),
+            cap,
+            running: AtomicUsize::new(0),
+        }))
     }
 
     /// How many kept futures are running now.
     pub fn running(&self) -> usize {
-        self.shared.running.load(Ordering::Acquire)
+        self.0.running.load(Ordering::Acquire)
     }
 
     /// Bounds `future` by `limit`, named `name`, on the default wheel. At the deadline the
@@ -108,7 +102,7 @@ impl Keeper {
     where
         F: Future<Output = Result<T, E>> + Send + 'static,
     {
-        let shared = &self.shared;
+        let shared = &self.0;
         let admitted = shared
             .running
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
@@ -120,7 +114,7 @@ impl Keeper {
             super::later_fate(name, OutcomeKind::Refused, Duration::ZERO);
             return;
         }
-        let running = Running(self.shared.clone());
+        let running = Running(self.0.clone());
         let kept_since = Instant::now();
         (shared.spawner)(Box::pin(async move {
             let _running = running;
@@ -136,7 +130,7 @@ impl Keeper {
 impl fmt::Debug for Keeper {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Keeper")
-            .field("cap", &self.shared.cap)
+            .field("cap", &self.0.cap)
             .field("running", &self.running())
             .finish()
     }

@@ -41,7 +41,7 @@ pub(super) struct DriverTask {
 
 impl DriverTask {
     pub(super) fn new(rw: &'static RuntimeWheel, handle: Handle) -> Self {
-        let wheel = rw.wheel();
+        let wheel = &rw.wheel;
         #[cfg(target_os = "linux")]
         let fine = TimerFd::new();
         #[cfg(not(target_os = "linux"))]
@@ -90,8 +90,8 @@ impl DriverTask {
         // Let go of everything that reaches the wheel (timers, the place for a waker)
         // before the wheel is let go: it may serve another runtime next.
         self.driver = None;
-        self.rw.wheel().clock().switch_to_real();
-        if self.rw.wheel().occupied() == 0 {
+        self.rw.wheel.clock().switch_to_real();
+        if self.rw.wheel.occupied() == 0 {
             self.rw.stop_driving();
         } else {
             super::orphans::hand_over(self.rw);

@@ -51,7 +51,7 @@ impl Driven for Orphan {
     type Storage = Growable;
 
     fn wheel(&self) -> &'static Wheel<RuntimeClock, Growable> {
-        self.orphan.wheel()
+        &self.orphan.wheel
     }
 
     fn slot(&mut self) -> &mut DriverSlot<'static, RuntimeClock, Growable> {
@@ -62,12 +62,12 @@ impl Driven for Orphan {
 
     /// On the tick grid (see the module docs).
     fn next_turn(&self, next: Reading) -> Reading {
-        let tick = self.orphan.wheel().tick();
+        let tick = self.orphan.wheel.tick();
         Reading::since_origin(on_tick_grid(next.as_duration(), tick))
     }
 
     fn finished(&mut self) -> bool {
-        if self.orphan.wheel().occupied() != 0 {
+        if self.orphan.wheel.occupied() != 0 {
             return false;
         }
         // The place for the waker first: the wheel may serve another runtime as soon as
@@ -88,7 +88,7 @@ fn run() -> ! {
                     .drain(..)
                     .map(|orphan| Orphan {
                         orphan,
-                        slot: Some(orphan.wheel().driver_slot()),
+                        slot: Some(orphan.wheel.driver_slot()),
                     }),
             );
         },

@@ -13,7 +13,6 @@
 //! * The last of the owner and the driver to leave shelves the wheel ([`Holders`]).
 //! * A shelved wheel has nothing armed, no driver, and nothing left that can turn it.
 
-use core::fmt;
 use core::time::Duration;
 use std::sync::OnceLock;
 
@@ -24,12 +23,11 @@ use super::holders::Holders;
 use super::{RuntimeClock, SHELVES};
 use crate::wheel_choice::WheelChoice;
 
-/// The tick of every default wheel.
 pub(super) const DEFAULT_TICK: Duration = Duration::from_millis(1);
 
 /// A default wheel for one thread of a tokio runtime.
 pub(super) struct RuntimeWheel {
-    wheel: Wheel<RuntimeClock, Growable>,
+    pub(super) wheel: Wheel<RuntimeClock, Growable>,
     /// How default deadlines reach the wheel (set once leaked).
     choice: OnceLock<WheelChoice>,
     state: Holders,
@@ -39,11 +37,6 @@ pub(super) struct RuntimeWheel {
 }
 
 impl RuntimeWheel {
-    /// The wheel.
-    pub(super) fn wheel(&self) -> &Wheel<RuntimeClock, Growable> {
-        &self.wheel
-    }
-
     /// How default deadlines reach the wheel.
     pub(super) fn choice(&self) -> &WheelChoice {
         self.choice.get().expect("set when the wheel was made")
@@ -112,15 +105,6 @@ impl RuntimeWheel {
     /// Whether the driver task may stop: the owner has left and nothing is armed.
     pub(super) fn driver_may_stop(&self) -> bool {
         self.state.owner_left() && self.wheel.occupied() == 0
-    }
-}
-
-impl fmt::Debug for RuntimeWheel {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("RuntimeWheel")
-            .field("wheel", &self.wheel)
-            .field("pausable", &self.pausable)
-            .finish_non_exhaustive()
     }
 }
 
