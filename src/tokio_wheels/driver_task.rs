@@ -22,10 +22,10 @@ use punctual_core::{Clock, Driver, Growable, Limit, Reading, Sleep, Sleeper};
 use punctual_tokio::{TurningSleep, TurningSleeper};
 use tokio::runtime::Handle;
 
-use super::runtime_clock::{RuntimeClock, RuntimeSleeper};
-use super::runtime_wheel::{DEFAULT_TICK, RuntimeWheel, on_tick_grid};
+use super::runtime_clock::RuntimeClock;
 #[cfg(target_os = "linux")]
 use super::timer_fd::{FineSleep, TimerFd};
+use super::{DEFAULT_TICK, RuntimeWheel, on_tick_grid};
 use crate::wheel::Global;
 
 type RuntimeDriver = Driver<'static, RuntimeClock, Growable, DefaultSleeper>;
@@ -53,7 +53,7 @@ impl DriverTask {
         wheel.set_precise_fires(on_tokio_timer || fine.is_none());
         let sleeper = DefaultSleeper {
             wheel,
-            on_tokio: TurningSleeper::new(RuntimeSleeper::new(wheel.clock()), wheel),
+            on_tokio: TurningSleeper::new(wheel.clock(), wheel),
             on_tokio_timer,
             #[cfg(target_os = "linux")]
             fine,
@@ -110,7 +110,7 @@ impl Drop for DriverTask {
 /// The sleeps of a runtime wheel's driver (see the module docs).
 struct DefaultSleeper {
     wheel: &'static punctual_core::Wheel<RuntimeClock, Growable>,
-    on_tokio: TurningSleeper<RuntimeSleeper, RuntimeClock, Growable>,
+    on_tokio: TurningSleeper<&'static RuntimeClock, RuntimeClock, Growable>,
     /// tokio's timer from now on: the clock has read virtual time, or the runtime has a
     /// time driver and no fine timer.
     on_tokio_timer: bool,

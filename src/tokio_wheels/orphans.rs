@@ -16,7 +16,7 @@ use punctual_core::{DriverSlot, Growable, Reading, Wheel};
 use punctual_thread::Driven;
 
 use super::RuntimeClock;
-use super::runtime_wheel::{RuntimeWheel, on_tick_grid};
+use super::{RuntimeWheel, on_tick_grid};
 
 /// Wheels handed over (their clocks already on real time), not yet taken in by the thread.
 static INBOX: Mutex<Vec<&'static RuntimeWheel>> = Mutex::new(Vec::new());

@@ -118,27 +118,15 @@ fn nanos(d: Duration) -> u64 {
     u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
-/// Sleeps on tokio's timer until a [`RuntimeClock`] reads a time: exactly the instant,
-/// so a paused clock does not round a nanosecond late up to a millisecond. Only while
-/// the clock reads tokio's time.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct RuntimeSleeper {
-    clock: &'static RuntimeClock,
-}
-
-impl RuntimeSleeper {
-    /// Sleeps for a wheel on `clock`.
-    pub(crate) const fn new(clock: &'static RuntimeClock) -> Self {
-        Self { clock }
-    }
-}
-
-impl Sleeper for RuntimeSleeper {
+/// Sleeps on tokio's timer until the clock reads a time: exactly the instant, so a paused
+/// clock does not round a nanosecond late up to a millisecond. Only while the clock reads
+/// tokio's time.
+impl Sleeper for &'static RuntimeClock {
     type Sleep = tokio::time::Sleep;
 
     fn sleep_until(&mut self, at: Reading) -> tokio::time::Sleep {
-        let tokio = self.clock.tokio();
-        let at = self.clock.reference_reading(at);
+        let tokio = self.tokio();
+        let at = self.reference_reading(at);
         TokioSleeper::new(&tokio).sleep_until(at)
     }
 }

@@ -60,14 +60,11 @@ impl TimerFd {
     /// Arms the timer `after` from now (disarms it for `None`), and returns the sleep that
     /// waits for it. A zero `after` is ready at once.
     pub(super) fn sleep(self: &Arc<Self>, after: Option<Duration>) -> FineSleep {
-        let ready = after == Some(Duration::ZERO);
-        if !ready {
-            self.set(after);
+        if after == Some(Duration::ZERO) {
+            return FineSleep(None);
         }
-        FineSleep {
-            timer: Arc::clone(self),
-            ready,
-        }
+        self.set(after);
+        FineSleep(Some(Arc::clone(self)))
     }
 
     /// `timerfd_settime` with a relative expiry; `None` (or a failure) disarms it. A
@@ -113,20 +110,16 @@ impl TimerFd {
     }
 }
 
-/// A wait for a [`TimerFd`]: ready at its expiry (or at once, for a zero wait).
+/// A wait for a [`TimerFd`]: ready at its expiry (or at once, without one).
 #[derive(Debug)]
-pub(super) struct FineSleep {
-    timer: Arc<TimerFd>,
-    ready: bool,
-}
+pub(super) struct FineSleep(Option<Arc<TimerFd>>);
 
 impl Future for FineSleep {
     type Output = ();
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        if self.ready {
-            return Poll::Ready(());
-        }
-        self.timer.poll_expired(cx)
+        self.0
+            .as_ref()
+            .map_or(Poll::Ready(()), |timer| timer.poll_expired(cx))
     }
 }
