@@ -28,7 +28,6 @@
 
 mod driver_task;
 mod holders;
-mod orphans;
 mod probe;
 pub(crate) mod runtime_clock;
 #[cfg(target_os = "linux")]

@@ -11,14 +11,21 @@
 //! * It stops once its wheel's owner left and nothing is armed. It checks that after
 //!   each poll of the driver, which registered its waker first: an owner that leaves
 //!   wakes it, so it never waits idle on a wheel it should let go.
-//! * Dropped by tokio at shutdown, it hands what is still armed to the orphan driver.
+//! * Dropped by tokio at shutdown, it hands what is still armed to the orphan driver: one
+//!   thread, started at the first such shutdown and parked while idle, that fires those
+//!   deadlines on real time, each turn on the tick grid (by the end of the deadline's tick,
+//!   as the contract allows), and lets go of each wheel once it has drained.
 
 use core::future::Future;
 use core::pin::Pin;
 use core::task::{Context, Poll};
+use core::time::Duration;
+use std::sync::{Mutex, OnceLock};
+use std::thread::{self, Thread};
 
 use pin_project_lite::pin_project;
-use punctual_core::{Clock, Driver, Growable, Limit, Reading, Sleep, Sleeper};
+use punctual_core::{Clock, Driver, DriverSlot, Growable, Limit, Reading, Sleep, Sleeper, Wheel};
+use punctual_thread::Driven;
 use punctual_tokio::{TurningSleep, TurningSleeper};
 use tokio::runtime::Handle;
 
@@ -94,7 +101,7 @@ impl DriverTask {
         if self.rw.wheel.occupied() == 0 {
             self.rw.stop_driving();
         } else {
-            super::orphans::hand_over(self.rw);
+            hand_over(self.rw);
         }
     }
 }
@@ -109,7 +116,7 @@ impl Drop for DriverTask {
 
 /// The sleeps of a runtime wheel's driver (see the module docs).
 struct DefaultSleeper {
-    wheel: &'static punctual_core::Wheel<RuntimeClock, Growable>,
+    wheel: &'static Wheel<RuntimeClock, Growable>,
     on_tokio: TurningSleeper<&'static RuntimeClock, RuntimeClock, Growable>,
     /// tokio's timer from now on: the clock has read virtual time, or the runtime has a
     /// time driver and no fine timer.
@@ -178,4 +185,81 @@ impl Future for DefaultSleep {
             DefaultSleepProj::Alarm { sleep } => sleep.poll(cx),
         }
     }
+}
+
+/// Wheels handed over (their clocks already on real time), not yet taken in by the thread.
+static INBOX: Mutex<Vec<&'static RuntimeWheel>> = Mutex::new(Vec::new());
+static THREAD: OnceLock<Thread> = OnceLock::new();
+
+/// Hands `orphan` (its clock already on real time) to the orphan driver.
+pub(super) fn hand_over(orphan: &'static RuntimeWheel) {
+    INBOX
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .push(orphan);
+    let thread = THREAD.get_or_init(|| {
+        punctual_thread::handle_forks();
+        thread::Builder::new()
+            .name("punctual-orphans".into())
+            .spawn(run)
+            .expect("punctual: could not start the thread that fires the deadlines of a runtime that shut down")
+            .thread()
+            .clone()
+    });
+    thread.unpark();
+}
+
+/// An orphaned wheel, driven until it drains. The slot is `None` once it is let go.
+struct Orphan {
+    orphan: &'static RuntimeWheel,
+    slot: Option<DriverSlot<'static, RuntimeClock, Growable>>,
+}
+
+impl Driven for Orphan {
+    type Clock = RuntimeClock;
+    type Storage = Growable;
+
+    fn wheel(&self) -> &'static Wheel<RuntimeClock, Growable> {
+        &self.orphan.wheel
+    }
+
+    fn slot(&mut self) -> &mut DriverSlot<'static, RuntimeClock, Growable> {
+        self.slot
+            .as_mut()
+            .expect("a runtime wheel is not driven after it is let go")
+    }
+
+    fn next_turn(&self, next: Reading) -> Reading {
+        let tick = self.orphan.wheel.tick();
+        Reading::since_origin(on_tick_grid(next.as_duration(), tick))
+    }
+
+    fn finished(&mut self) -> bool {
+        if self.orphan.wheel.occupied() != 0 {
+            return false;
+        }
+        // The place for the waker first: the wheel may serve another runtime as soon as
+        // it is let go.
+        self.slot = None;
+        self.orphan.stop_driving();
+        true
+    }
+}
+
+fn run() -> ! {
+    punctual_thread::run(
+        |driving: &mut Vec<Orphan>| {
+            driving.extend(
+                INBOX
+                    .lock()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner())
+                    .drain(..)
+                    .map(|orphan| Orphan {
+                        orphan,
+                        slot: Some(orphan.wheel.driver_slot()),
+                    }),
+            );
+        },
+        Duration::MAX,
+    )
 }
