@@ -19,8 +19,6 @@ pub mod delay_queue;
 #[cfg(feature = "std")]
 mod ext;
 #[cfg(feature = "std")]
-mod functions;
-#[cfg(feature = "std")]
 mod global;
 #[cfg(all(
     target_family = "wasm",
@@ -58,9 +56,10 @@ pub use default_wheel::{Deadline, IdleTimeout, Interval, NamedDeadline, Sleep, S
 #[cfg(feature = "std")]
 pub use delay_queue::DelayQueue;
 #[cfg(feature = "std")]
-pub use ext::{DeadlineExt, StreamDeadlineExt};
-#[cfg(feature = "std")]
-pub use functions::{budget, interval, interval_at, sleep, sleep_until, timeout, timeout_at};
+pub use ext::{
+    DeadlineExt, StreamDeadlineExt, budget, interval, interval_at, sleep, sleep_until, timeout,
+    timeout_at,
+};
 #[cfg(feature = "std")]
 pub use instant::DeadlineInstant;
 

@@ -195,22 +195,15 @@ fn parse_limit(key: &str, value: &Raw) -> Result<Duration, LimitsError> {
 
 /// `limit`, if in range.
 fn check_limit(key: &str, text: &str, limit: Duration) -> Result<Duration, LimitsError> {
-    if limit.is_zero() {
-        return Err(LimitsError::new(
-            key,
-            text,
-            "zero; a limit must be above zero",
-        ));
-    }
-    if limit > Limits::MAX {
-        let max = humantime::format_duration(Limits::MAX);
-        return Err(LimitsError::new(
-            key,
-            text,
-            format!("out of range; a limit is at most {max}"),
-        ));
-    }
-    Ok(limit)
+    let max = humantime::format_duration(Limits::MAX);
+    let problem = if limit.is_zero() {
+        "zero; a limit must be above zero".to_owned()
+    } else if limit > Limits::MAX {
+        format!("out of range; a limit is at most {max}")
+    } else {
+        return Ok(limit);
+    };
+    Err(LimitsError::new(key, text, problem))
 }
 
 /// A bad limit: the key it was under, the text given, and what is wrong with it.
