@@ -43,14 +43,25 @@ impl core::fmt::Debug for DefaultWheel {
     }
 }
 
-// SAFETY: always the global wheel (`Global`'s).
-#[cfg(not(any(feature = "tokio", feature = "test-util")))]
+// SAFETY: without `tokio` and `test-util`, always the global wheel. With them, `choose`
+// settles `chosen` (the global wheel included, stored as any other) and a repeated `choose`
+// keeps it; only `forget_choice` clears it. So from a `choose` to the next `forget_choice`,
+// `get` returns the one wheel chosen, on every copy. `reading_at` only ever moves an
+// instant later on the chosen wheel's clock (it reads behind), or carries it over to the
+// global wheel's clock (`global::reading_at`).
 unsafe impl WheelRef for DefaultWheel {
+    #[cfg(any(feature = "tokio", feature = "test-util"))]
+    type Target = dyn RawWheel;
+    #[cfg(not(any(feature = "tokio", feature = "test-util")))]
     type Target = <crate::global::Global as WheelRef>::Target;
     type Instant = crate::instant::Now;
 
     #[inline(always)]
     fn get(&self) -> &Self::Target {
+        #[cfg(any(feature = "tokio", feature = "test-util"))]
+        if let Some(chosen) = self.chosen {
+            return chosen.wheel;
+        }
         crate::global::global_wheel()
     }
 
@@ -59,36 +70,7 @@ unsafe impl WheelRef for DefaultWheel {
         crate::instant::instant_of(self.global_reading(at))
     }
 
-    #[inline]
-    fn reading_at(&self, at: Reading) -> Reading {
-        // The global wheel's clock may be `BootClock` (`global::reading_at`).
-        crate::global::reading_at(at)
-    }
-}
-
-// SAFETY: `choose` settles `chosen` (the global wheel included, stored as any other) and
-// a repeated `choose` keeps it; only `forget_choice` clears it. So from a `choose` to the
-// next `forget_choice`, `get` returns the one wheel chosen, on every copy. `reading_at`
-// only ever moves an instant later on the chosen wheel's clock (it reads behind), or
-// carries it over to the global wheel's clock (`global::reading_at`).
-#[cfg(any(feature = "tokio", feature = "test-util"))]
-unsafe impl WheelRef for DefaultWheel {
-    type Target = dyn RawWheel;
-    type Instant = crate::instant::Now;
-
-    #[inline]
-    fn get(&self) -> &Self::Target {
-        match self.chosen {
-            Some(chosen) => chosen.wheel,
-            None => crate::global::global_wheel(),
-        }
-    }
-
-    #[inline]
-    fn instant_of(&self, at: Reading) -> Self::Instant {
-        crate::instant::instant_of(self.global_reading(at))
-    }
-
+    #[cfg(any(feature = "tokio", feature = "test-util"))]
     #[inline]
     fn choose(&mut self) {
         if self.chosen.is_none() {
@@ -98,13 +80,15 @@ unsafe impl WheelRef for DefaultWheel {
 
     #[inline]
     fn reading_at(&self, at: Reading) -> Reading {
-        match self.chosen {
-            Some(chosen) if !core::ptr::eq(chosen, &GLOBAL_DEFAULT) => chosen.reading_at(at),
-            // The global wheel's clock may be `BootClock` (`global::reading_at`).
-            _ => crate::global::reading_at(at),
+        #[cfg(any(feature = "tokio", feature = "test-util"))]
+        if let Some(chosen) = self.chosen.filter(|c| !core::ptr::eq(*c, &GLOBAL_DEFAULT)) {
+            return chosen.reading_at(at);
         }
+        // The global wheel's clock may be `BootClock` (`global::reading_at`).
+        crate::global::reading_at(at)
     }
 
+    #[cfg(any(feature = "tokio", feature = "test-util"))]
     #[inline]
     fn forget_choice(&mut self) {
         self.chosen = None;
@@ -112,6 +96,7 @@ unsafe impl WheelRef for DefaultWheel {
 
     /// Wheels on the global timeline answer the global wheel's address, so budgets apply
     /// across them (`WheelChoice::on_global_timeline`).
+    #[cfg(any(feature = "tokio", feature = "test-util"))]
     #[inline]
     fn id(&self) -> usize {
         (self.budget_wheel() as *const dyn RawWheel).cast::<()>() as usize
