@@ -136,15 +136,10 @@ impl<F: Future> DeadlineExt for F {}
 /// use punctual::StreamDeadlineExt;
 ///
 /// # futures_executor::block_on(async {
-/// // Items that keep coming in time pass through as Ok.
-/// let items: Vec<_> = stream::iter([1, 2, 3]).idle_timeout(Duration::from_millis(50)).collect().await;
-/// assert_eq!(items, [Ok(1), Ok(2), Ok(3)]);
-///
-/// // A stream that stalls ends with one Err.
+/// // Items in time pass through as `Ok`; a stream that stalls ends with one `Err`.
 /// let stalled = stream::iter([1]).chain(stream::pending());
 /// let items: Vec<_> = stalled.idle_timeout(Duration::from_millis(5)).collect().await;
-/// assert_eq!(items.len(), 2);
-/// assert!(items[1].is_err());
+/// assert!(items[0].is_ok() && items[1].is_err() && items.len() == 2);
 /// # });
 /// ```
 pub trait StreamDeadlineExt: Stream + Sized {

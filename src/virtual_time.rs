@@ -47,14 +47,9 @@ const TICK: Duration = Duration::from_millis(1);
 struct VirtualClock(AtomicU64);
 
 impl VirtualClock {
-    /// Moves the clock forward by `by` (saturating).
+    /// Moves the clock forward by `by` (saturating); only its thread does.
     fn advance(&self, by: Duration) {
-        let by = u64::try_from(by.as_nanos()).unwrap_or(u64::MAX);
-        let _ = self
-            .0
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |now| {
-                Some(now.saturating_add(by))
-            });
+        self.set(self.now().saturating_add(by));
     }
 
     /// Sets the clock to `to`, for a wheel started over for another thread.
@@ -75,18 +70,13 @@ impl Clock for VirtualClock {
 type VirtualWheel = Wheel<VirtualClock, Growable>;
 
 /// A paused thread's wheel, and how default deadlines reach it. Leaked.
-struct Paused {
+pub(crate) struct Paused {
     wheel: &'static VirtualWheel,
     choice: WheelChoice,
 }
 
 /// The wheels of paused threads that have exited, for the next `pause`.
-static SHELF: Shelf<Paused> = Shelf::new();
-
-/// How many paused wheels this process has made: the most in use at once.
-pub(crate) fn paused_wheels_made() -> usize {
-    SHELF.made()
-}
+pub(crate) static SHELF: Shelf<Paused> = Shelf::new();
 
 /// The thread's virtual wheel, once paused; shelved when the thread exits.
 struct Held(Cell<Option<&'static Paused>>);

@@ -55,5 +55,5 @@ pub use crate::tokio_wheels::{RuntimeClock, runtime_wheel, runtime_wheels_made};
 /// ([`virtual_time::pause`](crate::virtual_time::pause)): the most in use at once.
 #[cfg(feature = "test-util")]
 pub fn paused_wheels_made() -> usize {
-    crate::virtual_time::paused_wheels_made()
+    crate::virtual_time::SHELF.made()
 }

@@ -109,13 +109,12 @@ impl Limits {
                         limits.names.insert(name.clone(), parse_limit(&key, value)?);
                     }
                 }
-                ("names", _) => {
-                    let text = value.text().unwrap_or_else(|what| what.into());
-                    return Err(LimitsError::new(key, &text, "not a table of names"));
-                }
                 _ => {
                     let text = value.text().unwrap_or_else(|what| what.into());
-                    let problem = "an unknown key; the keys are `default` and `names`";
+                    let problem = match key.as_str() {
+                        "names" => "not a table of names",
+                        _ => "an unknown key; the keys are `default` and `names`",
+                    };
                     return Err(LimitsError::new(key, &text, problem));
                 }
             }

@@ -3,12 +3,9 @@
 //!
 //! * One per driver task, re-armed to the wheel's next turn; never one per deadline.
 //! * Armed relative to a reading of the wheel's clock just taken, rounded up to whole
-//!   nanoseconds: it never wakes before the time asked, on a clock that moves as the
-//!   wheel's does.
+//!   nanoseconds: it never wakes before the time asked.
 //! * A wake is only a hint: the driver reads its clock and fires what is due, so a stale
 //!   or spurious wake costs a turn, never an early fire.
-//! * Made only on a runtime with an I/O driver: [`TimerFd::new`] registers it in a
-//!   [`quietly`](super::probe::quietly) probe.
 
 use core::future::Future;
 use core::pin::Pin;
@@ -47,10 +44,9 @@ impl TimerFd {
         }
         // SAFETY: `raw` is a new descriptor that nothing else owns.
         let owned = unsafe { OwnedFd::from_raw_fd(raw) };
-        // Panics on a runtime without an I/O driver: the probe answers `None` then, and the
-        // descriptor is closed as the panic unwinds. (`with_interest` is deprecated in
-        // newer tokio for types that may close their descriptor while registered; an
-        // `OwnedFd` owned by the `AsyncFd` cannot, and the crate supports tokio 1.44.)
+        // Panics without an I/O driver: the probe answers `None`, the descriptor closed as
+        // the panic unwinds. (Deprecated in newer tokio for types that may close their
+        // descriptor while registered: an `OwnedFd` the `AsyncFd` owns cannot.)
         #[allow(deprecated)]
         let register = || AsyncFd::with_interest(owned, tokio::io::Interest::READABLE);
         let fd = super::probe::quietly(register)?.ok()?;
