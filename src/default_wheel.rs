@@ -9,8 +9,6 @@
 //! * `choose` settles the choice for the deadline's life; only `forget_choice` clears it
 //!   (an idle timeout chooses again for each gap, holding no entry between gaps).
 //! * Budgets on a wheel on the global timeline name the global wheel (`budget_wheel`).
-//! * Without either feature, `DefaultWheel` is zero bytes and always the global wheel.
-//! * The default futures are the core's futures on this handle.
 
 use punctual_core::{ClockInstant, RawWheel, Reading, WheelRef};
 
@@ -20,9 +18,8 @@ use crate::instant::DeadlineInstant;
 use crate::wheel_choice::WheelChoice;
 
 /// How a default deadline reaches its wheel: the wheel of the runtime or virtual time it is
-/// first polled in, or the global wheel (see [`DeadlineExt`](crate::DeadlineExt)).
-///
-/// Without the `tokio` and `test-util` features it is zero bytes and always the global wheel.
+/// first polled in, or the global wheel (see [`DeadlineExt`](crate::DeadlineExt)). Without
+/// the `tokio` and `test-util` features it is zero bytes and always the global wheel.
 #[derive(Clone, Copy, Default)]
 pub struct DefaultWheel {
     #[cfg(any(feature = "tokio", feature = "test-util"))]
@@ -180,12 +177,10 @@ pub type StreamDeadline<S> = punctual_core::StreamDeadline<'static, S, DefaultWh
 /// A default idle timeout for a stream. See [`punctual_core::IdleTimeout`].
 pub type IdleTimeout<S> = punctual_core::IdleTimeout<'static, S, DefaultWheel>;
 
-/// A default interval: on the wheel of the runtime its first tick is polled in, or the
-/// global wheel. See [`punctual_core::Interval`].
+/// A default interval. See [`punctual_core::Interval`].
 pub type Interval = punctual_core::Interval<'static, DefaultWheel>;
 
-/// The instants a default sleep or deadline is reset to ([`punctual_core::Sleep::reset`],
-/// [`punctual_core::Deadline::reset`]), as `deadline_at` takes them.
+/// The instants a default sleep or deadline is reset to, as `deadline_at` takes them.
 #[cfg(not(all(target_family = "wasm", target_os = "unknown")))]
 impl ClockInstant<DefaultWheel> for std::time::Instant {
     #[inline]
@@ -194,7 +189,7 @@ impl ClockInstant<DefaultWheel> for std::time::Instant {
     }
 }
 
-/// As `std::time::Instant`'s, on the web (`std::time::Instant::now()` panics there).
+/// As `std::time::Instant`'s, on the web.
 #[cfg(all(target_family = "wasm", target_os = "unknown"))]
 impl ClockInstant<DefaultWheel> for web_time::Instant {
     #[inline]
@@ -203,7 +198,7 @@ impl ClockInstant<DefaultWheel> for web_time::Instant {
     }
 }
 
-/// As `std::time::Instant`'s: on a paused runtime, count from tokio's `Instant::now()`.
+/// As `std::time::Instant`'s.
 #[cfg(feature = "tokio")]
 impl ClockInstant<DefaultWheel> for tokio::time::Instant {
     #[inline]

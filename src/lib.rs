@@ -63,17 +63,14 @@ pub use ext::{
 #[cfg(feature = "std")]
 pub use instant::DeadlineInstant;
 
-/// The runtime adapters, for a wheel of your own driven by a runtime: each is its own
-/// crate, re-exported here behind the feature of the same name. (In a module of their own
-/// so that `use punctual::*` shadows no crate named `tokio`.) Other runtimes' drivers
-/// are crates of their own: `punctual-smol`, `punctual-wasm`.
+/// The runtime adapters, for a wheel of your own driven by a runtime: each its own crate,
+/// re-exported behind the feature of its name (here, so that `use punctual::*` shadows no
+/// crate named `tokio`). Others: `punctual-smol`, `punctual-wasm`.
 pub mod adapters {
     /// Drive a wheel from a tokio task. See [`punctual_tokio`].
     #[cfg(feature = "tokio")]
     pub use punctual_tokio as tokio;
 
-    /// Tower middleware: a layer bounding each request by a deadline and a budget, its
-    /// HTTP flavour, `grpc-timeout` propagation; [`punctual_tower`] on the default wheel.
     #[cfg(feature = "tower")]
     pub mod tower;
 

@@ -1,6 +1,5 @@
-//! Tower middleware: [`punctual_tower`]'s types on
-//! [`DefaultWheel`](crate::wheel::DefaultWheel), so every default deadline in a handler
-//! respects the request's budget.
+//! Tower middleware: [`punctual_tower`]'s types on [`DefaultWheel`], so every default
+//! deadline in a handler respects the request's budget.
 //!
 //! ```
 //! use std::time::Duration;

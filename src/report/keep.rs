@@ -1,11 +1,9 @@
 //! Keep running: the caller gets `Err(Elapsed)` at the deadline, and the inner future is
-//! handed to a spawner instead of dropped, its later result reported.
-//! * Cancel stays the default; a [`Keeper`] is asked for by name, per deadline.
-//! * The deadline's own outcome is reported as usual (elapsed); the kept future's end is a
+//! handed to a spawner instead of dropped (a [`Keeper`] is asked for per deadline).
+//! * The deadline's outcome is reported as usual (elapsed); the kept future's end is a
 //!   later fate (`abandoned_succeeded`, `abandoned_failed`), never a second outcome.
-//! * At most `cap` kept futures run at once; one more is refused (dropped), counted as
-//!   `refused`. The count falls when a kept future ends or its task is dropped.
-//! * The inner future sits in a cell the deadline polls through (a mutex, uncontended):
+//! * At most `cap` kept futures run at once; one more is dropped, counted as `refused`.
+//! * The inner future sits in a cell the deadline polls through (an uncontended mutex):
 //!   the deadline drops only its handle at the fire, so the future survives to be kept.
 
 use std::fmt;
