@@ -43,8 +43,7 @@ pub trait DeadlineExt: Future + Sized {
     ///
     /// # Errors
     ///
-    /// The deadline resolves to `Err(Elapsed)` when `duration` passes before `self`
-    /// completes; `self` has been dropped by then.
+    /// `Err(Elapsed)` when `duration` passes first; `self` has been dropped by then.
     ///
     /// # Panics
     ///
@@ -80,19 +79,6 @@ pub trait DeadlineExt: Future + Sized {
     /// ([`report::limit_for`](crate::report::limit_for)), and names the deadline so its
     /// outcome is reported ([`punctual::report`](crate::report)).
     ///
-    /// ```
-    /// use std::time::Duration;
-    /// use punctual::DeadlineExt;
-    /// use punctual::report::{self, Limits};
-    ///
-    /// report::install_limits(Limits::default().with("doc-pricing", Duration::from_millis(5)).unwrap());
-    /// # futures_executor::block_on(async {
-    /// let err = std::future::pending::<()>().deadline_named("doc-pricing").await.unwrap_err();
-    /// assert_eq!(err.duration(), Duration::from_millis(5));
-    /// assert_eq!(err.name(), Some("doc-pricing"));
-    /// # });
-    /// ```
-    ///
     /// # Errors
     ///
     /// `Err(Elapsed)` when the limit passes before `self` completes.
@@ -109,14 +95,13 @@ pub trait DeadlineExt: Future + Sized {
     /// Carries the budget in force here into `self`, wherever it is polled: for work handed
     /// to another task (`tokio::spawn(work.with_current_budget())`), which a budget does not
     /// reach by itself. Its end is carried as an instant, so waiting to be polled counts.
-    /// With no budget in force for default deadlines, `self` runs unbounded.
-    ///
-    /// The [guide](crate::guide) shows it with `tokio::spawn`.
+    /// With no budget in force for default deadlines, `self` runs unbounded. The
+    /// [guide](crate::guide) shows it with `tokio::spawn`.
     ///
     /// # Errors
     ///
-    /// `Err(Elapsed)` (with [`is_budget`](punctual_core::Elapsed::is_budget)) when the
-    /// budget runs out before `self` completes; `self` has been dropped by then.
+    /// `Err(Elapsed)` ([`is_budget`](punctual_core::Elapsed::is_budget)) when the budget
+    /// runs out first; `self` has been dropped by then.
     ///
     /// # Cancel safety
     ///
@@ -197,10 +182,9 @@ pub fn sleep_until(at: impl DeadlineInstant) -> Sleep {
 /// Ticks once a `period` on the default wheel, the first tick at once (at its first
 /// poll), as `tokio::time::interval`. See [`punctual_core::Interval`].
 ///
-/// Each tick returns the instant it was due at: a `tokio::time::Instant` with the `tokio`
-/// feature, else a `std::time::Instant` (`.into()` gives the latter from either). After a
-/// stall the default ([`MissedTickBehavior::Skip`](crate::MissedTickBehavior::Skip)) gives
-/// one tick, then keeps the grid; tokio's default is `Burst`.
+/// Each tick returns the instant it was due at (tokio's with the `tokio` feature). After a
+/// stall it gives one tick, then keeps the grid
+/// ([`MissedTickBehavior::Skip`](crate::MissedTickBehavior::Skip); tokio's is `Burst`).
 ///
 /// ```
 /// use std::time::{Duration, Instant};
@@ -237,10 +221,8 @@ pub fn interval_at(start: impl DeadlineInstant, period: Duration) -> Interval {
 }
 
 /// Gives `future` a budget of `duration`: the whole block is bounded by it, and every
-/// default deadline started while it runs ends no later than it.
-///
-/// The budget travels with the polling of `future`, on any executor;
-/// [`Budget::current`](crate::Budget::current) reads it inside.
+/// default deadline started while it runs ends no later than it: the budget travels with
+/// the polling of `future`, on any executor ([`Budget::current`](crate::Budget::current)).
 ///
 /// ```
 /// use std::time::Duration;
@@ -255,8 +237,6 @@ pub fn interval_at(start: impl DeadlineInstant, period: Duration) -> Interval {
 /// assert!(outcome.and_then(|inner| inner).unwrap_err().is_budget());
 /// # });
 /// ```
-///
-/// (`examples/budget_retries.rs` runs a retry loop under a budget.)
 ///
 /// # Errors
 ///
@@ -278,8 +258,7 @@ pub fn budget<F: IntoFuture>(duration: Duration, future: F) -> Budgeted<F::IntoF
 ///
 /// # Errors
 ///
-/// `Err(Elapsed)` when `duration` passes before `future` completes; `future` has been
-/// dropped by then.
+/// `Err(Elapsed)` when `duration` passes first; `future` has been dropped by then.
 ///
 /// # Panics
 ///
@@ -297,8 +276,7 @@ pub fn timeout<F: IntoFuture>(duration: Duration, future: F) -> Deadline<F::Into
 ///
 /// # Errors
 ///
-/// `Err(Elapsed)` when `at` passes before `future` completes; `future` has been dropped
-/// by then.
+/// `Err(Elapsed)` when `at` passes first; `future` has been dropped by then.
 ///
 /// # Panics
 ///
