@@ -193,13 +193,10 @@ impl<F> fmt::Debug for Budgeted<F> {
 }
 
 /// The budget in force, as a plain value (`Copy`, `Send`): its end as an instant, its
-/// duration and its name, taken with [`Budget::current`] and used on any thread.
-///
-/// It is for blocking code (`spawn_blocking`, a thread pool), which no runtime can stop
-/// from outside: the work checks its budget in its loop. The checks read the clock of the
-/// thread's default wheel: no lock, no allocation once the thread has its wheel.
-///
-/// The [guide](crate::guide) shows it on tokio's blocking pool.
+/// duration and its name, taken with [`Budget::current`] and used on any thread: for
+/// blocking code, which checks it in its loop (the [guide](crate::guide) shows it on
+/// tokio's blocking pool). A check reads the clock of the thread's default wheel: no lock,
+/// no allocation once the thread has its wheel.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Budget {
     carried: Option<Carried>,

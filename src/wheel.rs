@@ -1,14 +1,9 @@
 //! Build, drive and inspect a wheel of your own, and look at the default ones.
 //!
-//! Most programs never need this module: `fut.deadline(d)`, [`sleep`](crate::sleep) and
-//! [`interval`](crate::interval) run on a default wheel chosen at their first pending poll.
-//! This is for the rest: a [`Wheel`] with its own clock and tick, turned by a [`Driver`]
-//! that a runtime adapter ([`crate::adapters`]) or a test runs, and the counters
-//! ([`Stats`]) every wheel keeps.
-//!
-//! * Every item here is the core's ([`punctual_core`]) or the default wheels' own.
-//! * A wheel of your own and the default wheels never share entries: a deadline lives on
-//!   the one wheel it armed.
+//! Most programs never need it: default deadlines choose their wheel themselves. This is
+//! for a [`Wheel`] with its own clock and tick, turned by a [`Driver`] that a runtime
+//! adapter ([`crate::adapters`]) or a test runs, and the counters ([`Stats`]) every wheel
+//! keeps. A wheel of your own and the default wheels never share entries.
 //!
 //! ```
 //! use std::time::Duration;

@@ -78,21 +78,17 @@ impl core::fmt::Display for GlobalClockInUse {
 impl std::error::Error for GlobalClockInUse {}
 
 impl GlobalClock {
-    /// The reading of `instant` on this clock; zero before the clock's origin.
-    ///
-    /// On [`BootClock`], it is the reading by which the time from now to `instant` will
-    /// have passed, suspends included. Default deadlines given an instant end there too.
+    /// The reading of `instant` on this clock; zero before the clock's origin. On
+    /// [`BootClock`], the reading by which the time from now to `instant` will have passed,
+    /// suspends included.
     pub fn reading_of(instant: Instant) -> Reading {
         reading_at(std_clock().reading_of(instant))
     }
 
-    /// Chooses the global wheel's clock. Call it first thing in `main`, before anything
-    /// reads the clock. Choose [`BootClock`] to count the time the system spends
-    /// suspended (see `BootClock` for when).
-    ///
-    /// It applies to the global wheel only, not to a tokio runtime's (which stop during a
-    /// suspend) or a paused thread's; the first default deadline inside a multi-thread
-    /// tokio runtime settles the choice too.
+    /// Chooses the global wheel's clock, first thing in `main`: [`BootClock`] counts the
+    /// time the system spends suspended. It applies to the global wheel only, not to a
+    /// tokio runtime's or a paused thread's; the first default deadline inside a
+    /// multi-thread tokio runtime settles the choice too.
     ///
     /// ```
     /// use punctual::wheel::{GlobalClock, GlobalClockKind};
@@ -115,11 +111,9 @@ impl GlobalClock {
         };
         state::select(&STATE, bit);
         let in_use = Self::kind();
-        if in_use == kind {
-            Ok(())
-        } else {
-            Err(GlobalClockInUse { in_use })
-        }
+        (in_use == kind)
+            .then_some(())
+            .ok_or(GlobalClockInUse { in_use })
     }
 
     /// The clock the global wheel counts on: the one [`select`](Self::select)ed, or

@@ -14,9 +14,9 @@ use std::time::Duration;
 use arc_swap::ArcSwapOption;
 use serde::de::IgnoredAny;
 
-/// A default limit and limits per name, as a config file gives them.
-///
-/// In TOML (or any format serde reads, with the same shape):
+/// A default limit and limits per name, as a config file gives them, in TOML or any format
+/// serde reads with the same shape. Both keys are optional (`default` is 1 s when absent);
+/// no other key is allowed.
 ///
 /// ```
 /// use std::time::Duration;
@@ -32,8 +32,6 @@ use serde::de::IgnoredAny;
 /// assert_eq!(limits.limit("report"), Duration::from_secs(90));
 /// assert_eq!(limits.limit("anything else"), Duration::from_secs(2));
 /// ```
-///
-/// Both keys are optional (`default` is 1 s when absent); no other key is allowed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Limits {
     default: Duration,

@@ -1,5 +1,4 @@
-//! What operators see and tune: outcomes of named deadlines, where they go, and limits by
-//! name.
+//! What operators see and tune: outcomes of named deadlines, and limits by name.
 //!
 //! A deadline with a name ([`Deadline::named`](punctual_core::Deadline::named),
 //! [`named_result`](punctual_core::Deadline::named_result),
@@ -39,8 +38,7 @@
 //!
 //! * `punctual_deadline_outcomes_total{name, outcome}`: a counter; `outcome` is one of
 //!   `completed`, `succeeded`, `failed`, `elapsed`, `dropped`.
-//! * `punctual_deadline_used_seconds{name}`: a histogram of the time used, in seconds
-//!   (the Prometheus convention). Divide by the limit for the fraction of it used.
+//! * `punctual_deadline_used_seconds{name}`: a histogram of the time used, in seconds.
 //! * `punctual_deadline_limit_seconds{name}`: a gauge, the last limit seen or installed.
 
 mod keep;
