@@ -35,7 +35,6 @@ mod timer_fd;
 
 use core::cell::Cell;
 use core::time::Duration;
-use std::sync::OnceLock;
 
 use punctual_core::{Growable, RawWheel, Wheel};
 use tokio::runtime::{Handle, RuntimeFlavor};
@@ -94,13 +93,13 @@ fn current_wheel() -> Option<&'static RuntimeWheel> {
 /// How default deadlines reach the wheel of the tokio runtime this thread is in; `None`
 /// outside every runtime (or while the thread exits).
 pub(crate) fn current() -> Option<&'static WheelChoice> {
-    current_wheel().map(RuntimeWheel::choice)
+    current_wheel().map(|rw| &rw.choice)
 }
 
 /// The wheel of the tokio runtime this thread is in, which default deadlines started here
 /// now would use; `None` outside every runtime.
 pub fn runtime_wheel() -> Option<&'static Wheel<RuntimeClock, Growable>> {
-    current_wheel().map(|rw| &rw.wheel)
+    current_wheel().map(|rw| rw.wheel)
 }
 
 /// How many runtime wheels this process has made: the most in use at once, since a
@@ -113,9 +112,9 @@ const DEFAULT_TICK: Duration = Duration::from_millis(1);
 
 /// A default wheel for one thread of a tokio runtime.
 struct RuntimeWheel {
-    wheel: Wheel<RuntimeClock, Growable>,
-    /// How default deadlines reach the wheel (set once leaked).
-    choice: OnceLock<WheelChoice>,
+    wheel: &'static Wheel<RuntimeClock, Growable>,
+    /// How default deadlines reach the wheel.
+    choice: WheelChoice,
     state: Holders,
     /// Made for a runtime whose clock tokio may pause (a `current_thread` one): serves
     /// runtimes of that flavour only, since `choice` depends on it.
@@ -123,11 +122,6 @@ struct RuntimeWheel {
 }
 
 impl RuntimeWheel {
-    /// How default deadlines reach the wheel.
-    fn choice(&self) -> &WheelChoice {
-        self.choice.get().expect("set when the wheel was made")
-    }
-
     /// A wheel for the calling thread, in the runtime of `handle`: a shelved one started
     /// over, or a new one. The caller spawns its driver task.
     fn claim(handle: &Handle) -> &'static Self {
@@ -145,22 +139,21 @@ impl RuntimeWheel {
     fn make(pausable: bool) -> &'static Self {
         // Precise fires are set by each driver task, for the timer it sleeps on.
         let clock = RuntimeClock::new(crate::global::std_clock());
-        let wheel = Wheel::growable(clock, DEFAULT_TICK);
-        let rw: &'static Self = Box::leak(Box::new(Self {
-            // SAFETY: leaked just below, so the wheel never moves nor is dropped.
-            wheel: unsafe { wheel.with_thread_spares() },
-            choice: OnceLock::new(),
+        // SAFETY: leaked at once, so the wheel never moves nor is dropped.
+        let wheel = unsafe { Wheel::growable(clock, DEFAULT_TICK).with_thread_spares() };
+        let wheel: &'static Wheel<_, _> = Box::leak(Box::new(wheel));
+        Box::leak(Box::new(Self {
+            wheel,
+            choice: WheelChoice {
+                wheel,
+                runtime_clock: Some(wheel.clock()),
+                // Settles the global wheel's clock: a budget started here may then end a
+                // deadline on the global wheel.
+                on_global_timeline: !pausable && crate::global::reads_std_clock(),
+            },
             state: Holders::new(),
             pausable,
-        }));
-        rw.choice.get_or_init(|| WheelChoice {
-            wheel: &rw.wheel,
-            runtime_clock: Some(rw.wheel.clock()),
-            // Settles the global wheel's clock: a budget started here may then end a
-            // deadline on the global wheel.
-            on_global_timeline: !pausable && crate::global::reads_std_clock(),
-        });
-        rw
+        }))
     }
 
     /// The owner lets go. Wakes the driver, which lets go once the wheel is drained;
@@ -170,7 +163,7 @@ impl RuntimeWheel {
             self.shelve();
         } else {
             // The driver may be idle, waiting for an arm: let it look at the state.
-            RawWheel::wake_drivers(&self.wheel);
+            RawWheel::wake_drivers(self.wheel);
         }
     }
 

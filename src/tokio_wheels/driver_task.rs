@@ -48,7 +48,7 @@ pub(super) struct DriverTask {
 
 impl DriverTask {
     pub(super) fn new(rw: &'static RuntimeWheel, handle: Handle) -> Self {
-        let wheel = &rw.wheel;
+        let wheel = rw.wheel;
         #[cfg(target_os = "linux")]
         let fine = TimerFd::new();
         #[cfg(not(target_os = "linux"))]
@@ -220,7 +220,7 @@ impl Driven for Orphan {
     type Storage = Growable;
 
     fn wheel(&self) -> &'static Wheel<RuntimeClock, Growable> {
-        &self.orphan.wheel
+        self.orphan.wheel
     }
 
     fn slot(&mut self) -> &mut DriverSlot<'static, RuntimeClock, Growable> {
