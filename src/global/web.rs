@@ -24,8 +24,7 @@ static GLOBAL: Wheel<GlobalClock, Growable> =
 static DRIVEN: AtomicBool = AtomicBool::new(false);
 
 /// The clock of the global wheel: the host's monotonic clock ([`HostClock`],
-/// `performance.now()`), counted from an hour before its first reading.
-/// Reading it spawns the global wheel's driver task if none runs yet.
+/// `performance.now()`) from an hour before its first reading, which spawns the driver.
 ///
 /// # Panics
 ///
@@ -46,15 +45,6 @@ impl GlobalClock {
     }
 }
 
-/// Spawns the driver task, once per program.
-#[cold]
-#[inline(never)]
-fn start_driver() {
-    if !DRIVEN.swap(true, Ordering::AcqRel) {
-        punctual_wasm::spawn_driver(&GLOBAL);
-    }
-}
-
 impl ClockInstant<GlobalClock> for Instant {
     #[inline]
     fn reading_on(self, _: &GlobalClock) -> Reading {
@@ -65,8 +55,9 @@ impl ClockInstant<GlobalClock> for Instant {
 impl Clock for GlobalClock {
     #[inline]
     fn now(&self) -> Duration {
-        if !DRIVEN.load(Ordering::Acquire) {
-            start_driver();
+        // The driver task, spawned once per program.
+        if !DRIVEN.load(Ordering::Acquire) && !DRIVEN.swap(true, Ordering::AcqRel) {
+            punctual_wasm::spawn_driver(&GLOBAL);
         }
         HostClock::new().now()
     }

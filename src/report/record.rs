@@ -1,7 +1,6 @@
 //! Counts per name and the recent events, behind one lock, and snapshots of them.
 //! * Each outcome is counted once and kept once; the oldest event goes when the buffer is
-//!   full. A capacity of 0 keeps none.
-//! * A snapshot is taken under the lock at once: counts and events agree.
+//!   full. A snapshot takes both under the lock at once, so they agree.
 //! * A name appears in it once it has an outcome or an installed limit (`config`).
 
 use std::collections::{BTreeMap, VecDeque};
@@ -25,7 +24,7 @@ pub struct Counts {
     pub elapsed: u64,
     /// Dropped by the caller first.
     pub dropped: u64,
-    /// Later fates of elapsed ones kept running ([`Keeper`](super::Keeper)): finished `Ok`.
+    /// Kept running ([`Keeper`](super::Keeper)) past their deadline, finished `Ok`.
     pub abandoned_succeeded: u64,
     /// Kept running, finished `Err`.
     pub abandoned_failed: u64,

@@ -1,20 +1,15 @@
 //! The driver task of a runtime's default wheel: the core's [`Driver`], and its sleeps.
 //!
-//! * On real time, on Linux with the runtime's I/O driver, it sleeps on a timerfd of its
-//!   own ([`TimerFd`]), to the wheel's next turn exactly: inside the runtime, no thread
-//!   outside it, and no rounding to tokio's millisecond.
-//! * Else on real time it sleeps on tokio's timer if the runtime has one, and with the
-//!   alarm (a sleep on the global wheel) on the tick grid if it has neither driver. The
-//!   runtime's drivers are probed once, when the task is made ([`probe`](super::probe)).
+//! * On real time it sleeps on a timerfd of its own ([`TimerFd`], Linux, with the runtime's
+//!   I/O driver) to the wheel's next turn exactly; else on tokio's timer; else (neither
+//!   driver, [`probe`](super::probe)d once) on the alarm, a sleep on the global wheel.
 //! * Once the runtime's clock reads virtual time (tokio paused or moved it), it sleeps
 //!   on tokio's timer, whose wake turns the wheel at once ([`TurningSleeper`]).
-//! * It stops once its wheel's owner left and nothing is armed. It checks that after
-//!   each poll of the driver, which registered its waker first: an owner that leaves
-//!   wakes it, so it never waits idle on a wheel it should let go.
+//! * It stops once its wheel's owner left and nothing is armed, checked after each poll of
+//!   the driver (which registered its waker first; an owner that leaves wakes it).
 //! * Dropped by tokio at shutdown, it hands what is still armed to the orphan driver: one
 //!   thread, started at the first such shutdown and parked while idle, that fires those
-//!   deadlines on real time, each turn on the tick grid (by the end of the deadline's tick,
-//!   as the contract allows), and lets go of each wheel once it has drained.
+//!   deadlines on real time on the tick grid, and lets go of each wheel once drained.
 
 use core::future::Future;
 use core::pin::Pin;
