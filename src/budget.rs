@@ -54,8 +54,8 @@ pin_project! {
 }
 
 pin_project! {
-    /// `Carrying` until the first poll, then `Bounded` or `Unbounded` for good.
-    /// `Poisoned` only during that move, and after a panic in it.
+    /// `Carrying` until the first poll, then `Bounded` or `Unbounded` for good (`Poisoned`
+    /// only during that move, and after a panic in it).
     #[project = StateProj]
     #[project_replace = StateReplace]
     enum State<F> {
@@ -212,8 +212,7 @@ impl Budget {
         }
     }
 
-    /// What is left of the budget now, on this thread's default wheel; `None` without a
-    /// budget.
+    /// What is left of the budget now, on this thread's default wheel; `None` without one.
     pub fn remaining(&self) -> Option<Duration> {
         let (wheel, budget) = budget_here(self.carried?);
         budget.remaining(&wheel)
@@ -224,11 +223,11 @@ impl Budget {
         self.remaining().is_some_and(|left| left.is_zero())
     }
 
-    /// `Err` with the budget's [`Elapsed`] once it has run out, for `?` in a loop.
+    /// For `?` in a loop.
     ///
     /// # Errors
     ///
-    /// The budget's `Elapsed` ([`Elapsed::is_budget`]) once it has run out.
+    /// The budget's [`Elapsed`] ([`Elapsed::is_budget`]) once it has run out.
     pub fn check(&self) -> Result<(), Elapsed> {
         match self.carried {
             Some(carried) if self.expired() => Err(Elapsed::budget(carried.duration, carried.name)),
@@ -237,8 +236,7 @@ impl Budget {
     }
 
     /// Runs `f` with the budget in force on this thread: default deadlines first polled
-    /// inside it (in a `block_on`, say) end by it, and [`Budget::current`] inside it is
-    /// this budget.
+    /// inside it (in a `block_on`, say) end by it, and [`Budget::current`] there is it.
     pub fn enter<R>(&self, f: impl FnOnce() -> R) -> R {
         match self.carried {
             Some(carried) => budget_here(carried).1.enter(f),

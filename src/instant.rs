@@ -5,12 +5,12 @@
 
 use punctual_core::Reading;
 
-/// An instant that default deadlines and sleeps accept (`deadline_at`, `timeout_at`,
-/// `sleep_until`): a `std::time::Instant`, or a `tokio::time::Instant` with the `tokio`
-/// feature. Sealed. Inside a paused tokio runtime, count from tokio's `Instant::now()`.
+/// An instant that default deadlines and sleeps accept: a `std::time::Instant`, or a
+/// `tokio::time::Instant` with the `tokio` feature (count from its `now()` inside a paused
+/// runtime). Sealed.
 ///
-/// On `wasm32-unknown-unknown` it is a [`web_time::Instant`] instead (there
-/// `std::time::Instant::now()` panics); elsewhere that is `std::time::Instant`.
+/// On `wasm32-unknown-unknown`, where `std::time::Instant::now()` panics, it is a
+/// [`web_time::Instant`] instead (elsewhere that is `std::time::Instant`).
 ///
 /// [`web_time::Instant`]: https://docs.rs/web-time/1/web_time/struct.Instant.html
 pub trait DeadlineInstant: sealed::Sealed {

@@ -15,8 +15,7 @@
 //!   (`Wheel::restart`), else makes one.
 //! * Nothing outside the runtime fires a deadline, unless it has neither a time nor an I/O
 //!   driver (`driver_task`).
-//! * The lookup is a thread-local read on a task with a live wheel; elsewhere it also asks
-//!   tokio for the current runtime.
+//! * The lookup is a thread-local read on a task with a live wheel, else asks tokio too.
 //! * A runtime that shuts down drops its driver task; what is still armed goes on at real
 //!   time on the orphan driver thread, never early.
 //! * The owner leaves when its thread exits or its runtime is gone; the last of the owner
@@ -102,8 +101,7 @@ pub fn runtime_wheel() -> Option<&'static Wheel<RuntimeClock, Growable>> {
     current_wheel().map(|rw| rw.wheel)
 }
 
-/// How many runtime wheels this process has made: the most in use at once, since a
-/// thread that exits gives its wheel to the next.
+/// How many runtime wheels this process has made: the most in use at once.
 pub fn runtime_wheels_made() -> usize {
     SHELVES.iter().map(Shelf::made).sum()
 }

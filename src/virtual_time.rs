@@ -118,9 +118,8 @@ fn advance_wheel(wheel: &VirtualWheel, by: Duration) -> Reading {
     wheel.turn()
 }
 
-/// Pauses time for the default deadlines started on this thread from now on (see the
-/// [module docs](self)). The clock starts at the real time of the first call; later calls
-/// change nothing.
+/// Pauses time for the default deadlines started on this thread from now on, from the real
+/// time of the first call; later calls change nothing.
 pub fn pause() {
     PAUSED.with(|held| {
         if held.0.get().is_none() {
@@ -153,8 +152,7 @@ pub fn is_paused() -> bool {
 }
 
 /// Moves this thread's virtual clock forward by `by` and fires, in deadline order, every
-/// deadline it passes. Their tasks are woken before this returns and run when their
-/// executor next polls them. `Duration::ZERO` fires what is due now.
+/// deadline it passes (`Duration::ZERO`: what is due now), waking their tasks.
 ///
 /// # Panics
 ///
@@ -164,8 +162,7 @@ pub fn advance(by: Duration) {
 }
 
 /// Moves this thread's virtual clock to the next pending deadline's own time and fires
-/// what is due there. Returns how far the clock moved, or `None` if nothing is pending;
-/// the clock then stays.
+/// what is due there. Returns how far it moved; `None` (and no move) if nothing is pending.
 ///
 /// # Panics
 ///
@@ -214,9 +211,8 @@ pub fn now() -> Instant {
         .unwrap_or_else(|| clock.origin() + reading)
 }
 
-/// The calling thread's paused wheel: its [`stats`](Wheel::stats), the entries in use
-/// ([`occupied`](Wheel::occupied)), its clock. Deadlines made on it directly run on virtual
-/// time as default ones started here do.
+/// The calling thread's paused wheel, for its [`stats`](Wheel::stats), its entries in use
+/// ([`occupied`](Wheel::occupied)) and its clock, or deadlines made on it directly.
 ///
 /// # Panics
 ///

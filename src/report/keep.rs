@@ -55,8 +55,8 @@ struct Shared {
 }
 
 impl Keeper {
-    /// A keeper that hands kept futures to `spawn` (`|f| { tokio::spawn(f); }`,
-    /// `|f| smol::spawn(f).detach()`, any executor's), at most `cap` running at once.
+    /// A keeper that hands kept futures to `spawn` (`|f| { tokio::spawn(f); }`, any
+    /// executor's), at most `cap` running at once.
     pub fn new(cap: usize, spawn: impl Fn(KeptFuture) + Send + Sync + 'static) -> Self {
         Self(Arc::new(Shared {
             spawner: Box::new(spawn),
@@ -70,9 +70,8 @@ impl Keeper {
         self.0.running.load(Ordering::Acquire)
     }
 
-    /// Bounds `future` by `limit`, named `name`, on the default wheel. At the deadline the
-    /// caller gets `Err(Elapsed)` and `future` is kept running, unless `cap` are running
-    /// already: then it is dropped, and counted as refused.
+    /// Bounds `future` by `limit`, named `name`, on the default wheel. At the deadline
+    /// `future` is kept running, unless `cap` are running already (then it is refused).
     ///
     /// # Errors
     ///

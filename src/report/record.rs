@@ -132,8 +132,7 @@ pub fn recent() -> Vec<Event> {
     lock().recent.iter().cloned().collect()
 }
 
-/// Keeps the last `capacity` events from now on (256 by default; 0 keeps none), dropping
-/// the oldest beyond it.
+/// Keeps the last `capacity` events from now on (256 by default; 0 keeps none).
 pub fn set_recent_capacity(capacity: usize) {
     let mut record = lock();
     record.capacity = capacity;

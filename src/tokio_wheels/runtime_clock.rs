@@ -17,11 +17,9 @@ use punctual_tokio::{TokioClock, TokioSleeper};
 
 const REAL: u64 = 1;
 
-/// The clock of a default wheel inside a tokio runtime: tokio's time on the timeline of
-/// a reference [`StdClock`], which outlives the runtime.
-///
-/// Not for your own wheels (`punctual_tokio::TokioClock` is): public so that a test can
-/// name the wheel [`runtime_wheel`](crate::wheel::runtime_wheel) returns.
+/// The clock of a default wheel inside a tokio runtime: tokio's time on the timeline of a
+/// reference [`StdClock`], which outlives the runtime. Public only to name the wheel
+/// [`runtime_wheel`](crate::wheel::runtime_wheel) returns (`TokioClock` is for yours).
 #[derive(Debug)]
 pub struct RuntimeClock {
     reference: &'static StdClock,
