@@ -68,10 +68,8 @@ fn current_wheel() -> Option<&'static RuntimeWheel> {
     CLAIM
         .try_with(|claim| {
             let held = claim.0.get().filter(|rw| !rw.wheel.clock().runtime_gone());
-            if let Some(rw) = held {
-                if tokio::task::try_id().is_some() {
-                    return Some(rw);
-                }
+            if held.is_some() && tokio::task::try_id().is_some() {
+                return held;
             }
             let handle = Handle::try_current().ok()?;
             if held.is_some() {
