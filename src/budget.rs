@@ -1,13 +1,13 @@
 //! [`Budget`], the budget in force as a plain value, and [`Budgeted`], a future run under a
-//! budget: one given (`punctual::budget`) or the one in force where it was made
+//! budget given (`punctual::budget`) or carried from where it was made
 //! (`with_current_budget`).
 //!
-//! * A budget reaches inner deadlines through a thread-local, set while its future is polled.
-//!   So it does not reach a spawned task or another thread by itself: carry it.
-//! * A carried budget is taken where it is made, on the spawner's thread. Its first poll (or
-//!   `enter`) sets it on the default wheel of the thread there.
+//! * A budget reaches inner deadlines through a thread-local set while its future is
+//!   polled, so not a spawned task or another thread by itself: carry it.
+//! * A carried budget is taken on the spawner's thread; its first poll (or `enter`) sets it
+//!   on the default wheel of the thread there.
 //! * The end travels as a reading of the global clock, which every default wheel converts
-//!   exactly. So the end stays the same instant on every wheel.
+//!   exactly: it stays the same instant on every wheel.
 
 use core::fmt;
 use core::future::Future;
@@ -20,7 +20,6 @@ use punctual_core::{Elapsed, WheelRef};
 
 use crate::default_wheel::DefaultWheel;
 
-/// The core's budget future on the default wheel.
 type OnDefaultWheel<F> = punctual_core::Budgeted<'static, F, DefaultWheel>;
 
 /// The budget to carry: its end on the global clock, and what its `Elapsed` reports.
@@ -32,9 +31,8 @@ struct Carried {
 }
 
 pin_project! {
-    /// A future run under a budget: made by [`punctual::budget`](crate::budget), or by
-    /// [`DeadlineExt::with_current_budget`](crate::DeadlineExt::with_current_budget) with
-    /// the budget in force where it was made.
+    /// A future run under a budget: of [`punctual::budget`](crate::budget) or
+    /// [`DeadlineExt::with_current_budget`](crate::DeadlineExt::with_current_budget).
     ///
     /// # Errors
     ///
@@ -56,8 +54,8 @@ pin_project! {
 }
 
 pin_project! {
-    /// `Carrying` until the first poll, then `Bounded` or `Unbounded` for good.
-    /// `Poisoned` only during that move, and after a panic in it.
+    /// `Carrying` until the first poll, then `Bounded` or `Unbounded` for good (`Poisoned`
+    /// only during that move, and after a panic in it).
     #[project = StateProj]
     #[project_replace = StateReplace]
     enum State<F> {
@@ -195,40 +193,10 @@ impl<F> fmt::Debug for Budgeted<F> {
 }
 
 /// The budget in force, as a plain value (`Copy`, `Send`): its end as an instant, its
-/// duration and its name. Take it with [`Budget::current`] where a budget is in force, and
-/// use it anywhere, on any thread.
-///
-/// Blocking code (`spawn_blocking`, a thread pool) is where it matters: no runtime can stop
-/// such work from outside, so the work checks its budget in its loop.
-/// [`expired`](Self::expired), [`remaining`](Self::remaining) and [`check`](Self::check)
-/// read the clock of the thread's default wheel: no lock, no allocation once the thread has
-/// its wheel (inside a tokio runtime, the first use on a thread claims one).
-/// [`enter`](Self::enter) runs a closure with the budget in force, so that default
-/// deadlines inside it end by it too.
-///
-/// ```
-/// use std::time::Duration;
-/// use punctual::Budget;
-///
-/// # futures_executor::block_on(async {
-/// let outcome = punctual::budget(Duration::from_millis(20), async {
-///     let budget = Budget::current();
-///     // `tokio::task::spawn_blocking(move || ..)` in a tokio service.
-///     let work = std::thread::spawn(move || {
-///         let mut slices = 0;
-///         while !budget.expired() {
-///             slices += 1; // a slice of blocking work
-///             std::thread::sleep(Duration::from_millis(1));
-///         }
-///         budget.check().map(|()| slices)
-///     });
-///     work.join().unwrap() // blocks this task: only to keep the example short
-/// })
-/// .await;
-/// // The blocking work saw the budget run out, and stopped.
-/// assert!(outcome.and_then(|inner| inner).unwrap_err().is_budget());
-/// # });
-/// ```
+/// duration and its name, taken with [`Budget::current`] and used on any thread: for
+/// blocking code, which checks it in its loop (the [guide](crate::guide) shows it on
+/// tokio's blocking pool). A check reads the clock of the thread's default wheel: no lock,
+/// no allocation once the thread has its wheel.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Budget {
     carried: Option<Carried>,
@@ -244,8 +212,7 @@ impl Budget {
         }
     }
 
-    /// What is left of the budget now, on this thread's default wheel; `None` without a
-    /// budget.
+    /// What is left of the budget now, on this thread's default wheel; `None` without one.
     pub fn remaining(&self) -> Option<Duration> {
         let (wheel, budget) = budget_here(self.carried?);
         budget.remaining(&wheel)
@@ -256,11 +223,11 @@ impl Budget {
         self.remaining().is_some_and(|left| left.is_zero())
     }
 
-    /// `Err` with the budget's [`Elapsed`] once it has run out, for `?` in a loop.
+    /// For `?` in a loop.
     ///
     /// # Errors
     ///
-    /// The budget's `Elapsed` ([`Elapsed::is_budget`]) once it has run out.
+    /// The budget's [`Elapsed`] ([`Elapsed::is_budget`]) once it has run out.
     pub fn check(&self) -> Result<(), Elapsed> {
         match self.carried {
             Some(carried) if self.expired() => Err(Elapsed::budget(carried.duration, carried.name)),
@@ -269,25 +236,7 @@ impl Budget {
     }
 
     /// Runs `f` with the budget in force on this thread: default deadlines first polled
-    /// inside it (in a `block_on`, say) end by it, and [`Budget::current`] inside it is
-    /// this budget.
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// use punctual::{Budget, DeadlineExt};
-    ///
-    /// # futures_executor::block_on(async {
-    /// let budget = punctual::budget(Duration::from_millis(20), async { Budget::current() })
-    ///     .await
-    ///     .unwrap();
-    /// // On another thread, a deadline of one second ends by the budget.
-    /// let ended = std::thread::spawn(move || {
-    ///     let slow = std::future::pending::<()>();
-    ///     budget.enter(|| futures_executor::block_on(slow.deadline(Duration::from_secs(1))))
-    /// });
-    /// assert!(ended.join().unwrap().unwrap_err().is_budget());
-    /// # });
-    /// ```
+    /// inside it (in a `block_on`, say) end by it, and [`Budget::current`] there is it.
     pub fn enter<R>(&self, f: impl FnOnce() -> R) -> R {
         match self.carried {
             Some(carried) => budget_here(carried).1.enter(f),

@@ -1,16 +1,17 @@
-//! The extension traits: `.deadline(d)` on any future, `.idle_timeout(d)` on any stream.
+//! The API on the default wheel: the extension traits (`.deadline(d)` on any future,
+//! `.idle_timeout(d)` on any stream) and the free functions (`sleep`, `interval`, `budget`,
+//! tokio's shapes `timeout` and `timeout_at`).
 
-use core::future::Future;
+use core::future::{Future, IntoFuture};
 use core::time::Duration;
 
 use futures_core::Stream;
 use punctual_core::Limit;
 
 use crate::budget::Budgeted;
-use crate::default_wheel::DefaultWheel;
 #[cfg(feature = "config")]
-use crate::defaults::NamedDeadline;
-use crate::defaults::{Deadline, IdleTimeout, StreamDeadline};
+use crate::default_wheel::NamedDeadline;
+use crate::default_wheel::{Deadline, DefaultWheel, IdleTimeout, Interval, Sleep, StreamDeadline};
 use crate::instant::DeadlineInstant;
 
 /// Bounds any future by a deadline: `.deadline(d)` and `.deadline_at(instant)` on the
@@ -42,8 +43,7 @@ pub trait DeadlineExt: Future + Sized {
     ///
     /// # Errors
     ///
-    /// The deadline resolves to `Err(Elapsed)` when `duration` passes before `self`
-    /// completes; `self` has been dropped by then.
+    /// `Err(Elapsed)` when `duration` passes first; `self` has been dropped by then.
     ///
     /// # Panics
     ///
@@ -57,12 +57,8 @@ pub trait DeadlineExt: Future + Sized {
         Deadline::new(self, DefaultWheel::new(), Limit::After(duration))
     }
 
-    /// Bounds `self` by the instant `at` on the default wheel: a `std::time::Instant`, or a
-    /// `tokio::time::Instant` with the `tokio` feature. An instant already past fires at
-    /// the first poll where `self` is pending.
-    ///
-    /// Inside a paused tokio runtime, count from `tokio::time::Instant::now()`: the
-    /// runtime's virtual clock must reach `at`.
+    /// Bounds `self` by the instant `at` ([`DeadlineInstant`]) on the default wheel. An
+    /// instant already past fires at the first poll where `self` is pending.
     ///
     /// # Errors
     ///
@@ -79,23 +75,9 @@ pub trait DeadlineExt: Future + Sized {
         Deadline::new(self, DefaultWheel::new(), Limit::At(at.reading()))
     }
 
-    /// Bounds `self` by the limit installed for `name` ([`report::limit_for`](crate::report::limit_for)),
-    /// and names the deadline so its outcome is reported ([`punctual::report`](crate::report)).
-    /// The limit is read now: a later [`install_limits`](crate::report::install_limits)
-    /// applies to the next deadline, not this one.
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// use punctual::DeadlineExt;
-    /// use punctual::report::{self, Limits};
-    ///
-    /// report::install_limits(Limits::default().with("doc-pricing", Duration::from_millis(5)).unwrap());
-    /// # futures_executor::block_on(async {
-    /// let err = std::future::pending::<()>().deadline_named("doc-pricing").await.unwrap_err();
-    /// assert_eq!(err.duration(), Duration::from_millis(5));
-    /// assert_eq!(err.name(), Some("doc-pricing"));
-    /// # });
-    /// ```
+    /// Bounds `self` by the limit installed for `name`, read now
+    /// ([`report::limit_for`](crate::report::limit_for)), and names the deadline so its
+    /// outcome is reported ([`punctual::report`](crate::report)).
     ///
     /// # Errors
     ///
@@ -110,38 +92,16 @@ pub trait DeadlineExt: Future + Sized {
         Deadline::new(self, DefaultWheel::new(), Limit::After(limit)).named(name)
     }
 
-    /// Carries the budget in force here into `self`, wherever `self` is polled. Use it for
-    /// work handed to another task, which a budget does not reach by itself:
-    /// `tokio::spawn(work.with_current_budget())`, or any executor's spawn. `self` and
-    /// every default deadline inside it end no later than the budget.
-    ///
-    /// The budget's end is carried as an instant, so time spent waiting to be polled
-    /// counts. With no budget in force for default deadlines (none, or one on a wheel of
-    /// your own), `self` runs unbounded, under whatever budget it is polled in.
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// use punctual::prelude::*;
-    ///
-    /// # futures_executor::block_on(async {
-    /// let handle = punctual::budget(Duration::from_millis(50), async {
-    ///     let slow = std::future::pending::<()>().deadline(Duration::from_secs(1));
-    ///     let bounded = slow.with_current_budget();
-    ///     std::thread::spawn(move || futures_executor::block_on(bounded))
-    /// })
-    /// .await
-    /// .unwrap();
-    /// // The deadline on the other thread ended with the budget, at 50 ms, not at its own 1 s.
-    /// let err = handle.join().unwrap().unwrap_err();
-    /// assert!(err.is_budget());
-    /// assert_eq!(err.duration(), Duration::from_millis(50));
-    /// # });
-    /// ```
+    /// Carries the budget in force here into `self`, wherever it is polled: for work handed
+    /// to another task (`tokio::spawn(work.with_current_budget())`), which a budget does not
+    /// reach by itself. Its end is carried as an instant, so waiting to be polled counts.
+    /// With no budget in force for default deadlines, `self` runs unbounded. The
+    /// [guide](crate::guide) shows it with `tokio::spawn`.
     ///
     /// # Errors
     ///
-    /// `Err(Elapsed)` (with [`is_budget`](punctual_core::Elapsed::is_budget)) when the
-    /// budget runs out before `self` completes; `self` has been dropped by then.
+    /// `Err(Elapsed)` ([`is_budget`](punctual_core::Elapsed::is_budget)) when the budget
+    /// runs out first; `self` has been dropped by then.
     ///
     /// # Cancel safety
     ///
@@ -161,15 +121,10 @@ impl<F: Future> DeadlineExt for F {}
 /// use punctual::StreamDeadlineExt;
 ///
 /// # futures_executor::block_on(async {
-/// // Items that keep coming in time pass through as Ok.
-/// let items: Vec<_> = stream::iter([1, 2, 3]).idle_timeout(Duration::from_millis(50)).collect().await;
-/// assert_eq!(items, [Ok(1), Ok(2), Ok(3)]);
-///
-/// // A stream that stalls ends with one Err.
+/// // Items in time pass through as `Ok`; a stream that stalls ends with one `Err`.
 /// let stalled = stream::iter([1]).chain(stream::pending());
 /// let items: Vec<_> = stalled.idle_timeout(Duration::from_millis(5)).collect().await;
-/// assert_eq!(items.len(), 2);
-/// assert!(items[1].is_err());
+/// assert!(items[0].is_ok() && items[1].is_err() && items.len() == 2);
 /// # });
 /// ```
 pub trait StreamDeadlineExt: Stream + Sized {
@@ -178,8 +133,7 @@ pub trait StreamDeadlineExt: Stream + Sized {
     ///
     /// # Panics
     ///
-    /// At its first poll, if the global wheel is used and its timer thread is not
-    /// running and cannot be started ([`GlobalClock`](crate::wheel::GlobalClock)).
+    /// As [`DeadlineExt::deadline`], at its first poll.
     fn total_deadline(self, duration: Duration) -> StreamDeadline<Self> {
         StreamDeadline::new(self, DefaultWheel::new(), duration)
     }
@@ -189,11 +143,148 @@ pub trait StreamDeadlineExt: Stream + Sized {
     ///
     /// # Panics
     ///
-    /// At the first poll that finds the stream pending, if the global wheel is used and its
-    /// timer thread is not running and cannot be started ([`GlobalClock`](crate::wheel::GlobalClock)).
+    /// As [`DeadlineExt::deadline`].
     fn idle_timeout(self, idle: Duration) -> IdleTimeout<Self> {
         IdleTimeout::new(self, DefaultWheel::new(), idle)
     }
 }
 
 impl<S: Stream> StreamDeadlineExt for S {}
+
+/// A future that completes `duration` after its first poll, on the default wheel (see
+/// [`DeadlineExt`]).
+///
+/// ```
+/// # futures_executor::block_on(async {
+/// let start = std::time::Instant::now();
+/// punctual::sleep(std::time::Duration::from_millis(3)).await;
+/// assert!(start.elapsed() >= std::time::Duration::from_millis(3));
+/// # });
+/// ```
+///
+/// # Panics
+///
+/// As [`DeadlineExt::deadline`], at its first poll.
+pub fn sleep(duration: Duration) -> Sleep {
+    Sleep::new(DefaultWheel::new(), Limit::After(duration))
+}
+
+/// A future that completes at `at` (a `std::time::Instant`, or a `tokio::time::Instant`
+/// with the `tokio` feature), on the default wheel.
+///
+/// # Panics
+///
+/// As [`DeadlineExt::deadline`], at its first poll.
+pub fn sleep_until(at: impl DeadlineInstant) -> Sleep {
+    Sleep::new(DefaultWheel::new(), Limit::At(at.reading()))
+}
+
+/// Ticks once a `period` on the default wheel, the first tick at once (at its first
+/// poll), as `tokio::time::interval`. See [`punctual_core::Interval`].
+///
+/// Each tick returns the instant it was due at (tokio's with the `tokio` feature). After a
+/// stall it gives one tick, then keeps the grid
+/// ([`MissedTickBehavior::Skip`](crate::MissedTickBehavior::Skip); tokio's is `Burst`).
+///
+/// ```
+/// use std::time::{Duration, Instant};
+///
+/// # futures_executor::block_on(async {
+/// let mut interval = punctual::interval(Duration::from_millis(2));
+/// let first = interval.tick().await; // at once
+/// let second = interval.tick().await;
+/// // On the grid (a tick taken late may skip some), and never early.
+/// assert_eq!((second - first).as_nanos() % 2_000_000, 0);
+/// assert!(second - first >= Duration::from_millis(2));
+/// let first: Instant = first.into(); // with or without the `tokio` feature
+/// assert!(first.elapsed() >= Duration::from_millis(2));
+/// # });
+/// ```
+///
+/// # Panics
+///
+/// If `period` is zero, as tokio's; else as [`DeadlineExt::deadline`], at its first poll.
+#[track_caller]
+pub fn interval(period: Duration) -> Interval {
+    Interval::new(DefaultWheel::new(), Limit::After(Duration::ZERO), period)
+}
+
+/// As [`interval`], the first tick at `start` (at once if `start` is past), as
+/// `tokio::time::interval_at`.
+///
+/// # Panics
+///
+/// As [`interval`].
+#[track_caller]
+pub fn interval_at(start: impl DeadlineInstant, period: Duration) -> Interval {
+    Interval::new(DefaultWheel::new(), Limit::At(start.reading()), period)
+}
+
+/// Gives `future` a budget of `duration`: the whole block is bounded by it, and every
+/// default deadline started while it runs ends no later than it: the budget travels with
+/// the polling of `future`, on any executor ([`Budget::current`](crate::Budget::current)).
+///
+/// ```
+/// use std::time::Duration;
+/// use punctual::DeadlineExt;
+///
+/// # futures_executor::block_on(async {
+/// let outcome = punctual::budget(Duration::from_millis(10), async {
+///     // A limit of its own of a second: the budget ends it at 10 ms.
+///     std::future::pending::<()>().deadline(Duration::from_secs(1)).await
+/// })
+/// .await;
+/// assert!(outcome.and_then(|inner| inner).unwrap_err().is_budget());
+/// # });
+/// ```
+///
+/// # Errors
+///
+/// `Err(Elapsed)`, with `is_budget()`, when the budget runs out before `future`
+/// completes; `future` has been dropped by then. Deadlines inside that the budget cut
+/// short also return an `Elapsed` with `is_budget()`.
+///
+/// # Panics
+///
+/// As [`DeadlineExt::deadline`], at its first poll (which reads the clock even if `future`
+/// is ready).
+pub fn budget<F: IntoFuture>(duration: Duration, future: F) -> Budgeted<F::IntoFuture> {
+    Budgeted::new(future.into_future(), duration)
+}
+
+/// `future.deadline(duration)` in the shape of `tokio::time::timeout` (taking any
+/// [`IntoFuture`]), so migrating is a change of path. Unlike tokio's, the clock starts at
+/// the first pending poll, and `Err(Elapsed)` never comes early.
+///
+/// # Errors
+///
+/// `Err(Elapsed)` when `duration` passes first; `future` has been dropped by then.
+///
+/// # Panics
+///
+/// As [`DeadlineExt::deadline`].
+///
+/// # Cancel safety
+///
+/// Dropping the deadline drops `future`.
+pub fn timeout<F: IntoFuture>(duration: Duration, future: F) -> Deadline<F::IntoFuture> {
+    future.into_future().deadline(duration)
+}
+
+/// `future.deadline_at(at)` in the shape of `tokio::time::timeout_at`: `at` is a
+/// `std::time::Instant`, or a `tokio::time::Instant` with the `tokio` feature.
+///
+/// # Errors
+///
+/// `Err(Elapsed)` when `at` passes first; `future` has been dropped by then.
+///
+/// # Panics
+///
+/// As [`DeadlineExt::deadline_at`].
+///
+/// # Cancel safety
+///
+/// Dropping the deadline drops `future`.
+pub fn timeout_at<F: IntoFuture>(at: impl DeadlineInstant, future: F) -> Deadline<F::IntoFuture> {
+    future.into_future().deadline_at(at)
+}

@@ -1,6 +1,5 @@
-//! The global wheel: one per process, for default deadlines outside a runtime or virtual
-//! time. A timer thread drives it (`thread.rs`), or on `wasm32-unknown-unknown` the host's
-//! timers (`web.rs`); both offer the same items.
+//! The global wheel, for default deadlines outside a runtime or virtual time: driven by a
+//! timer thread (`thread.rs`), or the host's timers on the web (`web.rs`), the same items.
 
 #[cfg(not(all(target_family = "wasm", target_os = "unknown")))]
 mod state;

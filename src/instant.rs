@@ -1,23 +1,16 @@
 //! `DeadlineInstant`: the instants a default deadline can end at; `Now`: the instant
-//! default futures report.
+//! default futures report (tokio's with `tokio`, `web_time`'s on the web, else `std`'s).
 //! * Default readings are on the std clock of the global wheel; `instant_of` inverts
-//!   `reading` exactly (`reading_of`'s origin, no slack), so instants come back equal.
-//! * `Now` is tokio's instant with the `tokio` feature, `web_time`'s on the web, else
-//!   `std`'s: each converts into `std::time::Instant` with `.into()`.
+//!   `reading` exactly, so instants come back equal.
 
 use punctual_core::Reading;
 
-/// An instant that default deadlines and sleeps accept (`deadline_at`, `timeout_at`,
-/// `sleep_until`): a `std::time::Instant`, or a `tokio::time::Instant` with the `tokio`
-/// feature. Sealed.
+/// An instant that default deadlines and sleeps accept: a `std::time::Instant`, or a
+/// `tokio::time::Instant` with the `tokio` feature (count from its `now()` inside a paused
+/// runtime). Sealed.
 ///
-/// A deadline ends once the clock of its wheel reaches the instant. Inside a paused tokio
-/// runtime that clock is virtual: count from `tokio::time::Instant::now()`.
-///
-/// On `wasm32-unknown-unknown` with the `wasm` feature, it is a [`web_time::Instant`]
-/// instead: `std::time::Instant::now()` panics there. Add the `web-time` crate to name
-/// it; on other targets `web_time::Instant` is `std::time::Instant`, so the same code
-/// builds everywhere.
+/// On `wasm32-unknown-unknown`, where `std::time::Instant::now()` panics, it is a
+/// [`web_time::Instant`] instead (elsewhere that is `std::time::Instant`).
 ///
 /// [`web_time::Instant`]: https://docs.rs/web-time/1/web_time/struct.Instant.html
 pub trait DeadlineInstant: sealed::Sealed {
@@ -44,7 +37,6 @@ impl DeadlineInstant for std::time::Instant {
     }
 }
 
-/// On `wasm32-unknown-unknown`: the instant read on the global wheel's clock, exactly.
 #[cfg(all(target_family = "wasm", target_os = "unknown"))]
 impl DeadlineInstant for web_time::Instant {
     #[inline]
@@ -61,20 +53,16 @@ impl DeadlineInstant for tokio::time::Instant {
     }
 }
 
-/// The instant default futures report (`Interval::tick`, `Sleep::deadline`): tokio's
-/// with the `tokio` feature, so it compares with `tokio::time::Instant::now()` under a
-/// paused runtime too.
+/// The instant default futures report (`Interval::tick`, `Sleep::deadline`).
 #[cfg(all(
     feature = "tokio",
     not(all(target_family = "wasm", target_os = "unknown"))
 ))]
 pub(crate) type Now = tokio::time::Instant;
 
-/// The instant default futures report (`Interval::tick`, `Sleep::deadline`).
 #[cfg(not(any(feature = "tokio", all(target_family = "wasm", target_os = "unknown"))))]
 pub(crate) type Now = std::time::Instant;
 
-/// The instant default futures report, on the web.
 #[cfg(all(target_family = "wasm", target_os = "unknown"))]
 pub(crate) type Now = web_time::Instant;
 

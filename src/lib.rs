@@ -15,13 +15,9 @@ mod budget;
 #[cfg(feature = "std")]
 mod default_wheel;
 #[cfg(feature = "std")]
-mod defaults;
-#[cfg(feature = "std")]
 pub mod delay_queue;
 #[cfg(feature = "std")]
 mod ext;
-#[cfg(feature = "std")]
-mod functions;
 #[cfg(feature = "std")]
 mod global;
 #[cfg(all(
@@ -56,27 +52,25 @@ mod wheel_choice;
 #[cfg(feature = "std")]
 pub use budget::{Budget, Budgeted};
 #[cfg(feature = "std")]
-pub use defaults::{Deadline, IdleTimeout, Interval, NamedDeadline, Sleep, StreamDeadline};
+pub use default_wheel::{Deadline, IdleTimeout, Interval, NamedDeadline, Sleep, StreamDeadline};
 #[cfg(feature = "std")]
 pub use delay_queue::DelayQueue;
 #[cfg(feature = "std")]
-pub use ext::{DeadlineExt, StreamDeadlineExt};
-#[cfg(feature = "std")]
-pub use functions::{budget, interval, interval_at, sleep, sleep_until, timeout, timeout_at};
+pub use ext::{
+    DeadlineExt, StreamDeadlineExt, budget, interval, interval_at, sleep, sleep_until, timeout,
+    timeout_at,
+};
 #[cfg(feature = "std")]
 pub use instant::DeadlineInstant;
 
-/// The runtime adapters, for a wheel of your own driven by a runtime: each is its own
-/// crate, re-exported here behind the feature of the same name. (In a module of their own
-/// so that `use punctual::*` shadows no crate named `tokio`.) Other runtimes' drivers
-/// are crates of their own: `punctual-smol`, `punctual-wasm`.
+/// The runtime adapters, for a wheel of your own driven by a runtime: each its own crate,
+/// re-exported behind the feature of its name (here, so that `use punctual::*` shadows no
+/// crate named `tokio`). Others: `punctual-smol`, `punctual-wasm`.
 pub mod adapters {
     /// Drive a wheel from a tokio task. See [`punctual_tokio`].
     #[cfg(feature = "tokio")]
     pub use punctual_tokio as tokio;
 
-    /// Tower middleware: a layer bounding each request by a deadline and a budget, its
-    /// HTTP flavour, `grpc-timeout` propagation; [`punctual_tower`] on the default wheel.
     #[cfg(feature = "tower")]
     pub mod tower;
 

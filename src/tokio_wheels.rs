@@ -1,42 +1,46 @@
 //! The default wheels inside tokio runtimes (feature `tokio`): a wheel per thread, on its
-//! runtime's clock, turned by a task of that runtime.
+//! runtime's clock, turned by a task of that runtime (docs/design.md, "The default wheels
+//! inside tokio", says why).
 //!
-//! * A default deadline first polled inside a runtime runs on that runtime's clock.
-//! * Each thread that starts one gets a wheel of its own ([`RuntimeWheel`]), claimed at
-//!   its first such deadline, with a driver task spawned on that runtime.
-//! * The driver sleeps inside the runtime (`driver_task`): nothing outside it fires a
-//!   deadline, unless the runtime has neither a time nor an I/O driver.
-//! * A worker's wheel serves its runtime for life; a thread that alternates between two
-//!   live runtimes keeps the first one's wheel.
-//! * The lookup is a thread-local read on a task with a live wheel; elsewhere it also
-//!   asks tokio for the current runtime. Outside every runtime: `None`.
-//! * A runtime that shuts down drops its driver task; what is still armed goes on at
-//!   real time on the orphan driver thread, never early.
-//! * A thread that exits gives its wheel up; memory is bounded by the wheels in use at
-//!   once, since claims take shelved wheels first.
-//! * Their instants are readings of the global wheel's std clock, as every default
-//!   wheel's. A multi-thread runtime's wheel is on the global timeline while the global
-//!   wheel reads the std clock.
+//! ```text
+//!   new ──claim──▶ owned + driven ──owner leaves──▶ driven ──drained──▶ shelved ──claim──▶ …
+//!                        │                               ▲
+//!                        └──runtime shuts down──▶ orphan driver (real time) ──drained──▶ shelved
+//! ```
 //!
-//! docs/design.md, "The default wheels inside tokio", says why.
+//! * A thread claims a wheel ([`RuntimeWheel`]) at its first default deadline inside a
+//!   runtime, and spawns its driver task there; it serves that runtime for life (a thread
+//!   alternating between two live runtimes keeps the first one's).
+//! * A claim takes a shelved wheel of the runtime's flavour first and starts it over
+//!   (`Wheel::restart`), else makes one.
+//! * Nothing outside the runtime fires a deadline, unless it has neither a time nor an I/O
+//!   driver (`driver_task`).
+//! * The lookup is a thread-local read on a task with a live wheel, else asks tokio too.
+//! * A runtime that shuts down drops its driver task; what is still armed goes on at real
+//!   time on the orphan driver thread, never early.
+//! * The owner leaves when its thread exits or its runtime is gone; the last of the owner
+//!   and the driver to leave shelves the wheel ([`Holders`]), with nothing armed, no
+//!   driver, and nothing left that can turn it.
+//! * Instants are readings of the global wheel's std clock, as every default wheel's. A
+//!   multi-thread runtime's wheel is on the global timeline while the global wheel reads
+//!   the std clock.
 
 mod driver_task;
 mod holders;
-mod orphans;
 mod probe;
 pub(crate) mod runtime_clock;
-mod runtime_wheel;
 #[cfg(target_os = "linux")]
 mod timer_fd;
 
 use core::cell::Cell;
+use core::time::Duration;
 
-use punctual_core::{Growable, Wheel};
-use tokio::runtime::Handle;
+use punctual_core::{Growable, RawWheel, Wheel};
+use tokio::runtime::{Handle, RuntimeFlavor};
 
 use driver_task::DriverTask;
+use holders::Holders;
 pub use runtime_clock::RuntimeClock;
-use runtime_wheel::RuntimeWheel;
 
 use crate::wheel_choice::{Shelf, WheelChoice};
 
@@ -63,11 +67,9 @@ std::thread_local! {
 fn current_wheel() -> Option<&'static RuntimeWheel> {
     CLAIM
         .try_with(|claim| {
-            let held = claim.0.get().filter(|rw| !rw.runtime_gone());
-            if let Some(rw) = held {
-                if tokio::task::try_id().is_some() {
-                    return Some(rw);
-                }
+            let held = claim.0.get().filter(|rw| !rw.wheel.clock().runtime_gone());
+            if held.is_some() && tokio::task::try_id().is_some() {
+                return held;
             }
             let handle = Handle::try_current().ok()?;
             if held.is_some() {
@@ -88,17 +90,116 @@ fn current_wheel() -> Option<&'static RuntimeWheel> {
 /// How default deadlines reach the wheel of the tokio runtime this thread is in; `None`
 /// outside every runtime (or while the thread exits).
 pub(crate) fn current() -> Option<&'static WheelChoice> {
-    current_wheel().map(RuntimeWheel::choice)
+    current_wheel().map(|rw| &rw.choice)
 }
 
-/// The wheel default deadlines started on this thread now would use, inside a tokio
-/// runtime: for the conformance suite, which checks that wheel and its driver task.
-pub(crate) fn runtime_wheel() -> Option<&'static Wheel<RuntimeClock, Growable>> {
-    current_wheel().map(RuntimeWheel::wheel)
+/// The wheel of the tokio runtime this thread is in, which default deadlines started here
+/// now would use; `None` outside every runtime.
+pub fn runtime_wheel() -> Option<&'static Wheel<RuntimeClock, Growable>> {
+    current_wheel().map(|rw| rw.wheel)
 }
 
-/// How many runtime wheels this process has made: the most in use at once. For the tests
-/// of their reuse.
-pub(crate) fn runtime_wheels_made() -> usize {
+/// How many runtime wheels this process has made: the most in use at once.
+pub fn runtime_wheels_made() -> usize {
     SHELVES.iter().map(Shelf::made).sum()
+}
+
+const DEFAULT_TICK: Duration = Duration::from_millis(1);
+
+/// A default wheel for one thread of a tokio runtime.
+struct RuntimeWheel {
+    wheel: &'static Wheel<RuntimeClock, Growable>,
+    /// How default deadlines reach the wheel.
+    choice: WheelChoice,
+    state: Holders,
+    /// Made for a runtime whose clock tokio may pause (a `current_thread` one): serves
+    /// runtimes of that flavour only, since `choice` depends on it.
+    pausable: bool,
+}
+
+impl RuntimeWheel {
+    /// A wheel for the calling thread, in the runtime of `handle`: a shelved one started
+    /// over, or a new one. The caller spawns its driver task.
+    fn claim(handle: &Handle) -> &'static Self {
+        // tokio pauses the clock of a `current_thread` runtime only (`pause` and
+        // `start_paused` refuse the others).
+        let pausable = !matches!(handle.runtime_flavor(), RuntimeFlavor::MultiThread);
+        let rw =
+            SHELVES[usize::from(pausable)].claim(|rw| rw.wheel.restart(), || Self::make(pausable));
+        rw.wheel.clock().switch_to_tokio(DEFAULT_TICK, pausable);
+        rw.state.claim();
+        rw
+    }
+
+    /// A new wheel, leaked.
+    fn make(pausable: bool) -> &'static Self {
+        // Precise fires are set by each driver task, for the timer it sleeps on.
+        let clock = RuntimeClock::new(crate::global::std_clock());
+        // SAFETY: leaked at once, so the wheel never moves nor is dropped.
+        let wheel = unsafe { Wheel::growable(clock, DEFAULT_TICK).with_thread_spares() };
+        let wheel: &'static Wheel<_, _> = Box::leak(Box::new(wheel));
+        Box::leak(Box::new(Self {
+            wheel,
+            choice: WheelChoice {
+                wheel,
+                runtime_clock: Some(wheel.clock()),
+                // Settles the global wheel's clock: a budget started here may then end a
+                // deadline on the global wheel.
+                on_global_timeline: !pausable && crate::global::reads_std_clock(),
+            },
+            state: Holders::new(),
+            pausable,
+        }))
+    }
+
+    /// The owner lets go. Wakes the driver, which lets go once the wheel is drained;
+    /// shelves the wheel now if no driver is left.
+    fn disown(&'static self) {
+        if self.state.release_owner() {
+            self.shelve();
+        } else {
+            // The driver may be idle, waiting for an arm: let it look at the state.
+            RawWheel::wake_drivers(self.wheel);
+        }
+    }
+
+    /// A driver stops driving the drained wheel, after letting go of everything that
+    /// reaches it; shelves the wheel if the owner has left too.
+    fn stop_driving(&'static self) {
+        if self.state.release_driver() {
+            self.shelve();
+        }
+    }
+
+    /// The last holder shelves the wheel: no owner, no driver, nothing armed.
+    fn shelve(&'static self) {
+        debug_assert_eq!(self.wheel.occupied(), 0);
+        SHELVES[usize::from(self.pausable)].put(self);
+    }
+
+    /// Whether the driver task may stop: the owner has left and nothing is armed.
+    fn driver_may_stop(&self) -> bool {
+        self.state.owner_left() && self.wheel.occupied() == 0
+    }
+}
+
+/// `at` rounded up to a whole number of `tick`s (saturating).
+fn on_tick_grid(at: Duration, tick: Duration) -> Duration {
+    let tick = tick.as_nanos().max(1);
+    let rounded = at.as_nanos().div_ceil(tick).saturating_mul(tick);
+    u64::try_from(rounded).map_or(Duration::MAX, Duration::from_nanos)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wakes_round_up_to_the_tick_grid() {
+        let ms = Duration::from_millis;
+        assert_eq!(on_tick_grid(ms(3), ms(1)), ms(3));
+        assert_eq!(on_tick_grid(ms(3) + Duration::from_nanos(1), ms(1)), ms(4));
+        assert_eq!(on_tick_grid(Duration::ZERO, ms(1)), Duration::ZERO);
+        assert_eq!(on_tick_grid(Duration::MAX, ms(1)), Duration::MAX);
+    }
 }

@@ -1,15 +1,16 @@
 //! Virtual time for tests, on any executor (feature `test-util`).
 //!
-//! [`pause`] gives the calling thread a clock of its own that moves only when told to.
-//! Every default deadline, sleep and budget *started on this thread* afterwards runs on it.
-//! [`advance`] moves the clock and fires, in deadline order, everything that came due;
+//! [`pause`] gives the calling thread a clock of its own that moves only when told to:
+//! [`advance`] moves it and fires, in deadline order, everything that came due;
 //! [`advance_to_next`] jumps to the next deadline. No real time passes.
 //!
-//! The clock is the thread's own, so parallel tests never see each other's time. It works
-//! with any executor that polls on the thread that paused: `futures::executor::block_on`,
-//! smol's `block_on` and local executors, a tokio `current_thread` runtime. Under tokio,
-//! prefer `#[tokio::test(start_paused = true)]`: default deadlines follow tokio's paused
-//! clock, and it moves tokio's timers too.
+//! * Default deadlines, sleeps and budgets started on the paused thread afterwards run on
+//!   it, under any executor that polls there; one started before [`pause`] stays on real
+//!   time. Under tokio, prefer `#[tokio::test(start_paused = true)]`.
+//! * The clock is the thread's own: parallel tests never see each other's time. It starts
+//!   at the real time of the first `pause`.
+//! * A paused thread's wheel is never freed: at the thread's exit it is shelved for the
+//!   next `pause`, unless a deadline is still armed on it.
 //!
 //! ```
 //! use std::time::Duration;
@@ -27,14 +28,6 @@
 //!     assert!(outcome.is_err());
 //! });
 //! ```
-//!
-//! A deadline started before [`pause`] stays on real time. The virtual clock starts at the
-//! real time of the first `pause`, so an earlier `Instant` is already past for `deadline_at`.
-//!
-//! A paused thread's wheel is never freed. When the thread exits, its wheel goes on a
-//! shelf. A later `pause` on another thread takes it, sets its clock to the real time and
-//! restarts it (`Wheel::restart`). A wheel with a deadline still armed refuses the restart
-//! and is never used again. So a process holds as many wheels as threads paused at once.
 
 use core::cell::Cell;
 use core::sync::atomic::{AtomicU64, Ordering};
@@ -46,7 +39,6 @@ use punctual_core::{Clock, Growable, Reading, Wheel};
 use crate::global::std_clock;
 use crate::wheel_choice::{Shelf, WheelChoice};
 
-/// The tick of a paused thread's wheel, as the global wheel's.
 const TICK: Duration = Duration::from_millis(1);
 
 /// A paused thread's clock. Only its thread's `advance` moves it; `pause` sets it anew,
@@ -55,16 +47,9 @@ const TICK: Duration = Duration::from_millis(1);
 struct VirtualClock(AtomicU64);
 
 impl VirtualClock {
-    /// Moves the clock forward by `by` (saturating); returns the new reading.
-    fn advance(&self, by: Duration) -> Duration {
-        let by = u64::try_from(by.as_nanos()).unwrap_or(u64::MAX);
-        let before = self
-            .0
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |now| {
-                Some(now.saturating_add(by))
-            })
-            .unwrap_or_else(|now| now);
-        Duration::from_nanos(before.saturating_add(by))
+    /// Moves the clock forward by `by` (saturating); only its thread does.
+    fn advance(&self, by: Duration) {
+        self.set(self.now().saturating_add(by));
     }
 
     /// Sets the clock to `to`, for a wheel started over for another thread.
@@ -85,19 +70,13 @@ impl Clock for VirtualClock {
 type VirtualWheel = Wheel<VirtualClock, Growable>;
 
 /// A paused thread's wheel, and how default deadlines reach it. Leaked.
-struct Paused {
+pub(crate) struct Paused {
     wheel: &'static VirtualWheel,
     choice: WheelChoice,
 }
 
 /// The wheels of paused threads that have exited, for the next `pause`.
-static SHELF: Shelf<Paused> = Shelf::new();
-
-/// How many paused wheels this process has made; `pause` reuses shelved ones first.
-/// For the tests of their reuse.
-pub(crate) fn paused_wheels_made() -> usize {
-    SHELF.made()
-}
+pub(crate) static SHELF: Shelf<Paused> = Shelf::new();
 
 /// The thread's virtual wheel, once paused; shelved when the thread exits.
 struct Held(Cell<Option<&'static Paused>>);
@@ -139,9 +118,8 @@ fn advance_wheel(wheel: &VirtualWheel, by: Duration) -> Reading {
     wheel.turn()
 }
 
-/// Pauses time for the default deadlines started on this thread from now on (see the
-/// [module docs](self)). The clock starts at the real time of the first call; later calls
-/// change nothing.
+/// Pauses time for the default deadlines started on this thread from now on, from the real
+/// time of the first call; later calls change nothing.
 pub fn pause() {
     PAUSED.with(|held| {
         if held.0.get().is_none() {
@@ -152,7 +130,6 @@ pub fn pause() {
     });
 }
 
-/// A new wheel, leaked.
 fn make() -> &'static Paused {
     // Precise fires: advances that add up to a deadline fire it however they are split.
     let wheel: &'static VirtualWheel = Box::leak(Box::new(
@@ -175,8 +152,7 @@ pub fn is_paused() -> bool {
 }
 
 /// Moves this thread's virtual clock forward by `by` and fires, in deadline order, every
-/// deadline it passes. Their tasks are woken before this returns and run when their
-/// executor next polls them. `Duration::ZERO` fires what is due now.
+/// deadline it passes (`Duration::ZERO`: what is due now), waking their tasks.
 ///
 /// # Panics
 ///
@@ -186,8 +162,7 @@ pub fn advance(by: Duration) {
 }
 
 /// Moves this thread's virtual clock to the next pending deadline's own time and fires
-/// what is due there. Returns how far the clock moved, or `None` if nothing is pending;
-/// the clock then stays.
+/// what is due there. Returns how far it moved; `None` (and no move) if nothing is pending.
 ///
 /// # Panics
 ///
@@ -236,19 +211,8 @@ pub fn now() -> Instant {
         .unwrap_or_else(|| clock.origin() + reading)
 }
 
-/// The calling thread's paused wheel: its [`stats`](Wheel::stats), the entries in use
-/// ([`occupied`](Wheel::occupied)), its clock. Deadlines made on it directly run on virtual
-/// time as default ones started here do.
-///
-/// ```
-/// use std::time::Duration;
-/// use punctual::virtual_time;
-///
-/// virtual_time::pause();
-/// let wheel = virtual_time::paused_wheel();
-/// assert_eq!(wheel.occupied(), 0);
-/// assert_eq!(wheel.tick(), Duration::from_millis(1));
-/// ```
+/// The calling thread's paused wheel, for its [`stats`](Wheel::stats), its entries in use
+/// ([`occupied`](Wheel::occupied)) and its clock, or deadlines made on it directly.
 ///
 /// # Panics
 ///

@@ -1,14 +1,9 @@
 //! Build, drive and inspect a wheel of your own, and look at the default ones.
 //!
-//! Most programs never need this module: `fut.deadline(d)`, [`sleep`](crate::sleep) and
-//! [`interval`](crate::interval) run on a default wheel chosen at their first pending poll.
-//! This is for the rest: a [`Wheel`] with its own clock and tick, turned by a [`Driver`]
-//! that a runtime adapter ([`crate::adapters`]) or a test runs, and the counters
-//! ([`Stats`]) every wheel keeps.
-//!
-//! * Every item here is the core's ([`punctual_core`]) or the default wheels' own.
-//! * A wheel of your own and the default wheels never share entries: a deadline lives on
-//!   the one wheel it armed.
+//! Most programs never need it: default deadlines choose their wheel themselves. This is
+//! for a [`Wheel`] with its own clock and tick, turned by a [`Driver`] that a runtime
+//! adapter ([`crate::adapters`]) or a test runs, and the counters ([`Stats`]) every wheel
+//! keeps. A wheel of your own and the default wheels never share entries.
 //!
 //! ```
 //! use std::time::Duration;
@@ -48,26 +43,12 @@ pub use crate::global::{GlobalClockInUse, GlobalClockKind};
 ))]
 pub use punctual_thread::spawn_driver;
 
-/// The wheel of the tokio runtime this thread is in, which default deadlines started here
-/// now would use; `None` outside every runtime.
 #[cfg(feature = "tokio")]
-pub fn runtime_wheel() -> Option<&'static Wheel<RuntimeClock, Growable>> {
-    crate::tokio_wheels::runtime_wheel()
-}
-
-/// How many runtime wheels this process has made: the most in use at once, since a
-/// thread that exits gives its wheel to the next.
-#[cfg(feature = "tokio")]
-pub fn runtime_wheels_made() -> usize {
-    crate::tokio_wheels::runtime_wheels_made()
-}
-
-#[cfg(feature = "tokio")]
-pub use crate::tokio_wheels::RuntimeClock;
+pub use crate::tokio_wheels::{RuntimeClock, runtime_wheel, runtime_wheels_made};
 
 /// How many paused threads' wheels this process has made
 /// ([`virtual_time::pause`](crate::virtual_time::pause)): the most in use at once.
 #[cfg(feature = "test-util")]
 pub fn paused_wheels_made() -> usize {
-    crate::virtual_time::paused_wheels_made()
+    crate::virtual_time::SHELF.made()
 }

@@ -1,10 +1,9 @@
 //! [`WheelChoice`]: a wheel a default deadline may choose, as `DefaultWheel` holds it; and
 //! the [`Shelf`] of the per-thread ones (a tokio runtime thread's, a paused thread's).
 //!
-//! * A per-thread wheel is leaked, never freed: `'static` references to it are handed out.
-//! * When its thread lets it go with nothing armed, it goes on a shelf.
-//! * A claim takes a shelved wheel first and starts it over; one that refuses (a deadline
-//!   that outlived its thread armed there since) stays off the shelf for good.
+//! * A per-thread wheel is leaked, never freed: deadlines may outlive its thread.
+//! * When its thread lets it go, it goes on a shelf; a claim takes a shelved wheel first
+//!   and starts it over, and one that refuses (a deadline still armed) is dropped from it.
 //! * So a process holds as many of them as threads used them at once.
 
 use core::sync::atomic::{AtomicUsize, Ordering};
@@ -12,11 +11,8 @@ use std::sync::{Mutex, MutexGuard};
 
 use punctual_core::{RawWheel, Reading};
 
-/// A wheel a default deadline may choose: the global wheel, a tokio runtime's or a paused
-/// thread's, with how its clock reads the global clock's readings.
-///
-/// * It and its wheel live for the rest of the process; a deadline may outlive its thread.
-/// * A wheel is reused only once its thread is gone and nothing is armed on it.
+/// A wheel a default deadline may choose (the global wheel, a tokio runtime's or a paused
+/// thread's), with how its clock reads the global clock's readings.
 pub(crate) struct WheelChoice {
     pub(crate) wheel: &'static dyn RawWheel,
     /// A runtime's clock, which reads behind the global clock by a fraction of a tick.
@@ -42,8 +38,8 @@ impl WheelChoice {
     }
 }
 
-/// Per-thread wheels let go, for the next claim, and how many were ever made.
-/// A lock is enough: a claim comes once per thread.
+/// Per-thread wheels let go, for the next claim (a lock: a claim comes once per thread),
+/// and how many were ever made.
 pub(crate) struct Shelf<T: 'static> {
     wheels: Mutex<Vec<&'static T>>,
     made: AtomicUsize,

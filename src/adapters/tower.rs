@@ -1,6 +1,5 @@
-//! Tower middleware on the default wheel: [`punctual_tower`]'s types on
-//! [`DefaultWheel`](crate::wheel::DefaultWheel). A handler's `fut.deadline(d)`, and any punctual deadline in
-//! a client it calls, then respects the request's budget.
+//! Tower middleware: [`punctual_tower`]'s types on [`DefaultWheel`], so every default
+//! deadline in a handler respects the request's budget.
 //!
 //! ```
 //! use std::time::Duration;
@@ -55,20 +54,6 @@ pub type HyperTimer = punctual_tower::HyperTimer<DefaultWheel>;
 
 /// What is left of the budget in force for default deadlines started here, if any
 /// ([`punctual_tower::remaining_budget`] on the default wheel).
-///
-/// ```
-/// use std::time::Duration;
-///
-/// # futures_executor::block_on(async {
-/// assert_eq!(punctual::adapters::tower::remaining_budget(), None);
-/// punctual::budget(Duration::from_secs(5), async {
-///     let left = punctual::adapters::tower::remaining_budget().unwrap();
-///     assert!(left <= Duration::from_secs(5) && left > Duration::from_secs(4));
-/// })
-/// .await
-/// .unwrap();
-/// # });
-/// ```
 pub fn remaining_budget() -> Option<Duration> {
     punctual_tower::remaining_budget(DefaultWheel::new())
 }

@@ -5,20 +5,17 @@
 //!       BOOT  STD   STARTING   RUNNING
 //! ```
 //!
-//! * At most one clock bit is set. It is set once and never cleared.
-//! * `RUNNING` is only ever set with a clock bit.
-//! * A reading of the global clock loads the word once, then:
-//!   * `RUNNING`: reads that clock.
-//!   * `STARTING`: another thread starts the timer thread; yield and look again.
-//!   * neither: [`claim_start`] sets `STARTING`, and `STD` if no clock is set, in one
-//!     compare-and-swap. The one winner spawns the thread, then [`started`] swaps
-//!     `STARTING` for `RUNNING` in one read-modify-write. If spawning panics,
-//!     [`abandon_start`] clears `STARTING` and the next reading claims again.
+//! * At most one clock bit is set, once, never cleared; `RUNNING` only ever with one.
+//! * A reading loads the word once: on `RUNNING` it reads that clock; on `STARTING` it
+//!   yields and looks again; on neither, [`claim_start`] sets `STARTING` (and `STD` if no
+//!   clock is set) in one compare-and-swap, the one winner spawns the thread, and
+//!   [`started`] swaps `STARTING` for `RUNNING` in one read-modify-write. If spawning
+//!   panics, [`abandon_start`] clears `STARTING` and the next reading claims again.
 //! * [`select`] sets a clock bit only while none is set, so racing choices agree.
 //! * In a forked child, [`forget_timer_thread`] clears `RUNNING` and `STARTING`.
 //!
-//! `tests/tests/loom_facade.rs` includes this file as it is and models these transitions.
-//! So it uses only `crate::sync`.
+//! `tests/tests/loom_facade.rs` includes this file as it is (so it uses only `crate::sync`)
+//! and models these transitions.
 
 use crate::sync::{AtomicU32, Ordering, yield_now};
 

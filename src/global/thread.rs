@@ -1,23 +1,15 @@
 //! The global wheel on every target but the web: one per process, driven by its own timer
-//! thread. Default deadlines use it outside a runtime or virtual time.
+//! thread, which the first reading of its clock starts and which lives as long as the
+//! process. A deadline whose future is ready at its first poll never reads the clock.
 //!
-//! * A growable wheel with a 1 ms tick on [`GlobalClock`], driven by one timer thread.
-//! * The first reading of the clock starts the thread; it then lives as long as the process.
-//! * A deadline whose future is ready at its first poll never reads the clock.
-//! * The clock is [`StdClock`], or [`BootClock`] if [`GlobalClock::select`] chose it first.
-//!   The choice is made once, at the latest by the first reading, and never changes.
-//! * Default deadlines give instants as readings of [`std_clock`].
-//!   On `BootClock`, [`reading_at`] carries them over to the wheel's clock.
-//!
-//! # Across fork
-//!
-//! A forked child has no timer thread, though its copy of the wheel looks driven.
-//! This module's fork handler clears `RUNNING` in the child, so its first reading starts
-//! a thread of its own. The gate in `punctual_thread` keeps a fork out of a turn. Entries
-//! armed before a fork stay armed in both processes and fire in each.
-//!
-//! Every reading of the clock loads the state word (`STATE`) once; its bits and transitions
-//! are in `global/state.rs`.
+//! * The clock is [`StdClock`], or [`BootClock`] if [`GlobalClock::select`] chose it first:
+//!   chosen once, at the latest by the first reading, for good.
+//! * Default deadlines give instants as readings of [`std_clock`]; on `BootClock`,
+//!   [`reading_at`] carries them over to the wheel's clock.
+//! * Every reading of the clock loads the state word once (`global/state.rs`).
+//! * A forked child has no timer thread, though its wheel looks driven: the fork handler
+//!   clears `RUNNING` there, so its first reading starts its own. `punctual_thread`'s gate
+//!   keeps a fork out of a turn; entries armed before a fork fire in both processes.
 
 use core::sync::atomic::{AtomicU32, Ordering};
 use core::time::Duration;
@@ -26,7 +18,8 @@ use std::time::Instant;
 
 use punctual_core::{BootClock, Clock, ClockInstant, Growable, Reading, StdClock, Wheel};
 
-/// The global wheel's tick.
+use super::state::{self, BOOT, RUNNING, STARTING, STD, Start};
+
 const TICK: Duration = Duration::from_millis(1);
 
 // SAFETY: a static stays at its address for the rest of the process. Its tasks are polled
@@ -38,18 +31,14 @@ static GLOBAL: Wheel<GlobalClock, Growable> = unsafe {
 };
 /// The state word: see [`state`].
 static STATE: AtomicU32 = AtomicU32::new(0);
-use super::state::{self, BOOT, RUNNING, STARTING, STD, Start};
-/// The clock behind [`GlobalClock`] on `StdClock`, made at its first reading.
+/// The clocks behind [`GlobalClock`], made at their first reading.
 static CLOCK: OnceLock<StdClock> = OnceLock::new();
-/// The clock behind [`GlobalClock`] on `BootClock`, made at its first reading.
 static BOOT_CLOCK: OnceLock<BootClock> = OnceLock::new();
 
-/// The clock of the global wheel.
-///
-/// It is a [`StdClock`] (`std::time::Instant`'s clock), counted from an hour before its
-/// first reading, or from as early as the system allows. If [`select`](GlobalClock::select)ed
-/// before that reading, it is a [`BootClock`], which counts suspended time.
-/// Reading it starts the global timer thread if none runs in this process.
+/// The clock of the global wheel: a [`StdClock`] counted from an hour before its first
+/// reading (or as early as the system allows), or a [`BootClock`], which counts suspended
+/// time, if [`select`](GlobalClock::select)ed before that. Reading it starts the global
+/// timer thread if none runs in this process.
 ///
 /// # Panics
 ///
@@ -78,10 +67,10 @@ pub struct GlobalClockInUse {
 
 impl core::fmt::Display for GlobalClockInUse {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let in_use = self.in_use;
         write!(
             f,
-            "the global wheel's clock is already in use, on {:?}",
-            self.in_use
+            "the global wheel's clock is already in use, on {in_use:?}"
         )
     }
 }
@@ -89,34 +78,23 @@ impl core::fmt::Display for GlobalClockInUse {
 impl std::error::Error for GlobalClockInUse {}
 
 impl GlobalClock {
-    /// The reading of `instant` on this clock; zero before the clock's origin.
-    ///
-    /// On [`BootClock`], it is the reading by which the time from now to `instant` will
-    /// have passed, suspends included. Default deadlines given an instant end there too.
+    /// The reading of `instant` on this clock; zero before the clock's origin. On
+    /// [`BootClock`], the reading by which the time from now to `instant` will have passed,
+    /// suspends included.
     pub fn reading_of(instant: Instant) -> Reading {
         reading_at(std_clock().reading_of(instant))
     }
 
-    /// Chooses the global wheel's clock. Call it first thing in `main`, before anything
-    /// reads the clock. Choose [`BootClock`] to count the time the system spends
-    /// suspended (see `BootClock` for when).
-    ///
-    /// It applies to the global wheel only. Default deadlines inside a tokio runtime
-    /// (feature `tokio`) run on the runtime's clock, which stops during a suspend. A
-    /// thread that paused virtual time (`test-util`) keeps its own clock. The first
-    /// default deadline inside a multi-thread tokio runtime settles the choice too.
+    /// Chooses the global wheel's clock, first thing in `main`: [`BootClock`] counts the
+    /// time the system spends suspended. It applies to the global wheel only, not to a
+    /// tokio runtime's or a paused thread's; the first default deadline inside a
+    /// multi-thread tokio runtime settles the choice too.
     ///
     /// ```
-    /// use std::time::Duration;
-    /// use punctual::wheel::{GlobalClock, GlobalClockKind, global_wheel};
+    /// use punctual::wheel::{GlobalClock, GlobalClockKind};
     ///
     /// GlobalClock::select(GlobalClockKind::Boot).expect("nothing read the global clock yet");
     /// assert_eq!(GlobalClock::kind(), GlobalClockKind::Boot);
-    /// # futures_executor::block_on(async {
-    /// let pending = std::future::pending::<()>();
-    /// let r = global_wheel().deadline(Duration::from_millis(5), pending).await;
-    /// assert!(r.is_err());
-    /// # });
     /// // Chosen for good: asking again for the same clock is fine, for another is not.
     /// assert!(GlobalClock::select(GlobalClockKind::Boot).is_ok());
     /// assert!(GlobalClock::select(GlobalClockKind::Std).is_err());
@@ -133,11 +111,9 @@ impl GlobalClock {
         };
         state::select(&STATE, bit);
         let in_use = Self::kind();
-        if in_use == kind {
-            Ok(())
-        } else {
-            Err(GlobalClockInUse { in_use })
-        }
+        (in_use == kind)
+            .then_some(())
+            .ok_or(GlobalClockInUse { in_use })
     }
 
     /// The clock the global wheel counts on: the one [`select`](Self::select)ed, or
@@ -151,75 +127,57 @@ impl GlobalClock {
     }
 }
 
-/// The `StdClock` behind [`GlobalClock`], read without starting the timer thread.
-///
-/// Every default wheel takes instants as readings of this clock, so an instant reads the
-/// same on each. It counts from [`BACKDATE`] before it was made, so that instants from
-/// shortly before (a paused tokio runtime's start) do not all read zero.
+/// The `StdClock` behind [`GlobalClock`], read without starting the timer thread: every
+/// default wheel takes instants as its readings. Backdated, so that instants from shortly
+/// before (a paused tokio runtime's start) do not all read zero.
 pub(crate) fn std_clock() -> &'static StdClock {
     CLOCK.get_or_init(|| StdClock::backdated(BACKDATE))
 }
 
-/// The clock behind [`GlobalClock`] on `BootClock`.
 fn boot_clock() -> &'static BootClock {
     BOOT_CLOCK.get_or_init(BootClock::new)
 }
 
-/// How long before its first reading [`std_clock`] counts from.
 const BACKDATE: Duration = Duration::from_secs(3600);
 
 /// Whether the global wheel reads [`std_clock`]. Settles the clock, as a first reading does.
 #[cfg(feature = "tokio")]
 pub(crate) fn reads_std_clock() -> bool {
-    settle_clock() == STD
+    state::settle_clock(&STATE) == STD
 }
 
-/// The clock's bit, `STD` or `BOOT`. Settles `STD` if no clock was selected.
-fn settle_clock() -> u32 {
-    state::settle_clock(&STATE)
-}
-
-/// `at`, a reading of [`std_clock`], as a reading of the global wheel's clock.
-///
-/// * On `StdClock` it is `at` itself.
-/// * On `BootClock` it is the boot reading now plus the time from the std reading now to `at`.
-/// * Std is read first, so the result is never before `at` would be without a suspend.
-/// * A suspend before the deadline counts towards it.
+/// `at`, a reading of [`std_clock`], as a reading of the global wheel's clock: `at`
+/// itself on `StdClock`; on `BootClock`, the boot reading now plus the time from the std
+/// reading now to `at`, so a suspend before the deadline counts towards it.
 pub(crate) fn reading_at(at: Reading) -> Reading {
-    if at == Reading::END || settle_clock() != BOOT {
-        return at;
-    }
-    let std_now = std_clock().now();
-    let boot_now = boot_clock().now();
-    if boot_now >= std_now {
-        at.checked_add(boot_now - std_now).unwrap_or(Reading::END)
-    } else {
-        Reading::since_origin(at.as_duration().saturating_sub(std_now - boot_now))
-    }
+    shift(at, true)
 }
 
-/// `at`, a reading of the global wheel's clock, as a reading of [`std_clock`]: the
-/// inverse of [`reading_at`], for an instant that moves to another default wheel (a
+/// The inverse of [`reading_at`], for an instant that moves to another default wheel (a
 /// carried budget's end).
-///
-/// * On `StdClock` it is `at` itself.
-/// * On `BootClock`, std is read first, so the result is never later than the instant:
-///   a carried budget never gets longer.
 pub(crate) fn std_reading(at: Reading) -> Reading {
-    if at == Reading::END || settle_clock() != BOOT {
+    shift(at, false)
+}
+
+/// `at` moved by the boot clock's lead on the std clock, forward `to_boot`, else back.
+/// Std is read first: a reading moved to boot is never before `at` would be without a
+/// suspend, and one moved back is never later than the instant (a carried budget never
+/// gets longer).
+fn shift(at: Reading, to_boot: bool) -> Reading {
+    if at == Reading::END || state::settle_clock(&STATE) != BOOT {
         return at;
     }
     let std_now = std_clock().now();
     let boot_now = boot_clock().now();
-    if boot_now >= std_now {
-        Reading::since_origin(at.as_duration().saturating_sub(boot_now - std_now))
+    let lead = boot_now.abs_diff(std_now);
+    if (boot_now >= std_now) == to_boot {
+        at.checked_add(lead).unwrap_or(Reading::END)
     } else {
-        at.checked_add(std_now - boot_now).unwrap_or(Reading::END)
+        Reading::since_origin(at.as_duration().saturating_sub(lead))
     }
 }
 
-/// The fork handler in a child: the timer thread and any start of it stayed in the parent.
-/// Async-signal-safe: one atomic read-modify-write.
+/// The fork handler in a child (async-signal-safe: one atomic read-modify-write).
 #[cfg(all(target_os = "linux", not(miri)))]
 extern "C" fn forget_timer_thread() {
     state::forget_timer_thread(&STATE);
@@ -249,16 +207,6 @@ fn handle_forks() {
     }
 }
 
-/// How long the timer thread sleeps at most. Its sleeps stop during a suspend, so on
-/// `BootClock` it looks at the clock every `BOOT_MAX_SLEEP`.
-fn max_sleep(state: u32) -> Duration {
-    if state & BOOT != 0 {
-        punctual_thread::BOOT_MAX_SLEEP
-    } else {
-        Duration::MAX
-    }
-}
-
 /// Starts this process's timer thread, or waits for the start another thread is making.
 /// Returns the state with `RUNNING` set.
 #[cold]
@@ -277,7 +225,13 @@ fn start_timer_thread() -> u32 {
             let unclaim = Unclaim;
             // Before the thread exists: a fork from here on finds the handlers in place.
             handle_forks();
-            punctual_thread::spawn_named(&GLOBAL, "punctual-timer", max_sleep(claimed));
+            // Sleeps stop during a suspend: on `BootClock`, look at the clock regularly.
+            let max_sleep = if claimed & BOOT != 0 {
+                punctual_thread::BOOT_MAX_SLEEP
+            } else {
+                Duration::MAX
+            };
+            punctual_thread::spawn_named(&GLOBAL, "punctual-timer", max_sleep);
             core::mem::forget(unclaim);
             state::started(&STATE)
         }
@@ -311,12 +265,6 @@ impl Clock for GlobalClock {
 /// [`Deadline::new`](punctual_core::Deadline::new) with an explicit
 /// [`Limit`](punctual_core::Limit).
 #[inline]
-pub fn global_wheel() -> &'static Wheel<GlobalClock, Growable> {
-    &GLOBAL
-}
-
-/// [`global_wheel`], in a `const` context.
-#[cfg(any(feature = "tokio", feature = "test-util"))]
-pub(crate) const fn global_wheel_static() -> &'static Wheel<GlobalClock, Growable> {
+pub const fn global_wheel() -> &'static Wheel<GlobalClock, Growable> {
     &GLOBAL
 }

@@ -1,14 +1,11 @@
-//! The global wheel on `wasm32-unknown-unknown`, driven by the host's timers: what
-//! default deadlines run on there. The same items as `thread.rs`'s, less what needs
-//! threads (`GlobalClock::select`).
+//! The global wheel on `wasm32-unknown-unknown`, driven by the host's timers: the same
+//! items as `thread.rs`'s, less what needs threads (`GlobalClock::select`).
 //!
-//! * A growable wheel with a 1 ms tick on [`GlobalClock`], the host's monotonic clock
-//!   ([`HostClock`], `performance.now()`).
 //! * The first reading of the clock spawns the driver task (`punctual_wasm::spawn_driver`)
 //!   on `wasm-bindgen-futures`' executor; it then lives as long as the program.
 //! * A deadline whose future is ready at its first poll never reads the clock.
-//! * One clock, and no other default wheel: a reading is the same on every side, and
-//!   instants are `web_time::Instant`s read on that clock.
+//! * One clock ([`HostClock`], `performance.now()`), and no other default wheel: a reading
+//!   is the same on every side, and instants are `web_time::Instant`s read on that clock.
 
 use core::sync::atomic::{AtomicBool, Ordering};
 use core::time::Duration;
@@ -17,7 +14,6 @@ use punctual_core::{Clock, ClockInstant, Growable, Reading, Wheel};
 use punctual_wasm::HostClock;
 use web_time::Instant;
 
-/// The global wheel's tick.
 const TICK: Duration = Duration::from_millis(1);
 
 // SAFETY: a static stays at its address for the rest of the program. No batched wakes:
@@ -28,8 +24,7 @@ static GLOBAL: Wheel<GlobalClock, Growable> =
 static DRIVEN: AtomicBool = AtomicBool::new(false);
 
 /// The clock of the global wheel: the host's monotonic clock ([`HostClock`],
-/// `performance.now()`), counted from an hour before its first reading.
-/// Reading it spawns the global wheel's driver task if none runs yet.
+/// `performance.now()`) from an hour before its first reading, which spawns the driver.
 ///
 /// # Panics
 ///
@@ -50,15 +45,6 @@ impl GlobalClock {
     }
 }
 
-/// Spawns the driver task, once per program.
-#[cold]
-#[inline(never)]
-fn start_driver() {
-    if !DRIVEN.swap(true, Ordering::AcqRel) {
-        punctual_wasm::spawn_driver(&GLOBAL);
-    }
-}
-
 impl ClockInstant<GlobalClock> for Instant {
     #[inline]
     fn reading_on(self, _: &GlobalClock) -> Reading {
@@ -69,21 +55,20 @@ impl ClockInstant<GlobalClock> for Instant {
 impl Clock for GlobalClock {
     #[inline]
     fn now(&self) -> Duration {
-        if !DRIVEN.load(Ordering::Acquire) {
-            start_driver();
+        // The driver task, spawned once per program.
+        if !DRIVEN.load(Ordering::Acquire) && !DRIVEN.swap(true, Ordering::AcqRel) {
+            punctual_wasm::spawn_driver(&GLOBAL);
         }
         HostClock::new().now()
     }
 }
 
-/// `at`, a reading of the instants' clock, as a reading of the global wheel's clock:
-/// the same clock here, so `at` itself.
+/// `at`, a reading of the instants' clock, on the global wheel's clock: the same one.
 pub(crate) fn reading_at(at: Reading) -> Reading {
     at
 }
 
-/// `at`, a reading of the global wheel's clock, as a reading of the instants' clock:
-/// the same clock here, so `at` itself.
+/// `at`, a reading of the global wheel's clock, on the instants' clock: the same one.
 pub(crate) fn std_reading(at: Reading) -> Reading {
     at
 }
@@ -92,6 +77,6 @@ pub(crate) fn std_reading(at: Reading) -> Reading {
 /// [`Deadline::new`](punctual_core::Deadline::new) with an explicit
 /// [`Limit`](punctual_core::Limit).
 #[inline]
-pub fn global_wheel() -> &'static Wheel<GlobalClock, Growable> {
+pub const fn global_wheel() -> &'static Wheel<GlobalClock, Growable> {
     &GLOBAL
 }

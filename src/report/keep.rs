@@ -1,11 +1,9 @@
 //! Keep running: the caller gets `Err(Elapsed)` at the deadline, and the inner future is
-//! handed to a spawner instead of dropped, its later result reported.
-//! * Cancel stays the default; a [`Keeper`] is asked for by name, per deadline.
-//! * The deadline's own outcome is reported as usual (elapsed); the kept future's end is a
+//! handed to a spawner instead of dropped (a [`Keeper`] is asked for per deadline).
+//! * The deadline's outcome is reported as usual (elapsed); the kept future's end is a
 //!   later fate (`abandoned_succeeded`, `abandoned_failed`), never a second outcome.
-//! * At most `cap` kept futures run at once; one more is refused (dropped), counted as
-//!   `refused`. The count falls when a kept future ends or its task is dropped.
-//! * The inner future sits in a cell the deadline polls through (a mutex, uncontended):
+//! * At most `cap` kept futures run at once; one more is dropped, counted as `refused`.
+//! * The inner future sits in a cell the deadline polls through (an uncontended mutex):
 //!   the deadline drops only its handle at the fire, so the future survives to be kept.
 
 use std::fmt;
@@ -23,15 +21,10 @@ use crate::DeadlineExt;
 /// A future handed to a [`Keeper`]'s spawner.
 pub type KeptFuture = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
 
-type Spawner = dyn Fn(KeptFuture) + Send + Sync;
-
 /// Keeps the work of elapsed deadlines running on a spawner of your choice, at most `cap`
-/// at once.
-///
-/// Keeping is right when the work is worth finishing though its caller cannot wait: a
-/// write-behind, a cache refresh, a call whose side effect must complete. It is wrong when
-/// the work only feeds the caller (its result is thrown away) or when overload caused the
-/// timeout (kept work adds to it: keep the cap small).
+/// at once: for work worth finishing though its caller cannot wait (a write-behind, a
+/// cache refresh), not for work that only feeds the caller. Under overload kept work adds
+/// to it: keep the cap small.
 ///
 /// ```
 /// use std::time::Duration;
@@ -53,37 +46,32 @@ type Spawner = dyn Fn(KeptFuture) + Send + Sync;
 /// finished.recv().unwrap(); // the refresh ran to its end, on its own
 /// ```
 #[derive(Clone)]
-pub struct Keeper {
-    shared: Arc<Shared>,
-}
+pub struct Keeper(Arc<Shared>);
 
 struct Shared {
-    spawner: Box<Spawner>,
+    spawner: Box<dyn Fn(KeptFuture) + Send + Sync>,
     cap: usize,
     running: AtomicUsize,
 }
 
 impl Keeper {
-    /// A keeper that hands kept futures to `spawn` (`|f| { tokio::spawn(f); }`,
-    /// `|f| smol::spawn(f).detach()`, any executor's), at most `cap` running at once.
+    /// A keeper that hands kept futures to `spawn` (`|f| { tokio::spawn(f); }`, any
+    /// executor's), at most `cap` running at once.
     pub fn new(cap: usize, spawn: impl Fn(KeptFuture) + Send + Sync + 'static) -> Self {
-        Self {
-            shared: Arc::new(Shared {
-                spawner: Box::new(spawn),
-                cap,
-                running: AtomicUsize::new(0),
-            }),
-        }
+        Self(Arc::new(Shared {
+            spawner: Box::new(spawn),
+            cap,
+            running: AtomicUsize::new(0),
+        }))
     }
 
     /// How many kept futures are running now.
     pub fn running(&self) -> usize {
-        self.shared.running.load(Ordering::Acquire)
+        self.0.running.load(Ordering::Acquire)
     }
 
-    /// Bounds `future` by `limit`, named `name`, on the default wheel. At the deadline the
-    /// caller gets `Err(Elapsed)` and `future` is kept running, unless `cap` are running
-    /// already: then it is dropped, and counted as refused.
+    /// Bounds `future` by `limit`, named `name`, on the default wheel. At the deadline
+    /// `future` is kept running, unless `cap` are running already (then it is refused).
     ///
     /// # Errors
     ///
@@ -97,7 +85,7 @@ impl Keeper {
         F: Future<Output = Result<T, E>> + Send + 'static,
     {
         let cell = Arc::new(Mutex::new(Some(Box::pin(future))));
-        let handle = Handle { cell: cell.clone() };
+        let handle = Handle(cell.clone());
         Kept {
             deadline: Box::pin(handle.deadline(limit).named_result(name)),
             cell,
@@ -111,7 +99,7 @@ impl Keeper {
     where
         F: Future<Output = Result<T, E>> + Send + 'static,
     {
-        let shared = &self.shared;
+        let shared = &self.0;
         let admitted = shared
             .running
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
@@ -123,7 +111,7 @@ impl Keeper {
             super::later_fate(name, OutcomeKind::Refused, Duration::ZERO);
             return;
         }
-        let running = Running(self.shared.clone());
+        let running = Running(self.0.clone());
         let kept_since = Instant::now();
         (shared.spawner)(Box::pin(async move {
             let _running = running;
@@ -139,7 +127,7 @@ impl Keeper {
 impl fmt::Debug for Keeper {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Keeper")
-            .field("cap", &self.shared.cap)
+            .field("cap", &self.0.cap)
             .field("running", &self.running())
             .finish()
     }
@@ -157,15 +145,13 @@ impl Drop for Running {
 type Cell<F> = Arc<Mutex<Option<Pin<Box<F>>>>>;
 
 /// What the deadline holds and drops at the fire: a way to poll the future in the cell.
-struct Handle<F> {
-    cell: Cell<F>,
-}
+struct Handle<F>(Cell<F>);
 
 impl<F: Future> Future for Handle<F> {
     type Output = F::Output;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
-        let mut cell = self.cell.lock().unwrap_or_else(|e| e.into_inner());
+        let mut cell = self.0.lock().unwrap_or_else(|e| e.into_inner());
         let future = cell.as_mut().expect("polled after completion");
         let output = future.as_mut().poll(cx);
         if output.is_ready() {

@@ -2,20 +2,21 @@
 //! * Installed limits are read once per deadline, when it is made: the next deadline with
 //!   a name takes the new limit, those in flight keep theirs.
 //! * Swapping is lock-free for readers (`arc-swap`).
-//! * Every limit is above zero and at most [`Limits::MAX`]; a bad one is an error naming
-//!   its key and text, never a panic.
+//! * Top-level keys are closed (`default`, `names`); names are open, non-empty.
+//! * A limit is a `humantime` duration (`800ms`, `2s`, `1m30s`), above zero and at most
+//!   [`Limits::MAX`]; a bad one is an error naming its key and text, never a panic.
 
 use std::collections::BTreeMap;
+use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
 use arc_swap::ArcSwapOption;
+use serde::de::IgnoredAny;
 
-use super::limits_parse::{LimitsError, Raw, check_limit, parse_limit, text_of};
-
-/// A default limit and limits per name, as a config file gives them.
-///
-/// In TOML (or any format serde reads, with the same shape):
+/// A default limit and limits per name, as a config file gives them, in TOML or any format
+/// serde reads with the same shape. Both keys are optional (`default` is 1 s when absent);
+/// no other key is allowed.
 ///
 /// ```
 /// use std::time::Duration;
@@ -31,8 +32,6 @@ use super::limits_parse::{LimitsError, Raw, check_limit, parse_limit, text_of};
 /// assert_eq!(limits.limit("report"), Duration::from_secs(90));
 /// assert_eq!(limits.limit("anything else"), Duration::from_secs(2));
 /// ```
-///
-/// Both keys are optional (`default` is 1 s when absent); no other key is allowed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Limits {
     default: Duration,
@@ -68,13 +67,6 @@ impl Limits {
 
     /// These limits, with `limit` for `name`.
     ///
-    /// ```
-    /// # use std::time::Duration;
-    /// # use punctual::report::Limits;
-    /// let limits = Limits::default().with("pricing", Duration::from_millis(800)).unwrap();
-    /// assert_eq!(limits.limit("pricing"), Duration::from_millis(800));
-    /// ```
-    ///
     /// # Errors
     ///
     /// If `name` is empty, or `limit` is zero or above [`Limits::MAX`].
@@ -104,29 +96,24 @@ impl Limits {
     fn from_raw(raw: BTreeMap<String, Raw>) -> Result<Self, LimitsError> {
         let mut limits = Self::default();
         for (key, value) in &raw {
-            match key.as_str() {
-                "default" => limits.default = parse_limit(key, text_of(key, value)?)?,
-                "names" => {
-                    let Raw::Table(table) = value else {
-                        let text = text_of(key, value).unwrap_or("a value");
-                        return Err(LimitsError::new(key, text, "not a table of names"));
-                    };
+            match (key.as_str(), value) {
+                ("default", _) => limits.default = parse_limit(key, value)?,
+                ("names", Raw::Table(table)) => {
                     for (name, value) in table {
                         let key = format!("names.{name}");
                         if name.is_empty() {
                             return Err(LimitsError::new(&key, "", "an empty name"));
                         }
-                        let limit = parse_limit(&key, text_of(&key, value)?)?;
-                        limits.names.insert(name.clone(), limit);
+                        limits.names.insert(name.clone(), parse_limit(&key, value)?);
                     }
                 }
                 _ => {
-                    let text = text_of(key, value).unwrap_or("a table");
-                    return Err(LimitsError::new(
-                        key,
-                        text,
-                        "an unknown key; the keys are `default` and `names`",
-                    ));
+                    let text = value.text().unwrap_or_else(|what| what.into());
+                    let problem = match key.as_str() {
+                        "names" => "not a table of names",
+                        _ => "an unknown key; the keys are `default` and `names`",
+                    };
+                    return Err(LimitsError::new(key, &text, problem));
                 }
             }
         }
@@ -157,6 +144,113 @@ impl<'de> serde::Deserialize<'de> for Limits {
         Self::from_raw(raw).map_err(serde::de::Error::custom)
     }
 }
+
+/// A value as read, before it is checked.
+#[derive(serde::Deserialize)]
+#[serde(untagged)]
+enum Raw {
+    Text(String),
+    Int(i64),
+    Uint(u64),
+    Float(f64),
+    Bool(bool),
+    Table(BTreeMap<String, Raw>),
+    List(#[allow(dead_code)] Vec<IgnoredAny>),
+    Nothing,
+}
+
+impl Raw {
+    /// The value as text, or what it is instead of a scalar.
+    fn text(&self) -> Result<String, &'static str> {
+        match self {
+            Self::Text(text) => Ok(text.clone()),
+            Self::Int(v) => Ok(v.to_string()),
+            Self::Uint(v) => Ok(v.to_string()),
+            Self::Float(v) => Ok(v.to_string()),
+            Self::Bool(v) => Ok(v.to_string()),
+            Self::Table(_) => Err("a table"),
+            Self::List(_) => Err("a list"),
+            Self::Nothing => Err("nothing"),
+        }
+    }
+}
+
+/// `value` as a limit, or why not.
+fn parse_limit(key: &str, value: &Raw) -> Result<Duration, LimitsError> {
+    let text = value
+        .text()
+        .map_err(|what| LimitsError::new(key, what, "not a duration"))?;
+    let limit = humantime::parse_duration(text.trim()).map_err(|e| {
+        LimitsError::new(
+            key,
+            &text,
+            format!("not a duration ({e}); write it as `800ms`, `2s` or `1m30s`"),
+        )
+    })?;
+    check_limit(key, &text, limit)
+}
+
+/// `limit`, if in range.
+fn check_limit(key: &str, text: &str, limit: Duration) -> Result<Duration, LimitsError> {
+    let max = humantime::format_duration(Limits::MAX);
+    let problem = if limit.is_zero() {
+        "zero; a limit must be above zero".to_owned()
+    } else if limit > Limits::MAX {
+        format!("out of range; a limit is at most {max}")
+    } else {
+        return Ok(limit);
+    };
+    Err(LimitsError::new(key, text, problem))
+}
+
+/// A bad limit: the key it was under, the text given, and what is wrong with it.
+///
+/// ```
+/// let err = punctual::report::Limits::from_toml("[names]\npricing = \"0s\"").unwrap_err();
+/// assert_eq!(err.key(), "names.pricing");
+/// assert_eq!(err.text(), "0s");
+/// assert_eq!(err.to_string(), "limit `names.pricing` = `0s`: zero; a limit must be above zero");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LimitsError {
+    key: String,
+    text: String,
+    problem: String,
+}
+
+impl LimitsError {
+    fn new(key: &str, text: &str, problem: impl Into<String>) -> Self {
+        Self {
+            key: key.to_owned(),
+            text: text.to_owned(),
+            problem: problem.into(),
+        }
+    }
+
+    /// The key: `default`, `names.<name>`, an unknown key, or empty for a document that
+    /// does not parse.
+    pub fn key(&self) -> &str {
+        &self.key
+    }
+
+    /// The text given for it (for a document that does not parse, the parser's message).
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+}
+
+impl fmt::Display for LimitsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.key.is_empty() {
+            write!(f, "limits: {}: {}", self.problem, self.text)
+        } else {
+            let (key, text, problem) = (&self.key, &self.text, &self.problem);
+            write!(f, "limit `{key}` = `{text}`: {problem}")
+        }
+    }
+}
+
+impl std::error::Error for LimitsError {}
 
 static INSTALLED: ArcSwapOption<Limits> = ArcSwapOption::const_empty();
 

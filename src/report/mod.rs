@@ -1,18 +1,13 @@
-//! What operators see and tune: outcomes of named deadlines, where they go, and limits by
-//! name.
+//! What operators see and tune: outcomes of named deadlines, and limits by name.
 //!
 //! A deadline with a name ([`Deadline::named`](punctual_core::Deadline::named),
-//! [`named_result`](punctual_core::Deadline::named_result), or
-//! [`deadline_named`](crate::DeadlineExt::deadline_named) with the `config` feature)
-//! reports one [`Outcome`] when it ends: completed (succeeded or failed for a `Result`),
-//! elapsed, or dropped by its caller, with its limit and the time it used. After
-//! [`enable`], each outcome is
-//!
-//! * counted per name and kept among the [recent events](recent) (the last 256 by
-//!   default), for a [`snapshot`] a program can read, or serve as JSON with `config`;
-//! * given to the [listener](set_listener), if one is set;
-//! * with the `metrics` feature, counted by the `metrics` facade (see [`metrics`](self#metrics));
-//! * with the `tracing` feature, a `debug` event (target `punctual::outcome`), enabled or not.
+//! [`named_result`](punctual_core::Deadline::named_result),
+//! [`deadline_named`](crate::DeadlineExt::deadline_named)) reports one [`Outcome`] when it
+//! ends, with its limit and the time it used. After [`enable`], each outcome is counted
+//! per name and kept among the [recent events](recent) (for a [`snapshot`]), given to the
+//! [listener](set_listener), and counted by the `metrics` facade (feature `metrics`, see
+//! [below](self#metrics)). With `tracing`, it is also a `debug` event (target
+//! `punctual::outcome`), enabled or not.
 //!
 //! ```
 //! use std::time::Duration;
@@ -32,62 +27,46 @@
 //! # Invariants
 //!
 //! * A named deadline reports exactly one outcome: what its caller saw. Unnamed ones
-//!   report nothing and cost what they did.
-//! * Before [`enable`], outcomes go only to `tracing`; a named deadline's end then costs
-//!   one relaxed load.
+//!   report nothing. Before [`enable`], a named deadline's end costs one relaxed load.
 //! * The counts and the recent events sit behind one lock, held briefly; the listener and
 //!   the metrics run outside it, on the task that ended the deadline.
-//! * Names are `&'static str`: a process has as many as its code names (and its routes).
+//! * Names are `&'static str`: a process has as many as its code names.
 //!
 //! # Metrics
 //!
-//! With the `metrics` feature, through whatever recorder the process installed
-//! (Prometheus, StatsD, OpenTelemetry):
+//! With the `metrics` feature, through the recorder the process installed:
 //!
 //! * `punctual_deadline_outcomes_total{name, outcome}`: a counter; `outcome` is one of
 //!   `completed`, `succeeded`, `failed`, `elapsed`, `dropped`.
-//! * `punctual_deadline_used_seconds{name}`: a histogram of the time used, in seconds
-//!   (the Prometheus convention). Divide by the limit for the fraction of it used.
+//! * `punctual_deadline_used_seconds{name}`: a histogram of the time used, in seconds.
 //! * `punctual_deadline_limit_seconds{name}`: a gauge, the last limit seen or installed.
 
 mod keep;
 #[cfg(feature = "config")]
 mod limits;
-#[cfg(feature = "config")]
-mod limits_parse;
 #[cfg(feature = "metrics")]
 mod metrics;
 mod record;
-mod snapshot;
 
 use std::sync::{Arc, RwLock};
 
 pub use keep::{Keeper, Kept, KeptFuture};
 #[cfg(feature = "config")]
-pub use limits::{Limits, install_limits, installed_limits, limit_for};
-#[cfg(feature = "config")]
-pub use limits_parse::LimitsError;
+pub use limits::{Limits, LimitsError, install_limits, installed_limits, limit_for};
 pub use punctual_core::{Outcome, OutcomeKind};
-pub use record::{Counts, Event, recent, set_recent_capacity};
-pub use snapshot::{NameReport, Snapshot, snapshot};
+pub use record::{Counts, Event, NameReport, Snapshot, recent, set_recent_capacity, snapshot};
 
 type Listener = Arc<dyn Fn(&Outcome) + Send + Sync>;
 
 static LISTENER: RwLock<Option<Listener>> = RwLock::new(None);
 
-/// Routes named deadlines' outcomes here from now on: counts, recent events, listener,
-/// metrics. Idempotent; replaces a hook set by
+/// Routes named deadlines' outcomes here from now on. Idempotent; replaces a hook set by
 /// [`punctual_core::set_outcome_hook`].
-///
-/// ```
-/// punctual::report::enable();
-/// ```
 pub fn enable() {
     punctual_core::set_outcome_hook(Some(dispatch));
 }
 
-/// Stops routing outcomes here (they still go to `tracing`). Counts and recent events
-/// are kept.
+/// Stops routing outcomes here (not to `tracing`); counts and recent events are kept.
 pub fn disable() {
     punctual_core::set_outcome_hook(None);
 }
@@ -97,20 +76,7 @@ pub fn disable() {
 /// poll or drop: keep it short, and do not panic in it.
 ///
 /// ```
-/// use std::sync::atomic::{AtomicUsize, Ordering};
-/// use std::time::Duration;
-/// use punctual::DeadlineExt;
-///
-/// static ELAPSED: AtomicUsize = AtomicUsize::new(0);
-/// punctual::report::set_listener(|o| {
-///     if o.name == "doc-listener" && o.kind == punctual::report::OutcomeKind::Elapsed {
-///         ELAPSED.fetch_add(1, Ordering::Relaxed);
-///     }
-/// });
-/// # futures_executor::block_on(async {
-/// let _ = std::future::pending::<()>().deadline(Duration::ZERO).named("doc-listener").await;
-/// # });
-/// assert_eq!(ELAPSED.load(Ordering::Relaxed), 1);
+/// punctual::report::set_listener(|o| eprintln!("{}: {}", o.name, o.kind.as_str()));
 /// punctual::report::clear_listener();
 /// ```
 pub fn set_listener(listener: impl Fn(&Outcome) + Send + Sync + 'static) {

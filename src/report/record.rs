@@ -1,6 +1,7 @@
-//! Counts per name and the recent events, behind one lock.
+//! Counts per name and the recent events, behind one lock, and snapshots of them.
 //! * Each outcome is counted once and kept once; the oldest event goes when the buffer is
-//!   full. A capacity of 0 keeps none.
+//!   full. A snapshot takes both under the lock at once, so they agree.
+//! * A name appears in it once it has an outcome or an installed limit (`config`).
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Mutex;
@@ -23,7 +24,7 @@ pub struct Counts {
     pub elapsed: u64,
     /// Dropped by the caller first.
     pub dropped: u64,
-    /// Later fates of elapsed ones kept running ([`Keeper`](super::Keeper)): finished `Ok`.
+    /// Kept running ([`Keeper`](super::Keeper)) past their deadline, finished `Ok`.
     pub abandoned_succeeded: u64,
     /// Kept running, finished `Err`.
     pub abandoned_failed: u64,
@@ -33,11 +34,6 @@ pub struct Counts {
 
 impl Counts {
     /// The count of `kind`.
-    ///
-    /// ```
-    /// # use punctual::report::{Counts, OutcomeKind};
-    /// assert_eq!(Counts::default().get(OutcomeKind::Elapsed), 0);
-    /// ```
     pub fn get(&self, kind: OutcomeKind) -> u64 {
         let mut counts = *self;
         *counts.slot(kind)
@@ -83,28 +79,27 @@ pub struct Event {
     pub unix_millis: u64,
 }
 
-/// Per name: the counts and the last limit seen.
 #[derive(Debug, Default)]
-pub(super) struct PerName {
-    pub(super) counts: Counts,
-    pub(super) last_limit: Option<Duration>,
+struct PerName {
+    counts: Counts,
+    last_limit: Option<Duration>,
 }
 
 #[derive(Debug)]
-pub(super) struct Record {
-    pub(super) names: BTreeMap<&'static str, PerName>,
-    pub(super) recent: VecDeque<Event>,
+struct Record {
+    names: BTreeMap<&'static str, PerName>,
+    recent: VecDeque<Event>,
     capacity: usize,
 }
 
-pub(super) static RECORD: Mutex<Record> = Mutex::new(Record {
+static RECORD: Mutex<Record> = Mutex::new(Record {
     names: BTreeMap::new(),
     recent: VecDeque::new(),
     capacity: 256,
 });
 
 /// The record, even if a panic poisoned it (its data stay consistent: one push, one add).
-pub(super) fn lock() -> std::sync::MutexGuard<'static, Record> {
+fn lock() -> std::sync::MutexGuard<'static, Record> {
     RECORD.lock().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -133,26 +128,105 @@ pub(super) fn record(outcome: &Outcome) {
 }
 
 /// The most recent events, oldest first.
-///
-/// ```
-/// punctual::report::enable();
-/// let events = punctual::report::recent();
-/// assert!(events.len() <= 256);
-/// ```
 pub fn recent() -> Vec<Event> {
     lock().recent.iter().cloned().collect()
 }
 
-/// Keeps the last `capacity` events from now on (256 by default; 0 keeps none), dropping
-/// the oldest beyond it.
-///
-/// ```
-/// punctual::report::set_recent_capacity(1024);
-/// ```
+/// Keeps the last `capacity` events from now on (256 by default; 0 keeps none).
 pub fn set_recent_capacity(capacity: usize) {
     let mut record = lock();
     record.capacity = capacity;
     while record.recent.len() > capacity {
         record.recent.pop_front();
+    }
+}
+
+/// One name: its limit in force and its counts.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "config", derive(serde::Serialize))]
+#[non_exhaustive]
+pub struct NameReport {
+    /// The name.
+    pub name: String,
+    /// The limit in seconds: the installed one for the name (`config`), else the last one
+    /// an outcome carried; `None` if neither.
+    pub limit_seconds: Option<f64>,
+    /// Whether the limit comes from installed [`Limits`](super::Limits) (`config`).
+    pub configured: bool,
+    /// Its outcomes so far.
+    pub counts: Counts,
+}
+
+/// What [`snapshot`] returns; serializable with the `config` feature, for a handler to
+/// serve as JSON.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "config", derive(serde::Serialize))]
+#[non_exhaustive]
+pub struct Snapshot {
+    /// The default limit of installed [`Limits`](super::Limits), in seconds (`config`).
+    pub default_limit_seconds: Option<f64>,
+    /// Each name, in order.
+    pub names: Vec<NameReport>,
+    /// The recent events, oldest first.
+    pub recent: Vec<Event>,
+}
+
+impl Snapshot {
+    /// The counts of `name`, if it has a report.
+    pub fn counts(&self, name: &str) -> Option<Counts> {
+        self.name(name).map(|n| n.counts)
+    }
+
+    /// The report of `name`, if any.
+    pub fn name(&self, name: &str) -> Option<&NameReport> {
+        self.names.iter().find(|n| n.name == name)
+    }
+}
+
+/// Counts per name, the limits in force and the recent events, now.
+pub fn snapshot() -> Snapshot {
+    #[cfg(feature = "config")]
+    let limits = super::installed_limits();
+    let record = lock();
+    #[cfg_attr(not(feature = "config"), allow(unused_mut))]
+    let mut names: Vec<NameReport> = record
+        .names
+        .iter()
+        .map(|(name, per)| NameReport {
+            name: (*name).to_owned(),
+            limit_seconds: per.last_limit.map(|l| l.as_secs_f64()),
+            configured: false,
+            counts: per.counts,
+        })
+        .collect();
+    let recent = record.recent.iter().cloned().collect();
+    drop(record);
+    #[cfg(not(feature = "config"))]
+    let default_limit_seconds = None;
+    #[cfg(feature = "config")]
+    let default_limit_seconds = Some(limits.default_limit().as_secs_f64());
+    #[cfg(feature = "config")]
+    {
+        for (name, limit) in limits.names() {
+            let secs = Some(limit.as_secs_f64());
+            match names.iter_mut().find(|n| n.name == name) {
+                Some(report) => {
+                    report.limit_seconds = secs;
+                    report.configured = true;
+                }
+                None => names.push(NameReport {
+                    name: name.to_owned(),
+                    limit_seconds: secs,
+                    configured: true,
+                    counts: Counts::default(),
+                }),
+            }
+        }
+        names.sort_by(|a, b| a.name.cmp(&b.name));
+    }
+    Snapshot {
+        default_limit_seconds,
+        names,
+        recent,
     }
 }

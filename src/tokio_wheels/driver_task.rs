@@ -1,33 +1,33 @@
 //! The driver task of a runtime's default wheel: the core's [`Driver`], and its sleeps.
 //!
-//! * On real time, on Linux with the runtime's I/O driver, it sleeps on a timerfd of its
-//!   own ([`TimerFd`]), to the wheel's next turn exactly: inside the runtime, no thread
-//!   outside it, and no rounding to tokio's millisecond.
-//! * Else on real time it sleeps on tokio's timer if the runtime has one, and with the
-//!   alarm (a sleep on the global wheel) on the tick grid if it has neither driver. The
-//!   runtime's drivers are probed once, when the task is made ([`probe`](super::probe)).
+//! * On real time it sleeps on a timerfd of its own ([`TimerFd`], Linux, with the runtime's
+//!   I/O driver) to the wheel's next turn exactly; else on tokio's timer; else (neither
+//!   driver, [`probe`](super::probe)d once) on the alarm, a sleep on the global wheel.
 //! * Once the runtime's clock reads virtual time (tokio paused or moved it), it sleeps
 //!   on tokio's timer, whose wake turns the wheel at once ([`TurningSleeper`]).
-//! * It stops once its wheel's owner left and nothing is armed. It checks that after
-//!   each poll of the driver, which registered its waker first: an owner that leaves
-//!   wakes it, so it never waits idle on a wheel it should let go.
-//! * Dropped by tokio at shutdown, it hands what is still armed to the orphan driver.
+//! * It stops once its wheel's owner left and nothing is armed, checked after each poll of
+//!   the driver (which registered its waker first; an owner that leaves wakes it).
+//! * Dropped by tokio at shutdown, it hands what is still armed to the orphan driver: one
+//!   thread, started at the first such shutdown and parked while idle, that fires those
+//!   deadlines on real time on the tick grid, and lets go of each wheel once drained.
 
 use core::future::Future;
 use core::pin::Pin;
 use core::task::{Context, Poll};
+use core::time::Duration;
+use std::sync::{Mutex, OnceLock};
+use std::thread::{self, Thread};
 
 use pin_project_lite::pin_project;
-use punctual_core::{Clock, Driver, Growable, Reading, Sleeper};
+use punctual_core::{Clock, Driver, DriverSlot, Growable, Limit, Reading, Sleep, Sleeper, Wheel};
+use punctual_thread::Driven;
+use punctual_tokio::{TurningSleep, TurningSleeper};
 use tokio::runtime::Handle;
 
-use punctual_core::{Limit, Sleep};
-use punctual_tokio::{TurningSleep, TurningSleeper};
-
-use super::runtime_clock::{RuntimeClock, RuntimeSleeper};
-use super::runtime_wheel::{DEFAULT_TICK, RuntimeWheel, on_tick_grid};
+use super::runtime_clock::RuntimeClock;
 #[cfg(target_os = "linux")]
 use super::timer_fd::{FineSleep, TimerFd};
+use super::{DEFAULT_TICK, RuntimeWheel, on_tick_grid};
 use crate::wheel::Global;
 
 type RuntimeDriver = Driver<'static, RuntimeClock, Growable, DefaultSleeper>;
@@ -43,24 +43,19 @@ pub(super) struct DriverTask {
 
 impl DriverTask {
     pub(super) fn new(rw: &'static RuntimeWheel, handle: Handle) -> Self {
-        let wheel = rw.wheel();
+        let wheel = rw.wheel;
         #[cfg(target_os = "linux")]
         let fine = TimerFd::new();
-        let virtual_time = wheel.clock().reads_virtual_time();
-        #[cfg(target_os = "linux")]
-        let on_tokio_timer = virtual_time || (fine.is_none() && super::probe::runtime_has_time());
         #[cfg(not(target_os = "linux"))]
-        let on_tokio_timer = virtual_time || super::probe::runtime_has_time();
+        let fine = None::<()>;
+        let on_tokio_timer = wheel.clock().reads_virtual_time()
+            || (fine.is_none() && super::probe::runtime_has_time());
         // A precise timer wakes at a sparse tick's own deadline and at a crowded tick's
         // end; a coarse one (tokio's, or the alarm on the tick grid) looks early too.
-        #[cfg(target_os = "linux")]
         wheel.set_precise_fires(on_tokio_timer || fine.is_none());
-        #[cfg(not(target_os = "linux"))]
-        wheel.set_precise_fires(true);
         let sleeper = DefaultSleeper {
             wheel,
-            clock: wheel.clock(),
-            on_tokio: TurningSleeper::new(RuntimeSleeper::new(wheel.clock()), wheel),
+            on_tokio: TurningSleeper::new(wheel.clock(), wheel),
             on_tokio_timer,
             #[cfg(target_os = "linux")]
             fine,
@@ -84,37 +79,40 @@ impl Future for DriverTask {
         if !self.rw.driver_may_stop() {
             return Poll::Pending;
         }
+        self.let_go();
+        Poll::Ready(())
+    }
+}
+
+impl DriverTask {
+    /// Lets go of the wheel: shelves it if drained, else hands it to the orphan driver.
+    fn let_go(&mut self) {
+        // The last reading must be the runtime's: tokio may drop tasks outside its context.
+        let _context = self.handle.enter();
         // Let go of everything that reaches the wheel (timers, the place for a waker)
         // before the wheel is let go: it may serve another runtime next.
         self.driver = None;
-        self.rw.wheel().clock().switch_to_real();
-        self.rw.stop_driving();
-        Poll::Ready(())
+        self.rw.wheel.clock().switch_to_real();
+        if self.rw.wheel.occupied() == 0 {
+            self.rw.stop_driving();
+        } else {
+            hand_over(self.rw);
+        }
     }
 }
 
 impl Drop for DriverTask {
     fn drop(&mut self) {
-        if self.driver.is_none() {
-            return; // retired
-        }
-        // The last reading must be the runtime's: tokio may drop tasks outside its context.
-        let _context = self.handle.enter();
-        self.driver = None;
-        self.rw.wheel().clock().switch_to_real();
-        if self.rw.wheel().occupied() == 0 {
-            self.rw.stop_driving();
-        } else {
-            super::orphans::hand_over(self.rw);
+        if self.driver.is_some() {
+            self.let_go();
         }
     }
 }
 
 /// The sleeps of a runtime wheel's driver (see the module docs).
 struct DefaultSleeper {
-    wheel: &'static punctual_core::Wheel<RuntimeClock, Growable>,
-    clock: &'static RuntimeClock,
-    on_tokio: TurningSleeper<RuntimeSleeper, RuntimeClock, Growable>,
+    wheel: &'static Wheel<RuntimeClock, Growable>,
+    on_tokio: TurningSleeper<&'static RuntimeClock, RuntimeClock, Growable>,
     /// tokio's timer from now on: the clock has read virtual time, or the runtime has a
     /// time driver and no fine timer.
     on_tokio_timer: bool,
@@ -127,11 +125,12 @@ impl Sleeper for DefaultSleeper {
     type Sleep = DefaultSleep;
 
     fn sleep_until(&mut self, at: Reading) -> Self::Sleep {
-        if !self.on_tokio_timer && self.clock.reads_virtual_time() {
+        let clock = self.wheel.clock();
+        if !self.on_tokio_timer && clock.reads_virtual_time() {
             // The plan `at` was made without precise fires: turn again at once with them.
             self.on_tokio_timer = true;
             self.wheel.set_precise_fires(true);
-            let now = Reading::since_origin(self.clock.now());
+            let now = Reading::since_origin(clock.now());
             return DefaultSleep::Tokio {
                 sleep: self.on_tokio.sleep_until(at.min(now)),
             };
@@ -144,7 +143,7 @@ impl Sleeper for DefaultSleeper {
         #[cfg(target_os = "linux")]
         if let Some(fine) = &self.fine {
             let after = (at != Reading::END)
-                .then(|| at.saturating_duration_since(Reading::since_origin(self.clock.now())));
+                .then(|| at.saturating_duration_since(Reading::since_origin(clock.now())));
             return DefaultSleep::Fine {
                 sleep: fine.sleep(after),
             };
@@ -152,7 +151,7 @@ impl Sleeper for DefaultSleeper {
         // On the tick grid: the wheel looks at crowded ticks early (for tokio's timer),
         // and a wake at each of their deadlines would walk the tick once per deadline.
         let at = Reading::since_origin(on_tick_grid(at.as_duration(), DEFAULT_TICK));
-        let at = crate::global::reading_at(self.clock.reference_reading(at));
+        let at = crate::global::reading_at(clock.reference_reading(at));
         DefaultSleep::Alarm {
             sleep: Sleep::new(Global, Limit::At(at)),
         }
@@ -181,4 +180,81 @@ impl Future for DefaultSleep {
             DefaultSleepProj::Alarm { sleep } => sleep.poll(cx),
         }
     }
+}
+
+/// Wheels handed over (their clocks already on real time), not yet taken in by the thread.
+static INBOX: Mutex<Vec<&'static RuntimeWheel>> = Mutex::new(Vec::new());
+static THREAD: OnceLock<Thread> = OnceLock::new();
+
+/// Hands `orphan` (its clock already on real time) to the orphan driver.
+pub(super) fn hand_over(orphan: &'static RuntimeWheel) {
+    INBOX
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .push(orphan);
+    let thread = THREAD.get_or_init(|| {
+        punctual_thread::handle_forks();
+        thread::Builder::new()
+            .name("punctual-orphans".into())
+            .spawn(run)
+            .expect("punctual: could not start the thread that fires the deadlines of a runtime that shut down")
+            .thread()
+            .clone()
+    });
+    thread.unpark();
+}
+
+/// An orphaned wheel, driven until it drains. The slot is `None` once it is let go.
+struct Orphan {
+    orphan: &'static RuntimeWheel,
+    slot: Option<DriverSlot<'static, RuntimeClock, Growable>>,
+}
+
+impl Driven for Orphan {
+    type Clock = RuntimeClock;
+    type Storage = Growable;
+
+    fn wheel(&self) -> &'static Wheel<RuntimeClock, Growable> {
+        self.orphan.wheel
+    }
+
+    fn slot(&mut self) -> &mut DriverSlot<'static, RuntimeClock, Growable> {
+        self.slot
+            .as_mut()
+            .expect("a runtime wheel is not driven after it is let go")
+    }
+
+    fn next_turn(&self, next: Reading) -> Reading {
+        let tick = self.orphan.wheel.tick();
+        Reading::since_origin(on_tick_grid(next.as_duration(), tick))
+    }
+
+    fn finished(&mut self) -> bool {
+        if self.orphan.wheel.occupied() != 0 {
+            return false;
+        }
+        // The place for the waker first: the wheel may serve another runtime as soon as
+        // it is let go.
+        self.slot = None;
+        self.orphan.stop_driving();
+        true
+    }
+}
+
+fn run() -> ! {
+    punctual_thread::run(
+        |driving: &mut Vec<Orphan>| {
+            driving.extend(
+                INBOX
+                    .lock()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner())
+                    .drain(..)
+                    .map(|orphan| Orphan {
+                        orphan,
+                        slot: Some(orphan.wheel.driver_slot()),
+                    }),
+            );
+        },
+        Duration::MAX,
+    )
 }

@@ -1,19 +1,16 @@
 //! Who still holds a runtime wheel: its state word.
 //!
-//! Two parties hold a runtime wheel: its **owner**, the thread whose default deadlines it serves,
-//! and its **driver**, the runtime task that turns it (or, after the runtime shut down,
-//! the orphan driver thread). Both bits are set together when a thread claims the wheel.
-//! Each party clears its own bit once, with one atomic operation, and learns from the
-//! bits it cleared whether it was the last to leave; the last one shelves the wheel for
-//! the next claim. So a wheel is shelved exactly once, whichever party leaves first and
-//! however the two race, and a claim finds the word clear again.
-//!
-//! The driver stops driving only once the owner has left ([`Holders::owner_left`])
-//! and nothing is armed: only the owner arms on the wheel (a deadline chooses its wheel at
-//! its start, on the thread that polls it), so a wheel found empty after the owner left
-//! stays empty. The driver reads the word after registering its waker, and an
-//! owner that leaves while the driver still holds the wheel wakes the driver after
-//! clearing its bit: a driver idle on an empty wheel always sees the owner leave.
+//! * Two parties hold it: its **owner**, the thread whose default deadlines it serves, and
+//!   its **driver**, the runtime task that turns it (or the orphan driver thread). A claim
+//!   sets both bits.
+//! * Each party clears its own bit once, in one atomic operation, and learns whether it was
+//!   the last to leave; the last one shelves the wheel. So a wheel is shelved exactly once,
+//!   however the two race, and a claim finds the word clear.
+//! * The driver stops only once the owner has left and nothing is armed: only the owner
+//!   arms there, so the wheel then stays empty.
+//! * The driver reads the word after registering its waker, and an owner that leaves while
+//!   the driver holds the wheel wakes it after clearing its bit: an idle driver always sees
+//!   the owner leave.
 //!
 //! `tests/tests/loom_facade.rs` includes this file with loom's atomics in place of
 //! `crate::sync`'s, and checks both claims under every interleaving.

@@ -1,12 +1,11 @@
 //! What the current tokio runtime was built with, asked without a printed panic.
 //!
-//! * tokio has no question for it: a timer or an I/O source made on a runtime without that
-//!   driver panics with tokio's message. So a probe makes one inside `catch_unwind`, with
-//!   the panic hook silent on this thread for the probe's length.
-//! * The silencing hook is installed once, at the first probe, in front of the hook then
-//!   in force, and hands every other panic to it unchanged.
+//! * tokio has no question for it: a timer or an I/O source made without that driver
+//!   panics. So a probe makes one inside `catch_unwind`, the panic hook silent on this
+//!   thread meanwhile; it runs once per driver task.
+//! * The silencing hook is installed at the first probe, in front of the hook then in
+//!   force, and hands every other panic to it unchanged.
 //! * With `panic = "abort"` nothing can be caught: every probe answers `None`.
-//! * A probe runs once per driver task, when a thread first needs its runtime's wheel.
 
 #[cfg(panic = "unwind")]
 use std::cell::Cell;

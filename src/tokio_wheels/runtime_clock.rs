@@ -6,32 +6,20 @@
 //! * A multi-thread runtime reads the reference clock directly: tokio never pauses it.
 //! * After the runtime shuts down, readings come from the reference clock for good.
 //! * Readings never go backwards across a change of source: each change sets a floor.
-//!
-//! # State word
-//!
-//! ```text
-//!  63                                              1   0
-//! +-------------------------------------------------+---+
-//! | floor: the lowest reading allowed, nanoseconds   | R |
-//! +-------------------------------------------------+---+
-//! ```
-//!
-//! `R` (bit 0) is set for the reference source. The floor is kept to 2 ns, rounded down.
+//! * The state word is that floor in nanoseconds (kept to 2 ns, rounded down) with bit 0,
+//!   `REAL`, set for the reference source.
 
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use core::time::Duration;
 
 use punctual_core::{Clock, Reading, Sleeper, StdClock};
-
 use punctual_tokio::{TokioClock, TokioSleeper};
 
 const REAL: u64 = 1;
 
-/// The clock of a default wheel inside a tokio runtime: tokio's time on the timeline of
-/// a reference [`StdClock`], which outlives the runtime.
-///
-/// Not for your own wheels (`punctual_tokio::TokioClock` is): public so that a test can
-/// name the wheel [`runtime_wheel`](crate::wheel::runtime_wheel) returns.
+/// The clock of a default wheel inside a tokio runtime: tokio's time on the timeline of a
+/// reference [`StdClock`], which outlives the runtime. Public only to name the wheel
+/// [`runtime_wheel`](crate::wheel::runtime_wheel) returns (`TokioClock` is for yours).
 #[derive(Debug)]
 pub struct RuntimeClock {
     reference: &'static StdClock,
@@ -70,7 +58,7 @@ impl RuntimeClock {
     /// a wheel that holds no entry and has no driver: its earlier readings are no floor.
     pub(crate) fn switch_to_tokio(&self, tick: Duration, pausable: bool) {
         let behind = if pausable {
-            nanos(self.tokio_reading()) % nanos(tick).max(1)
+            nanos(self.tokio().now()) % nanos(tick).max(1)
         } else {
             0
         };
@@ -107,11 +95,6 @@ impl RuntimeClock {
     fn tokio(&self) -> TokioClock {
         TokioClock::with_origin(tokio::time::Instant::from_std(self.reference.origin()))
     }
-
-    /// The reference clock's reading of the instant tokio reports to this thread.
-    fn tokio_reading(&self) -> Duration {
-        self.tokio().now()
-    }
 }
 
 impl Clock for RuntimeClock {
@@ -121,7 +104,7 @@ impl Clock for RuntimeClock {
         let raw = if state & REAL != 0 {
             self.reference.now()
         } else {
-            self.tokio_reading()
+            self.tokio().now()
         };
         raw.saturating_sub(self.behind())
             .max(Duration::from_nanos(state & !REAL))
@@ -133,27 +116,15 @@ fn nanos(d: Duration) -> u64 {
     u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
-/// Sleeps on tokio's timer until a [`RuntimeClock`] reads a time: exactly the instant,
-/// so a paused clock does not round a nanosecond late up to a millisecond. Only while
-/// the clock reads tokio's time.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct RuntimeSleeper {
-    clock: &'static RuntimeClock,
-}
-
-impl RuntimeSleeper {
-    /// Sleeps for a wheel on `clock`.
-    pub(crate) const fn new(clock: &'static RuntimeClock) -> Self {
-        Self { clock }
-    }
-}
-
-impl Sleeper for RuntimeSleeper {
+/// Sleeps on tokio's timer until the clock reads a time: exactly the instant, so a paused
+/// clock does not round a nanosecond late up to a millisecond. Only while the clock reads
+/// tokio's time.
+impl Sleeper for &'static RuntimeClock {
     type Sleep = tokio::time::Sleep;
 
     fn sleep_until(&mut self, at: Reading) -> tokio::time::Sleep {
-        let tokio = self.clock.tokio();
-        let at = self.clock.reference_reading(at);
+        let tokio = self.tokio();
+        let at = self.reference_reading(at);
         TokioSleeper::new(&tokio).sleep_until(at)
     }
 }

@@ -3,12 +3,9 @@
 //!
 //! * One per driver task, re-armed to the wheel's next turn; never one per deadline.
 //! * Armed relative to a reading of the wheel's clock just taken, rounded up to whole
-//!   nanoseconds: it never wakes before the time asked, on a clock that moves as the
-//!   wheel's does.
+//!   nanoseconds: it never wakes before the time asked.
 //! * A wake is only a hint: the driver reads its clock and fires what is due, so a stale
 //!   or spurious wake costs a turn, never an early fire.
-//! * Made only on a runtime with an I/O driver: [`TimerFd::new`] registers it in a
-//!   [`quietly`](super::probe::quietly) probe.
 
 use core::future::Future;
 use core::pin::Pin;
@@ -19,6 +16,11 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::sync::Arc;
 
 use tokio::io::unix::AsyncFd;
+
+const ZERO: libc::timespec = libc::timespec {
+    tv_sec: 0,
+    tv_nsec: 0,
+};
 
 /// A `CLOCK_MONOTONIC` timerfd registered with the current runtime's reactor.
 #[derive(Debug)]
@@ -42,10 +44,9 @@ impl TimerFd {
         }
         // SAFETY: `raw` is a new descriptor that nothing else owns.
         let owned = unsafe { OwnedFd::from_raw_fd(raw) };
-        // Panics on a runtime without an I/O driver: the probe answers `None` then, and the
-        // descriptor is closed as the panic unwinds. (`with_interest` is deprecated in
-        // newer tokio for types that may close their descriptor while registered; an
-        // `OwnedFd` owned by the `AsyncFd` cannot, and the crate supports tokio 1.44.)
+        // Panics without an I/O driver: the probe answers `None`, the descriptor closed as
+        // the panic unwinds. (Deprecated in newer tokio for types that may close their
+        // descriptor while registered: an `OwnedFd` the `AsyncFd` owns cannot.)
         #[allow(deprecated)]
         let register = || AsyncFd::with_interest(owned, tokio::io::Interest::READABLE);
         let fd = super::probe::quietly(register)?.ok()?;
@@ -55,37 +56,25 @@ impl TimerFd {
     /// Arms the timer `after` from now (disarms it for `None`), and returns the sleep that
     /// waits for it. A zero `after` is ready at once.
     pub(super) fn sleep(self: &Arc<Self>, after: Option<Duration>) -> FineSleep {
-        let ready = after == Some(Duration::ZERO);
-        if !ready {
-            self.set(after);
+        if after == Some(Duration::ZERO) {
+            return FineSleep(None);
         }
-        FineSleep {
-            timer: Arc::clone(self),
-            ready,
-        }
+        self.set(after);
+        FineSleep(Some(Arc::clone(self)))
     }
 
     /// `timerfd_settime` with a relative expiry; `None` (or a failure) disarms it. A
     /// failure leaves the driver to be woken by the next arm, as an idle one is.
     fn set(&self, after: Option<Duration>) {
-        let value = match after {
+        let mut spec = libc::itimerspec {
+            it_interval: ZERO,
+            it_value: ZERO,
+        };
+        if let Some(after) = after {
             // At most about 68 years: `time_t` seconds never overflow.
-            Some(after) => libc::timespec {
-                tv_sec: after.as_secs().min(1 << 31) as libc::time_t,
-                tv_nsec: libc::c_long::from(after.subsec_nanos() as i32),
-            },
-            None => libc::timespec {
-                tv_sec: 0,
-                tv_nsec: 0,
-            },
-        };
-        let spec = libc::itimerspec {
-            it_interval: libc::timespec {
-                tv_sec: 0,
-                tv_nsec: 0,
-            },
-            it_value: value,
-        };
+            spec.it_value.tv_sec = after.as_secs().min(1 << 31) as libc::time_t;
+            spec.it_value.tv_nsec = libc::c_long::from(after.subsec_nanos() as i32);
+        }
         // SAFETY: a live descriptor of ours, and a valid `itimerspec`; no old value read.
         unsafe {
             libc::timerfd_settime(self.fd.as_raw_fd(), 0, &spec, core::ptr::null_mut());
@@ -95,10 +84,7 @@ impl TimerFd {
     /// Ready once the timer expired since it was last armed or read.
     fn poll_expired(&self, cx: &mut Context<'_>) -> Poll<()> {
         loop {
-            let Poll::Ready(guard) = self.fd.poll_read_ready(cx) else {
-                return Poll::Pending;
-            };
-            let Ok(mut guard) = guard else {
+            let Ok(mut guard) = std::task::ready!(self.fd.poll_read_ready(cx)) else {
                 // The reactor is gone (the runtime shuts down): end the sleep; the driver
                 // is dropped with its task.
                 return Poll::Ready(());
@@ -107,41 +93,29 @@ impl TimerFd {
             let read = guard.try_io(|fd| {
                 // SAFETY: reads at most 8 bytes into `count`, from a live descriptor.
                 let n = unsafe { libc::read(fd.as_raw_fd(), count.as_mut_ptr().cast(), 8) };
-                if n < 0 {
-                    Err(io::Error::last_os_error())
-                } else {
-                    Ok(())
-                }
+                (n >= 0).then_some(()).ok_or_else(io::Error::last_os_error)
             });
-            match read {
-                Ok(_) => {
-                    // A one-shot timer that expired cannot expire again before it is
-                    // armed: the readiness is spent, and a stale one would cost the next
-                    // sleep a read that finds nothing.
-                    guard.clear_ready();
-                    return Poll::Ready(());
-                }
-                // Stale readiness: cleared by `try_io`; wait again.
-                Err(_would_block) => continue,
+            if read.is_ok() {
+                // A one-shot timer that expired cannot expire again before it is armed:
+                // the readiness is spent, and a stale one would cost the next sleep a read.
+                guard.clear_ready();
+                return Poll::Ready(());
             }
+            // Stale readiness, cleared by `try_io`: wait again.
         }
     }
 }
 
-/// A wait for a [`TimerFd`]: ready at its expiry (or at once, for a zero wait).
+/// A wait for a [`TimerFd`]: ready at its expiry (or at once, without one).
 #[derive(Debug)]
-pub(super) struct FineSleep {
-    timer: Arc<TimerFd>,
-    ready: bool,
-}
+pub(super) struct FineSleep(Option<Arc<TimerFd>>);
 
 impl Future for FineSleep {
     type Output = ();
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        if self.ready {
-            return Poll::Ready(());
-        }
-        self.timer.poll_expired(cx)
+        self.0
+            .as_ref()
+            .map_or(Poll::Ready(()), |timer| timer.poll_expired(cx))
     }
 }

@@ -108,3 +108,21 @@ fn plain_threads_stop_on_time_never_early() {
         );
     });
 }
+
+/// `with_current_budget` carries the budget to a future polled on a plain thread: a
+/// deadline of a second there ends with the 50 ms budget.
+#[test]
+fn a_future_carried_to_a_plain_thread_ends_with_the_budget() {
+    futures_executor::block_on(async {
+        let handle = punctual::budget(50 * MS, async {
+            let slow = std::future::pending::<()>().deadline(Duration::from_secs(1));
+            let bounded = slow.with_current_budget();
+            std::thread::spawn(move || futures_executor::block_on(bounded))
+        })
+        .await
+        .unwrap();
+        let err = handle.join().unwrap().unwrap_err();
+        assert!(err.is_budget());
+        assert_eq!(err.duration(), 50 * MS);
+    });
+}
