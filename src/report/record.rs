@@ -69,7 +69,8 @@ impl Counts {
 pub struct Event {
     /// The deadline's name.
     pub name: &'static str,
-    /// How it ended: `completed`, `succeeded`, `failed`, `elapsed` or `dropped`.
+    /// How it ended ([`OutcomeKind::as_str`]): `completed`, `succeeded`, `failed`, `elapsed`,
+    /// `dropped`, or a kept future's `abandoned_succeeded`, `abandoned_failed`, `refused`.
     pub outcome: &'static str,
     /// Its limit in seconds; `None` for a deadline at an instant.
     pub limit_seconds: Option<f64>,
