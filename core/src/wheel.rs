@@ -56,7 +56,7 @@ use crate::clock::Clock;
 use crate::sync::{AtomicU32, Ordering, Padded, UnsafeCell};
 use crate::time::{Reading, StoredTick};
 use entry::{HANDLE, WHEEL};
-use lists::{NeverUsed, SHARDS, Shard};
+use lists::{NeverUsed, Shard};
 use role::{ACTIVE, Plan};
 use stats::Counters;
 #[cfg(feature = "stats")]
@@ -83,6 +83,24 @@ mod wakers;
 
 /// The driver never plans a turn further than this many ticks ahead.
 pub(crate) const MAX_SLEEP: u64 = 1 << 30;
+
+/// Shards per wheel.
+#[cfg(all(feature = "std", not(punctual_loom)))]
+pub(crate) const SHARDS: usize = 8;
+/// Two under loom: enough to model entries crossing shards.
+#[cfg(all(punctual_loom, not(punctual_loom_one_shard)))]
+pub(crate) const SHARDS: usize = 2;
+/// One under loom with `punctual_loom_one_shard`, to model firmware's single shard.
+#[cfg(all(punctual_loom, punctual_loom_one_shard))]
+pub(crate) const SHARDS: usize = 1;
+/// Shards per wheel.
+#[cfg(all(not(feature = "std"), not(punctual_loom)))]
+pub(crate) const SHARDS: usize = 1;
+
+const _: () = assert!(
+    SHARDS <= 30,
+    "one bit per shard beside the plan word's idle bit and its top bit"
+);
 
 /// Ticks a driver woken from idle keeps a turn planned, even with nothing armed.
 pub(crate) const LINGER: u64 = 16;

@@ -7,7 +7,8 @@ use super::entry::PlainLink;
 use super::levels::Grain;
 use super::levels::Levels;
 
-use super::lists::{self, Inbox, NeverUsed, SHARDS};
+use super::SHARDS;
+use super::lists::{self, Inbox, NeverUsed};
 use super::role::Plan;
 use super::stats::Counters;
 use super::turn::DriverState;

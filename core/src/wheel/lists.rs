@@ -27,6 +27,7 @@
 //!   inboxes needs no marks: a turn takes every shard's non-empty ones.
 
 use crate::sync::{AtomicU32, AtomicUsize, Ordering, Padded};
+use crate::wheel::SHARDS;
 use crate::wheel::entry::{Entry, Index, NIL, NextLink};
 use crate::wheel::storage::Slab;
 
@@ -228,19 +229,6 @@ impl Inbox {
     }
 }
 
-/// Shards per wheel.
-#[cfg(all(feature = "std", not(punctual_loom)))]
-pub(crate) const SHARDS: usize = 8;
-/// Two under loom: enough to model entries crossing shards.
-#[cfg(all(punctual_loom, not(punctual_loom_one_shard)))]
-pub(crate) const SHARDS: usize = 2;
-/// One under loom with `punctual_loom_one_shard`, to model firmware's single shard.
-#[cfg(all(punctual_loom, punctual_loom_one_shard))]
-pub(crate) const SHARDS: usize = 1;
-/// Shards per wheel.
-#[cfg(all(not(feature = "std"), not(punctual_loom)))]
-pub(crate) const SHARDS: usize = 1;
-
 /// One shard's lists, alone on its cache lines.
 pub(crate) type Shard = Padded<Lists>;
 
@@ -259,11 +247,6 @@ crate::sync::const_fn! {
         })
     }
 }
-
-const _: () = assert!(
-    SHARDS <= 30,
-    "one bit per shard beside the plan word's idle bit and its top bit"
-);
 
 /// The plan word's bit marking `shard` in use; 0 with one shard.
 #[inline]

@@ -55,7 +55,7 @@ const SEGMENT_ALIGN: usize = 128;
 
 /// Untouched entries a shard takes at once from a large storage (one without shards).
 #[cfg(not(punctual_loom))]
-const BLOCK: u32 = if crate::wheel::lists::SHARDS > 1 {
+const BLOCK: u32 = if crate::wheel::SHARDS > 1 {
     block_of(size_of::<Entry>())
 } else {
     1
@@ -77,7 +77,7 @@ const fn block_of(size: usize) -> u32 {
 
 /// A [`Fixed`] storage's block: [`BLOCK`], at most `n / (2·SHARDS)`, at least one.
 const fn fixed_block(n: usize) -> u32 {
-    let share = n / (2 * crate::wheel::lists::SHARDS);
+    let share = n / (2 * crate::wheel::SHARDS);
     if share == 0 {
         1
     } else if share < BLOCK as usize {
@@ -360,7 +360,7 @@ mod growable {
             assert_eq!(block_of(200), 16);
             let bytes = BLOCK as usize * size_of::<Entry>();
             assert!(
-                crate::wheel::lists::SHARDS == 1 || bytes % SEGMENT_ALIGN == 0,
+                crate::wheel::SHARDS == 1 || bytes % SEGMENT_ALIGN == 0,
                 "{bytes} bytes"
             );
             // Blocks start on a pair: every segment starts at a multiple of the block.
@@ -386,7 +386,7 @@ mod growable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wheel::lists::SHARDS;
+    use crate::wheel::SHARDS;
     use crate::wheel::storage::Slab;
 
     #[test]

@@ -18,9 +18,10 @@
 //! * A cancelled entry is unlinked, recycled and freed onto the shard whose cancel inbox
 //!   brought it: one chain per shard, in one CAS, after clearing `WHEEL` (AcqRel).
 
+use super::SHARDS;
 use super::entry::{self, CANCELLED, HANDLE, Index, NIL, PlainLink, WHEEL};
 use super::levels::{Grain, Levels, Walk};
-use super::lists::{self, SHARDS, Shard};
+use super::lists::{self, Shard};
 use super::role::{ACTIVE, DEGRADED, LAST};
 use super::storage::Storage;
 use super::{LINGER, MAX_SLEEP, Wheel};
