@@ -275,15 +275,19 @@ mod tests {
 
     const ROUNDS: usize = if cfg!(miri) { 100 } else { 100_000 };
 
-    #[test]
-    fn readings_never_go_backwards() {
-        let clock = StdClock::new();
+    /// Asserts that `ROUNDS` readings of `clock` in a row never go backwards.
+    pub(super) fn assert_monotonic(clock: &impl Clock) {
         let mut last = clock.now();
         for _ in 0..ROUNDS {
             let reading = clock.now();
             assert!(reading >= last, "{reading:?} after {last:?}");
             last = reading;
         }
+    }
+
+    #[test]
+    fn readings_never_go_backwards() {
+        assert_monotonic(&StdClock::new());
     }
 
     #[test]
@@ -359,17 +363,9 @@ mod boot_tests {
     use super::BootClock;
     use core::time::Duration;
 
-    const ROUNDS: usize = if cfg!(miri) { 100 } else { 100_000 };
-
     #[test]
     fn readings_never_go_backwards() {
-        let clock = BootClock::new();
-        let mut last = clock.now();
-        for _ in 0..ROUNDS {
-            let reading = clock.now();
-            assert!(reading >= last, "{reading:?} after {last:?}");
-            last = reading;
-        }
+        super::tests::assert_monotonic(&BootClock::new());
     }
 
     #[test]
