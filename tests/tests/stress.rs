@@ -34,6 +34,8 @@
 //!   wheel's stats.
 //! * **Never early**: a fired deadline's `Err` is observed no sooner than its duration
 //!   after a clock reading taken just before its first poll, on the wheel's own clock.
+//! * **Fire plans fire**: a deadline whose inner future never completes ends `Err`.
+//!   Completions and cancels race their deadlines, so how many win is reported only.
 //! * **Cancel on fire**: the inner future has been dropped when `Err` is seen. `Ok` only
 //!   comes from an inner future that was completed.
 //! * **Nothing leaks**: the wheel's `occupied()` is back to zero soon after the last
@@ -678,11 +680,21 @@ fn run_scenario<C: Clock + 'static, S: Storage + 'static>(
         by_plan.entry(key).or_default()[usize::from(shared.kinds[id].load(SEQ))] += 1;
     }
     let [_, fired, completed, cancelled] = counts;
-    // With these plans each outcome happens plenty; none missing means a plan went unused.
-    assert!(
-        fired > 0 && completed > 0 && cancelled > 0,
-        "{name}: {counts:?}"
-    );
+    // A deadline whose inner future never completes and is never cancelled must fire.
+    // Whether a completion or a cancel beats its deadline depends on the load, so their
+    // counts are reported, not asserted.
+    for id in 0..total {
+        if matches!(shared.jobs[id].plan, Plan::Fire) {
+            let kind = shared.kinds[id].load(SEQ);
+            assert_eq!(
+                kind,
+                FIRED,
+                "{name}: deadline {id} planned to fire ended {}",
+                kind_name(kind)
+            );
+        }
+    }
+    assert!(fired > 0, "{name}: {counts:?}");
     eprintln!(
         "stress {name}: {total} deadlines in {elapsed:.2?}: {fired} fired, {completed} completed, \
          {cancelled} cancelled; wheel: {}",
