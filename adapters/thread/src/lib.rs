@@ -137,11 +137,9 @@ extern "C" fn after_fork_in_child() {
 pub fn handle_forks() {
     #[cfg(all(target_os = "linux", not(miri)))]
     {
-        static REGISTERED: std::sync::Mutex<bool> = std::sync::Mutex::new(false);
-        let mut registered = REGISTERED
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if !*registered {
+        // A registration that panicked leaves the cell empty: the next call tries again.
+        static REGISTERED: std::sync::OnceLock<()> = std::sync::OnceLock::new();
+        REGISTERED.get_or_init(|| {
             // SAFETY: three `extern "C" fn()`s that cannot unwind (atomics, a thread-local
             // `Cell` and `sched_yield` only) and stay valid for the life of the process.
             let rc = unsafe {
@@ -157,8 +155,7 @@ pub fn handle_forks() {
                 "punctual: could not register the fork handlers of the timer thread: {}",
                 std::io::Error::from_raw_os_error(rc)
             );
-            *registered = true;
-        }
+        });
     }
 }
 
