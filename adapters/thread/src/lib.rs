@@ -214,9 +214,8 @@ pub fn run<D: Driven>(mut take_in: impl FnMut(&mut Vec<D>), max_sleep: Duration)
         // Cleared before the turns: a later wake may be for an arm they missed, and ends
         // the spin below (the unpark token is what no wake can lose).
         unpark.woken.store(false, Ordering::Relaxed);
-        // The wheel to turn first: index, reading, wait (only waits compare across clocks).
-        let mut first: Option<(usize, Duration, Duration)> = None;
-        let mut index = 0;
+        // The wheel to turn first, its reading and wait (only waits compare across clocks).
+        let mut first: Option<(&Wheel<_, _>, Duration, Duration)> = None;
         driving.retain_mut(|wheel| {
             let has_place = wheel.slot().register(&waker);
             let turned = {
@@ -240,18 +239,16 @@ pub fn run<D: Driven>(mut take_in: impl FnMut(&mut Vec<D>), max_sleep: Duration)
                 next = next.min(now.saturating_add(max_sleep));
                 let until = next.saturating_sub(now);
                 if first.is_none_or(|(_, _, soonest)| until < soonest) {
-                    first = Some((index, next, until));
+                    first = Some((wheel.wheel(), next, until));
                 }
             }
-            index += 1;
             true
         });
-        let Some((at, next, _)) = first else {
+        let Some((wheel, next, _)) = first else {
             // Idle: nothing armed. The next arm unparks us.
             thread::park();
             continue;
         };
-        let wheel = driving[at].wheel();
         let now = wheel.clock().now();
         let Some(wait) = early.plan(now, next, wheel.tick()) else {
             continue;
