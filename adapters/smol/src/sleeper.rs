@@ -42,10 +42,7 @@ impl Sleeper for AsyncIoSleeper {
     type Sleep = TimerSleep;
 
     fn sleep_until(&mut self, at: Reading) -> TimerSleep {
-        let timer = match self.instant_of(at) {
-            Some(instant) => Timer::at(instant),
-            None => Timer::never(),
-        };
+        let timer = self.instant_of(at).map_or_else(Timer::never, Timer::at);
         TimerSleep { timer }
     }
 }

@@ -137,11 +137,9 @@ extern "C" fn after_fork_in_child() {
 pub fn handle_forks() {
     #[cfg(all(target_os = "linux", not(miri)))]
     {
-        static REGISTERED: std::sync::Mutex<bool> = std::sync::Mutex::new(false);
-        let mut registered = REGISTERED
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if !*registered {
+        // A registration that panicked leaves the cell empty: the next call tries again.
+        static REGISTERED: std::sync::OnceLock<()> = std::sync::OnceLock::new();
+        REGISTERED.get_or_init(|| {
             // SAFETY: three `extern "C" fn()`s that cannot unwind (atomics, a thread-local
             // `Cell` and `sched_yield` only) and stay valid for the life of the process.
             let rc = unsafe {
@@ -157,8 +155,7 @@ pub fn handle_forks() {
                 "punctual: could not register the fork handlers of the timer thread: {}",
                 std::io::Error::from_raw_os_error(rc)
             );
-            *registered = true;
-        }
+        });
     }
 }
 
@@ -217,9 +214,8 @@ pub fn run<D: Driven>(mut take_in: impl FnMut(&mut Vec<D>), max_sleep: Duration)
         // Cleared before the turns: a later wake may be for an arm they missed, and ends
         // the spin below (the unpark token is what no wake can lose).
         unpark.woken.store(false, Ordering::Relaxed);
-        // The wheel to turn first: index, reading, wait (only waits compare across clocks).
-        let mut first: Option<(usize, Duration, Duration)> = None;
-        let mut index = 0;
+        // The wheel to turn first, its reading and wait (only waits compare across clocks).
+        let mut first: Option<(&Wheel<_, _>, Duration, Duration)> = None;
         driving.retain_mut(|wheel| {
             let has_place = wheel.slot().register(&waker);
             let turned = {
@@ -243,18 +239,16 @@ pub fn run<D: Driven>(mut take_in: impl FnMut(&mut Vec<D>), max_sleep: Duration)
                 next = next.min(now.saturating_add(max_sleep));
                 let until = next.saturating_sub(now);
                 if first.is_none_or(|(_, _, soonest)| until < soonest) {
-                    first = Some((index, next, until));
+                    first = Some((wheel.wheel(), next, until));
                 }
             }
-            index += 1;
             true
         });
-        let Some((at, next, _)) = first else {
+        let Some((wheel, next, _)) = first else {
             // Idle: nothing armed. The next arm unparks us.
             thread::park();
             continue;
         };
-        let wheel = driving[at].wheel();
         let now = wheel.clock().now();
         let Some(wait) = early.plan(now, next, wheel.tick()) else {
             continue;

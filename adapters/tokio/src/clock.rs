@@ -22,9 +22,7 @@ pub struct TokioClock {
 impl TokioClock {
     /// A clock whose origin is [`tokio::time::Instant::now`], read on this thread.
     pub fn new() -> Self {
-        Self {
-            origin: Instant::now(),
-        }
+        Self::with_origin(Instant::now())
     }
 
     /// A clock counting from `origin`.

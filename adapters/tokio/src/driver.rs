@@ -23,7 +23,7 @@ pub type TokioDriver<'w, S = Growable> = Driver<'w, TokioClock, S, TokioSleeper>
 ///
 /// # Panics
 ///
-/// Outside a tokio runtime, or on a runtime built without
+/// Outside a tokio runtime, or on one built without
 /// [`enable_time`](tokio::runtime::Builder::enable_time).
 #[track_caller]
 pub fn start() -> &'static TokioWheel {
@@ -34,8 +34,7 @@ pub fn start() -> &'static TokioWheel {
 ///
 /// # Panics
 ///
-/// Outside a tokio runtime, on a runtime built without
-/// [`enable_time`](tokio::runtime::Builder::enable_time), or if `tick` is zero.
+/// As [`start`], and if `tick` is zero.
 #[track_caller]
 pub fn start_with_tick(tick: Duration) -> &'static TokioWheel {
     let handle = current_handle("punctual_tokio::start");
@@ -72,8 +71,7 @@ pub fn start_with_tick(tick: Duration) -> &'static TokioWheel {
 ///
 /// # Panics
 ///
-/// Outside a tokio runtime, or on a runtime built without
-/// [`enable_time`](tokio::runtime::Builder::enable_time).
+/// As [`start`].
 #[track_caller]
 pub fn spawn_driver<S: Storage + 'static>(wheel: &'static Wheel<TokioClock, S>) -> JoinHandle<()> {
     spawn_driver_on(&current_handle("punctual_tokio::spawn_driver"), wheel)
@@ -90,7 +88,10 @@ pub fn spawn_driver_on<S: Storage + 'static>(
     handle: &Handle,
     wheel: &'static Wheel<TokioClock, S>,
 ) -> JoinHandle<()> {
-    check_time_enabled(handle);
+    // Without a time driver, panic here with tokio's message, not silently in the task.
+    let context = handle.enter();
+    drop(tokio::time::sleep(Duration::ZERO));
+    drop(context);
     handle.spawn(async move { match driver(wheel).await {} })
 }
 
@@ -127,11 +128,4 @@ pub fn driver<S: Storage>(wheel: &Wheel<TokioClock, S>) -> TokioDriver<'_, S> {
 #[track_caller]
 fn current_handle(what: &str) -> Handle {
     Handle::try_current().unwrap_or_else(|err| panic!("{what} needs a tokio runtime: {err}"))
-}
-
-/// Panics, with tokio's message, without a time driver: here, not silently in the task.
-#[track_caller]
-fn check_time_enabled(handle: &Handle) {
-    let _context = handle.enter();
-    drop(tokio::time::sleep(Duration::ZERO));
 }

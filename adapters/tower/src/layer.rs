@@ -145,8 +145,7 @@ where
     }
 
     fn call(&mut self, req: Req) -> Self::Future {
-        if let Some(elapsed) = self.waited_out.take() {
-            let elapsed = Some(elapsed);
+        if let elapsed @ Some(_) = self.waited_out.take() {
             let inner = OrElapsed::Elapsed { elapsed };
             return ResponseFuture { inner };
         }

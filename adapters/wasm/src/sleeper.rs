@@ -120,10 +120,8 @@ impl<C: Clock> Future for TimeoutSleep<C> {
 /// The `setTimeout` delay for `left`: whole milliseconds rounded up, at most
 /// [`MAX_TIMEOUT`], at least 1 ms for any time left.
 pub(crate) fn timeout_millis(left: Duration) -> u32 {
-    let left = left.min(MAX_TIMEOUT);
-    let millis = left.as_millis() + u128::from(left.subsec_nanos() % 1_000_000 != 0);
-    // At most `i32::MAX`, as `MAX_TIMEOUT` is.
-    u32::try_from(millis).unwrap_or(i32::MAX as u32)
+    // At most `i32::MAX`, as `MAX_TIMEOUT` is: the cast is exact.
+    left.min(MAX_TIMEOUT).as_nanos().div_ceil(1_000_000) as u32
 }
 
 #[cfg(test)]
