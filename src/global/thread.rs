@@ -41,7 +41,6 @@ static BOOT_CLOCK: OnceLock<BootClock> = OnceLock::new();
 /// timer thread if none runs in this process.
 ///
 /// # Panics
-///
 /// A reading panics if the timer thread is not running and the system refuses to start
 /// it ("could not start the timer thread"). The next reading tries again.
 #[derive(Debug, Clone, Copy, Default)]
@@ -101,7 +100,6 @@ impl GlobalClock {
     /// ```
     ///
     /// # Errors
-    ///
     /// [`GlobalClockInUse`] if the other clock was selected or read already (by a deadline
     /// on the global wheel, or by [`reading_of`](Self::reading_of)). The wheel keeps it.
     pub fn select(kind: GlobalClockKind) -> Result<(), GlobalClockInUse> {
@@ -186,7 +184,6 @@ extern "C" fn forget_timer_thread() {
 /// Registers the fork handlers, once per process, before the timer thread starts.
 ///
 /// # Panics
-///
 /// If the system cannot register them (out of memory).
 fn handle_forks() {
     punctual_thread::handle_forks();

@@ -74,11 +74,8 @@ impl Keeper {
     /// `future` is kept running, unless `cap` are running already (then it is refused).
     ///
     /// # Errors
-    ///
     /// `Err(Elapsed)` when `limit` passes first; `future` lives on (or was refused).
-    ///
     /// # Panics
-    ///
     /// As [`DeadlineExt::deadline`].
     pub fn deadline<F, T, E>(&self, future: F, limit: Duration, name: &'static str) -> Kept<F>
     where
@@ -164,7 +161,6 @@ impl<F: Future> Future for Handle<F> {
 /// The future of [`Keeper::deadline`].
 ///
 /// # Cancel safety
-///
 /// Dropping it before the deadline drops the inner future, as any deadline does (reported
 /// as dropped); only an elapsed one is kept.
 #[must_use = "futures do nothing unless you `.await` or poll them"]
