@@ -1,22 +1,17 @@
-//! The global wheel on every target but the web: one per process, driven by its own timer
-//! thread, which the first reading of its clock starts and which lives as long as the
-//! process. A deadline whose future is ready at its first poll never reads the clock.
-//!
-//! * The clock is [`StdClock`], or [`BootClock`] if [`GlobalClock::select`] chose it first:
-//!   chosen once, at the latest by the first reading, for good.
-//! * Default deadlines give instants as readings of [`std_clock`]; on `BootClock`,
-//!   [`reading_at`] carries them over to the wheel's clock.
-//! * Every reading of the clock loads the state word once (`global/state.rs`).
-//! * A forked child has no timer thread, though its wheel looks driven: the fork handler
-//!   clears `RUNNING` there, so its first reading starts its own. `punctual_thread`'s gate
-//!   keeps a fork out of a turn; entries armed before a fork fire in both processes.
+//! The global wheel on every target but the web, driven by a timer thread that the first
+//! reading of its clock starts and that lives as long as the process.
+//! * The clock is [`StdClock`], or [`BootClock`] if [`GlobalClock::select`] chose it first;
+//!   settled for good by the first reading. Each reading loads the state word once.
+//! * Instants are readings of [`std_clock`]; [`reading_at`] carries them to `BootClock`.
+//! * A forked child has no timer thread: the fork handler clears `RUNNING` there, so its
+//!   first reading starts one. Entries armed before a fork fire in both processes.
 
 use core::sync::atomic::{AtomicU32, Ordering};
 use core::time::Duration;
 use std::sync::OnceLock;
-use std::time::Instant;
+pub(super) use std::time::Instant;
 
-use punctual_core::{BootClock, Clock, ClockInstant, Growable, Reading, StdClock, Wheel};
+use punctual_core::{BootClock, Clock, Growable, Reading, StdClock, Wheel};
 
 use super::state::{self, BOOT, RUNNING, STARTING, STD, Start};
 
@@ -24,7 +19,7 @@ const TICK: Duration = Duration::from_millis(1);
 
 // SAFETY: a static stays at its address for the rest of the process. Its tasks are polled
 // on other threads than the timer thread's: batched wakes.
-static GLOBAL: Wheel<GlobalClock, Growable> = unsafe {
+pub(super) static GLOBAL: Wheel<GlobalClock, Growable> = unsafe {
     Wheel::growable(GlobalClock, TICK)
         .with_batched_wakes()
         .with_thread_spares()
@@ -107,11 +102,12 @@ impl GlobalClock {
             GlobalClockKind::Std => STD,
             GlobalClockKind::Boot => BOOT,
         };
-        state::select(&STATE, bit);
-        let in_use = Self::kind();
-        (in_use == kind)
-            .then_some(())
-            .ok_or(GlobalClockInUse { in_use })
+        if state::select(&STATE, bit) == bit {
+            return Ok(());
+        }
+        Err(GlobalClockInUse {
+            in_use: Self::kind(),
+        })
     }
 
     /// The clock the global wheel counts on: the one [`select`](Self::select)ed, or
@@ -126,17 +122,15 @@ impl GlobalClock {
 }
 
 /// The `StdClock` behind [`GlobalClock`], read without starting the timer thread: every
-/// default wheel takes instants as its readings. Backdated, so that instants from shortly
-/// before (a paused tokio runtime's start) do not all read zero.
+/// default wheel takes instants as its readings. Backdated an hour, so that instants from
+/// shortly before (a paused tokio runtime's start) do not all read zero.
 pub(crate) fn std_clock() -> &'static StdClock {
-    CLOCK.get_or_init(|| StdClock::backdated(BACKDATE))
+    CLOCK.get_or_init(|| StdClock::backdated(Duration::from_secs(3600)))
 }
 
 fn boot_clock() -> &'static BootClock {
     BOOT_CLOCK.get_or_init(BootClock::new)
 }
-
-const BACKDATE: Duration = Duration::from_secs(3600);
 
 /// Whether the global wheel reads [`std_clock`]. Settles the clock, as a first reading does.
 #[cfg(feature = "tokio")]
@@ -235,13 +229,6 @@ fn start_timer_thread() -> u32 {
     }
 }
 
-impl ClockInstant<GlobalClock> for Instant {
-    #[inline]
-    fn reading_on(self, _: &GlobalClock) -> Reading {
-        GlobalClock::reading_of(self)
-    }
-}
-
 impl Clock for GlobalClock {
     #[inline]
     fn now(&self) -> Duration {
@@ -256,12 +243,4 @@ impl Clock for GlobalClock {
             std_clock().now()
         }
     }
-}
-
-/// The global wheel, for diagnostics ([`Wheel::occupied`]) and for
-/// [`Deadline::new`](punctual_core::Deadline::new) with an explicit
-/// [`Limit`](punctual_core::Limit).
-#[inline]
-pub const fn global_wheel() -> &'static Wheel<GlobalClock, Growable> {
-    &GLOBAL
 }
