@@ -10,9 +10,7 @@
 //!   (an idle timeout chooses again for each gap, holding no entry between gaps).
 //! * Budgets on a wheel on the global timeline name the global wheel (`budget_wheel`).
 
-use punctual_core::{ClockInstant, RawWheel, Reading, WheelRef};
-
-use crate::instant::DeadlineInstant;
+use punctual_core::{RawWheel, Reading, WheelRef};
 
 #[cfg(any(feature = "tokio", feature = "test-util"))]
 use crate::wheel_choice::WheelChoice;
@@ -179,30 +177,3 @@ pub type IdleTimeout<S> = punctual_core::IdleTimeout<'static, S, DefaultWheel>;
 
 /// A default interval. See [`punctual_core::Interval`].
 pub type Interval = punctual_core::Interval<'static, DefaultWheel>;
-
-/// The instants a default sleep or deadline is reset to, as `deadline_at` takes them.
-#[cfg(not(all(target_family = "wasm", target_os = "unknown")))]
-impl ClockInstant<DefaultWheel> for std::time::Instant {
-    #[inline]
-    fn reading_on(self, _: &DefaultWheel) -> Reading {
-        self.reading()
-    }
-}
-
-/// As `std::time::Instant`'s, on the web.
-#[cfg(all(target_family = "wasm", target_os = "unknown"))]
-impl ClockInstant<DefaultWheel> for web_time::Instant {
-    #[inline]
-    fn reading_on(self, _: &DefaultWheel) -> Reading {
-        self.reading()
-    }
-}
-
-/// As `std::time::Instant`'s.
-#[cfg(feature = "tokio")]
-impl ClockInstant<DefaultWheel> for tokio::time::Instant {
-    #[inline]
-    fn reading_on(self, _: &DefaultWheel) -> Reading {
-        self.reading()
-    }
-}
