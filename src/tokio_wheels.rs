@@ -1,6 +1,6 @@
 //! The default wheels inside tokio runtimes (feature `tokio`): a wheel per thread, on its
 //! runtime's clock, turned by a task of that runtime (docs/design.md, "The default wheels
-//! inside tokio", says why).
+//! inside tokio").
 //!
 //! ```text
 //!   new ──claim──▶ owned + driven ──owner leaves──▶ driven ──drained──▶ shelved ──claim──▶ …
@@ -8,21 +8,12 @@
 //!                        └──runtime shuts down──▶ orphan driver (real time) ──drained──▶ shelved
 //! ```
 //!
-//! * A thread claims a wheel ([`RuntimeWheel`]) at its first default deadline inside a
-//!   runtime, and spawns its driver task there; it serves that runtime for life (a thread
-//!   alternating between two live runtimes keeps the first one's).
-//! * A claim takes a shelved wheel of the runtime's flavour first and starts it over
-//!   (`Wheel::restart`), else makes one.
-//! * Nothing outside the runtime fires a deadline, unless it has neither a time nor an I/O
-//!   driver (`driver_task`).
+//! * A thread claims a wheel ([`RuntimeWheel`]) at its first default deadline in a runtime,
+//!   a shelved one of the runtime's flavour first, and keeps it for that runtime's life.
 //! * The lookup is a thread-local read on a task with a live wheel, else asks tokio too.
-//! * A runtime that shuts down drops its driver task; what is still armed goes on at real
-//!   time on the orphan driver thread, never early.
 //! * The owner leaves when its thread exits or its runtime is gone; the last of the owner
-//!   and the driver to leave shelves the wheel ([`Holders`]), with nothing armed, no
-//!   driver, and nothing left that can turn it.
-//! * Instants are readings of the global wheel's std clock, as every default wheel's. A
-//!   multi-thread runtime's wheel is on the global timeline while the global wheel reads
+//!   and the driver to leave shelves the wheel ([`Holders`]), drained and undriven.
+//! * A multi-thread runtime's wheel is on the global timeline while the global wheel reads
 //!   the std clock.
 
 mod driver_task;
@@ -175,11 +166,6 @@ impl RuntimeWheel {
     fn shelve(&'static self) {
         debug_assert_eq!(self.wheel.occupied(), 0);
         SHELVES[usize::from(self.pausable)].put(self);
-    }
-
-    /// Whether the driver task may stop: the owner has left and nothing is armed.
-    fn driver_may_stop(&self) -> bool {
-        self.state.owner_left() && self.wheel.occupied() == 0
     }
 }
 
