@@ -1,16 +1,13 @@
-//! Virtual time for tests, on any executor (feature `test-util`).
-//!
-//! [`pause`] gives the calling thread a clock of its own that moves only when told to:
-//! [`advance`] moves it and fires, in deadline order, everything that came due;
-//! [`advance_to_next`] jumps to the next deadline. No real time passes.
+//! Virtual time for tests, on any executor (feature `test-util`): [`pause`] gives the
+//! calling thread a clock of its own that only [`advance`] (which fires, in deadline order,
+//! what came due) and [`advance_to_next`] move.
 //!
 //! * Default deadlines, sleeps and budgets started on the paused thread afterwards run on
-//!   it, under any executor that polls there; one started before [`pause`] stays on real
-//!   time. Under tokio, prefer `#[tokio::test(start_paused = true)]`.
-//! * The clock is the thread's own: parallel tests never see each other's time. It starts
-//!   at the real time of the first `pause`.
-//! * A paused thread's wheel is never freed: at the thread's exit it is shelved for the
-//!   next `pause`, unless a deadline is still armed on it.
+//!   it, under any executor polling there; earlier ones stay on real time. Under tokio,
+//!   prefer `#[tokio::test(start_paused = true)]`.
+//! * Each paused thread's clock is its own, from the real time of its first `pause`.
+//! * A paused thread's wheel is leaked; at the thread's exit it is shelved for the next
+//!   `pause`, unless a deadline is still armed on it.
 //!
 //! ```
 //! use std::time::Duration;
@@ -47,12 +44,6 @@ const TICK: Duration = Duration::from_millis(1);
 struct VirtualClock(AtomicU64);
 
 impl VirtualClock {
-    /// Moves the clock forward by `by` (saturating); only its thread does.
-    fn advance(&self, by: Duration) {
-        self.set(self.now().saturating_add(by));
-    }
-
-    /// Sets the clock to `to`, for a wheel started over for another thread.
     fn set(&self, to: Duration) {
         self.0.store(
             u64::try_from(to.as_nanos()).unwrap_or(u64::MAX),
@@ -114,7 +105,7 @@ fn paused_wheel_of(caller: &str) -> &'static VirtualWheel {
 /// Moves `wheel`'s clock by `by` and fires what comes due (see [`advance`]); returns the
 /// reading the wheel plans to turn at.
 fn advance_wheel(wheel: &VirtualWheel, by: Duration) -> Reading {
-    wheel.clock().advance(by);
+    wheel.clock().set(wheel.clock().now().saturating_add(by));
     wheel.turn()
 }
 
