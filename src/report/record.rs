@@ -189,45 +189,34 @@ pub fn snapshot() -> Snapshot {
     #[cfg(feature = "config")]
     let limits = super::installed_limits();
     let record = lock();
+    // Per name: its limit, whether installed, its counts.
     #[cfg_attr(not(feature = "config"), allow(unused_mut))]
-    let mut names: Vec<NameReport> = record
+    let mut names: BTreeMap<&str, _> = record
         .names
         .iter()
-        .map(|(name, per)| NameReport {
-            name: (*name).to_owned(),
-            limit_seconds: per.last_limit.map(|l| l.as_secs_f64()),
-            configured: false,
-            counts: per.counts,
-        })
+        .map(|(name, per)| (*name, (per.last_limit, false, per.counts)))
         .collect();
     let recent = record.recent.iter().cloned().collect();
     drop(record);
-    #[cfg(not(feature = "config"))]
-    let default_limit_seconds = None;
     #[cfg(feature = "config")]
-    let default_limit_seconds = Some(limits.default_limit().as_secs_f64());
-    #[cfg(feature = "config")]
-    {
-        for (name, limit) in limits.names() {
-            let secs = Some(limit.as_secs_f64());
-            match names.iter_mut().find(|n| n.name == name) {
-                Some(report) => {
-                    report.limit_seconds = secs;
-                    report.configured = true;
-                }
-                None => names.push(NameReport {
-                    name: name.to_owned(),
-                    limit_seconds: secs,
-                    configured: true,
-                    counts: Counts::default(),
-                }),
-            }
-        }
-        names.sort_by(|a, b| a.name.cmp(&b.name));
+    for (name, limit) in limits.names() {
+        let (last, configured, _) = names.entry(name).or_default();
+        (*last, *configured) = (Some(limit), true);
     }
     Snapshot {
-        default_limit_seconds,
-        names,
+        #[cfg(feature = "config")]
+        default_limit_seconds: Some(limits.default_limit().as_secs_f64()),
+        #[cfg(not(feature = "config"))]
+        default_limit_seconds: None,
+        names: names
+            .into_iter()
+            .map(|(name, (limit, configured, counts))| NameReport {
+                name: name.to_owned(),
+                limit_seconds: limit.map(|l| l.as_secs_f64()),
+                configured,
+                counts,
+            })
+            .collect(),
         recent,
     }
 }
