@@ -1,11 +1,5 @@
 //! [`DefaultWheel`]: how a default deadline reaches its wheel, chosen at its first pending
-//! poll, never on the ready path:
-//!
-//! 1. the thread's virtual-time wheel, if the thread paused time (`virtual_time::pause`,
-//!    feature `test-util`);
-//! 2. else the wheel of the tokio runtime the thread is in (feature `tokio`, `tokio_wheels`);
-//! 3. else the global wheel.
-//!
+//! poll, never on the ready path: a paused thread's, a tokio runtime's, else the global one.
 //! * `choose` settles the choice for the deadline's life; only `forget_choice` clears it
 //!   (an idle timeout chooses again for each gap, holding no entry between gaps).
 //! * Budgets on a wheel on the global timeline name the global wheel (`budget_wheel`).
