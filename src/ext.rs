@@ -1,6 +1,4 @@
-//! The API on the default wheel: the extension traits (`.deadline(d)` on any future,
-//! `.idle_timeout(d)` on any stream) and the free functions (`sleep`, `interval`, `budget`,
-//! tokio's shapes `timeout` and `timeout_at`).
+//! The API on the default wheel: the extension traits and the free functions.
 
 use core::future::{Future, IntoFuture};
 use core::time::Duration;
@@ -60,9 +58,8 @@ pub trait DeadlineExt: Future + Sized {
         Deadline::new(self, DefaultWheel::new(), Limit::At(at.reading()))
     }
 
-    /// Bounds `self` by the limit installed for `name`, read now
-    /// ([`report::limit_for`](crate::report::limit_for)), and names the deadline so its
-    /// outcome is reported ([`punctual::report`](crate::report)).
+    /// Bounds `self` by the limit installed for `name` now ([`crate::report::limit_for`]),
+    /// and names the deadline so its outcome is reported.
     ///
     /// # Errors
     /// `Err(Elapsed)` when the limit passes first.
@@ -74,11 +71,10 @@ pub trait DeadlineExt: Future + Sized {
         Deadline::new(self, DefaultWheel::new(), Limit::After(limit)).named(name)
     }
 
-    /// Carries the budget in force here into `self`, wherever it is polled: for work handed
-    /// to another task (`tokio::spawn(work.with_current_budget())`), which a budget does not
-    /// reach by itself. Its end is carried as an instant, so waiting to be polled counts.
-    /// With no budget in force for default deadlines, `self` runs unbounded. The
-    /// [guide](crate::guide) shows it with `tokio::spawn`.
+    /// Carries the budget in force here into `self`, wherever it is polled, for work handed
+    /// to another task (`tokio::spawn(work.with_current_budget())`; see the
+    /// [guide](crate::guide)). Its end is an instant: waiting to be polled counts. With no
+    /// budget in force, `self` runs unbounded.
     ///
     /// # Errors
     /// `Err(Elapsed)` ([`is_budget`](punctual_core::Elapsed::is_budget)) when the budget

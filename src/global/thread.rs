@@ -30,14 +30,12 @@ static STATE: AtomicU32 = AtomicU32::new(0);
 static CLOCK: OnceLock<StdClock> = OnceLock::new();
 static BOOT_CLOCK: OnceLock<BootClock> = OnceLock::new();
 
-/// The clock of the global wheel: a [`StdClock`] counted from an hour before its first
-/// reading (or as early as the system allows), or a [`BootClock`], which counts suspended
-/// time, if [`select`](GlobalClock::select)ed before that. Reading it starts the global
-/// timer thread if none runs in this process.
+/// The clock of the global wheel: a [`StdClock`] from an hour before its first reading, or
+/// a [`BootClock`] (which counts suspended time) if [`select`](GlobalClock::select)ed
+/// first. Reading it starts this process's timer thread if none runs.
 ///
 /// # Panics
-/// A reading panics if the timer thread is not running and the system refuses to start
-/// it ("could not start the timer thread"). The next reading tries again.
+/// A reading panics if the system refuses to start the timer thread; the next tries again.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct GlobalClock;
 
@@ -79,10 +77,8 @@ impl GlobalClock {
         reading_at(std_clock().reading_of(instant))
     }
 
-    /// Chooses the global wheel's clock, first thing in `main`: [`BootClock`] counts the
-    /// time the system spends suspended. It applies to the global wheel only, not to a
-    /// tokio runtime's or a paused thread's; the first default deadline inside a
-    /// multi-thread tokio runtime settles the choice too.
+    /// Chooses the global wheel's clock (not a runtime's or a paused thread's), first thing
+    /// in `main`: the first default deadline inside a multi-thread runtime settles it too.
     ///
     /// ```
     /// use punctual::wheel::{GlobalClock, GlobalClockKind};
@@ -138,9 +134,8 @@ pub(crate) fn reads_std_clock() -> bool {
     state::settle_clock(&STATE) == STD
 }
 
-/// `at`, a reading of [`std_clock`], as a reading of the global wheel's clock: `at`
-/// itself on `StdClock`; on `BootClock`, the boot reading now plus the time from the std
-/// reading now to `at`, so a suspend before the deadline counts towards it.
+/// `at`, a reading of [`std_clock`], on the global wheel's clock: on `BootClock`, the boot
+/// reading now plus the time from the std reading now to `at`, so a suspend counts.
 pub(crate) fn reading_at(at: Reading) -> Reading {
     shift(at, true)
 }
@@ -152,9 +147,8 @@ pub(crate) fn std_reading(at: Reading) -> Reading {
 }
 
 /// `at` moved by the boot clock's lead on the std clock, forward `to_boot`, else back.
-/// Std is read first: a reading moved to boot is never before `at` would be without a
-/// suspend, and one moved back is never later than the instant (a carried budget never
-/// gets longer).
+/// Std is read first: a reading moved to boot is never early, and one moved back never
+/// late (a carried budget never gets longer).
 fn shift(at: Reading, to_boot: bool) -> Reading {
     if at == Reading::END || state::settle_clock(&STATE) != BOOT {
         return at;
