@@ -168,10 +168,10 @@ impl<F: Future> Future for Budgeted<F> {
 impl<F> fmt::Debug for Budgeted<F> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let state = match &self.state {
-            State::Carrying { carried, .. } => match carried {
-                Some(_) => "not polled yet, carrying a budget",
-                None => "not polled yet, no budget",
-            },
+            State::Carrying {
+                carried: Some(_), ..
+            } => "not polled yet, carrying a budget",
+            State::Carrying { .. } => "not polled yet, no budget",
             State::Bounded { .. } => "bounded",
             State::Unbounded { .. } => "unbounded",
             State::Poisoned => "poisoned",

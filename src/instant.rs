@@ -66,17 +66,10 @@ deadline_instant!(
 );
 
 /// The instant default futures report (`Interval::tick`, `Sleep::deadline`).
-#[cfg(all(
-    feature = "tokio",
-    not(all(target_family = "wasm", target_os = "unknown"))
-))]
+#[cfg(feature = "tokio")]
 pub(crate) type Now = tokio::time::Instant;
-
-#[cfg(not(any(feature = "tokio", all(target_family = "wasm", target_os = "unknown"))))]
-pub(crate) type Now = std::time::Instant;
-
-#[cfg(all(target_family = "wasm", target_os = "unknown"))]
-pub(crate) type Now = web_time::Instant;
+#[cfg(not(feature = "tokio"))]
+pub(crate) type Now = crate::global::Instant;
 
 /// Three centuries: where past the origin an instant stands for a reading `Now` cannot
 /// hold, or `Reading::END` (never). Ten times tokio's "far future".

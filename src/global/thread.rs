@@ -9,7 +9,7 @@
 use core::sync::atomic::{AtomicU32, Ordering};
 use core::time::Duration;
 use std::sync::OnceLock;
-pub(super) use std::time::Instant;
+pub(crate) use std::time::Instant;
 
 use punctual_core::{BootClock, Clock, Growable, Reading, StdClock, Wheel};
 

@@ -10,7 +10,7 @@ use core::time::Duration;
 
 use punctual_core::{Clock, Growable, Reading, Wheel};
 use punctual_wasm::HostClock;
-pub(super) use web_time::Instant;
+pub(crate) use web_time::Instant;
 
 const TICK: Duration = Duration::from_millis(1);
 

@@ -56,10 +56,6 @@ impl Counts {
             _ => &mut self.dropped,
         }
     }
-
-    fn add(&mut self, kind: OutcomeKind) {
-        *self.slot(kind) += 1;
-    }
 }
 
 /// One outcome as the recent events keep it, with the wall-clock time it was reported.
@@ -116,7 +112,7 @@ pub(super) fn record(outcome: &Outcome) {
     };
     let mut record = lock();
     let per_name = record.names.entry(outcome.name).or_default();
-    per_name.counts.add(outcome.kind);
+    *per_name.counts.slot(outcome.kind) += 1;
     if outcome.limit.is_some() {
         per_name.last_limit = outcome.limit;
     }
