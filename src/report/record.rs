@@ -76,15 +76,10 @@ pub struct Event {
     pub unix_millis: u64,
 }
 
-#[derive(Debug, Default)]
-struct PerName {
-    counts: Counts,
-    last_limit: Option<Duration>,
-}
-
 #[derive(Debug)]
 struct Record {
-    names: BTreeMap<&'static str, PerName>,
+    /// Per name: its counts, and the last limit an outcome carried.
+    names: BTreeMap<&'static str, (Counts, Option<Duration>)>,
     recent: VecDeque<Event>,
     capacity: usize,
 }
@@ -111,10 +106,10 @@ pub(super) fn record(outcome: &Outcome) {
             .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
     };
     let mut record = lock();
-    let per_name = record.names.entry(outcome.name).or_default();
-    *per_name.counts.slot(outcome.kind) += 1;
+    let (counts, last_limit) = record.names.entry(outcome.name).or_default();
+    *counts.slot(outcome.kind) += 1;
     if outcome.limit.is_some() {
-        per_name.last_limit = outcome.limit;
+        *last_limit = outcome.limit;
     }
     if record.capacity > 0 {
         if record.recent.len() >= record.capacity {
@@ -190,7 +185,7 @@ pub fn snapshot() -> Snapshot {
     let mut names: BTreeMap<&str, _> = record
         .names
         .iter()
-        .map(|(name, per)| (*name, (per.last_limit, false, per.counts)))
+        .map(|(name, (counts, last_limit))| (*name, (*last_limit, false, *counts)))
         .collect();
     let recent = record.recent.iter().cloned().collect();
     drop(record);
