@@ -131,7 +131,7 @@ fn boot_clock() -> &'static BootClock {
 /// Whether the global wheel reads [`std_clock`]. Settles the clock, as a first reading does.
 #[cfg(feature = "tokio")]
 pub(crate) fn reads_std_clock() -> bool {
-    state::settle_clock(&STATE) == STD
+    state::select(&STATE, STD) == STD
 }
 
 /// `at`, a reading of [`std_clock`], on the global wheel's clock: on `BootClock`, the boot
@@ -150,7 +150,7 @@ pub(crate) fn std_reading(at: Reading) -> Reading {
 /// Std is read first: a reading moved to boot is never early, and one moved back never
 /// late (a carried budget never gets longer).
 fn shift(at: Reading, to_boot: bool) -> Reading {
-    if at == Reading::END || state::settle_clock(&STATE) != BOOT {
+    if at == Reading::END || state::select(&STATE, STD) != BOOT {
         return at;
     }
     let std_now = std_clock().now();
