@@ -85,7 +85,6 @@ unsafe impl WheelRef for DefaultWheel {
 
     /// Wheels on the global timeline answer the global wheel's address, so budgets apply
     /// across them (`WheelChoice::on_global_timeline`).
-    #[cfg(any(feature = "tokio", feature = "test-util"))]
     #[inline]
     fn id(&self) -> usize {
         (self.budget_wheel() as *const dyn RawWheel).cast::<()>() as usize

@@ -33,24 +33,14 @@ use driver_task::DriverTask;
 use holders::Holders;
 pub use runtime_clock::RuntimeClock;
 
-use crate::wheel_choice::{Shelf, WheelChoice};
+use crate::wheel_choice::{Held, Shelf, WheelChoice};
 
 /// Runtime wheels let go, for the next claim of their flavour: `[multi-thread, pausable]`.
 static SHELVES: [Shelf<RuntimeWheel>; 2] = [Shelf::new(), Shelf::new()];
 
-/// A thread's runtime wheel: given up when the thread exits.
-struct Claim(Cell<Option<&'static RuntimeWheel>>);
-
-impl Drop for Claim {
-    fn drop(&mut self) {
-        if let Some(rw) = self.0.take() {
-            rw.disown();
-        }
-    }
-}
-
 std::thread_local! {
-    static CLAIM: Claim = const { Claim(Cell::new(None)) };
+    /// A thread's runtime wheel: disowned when the thread exits.
+    static CLAIM: Held<RuntimeWheel> = const { Held(Cell::new(None), RuntimeWheel::disown) };
 }
 
 /// The wheel of the tokio runtime this thread is in, claiming one for the thread if
@@ -138,7 +128,7 @@ impl RuntimeWheel {
                 // deadline on the global wheel.
                 on_global_timeline: !pausable && crate::global::reads_std_clock(),
             },
-            state: Holders::new(),
+            state: Holders::default(),
             pausable,
         }))
     }

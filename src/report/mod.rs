@@ -32,9 +32,8 @@
 //!
 //! # Metrics
 //! With the `metrics` feature, through the recorder the process installed:
-//! * `punctual_deadline_outcomes_total{name, outcome}`: a counter; `outcome` is one of
-//!   `completed`, `succeeded`, `failed`, `elapsed`, `dropped`, and for futures kept
-//!   running past their deadline `abandoned_succeeded`, `abandoned_failed`, `refused`.
+//! * `punctual_deadline_outcomes_total{name, outcome}`: a counter, `outcome` as
+//!   [`OutcomeKind::as_str`] names it ([`Event::outcome`] lists them).
 //! * `punctual_deadline_used_seconds{name}`: a histogram of the time used, in seconds.
 //! * `punctual_deadline_limit_seconds{name}`: a gauge, the last limit seen or installed.
 
