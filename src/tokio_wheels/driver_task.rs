@@ -220,8 +220,7 @@ impl Driven for Orphan {
     }
 
     fn next_turn(&self, next: Reading) -> Reading {
-        let tick = self.orphan.wheel.tick();
-        Reading::since_origin(on_tick_grid(next.as_duration(), tick))
+        Reading::since_origin(on_tick_grid(next.as_duration(), self.orphan.wheel.tick()))
     }
 
     fn finished(&mut self) -> bool {
