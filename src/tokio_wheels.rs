@@ -68,8 +68,7 @@ fn current_wheel() -> Option<&'static RuntimeWheel> {
         .flatten()
 }
 
-/// How default deadlines reach the wheel of the tokio runtime this thread is in; `None`
-/// outside every runtime (or while the thread exits).
+/// The choice of `current_wheel`, for default deadlines.
 pub(crate) fn current() -> Option<&'static WheelChoice> {
     current_wheel().map(|rw| &rw.choice)
 }
@@ -90,7 +89,6 @@ const DEFAULT_TICK: Duration = Duration::from_millis(1);
 /// A default wheel for one thread of a tokio runtime.
 struct RuntimeWheel {
     wheel: &'static Wheel<RuntimeClock, Growable>,
-    /// How default deadlines reach the wheel.
     choice: WheelChoice,
     state: Holders,
     /// Made for a runtime whose clock tokio may pause (a `current_thread` one): serves
