@@ -38,7 +38,6 @@ impl RuntimeClock {
         }
     }
 
-    /// Whether the runtime this clock served has shut down.
     pub(crate) fn runtime_gone(&self) -> bool {
         self.gone.load(Ordering::Relaxed)
     }
@@ -78,7 +77,6 @@ impl RuntimeClock {
         !(before <= tokio_now && tokio_now <= after)
     }
 
-    /// How far behind the reference clock this clock reads (less than a tick).
     pub(crate) fn behind(&self) -> Duration {
         Duration::from_nanos(self.behind.load(Ordering::Relaxed))
     }
