@@ -1,13 +1,9 @@
-//! [`Budget`], the budget in force as a plain value, and [`Budgeted`], a future run under a
-//! budget given (`punctual::budget`) or carried from where it was made
-//! (`with_current_budget`).
-//!
+//! [`Budget`], the budget in force as a plain value, and [`Budgeted`], a future under a
+//! budget given (`punctual::budget`) or carried (`with_current_budget`).
 //! * A budget reaches inner deadlines through a thread-local set while its future is
-//!   polled, so not a spawned task or another thread by itself: carry it.
-//! * A carried budget is taken on the spawner's thread; its first poll (or `enter`) sets it
-//!   on the default wheel of the thread there.
-//! * The end travels as a reading of the global clock, which every default wheel converts
-//!   exactly: it stays the same instant on every wheel.
+//!   polled, not a spawned task or another thread: carry it there.
+//! * A carried budget's end travels as a reading of the global clock, which every default
+//!   wheel converts exactly; its first poll (or `enter`) sets it on the thread's wheel.
 
 use core::fmt;
 use core::future::Future;
@@ -35,16 +31,11 @@ pin_project! {
     /// [`DeadlineExt::with_current_budget`](crate::DeadlineExt::with_current_budget).
     ///
     /// # Errors
-    ///
     /// `Err(Elapsed)`, a budget's ([`Elapsed::is_budget`]), when the budget runs out first.
     /// The inner future has been dropped by then.
-    ///
     /// # Cancel safety
-    ///
     /// Dropping it drops the inner future.
-    ///
     /// # Panics
-    ///
     /// Polling it after it returned `Ready` panics.
     #[must_use = "futures do nothing unless you `.await` or poll them"]
     pub struct Budgeted<F> {
@@ -127,15 +118,14 @@ fn carried_here() -> Option<Carried> {
 fn budget_here(carried: Carried) -> (DefaultWheel, punctual_core::Budget) {
     let mut wheel = DefaultWheel::new();
     wheel.choose();
-    let budget = punctual_core::Budget::new(
+    let mut budget = punctual_core::Budget::new(
         wheel.budget_wheel(),
         wheel.reading_at(carried.end),
         carried.duration,
     );
-    let budget = match carried.name {
-        Some(name) => budget.named(name),
-        None => budget,
-    };
+    if let Some(name) = carried.name {
+        budget = budget.named(name);
+    }
     (wheel, budget)
 }
 
@@ -156,13 +146,11 @@ impl<F: Future> Future for Budgeted<F> {
             state.set(match carried {
                 Some(carried) => {
                     let (wheel, budget) = budget_here(carried);
-                    let budgeted = OnDefaultWheel::with_budget(future, wheel, budget);
-                    State::Bounded {
-                        budgeted: match name {
-                            Some(name) => budgeted.named(name),
-                            None => budgeted,
-                        },
+                    let mut budgeted = OnDefaultWheel::with_budget(future, wheel, budget);
+                    if let Some(name) = name {
+                        budgeted = budgeted.named(name);
                     }
+                    State::Bounded { budgeted }
                 }
                 None => State::Unbounded { future },
             });
@@ -180,10 +168,10 @@ impl<F: Future> Future for Budgeted<F> {
 impl<F> fmt::Debug for Budgeted<F> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let state = match &self.state {
-            State::Carrying { carried, .. } => match carried {
-                Some(_) => "not polled yet, carrying a budget",
-                None => "not polled yet, no budget",
-            },
+            State::Carrying {
+                carried: Some(_), ..
+            } => "not polled yet, carrying a budget",
+            State::Carrying { .. } => "not polled yet, no budget",
             State::Bounded { .. } => "bounded",
             State::Unbounded { .. } => "unbounded",
             State::Poisoned => "poisoned",
@@ -192,11 +180,10 @@ impl<F> fmt::Debug for Budgeted<F> {
     }
 }
 
-/// The budget in force, as a plain value (`Copy`, `Send`): its end as an instant, its
-/// duration and its name, taken with [`Budget::current`] and used on any thread: for
-/// blocking code, which checks it in its loop (the [guide](crate::guide) shows it on
-/// tokio's blocking pool). A check reads the clock of the thread's default wheel: no lock,
-/// no allocation once the thread has its wheel.
+/// The budget in force as a plain value (`Copy`, `Send`), taken with [`Budget::current`]
+/// and checked on any thread, as blocking code does in its loop (the [guide](crate::guide)
+/// shows it on tokio's blocking pool). A check reads the clock of the thread's default
+/// wheel: no lock, no allocation once the thread has its wheel.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Budget {
     carried: Option<Carried>,
@@ -226,7 +213,6 @@ impl Budget {
     /// For `?` in a loop.
     ///
     /// # Errors
-    ///
     /// The budget's [`Elapsed`] ([`Elapsed::is_budget`]) once it has run out.
     pub fn check(&self) -> Result<(), Elapsed> {
         match self.carried {

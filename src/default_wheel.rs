@@ -1,18 +1,10 @@
 //! [`DefaultWheel`]: how a default deadline reaches its wheel, chosen at its first pending
-//! poll, never on the ready path:
-//!
-//! 1. the thread's virtual-time wheel, if the thread paused time (`virtual_time::pause`,
-//!    feature `test-util`);
-//! 2. else the wheel of the tokio runtime the thread is in (feature `tokio`, `tokio_wheels`);
-//! 3. else the global wheel.
-//!
+//! poll, never on the ready path: a paused thread's, a tokio runtime's, else the global one.
 //! * `choose` settles the choice for the deadline's life; only `forget_choice` clears it
 //!   (an idle timeout chooses again for each gap, holding no entry between gaps).
 //! * Budgets on a wheel on the global timeline name the global wheel (`budget_wheel`).
 
-use punctual_core::{ClockInstant, RawWheel, Reading, WheelRef};
-
-use crate::instant::DeadlineInstant;
+use punctual_core::{RawWheel, Reading, WheelRef};
 
 #[cfg(any(feature = "tokio", feature = "test-util"))]
 use crate::wheel_choice::WheelChoice;
@@ -93,7 +85,6 @@ unsafe impl WheelRef for DefaultWheel {
 
     /// Wheels on the global timeline answer the global wheel's address, so budgets apply
     /// across them (`WheelChoice::on_global_timeline`).
-    #[cfg(any(feature = "tokio", feature = "test-util"))]
     #[inline]
     fn id(&self) -> usize {
         (self.budget_wheel() as *const dyn RawWheel).cast::<()>() as usize
@@ -179,30 +170,3 @@ pub type IdleTimeout<S> = punctual_core::IdleTimeout<'static, S, DefaultWheel>;
 
 /// A default interval. See [`punctual_core::Interval`].
 pub type Interval = punctual_core::Interval<'static, DefaultWheel>;
-
-/// The instants a default sleep or deadline is reset to, as `deadline_at` takes them.
-#[cfg(not(all(target_family = "wasm", target_os = "unknown")))]
-impl ClockInstant<DefaultWheel> for std::time::Instant {
-    #[inline]
-    fn reading_on(self, _: &DefaultWheel) -> Reading {
-        self.reading()
-    }
-}
-
-/// As `std::time::Instant`'s, on the web.
-#[cfg(all(target_family = "wasm", target_os = "unknown"))]
-impl ClockInstant<DefaultWheel> for web_time::Instant {
-    #[inline]
-    fn reading_on(self, _: &DefaultWheel) -> Reading {
-        self.reading()
-    }
-}
-
-/// As `std::time::Instant`'s.
-#[cfg(feature = "tokio")]
-impl ClockInstant<DefaultWheel> for tokio::time::Instant {
-    #[inline]
-    fn reading_on(self, _: &DefaultWheel) -> Reading {
-        self.reading()
-    }
-}

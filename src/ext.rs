@@ -1,6 +1,4 @@
-//! The API on the default wheel: the extension traits (`.deadline(d)` on any future,
-//! `.idle_timeout(d)` on any stream) and the free functions (`sleep`, `interval`, `budget`,
-//! tokio's shapes `timeout` and `timeout_at`).
+//! The API on the default wheel: the extension traits and the free functions.
 
 use core::future::{Future, IntoFuture};
 use core::time::Duration;
@@ -14,15 +12,11 @@ use crate::default_wheel::NamedDeadline;
 use crate::default_wheel::{Deadline, DefaultWheel, IdleTimeout, Interval, Sleep, StreamDeadline};
 use crate::instant::DeadlineInstant;
 
-/// Bounds any future by a deadline: `.deadline(d)` and `.deadline_at(instant)` on the
-/// default wheel. On a wheel of your own, `wheel.deadline(d, fut)`.
+/// Bounds any future by a deadline on the default wheel, chosen at the first poll that finds
+/// it pending ([`DefaultWheel`]): a paused thread's (`test-util`), a tokio runtime's
+/// (`tokio`), else the global wheel. On a wheel of your own, `wheel.deadline(d, fut)`.
 ///
-/// The default wheel is chosen at the first poll that finds the future pending (see
-/// [`DefaultWheel`]):
-///
-/// * on a thread that paused virtual time (feature `test-util`), the thread's virtual wheel;
-/// * inside a tokio runtime (feature `tokio`), the runtime's wheel, on its clock;
-/// * elsewhere the global wheel, driven by its own thread.
+/// Every `Err(Elapsed)` here comes after the inner future was dropped.
 ///
 /// ```
 /// use std::time::Duration;
@@ -38,53 +32,38 @@ use crate::instant::DeadlineInstant;
 /// # });
 /// ```
 pub trait DeadlineExt: Future + Sized {
-    /// Bounds `self` by `duration`, measured from its first pending poll, on the default
-    /// wheel.
+    /// Bounds `self` by `duration`, measured from its first pending poll.
     ///
     /// # Errors
-    ///
-    /// `Err(Elapsed)` when `duration` passes first; `self` has been dropped by then.
-    ///
+    /// `Err(Elapsed)` when `duration` passes first.
     /// # Panics
-    ///
-    /// At the first poll where `self` is pending, if the global wheel is used and its timer
-    /// thread is not running and cannot be started ([`GlobalClock`](crate::wheel::GlobalClock)).
-    ///
+    /// At the first pending poll, if the global wheel's timer thread cannot be started
+    /// ([`GlobalClock`](crate::wheel::GlobalClock)).
     /// # Cancel safety
-    ///
-    /// Dropping the deadline drops `self`; see [`punctual_core::Deadline`].
+    /// Dropping the deadline drops `self`.
     fn deadline(self, duration: Duration) -> Deadline<Self> {
         Deadline::new(self, DefaultWheel::new(), Limit::After(duration))
     }
 
-    /// Bounds `self` by the instant `at` ([`DeadlineInstant`]) on the default wheel. An
-    /// instant already past fires at the first poll where `self` is pending.
+    /// Bounds `self` by the instant `at` ([`DeadlineInstant`]); one already past fires at
+    /// the first pending poll.
     ///
     /// # Errors
-    ///
-    /// `Err(Elapsed)` when `at` passes before `self` completes.
-    ///
+    /// `Err(Elapsed)` when `at` passes first.
     /// # Panics
-    ///
     /// As [`deadline`](DeadlineExt::deadline).
-    ///
     /// # Cancel safety
-    ///
-    /// Dropping the deadline drops `self`; see [`punctual_core::Deadline`].
+    /// Dropping the deadline drops `self`.
     fn deadline_at(self, at: impl DeadlineInstant) -> Deadline<Self> {
         Deadline::new(self, DefaultWheel::new(), Limit::At(at.reading()))
     }
 
-    /// Bounds `self` by the limit installed for `name`, read now
-    /// ([`report::limit_for`](crate::report::limit_for)), and names the deadline so its
-    /// outcome is reported ([`punctual::report`](crate::report)).
+    /// Bounds `self` by the limit installed for `name` now ([`crate::report::limit_for`]),
+    /// and names the deadline so its outcome is reported.
     ///
     /// # Errors
-    ///
-    /// `Err(Elapsed)` when the limit passes before `self` completes.
-    ///
+    /// `Err(Elapsed)` when the limit passes first.
     /// # Panics
-    ///
     /// As [`deadline`](DeadlineExt::deadline).
     #[cfg(feature = "config")]
     fn deadline_named(self, name: &'static str) -> NamedDeadline<Self> {
@@ -92,19 +71,15 @@ pub trait DeadlineExt: Future + Sized {
         Deadline::new(self, DefaultWheel::new(), Limit::After(limit)).named(name)
     }
 
-    /// Carries the budget in force here into `self`, wherever it is polled: for work handed
-    /// to another task (`tokio::spawn(work.with_current_budget())`), which a budget does not
-    /// reach by itself. Its end is carried as an instant, so waiting to be polled counts.
-    /// With no budget in force for default deadlines, `self` runs unbounded. The
-    /// [guide](crate::guide) shows it with `tokio::spawn`.
+    /// Carries the budget in force here into `self`, wherever it is polled, for work handed
+    /// to another task (`tokio::spawn(work.with_current_budget())`; see the
+    /// [guide](crate::guide)). Its end is an instant: waiting to be polled counts. With no
+    /// budget in force, `self` runs unbounded.
     ///
     /// # Errors
-    ///
     /// `Err(Elapsed)` ([`is_budget`](punctual_core::Elapsed::is_budget)) when the budget
-    /// runs out first; `self` has been dropped by then.
-    ///
+    /// runs out first.
     /// # Cancel safety
-    ///
     /// Dropping it drops `self`.
     fn with_current_budget(self) -> Budgeted<Self> {
         Budgeted::carrying(self)
@@ -132,8 +107,7 @@ pub trait StreamDeadlineExt: Stream + Sized {
     /// stream yields one `Err(Elapsed)` and ends. See [`StreamDeadline`].
     ///
     /// # Panics
-    ///
-    /// As [`DeadlineExt::deadline`], at its first poll.
+    /// As [`DeadlineExt::deadline`].
     fn total_deadline(self, duration: Duration) -> StreamDeadline<Self> {
         StreamDeadline::new(self, DefaultWheel::new(), duration)
     }
@@ -142,7 +116,6 @@ pub trait StreamDeadlineExt: Stream + Sized {
     /// one `Err(Elapsed)` and ends. See [`IdleTimeout`].
     ///
     /// # Panics
-    ///
     /// As [`DeadlineExt::deadline`].
     fn idle_timeout(self, idle: Duration) -> IdleTimeout<Self> {
         IdleTimeout::new(self, DefaultWheel::new(), idle)
@@ -151,8 +124,7 @@ pub trait StreamDeadlineExt: Stream + Sized {
 
 impl<S: Stream> StreamDeadlineExt for S {}
 
-/// A future that completes `duration` after its first poll, on the default wheel (see
-/// [`DeadlineExt`]).
+/// A future that completes `duration` after its first poll, on the default wheel.
 ///
 /// ```
 /// # futures_executor::block_on(async {
@@ -163,8 +135,7 @@ impl<S: Stream> StreamDeadlineExt for S {}
 /// ```
 ///
 /// # Panics
-///
-/// As [`DeadlineExt::deadline`], at its first poll.
+/// As [`DeadlineExt::deadline`].
 pub fn sleep(duration: Duration) -> Sleep {
     Sleep::new(DefaultWheel::new(), Limit::After(duration))
 }
@@ -173,17 +144,14 @@ pub fn sleep(duration: Duration) -> Sleep {
 /// with the `tokio` feature), on the default wheel.
 ///
 /// # Panics
-///
-/// As [`DeadlineExt::deadline`], at its first poll.
+/// As [`DeadlineExt::deadline`].
 pub fn sleep_until(at: impl DeadlineInstant) -> Sleep {
     Sleep::new(DefaultWheel::new(), Limit::At(at.reading()))
 }
 
-/// Ticks once a `period` on the default wheel, the first tick at once (at its first
-/// poll), as `tokio::time::interval`. See [`punctual_core::Interval`].
-///
-/// Each tick returns the instant it was due at (tokio's with the `tokio` feature). After a
-/// stall it gives one tick, then keeps the grid
+/// Ticks once a `period` on the default wheel, the first tick at its first poll, as
+/// `tokio::time::interval` ([`punctual_core::Interval`]); each tick returns the instant it
+/// was due at (tokio's with `tokio`). After a stall it gives one tick, then keeps the grid
 /// ([`MissedTickBehavior::Skip`](crate::MissedTickBehavior::Skip); tokio's is `Burst`).
 ///
 /// ```
@@ -202,8 +170,7 @@ pub fn sleep_until(at: impl DeadlineInstant) -> Sleep {
 /// ```
 ///
 /// # Panics
-///
-/// If `period` is zero, as tokio's; else as [`DeadlineExt::deadline`], at its first poll.
+/// If `period` is zero, as tokio's; else as [`DeadlineExt::deadline`].
 #[track_caller]
 pub fn interval(period: Duration) -> Interval {
     Interval::new(DefaultWheel::new(), Limit::After(Duration::ZERO), period)
@@ -213,16 +180,14 @@ pub fn interval(period: Duration) -> Interval {
 /// `tokio::time::interval_at`.
 ///
 /// # Panics
-///
 /// As [`interval`].
 #[track_caller]
 pub fn interval_at(start: impl DeadlineInstant, period: Duration) -> Interval {
     Interval::new(DefaultWheel::new(), Limit::At(start.reading()), period)
 }
 
-/// Gives `future` a budget of `duration`: the whole block is bounded by it, and every
-/// default deadline started while it runs ends no later than it: the budget travels with
-/// the polling of `future`, on any executor ([`Budget::current`](crate::Budget::current)).
+/// Gives `future` a budget of `duration`, which bounds it and every default deadline
+/// started while it is polled, on any executor ([`Budget::current`](crate::Budget::current)).
 ///
 /// ```
 /// use std::time::Duration;
@@ -239,15 +204,10 @@ pub fn interval_at(start: impl DeadlineInstant, period: Duration) -> Interval {
 /// ```
 ///
 /// # Errors
-///
-/// `Err(Elapsed)`, with `is_budget()`, when the budget runs out before `future`
-/// completes; `future` has been dropped by then. Deadlines inside that the budget cut
-/// short also return an `Elapsed` with `is_budget()`.
-///
+/// `Err(Elapsed)` with `is_budget()` when the budget runs out first (as deadlines inside
+/// that it cut short return), `future` dropped by then.
 /// # Panics
-///
-/// As [`DeadlineExt::deadline`], at its first poll (which reads the clock even if `future`
-/// is ready).
+/// As [`DeadlineExt::deadline`], at its first poll, even if `future` is ready.
 pub fn budget<F: IntoFuture>(duration: Duration, future: F) -> Budgeted<F::IntoFuture> {
     Budgeted::new(future.into_future(), duration)
 }
@@ -257,15 +217,10 @@ pub fn budget<F: IntoFuture>(duration: Duration, future: F) -> Budgeted<F::IntoF
 /// the first pending poll, and `Err(Elapsed)` never comes early.
 ///
 /// # Errors
-///
-/// `Err(Elapsed)` when `duration` passes first; `future` has been dropped by then.
-///
+/// `Err(Elapsed)` when `duration` passes first, `future` dropped by then.
 /// # Panics
-///
 /// As [`DeadlineExt::deadline`].
-///
 /// # Cancel safety
-///
 /// Dropping the deadline drops `future`.
 pub fn timeout<F: IntoFuture>(duration: Duration, future: F) -> Deadline<F::IntoFuture> {
     future.into_future().deadline(duration)
@@ -275,15 +230,10 @@ pub fn timeout<F: IntoFuture>(duration: Duration, future: F) -> Deadline<F::Into
 /// `std::time::Instant`, or a `tokio::time::Instant` with the `tokio` feature.
 ///
 /// # Errors
-///
-/// `Err(Elapsed)` when `at` passes first; `future` has been dropped by then.
-///
+/// `Err(Elapsed)` when `at` passes first, `future` dropped by then.
 /// # Panics
-///
-/// As [`DeadlineExt::deadline_at`].
-///
+/// As [`DeadlineExt::deadline`].
 /// # Cancel safety
-///
 /// Dropping the deadline drops `future`.
 pub fn timeout_at<F: IntoFuture>(at: impl DeadlineInstant, future: F) -> Deadline<F::IntoFuture> {
     future.into_future().deadline_at(at)

@@ -1,5 +1,6 @@
 //! The global wheel, for default deadlines outside a runtime or virtual time: driven by a
-//! timer thread (`thread.rs`), or the host's timers on the web (`web.rs`), the same items.
+//! timer thread (`thread.rs`), or the host's timers on the web (`web.rs`). A deadline whose
+//! future is ready at its first poll never reads its clock.
 
 #[cfg(not(all(target_family = "wasm", target_os = "unknown")))]
 mod state;
@@ -13,7 +14,7 @@ pub use thread::*;
 #[cfg(all(target_family = "wasm", target_os = "unknown"))]
 pub use web::*;
 
-use punctual_core::{Growable, Reading, Wheel, WheelRef};
+use punctual_core::{ClockInstant, Growable, Reading, Wheel, WheelRef};
 
 /// A handle on the global wheel: zero bytes, with calls straight to the `static` wheel.
 /// Default deadlines use [`DefaultWheel`](crate::wheel::DefaultWheel) instead, which may
@@ -35,4 +36,19 @@ unsafe impl WheelRef for Global {
     fn instant_of(&self, at: Reading) -> Reading {
         at
     }
+}
+
+impl ClockInstant<GlobalClock> for Instant {
+    #[inline]
+    fn reading_on(self, _: &GlobalClock) -> Reading {
+        GlobalClock::reading_of(self)
+    }
+}
+
+/// The global wheel, for diagnostics ([`Wheel::occupied`]) and for
+/// [`Deadline::new`](punctual_core::Deadline::new) with an explicit
+/// [`Limit`](punctual_core::Limit).
+#[inline]
+pub const fn global_wheel() -> &'static Wheel<GlobalClock, Growable> {
+    &GLOBAL
 }

@@ -3,14 +3,14 @@
 //! * Default readings are on the std clock of the global wheel; `instant_of` inverts
 //!   `reading` exactly, so instants come back equal.
 
-use punctual_core::Reading;
+use punctual_core::{ClockInstant, Reading};
 
-/// An instant that default deadlines and sleeps accept: a `std::time::Instant`, or a
-/// `tokio::time::Instant` with the `tokio` feature (count from its `now()` inside a paused
-/// runtime). Sealed.
-///
-/// On `wasm32-unknown-unknown`, where `std::time::Instant::now()` panics, it is a
-/// [`web_time::Instant`] instead (elsewhere that is `std::time::Instant`).
+use crate::default_wheel::DefaultWheel;
+
+/// An instant default deadlines and sleeps accept (sealed): a `std::time::Instant`, or a
+/// `tokio::time::Instant` with `tokio` (count from its `now()` inside a paused runtime); on
+/// `wasm32-unknown-unknown`, where `std::time::Instant::now()` panics, a
+/// [`web_time::Instant`] instead.
 ///
 /// [`web_time::Instant`]: https://docs.rs/web-time/1/web_time/struct.Instant.html
 pub trait DeadlineInstant: sealed::Sealed {
@@ -21,50 +21,55 @@ pub trait DeadlineInstant: sealed::Sealed {
 
 mod sealed {
     pub trait Sealed {}
+}
+
+/// `DeadlineInstant` for `$ty`, read as `$reading`, and the same reading as the instant a
+/// default deadline is reset to (`deadline_at`).
+macro_rules! deadline_instant {
+    (#[$cfg:meta] $ty:ty, |$instant:ident| $reading:expr) => {
+        #[$cfg]
+        impl sealed::Sealed for $ty {}
+
+        #[$cfg]
+        impl DeadlineInstant for $ty {
+            #[inline]
+            fn reading(self) -> Reading {
+                let $instant = self;
+                $reading
+            }
+        }
+
+        #[$cfg]
+        impl ClockInstant<DefaultWheel> for $ty {
+            #[inline]
+            fn reading_on(self, _: &DefaultWheel) -> Reading {
+                self.reading()
+            }
+        }
+    };
+}
+
+deadline_instant!(
     #[cfg(not(all(target_family = "wasm", target_os = "unknown")))]
-    impl Sealed for std::time::Instant {}
-    #[cfg(feature = "tokio")]
-    impl Sealed for tokio::time::Instant {}
+    std::time::Instant,
+    |instant| crate::global::std_clock().reading_of(instant)
+);
+deadline_instant!(
     #[cfg(all(target_family = "wasm", target_os = "unknown"))]
-    impl Sealed for web_time::Instant {}
-}
-
-#[cfg(not(all(target_family = "wasm", target_os = "unknown")))]
-impl DeadlineInstant for std::time::Instant {
-    #[inline]
-    fn reading(self) -> Reading {
-        crate::global::std_clock().reading_of(self)
-    }
-}
-
-#[cfg(all(target_family = "wasm", target_os = "unknown"))]
-impl DeadlineInstant for web_time::Instant {
-    #[inline]
-    fn reading(self) -> Reading {
-        crate::global::GlobalClock::reading_of(self)
-    }
-}
-
-#[cfg(feature = "tokio")]
-impl DeadlineInstant for tokio::time::Instant {
-    #[inline]
-    fn reading(self) -> Reading {
-        crate::global::std_clock().reading_of(self.into_std())
-    }
-}
+    web_time::Instant,
+    |instant| crate::global::GlobalClock::reading_of(instant)
+);
+deadline_instant!(
+    #[cfg(feature = "tokio")]
+    tokio::time::Instant,
+    |instant| crate::global::std_clock().reading_of(instant.into_std())
+);
 
 /// The instant default futures report (`Interval::tick`, `Sleep::deadline`).
-#[cfg(all(
-    feature = "tokio",
-    not(all(target_family = "wasm", target_os = "unknown"))
-))]
+#[cfg(feature = "tokio")]
 pub(crate) type Now = tokio::time::Instant;
-
-#[cfg(not(any(feature = "tokio", all(target_family = "wasm", target_os = "unknown"))))]
-pub(crate) type Now = std::time::Instant;
-
-#[cfg(all(target_family = "wasm", target_os = "unknown"))]
-pub(crate) type Now = web_time::Instant;
+#[cfg(not(feature = "tokio"))]
+pub(crate) type Now = crate::global::Instant;
 
 /// Three centuries: where past the origin an instant stands for a reading `Now` cannot
 /// hold, or `Reading::END` (never). Ten times tokio's "far future".

@@ -50,18 +50,16 @@ pub mod wheel;
 mod wheel_choice;
 
 #[cfg(feature = "std")]
-pub use budget::{Budget, Budgeted};
-#[cfg(feature = "std")]
-pub use default_wheel::{Deadline, IdleTimeout, Interval, NamedDeadline, Sleep, StreamDeadline};
-#[cfg(feature = "std")]
-pub use delay_queue::DelayQueue;
-#[cfg(feature = "std")]
-pub use ext::{
-    DeadlineExt, StreamDeadlineExt, budget, interval, interval_at, sleep, sleep_until, timeout,
-    timeout_at,
+pub use crate::{
+    budget::{Budget, Budgeted},
+    default_wheel::{Deadline, IdleTimeout, Interval, NamedDeadline, Sleep, StreamDeadline},
+    delay_queue::DelayQueue,
+    ext::{
+        DeadlineExt, StreamDeadlineExt, budget, interval, interval_at, sleep, sleep_until, timeout,
+        timeout_at,
+    },
+    instant::DeadlineInstant,
 };
-#[cfg(feature = "std")]
-pub use instant::DeadlineInstant;
 
 /// The runtime adapters, for a wheel of your own driven by a runtime: each its own crate,
 /// re-exported behind the feature of its name (here, so that `use punctual::*` shadows no

@@ -1,6 +1,6 @@
 //! The default wheels inside tokio runtimes (feature `tokio`): a wheel per thread, on its
 //! runtime's clock, turned by a task of that runtime (docs/design.md, "The default wheels
-//! inside tokio", says why).
+//! inside tokio").
 //!
 //! ```text
 //!   new ──claim──▶ owned + driven ──owner leaves──▶ driven ──drained──▶ shelved ──claim──▶ …
@@ -8,21 +8,12 @@
 //!                        └──runtime shuts down──▶ orphan driver (real time) ──drained──▶ shelved
 //! ```
 //!
-//! * A thread claims a wheel ([`RuntimeWheel`]) at its first default deadline inside a
-//!   runtime, and spawns its driver task there; it serves that runtime for life (a thread
-//!   alternating between two live runtimes keeps the first one's).
-//! * A claim takes a shelved wheel of the runtime's flavour first and starts it over
-//!   (`Wheel::restart`), else makes one.
-//! * Nothing outside the runtime fires a deadline, unless it has neither a time nor an I/O
-//!   driver (`driver_task`).
+//! * A thread claims a wheel ([`RuntimeWheel`]) at its first default deadline in a runtime,
+//!   a shelved one of the runtime's flavour first, and keeps it for that runtime's life.
 //! * The lookup is a thread-local read on a task with a live wheel, else asks tokio too.
-//! * A runtime that shuts down drops its driver task; what is still armed goes on at real
-//!   time on the orphan driver thread, never early.
 //! * The owner leaves when its thread exits or its runtime is gone; the last of the owner
-//!   and the driver to leave shelves the wheel ([`Holders`]), with nothing armed, no
-//!   driver, and nothing left that can turn it.
-//! * Instants are readings of the global wheel's std clock, as every default wheel's. A
-//!   multi-thread runtime's wheel is on the global timeline while the global wheel reads
+//!   and the driver to leave shelves the wheel ([`Holders`]), drained and undriven.
+//! * A multi-thread runtime's wheel is on the global timeline while the global wheel reads
 //!   the std clock.
 
 mod driver_task;
@@ -42,24 +33,14 @@ use driver_task::DriverTask;
 use holders::Holders;
 pub use runtime_clock::RuntimeClock;
 
-use crate::wheel_choice::{Shelf, WheelChoice};
+use crate::wheel_choice::{Held, Shelf, WheelChoice};
 
 /// Runtime wheels let go, for the next claim of their flavour: `[multi-thread, pausable]`.
 static SHELVES: [Shelf<RuntimeWheel>; 2] = [Shelf::new(), Shelf::new()];
 
-/// A thread's runtime wheel: given up when the thread exits.
-struct Claim(Cell<Option<&'static RuntimeWheel>>);
-
-impl Drop for Claim {
-    fn drop(&mut self) {
-        if let Some(rw) = self.0.take() {
-            rw.disown();
-        }
-    }
-}
-
 std::thread_local! {
-    static CLAIM: Claim = const { Claim(Cell::new(None)) };
+    /// A thread's runtime wheel: disowned when the thread exits.
+    static CLAIM: Held<RuntimeWheel> = const { Held(Cell::new(None), RuntimeWheel::disown) };
 }
 
 /// The wheel of the tokio runtime this thread is in, claiming one for the thread if
@@ -87,8 +68,7 @@ fn current_wheel() -> Option<&'static RuntimeWheel> {
         .flatten()
 }
 
-/// How default deadlines reach the wheel of the tokio runtime this thread is in; `None`
-/// outside every runtime (or while the thread exits).
+/// The choice of `current_wheel`, for default deadlines.
 pub(crate) fn current() -> Option<&'static WheelChoice> {
     current_wheel().map(|rw| &rw.choice)
 }
@@ -109,7 +89,6 @@ const DEFAULT_TICK: Duration = Duration::from_millis(1);
 /// A default wheel for one thread of a tokio runtime.
 struct RuntimeWheel {
     wheel: &'static Wheel<RuntimeClock, Growable>,
-    /// How default deadlines reach the wheel.
     choice: WheelChoice,
     state: Holders,
     /// Made for a runtime whose clock tokio may pause (a `current_thread` one): serves
@@ -147,7 +126,7 @@ impl RuntimeWheel {
                 // deadline on the global wheel.
                 on_global_timeline: !pausable && crate::global::reads_std_clock(),
             },
-            state: Holders::new(),
+            state: Holders::default(),
             pausable,
         }))
     }
@@ -175,11 +154,6 @@ impl RuntimeWheel {
     fn shelve(&'static self) {
         debug_assert_eq!(self.wheel.occupied(), 0);
         SHELVES[usize::from(self.pausable)].put(self);
-    }
-
-    /// Whether the driver task may stop: the owner has left and nothing is armed.
-    fn driver_may_stop(&self) -> bool {
-        self.state.owner_left() && self.wheel.occupied() == 0
     }
 }
 

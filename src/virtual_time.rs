@@ -1,16 +1,13 @@
-//! Virtual time for tests, on any executor (feature `test-util`).
-//!
-//! [`pause`] gives the calling thread a clock of its own that moves only when told to:
-//! [`advance`] moves it and fires, in deadline order, everything that came due;
-//! [`advance_to_next`] jumps to the next deadline. No real time passes.
+//! Virtual time for tests, on any executor (feature `test-util`): [`pause`] gives the
+//! calling thread a clock of its own that only [`advance`] (which fires, in deadline order,
+//! what came due) and [`advance_to_next`] move.
 //!
 //! * Default deadlines, sleeps and budgets started on the paused thread afterwards run on
-//!   it, under any executor that polls there; one started before [`pause`] stays on real
-//!   time. Under tokio, prefer `#[tokio::test(start_paused = true)]`.
-//! * The clock is the thread's own: parallel tests never see each other's time. It starts
-//!   at the real time of the first `pause`.
-//! * A paused thread's wheel is never freed: at the thread's exit it is shelved for the
-//!   next `pause`, unless a deadline is still armed on it.
+//!   it, under any executor polling there; earlier ones stay on real time. Under tokio,
+//!   prefer `#[tokio::test(start_paused = true)]`.
+//! * Each paused thread's clock is its own, from the real time of its first `pause`.
+//! * A paused thread's wheel is leaked; at the thread's exit it is shelved for the next
+//!   `pause`, unless a deadline is still armed on it.
 //!
 //! ```
 //! use std::time::Duration;
@@ -37,7 +34,7 @@ use std::time::Instant;
 use punctual_core::{Clock, Growable, Reading, Wheel};
 
 use crate::global::std_clock;
-use crate::wheel_choice::{Shelf, WheelChoice};
+use crate::wheel_choice::{Held, Shelf, WheelChoice};
 
 const TICK: Duration = Duration::from_millis(1);
 
@@ -47,12 +44,6 @@ const TICK: Duration = Duration::from_millis(1);
 struct VirtualClock(AtomicU64);
 
 impl VirtualClock {
-    /// Moves the clock forward by `by` (saturating); only its thread does.
-    fn advance(&self, by: Duration) {
-        self.set(self.now().saturating_add(by));
-    }
-
-    /// Sets the clock to `to`, for a wheel started over for another thread.
     fn set(&self, to: Duration) {
         self.0.store(
             u64::try_from(to.as_nanos()).unwrap_or(u64::MAX),
@@ -78,20 +69,10 @@ pub(crate) struct Paused {
 /// The wheels of paused threads that have exited, for the next `pause`.
 pub(crate) static SHELF: Shelf<Paused> = Shelf::new();
 
-/// The thread's virtual wheel, once paused; shelved when the thread exits.
-struct Held(Cell<Option<&'static Paused>>);
-
-impl Drop for Held {
-    fn drop(&mut self) {
-        if let Some(paused) = self.0.take() {
-            // A deadline still armed keeps the wheel from serving again (`restart`).
-            SHELF.put(paused);
-        }
-    }
-}
-
 std::thread_local! {
-    static PAUSED: Held = const { Held(Cell::new(None)) };
+    /// The thread's virtual wheel, once paused; shelved when the thread exits (a deadline
+    /// still armed keeps it from serving again: `restart`).
+    static PAUSED: Held<Paused> = const { Held(Cell::new(None), |paused| SHELF.put(paused)) };
 }
 
 /// The paused thread's wheel, for a deadline starting now.
@@ -114,7 +95,7 @@ fn paused_wheel_of(caller: &str) -> &'static VirtualWheel {
 /// Moves `wheel`'s clock by `by` and fires what comes due (see [`advance`]); returns the
 /// reading the wheel plans to turn at.
 fn advance_wheel(wheel: &VirtualWheel, by: Duration) -> Reading {
-    wheel.clock().advance(by);
+    wheel.clock().set(wheel.clock().now().saturating_add(by));
     wheel.turn()
 }
 
@@ -155,7 +136,6 @@ pub fn is_paused() -> bool {
 /// deadline it passes (`Duration::ZERO`: what is due now), waking their tasks.
 ///
 /// # Panics
-///
 /// If this thread did not [`pause`], or if a waker panics while firing.
 pub fn advance(by: Duration) {
     advance_wheel(paused_wheel_of("advance"), by);
@@ -165,7 +145,6 @@ pub fn advance(by: Duration) {
 /// what is due there. Returns how far it moved; `None` (and no move) if nothing is pending.
 ///
 /// # Panics
-///
 /// If this thread did not [`pause`], or if a waker panics while firing.
 pub fn advance_to_next() -> Option<Duration> {
     let wheel = paused_wheel_of("advance_to_next");
@@ -201,7 +180,6 @@ pub fn advance_to_next() -> Option<Duration> {
 /// every [`advance`] since.
 ///
 /// # Panics
-///
 /// If this thread did not [`pause`].
 pub fn now() -> Instant {
     let reading = paused_wheel_of("now").clock().now();
@@ -215,7 +193,6 @@ pub fn now() -> Instant {
 /// ([`occupied`](Wheel::occupied)) and its clock, or deadlines made on it directly.
 ///
 /// # Panics
-///
 /// If this thread did not call [`pause`].
 pub fn paused_wheel() -> &'static Wheel<impl Clock, Growable> {
     self::paused_wheel_of("paused_wheel")

@@ -29,19 +29,18 @@ pub use punctual_core::{
 };
 
 #[cfg(feature = "std")]
-pub use crate::default_wheel::DefaultWheel;
-#[cfg(feature = "std")]
-pub use crate::global::{Global, GlobalClock, global_wheel};
+pub use crate::{
+    default_wheel::DefaultWheel,
+    global::{Global, GlobalClock, global_wheel},
+};
 #[cfg(all(
     feature = "std",
     not(all(target_family = "wasm", target_os = "unknown"))
 ))]
-pub use crate::global::{GlobalClockInUse, GlobalClockKind};
-#[cfg(all(
-    feature = "std",
-    not(all(target_family = "wasm", target_os = "unknown"))
-))]
-pub use punctual_thread::spawn_driver;
+pub use {
+    crate::global::{GlobalClockInUse, GlobalClockKind},
+    punctual_thread::spawn_driver,
+};
 
 #[cfg(feature = "tokio")]
 pub use crate::tokio_wheels::{RuntimeClock, runtime_wheel, runtime_wheels_made};

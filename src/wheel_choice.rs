@@ -1,11 +1,11 @@
 //! [`WheelChoice`]: a wheel a default deadline may choose, as `DefaultWheel` holds it; and
-//! the [`Shelf`] of the per-thread ones (a tokio runtime thread's, a paused thread's).
-//!
-//! * A per-thread wheel is leaked, never freed: deadlines may outlive its thread.
-//! * When its thread lets it go, it goes on a shelf; a claim takes a shelved wheel first
-//!   and starts it over, and one that refuses (a deadline still armed) is dropped from it.
+//! how per-thread ones (a tokio runtime thread's, a paused thread's) are [`Held`] and
+//! shelved ([`Shelf`]).
+//! * A per-thread wheel is leaked: deadlines may outlive its thread. Let go, it goes on a
+//!   shelf; a claim takes a shelved wheel that starts over (none still armed) first.
 //! * So a process holds as many of them as threads used them at once.
 
+use core::cell::Cell;
 use core::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
@@ -35,6 +35,21 @@ impl WheelChoice {
             }
         }
         at
+    }
+}
+
+/// A thread's per-thread wheel, if any, given to the function beside it when the thread
+/// exits.
+pub(crate) struct Held<T: 'static>(
+    pub(crate) Cell<Option<&'static T>>,
+    pub(crate) fn(&'static T),
+);
+
+impl<T> Drop for Held<T> {
+    fn drop(&mut self) {
+        if let Some(wheel) = self.0.take() {
+            (self.1)(wheel);
+        }
     }
 }
 

@@ -1,18 +1,6 @@
 //! Tower middleware: [`punctual_tower`]'s types on [`DefaultWheel`], so every default
-//! deadline in a handler respects the request's budget.
-//!
-//! ```
-//! use std::time::Duration;
-//! use punctual::adapters::tower::DeadlineLayer;
-//!
-//! // Each request gets 100 ms; every default deadline in its handler ends by then too.
-//! // Add it with tower's `ServiceBuilder::layer`, as any layer.
-//! let layer = DeadlineLayer::new(Duration::from_millis(100));
-//! # let _ = layer;
-//! ```
-//!
-//! See [`punctual_tower`] for what the deadline covers, the HTTP flavour, propagation and
-//! retries.
+//! deadline in a handler respects the request's budget. See [`punctual_tower`] for what the
+//! deadline covers, the HTTP flavour, propagation and retries.
 
 use core::time::Duration;
 

@@ -14,8 +14,7 @@
 //! * [`select`] sets a clock bit only while none is set, so racing choices agree.
 //! * In a forked child, [`forget_timer_thread`] clears `RUNNING` and `STARTING`.
 //!
-//! `tests/tests/loom_facade.rs` includes this file as it is (so it uses only `crate::sync`)
-//! and models these transitions.
+//! `tests/tests/loom_facade.rs` models these transitions on this very file (`crate::sync`).
 
 use crate::sync::{AtomicU32, Ordering, yield_now};
 
@@ -30,21 +29,13 @@ pub(crate) const BOOT: u32 = 8;
 /// Both clock bits.
 pub(crate) const CLOCKS: u32 = STD | BOOT;
 
-/// Sets clock `bit` (`STD` or `BOOT`) unless a clock is set. Returns the clock bit set.
+/// Sets clock `bit` (`STD` or `BOOT`) unless a clock is set. Returns the clock bit set: one
+/// load once it is.
 pub(crate) fn select(state: &AtomicU32, bit: u32) -> u32 {
-    let _ = state.fetch_update(Ordering::AcqRel, Ordering::Acquire, |word| {
+    let set = state.fetch_update(Ordering::AcqRel, Ordering::Acquire, |word| {
         (word & CLOCKS == 0).then_some(word | bit)
     });
-    state.load(Ordering::Acquire) & CLOCKS
-}
-
-/// The clock bit, setting `STD` if none is set.
-pub(crate) fn settle_clock(state: &AtomicU32) -> u32 {
-    let word = state.load(Ordering::Acquire);
-    if word & CLOCKS != 0 {
-        return word & CLOCKS;
-    }
-    select(state, STD)
+    set.map_or_else(|word| word & CLOCKS, |_| bit)
 }
 
 /// What a reading that found the timer thread not running is to do.

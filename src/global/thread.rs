@@ -1,22 +1,17 @@
-//! The global wheel on every target but the web: one per process, driven by its own timer
-//! thread, which the first reading of its clock starts and which lives as long as the
-//! process. A deadline whose future is ready at its first poll never reads the clock.
-//!
-//! * The clock is [`StdClock`], or [`BootClock`] if [`GlobalClock::select`] chose it first:
-//!   chosen once, at the latest by the first reading, for good.
-//! * Default deadlines give instants as readings of [`std_clock`]; on `BootClock`,
-//!   [`reading_at`] carries them over to the wheel's clock.
-//! * Every reading of the clock loads the state word once (`global/state.rs`).
-//! * A forked child has no timer thread, though its wheel looks driven: the fork handler
-//!   clears `RUNNING` there, so its first reading starts its own. `punctual_thread`'s gate
-//!   keeps a fork out of a turn; entries armed before a fork fire in both processes.
+//! The global wheel on every target but the web, driven by a timer thread that the first
+//! reading of its clock starts and that lives as long as the process.
+//! * The clock is [`StdClock`], or [`BootClock`] if [`GlobalClock::select`] chose it first;
+//!   settled for good by the first reading. Each reading loads the state word once.
+//! * Instants are readings of [`std_clock`]; [`reading_at`] carries them to `BootClock`.
+//! * A forked child has no timer thread: the fork handler clears `RUNNING` there, so its
+//!   first reading starts one. Entries armed before a fork fire in both processes.
 
 use core::sync::atomic::{AtomicU32, Ordering};
 use core::time::Duration;
 use std::sync::OnceLock;
-use std::time::Instant;
+pub(crate) use std::time::Instant;
 
-use punctual_core::{BootClock, Clock, ClockInstant, Growable, Reading, StdClock, Wheel};
+use punctual_core::{BootClock, Clock, Growable, Reading, StdClock, Wheel};
 
 use super::state::{self, BOOT, RUNNING, STARTING, STD, Start};
 
@@ -24,7 +19,7 @@ const TICK: Duration = Duration::from_millis(1);
 
 // SAFETY: a static stays at its address for the rest of the process. Its tasks are polled
 // on other threads than the timer thread's: batched wakes.
-static GLOBAL: Wheel<GlobalClock, Growable> = unsafe {
+pub(super) static GLOBAL: Wheel<GlobalClock, Growable> = unsafe {
     Wheel::growable(GlobalClock, TICK)
         .with_batched_wakes()
         .with_thread_spares()
@@ -35,15 +30,12 @@ static STATE: AtomicU32 = AtomicU32::new(0);
 static CLOCK: OnceLock<StdClock> = OnceLock::new();
 static BOOT_CLOCK: OnceLock<BootClock> = OnceLock::new();
 
-/// The clock of the global wheel: a [`StdClock`] counted from an hour before its first
-/// reading (or as early as the system allows), or a [`BootClock`], which counts suspended
-/// time, if [`select`](GlobalClock::select)ed before that. Reading it starts the global
-/// timer thread if none runs in this process.
+/// The clock of the global wheel: a [`StdClock`] from an hour before its first reading, or
+/// a [`BootClock`] (which counts suspended time) if [`select`](GlobalClock::select)ed
+/// first. Reading it starts this process's timer thread if none runs.
 ///
 /// # Panics
-///
-/// A reading panics if the timer thread is not running and the system refuses to start
-/// it ("could not start the timer thread"). The next reading tries again.
+/// A reading panics if the system refuses to start the timer thread; the next tries again.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct GlobalClock;
 
@@ -85,10 +77,8 @@ impl GlobalClock {
         reading_at(std_clock().reading_of(instant))
     }
 
-    /// Chooses the global wheel's clock, first thing in `main`: [`BootClock`] counts the
-    /// time the system spends suspended. It applies to the global wheel only, not to a
-    /// tokio runtime's or a paused thread's; the first default deadline inside a
-    /// multi-thread tokio runtime settles the choice too.
+    /// Chooses the global wheel's clock (not a runtime's or a paused thread's), first thing
+    /// in `main`: the first default deadline inside a multi-thread runtime settles it too.
     ///
     /// ```
     /// use punctual::wheel::{GlobalClock, GlobalClockKind};
@@ -101,7 +91,6 @@ impl GlobalClock {
     /// ```
     ///
     /// # Errors
-    ///
     /// [`GlobalClockInUse`] if the other clock was selected or read already (by a deadline
     /// on the global wheel, or by [`reading_of`](Self::reading_of)). The wheel keeps it.
     pub fn select(kind: GlobalClockKind) -> Result<(), GlobalClockInUse> {
@@ -109,11 +98,12 @@ impl GlobalClock {
             GlobalClockKind::Std => STD,
             GlobalClockKind::Boot => BOOT,
         };
-        state::select(&STATE, bit);
-        let in_use = Self::kind();
-        (in_use == kind)
-            .then_some(())
-            .ok_or(GlobalClockInUse { in_use })
+        if state::select(&STATE, bit) == bit {
+            return Ok(());
+        }
+        Err(GlobalClockInUse {
+            in_use: Self::kind(),
+        })
     }
 
     /// The clock the global wheel counts on: the one [`select`](Self::select)ed, or
@@ -128,27 +118,24 @@ impl GlobalClock {
 }
 
 /// The `StdClock` behind [`GlobalClock`], read without starting the timer thread: every
-/// default wheel takes instants as its readings. Backdated, so that instants from shortly
-/// before (a paused tokio runtime's start) do not all read zero.
+/// default wheel takes instants as its readings. Backdated an hour, so that instants from
+/// shortly before (a paused tokio runtime's start) do not all read zero.
 pub(crate) fn std_clock() -> &'static StdClock {
-    CLOCK.get_or_init(|| StdClock::backdated(BACKDATE))
+    CLOCK.get_or_init(|| StdClock::backdated(Duration::from_secs(3600)))
 }
 
 fn boot_clock() -> &'static BootClock {
     BOOT_CLOCK.get_or_init(BootClock::new)
 }
 
-const BACKDATE: Duration = Duration::from_secs(3600);
-
 /// Whether the global wheel reads [`std_clock`]. Settles the clock, as a first reading does.
 #[cfg(feature = "tokio")]
 pub(crate) fn reads_std_clock() -> bool {
-    state::settle_clock(&STATE) == STD
+    state::select(&STATE, STD) == STD
 }
 
-/// `at`, a reading of [`std_clock`], as a reading of the global wheel's clock: `at`
-/// itself on `StdClock`; on `BootClock`, the boot reading now plus the time from the std
-/// reading now to `at`, so a suspend before the deadline counts towards it.
+/// `at`, a reading of [`std_clock`], on the global wheel's clock: on `BootClock`, the boot
+/// reading now plus the time from the std reading now to `at`, so a suspend counts.
 pub(crate) fn reading_at(at: Reading) -> Reading {
     shift(at, true)
 }
@@ -160,11 +147,10 @@ pub(crate) fn std_reading(at: Reading) -> Reading {
 }
 
 /// `at` moved by the boot clock's lead on the std clock, forward `to_boot`, else back.
-/// Std is read first: a reading moved to boot is never before `at` would be without a
-/// suspend, and one moved back is never later than the instant (a carried budget never
-/// gets longer).
+/// Std is read first: a reading moved to boot is never early, and one moved back never
+/// late (a carried budget never gets longer).
 fn shift(at: Reading, to_boot: bool) -> Reading {
-    if at == Reading::END || state::settle_clock(&STATE) != BOOT {
+    if at == Reading::END || state::select(&STATE, STD) != BOOT {
         return at;
     }
     let std_now = std_clock().now();
@@ -186,7 +172,6 @@ extern "C" fn forget_timer_thread() {
 /// Registers the fork handlers, once per process, before the timer thread starts.
 ///
 /// # Panics
-///
 /// If the system cannot register them (out of memory).
 fn handle_forks() {
     punctual_thread::handle_forks();
@@ -238,13 +223,6 @@ fn start_timer_thread() -> u32 {
     }
 }
 
-impl ClockInstant<GlobalClock> for Instant {
-    #[inline]
-    fn reading_on(self, _: &GlobalClock) -> Reading {
-        GlobalClock::reading_of(self)
-    }
-}
-
 impl Clock for GlobalClock {
     #[inline]
     fn now(&self) -> Duration {
@@ -259,12 +237,4 @@ impl Clock for GlobalClock {
             std_clock().now()
         }
     }
-}
-
-/// The global wheel, for diagnostics ([`Wheel::occupied`]) and for
-/// [`Deadline::new`](punctual_core::Deadline::new) with an explicit
-/// [`Limit`](punctual_core::Limit).
-#[inline]
-pub const fn global_wheel() -> &'static Wheel<GlobalClock, Growable> {
-    &GLOBAL
 }

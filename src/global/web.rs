@@ -1,24 +1,22 @@
-//! The global wheel on `wasm32-unknown-unknown`, driven by the host's timers: the same
-//! items as `thread.rs`'s, less what needs threads (`GlobalClock::select`).
-//!
-//! * The first reading of the clock spawns the driver task (`punctual_wasm::spawn_driver`)
-//!   on `wasm-bindgen-futures`' executor; it then lives as long as the program.
-//! * A deadline whose future is ready at its first poll never reads the clock.
-//! * One clock ([`HostClock`], `performance.now()`), and no other default wheel: a reading
-//!   is the same on every side, and instants are `web_time::Instant`s read on that clock.
+//! The global wheel on `wasm32-unknown-unknown`, on the host's timers: `thread.rs`'s items
+//! but `GlobalClock::select`.
+//! * The first reading of the clock spawns the driver task (`punctual_wasm::spawn_driver`),
+//!   which lives as long as the program.
+//! * One clock ([`HostClock`]) and no other default wheel: instants (`web_time::Instant`)
+//!   read the same everywhere.
 
 use core::sync::atomic::{AtomicBool, Ordering};
 use core::time::Duration;
 
-use punctual_core::{Clock, ClockInstant, Growable, Reading, Wheel};
+use punctual_core::{Clock, Growable, Reading, Wheel};
 use punctual_wasm::HostClock;
-use web_time::Instant;
+pub(crate) use web_time::Instant;
 
 const TICK: Duration = Duration::from_millis(1);
 
 // SAFETY: a static stays at its address for the rest of the program. No batched wakes:
 // the driver and the tasks it wakes share the one thread.
-static GLOBAL: Wheel<GlobalClock, Growable> =
+pub(super) static GLOBAL: Wheel<GlobalClock, Growable> =
     unsafe { Wheel::growable(GlobalClock, TICK).with_thread_spares() };
 /// Whether this program's driver task has been spawned.
 static DRIVEN: AtomicBool = AtomicBool::new(false);
@@ -27,7 +25,6 @@ static DRIVEN: AtomicBool = AtomicBool::new(false);
 /// `performance.now()`) from an hour before its first reading, which spawns the driver.
 ///
 /// # Panics
-///
 /// A reading panics if the host has no global `performance` object.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct GlobalClock;
@@ -42,13 +39,6 @@ impl GlobalClock {
     /// The instant at which this clock reads `reading` ([`HostClock::instant_of`]).
     pub fn instant_of(reading: Reading) -> Option<Instant> {
         HostClock::new().instant_of(reading)
-    }
-}
-
-impl ClockInstant<GlobalClock> for Instant {
-    #[inline]
-    fn reading_on(self, _: &GlobalClock) -> Reading {
-        GlobalClock::reading_of(self)
     }
 }
 
@@ -71,12 +61,4 @@ pub(crate) fn reading_at(at: Reading) -> Reading {
 /// `at`, a reading of the global wheel's clock, on the instants' clock: the same one.
 pub(crate) fn std_reading(at: Reading) -> Reading {
     at
-}
-
-/// The global wheel, for diagnostics ([`Wheel::occupied`]) and for
-/// [`Deadline::new`](punctual_core::Deadline::new) with an explicit
-/// [`Limit`](punctual_core::Limit).
-#[inline]
-pub const fn global_wheel() -> &'static Wheel<GlobalClock, Growable> {
-    &GLOBAL
 }

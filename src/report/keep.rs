@@ -1,10 +1,10 @@
-//! Keep running: the caller gets `Err(Elapsed)` at the deadline, and the inner future is
-//! handed to a spawner instead of dropped (a [`Keeper`] is asked for per deadline).
-//! * The deadline's outcome is reported as usual (elapsed); the kept future's end is a
-//!   later fate (`abandoned_succeeded`, `abandoned_failed`), never a second outcome.
+//! Keep running: at the deadline the caller gets `Err(Elapsed)` and a [`Keeper`]'s spawner
+//! gets the inner future instead of it being dropped.
+//! * The deadline reports `elapsed`; the kept future's end is a later fate
+//!   (`abandoned_succeeded`, `abandoned_failed`), never a second outcome.
 //! * At most `cap` kept futures run at once; one more is dropped, counted as `refused`.
-//! * The inner future sits in a cell the deadline polls through (an uncontended mutex):
-//!   the deadline drops only its handle at the fire, so the future survives to be kept.
+//! * The deadline polls the future through a cell (an uncontended mutex) and drops only
+//!   its handle at the fire, so the future survives to be kept.
 
 use std::fmt;
 use std::future::Future;
@@ -22,9 +22,8 @@ use crate::DeadlineExt;
 pub type KeptFuture = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
 
 /// Keeps the work of elapsed deadlines running on a spawner of your choice, at most `cap`
-/// at once: for work worth finishing though its caller cannot wait (a write-behind, a
-/// cache refresh), not for work that only feeds the caller. Under overload kept work adds
-/// to it: keep the cap small.
+/// at once: for work worth finishing though its caller cannot wait (a write-behind, a cache
+/// refresh). Under overload kept work adds to it: keep the cap small.
 ///
 /// ```
 /// use std::time::Duration;
@@ -74,11 +73,8 @@ impl Keeper {
     /// `future` is kept running, unless `cap` are running already (then it is refused).
     ///
     /// # Errors
-    ///
     /// `Err(Elapsed)` when `limit` passes first; `future` lives on (or was refused).
-    ///
     /// # Panics
-    ///
     /// As [`DeadlineExt::deadline`].
     pub fn deadline<F, T, E>(&self, future: F, limit: Duration, name: &'static str) -> Kept<F>
     where
@@ -164,7 +160,6 @@ impl<F: Future> Future for Handle<F> {
 /// The future of [`Keeper::deadline`].
 ///
 /// # Cancel safety
-///
 /// Dropping it before the deadline drops the inner future, as any deadline does (reported
 /// as dropped); only an elapsed one is kept.
 #[must_use = "futures do nothing unless you `.await` or poll them"]

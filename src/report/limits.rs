@@ -55,36 +55,37 @@ impl Limits {
     /// Limits with `default` for every name.
     ///
     /// # Errors
-    ///
     /// If `default` is zero or above [`Limits::MAX`].
     pub fn new(default: Duration) -> Result<Self, LimitsError> {
-        let text = humantime::format_duration(default).to_string();
         Ok(Self {
-            default: check_limit("default", &text, default)?,
-            names: BTreeMap::new(),
+            default: parse_limit("default", &Raw::duration(default))?,
+            ..Self::default()
         })
     }
 
     /// These limits, with `limit` for `name`.
     ///
     /// # Errors
-    ///
     /// If `name` is empty, or `limit` is zero or above [`Limits::MAX`].
     pub fn with(mut self, name: &str, limit: Duration) -> Result<Self, LimitsError> {
+        self.insert(name, &Raw::duration(limit))?;
+        Ok(self)
+    }
+
+    /// Sets the limit of `name`, checked, by the text of `value`.
+    fn insert(&mut self, name: &str, value: &Raw) -> Result<(), LimitsError> {
         let key = format!("names.{name}");
-        let text = humantime::format_duration(limit).to_string();
         if name.is_empty() {
-            return Err(LimitsError::new(&key, &text, "an empty name"));
+            return Err(LimitsError::new(&key, "", "an empty name"));
         }
         self.names
-            .insert(name.to_owned(), check_limit(&key, &text, limit)?);
-        Ok(self)
+            .insert(name.to_owned(), parse_limit(&key, value)?);
+        Ok(())
     }
 
     /// Limits from a TOML document.
     ///
     /// # Errors
-    ///
     /// If the document does not parse, has a key other than `default` and `names`, or a
     /// limit that is not a duration, zero or above [`Limits::MAX`]: the first such, by key.
     pub fn from_toml(text: &str) -> Result<Self, LimitsError> {
@@ -100,11 +101,7 @@ impl Limits {
                 ("default", _) => limits.default = parse_limit(key, value)?,
                 ("names", Raw::Table(table)) => {
                     for (name, value) in table {
-                        let key = format!("names.{name}");
-                        if name.is_empty() {
-                            return Err(LimitsError::new(&key, "", "an empty name"));
-                        }
-                        limits.names.insert(name.clone(), parse_limit(&key, value)?);
+                        limits.insert(name, value)?;
                     }
                 }
                 _ => {
@@ -160,6 +157,11 @@ enum Raw {
 }
 
 impl Raw {
+    /// `limit` as humantime writes it, which it reads back exactly.
+    fn duration(limit: Duration) -> Self {
+        Self::Text(humantime::format_duration(limit).to_string())
+    }
+
     /// The value as text, or what it is instead of a scalar.
     fn text(&self) -> Result<String, &'static str> {
         match self {
@@ -180,27 +182,16 @@ fn parse_limit(key: &str, value: &Raw) -> Result<Duration, LimitsError> {
     let text = value
         .text()
         .map_err(|what| LimitsError::new(key, what, "not a duration"))?;
-    let limit = humantime::parse_duration(text.trim()).map_err(|e| {
-        LimitsError::new(
-            key,
-            &text,
-            format!("not a duration ({e}); write it as `800ms`, `2s` or `1m30s`"),
-        )
-    })?;
-    check_limit(key, &text, limit)
-}
-
-/// `limit`, if in range.
-fn check_limit(key: &str, text: &str, limit: Duration) -> Result<Duration, LimitsError> {
-    let max = humantime::format_duration(Limits::MAX);
-    let problem = if limit.is_zero() {
-        "zero; a limit must be above zero".to_owned()
-    } else if limit > Limits::MAX {
-        format!("out of range; a limit is at most {max}")
-    } else {
-        return Ok(limit);
+    let problem = match humantime::parse_duration(text.trim()) {
+        Err(e) => format!("not a duration ({e}); write it as `800ms`, `2s` or `1m30s`"),
+        Ok(limit) if limit.is_zero() => "zero; a limit must be above zero".to_owned(),
+        Ok(limit) if limit > Limits::MAX => {
+            let max = humantime::format_duration(Limits::MAX);
+            format!("out of range; a limit is at most {max}")
+        }
+        Ok(limit) => return Ok(limit),
     };
-    Err(LimitsError::new(key, text, problem))
+    Err(LimitsError::new(key, &text, problem))
 }
 
 /// A bad limit: the key it was under, the text given, and what is wrong with it.

@@ -3,11 +3,10 @@
 //! A deadline with a name ([`Deadline::named`](punctual_core::Deadline::named),
 //! [`named_result`](punctual_core::Deadline::named_result),
 //! [`deadline_named`](crate::DeadlineExt::deadline_named)) reports one [`Outcome`] when it
-//! ends, with its limit and the time it used. After [`enable`], each outcome is counted
-//! per name and kept among the [recent events](recent) (for a [`snapshot`]), given to the
-//! [listener](set_listener), and counted by the `metrics` facade (feature `metrics`, see
-//! [below](self#metrics)). With `tracing`, it is also a `debug` event (target
-//! `punctual::outcome`), enabled or not.
+//! ends. After [`enable`], each outcome is counted per name, kept among the
+//! [recent events](recent) (see [`snapshot`]), given to the [listener](set_listener) and
+//! to the `metrics` facade ([below](self#metrics)). With `tracing`, it is also a `debug`
+//! event (target `punctual::outcome`), enabled or not.
 //!
 //! ```
 //! use std::time::Duration;
@@ -25,7 +24,6 @@
 //! ```
 //!
 //! # Invariants
-//!
 //! * A named deadline reports exactly one outcome: what its caller saw. Unnamed ones
 //!   report nothing. Before [`enable`], a named deadline's end costs one relaxed load.
 //! * The counts and the recent events sit behind one lock, held briefly; the listener and
@@ -33,12 +31,9 @@
 //! * Names are `&'static str`: a process has as many as its code names.
 //!
 //! # Metrics
-//!
 //! With the `metrics` feature, through the recorder the process installed:
-//!
-//! * `punctual_deadline_outcomes_total{name, outcome}`: a counter; `outcome` is one of
-//!   `completed`, `succeeded`, `failed`, `elapsed`, `dropped`, and for futures kept
-//!   running past their deadline `abandoned_succeeded`, `abandoned_failed`, `refused`.
+//! * `punctual_deadline_outcomes_total{name, outcome}`: a counter, `outcome` as
+//!   [`OutcomeKind::as_str`] names it ([`Event::outcome`] lists them).
 //! * `punctual_deadline_used_seconds{name}`: a histogram of the time used, in seconds.
 //! * `punctual_deadline_limit_seconds{name}`: a gauge, the last limit seen or installed.
 
@@ -75,11 +70,6 @@ pub fn disable() {
 /// Calls `listener` with each outcome from now on, replacing the listener before, and
 /// [enables](enable) reporting. It runs on the task that ends the deadline, inside its
 /// poll or drop: keep it short, and do not panic in it.
-///
-/// ```
-/// punctual::report::set_listener(|o| eprintln!("{}: {}", o.name, o.kind.as_str()));
-/// punctual::report::clear_listener();
-/// ```
 pub fn set_listener(listener: impl Fn(&Outcome) + Send + Sync + 'static) {
     *LISTENER.write().unwrap_or_else(|e| e.into_inner()) = Some(Arc::new(listener));
     enable();

@@ -56,10 +56,6 @@ impl Counts {
             _ => &mut self.dropped,
         }
     }
-
-    fn add(&mut self, kind: OutcomeKind) {
-        *self.slot(kind) += 1;
-    }
 }
 
 /// One outcome as the recent events keep it, with the wall-clock time it was reported.
@@ -80,15 +76,10 @@ pub struct Event {
     pub unix_millis: u64,
 }
 
-#[derive(Debug, Default)]
-struct PerName {
-    counts: Counts,
-    last_limit: Option<Duration>,
-}
-
 #[derive(Debug)]
 struct Record {
-    names: BTreeMap<&'static str, PerName>,
+    /// Per name: its counts, and the last limit an outcome carried.
+    names: BTreeMap<&'static str, (Counts, Option<Duration>)>,
     recent: VecDeque<Event>,
     capacity: usize,
 }
@@ -115,10 +106,10 @@ pub(super) fn record(outcome: &Outcome) {
             .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
     };
     let mut record = lock();
-    let per_name = record.names.entry(outcome.name).or_default();
-    per_name.counts.add(outcome.kind);
+    let (counts, last_limit) = record.names.entry(outcome.name).or_default();
+    *counts.slot(outcome.kind) += 1;
     if outcome.limit.is_some() {
-        per_name.last_limit = outcome.limit;
+        *last_limit = outcome.limit;
     }
     if record.capacity > 0 {
         if record.recent.len() >= record.capacity {
@@ -189,45 +180,34 @@ pub fn snapshot() -> Snapshot {
     #[cfg(feature = "config")]
     let limits = super::installed_limits();
     let record = lock();
+    // Per name: its limit, whether installed, its counts.
     #[cfg_attr(not(feature = "config"), allow(unused_mut))]
-    let mut names: Vec<NameReport> = record
+    let mut names: BTreeMap<&str, _> = record
         .names
         .iter()
-        .map(|(name, per)| NameReport {
-            name: (*name).to_owned(),
-            limit_seconds: per.last_limit.map(|l| l.as_secs_f64()),
-            configured: false,
-            counts: per.counts,
-        })
+        .map(|(name, (counts, last_limit))| (*name, (*last_limit, false, *counts)))
         .collect();
     let recent = record.recent.iter().cloned().collect();
     drop(record);
-    #[cfg(not(feature = "config"))]
-    let default_limit_seconds = None;
     #[cfg(feature = "config")]
-    let default_limit_seconds = Some(limits.default_limit().as_secs_f64());
-    #[cfg(feature = "config")]
-    {
-        for (name, limit) in limits.names() {
-            let secs = Some(limit.as_secs_f64());
-            match names.iter_mut().find(|n| n.name == name) {
-                Some(report) => {
-                    report.limit_seconds = secs;
-                    report.configured = true;
-                }
-                None => names.push(NameReport {
-                    name: name.to_owned(),
-                    limit_seconds: secs,
-                    configured: true,
-                    counts: Counts::default(),
-                }),
-            }
-        }
-        names.sort_by(|a, b| a.name.cmp(&b.name));
+    for (name, limit) in limits.names() {
+        let (last, configured, _) = names.entry(name).or_default();
+        (*last, *configured) = (Some(limit), true);
     }
     Snapshot {
-        default_limit_seconds,
-        names,
+        #[cfg(feature = "config")]
+        default_limit_seconds: Some(limits.default_limit().as_secs_f64()),
+        #[cfg(not(feature = "config"))]
+        default_limit_seconds: None,
+        names: names
+            .into_iter()
+            .map(|(name, (limit, configured, counts))| NameReport {
+                name: name.to_owned(),
+                limit_seconds: limit.map(|l| l.as_secs_f64()),
+                configured,
+                counts,
+            })
+            .collect(),
         recent,
     }
 }

@@ -1,15 +1,11 @@
 //! The driver task of a runtime's default wheel: the core's [`Driver`], and its sleeps.
-//!
-//! * On real time it sleeps on a timerfd of its own ([`TimerFd`], Linux, with the runtime's
-//!   I/O driver) to the wheel's next turn exactly; else on tokio's timer; else (neither
-//!   driver, [`probe`](super::probe)d once) on the alarm, a sleep on the global wheel.
-//! * Once the runtime's clock reads virtual time (tokio paused or moved it), it sleeps
-//!   on tokio's timer, whose wake turns the wheel at once ([`TurningSleeper`]).
+//! * On real time: a [`TimerFd`] (Linux, with an I/O driver), else tokio's timer, else
+//!   (neither driver) a sleep on the global wheel; on virtual time, tokio's timer, whose
+//!   wake turns the wheel at once ([`TurningSleeper`]).
 //! * It stops once its wheel's owner left and nothing is armed, checked after each poll of
 //!   the driver (which registered its waker first; an owner that leaves wakes it).
-//! * Dropped by tokio at shutdown, it hands what is still armed to the orphan driver: one
-//!   thread, started at the first such shutdown and parked while idle, that fires those
-//!   deadlines on real time on the tick grid, and lets go of each wheel once drained.
+//! * Dropped at shutdown, it hands what is armed to the orphan driver: one thread, started
+//!   at the first such shutdown, that lets go of each wheel once drained.
 
 use core::future::Future;
 use core::pin::Pin;
@@ -66,25 +62,7 @@ impl DriverTask {
             driver: Some(Box::pin(wheel.driver(sleeper))),
         }
     }
-}
 
-impl Future for DriverTask {
-    type Output = ();
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        let Some(driver) = self.driver.as_mut() else {
-            return Poll::Ready(());
-        };
-        let Poll::Pending = driver.as_mut().poll(cx);
-        if !self.rw.driver_may_stop() {
-            return Poll::Pending;
-        }
-        self.let_go();
-        Poll::Ready(())
-    }
-}
-
-impl DriverTask {
     /// Lets go of the wheel: shelves it if drained, else hands it to the orphan driver.
     fn let_go(&mut self) {
         // The last reading must be the runtime's: tokio may drop tasks outside its context.
@@ -98,6 +76,23 @@ impl DriverTask {
         } else {
             hand_over(self.rw);
         }
+    }
+}
+
+impl Future for DriverTask {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let Some(driver) = self.driver.as_mut() else {
+            return Poll::Ready(());
+        };
+        let Poll::Pending = driver.as_mut().poll(cx);
+        // The owner has left, and only the owner arms: once drained, the wheel stays so.
+        if !self.rw.state.owner_left() || self.rw.wheel.occupied() != 0 {
+            return Poll::Pending;
+        }
+        self.let_go();
+        Poll::Ready(())
     }
 }
 
@@ -225,8 +220,7 @@ impl Driven for Orphan {
     }
 
     fn next_turn(&self, next: Reading) -> Reading {
-        let tick = self.orphan.wheel.tick();
-        Reading::since_origin(on_tick_grid(next.as_duration(), tick))
+        Reading::since_origin(on_tick_grid(next.as_duration(), self.orphan.wheel.tick()))
     }
 
     fn finished(&mut self) -> bool {

@@ -1,34 +1,26 @@
 //! Who still holds a runtime wheel: its state word.
 //!
-//! * Two parties hold it: its **owner**, the thread whose default deadlines it serves, and
-//!   its **driver**, the runtime task that turns it (or the orphan driver thread). A claim
-//!   sets both bits.
+//! * Two parties hold it, set at a claim: its **owner**, the thread whose default
+//!   deadlines it serves, and its **driver**, the task (or orphan thread) that turns it.
 //! * Each party clears its own bit once, in one atomic operation, and learns whether it was
-//!   the last to leave; the last one shelves the wheel. So a wheel is shelved exactly once,
-//!   however the two race, and a claim finds the word clear.
+//!   the last to leave; the last one shelves the wheel: exactly once, however they race.
 //! * The driver stops only once the owner has left and nothing is armed: only the owner
 //!   arms there, so the wheel then stays empty.
-//! * The driver reads the word after registering its waker, and an owner that leaves while
-//!   the driver holds the wheel wakes it after clearing its bit: an idle driver always sees
-//!   the owner leave.
+//! * The driver reads the word after registering its waker, and an owner that leaves wakes
+//!   it after clearing its bit: an idle driver always sees the owner leave.
 //!
-//! `tests/tests/loom_facade.rs` includes this file with loom's atomics in place of
-//! `crate::sync`'s, and checks both claims under every interleaving.
+//! `tests/tests/loom_facade.rs` checks this very file under every interleaving.
 
 use crate::sync::{AtomicU8, Ordering};
 
 const OWNED: u8 = 1;
 const DRIVEN: u8 = 2;
 
-/// The state word of a runtime wheel (see the module docs).
+/// The state word of a runtime wheel (see the module docs); by default no one holds it.
+#[derive(Default)]
 pub(crate) struct Holders(AtomicU8);
 
 impl Holders {
-    /// A wheel no one holds yet.
-    pub(crate) fn new() -> Self {
-        Self(AtomicU8::new(0))
-    }
-
     /// A thread claims the wheel (new, or shelved: both bits clear), and a driver is
     /// started for it.
     pub(crate) fn claim(&self) {

@@ -1,10 +1,8 @@
-//! What the current tokio runtime was built with, asked without a printed panic.
-//!
-//! * tokio has no question for it: a timer or an I/O source made without that driver
-//!   panics. So a probe makes one inside `catch_unwind`, the panic hook silent on this
-//!   thread meanwhile; it runs once per driver task.
-//! * The silencing hook is installed at the first probe, in front of the hook then in
-//!   force, and hands every other panic to it unchanged.
+//! What the current tokio runtime was built with, asked without a printed panic: a timer
+//! or an I/O source made without its driver panics, so a probe (once per driver task) makes
+//! one inside `catch_unwind`.
+//! * The panic hook is silent on the probing thread meanwhile: a hook installed at the
+//!   first probe hands every other panic to the one before it, unchanged.
 //! * With `panic = "abort"` nothing can be caught: every probe answers `None`.
 
 #[cfg(panic = "unwind")]

@@ -1,11 +1,8 @@
 //! `RuntimeClock`: the clock of `punctual`'s default wheels inside a tokio runtime.
-//!
-//! * A reading is the reference clock's reading of the instant tokio reports, less
-//!   `behind`: the real time, or the runtime's virtual time when it is paused.
-//! * `behind` is under a tick, so a paused runtime's time reads whole ticks.
-//! * A multi-thread runtime reads the reference clock directly: tokio never pauses it.
-//! * After the runtime shuts down, readings come from the reference clock for good.
-//! * Readings never go backwards across a change of source: each change sets a floor.
+//! * A reading is the reference clock's reading of tokio's instant (real or paused), less
+//!   `behind`, under a tick: a paused runtime's time reads whole ticks.
+//! * A multi-thread runtime (never paused) and a runtime shut down read the reference
+//!   clock directly. Each change of source sets a floor: readings never go backwards.
 //! * The state word is that floor in nanoseconds (kept to 2 ns, rounded down) with bit 0,
 //!   `REAL`, set for the reference source.
 
@@ -41,7 +38,6 @@ impl RuntimeClock {
         }
     }
 
-    /// Whether the runtime this clock served has shut down.
     pub(crate) fn runtime_gone(&self) -> bool {
         self.gone.load(Ordering::Relaxed)
     }
@@ -81,7 +77,6 @@ impl RuntimeClock {
         !(before <= tokio_now && tokio_now <= after)
     }
 
-    /// How far behind the reference clock this clock reads (less than a tick).
     pub(crate) fn behind(&self) -> Duration {
         Duration::from_nanos(self.behind.load(Ordering::Relaxed))
     }

@@ -54,18 +54,12 @@ impl TimerFd {
     }
 
     /// Arms the timer `after` from now (disarms it for `None`), and returns the sleep that
-    /// waits for it. A zero `after` is ready at once.
+    /// waits for it. A zero `after` is ready at once. A failure to arm leaves the driver to
+    /// be woken by the next arm, as an idle one is.
     pub(super) fn sleep(self: &Arc<Self>, after: Option<Duration>) -> FineSleep {
         if after == Some(Duration::ZERO) {
             return FineSleep(None);
         }
-        self.set(after);
-        FineSleep(Some(Arc::clone(self)))
-    }
-
-    /// `timerfd_settime` with a relative expiry; `None` (or a failure) disarms it. A
-    /// failure leaves the driver to be woken by the next arm, as an idle one is.
-    fn set(&self, after: Option<Duration>) {
         let mut spec = libc::itimerspec {
             it_interval: ZERO,
             it_value: ZERO,
@@ -79,12 +73,24 @@ impl TimerFd {
         unsafe {
             libc::timerfd_settime(self.fd.as_raw_fd(), 0, &spec, core::ptr::null_mut());
         }
+        FineSleep(Some(Arc::clone(self)))
     }
+}
 
-    /// Ready once the timer expired since it was last armed or read.
-    fn poll_expired(&self, cx: &mut Context<'_>) -> Poll<()> {
+/// A wait for a [`TimerFd`]: ready once it expired since it was last armed or read (or at
+/// once, without one).
+#[derive(Debug)]
+pub(super) struct FineSleep(Option<Arc<TimerFd>>);
+
+impl Future for FineSleep {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let Some(timer) = &self.0 else {
+            return Poll::Ready(());
+        };
         loop {
-            let Ok(mut guard) = std::task::ready!(self.fd.poll_read_ready(cx)) else {
+            let Ok(mut guard) = std::task::ready!(timer.fd.poll_read_ready(cx)) else {
                 // The reactor is gone (the runtime shuts down): end the sleep; the driver
                 // is dropped with its task.
                 return Poll::Ready(());
@@ -103,19 +109,5 @@ impl TimerFd {
             }
             // Stale readiness, cleared by `try_io`: wait again.
         }
-    }
-}
-
-/// A wait for a [`TimerFd`]: ready at its expiry (or at once, without one).
-#[derive(Debug)]
-pub(super) struct FineSleep(Option<Arc<TimerFd>>);
-
-impl Future for FineSleep {
-    type Output = ();
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        self.0
-            .as_ref()
-            .map_or(Poll::Ready(()), |timer| timer.poll_expired(cx))
     }
 }

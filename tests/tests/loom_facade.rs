@@ -280,7 +280,7 @@ struct RuntimeWheel {
 impl RuntimeWheel {
     fn claimed() -> Arc<Self> {
         let home = Arc::new(Self {
-            state: Holders::new(),
+            state: Holders::default(),
             armed: AtomicUsize::new(0),
             drained: AtomicUsize::new(0),
         });
