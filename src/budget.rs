@@ -31,11 +31,16 @@ pin_project! {
     /// [`DeadlineExt::with_current_budget`](crate::DeadlineExt::with_current_budget).
     ///
     /// # Errors
+    ///
     /// `Err(Elapsed)`, a budget's ([`Elapsed::is_budget`]), when the budget runs out first.
     /// The inner future has been dropped by then.
+    ///
     /// # Cancel safety
+    ///
     /// Dropping it drops the inner future.
+    ///
     /// # Panics
+    ///
     /// Polling it after it returned `Ready` panics.
     #[must_use = "futures do nothing unless you `.await` or poll them"]
     pub struct Budgeted<F> {
@@ -213,6 +218,7 @@ impl Budget {
     /// For `?` in a loop.
     ///
     /// # Errors
+    ///
     /// The budget's [`Elapsed`] ([`Elapsed::is_budget`]) once it has run out.
     pub fn check(&self) -> Result<(), Elapsed> {
         match self.carried {

@@ -35,11 +35,16 @@ pub trait DeadlineExt: Future + Sized {
     /// Bounds `self` by `duration`, measured from its first pending poll.
     ///
     /// # Errors
+    ///
     /// `Err(Elapsed)` when `duration` passes first.
+    ///
     /// # Panics
+    ///
     /// At the first pending poll, if the global wheel's timer thread cannot be started
     /// ([`GlobalClock`](crate::wheel::GlobalClock)).
+    ///
     /// # Cancel safety
+    ///
     /// Dropping the deadline drops `self`.
     fn deadline(self, duration: Duration) -> Deadline<Self> {
         Deadline::new(self, DefaultWheel::new(), Limit::After(duration))
@@ -49,10 +54,15 @@ pub trait DeadlineExt: Future + Sized {
     /// the first pending poll.
     ///
     /// # Errors
+    ///
     /// `Err(Elapsed)` when `at` passes first.
+    ///
     /// # Panics
+    ///
     /// As [`deadline`](DeadlineExt::deadline).
+    ///
     /// # Cancel safety
+    ///
     /// Dropping the deadline drops `self`.
     fn deadline_at(self, at: impl DeadlineInstant) -> Deadline<Self> {
         Deadline::new(self, DefaultWheel::new(), Limit::At(at.reading()))
@@ -62,8 +72,11 @@ pub trait DeadlineExt: Future + Sized {
     /// and names the deadline so its outcome is reported.
     ///
     /// # Errors
+    ///
     /// `Err(Elapsed)` when the limit passes first.
+    ///
     /// # Panics
+    ///
     /// As [`deadline`](DeadlineExt::deadline).
     #[cfg(feature = "config")]
     fn deadline_named(self, name: &'static str) -> NamedDeadline<Self> {
@@ -77,9 +90,12 @@ pub trait DeadlineExt: Future + Sized {
     /// budget in force, `self` runs unbounded.
     ///
     /// # Errors
+    ///
     /// `Err(Elapsed)` ([`is_budget`](punctual_core::Elapsed::is_budget)) when the budget
     /// runs out first.
+    ///
     /// # Cancel safety
+    ///
     /// Dropping it drops `self`.
     fn with_current_budget(self) -> Budgeted<Self> {
         Budgeted::carrying(self)
@@ -107,6 +123,7 @@ pub trait StreamDeadlineExt: Stream + Sized {
     /// stream yields one `Err(Elapsed)` and ends. See [`StreamDeadline`].
     ///
     /// # Panics
+    ///
     /// As [`DeadlineExt::deadline`].
     fn total_deadline(self, duration: Duration) -> StreamDeadline<Self> {
         StreamDeadline::new(self, DefaultWheel::new(), duration)
@@ -116,6 +133,7 @@ pub trait StreamDeadlineExt: Stream + Sized {
     /// one `Err(Elapsed)` and ends. See [`IdleTimeout`].
     ///
     /// # Panics
+    ///
     /// As [`DeadlineExt::deadline`].
     fn idle_timeout(self, idle: Duration) -> IdleTimeout<Self> {
         IdleTimeout::new(self, DefaultWheel::new(), idle)
@@ -135,6 +153,7 @@ impl<S: Stream> StreamDeadlineExt for S {}
 /// ```
 ///
 /// # Panics
+///
 /// As [`DeadlineExt::deadline`].
 pub fn sleep(duration: Duration) -> Sleep {
     Sleep::new(DefaultWheel::new(), Limit::After(duration))
@@ -144,6 +163,7 @@ pub fn sleep(duration: Duration) -> Sleep {
 /// with the `tokio` feature), on the default wheel.
 ///
 /// # Panics
+///
 /// As [`DeadlineExt::deadline`].
 pub fn sleep_until(at: impl DeadlineInstant) -> Sleep {
     Sleep::new(DefaultWheel::new(), Limit::At(at.reading()))
@@ -170,6 +190,7 @@ pub fn sleep_until(at: impl DeadlineInstant) -> Sleep {
 /// ```
 ///
 /// # Panics
+///
 /// If `period` is zero, as tokio's; else as [`DeadlineExt::deadline`].
 #[track_caller]
 pub fn interval(period: Duration) -> Interval {
@@ -180,6 +201,7 @@ pub fn interval(period: Duration) -> Interval {
 /// `tokio::time::interval_at`.
 ///
 /// # Panics
+///
 /// As [`interval`].
 #[track_caller]
 pub fn interval_at(start: impl DeadlineInstant, period: Duration) -> Interval {
@@ -204,9 +226,12 @@ pub fn interval_at(start: impl DeadlineInstant, period: Duration) -> Interval {
 /// ```
 ///
 /// # Errors
+///
 /// `Err(Elapsed)` with `is_budget()` when the budget runs out first (as deadlines inside
 /// that it cut short return), `future` dropped by then.
+///
 /// # Panics
+///
 /// As [`DeadlineExt::deadline`], at its first poll, even if `future` is ready.
 pub fn budget<F: IntoFuture>(duration: Duration, future: F) -> Budgeted<F::IntoFuture> {
     Budgeted::new(future.into_future(), duration)
@@ -217,10 +242,15 @@ pub fn budget<F: IntoFuture>(duration: Duration, future: F) -> Budgeted<F::IntoF
 /// the first pending poll, and `Err(Elapsed)` never comes early.
 ///
 /// # Errors
+///
 /// `Err(Elapsed)` when `duration` passes first, `future` dropped by then.
+///
 /// # Panics
+///
 /// As [`DeadlineExt::deadline`].
+///
 /// # Cancel safety
+///
 /// Dropping the deadline drops `future`.
 pub fn timeout<F: IntoFuture>(duration: Duration, future: F) -> Deadline<F::IntoFuture> {
     future.into_future().deadline(duration)
@@ -230,10 +260,15 @@ pub fn timeout<F: IntoFuture>(duration: Duration, future: F) -> Deadline<F::Into
 /// `std::time::Instant`, or a `tokio::time::Instant` with the `tokio` feature.
 ///
 /// # Errors
+///
 /// `Err(Elapsed)` when `at` passes first, `future` dropped by then.
+///
 /// # Panics
+///
 /// As [`DeadlineExt::deadline`].
+///
 /// # Cancel safety
+///
 /// Dropping the deadline drops `future`.
 pub fn timeout_at<F: IntoFuture>(at: impl DeadlineInstant, future: F) -> Deadline<F::IntoFuture> {
     future.into_future().deadline_at(at)

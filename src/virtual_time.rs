@@ -136,6 +136,7 @@ pub fn is_paused() -> bool {
 /// deadline it passes (`Duration::ZERO`: what is due now), waking their tasks.
 ///
 /// # Panics
+///
 /// If this thread did not [`pause`], or if a waker panics while firing.
 pub fn advance(by: Duration) {
     advance_wheel(paused_wheel_of("advance"), by);
@@ -145,6 +146,7 @@ pub fn advance(by: Duration) {
 /// what is due there. Returns how far it moved; `None` (and no move) if nothing is pending.
 ///
 /// # Panics
+///
 /// If this thread did not [`pause`], or if a waker panics while firing.
 pub fn advance_to_next() -> Option<Duration> {
     let wheel = paused_wheel_of("advance_to_next");
@@ -180,6 +182,7 @@ pub fn advance_to_next() -> Option<Duration> {
 /// every [`advance`] since.
 ///
 /// # Panics
+///
 /// If this thread did not [`pause`].
 pub fn now() -> Instant {
     let reading = paused_wheel_of("now").clock().now();
@@ -193,6 +196,7 @@ pub fn now() -> Instant {
 /// ([`occupied`](Wheel::occupied)) and its clock, or deadlines made on it directly.
 ///
 /// # Panics
+///
 /// If this thread did not call [`pause`].
 pub fn paused_wheel() -> &'static Wheel<impl Clock, Growable> {
     self::paused_wheel_of("paused_wheel")

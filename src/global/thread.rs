@@ -35,6 +35,7 @@ static BOOT_CLOCK: OnceLock<BootClock> = OnceLock::new();
 /// first. Reading it starts this process's timer thread if none runs.
 ///
 /// # Panics
+///
 /// A reading panics if the system refuses to start the timer thread; the next tries again.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct GlobalClock;
@@ -91,6 +92,7 @@ impl GlobalClock {
     /// ```
     ///
     /// # Errors
+    ///
     /// [`GlobalClockInUse`] if the other clock was selected or read already (by a deadline
     /// on the global wheel, or by [`reading_of`](Self::reading_of)). The wheel keeps it.
     pub fn select(kind: GlobalClockKind) -> Result<(), GlobalClockInUse> {
@@ -172,6 +174,7 @@ extern "C" fn forget_timer_thread() {
 /// Registers the fork handlers, once per process, before the timer thread starts.
 ///
 /// # Panics
+///
 /// If the system cannot register them (out of memory).
 fn handle_forks() {
     punctual_thread::handle_forks();

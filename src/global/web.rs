@@ -25,6 +25,7 @@ static DRIVEN: AtomicBool = AtomicBool::new(false);
 /// `performance.now()`) from an hour before its first reading, which spawns the driver.
 ///
 /// # Panics
+///
 /// A reading panics if the host has no global `performance` object.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct GlobalClock;

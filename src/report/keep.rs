@@ -73,8 +73,11 @@ impl Keeper {
     /// `future` is kept running, unless `cap` are running already (then it is refused).
     ///
     /// # Errors
+    ///
     /// `Err(Elapsed)` when `limit` passes first; `future` lives on (or was refused).
+    ///
     /// # Panics
+    ///
     /// As [`DeadlineExt::deadline`].
     pub fn deadline<F, T, E>(&self, future: F, limit: Duration, name: &'static str) -> Kept<F>
     where
@@ -160,6 +163,7 @@ impl<F: Future> Future for Handle<F> {
 /// The future of [`Keeper::deadline`].
 ///
 /// # Cancel safety
+///
 /// Dropping it before the deadline drops the inner future, as any deadline does (reported
 /// as dropped); only an elapsed one is kept.
 #[must_use = "futures do nothing unless you `.await` or poll them"]

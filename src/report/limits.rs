@@ -55,6 +55,7 @@ impl Limits {
     /// Limits with `default` for every name.
     ///
     /// # Errors
+    ///
     /// If `default` is zero or above [`Limits::MAX`].
     pub fn new(default: Duration) -> Result<Self, LimitsError> {
         Ok(Self {
@@ -66,6 +67,7 @@ impl Limits {
     /// These limits, with `limit` for `name`.
     ///
     /// # Errors
+    ///
     /// If `name` is empty, or `limit` is zero or above [`Limits::MAX`].
     pub fn with(mut self, name: &str, limit: Duration) -> Result<Self, LimitsError> {
         self.insert(name, &Raw::duration(limit))?;
@@ -86,6 +88,7 @@ impl Limits {
     /// Limits from a TOML document.
     ///
     /// # Errors
+    ///
     /// If the document does not parse, has a key other than `default` and `names`, or a
     /// limit that is not a duration, zero or above [`Limits::MAX`]: the first such, by key.
     pub fn from_toml(text: &str) -> Result<Self, LimitsError> {
