@@ -52,10 +52,7 @@ impl StdClock {
                 if best.2 <= TIGHT {
                     break;
                 }
-                let next = bracket();
-                if next.2 < best.2 {
-                    best = next;
-                }
+                best = core::cmp::min_by_key(best, bracket(), |bracket| bracket.2);
             }
             let (origin, origin_nanos, slack) = best;
             Self {
@@ -225,14 +222,12 @@ impl super::Clock for BootClock {
     }
 }
 
-/// `CLOCK_MONOTONIC` in nanoseconds.
 #[cfg(target_os = "linux")]
 #[inline]
 fn monotonic_nanos() -> u64 {
     clock_nanos(libc::CLOCK_MONOTONIC, "CLOCK_MONOTONIC")
 }
 
-/// `CLOCK_BOOTTIME` in nanoseconds.
 #[cfg(all(target_os = "linux", not(miri)))]
 #[inline]
 fn boottime_nanos() -> u64 {

@@ -14,10 +14,6 @@ pub trait DeadlineName: Copy + sealed::Sealed {
     /// The name, if any.
     fn get(&self) -> Option<&'static str>;
 
-    /// Whether the hooks below do anything (`false` for [`Unnamed`]). Not part of the API.
-    #[doc(hidden)]
-    const REPORTS: bool = true;
-
     /// Notes the first pending poll's time. Not part of the API.
     #[doc(hidden)]
     #[inline(always)]
@@ -67,8 +63,6 @@ mod sealed {
 pub struct Unnamed;
 
 impl DeadlineName for Unnamed {
-    const REPORTS: bool = false;
-
     #[inline(always)]
     fn get(&self) -> Option<&'static str> {
         None

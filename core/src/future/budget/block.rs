@@ -22,10 +22,10 @@ use crate::future::timer::{Cap, RawWheel, Timer, WheelRef};
 use crate::time::{Limit, Reading, span_of};
 
 pin_project! {
-    /// A future bounded by a budget, like a [`Deadline`](crate::Deadline); every deadline started inside it
-    /// on the same wheel ends by the budget too (three retries of 800 ms in a 2 s budget
-    /// never outlive the 2 s). Made by `punctual::budget`, [`Budgeted::new`] or
-    /// [`Budgeted::with_budget`]. Its clock starts *before* the first poll of its future.
+    /// A future bounded by a budget, like a [`Deadline`](crate::Deadline); every deadline
+    /// started inside it on the same wheel ends by the budget too (three retries of 800 ms
+    /// in a 2 s budget never outlive the 2 s). Its clock starts *before* the first poll of
+    /// its future.
     ///
     /// # How the budget reaches inner deadlines
     ///
@@ -106,9 +106,8 @@ impl<'w, F: Future, W: WheelRef> Budgeted<'w, F, W> {
     }
 
     /// Names the budget: its `Elapsed` carries the name, and its
-    /// [`Outcome`](crate::Outcome) is reported under it, timed from the first poll
-    /// ([`set_outcome_hook`](crate::set_outcome_hook)). Without it, a budget given to
-    /// [`with_budget`](Budgeted::with_budget) lends its name to the `Elapsed` only.
+    /// [`Outcome`](crate::Outcome) is reported under it, timed from the first poll. Without
+    /// it, a [`with_budget`](Budgeted::with_budget) budget's name is on the `Elapsed` only.
     pub fn named(mut self, name: &'static str) -> Self {
         self.reported = Some(Named::new(name));
         if let Some(budget) = &mut self.budget {
