@@ -250,15 +250,10 @@ fn poll_sleep<C, S, T: Sleeper>(
     }
     if this.sleep.is_none() || next != *this.planned {
         *this.planned = next;
-        let sleep = this.sleeper.sleep_until(next);
-        this.sleep.set(Some(sleep));
+        this.sleep.set(Some(this.sleeper.sleep_until(next)));
     }
-    let sleep = this
-        .sleep
-        .as_mut()
-        .as_pin_mut()
-        .expect("sleep was just set");
-    let done = sleep.poll(cx);
+    let sleep = this.sleep.as_mut().as_pin_mut();
+    let done = sleep.expect("sleep was just set").poll(cx);
     if done.is_ready() {
         this.sleep.set(None);
     }

@@ -122,12 +122,9 @@ impl<S: Stream, W: WheelRef> Stream for IdleTimeout<'_, S, W> {
 
 impl<S, W: WheelRef> fmt::Debug for IdleTimeout<'_, S, W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let gaps = &self.gaps;
         f.debug_struct("IdleTimeout")
-            .field("running", &gaps.stream.is_some())
+            .field("gaps", &self.gaps)
             .field("idle", &self.idle)
-            .field("name", &gaps.name)
-            .field("timer", &gaps.timer)
             .finish()
     }
 }

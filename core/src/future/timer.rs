@@ -102,10 +102,8 @@ impl<W: WheelRef> Timer<W> {
                 } else {
                     Due::After(self.span)
                 };
-                let started = self
-                    .wheel
-                    .get()
-                    .start(due, cap.map(|cap| cap.at), cx.waker());
+                let cap_at = cap.map(|cap| cap.at);
+                let started = self.wheel.get().start(due, cap_at, cx.waker());
                 // The requested span: the cap's if it ends the deadline; an instant stays.
                 let capped = match cap {
                     Some(cap) if started.capped => {

@@ -134,10 +134,8 @@ impl<F: Future, W: WheelRef> Future for Budgeted<'_, F, W> {
             Some(budget) => budget,
             None => {
                 let wheel = this.timer.chosen_wheel();
-                let at = wheel
-                    .get()
-                    .target(Limit::After(*this.duration))
-                    .unwrap_or(Reading::END);
+                let limit = Limit::After(*this.duration);
+                let at = wheel.get().target(limit).unwrap_or(Reading::END);
                 let own = Budget {
                     cap: Cap {
                         wheel: wheel.id(),
