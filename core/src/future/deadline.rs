@@ -272,13 +272,9 @@ impl<F: Future, W: WheelRef, N: ReportsOutput<F::Output>> Deadline<'_, F, W, N> 
             self.timer.release();
             return Poll::Ready(Ok(output));
         }
-        let started = self.timer.is_started();
-        let ambient = if budget.is_none() && !started {
-            budget::ambient()
-        } else {
-            None
-        };
-        if !started {
+        let mut ambient = None;
+        if !self.timer.is_started() {
+            ambient = budget.is_none().then(budget::ambient).flatten();
             let timer = &mut self.timer;
             self.name.started(|| timer.chosen_wheel().get().now());
         }
