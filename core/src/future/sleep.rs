@@ -68,12 +68,11 @@ impl<'w, W: WheelRef> Sleep<'w, W> {
     pub fn deadline(&self) -> W::Instant {
         let mut wheel = *self.timer.wheel_ref();
         wheel.choose();
-        let done_or_later = self.done || self.later > Reading::ZERO;
-        wheel.instant_of(if done_or_later {
-            self.later
-        } else {
-            self.timer.due(wheel)
-        })
+        let at = match self.done || self.later > Reading::ZERO {
+            true => self.later,
+            false => self.timer.due(wheel),
+        };
+        wheel.instant_of(at)
     }
 
     /// Moves the sleep to end at `at` ([`ClockInstant`]), earlier or later; a completed one
