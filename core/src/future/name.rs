@@ -17,20 +17,17 @@ pub trait DeadlineName: Copy + sealed::Sealed {
     /// Notes the first pending poll's time. Not part of the API.
     #[doc(hidden)]
     #[inline(always)]
-    fn started(&mut self, now: impl FnOnce() -> Reading) {
-        let _ = now;
-    }
+    fn started(&mut self, _now: impl FnOnce() -> Reading) {}
 
     /// Reports an end other than completion. Not part of the API.
     #[doc(hidden)]
     #[inline(always)]
     fn ended(
         &self,
-        kind: OutcomeKind,
-        limit: impl FnOnce() -> Option<Duration>,
-        now: impl FnOnce() -> Reading,
+        _kind: OutcomeKind,
+        _limit: impl FnOnce() -> Option<Duration>,
+        _now: impl FnOnce() -> Reading,
     ) {
-        let _ = (kind, limit, now);
     }
 }
 
@@ -42,11 +39,10 @@ pub trait ReportsOutput<O>: DeadlineName {
     #[inline(always)]
     fn completed(
         &self,
-        output: &O,
+        _output: &O,
         limit: impl FnOnce() -> Option<Duration>,
         now: impl FnOnce() -> Reading,
     ) {
-        let _ = output;
         self.ended(OutcomeKind::Completed, limit, now);
     }
 }
