@@ -98,10 +98,7 @@ impl<'w, W: WheelRef> Interval<'w, W> {
     /// Polls for the next tick: `Ready` with the instant it was due at, once the clock
     /// reached it; else `Pending`, the last poll's waker woken when it comes.
     pub fn poll_tick(&mut self, cx: &mut Context<'_>) -> Poll<W::Instant> {
-        let tick = match self.next {
-            Some(at) => at,
-            None => self.fix_next(),
-        };
+        let tick = self.next.unwrap_or_else(|| self.fix_next());
         if self.timer.poll_fired(cx, None).is_pending() {
             return Poll::Pending;
         }
