@@ -92,8 +92,7 @@ impl<'w, F: Future, W: WheelRef> Budgeted<'w, F, W> {
     ///
     /// If `budget` was made on another wheel.
     #[track_caller]
-    pub fn with_budget(future: F, wheel: W, budget: Budget) -> Self {
-        let mut wheel = wheel;
+    pub fn with_budget(future: F, mut wheel: W, budget: Budget) -> Self {
         wheel.choose();
         assert!(
             budget.applies_to(wheel.id()),
