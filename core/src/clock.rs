@@ -7,11 +7,9 @@
 
 use core::time::Duration;
 
-/// An instant at which a wheel on clock `C` can end a deadline or a sleep: a
-/// [`Reading`](crate::Reading), or the runtime's instant where the clock converts it
-/// (`std`'s on `StdClock`, tokio's on `TokioClock`, embassy's on `EmbassyClock`).
-/// For a reset (`Sleep::reset`, `Deadline::reset`), `C` is the [`WheelRef`](crate::WheelRef)
-/// the future reaches its wheel by (`std`'s instant on `punctual::DefaultWheel`).
+/// An instant at which a wheel on clock `C` (for a reset, on the future's
+/// [`WheelRef`](crate::WheelRef) `C`) can end a deadline or a sleep: a
+/// [`Reading`](crate::Reading), or the runtime's instant where the clock converts it.
 pub trait ClockInstant<C: ?Sized> {
     /// This instant as a reading of `clock`, never before the instant.
     fn reading_on(self, clock: &C) -> crate::Reading;
@@ -120,20 +118,12 @@ mod manual {
 
         /// Moves the clock forward by `by`, saturating, and returns the new reading.
         pub fn advance(&self, by: Duration) -> Duration {
+            use Ordering::{AcqRel, Acquire};
             let by = span_of(by);
-            let mut current = self.nanos.load(Ordering::Acquire);
-            loop {
-                let next = current.saturating_add(by);
-                match self.nanos.compare_exchange_weak(
-                    current,
-                    next,
-                    Ordering::AcqRel,
-                    Ordering::Acquire,
-                ) {
-                    Ok(_) => return Duration::from_nanos(next),
-                    Err(actual) => current = actual,
-                }
-            }
+            let add = |nanos: u64| Some(nanos.saturating_add(by));
+            // `add` never refuses: always `Ok`.
+            let (Ok(previous) | Err(previous)) = self.nanos.fetch_update(AcqRel, Acquire, add);
+            Duration::from_nanos(previous.saturating_add(by))
         }
 
         /// Moves the clock to `to`.

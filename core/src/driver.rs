@@ -17,10 +17,8 @@ use crate::wheel::Wheel;
 use crate::wheel::storage::Storage;
 
 /// What a runtime supplies to drive a wheel: sleeps until the wheel's clock reads a time.
-///
-/// Completing late makes deadlines late; completing early costs only a spurious turn
-/// (deadlines never fire early either way). The driver never asks for [`Reading::END`]:
-/// idle, it waits for its waker alone.
+/// A late sleep makes deadlines late, an early one costs a spurious turn. The driver never
+/// asks for [`Reading::END`]: idle, it waits for its waker alone.
 pub trait Sleeper {
     /// The sleep future.
     type Sleep: Future<Output = ()>;
@@ -46,11 +44,10 @@ fn turn<C: Clock, S: Storage>(slot: &DriverSlot<'_, C, S>) -> Reading {
 const TURNS_PER_POLL: usize = 16;
 
 /// A driver's own place for its waker, woken when the wheel needs a turn sooner than
-/// planned: several drivers may share a wheel (one turns it at a time, none waits for
-/// another, and when one stops the others go on). Made by [`Wheel::driver_slot`]; every
-/// [`Driver`] holds one. Claimed at the first [`register`](DriverSlot::register); given
-/// back when dropped, which wakes the other drivers. A wheel has three places (besides
-/// [`Wheel::register_driver`]'s): a driver without one must turn at least once a tick.
+/// planned, so that several drivers may share a wheel (one turns it at a time). Claimed at
+/// the first [`register`](DriverSlot::register), given back when dropped (waking the
+/// others). A wheel has three (besides [`Wheel::register_driver`]'s): a driver without one
+/// must turn at least once a tick.
 ///
 /// # Examples
 ///
@@ -107,9 +104,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
 }
 
 impl<C: Clock, S: Storage> DriverSlot<'_, C, S> {
-    /// Registers `waker` to be woken when the wheel must turn sooner than planned. Register
-    /// before each turn, so that a wake during the turn is not lost. Returns `false`
-    /// without a free place (turn again within a tick); a later call claims one once free.
+    /// Registers `waker` to be woken when the wheel must turn sooner than planned, before
+    /// each turn. Returns `false` without a free place (turn again within a tick).
     pub fn register(&mut self, waker: &Waker) -> bool {
         self.register_untouched(waker).is_some()
     }
@@ -152,12 +148,12 @@ pin_project! {
     #[project = DriverProj]
     /// A future that drives a wheel forever: it turns the wheel, sleeps until the next turn
     /// (or an arm or cancel wakes it), and repeats. Spawn it on the runtime whose clock the
-    /// wheel uses. Made by [`Wheel::driver`]. Several may share a wheel ([`DriverSlot`]).
+    /// wheel uses. Several may share a wheel ([`DriverSlot`]).
     ///
     /// # Cancel safety
     ///
-    /// Dropping the driver stops its turns: armed deadlines fire late, once another driver
-    /// (woken as it goes) or [`Wheel::turn`] turns the wheel. Nothing is lost.
+    /// Dropping it stops its turns: deadlines fire late, at another driver's (woken as it
+    /// goes) or [`Wheel::turn`]'s turn. Nothing is lost.
     #[must_use = "a driver does nothing unless spawned or polled"]
     pub struct Driver<'w, C, S, T: Sleeper> {
         slot: DriverSlot<'w, C, S>,
@@ -172,8 +168,7 @@ pin_project! {
 
 impl<C: Clock, S: Storage, T: Sleeper> Driver<'_, C, S, T> {
     /// Polls `future` with this driver in the caller's task: the wheel turns, `future` is
-    /// polled (seeing what the turn fired), and only then is the next sleep set. The wheel
-    /// turns only while this is polled. `punctual_smol::with_driver` is built on it.
+    /// polled (seeing what the turn fired), and only then is the next sleep set.
     ///
     /// # Examples
     ///
@@ -255,15 +250,10 @@ fn poll_sleep<C, S, T: Sleeper>(
     }
     if this.sleep.is_none() || next != *this.planned {
         *this.planned = next;
-        let sleep = this.sleeper.sleep_until(next);
-        this.sleep.set(Some(sleep));
+        this.sleep.set(Some(this.sleeper.sleep_until(next)));
     }
-    let sleep = this
-        .sleep
-        .as_mut()
-        .as_pin_mut()
-        .expect("sleep was just set");
-    let done = sleep.poll(cx);
+    let sleep = this.sleep.as_mut().as_pin_mut();
+    let done = sleep.expect("sleep was just set").poll(cx);
     if done.is_ready() {
         this.sleep.set(None);
     }

@@ -5,17 +5,10 @@
 //! [`Wheel`], [`Clock`]s ([`ManualClock`] for tests), [`Deadline`], [`Sleep`], [`Interval`],
 //! a keyed [`DelayQueue`], and a [`Driver`] any runtime runs with a [`Sleeper`].
 //!
-//! # Guarantees
-//!
-//! On every driver and target (in full on [`Deadline`]):
-//! * **Cancel on fire**: the inner future is dropped before `Err(Elapsed)`.
-//! * **Never early** on the wheel's clock, from the first pending poll; **at most two
-//!   ticks late** with a driver that is not starved.
-//! * **No allocation per deadline** (a [`Growable`] wheel allocates only as it doubles);
-//!   **lock-free** arming, cancelling and waker updates (thumbv6m's, with
-//!   `portable-atomic`, through a critical section).
-//! * **A ready future costs nothing** under a [`Deadline`]: no clock read, no entry. (A
-//!   [`Budgeted`] block and a [`StreamDeadline`] read the clock at their first poll.)
+//! On every driver and target a deadline is cancelled on fire, **never early**, **at most
+//! two ticks late**, and free for a future ready at once ([`Deadline`] has the details).
+//! Arming and cancelling are lock-free and allocate nothing (a [`Growable`] wheel
+//! allocates only as it doubles; thumbv6m, with `portable-atomic`, takes a critical section).
 //!
 //! # Example
 //!

@@ -326,37 +326,31 @@ impl StoredTick {
         }
     }
 
-    // The divisions, on the stored form: on 32-bit targets out of line, so that undoing
-    // the XOR (four words, two 64-bit constants) is not copied into every caller.
-
-    /// [`TickDivisor::tick`].
     #[inline(always)]
     pub(crate) const fn tick(&self) -> u64 {
         self.tick ^ Self::REFERENCE.tick
     }
 
-    /// [`TickDivisor::floor`].
+    // `TickDivisor`'s, on the stored form: on 32-bit targets out of line, so that undoing
+    // the XOR (four words, two 64-bit constants) is not copied into every caller.
     #[cfg_attr(target_pointer_width = "64", inline(always))]
     #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     pub(crate) fn floor(&self, reading: Reading) -> Tick {
         self.get().floor(reading)
     }
 
-    /// [`TickDivisor::ceil`].
     #[cfg_attr(target_pointer_width = "64", inline(always))]
     #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     pub(crate) fn ceil(&self, reading: Reading) -> Tick {
         self.get().ceil(reading)
     }
 
-    /// [`TickDivisor::tick_of`].
     #[cfg_attr(target_pointer_width = "64", inline(always))]
     #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     pub(crate) fn tick_of(&self, due: Reading) -> (Tick, u32) {
         self.get().tick_of(due)
     }
 
-    /// [`TickDivisor::start`].
     #[cfg_attr(target_pointer_width = "64", inline(always))]
     #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     pub(crate) fn start(&self, tick: Tick) -> Reading {

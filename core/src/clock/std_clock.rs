@@ -52,10 +52,7 @@ impl StdClock {
                 if best.2 <= TIGHT {
                     break;
                 }
-                let next = bracket();
-                if next.2 < best.2 {
-                    best = next;
-                }
+                best = core::cmp::min_by_key(best, bracket(), |bracket| bracket.2);
             }
             let (origin, origin_nanos, slack) = best;
             Self {
@@ -160,17 +157,12 @@ impl super::Clock for StdClock {
 /// A clock that counts the time the system spent suspended (`CLOCK_BOOTTIME` on Linux),
 /// measured from the moment the clock was made.
 ///
-/// # Which clock to choose
-///
-/// * [`StdClock`](super::StdClock) stops while the machine sleeps: a deadline measures
-///   awake time, as tokio's timers do. Choose it for work the program does.
-/// * `BootClock` goes on: a deadline measures real time. Choose it for something outside
-///   the machine (a peer's timeout, a lease, a token's expiry): what came due during a
-///   suspend fires at once after the resume.
-///
+/// [`StdClock`](super::StdClock) stops while the machine sleeps, as tokio's timers do:
+/// choose it for work the program does. `BootClock` goes on, for something outside the
+/// machine (a peer's timeout, a lease): what came due during a suspend fires at the resume.
 /// Off Linux both read `std::time::Instant` (counting suspends on Windows, not on macOS).
-/// `punctual`'s global wheel takes it with `punctual::GlobalClock::select`. Sleeps on Linux
-/// stop during a suspend: a driver of your own on it should sleep a second at most.
+/// Sleeps on Linux stop during a suspend: a driver of your own on it should sleep a second
+/// at most. `punctual`'s global wheel takes it with `punctual::GlobalClock::select`.
 ///
 /// ```
 /// use core::time::Duration;
@@ -225,14 +217,12 @@ impl super::Clock for BootClock {
     }
 }
 
-/// `CLOCK_MONOTONIC` in nanoseconds.
 #[cfg(target_os = "linux")]
 #[inline]
 fn monotonic_nanos() -> u64 {
     clock_nanos(libc::CLOCK_MONOTONIC, "CLOCK_MONOTONIC")
 }
 
-/// `CLOCK_BOOTTIME` in nanoseconds.
 #[cfg(all(target_os = "linux", not(miri)))]
 #[inline]
 fn boottime_nanos() -> u64 {

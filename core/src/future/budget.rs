@@ -47,8 +47,7 @@ impl Budget {
         Some(Self::new(wheel, at, duration))
     }
 
-    /// Names the budget, for the `Elapsed` of its block and of each deadline it ends where
-    /// it is in force at the fire.
+    /// Names the budget, for the `Elapsed` of each deadline it ends.
     pub fn named(mut self, name: &'static str) -> Self {
         self.name = Some(name);
         self
@@ -69,8 +68,8 @@ impl Budget {
         self.name
     }
 
-    /// The budget a [`Budgeted`](crate::Budgeted) polling on this thread set (`std` only),
-    /// to carry on into a spawned task or an outgoing request.
+    /// The budget a [`Budgeted`] polling on this thread set (`std` only), to carry on into
+    /// a spawned task or an outgoing request.
     #[cfg(feature = "std")]
     pub fn current() -> Option<Self> {
         ambient()
@@ -83,9 +82,8 @@ impl Budget {
         on.then(|| self.cap.at.saturating_duration_since(wheel.get().now()))
     }
 
-    /// Runs `f` with this budget in force on this thread, as inside a [`Budgeted`]:
-    /// deadlines on its wheel first polled inside `f` end no later than it. An earlier one
-    /// on the same wheel stays in force; the one before is back when `f` returns or unwinds.
+    /// Runs `f` with this budget in force on this thread, as inside a [`Budgeted`] (an
+    /// earlier one on the same wheel stays in force), the one before back when `f` ends.
     ///
     /// ```
     /// use core::time::Duration;
@@ -103,7 +101,6 @@ impl Budget {
         f()
     }
 
-    /// Whether the budget is on the wheel whose [`WheelRef::id`] is `wheel`.
     pub(crate) fn applies_to(&self, wheel: usize) -> bool {
         self.cap.wheel == wheel
     }

@@ -15,12 +15,11 @@ use core::task::{Context, Poll};
 use crate::Elapsed;
 use crate::clock::ClockInstant;
 use crate::future::budget::{self, Budget};
+use crate::future::outcome::OutcomeKind;
 use crate::future::timer::{Fired, RawWheel, Timer, WheelRef};
 use crate::time::Limit;
 
 pub use crate::future::name::{DeadlineName, Named, NamedResult, ReportsOutput, Unnamed};
-
-use crate::future::outcome::OutcomeKind;
 
 /// A future bounded by a deadline: `Ok` with the inner future's output, or `Err(Elapsed)`
 /// once the deadline passes, the inner future dropped first. Made by
@@ -81,8 +80,7 @@ impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
     /// Names the deadline: its [`Elapsed`] carries the name, and its
     /// [`Outcome`](crate::Outcome) is reported when it ends
     /// ([`set_outcome_hook`](crate::set_outcome_hook)), timed from the first pending poll
-    /// after naming. The name is part of the type ([`Named`], 24 bytes). An `Elapsed` of a
-    /// [`Budget`] that ended it first is the budget's ([`Elapsed::is_budget`]).
+    /// after naming.
     ///
     /// # Panics
     ///
@@ -121,14 +119,10 @@ impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
         }
     }
 
-    /// Moves the deadline to `at`, earlier or later, unless it has fired: returns whether
-    /// `at` is now in force.
-    ///
-    /// `at` is an instant the handle takes ([`ClockInstant`]). Decided once: if the old
-    /// time fired, even racing this call, `reset` returns `false` and the next poll gives
-    /// `Err(Elapsed)` for it; after `true` the deadline never fires before `at`. A
-    /// completed deadline is not moved. The next poll arms the new time under the budget
-    /// in force then; until then nothing wakes the task, so poll it again.
+    /// Moves the deadline to `at` ([`ClockInstant`]), earlier or later, unless it has
+    /// fired or completed: returns whether `at` is now in force. A fire that raced it wins
+    /// (decided once). The next poll arms the new time, under the budget in force then:
+    /// poll again after a reset.
     ///
     /// ```
     /// # use core::time::Duration;
@@ -220,11 +214,9 @@ impl<F, W: WheelRef, N: DeadlineName> Deadline<'_, F, W, N> {
     /// Reports a named deadline that ends without an output or a fire.
     #[inline(always)]
     fn report_dropped(&self) {
-        if N::REPORTS {
-            let timer = &self.timer;
-            let limit = || timer.reported_limit();
-            self.name.ended(OutcomeKind::Dropped, limit, || timer.now());
-        }
+        let timer = &self.timer;
+        let limit = || timer.reported_limit();
+        self.name.ended(OutcomeKind::Dropped, limit, || timer.now());
     }
 
     /// Drops the inner future in place, marked gone first so a panicking drop runs once.
@@ -274,21 +266,15 @@ impl<F: Future, W: WheelRef, N: ReportsOutput<F::Output>> Deadline<'_, F, W, N> 
         let future = unsafe { Pin::new_unchecked(&mut *self.future) };
         if let Poll::Ready(output) = future.poll(cx) {
             self.drop_future();
-            if N::REPORTS {
-                let timer = &self.timer;
-                let limit = || timer.reported_limit();
-                self.name.completed(&output, limit, || timer.now());
-            }
+            let timer = &self.timer;
+            let limit = || timer.reported_limit();
+            self.name.completed(&output, limit, || timer.now());
             self.timer.release();
             return Poll::Ready(Ok(output));
         }
-        let started = self.timer.is_started();
-        let ambient = if budget.is_none() && !started {
-            budget::ambient()
-        } else {
-            None
-        };
-        if N::REPORTS && !started {
+        let mut ambient = None;
+        if !self.timer.is_started() {
+            ambient = budget.is_none().then(budget::ambient).flatten();
             let timer = &mut self.timer;
             self.name.started(|| timer.chosen_wheel().get().now());
         }
@@ -301,10 +287,8 @@ impl<F: Future, W: WheelRef, N: ReportsOutput<F::Output>> Deadline<'_, F, W, N> 
     /// The `Elapsed` of `fired`, with its outcome reported, the inner future gone.
     fn elapsed(&self, fired: &Fired, budget: Option<&Budget>) -> Elapsed {
         let elapsed = fired.elapsed(self.name.get(), budget);
-        if N::REPORTS {
-            let now = || self.timer.now();
-            self.name.ended(OutcomeKind::Elapsed, || fired.limit(), now);
-        }
+        let now = || self.timer.now();
+        self.name.ended(OutcomeKind::Elapsed, || fired.limit(), now);
         elapsed
     }
 }

@@ -76,10 +76,9 @@ impl Elapsed {
     /// The instant a deadline was given, on its wheel's clock (`punctual::GlobalClock` for
     /// a default deadline); `None` for a duration, a budget, or a deadline a budget ended.
     pub const fn instant(&self) -> Option<Reading> {
-        if self.at.as_nanos() == Reading::END.as_nanos() {
-            None
-        } else {
-            Some(self.at)
+        match self.at {
+            Reading::END => None,
+            at => Some(at),
         }
     }
 

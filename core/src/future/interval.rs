@@ -21,14 +21,11 @@ mod missed;
 mod tests;
 
 /// Ticks once a period, on a grid: the first tick at once ([`Wheel::interval`]) or at a
-/// given instant ([`Wheel::interval_at`]), then one each `period`. Made by
-/// `punctual::interval` or a wheel's own; tokio's `Interval`, on a wheel.
-///
-/// [`tick`](Interval::tick) returns the instant each tick was due at, as the handle's
-/// [`Instant`](WheelRef::Instant). Each tick comes **never early**, **at most two wheel
-/// ticks late** with a driver not starved; a later one was missed, and the next follow its
-/// [`MissedTickBehavior`] ([`Skip`](MissedTickBehavior::Skip) by default). It allocates
-/// nothing, holds one entry while it waits, and is a [`Stream`] that never ends.
+/// given instant ([`Wheel::interval_at`]), then one each `period`; tokio's `Interval`, on
+/// a wheel. Each tick comes **never early**, **at most two wheel ticks late** with a
+/// driver not starved; a later one was missed, and the next follow its
+/// [`MissedTickBehavior`]. It allocates nothing, holds one entry while it waits, and is a
+/// [`Stream`] that never ends. The resets settle the wheel, if no tick has yet.
 ///
 /// # Cancel safety
 ///
@@ -71,8 +68,8 @@ pub struct Interval<'w, W: WheelRef = &'w dyn RawWheel> {
 }
 
 impl<'w, W: WheelRef> Interval<'w, W> {
-    /// Ticks on `wheel` once a `period`, the first tick at `first`: `Limit::After(d)`
-    /// counts from the first poll (`Duration::ZERO`: at once), `Limit::At` is an instant.
+    /// Ticks on `wheel` once a `period`, the first at `first` (`Limit::After` counts from
+    /// the first poll).
     ///
     /// # Panics
     ///
@@ -98,13 +95,10 @@ impl<'w, W: WheelRef> Interval<'w, W> {
         core::future::poll_fn(|cx| self.poll_tick(cx)).await
     }
 
-    /// Polls for the next tick: `Ready` with the instant it was due at once the clock
-    /// reached it; else `Pending`, and the last poll's waker is woken when it comes.
+    /// Polls for the next tick: `Ready` with the instant it was due at, once the clock
+    /// reached it; else `Pending`, the last poll's waker woken when it comes.
     pub fn poll_tick(&mut self, cx: &mut Context<'_>) -> Poll<W::Instant> {
-        let tick = match self.next {
-            Some(at) => at,
-            None => self.fix_next(),
-        };
+        let tick = self.next.unwrap_or_else(|| self.fix_next());
         if self.timer.poll_fired(cx, None).is_pending() {
             return Poll::Pending;
         }
@@ -115,7 +109,7 @@ impl<'w, W: WheelRef> Interval<'w, W> {
         Poll::Ready(self.timer.wheel_ref().instant_of(tick))
     }
 
-    /// Settles the wheel and waits for the idle timer's limit: the next tick's reading.
+    /// Settles the wheel and waits for the idle timer's limit, the next tick.
     #[cold]
     fn fix_next(&mut self) -> Reading {
         let wheel = self.timer.chosen_wheel();
@@ -124,7 +118,7 @@ impl<'w, W: WheelRef> Interval<'w, W> {
         at
     }
 
-    /// Settles the wheel, and waits for `limit` (`Limit::At`: as the handle gives it).
+    /// Settles the wheel and waits for `limit`.
     fn wait(&mut self, limit: Limit) {
         self.timer.reset(limit);
         self.fix_next();
@@ -136,28 +130,24 @@ impl<'w, W: WheelRef> Interval<'w, W> {
         self.timer.reset_on_wheel(at);
     }
 
-    /// Moves the next tick to one period from now; the grid goes with it, as tokio's
-    /// `Interval::reset`. Settles the wheel, if no tick has yet.
+    /// Moves the next tick, and the grid, to one period from now, as tokio's `Interval::reset`.
     pub fn reset(&mut self) {
         self.wait(Limit::After(self.period()));
     }
 
-    /// Moves the next tick to now, then one each period from there, as tokio's
-    /// `Interval::reset_immediately`. Settles the wheel, if no tick has yet.
+    /// Moves the next tick, and the grid, to now, as tokio's `Interval::reset_immediately`.
     pub fn reset_immediately(&mut self) {
         let wheel = self.timer.chosen_wheel();
         self.wait_for(wheel.get().now());
     }
 
-    /// Moves the next tick to `after` from now (never before), then one each period from
-    /// there, as tokio's `Interval::reset_after`. Settles the wheel, if no tick has yet.
+    /// Moves the next tick, and the grid, to `after` from now, as tokio's `Interval::reset_after`.
     pub fn reset_after(&mut self, after: Duration) {
         self.wait(Limit::After(after));
     }
 
-    /// Moves the next tick to `at` ([`ClockInstant`]), then one each period from there,
-    /// as tokio's `Interval::reset_at`; a past `at` ticks at the next poll. Settles the
-    /// wheel, if no tick has yet.
+    /// Moves the next tick, and the grid, to `at` ([`ClockInstant`]), as tokio's
+    /// `Interval::reset_at`; a past `at` ticks at the next poll.
     pub fn reset_at(&mut self, at: impl ClockInstant<W>) {
         let at = at.reading_on(&self.timer.chosen_wheel());
         self.wait(Limit::At(at));

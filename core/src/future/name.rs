@@ -14,27 +14,20 @@ pub trait DeadlineName: Copy + sealed::Sealed {
     /// The name, if any.
     fn get(&self) -> Option<&'static str>;
 
-    /// Whether the hooks below do anything (`false` for [`Unnamed`]). Not part of the API.
-    #[doc(hidden)]
-    const REPORTS: bool = true;
-
     /// Notes the first pending poll's time. Not part of the API.
     #[doc(hidden)]
     #[inline(always)]
-    fn started(&mut self, now: impl FnOnce() -> Reading) {
-        let _ = now;
-    }
+    fn started(&mut self, _now: impl FnOnce() -> Reading) {}
 
     /// Reports an end other than completion. Not part of the API.
     #[doc(hidden)]
     #[inline(always)]
     fn ended(
         &self,
-        kind: OutcomeKind,
-        limit: impl FnOnce() -> Option<Duration>,
-        now: impl FnOnce() -> Reading,
+        _kind: OutcomeKind,
+        _limit: impl FnOnce() -> Option<Duration>,
+        _now: impl FnOnce() -> Reading,
     ) {
-        let _ = (kind, limit, now);
     }
 }
 
@@ -46,11 +39,10 @@ pub trait ReportsOutput<O>: DeadlineName {
     #[inline(always)]
     fn completed(
         &self,
-        output: &O,
+        _output: &O,
         limit: impl FnOnce() -> Option<Duration>,
         now: impl FnOnce() -> Reading,
     ) {
-        let _ = output;
         self.ended(OutcomeKind::Completed, limit, now);
     }
 }
@@ -67,8 +59,6 @@ mod sealed {
 pub struct Unnamed;
 
 impl DeadlineName for Unnamed {
-    const REPORTS: bool = false;
-
     #[inline(always)]
     fn get(&self) -> Option<&'static str> {
         None

@@ -8,14 +8,11 @@ use core::time::Duration;
 /// The threshold in microseconds; 0: off.
 static AFTER_MICROS: AtomicU32 = AtomicU32::new(0);
 
-/// Reports deadlines whose task polls them more than `after` past their time, or stops
-/// reporting (`None`, the default).
-///
-/// A task that never yields cannot be stopped by a deadline: it sees the fire only at its
-/// next poll. Each such deadline is counted in
+/// Reports deadlines whose task polls them more than `after` past their time (a task that
+/// does not yield), or stops reporting (`None`, the default). Each is counted in
 /// [`Stats::overruns`](crate::Stats::overruns) and, with `tracing`, reported by a `warn`
-/// event (target `punctual`) with its name and lateness. Applies to every wheel, from the
-/// next fire on. `after` is kept in whole microseconds, rounded up, up to `u32::MAX` µs.
+/// event (target `punctual`). Applies to every wheel, from the next fire on; `after` is
+/// kept in whole microseconds, rounded up, up to `u32::MAX` µs.
 pub fn report_overruns(after: Option<Duration>) {
     let micros = after.map_or(0, |after| {
         let micros = after.as_nanos().div_ceil(1_000).max(1);

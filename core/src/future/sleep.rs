@@ -48,7 +48,7 @@ impl<'w, W: WheelRef> Sleep<'w, W> {
         }
     }
 
-    /// Whether the sleep has started (been polled once).
+    /// Whether the sleep has been polled.
     pub fn is_started(&self) -> bool {
         self.timer.is_started()
     }
@@ -62,28 +62,23 @@ impl<'w, W: WheelRef> Sleep<'w, W> {
         self.timer.peek_fired() && (self.later == Reading::ZERO || self.timer.now() >= self.later)
     }
 
-    /// The instant the sleep ends (or ended) at, as tokio's `Sleep::deadline`, as the
-    /// handle's [`Instant`](WheelRef::Instant). A duration counts from the first poll
-    /// (tokio's: from its making), so before it `sleep(d)` reports `d` from now; a sleep
-    /// that never ends reports an instant centuries away.
+    /// The instant the sleep ends (or ended) at, as tokio's `Sleep::deadline`. A duration
+    /// counts from the first poll (tokio's: from its making), so before it `sleep(d)`
+    /// reports `d` from now; a sleep that never ends, an instant centuries away.
     pub fn deadline(&self) -> W::Instant {
         let mut wheel = *self.timer.wheel_ref();
         wheel.choose();
-        let done_or_later = self.done || self.later > Reading::ZERO;
-        wheel.instant_of(if done_or_later {
-            self.later
-        } else {
-            self.timer.due(wheel)
-        })
+        let at = match self.done || self.later > Reading::ZERO {
+            true => self.later,
+            false => self.timer.due(wheel),
+        };
+        wheel.instant_of(at)
     }
 
-    /// Moves the sleep to end at `at` ([`ClockInstant`]), earlier or later, started or
-    /// not; a completed one runs again. As tokio's `Sleep::reset`, never before `at`.
-    ///
-    /// Moved later while pending, it keeps its entry: the old time's fire wakes the task
-    /// once and that poll arms the rest. Otherwise the entry is released and the next poll
-    /// arms the new time (poll it again after a reset); on a full [`Fixed`](crate::Fixed)
-    /// wheel it may run degraded until the driver's next turn frees the entry.
+    /// Moves the sleep to end at `at` ([`ClockInstant`]), earlier or later; a completed one
+    /// runs again. As tokio's `Sleep::reset`, never before `at`. Moved later while pending,
+    /// it keeps its entry (the old time's fire wakes the task once); else the next poll
+    /// arms the new time, so poll it again after a reset.
     ///
     /// ```
     /// use core::task::{Context, Poll, Waker};

@@ -78,9 +78,8 @@ impl<S, W: WheelRef> fmt::Debug for StreamDeadline<'_, S, W> {
 pin_project! {
     /// A stream whose items must each come within a duration of its going idle (its first
     /// `Pending` after an item or the start), with the rules of a
-    /// [`Deadline`](crate::Deadline). Each gap takes a wheel entry, given back after the
-    /// next item (free again at the driver's next turn: on a full [`Fixed`](crate::Fixed)
-    /// wheel the next gap may run degraded until then).
+    /// [`Deadline`](crate::Deadline). Each gap takes a wheel entry, free again at the
+    /// driver's turn after the next item.
     ///
     /// # Errors
     ///
@@ -122,12 +121,9 @@ impl<S: Stream, W: WheelRef> Stream for IdleTimeout<'_, S, W> {
 
 impl<S, W: WheelRef> fmt::Debug for IdleTimeout<'_, S, W> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let gaps = &self.gaps;
         f.debug_struct("IdleTimeout")
-            .field("running", &gaps.stream.is_some())
+            .field("gaps", &self.gaps)
             .field("idle", &self.idle)
-            .field("name", &gaps.name)
-            .field("timer", &gaps.timer)
             .finish()
     }
 }

@@ -92,34 +92,22 @@ impl<W: WheelRef> Timer<W> {
                 self.wheel.choose();
                 let cap = cap.filter(|cap| cap.wheel == self.wheel.id());
                 let instant = self.state.is_instant();
-                let due = if instant {
-                    let at = Reading::from_nanos(self.span);
-                    Due::At(if self.state.own_reading() {
-                        at
-                    } else {
-                        self.wheel.reading_at(at)
-                    })
-                } else {
-                    Due::After(self.span)
+                let at = Reading::from_nanos(self.span);
+                let due = match (instant, self.state.own_reading()) {
+                    (false, _) => Due::After(self.span),
+                    (true, true) => Due::At(at),
+                    (true, false) => Due::At(self.wheel.reading_at(at)),
                 };
-                let started = self
-                    .wheel
-                    .get()
-                    .start(due, cap.map(|cap| cap.at), cx.waker());
+                let cap_at = cap.map(|cap| cap.at);
+                let started = self.wheel.get().start(due, cap_at, cx.waker());
                 // The requested span: the cap's if it ends the deadline; an instant stays.
-                let capped = match cap {
-                    Some(cap) if started.capped => {
-                        self.span = span_of(cap.duration);
-                        true
-                    }
-                    _ => {
-                        if !instant {
-                            self.span = started.requested;
-                        }
-                        false
-                    }
-                };
-                self.took(started.outcome, capped, instant, instant, cx)
+                let capped = cap.filter(|_| started.capped);
+                if let Some(cap) = capped {
+                    self.span = span_of(cap.duration);
+                } else if !instant {
+                    self.span = started.requested;
+                }
+                self.took(started.outcome, capped.is_some(), instant, instant, cx)
             }
             Phase::Armed => {
                 if self.wheel.get().poll_armed(&self.handle(), cx.waker()) {

@@ -22,10 +22,10 @@ use crate::future::timer::{Cap, RawWheel, Timer, WheelRef};
 use crate::time::{Limit, Reading, span_of};
 
 pin_project! {
-    /// A future bounded by a budget, like a [`Deadline`](crate::Deadline); every deadline started inside it
-    /// on the same wheel ends by the budget too (three retries of 800 ms in a 2 s budget
-    /// never outlive the 2 s). Made by `punctual::budget`, [`Budgeted::new`] or
-    /// [`Budgeted::with_budget`]. Its clock starts *before* the first poll of its future.
+    /// A future bounded by a budget, like a [`Deadline`](crate::Deadline); every deadline
+    /// started inside it on the same wheel ends by the budget too (three retries of 800 ms
+    /// in a 2 s budget never outlive the 2 s). Its clock starts *before* the first poll of
+    /// its future.
     ///
     /// # How the budget reaches inner deadlines
     ///
@@ -92,8 +92,7 @@ impl<'w, F: Future, W: WheelRef> Budgeted<'w, F, W> {
     ///
     /// If `budget` was made on another wheel.
     #[track_caller]
-    pub fn with_budget(future: F, wheel: W, budget: Budget) -> Self {
-        let mut wheel = wheel;
+    pub fn with_budget(future: F, mut wheel: W, budget: Budget) -> Self {
         wheel.choose();
         assert!(
             budget.applies_to(wheel.id()),
@@ -106,9 +105,8 @@ impl<'w, F: Future, W: WheelRef> Budgeted<'w, F, W> {
     }
 
     /// Names the budget: its `Elapsed` carries the name, and its
-    /// [`Outcome`](crate::Outcome) is reported under it, timed from the first poll
-    /// ([`set_outcome_hook`](crate::set_outcome_hook)). Without it, a budget given to
-    /// [`with_budget`](Budgeted::with_budget) lends its name to the `Elapsed` only.
+    /// [`Outcome`](crate::Outcome) is reported under it, timed from the first poll. Without
+    /// it, a [`with_budget`](Budgeted::with_budget) budget's name is on the `Elapsed` only.
     pub fn named(mut self, name: &'static str) -> Self {
         self.reported = Some(Named::new(name));
         if let Some(budget) = &mut self.budget {
@@ -135,10 +133,8 @@ impl<F: Future, W: WheelRef> Future for Budgeted<'_, F, W> {
             Some(budget) => budget,
             None => {
                 let wheel = this.timer.chosen_wheel();
-                let at = wheel
-                    .get()
-                    .target(Limit::After(*this.duration))
-                    .unwrap_or(Reading::END);
+                let limit = Limit::After(*this.duration);
+                let at = wheel.get().target(limit).unwrap_or(Reading::END);
                 let own = Budget {
                     cap: Cap {
                         wheel: wheel.id(),
