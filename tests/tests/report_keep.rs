@@ -82,8 +82,11 @@ fn on_smol_kept_work_finishes() {
     let spawner = ex.clone();
     let keeper = Keeper::new(1, move |work| spawner.spawn(work).detach());
     smol::block_on(ex.run(async {
-        let slow = async {
-            smol::Timer::after(ms(30)).await;
+        // The kept work runs until released, so the second deadline meets a full keeper
+        // however late the machine runs it.
+        let (release, released) = smol::channel::bounded::<()>(1);
+        let slow = async move {
+            released.recv().await.unwrap();
             Ok::<_, ()>(())
         };
         let slower = async {
@@ -93,7 +96,8 @@ fn on_smol_kept_work_finishes() {
         assert!(keeper.deadline(slow, ms(5), "k-smol").await.is_err());
         assert!(keeper.deadline(slower, ms(5), "k-smol").await.is_err());
         assert_eq!(keeper.running(), 1, "cap 1: the second refused");
-        // Bounded wait: the kept one ends after its 30 ms.
+        release.send(()).await.unwrap();
+        // Bounded wait: the kept one ends once released.
         for _ in 0..200 {
             if keeper.running() == 0 {
                 break;
