@@ -1,9 +1,8 @@
 //! [`GrowableSlots`]: values in a `Vec`, memory given back as the queue shrinks.
 //! * Keys name handles, and handles name slots: a value's slot may move, its key never.
 //! * Both pools end at their highest index in use; inserts take the lowest free ones.
-//! * While under a quarter of the slots' capacity is used, a removal moves the values
-//!   above the half into free slots below it and halves the capacity, down to the floor:
-//!   amortised O(1). Handles only shrink from the end.
+//! * Under a quarter used, a removal moves the values above the half down and halves the
+//!   capacity, down to the floor: amortised O(1). Handles only shrink from the end.
 //! * A new handle's generation is past every generation its index had before.
 
 extern crate alloc;
@@ -14,6 +13,7 @@ use core::time::Duration;
 
 use super::DelayQueue;
 use super::key::Key;
+use super::levels::Levels;
 use super::slots::sealed::{self, Store as _};
 use super::slots::{NIL, Slot, SlotStorage, prefetch};
 use crate::clock::ClockInstant;
@@ -29,11 +29,9 @@ struct Handle {
     generation: u32,
 }
 
-/// Values that grow on demand and give memory back as the queue shrinks. Needs `alloc`.
-///
-/// A value costs itself and 32 bytes. While under a quarter of the slots are used, values
-/// move down and the capacity halves, down to 16 slots or the capacity given to
-/// [`with_capacity`](GrowableSlots::with_capacity); [`DelayQueue::compact`] goes lower.
+/// Values that grow on demand and give memory back as the queue shrinks: a value costs
+/// itself and 32 bytes; under a quarter used, the capacity halves, down to 16 slots or
+/// [`with_capacity`](GrowableSlots::with_capacity)'s ([`DelayQueue::compact`] goes lower).
 ///
 /// ```
 /// use core::time::Duration;
@@ -72,8 +70,7 @@ impl<T> GrowableSlots<T> {
         }
     }
 
-    /// Room for `capacity` values before allocating again; the queue never shrinks below
-    /// it by itself (only [`DelayQueue::compact`] goes lower).
+    /// Room for `capacity` values; the queue never shrinks below it by itself.
     pub fn with_capacity(capacity: usize) -> Self {
         let mut slots = Self::new();
         slots.slots.items.reserve_exact(capacity);
@@ -100,8 +97,8 @@ impl<T> GrowableSlots<T> {
     }
 
     /// Moves the values above `capacity` (which holds them all) into the free slots below
-    /// it, calling `moved` after each move, and gives back the rest.
-    fn compact_to(&mut self, capacity: usize, mut moved: impl FnMut(&mut [Slot<T>], u32, u32)) {
+    /// it, relinking each, and gives back the rest.
+    fn compact_to(&mut self, capacity: usize, levels: &mut Levels) {
         debug_assert!(capacity >= self.len());
         for from in (capacity..self.slots.items.len()).rev() {
             if self.slots.items[from].value.is_none() {
@@ -113,7 +110,7 @@ impl<T> GrowableSlots<T> {
             slots.swap(from, to);
             self.handles.items[slots[to].key as usize].slot = to as u32;
             self.slots.release(from);
-            moved(&mut self.slots.items, from as u32, to as u32);
+            levels.relocate(&mut self.slots.items, from as u32, to as u32);
         }
         self.slots.trim(|slot| slot.value.is_none());
         self.slots.shrink_to(capacity);
@@ -190,7 +187,7 @@ impl<T> sealed::Store<T> for GrowableSlots<T> {
         }
     }
 
-    fn vacate(&mut self, index: u32, moved: impl FnMut(&mut [Slot<T>], u32, u32)) {
+    fn vacate(&mut self, index: u32, levels: &mut Levels) {
         let slot = &mut self.slots.items[index as usize];
         debug_assert!(slot.value.is_none(), "vacate: the value is still there");
         let handle = core::mem::replace(&mut slot.key, NIL) as usize;
@@ -198,15 +195,11 @@ impl<T> sealed::Store<T> for GrowableSlots<T> {
         (entry.slot, entry.generation) = (NIL, entry.generation.wrapping_add(1));
         self.handles.release(handle);
         self.slots.release(index as usize);
-        if handle + 1 == self.handles.items.len() {
-            self.trim_handles();
-        }
-        if index as usize + 1 == self.slots.items.len() {
-            self.slots.trim(|slot| slot.value.is_none());
-        }
+        self.trim_handles();
+        self.slots.trim(|slot| slot.value.is_none());
         let capacity = halved(self.capacity(), self.len(), self.floor);
         if capacity < self.capacity() {
-            self.compact_to(capacity, moved);
+            self.compact_to(capacity, levels);
         }
     }
 
@@ -241,7 +234,6 @@ impl<T, W: WheelRef> DelayQueue<'_, T, GrowableSlots<T>, W> {
     }
 
     /// Inserts `value`, to expire at `at`, as [`try_insert_at`](DelayQueue::try_insert_at).
-    /// The slots grow as needed.
     ///
     /// # Panics
     ///
@@ -251,14 +243,11 @@ impl<T, W: WheelRef> DelayQueue<'_, T, GrowableSlots<T>, W> {
     }
 
     /// Gives back every slot the values do not need, as tokio-util's `compact`: the values
-    /// move down and the capacity becomes their number, below `with_capacity`'s too. Keys
-    /// still hold. O(slots held).
+    /// move down (keys still hold) and the capacity becomes their number. O(slots held).
     pub fn compact(&mut self) {
         let len = self.len();
         if len < self.capacity() {
-            let levels = &mut self.levels;
-            self.slots
-                .compact_to(len, |slots, from, to| levels.relocate(slots, from, to));
+            self.slots.compact_to(len, &mut self.levels);
         }
         self.shrink_to_fit();
     }
@@ -276,17 +265,6 @@ impl<T, W: WheelRef> DelayQueue<'_, T, GrowableSlots<T>, W> {
     /// # Panics
     ///
     /// As `Vec::reserve`, if the allocation fails or the capacity overflows.
-    ///
-    /// ```
-    /// use core::time::Duration;
-    /// use punctual_core::{DelayQueue, Fixed, GrowableSlots, ManualClock, Wheel};
-    ///
-    /// let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
-    /// let mut queue = DelayQueue::new(&wheel, GrowableSlots::new());
-    /// queue.insert("hello", Duration::from_secs(10));
-    /// queue.reserve(10);
-    /// assert!(queue.capacity() >= 11);
-    /// ```
     pub fn reserve(&mut self, additional: usize) {
         self.slots.slots.reserve(additional);
         self.slots.handles.reserve(additional);

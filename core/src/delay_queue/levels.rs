@@ -13,8 +13,9 @@ use crate::time::{Reading, TickDivisor};
 /// `place` of a value pushed onto the due list (one joined with its slot keeps its own).
 const DUE: u16 = (LEVELS * SLOTS) as u16;
 
-pub(crate) struct Levels {
-    tick: TickDivisor,
+#[derive(Debug)]
+pub struct Levels {
+    pub(crate) tick: TickDivisor,
     /// Every tick up to its `elapsed` has been moved to the due list.
     hand: Hand,
     heads: [[u32; SLOTS]; LEVELS],
@@ -42,17 +43,6 @@ impl Levels {
     #[inline]
     pub(crate) fn tick_of(&self, deadline: u64) -> u64 {
         self.tick.ceil(Reading::from_nanos(deadline)).get()
-    }
-
-    /// The tick `now` falls in.
-    #[inline]
-    pub(crate) fn floor(&self, now: Reading) -> u64 {
-        self.tick.floor(now).get()
-    }
-
-    /// The reading of tick boundary `tick`, saturating at [`Reading::END`].
-    pub(crate) fn reading_of(&self, tick: u64) -> Reading {
-        Reading::from_nanos(tick.saturating_mul(self.tick.tick()))
     }
 
     /// Forgets every value; keeps `elapsed`.

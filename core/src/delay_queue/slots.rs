@@ -1,13 +1,14 @@
 //! Where a queue keeps its values: a [`Slot`] each, in [`FixedSlots`] or `GrowableSlots`.
 //! * A slot is occupied exactly while `value` is `Some`; its `key` is then its key's index.
 //! * A key's generation changes each time its value leaves: an old key never matches.
-//! * Only `vacate` moves occupied slots, reporting each move so that the levels relink it.
+//! * Only `vacate` moves occupied slots, and has the levels relink each.
 //! * `next`, `prev`, `place` are the levels' while occupied; a free fixed slot links its
 //!   free list through `next`.
 
 use core::fmt;
 
 use super::key::Key;
+use super::levels::Levels;
 
 /// No slot: the end of a list.
 pub(crate) const NIL: u32 = u32::MAX;
@@ -38,7 +39,7 @@ impl<T> Slot<T> {
 }
 
 pub(crate) mod sealed {
-    use super::{Key, Slot};
+    use super::{Key, Levels, Slot};
 
     /// What the queue needs of its storage.
     pub trait Store<T> {
@@ -54,8 +55,8 @@ pub(crate) mod sealed {
         /// Starts loading what `key_at` reads beyond a slot whose `key` is `key_index`.
         fn prefetch_key(&self, _key_index: u32) {}
         /// Frees the slot `index` (its value taken), staling its key; may then move values
-        /// down to give memory back, calling `moved(slots, from, to)` after each.
-        fn vacate(&mut self, index: u32, moved: impl FnMut(&mut [Slot<T>], u32, u32));
+        /// down to give memory back, relinking each in `levels`.
+        fn vacate(&mut self, index: u32, levels: &mut Levels);
         fn len(&self) -> usize;
         fn capacity(&self) -> usize;
         /// Drops every value, staling every key.
@@ -167,7 +168,7 @@ impl<T, const N: usize> sealed::Store<T> for FixedSlots<T, N> {
         }
     }
 
-    fn vacate(&mut self, index: u32, _: impl FnMut(&mut [Slot<T>], u32, u32)) {
+    fn vacate(&mut self, index: u32, _: &mut Levels) {
         let slot = &mut self.slots[index as usize];
         debug_assert!(slot.value.is_none(), "vacate: the value is still there");
         slot.next = self.free;
@@ -186,11 +187,13 @@ impl<T, const N: usize> sealed::Store<T> for FixedSlots<T, N> {
     }
 
     fn clear(&mut self) {
-        for index in 0..self.fresh {
-            if self.slots[index as usize].value.take().is_some() {
-                self.vacate(index, |_, _, _| {});
+        let used = &mut self.slots[..self.fresh as usize];
+        for (slot, generation) in used.iter_mut().zip(&mut self.generations) {
+            if slot.value.take().is_some() {
+                *generation = generation.wrapping_add(1);
             }
         }
+        (self.fresh, self.free, self.len) = (0, NIL, 0);
     }
 }
 
