@@ -23,11 +23,9 @@ const TICK: Duration = Duration::from_millis(1);
 /// tokio-util's `DelayQueue` on any executor, `Send` and `Sync` (see `punctual::migrating`).
 ///
 /// * A value is never handed out before its deadline, and with a driver that is not
-///   starved at most two ticks (2 ms) after it. The queue sleeps on the default wheel of
-///   where it is first used: the global wheel, or with `tokio` its runtime's (so a paused
-///   clock drives it).
-/// * Memory is given back as it shrinks, down to 16 slots (or `with_capacity`'s);
-///   `compact` gives back the rest. A stale key is refused ([`StaleKey`] or `None`).
+///   starved at most two ticks (2 ms) after it, on the default wheel of where the queue is
+///   first used (with `tokio`, its runtime's: a paused clock drives it).
+/// * Memory is given back as it shrinks; a stale key is refused ([`StaleKey`] or `None`).
 /// * Its methods are [`punctual_core::DelayQueue`]'s, through `Deref`, with instants as
 ///   [`Expired`]'s. The core's queue also takes a wheel of your own, or fixed slots.
 ///
@@ -72,8 +70,7 @@ impl<T> DelayQueue<T> {
         Self::with_slots(GrowableSlots::new())
     }
 
-    /// An empty queue with room for `capacity` values; it never shrinks below it by itself
-    /// (only [`compact`](punctual_core::DelayQueue::compact) goes lower).
+    /// An empty queue with room for `capacity` values; it never shrinks below it by itself.
     pub fn with_capacity(capacity: usize) -> Self {
         Self::with_slots(GrowableSlots::with_capacity(capacity))
     }

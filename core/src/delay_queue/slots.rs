@@ -1,5 +1,6 @@
 //! Where a queue keeps its values: a [`Slot`] each, in [`FixedSlots`] or `GrowableSlots`.
-//! * A slot is occupied exactly while `value` is `Some`; its `key` is then its key's index.
+//! * A slot is occupied exactly while `value` is `Some`. Its `key` is then its key's index
+//!   (growable), or always its generation (fixed: a key's index is its slot).
 //! * A key's generation changes each time its value leaves: an old key never matches.
 //! * Only `vacate` moves occupied slots, and has the levels relink each.
 //! * `next`, `prev`, `place` are the levels' while occupied; a free fixed slot links its
@@ -20,7 +21,7 @@ pub struct Slot<T> {
     pub(crate) deadline: u64,
     pub(crate) next: u32,
     pub(crate) prev: u32,
-    /// The index in the key of the value held.
+    /// The key's index (growable), or the slot's generation (fixed).
     pub(crate) key: u32,
     /// `level · 64 + slot` in the levels, or `levels::DUE`.
     pub(crate) place: u16,
@@ -32,7 +33,7 @@ impl<T> Slot<T> {
         deadline: 0,
         next: NIL,
         prev: NIL,
-        key: NIL,
+        key: 0,
         place: 0,
         value: None,
     };
@@ -69,7 +70,7 @@ pub(crate) mod sealed {
 pub trait SlotStorage<T>: sealed::Store<T> {}
 
 /// Room for `N` values inline, with no allocation: an insert into a full queue returns
-/// [`Full`](crate::Full) with the value. A value costs itself and 28 bytes; `N` must be
+/// [`Full`](crate::Full) with the value. A value costs itself and 24 bytes; `N` must be
 /// below `u32::MAX`.
 ///
 /// ```
@@ -85,7 +86,6 @@ pub trait SlotStorage<T>: sealed::Store<T> {}
 /// ```
 pub struct FixedSlots<T, const N: usize> {
     slots: [Slot<T>; N],
-    generations: [u32; N],
     /// Slots `fresh..N` were never used.
     fresh: u32,
     /// Freed slots, linked through `next`.
@@ -103,7 +103,6 @@ impl<T, const N: usize> FixedSlots<T, N> {
         assert!(N < NIL as usize, "FixedSlots: N must be below u32::MAX");
         Self {
             slots: [const { Slot::VACANT }; N],
-            generations: [0; N],
             fresh: 0,
             free: NIL,
             len: 0,
@@ -149,32 +148,24 @@ impl<T, const N: usize> sealed::Store<T> for FixedSlots<T, N> {
             return None;
         };
         self.len += 1;
-        self.slots[index as usize].key = index;
         Some((self.key_at(index), index))
     }
 
     fn find(&self, key: Key) -> Option<u32> {
-        let index = key.index as usize;
-        let live = index < N
-            && self.generations[index] == key.generation
-            && self.slots[index].value.is_some();
-        live.then_some(key.index)
+        let slot = self.slots.get(key.index as usize)?;
+        (slot.key == key.generation && slot.value.is_some()).then_some(key.index)
     }
 
     fn key_at(&self, index: u32) -> Key {
-        Key {
-            index,
-            generation: self.generations[index as usize],
-        }
+        let generation = self.slots[index as usize].key;
+        Key { index, generation }
     }
 
     fn vacate(&mut self, index: u32, _: &mut Levels) {
         let slot = &mut self.slots[index as usize];
         debug_assert!(slot.value.is_none(), "vacate: the value is still there");
-        slot.next = self.free;
+        (slot.next, slot.key) = (self.free, slot.key.wrapping_add(1));
         self.free = index;
-        let generation = &mut self.generations[index as usize];
-        *generation = generation.wrapping_add(1);
         self.len -= 1;
     }
 
@@ -187,10 +178,9 @@ impl<T, const N: usize> sealed::Store<T> for FixedSlots<T, N> {
     }
 
     fn clear(&mut self) {
-        let used = &mut self.slots[..self.fresh as usize];
-        for (slot, generation) in used.iter_mut().zip(&mut self.generations) {
+        for slot in &mut self.slots[..self.fresh as usize] {
             if slot.value.take().is_some() {
-                *generation = generation.wrapping_add(1);
+                slot.key = slot.key.wrapping_add(1);
             }
         }
         (self.fresh, self.free, self.len) = (0, NIL, 0);
