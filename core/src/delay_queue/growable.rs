@@ -79,23 +79,6 @@ impl<T> GrowableSlots<T> {
         slots
     }
 
-    /// Drops trailing free handles, and halves their capacity while under a quarter used.
-    fn trim_handles(&mut self) {
-        let next_generation = &mut self.next_generation;
-        self.handles.trim(|last| {
-            let free = last.slot == NIL;
-            if free {
-                *next_generation = (*next_generation).max(last.generation);
-            }
-            free
-        });
-        let capacity = self.handles.items.capacity();
-        let target = halved(capacity, self.handles.items.len(), self.floor);
-        if target < capacity {
-            self.handles.shrink_to(target);
-        }
-    }
-
     /// Moves the values above `capacity` (which holds them all) into the free slots below
     /// it, relinking each, and gives back the rest.
     fn compact_to(&mut self, capacity: usize, levels: &mut Levels) {
@@ -112,9 +95,9 @@ impl<T> GrowableSlots<T> {
             self.slots.release(from);
             levels.relocate(&mut self.slots.items, from as u32, to as u32);
         }
-        self.slots.trim(|slot| slot.value.is_none());
+        self.slots.trim(self.floor);
         self.slots.shrink_to(capacity);
-        self.trim_handles();
+        self.handles.trim(self.floor);
     }
 }
 
@@ -193,10 +176,11 @@ impl<T> sealed::Store<T> for GrowableSlots<T> {
         let handle = core::mem::replace(&mut slot.key, NIL) as usize;
         let entry = &mut self.handles.items[handle];
         (entry.slot, entry.generation) = (NIL, entry.generation.wrapping_add(1));
+        self.next_generation = self.next_generation.max(entry.generation);
         self.handles.release(handle);
         self.slots.release(index as usize);
-        self.trim_handles();
-        self.slots.trim(|slot| slot.value.is_none());
+        self.handles.trim(self.floor);
+        self.slots.trim(self.floor);
         let capacity = halved(self.capacity(), self.len(), self.floor);
         if capacity < self.capacity() {
             self.compact_to(capacity, levels);
@@ -217,7 +201,7 @@ impl<T> sealed::Store<T> for GrowableSlots<T> {
         }
         self.slots.clear();
         self.handles.clear();
-        self.trim_handles();
+        self.handles.trim(self.floor);
         self.slots.items.shrink_to(self.floor);
     }
 }
@@ -338,11 +322,19 @@ impl<E> Pool<E> {
         self.free -= 1;
     }
 
-    /// Drops trailing items while `free` says the last one is free.
-    fn trim(&mut self, mut free: impl FnMut(&E) -> bool) {
-        while self.items.last().is_some_and(&mut free) {
-            self.remove(self.items.len() - 1);
+    /// Drops the free items at the end, and halves the capacity while under a quarter used
+    /// (not below `floor`).
+    fn trim(&mut self, floor: usize) {
+        while let Some(last) = self.items.len().checked_sub(1) {
+            if self.words[last / 64] & (1 << (last % 64)) == 0 {
+                break;
+            }
+            self.remove(last);
             self.items.pop();
+        }
+        let capacity = halved(self.items.capacity(), self.items.len(), floor);
+        if capacity < self.items.capacity() {
+            self.shrink_to(capacity);
         }
     }
 
