@@ -53,9 +53,10 @@ const POLL_ROUNDS: usize = 4;
 /// use punctual_core::{DelayQueue, Fixed, FixedSlots, ManualClock, Wheel};
 ///
 /// let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
-/// let mut sessions = DelayQueue::new(&wheel, FixedSlots::<&str, 8>::new());
+/// let mut sessions = DelayQueue::new(&wheel, FixedSlots::<&str, 2>::new());
 /// let alice = sessions.try_insert("alice", Duration::from_millis(30)).unwrap();
 /// sessions.try_insert("bob", Duration::from_millis(20)).unwrap();
+/// assert_eq!(sessions.try_insert("carol", Duration::ZERO).unwrap_err().into_inner(), "carol");
 ///
 /// let mut cx = Context::from_waker(Waker::noop());
 /// assert!(sessions.poll_expired(&mut cx).is_pending());

@@ -71,19 +71,7 @@ pub trait SlotStorage<T>: sealed::Store<T> {}
 
 /// Room for `N` values inline, with no allocation: an insert into a full queue returns
 /// [`Full`](crate::Full) with the value. A value costs itself and 24 bytes; `N` must be
-/// below `u32::MAX`.
-///
-/// ```
-/// use core::time::Duration;
-/// use punctual_core::{DelayQueue, Fixed, FixedSlots, ManualClock, Wheel};
-///
-/// let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
-/// let mut queue = DelayQueue::new(&wheel, FixedSlots::<u8, 2>::new());
-/// queue.try_insert(1, Duration::from_millis(5)).unwrap();
-/// queue.try_insert(2, Duration::from_millis(5)).unwrap();
-/// let full = queue.try_insert(3, Duration::from_millis(5)).unwrap_err();
-/// assert_eq!(full.into_inner(), 3);
-/// ```
+/// below `u32::MAX`. Example: [`DelayQueue`](crate::DelayQueue).
 pub struct FixedSlots<T, const N: usize> {
     slots: [Slot<T>; N],
     /// Slots `fresh..N` were never used.
