@@ -192,11 +192,8 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
 
     /// The key of the value that comes out next: the first due, else the earliest deadline.
     pub fn peek(&self) -> Option<Key> {
-        let slots = self.slots.slots();
-        let index = self
-            .levels
-            .first_due()
-            .or_else(|| self.levels.earliest(slots))?;
+        let due = self.levels.first_due();
+        let index = due.or_else(|| self.levels.earliest(self.slots.slots()))?;
         Some(self.slots.key_at(index))
     }
 

@@ -153,11 +153,9 @@ impl<T> sealed::Store<T> for GrowableSlots<T> {
     }
 
     fn key_at(&self, index: u32) -> Key {
-        let handle = self.slots.items[index as usize].key;
-        Key {
-            index: handle,
-            generation: self.handles.items[handle as usize].generation,
-        }
+        let index = self.slots.items[index as usize].key;
+        let generation = self.handles.items[index as usize].generation;
+        Key { index, generation }
     }
 
     fn prefetch_key(&self, key_index: u32) {
@@ -225,10 +223,7 @@ impl<T, W: WheelRef> DelayQueue<'_, T, GrowableSlots<T>, W> {
     /// Gives back every slot the values do not need, as tokio-util's `compact`: the values
     /// move down (keys still hold) and the capacity becomes their number. O(slots held).
     pub fn compact(&mut self) {
-        let len = self.len();
-        if len < self.capacity() {
-            self.slots.compact_to(len, &mut self.levels);
-        }
+        self.slots.compact_to(self.len(), &mut self.levels);
         self.shrink_to_fit();
     }
 
