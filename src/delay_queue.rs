@@ -60,9 +60,9 @@ const TICK: Duration = Duration::from_millis(1);
 /// # });
 /// ```
 #[derive(Debug)]
-pub struct DelayQueue<T> {
-    inner: punctual_core::DelayQueue<'static, T, GrowableSlots<T>, DefaultWheel>,
-}
+pub struct DelayQueue<T>(Core<T>);
+
+type Core<T> = punctual_core::DelayQueue<'static, T, GrowableSlots<T>, DefaultWheel>;
 
 impl<T> DelayQueue<T> {
     /// An empty queue; it allocates at its first insert.
@@ -76,9 +76,7 @@ impl<T> DelayQueue<T> {
     }
 
     fn with_slots(slots: GrowableSlots<T>) -> Self {
-        Self {
-            inner: punctual_core::DelayQueue::with_tick(DefaultWheel::new(), TICK, slots),
-        }
+        Self(Core::with_tick(DefaultWheel::new(), TICK, slots))
     }
 }
 
@@ -86,13 +84,13 @@ impl<T> Deref for DelayQueue<T> {
     type Target = punctual_core::DelayQueue<'static, T, GrowableSlots<T>, DefaultWheel>;
 
     fn deref(&self) -> &Self::Target {
-        &self.inner
+        &self.0
     }
 }
 
 impl<T> DerefMut for DelayQueue<T> {
     fn deref_mut(&mut self) -> &mut Self::Target {
-        &mut self.inner
+        &mut self.0
     }
 }
 
@@ -107,7 +105,7 @@ impl<T> futures_core::Stream for DelayQueue<T> {
 
     /// [`poll_expired`](punctual_core::DelayQueue::poll_expired).
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Expired<T>>> {
-        self.get_mut().inner.poll_expired(cx)
+        self.get_mut().0.poll_expired(cx)
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
