@@ -340,11 +340,11 @@ fn try_remove_gives_key_and_deadline() {
     let wheel = wheel();
     let mut queue: Queue<'_, &str> = DelayQueue::new(&wheel, GrowableSlots::new());
     let key = queue.insert("a", ms(5));
-    let removed = queue.try_remove(&key).unwrap();
+    let removed = queue.try_remove(key).unwrap();
     assert_eq!(removed.key(), key);
     assert_eq!(removed.deadline(), Reading::ZERO + ms(5));
     assert_eq!(removed.into_inner(), "a");
-    assert!(queue.try_remove(&key).is_none(), "stale");
+    assert!(queue.try_remove(key).is_none(), "stale");
 }
 
 #[test]
