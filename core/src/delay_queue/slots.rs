@@ -74,9 +74,7 @@ pub trait SlotStorage<T>: sealed::Store<T> {}
 /// below `u32::MAX`. Example: [`DelayQueue`](crate::DelayQueue).
 pub struct FixedSlots<T, const N: usize> {
     slots: [Slot<T>; N],
-    /// Slots `fresh..N` were never used.
-    fresh: u32,
-    /// Freed slots, linked through `next`.
+    /// Freed slots, linked through `next`; while none, slots `0..len` are occupied.
     free: u32,
     len: u32,
 }
@@ -91,7 +89,6 @@ impl<T, const N: usize> FixedSlots<T, N> {
         assert!(N < NIL as usize, "FixedSlots: N must be below u32::MAX");
         Self {
             slots: [const { Slot::VACANT }; N],
-            fresh: 0,
             free: NIL,
             len: 0,
         }
@@ -125,15 +122,13 @@ impl<T, const N: usize> sealed::Store<T> for FixedSlots<T, N> {
     }
 
     fn occupy(&mut self) -> Option<(Key, u32)> {
-        let index = if self.free != NIL {
-            let index = self.free;
-            self.free = self.slots[index as usize].next;
-            index
-        } else if (self.fresh as usize) < N {
-            self.fresh += 1;
-            self.fresh - 1
-        } else {
-            return None;
+        let index = match self.free {
+            NIL if self.len as usize == N => return None,
+            NIL => self.len,
+            free => {
+                self.free = self.slots[free as usize].next;
+                free
+            }
         };
         self.len += 1;
         Some((self.key_at(index), index))
@@ -166,12 +161,12 @@ impl<T, const N: usize> sealed::Store<T> for FixedSlots<T, N> {
     }
 
     fn clear(&mut self) {
-        for slot in &mut self.slots[..self.fresh as usize] {
+        for slot in &mut self.slots {
             if slot.value.take().is_some() {
                 slot.key = slot.key.wrapping_add(1);
             }
         }
-        (self.fresh, self.free, self.len) = (0, NIL, 0);
+        (self.free, self.len) = (NIL, 0);
     }
 }
 
