@@ -24,10 +24,9 @@ impl fmt::Debug for Key {
     }
 }
 
-/// A value whose deadline has passed, from [`DelayQueue::poll_expired`]: the value, its
-/// (now stale) key and its deadline as the handle names instants ([`WheelRef::Instant`]).
-///
-/// [`DelayQueue::poll_expired`]: crate::DelayQueue::poll_expired
+/// A value whose deadline has passed, from [`poll_expired`](crate::DelayQueue::poll_expired):
+/// the value, its (now stale) key and its deadline as the handle names instants
+/// ([`WheelRef::Instant`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Expired<T, I = Reading> {
     pub(crate) value: T,

@@ -47,11 +47,9 @@ impl Levels {
 
     /// Forgets every value; keeps `elapsed`.
     pub(crate) fn clear(&mut self) {
-        let hand = core::mem::replace(&mut self.hand, Hand::new());
-        *self = Self {
-            hand,
-            ..Self::new(self.tick)
-        };
+        let elapsed = self.hand.elapsed();
+        *self = Self::new(self.tick);
+        self.hand.set_elapsed(elapsed);
     }
 
     /// Places the value at `index`: due if `due` or its tick was reached, else in its slot.
