@@ -88,6 +88,7 @@ impl Levels {
     }
 
     /// Relinks the value that moved from slot `from` to slot `to`.
+    #[cfg(feature = "alloc")]
     pub(crate) fn relocate<T>(&mut self, slots: &mut [Slot<T>], from: u32, to: u32) {
         let moved = &slots[to as usize];
         debug_assert!(
