@@ -23,11 +23,9 @@ const TICK: Duration = Duration::from_millis(1);
 /// tokio-util's `DelayQueue` on any executor, `Send` and `Sync` (see `punctual::migrating`).
 ///
 /// * A value is never handed out before its deadline, and with a driver that is not
-///   starved at most two ticks (2 ms) after it. The queue sleeps on the default wheel of
-///   where it is first used: the global wheel, or with `tokio` its runtime's (so a paused
-///   clock drives it).
-/// * Memory is given back as it shrinks, down to 16 slots (or `with_capacity`'s);
-///   `compact` gives back the rest. A stale key is refused ([`StaleKey`] or `None`).
+///   starved at most two ticks (2 ms) after it, on the default wheel of where the queue is
+///   first used (with `tokio`, its runtime's: a paused clock drives it).
+/// * Memory is given back as it shrinks; a stale key is refused ([`StaleKey`] or `None`).
 /// * Its methods are [`punctual_core::DelayQueue`]'s, through `Deref`, with instants as
 ///   [`Expired`]'s. The core's queue also takes a wheel of your own, or fixed slots.
 ///
@@ -62,9 +60,9 @@ const TICK: Duration = Duration::from_millis(1);
 /// # });
 /// ```
 #[derive(Debug)]
-pub struct DelayQueue<T> {
-    inner: punctual_core::DelayQueue<'static, T, GrowableSlots<T>, DefaultWheel>,
-}
+pub struct DelayQueue<T>(Core<T>);
+
+type Core<T> = punctual_core::DelayQueue<'static, T, GrowableSlots<T>, DefaultWheel>;
 
 impl<T> DelayQueue<T> {
     /// An empty queue; it allocates at its first insert.
@@ -72,16 +70,13 @@ impl<T> DelayQueue<T> {
         Self::with_slots(GrowableSlots::new())
     }
 
-    /// An empty queue with room for `capacity` values; it never shrinks below it by itself
-    /// (only [`compact`](punctual_core::DelayQueue::compact) goes lower).
+    /// An empty queue with room for `capacity` values; it never shrinks below it by itself.
     pub fn with_capacity(capacity: usize) -> Self {
         Self::with_slots(GrowableSlots::with_capacity(capacity))
     }
 
     fn with_slots(slots: GrowableSlots<T>) -> Self {
-        Self {
-            inner: punctual_core::DelayQueue::with_tick(DefaultWheel::new(), TICK, slots),
-        }
+        Self(Core::with_tick(DefaultWheel::new(), TICK, slots))
     }
 }
 
@@ -89,13 +84,13 @@ impl<T> Deref for DelayQueue<T> {
     type Target = punctual_core::DelayQueue<'static, T, GrowableSlots<T>, DefaultWheel>;
 
     fn deref(&self) -> &Self::Target {
-        &self.inner
+        &self.0
     }
 }
 
 impl<T> DerefMut for DelayQueue<T> {
     fn deref_mut(&mut self) -> &mut Self::Target {
-        &mut self.inner
+        &mut self.0
     }
 }
 
@@ -110,7 +105,7 @@ impl<T> futures_core::Stream for DelayQueue<T> {
 
     /// [`poll_expired`](punctual_core::DelayQueue::poll_expired).
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Expired<T>>> {
-        self.get_mut().inner.poll_expired(cx)
+        self.get_mut().0.poll_expired(cx)
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {

@@ -1,10 +1,9 @@
 //! [`DelayQueue`]: values that come back out when their deadline passes, by key.
-//! * One owner (`&mut self`): no atomics, no lock. Deadlines are readings of the chosen
-//!   wheel; the levels tick on the same grid.
+//! * One owner (`&mut self`): no atomics. Deadlines are readings of the chosen wheel; the
+//!   levels tick on the same grid.
 //! * A value is due once the clock has read its tick boundary (or a zero timeout): never
 //!   early. At most one timer is armed, at or before every value's tick.
-//! * While a task waits, every change that moves the earliest slot re-arms the sleep
-//!   with its waker, or wakes it: no lost wakeup.
+//! * While a task waits, a change that moves the earliest slot re-arms or wakes it.
 
 use core::marker::PhantomData;
 use core::pin::Pin;
@@ -39,15 +38,10 @@ const POLL_ROUNDS: usize = 4;
 /// Values with deadlines, each handed back once its deadline has passed: tokio-util's
 /// `DelayQueue` on a punctual wheel, on any executor and in `no_std`.
 ///
-/// * `try_insert` (`insert` on growable slots) gives a [`Key`]; [`reset`](Self::reset)
-///   and [`remove`](Self::remove) take one.
-/// * [`poll_expired`](Self::poll_expired), or the [`Stream`](futures_core::Stream), hands
-///   out expired values by tick (within a tick in no set order).
 /// * A value is **never handed out before its deadline**, and with a driver that is not
-///   starved **at most two ticks after it**. `Duration::MAX` and [`Reading::END`] never
-///   expire.
-/// * A stale key (its value gone) is refused ([`StaleKey`], or `None`): never a panic,
-///   never another value.
+///   starved **at most two ticks after it**, by tick (within a tick in no set order).
+///   `Duration::MAX` and [`Reading::END`] never expire.
+/// * A stale key (its value gone) is refused ([`StaleKey`], or `None`), never a panic.
 /// * [`FixedSlots<T, N>`](FixedSlots) holds `N` values with no allocation (a full queue
 ///   returns [`Full`]); `GrowableSlots` grows and gives memory back as it shrinks.
 ///
@@ -59,9 +53,10 @@ const POLL_ROUNDS: usize = 4;
 /// use punctual_core::{DelayQueue, Fixed, FixedSlots, ManualClock, Wheel};
 ///
 /// let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
-/// let mut sessions = DelayQueue::new(&wheel, FixedSlots::<&str, 8>::new());
+/// let mut sessions = DelayQueue::new(&wheel, FixedSlots::<&str, 2>::new());
 /// let alice = sessions.try_insert("alice", Duration::from_millis(30)).unwrap();
 /// sessions.try_insert("bob", Duration::from_millis(20)).unwrap();
+/// assert_eq!(sessions.try_insert("carol", Duration::ZERO).unwrap_err().into_inner(), "carol");
 ///
 /// let mut cx = Context::from_waker(Waker::noop());
 /// assert!(sessions.poll_expired(&mut cx).is_pending());
@@ -98,8 +93,7 @@ impl<'w, T, S: SlotStorage<T>, C: Clock, WS: Storage> DelayQueue<'w, T, S, &'w W
 
 impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
     /// An empty queue on the wheel `wheel` reaches (chosen at the first insert or poll),
-    /// with levels of `tick`, keeping values in `slots`. `tick` should be the wheel's: a
-    /// longer one makes values later, a shorter one wakes the task more often.
+    /// with levels of `tick` (the wheel's, best), keeping values in `slots`.
     ///
     /// # Panics
     ///
@@ -138,9 +132,8 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
         self.insert_reading(value, deadline)
     }
 
-    /// Inserts `value`, to expire at `at` (a [`Reading`] of the wheel's clock, or an
-    /// instant the handle takes). An `at` already passed expires at the next poll, or
-    /// within the tick last polled in, at its end.
+    /// Inserts `value`, to expire at `at` (a [`Reading`], or an instant the handle takes);
+    /// an `at` already passed expires at the next poll, or at the end of the tick polled in.
     ///
     /// # Errors
     ///
@@ -178,7 +171,6 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
         Ok(())
     }
 
-    /// `at` as a reading of the wheel the handle chose (choosing it now if not yet).
     fn reading_of(&mut self, at: impl ClockInstant<W>) -> (Reading, bool) {
         self.wheel.choose();
         let at = at.reading_on(&self.wheel);
@@ -198,14 +190,10 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
         Some(self.wheel.instant_of(at))
     }
 
-    /// The key of the value that comes out next: the first due, else the earliest deadline
-    /// (a walk of the earliest slot).
+    /// The key of the value that comes out next: the first due, else the earliest deadline.
     pub fn peek(&self) -> Option<Key> {
-        let slots = self.slots.slots();
-        let index = self
-            .levels
-            .first_due()
-            .or_else(|| self.levels.earliest(slots))?;
+        let due = self.levels.first_due();
+        let index = due.or_else(|| self.levels.earliest(self.slots.slots()))?;
         Some(self.slots.key_at(index))
     }
 
@@ -214,14 +202,14 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
         self.peek().and_then(|key| self.deadline(key))
     }
 
-    /// Values in the queue.
+    /// The number of values in the queue.
     pub fn len(&self) -> usize {
         self.slots.len()
     }
 
     /// Whether the queue holds no value.
     pub fn is_empty(&self) -> bool {
-        self.slots.len() == 0
+        self.len() == 0
     }
 
     /// Values the queue can hold before its slots grow.
@@ -238,8 +226,7 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
     }
 
     /// The next expired value, or `Pending` until one expires (the task is woken then);
-    /// `Ready(None)` while the queue is empty (not fused: a value inserted later wakes the
-    /// task when it expires).
+    /// `Ready(None)` while the queue is empty (not fused).
     ///
     /// # Cancel safety
     ///
@@ -250,8 +237,7 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
         for _ in 0..POLL_ROUNDS {
             // Values already due come out first, with no clock read.
             if self.levels.first_due().is_none() {
-                let now = self.wheel.get().now();
-                let now_tick = self.levels.floor(now);
+                let now_tick = self.levels.tick.floor(self.wheel.get().now()).get();
                 self.levels.advance(self.slots.slots_mut(), now_tick);
             }
             if let Some(index) = self.levels.first_due() {
@@ -332,9 +318,7 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
         let slot = &mut slots[index as usize];
         let value = slot.value.take().expect("an occupied slot has a value");
         let deadline = Reading::from_nanos(slot.deadline);
-        let levels = &mut self.levels;
-        self.slots
-            .vacate(index, |slots, from, to| levels.relocate(slots, from, to));
+        self.slots.vacate(index, &mut self.levels);
         if self.slots.len() == 0 {
             self.wake_waiting();
         }
@@ -376,7 +360,8 @@ impl<'w, T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'w, T, S, W> {
         if !matches!(self.sleep, Some((_, armed)) if armed == tick) {
             // At a reading of the chosen wheel's own clock, not one of the handle's.
             let mut timer = Timer::new(self.wheel, Limit::At(Reading::END));
-            timer.reset_on_wheel(self.levels.reading_of(tick));
+            let at = tick.saturating_mul(self.levels.tick.tick());
+            timer.reset_on_wheel(Reading::from_nanos(at));
             self.sleep = Some((timer, tick));
         }
         let (timer, _) = self.sleep.as_mut().expect("armed above");

@@ -1,9 +1,8 @@
 //! [`GrowableSlots`]: values in a `Vec`, memory given back as the queue shrinks.
 //! * Keys name handles, and handles name slots: a value's slot may move, its key never.
 //! * Both pools end at their highest index in use; inserts take the lowest free ones.
-//! * While under a quarter of the slots' capacity is used, a removal moves the values
-//!   above the half into free slots below it and halves the capacity, down to the floor:
-//!   amortised O(1). Handles only shrink from the end.
+//! * Under a quarter used, a removal moves the values above the half down and halves the
+//!   capacity, down to the floor: amortised O(1). Handles only shrink from the end.
 //! * A new handle's generation is past every generation its index had before.
 
 extern crate alloc;
@@ -14,6 +13,7 @@ use core::time::Duration;
 
 use super::DelayQueue;
 use super::key::Key;
+use super::levels::Levels;
 use super::slots::sealed::{self, Store as _};
 use super::slots::{NIL, Slot, SlotStorage, prefetch};
 use crate::clock::ClockInstant;
@@ -29,11 +29,9 @@ struct Handle {
     generation: u32,
 }
 
-/// Values that grow on demand and give memory back as the queue shrinks. Needs `alloc`.
-///
-/// A value costs itself and 32 bytes. While under a quarter of the slots are used, values
-/// move down and the capacity halves, down to 16 slots or the capacity given to
-/// [`with_capacity`](GrowableSlots::with_capacity); [`DelayQueue::compact`] goes lower.
+/// Values that grow on demand and give memory back as the queue shrinks: a value costs
+/// itself and 32 bytes; under a quarter used, the capacity halves, down to 16 slots or
+/// [`with_capacity`](GrowableSlots::with_capacity)'s ([`DelayQueue::compact`] goes lower).
 ///
 /// ```
 /// use core::time::Duration;
@@ -42,15 +40,11 @@ struct Handle {
 /// let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
 /// let mut queue = DelayQueue::new(&wheel, GrowableSlots::new());
 /// let keys: Vec<_> = (0..10_000).map(|i| queue.insert(i, Duration::from_secs(1))).collect();
-/// for key in keys.iter().enumerate().filter(|(i, _)| i % 1000 != 0).map(|(_, key)| key) {
-///     queue.remove(key);
-/// }
-/// assert!(queue.capacity() < 100); // given back, with no call to make
-/// assert_eq!(queue.get(keys[5000]), Some(&5000)); // and the keys still hold
-/// (0..10).for_each(|i| assert_eq!(queue.remove(keys[i * 1000]), Some(i * 1000)));
-/// assert_eq!(queue.capacity(), 16); // empty: the floor
+/// keys[..9_999].iter().for_each(|key| assert!(queue.remove(key).is_some()));
+/// assert_eq!(queue.capacity(), 16); // given back down to the floor, with no call to make
+/// assert_eq!(queue.get(keys[9_999]), Some(&9_999)); // the value moved, its key holds
 /// queue.compact();
-/// assert_eq!(queue.capacity(), 0);
+/// assert_eq!(queue.capacity(), 1);
 /// ```
 pub struct GrowableSlots<T> {
     slots: Pool<Slot<T>>,
@@ -72,8 +66,7 @@ impl<T> GrowableSlots<T> {
         }
     }
 
-    /// Room for `capacity` values before allocating again; the queue never shrinks below
-    /// it by itself (only [`DelayQueue::compact`] goes lower).
+    /// Room for `capacity` values; the queue never shrinks below it by itself.
     pub fn with_capacity(capacity: usize) -> Self {
         let mut slots = Self::new();
         slots.slots.items.reserve_exact(capacity);
@@ -82,26 +75,9 @@ impl<T> GrowableSlots<T> {
         slots
     }
 
-    /// Drops trailing free handles, and halves their capacity while under a quarter used.
-    fn trim_handles(&mut self) {
-        let next_generation = &mut self.next_generation;
-        self.handles.trim(|last| {
-            let free = last.slot == NIL;
-            if free {
-                *next_generation = (*next_generation).max(last.generation);
-            }
-            free
-        });
-        let capacity = self.handles.items.capacity();
-        let target = halved(capacity, self.handles.items.len(), self.floor);
-        if target < capacity {
-            self.handles.shrink_to(target);
-        }
-    }
-
     /// Moves the values above `capacity` (which holds them all) into the free slots below
-    /// it, calling `moved` after each move, and gives back the rest.
-    fn compact_to(&mut self, capacity: usize, mut moved: impl FnMut(&mut [Slot<T>], u32, u32)) {
+    /// it, relinking each, and gives back the rest.
+    fn compact_to(&mut self, capacity: usize, levels: &mut Levels) {
         debug_assert!(capacity >= self.len());
         for from in (capacity..self.slots.items.len()).rev() {
             if self.slots.items[from].value.is_none() {
@@ -113,11 +89,11 @@ impl<T> GrowableSlots<T> {
             slots.swap(from, to);
             self.handles.items[slots[to].key as usize].slot = to as u32;
             self.slots.release(from);
-            moved(&mut self.slots.items, from as u32, to as u32);
+            levels.relocate(&mut self.slots.items, from as u32, to as u32);
         }
-        self.slots.trim(|slot| slot.value.is_none());
+        self.slots.trim(self.floor);
         self.slots.shrink_to(capacity);
-        self.trim_handles();
+        self.handles.trim(self.floor);
     }
 }
 
@@ -177,11 +153,9 @@ impl<T> sealed::Store<T> for GrowableSlots<T> {
     }
 
     fn key_at(&self, index: u32) -> Key {
-        let handle = self.slots.items[index as usize].key;
-        Key {
-            index: handle,
-            generation: self.handles.items[handle as usize].generation,
-        }
+        let index = self.slots.items[index as usize].key;
+        let generation = self.handles.items[index as usize].generation;
+        Key { index, generation }
     }
 
     fn prefetch_key(&self, key_index: u32) {
@@ -190,23 +164,20 @@ impl<T> sealed::Store<T> for GrowableSlots<T> {
         }
     }
 
-    fn vacate(&mut self, index: u32, moved: impl FnMut(&mut [Slot<T>], u32, u32)) {
+    fn vacate(&mut self, index: u32, levels: &mut Levels) {
         let slot = &mut self.slots.items[index as usize];
         debug_assert!(slot.value.is_none(), "vacate: the value is still there");
         let handle = core::mem::replace(&mut slot.key, NIL) as usize;
         let entry = &mut self.handles.items[handle];
         (entry.slot, entry.generation) = (NIL, entry.generation.wrapping_add(1));
+        self.next_generation = self.next_generation.max(entry.generation);
         self.handles.release(handle);
         self.slots.release(index as usize);
-        if handle + 1 == self.handles.items.len() {
-            self.trim_handles();
-        }
-        if index as usize + 1 == self.slots.items.len() {
-            self.slots.trim(|slot| slot.value.is_none());
-        }
+        self.handles.trim(self.floor);
+        self.slots.trim(self.floor);
         let capacity = halved(self.capacity(), self.len(), self.floor);
         if capacity < self.capacity() {
-            self.compact_to(capacity, moved);
+            self.compact_to(capacity, levels);
         }
     }
 
@@ -224,7 +195,7 @@ impl<T> sealed::Store<T> for GrowableSlots<T> {
         }
         self.slots.clear();
         self.handles.clear();
-        self.trim_handles();
+        self.handles.trim(self.floor);
         self.slots.items.shrink_to(self.floor);
     }
 }
@@ -241,7 +212,6 @@ impl<T, W: WheelRef> DelayQueue<'_, T, GrowableSlots<T>, W> {
     }
 
     /// Inserts `value`, to expire at `at`, as [`try_insert_at`](DelayQueue::try_insert_at).
-    /// The slots grow as needed.
     ///
     /// # Panics
     ///
@@ -251,15 +221,9 @@ impl<T, W: WheelRef> DelayQueue<'_, T, GrowableSlots<T>, W> {
     }
 
     /// Gives back every slot the values do not need, as tokio-util's `compact`: the values
-    /// move down and the capacity becomes their number, below `with_capacity`'s too. Keys
-    /// still hold. O(slots held).
+    /// move down (keys still hold) and the capacity becomes their number. O(slots held).
     pub fn compact(&mut self) {
-        let len = self.len();
-        if len < self.capacity() {
-            let levels = &mut self.levels;
-            self.slots
-                .compact_to(len, |slots, from, to| levels.relocate(slots, from, to));
-        }
+        self.slots.compact_to(self.len(), &mut self.levels);
         self.shrink_to_fit();
     }
 
@@ -276,17 +240,6 @@ impl<T, W: WheelRef> DelayQueue<'_, T, GrowableSlots<T>, W> {
     /// # Panics
     ///
     /// As `Vec::reserve`, if the allocation fails or the capacity overflows.
-    ///
-    /// ```
-    /// use core::time::Duration;
-    /// use punctual_core::{DelayQueue, Fixed, GrowableSlots, ManualClock, Wheel};
-    ///
-    /// let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
-    /// let mut queue = DelayQueue::new(&wheel, GrowableSlots::new());
-    /// queue.insert("hello", Duration::from_secs(10));
-    /// queue.reserve(10);
-    /// assert!(queue.capacity() >= 11);
-    /// ```
     pub fn reserve(&mut self, additional: usize) {
         self.slots.slots.reserve(additional);
         self.slots.handles.reserve(additional);
@@ -360,11 +313,19 @@ impl<E> Pool<E> {
         self.free -= 1;
     }
 
-    /// Drops trailing items while `free` says the last one is free.
-    fn trim(&mut self, mut free: impl FnMut(&E) -> bool) {
-        while self.items.last().is_some_and(&mut free) {
-            self.remove(self.items.len() - 1);
+    /// Drops the free items at the end, and halves the capacity while under a quarter used
+    /// (not below `floor`).
+    fn trim(&mut self, floor: usize) {
+        while let Some(last) = self.items.len().checked_sub(1) {
+            if self.words[last / 64] & (1 << (last % 64)) == 0 {
+                break;
+            }
+            self.remove(last);
             self.items.pop();
+        }
+        let capacity = halved(self.items.capacity(), self.items.len(), floor);
+        if capacity < self.items.capacity() {
+            self.shrink_to(capacity);
         }
     }
 

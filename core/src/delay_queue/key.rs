@@ -1,6 +1,6 @@
 //! [`Key`]s, [`Expired`] values and the queue's errors, and what the queue does by key alone.
-//! * A key names one insert: an index and its generation then, which changes each time
-//!   the value leaves, so an old key never matches.
+//! * A key names one insert: an index and its generation, which changes each time the
+//!   value leaves, so an old key never matches.
 
 use core::borrow::Borrow;
 use core::fmt;
@@ -24,10 +24,9 @@ impl fmt::Debug for Key {
     }
 }
 
-/// A value whose deadline has passed, from [`DelayQueue::poll_expired`]: the value, its
-/// (now stale) key and its deadline as the handle names instants ([`WheelRef::Instant`]).
-///
-/// [`DelayQueue::poll_expired`]: crate::DelayQueue::poll_expired
+/// A value whose deadline has passed, from [`poll_expired`](crate::DelayQueue::poll_expired):
+/// the value, its (now stale) key and its deadline as the handle names instants
+/// ([`WheelRef::Instant`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Expired<T, I = Reading> {
     pub(crate) value: T,
@@ -123,19 +122,6 @@ impl<T, S: SlotStorage<T>, W: WheelRef> DelayQueue<'_, T, S, W> {
 
     /// Takes `key`'s value out of the queue, with its key and deadline; `None` if the key
     /// is stale.
-    ///
-    /// ```
-    /// use core::time::Duration;
-    /// use punctual_core::{DelayQueue, Fixed, GrowableSlots, ManualClock, Reading, Wheel};
-    ///
-    /// let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
-    /// let mut queue = DelayQueue::new(&wheel, GrowableSlots::new());
-    /// let key = queue.insert("a", Duration::from_millis(5));
-    /// let removed = queue.try_remove(&key).unwrap();
-    /// assert_eq!(removed.deadline(), Reading::ZERO + Duration::from_millis(5));
-    /// assert_eq!(removed.into_inner(), "a");
-    /// assert!(queue.try_remove(&key).is_none()); // stale
-    /// ```
     pub fn try_remove(&mut self, key: impl Borrow<Key>) -> Option<Expired<T, W::Instant>> {
         let index = self.index_of(key).ok()?;
         Some(self.take(index))

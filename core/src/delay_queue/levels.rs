@@ -13,8 +13,9 @@ use crate::time::{Reading, TickDivisor};
 /// `place` of a value pushed onto the due list (one joined with its slot keeps its own).
 const DUE: u16 = (LEVELS * SLOTS) as u16;
 
-pub(crate) struct Levels {
-    tick: TickDivisor,
+#[derive(Debug)]
+pub struct Levels {
+    pub(crate) tick: TickDivisor,
     /// Every tick up to its `elapsed` has been moved to the due list.
     hand: Hand,
     heads: [[u32; SLOTS]; LEVELS],
@@ -44,24 +45,11 @@ impl Levels {
         self.tick.ceil(Reading::from_nanos(deadline)).get()
     }
 
-    /// The tick `now` falls in.
-    #[inline]
-    pub(crate) fn floor(&self, now: Reading) -> u64 {
-        self.tick.floor(now).get()
-    }
-
-    /// The reading of tick boundary `tick`, saturating at [`Reading::END`].
-    pub(crate) fn reading_of(&self, tick: u64) -> Reading {
-        Reading::from_nanos(tick.saturating_mul(self.tick.tick()))
-    }
-
     /// Forgets every value; keeps `elapsed`.
     pub(crate) fn clear(&mut self) {
-        let hand = core::mem::replace(&mut self.hand, Hand::new());
-        *self = Self {
-            hand,
-            ..Self::new(self.tick)
-        };
+        let elapsed = self.hand.elapsed();
+        *self = Self::new(self.tick);
+        self.hand.set_elapsed(elapsed);
     }
 
     /// Places the value at `index`: due if `due` or its tick was reached, else in its slot.
@@ -100,6 +88,7 @@ impl Levels {
     }
 
     /// Relinks the value that moved from slot `from` to slot `to`.
+    #[cfg(feature = "alloc")]
     pub(crate) fn relocate<T>(&mut self, slots: &mut [Slot<T>], from: u32, to: u32) {
         let moved = &slots[to as usize];
         debug_assert!(

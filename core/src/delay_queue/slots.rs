@@ -1,13 +1,15 @@
 //! Where a queue keeps its values: a [`Slot`] each, in [`FixedSlots`] or `GrowableSlots`.
-//! * A slot is occupied exactly while `value` is `Some`; its `key` is then its key's index.
+//! * A slot is occupied exactly while `value` is `Some`. Its `key` is then its key's index
+//!   (growable), or always its generation (fixed: a key's index is its slot).
 //! * A key's generation changes each time its value leaves: an old key never matches.
-//! * Only `vacate` moves occupied slots, reporting each move so that the levels relink it.
+//! * Only `vacate` moves occupied slots, and has the levels relink each.
 //! * `next`, `prev`, `place` are the levels' while occupied; a free fixed slot links its
 //!   free list through `next`.
 
 use core::fmt;
 
 use super::key::Key;
+use super::levels::Levels;
 
 /// No slot: the end of a list.
 pub(crate) const NIL: u32 = u32::MAX;
@@ -19,7 +21,7 @@ pub struct Slot<T> {
     pub(crate) deadline: u64,
     pub(crate) next: u32,
     pub(crate) prev: u32,
-    /// The index in the key of the value held.
+    /// The key's index (growable), or the slot's generation (fixed).
     pub(crate) key: u32,
     /// `level · 64 + slot` in the levels, or `levels::DUE`.
     pub(crate) place: u16,
@@ -31,14 +33,14 @@ impl<T> Slot<T> {
         deadline: 0,
         next: NIL,
         prev: NIL,
-        key: NIL,
+        key: 0,
         place: 0,
         value: None,
     };
 }
 
 pub(crate) mod sealed {
-    use super::{Key, Slot};
+    use super::{Key, Levels, Slot};
 
     /// What the queue needs of its storage.
     pub trait Store<T> {
@@ -54,8 +56,8 @@ pub(crate) mod sealed {
         /// Starts loading what `key_at` reads beyond a slot whose `key` is `key_index`.
         fn prefetch_key(&self, _key_index: u32) {}
         /// Frees the slot `index` (its value taken), staling its key; may then move values
-        /// down to give memory back, calling `moved(slots, from, to)` after each.
-        fn vacate(&mut self, index: u32, moved: impl FnMut(&mut [Slot<T>], u32, u32));
+        /// down to give memory back, relinking each in `levels`.
+        fn vacate(&mut self, index: u32, levels: &mut Levels);
         fn len(&self) -> usize;
         fn capacity(&self) -> usize;
         /// Drops every value, staling every key.
@@ -68,26 +70,11 @@ pub(crate) mod sealed {
 pub trait SlotStorage<T>: sealed::Store<T> {}
 
 /// Room for `N` values inline, with no allocation: an insert into a full queue returns
-/// [`Full`](crate::Full) with the value. A value costs itself and 28 bytes; `N` must be
-/// below `u32::MAX`.
-///
-/// ```
-/// use core::time::Duration;
-/// use punctual_core::{DelayQueue, Fixed, FixedSlots, ManualClock, Wheel};
-///
-/// let wheel: Wheel<ManualClock, Fixed<4>> = Wheel::fixed(ManualClock::new(), Duration::from_millis(1));
-/// let mut queue = DelayQueue::new(&wheel, FixedSlots::<u8, 2>::new());
-/// queue.try_insert(1, Duration::from_millis(5)).unwrap();
-/// queue.try_insert(2, Duration::from_millis(5)).unwrap();
-/// let full = queue.try_insert(3, Duration::from_millis(5)).unwrap_err();
-/// assert_eq!(full.into_inner(), 3);
-/// ```
+/// [`Full`](crate::Full) with the value. A value costs itself and 24 bytes; `N` must be
+/// below `u32::MAX`. Example: [`DelayQueue`](crate::DelayQueue).
 pub struct FixedSlots<T, const N: usize> {
     slots: [Slot<T>; N],
-    generations: [u32; N],
-    /// Slots `fresh..N` were never used.
-    fresh: u32,
-    /// Freed slots, linked through `next`.
+    /// Freed slots, linked through `next`; while none, slots `0..len` are occupied.
     free: u32,
     len: u32,
 }
@@ -102,8 +89,6 @@ impl<T, const N: usize> FixedSlots<T, N> {
         assert!(N < NIL as usize, "FixedSlots: N must be below u32::MAX");
         Self {
             slots: [const { Slot::VACANT }; N],
-            generations: [0; N],
-            fresh: 0,
             free: NIL,
             len: 0,
         }
@@ -137,43 +122,33 @@ impl<T, const N: usize> sealed::Store<T> for FixedSlots<T, N> {
     }
 
     fn occupy(&mut self) -> Option<(Key, u32)> {
-        let index = if self.free != NIL {
-            let index = self.free;
-            self.free = self.slots[index as usize].next;
-            index
-        } else if (self.fresh as usize) < N {
-            self.fresh += 1;
-            self.fresh - 1
-        } else {
-            return None;
+        let index = match self.free {
+            NIL if self.len as usize == N => return None,
+            NIL => self.len,
+            free => {
+                self.free = self.slots[free as usize].next;
+                free
+            }
         };
         self.len += 1;
-        self.slots[index as usize].key = index;
         Some((self.key_at(index), index))
     }
 
     fn find(&self, key: Key) -> Option<u32> {
-        let index = key.index as usize;
-        let live = index < N
-            && self.generations[index] == key.generation
-            && self.slots[index].value.is_some();
-        live.then_some(key.index)
+        let slot = self.slots.get(key.index as usize)?;
+        (slot.key == key.generation && slot.value.is_some()).then_some(key.index)
     }
 
     fn key_at(&self, index: u32) -> Key {
-        Key {
-            index,
-            generation: self.generations[index as usize],
-        }
+        let generation = self.slots[index as usize].key;
+        Key { index, generation }
     }
 
-    fn vacate(&mut self, index: u32, _: impl FnMut(&mut [Slot<T>], u32, u32)) {
+    fn vacate(&mut self, index: u32, _: &mut Levels) {
         let slot = &mut self.slots[index as usize];
         debug_assert!(slot.value.is_none(), "vacate: the value is still there");
-        slot.next = self.free;
+        (slot.next, slot.key) = (self.free, slot.key.wrapping_add(1));
         self.free = index;
-        let generation = &mut self.generations[index as usize];
-        *generation = generation.wrapping_add(1);
         self.len -= 1;
     }
 
@@ -186,11 +161,12 @@ impl<T, const N: usize> sealed::Store<T> for FixedSlots<T, N> {
     }
 
     fn clear(&mut self) {
-        for index in 0..self.fresh {
-            if self.slots[index as usize].value.take().is_some() {
-                self.vacate(index, |_, _, _| {});
+        for slot in &mut self.slots {
+            if slot.value.take().is_some() {
+                slot.key = slot.key.wrapping_add(1);
             }
         }
+        (self.free, self.len) = (NIL, 0);
     }
 }
 

@@ -336,6 +336,18 @@ fn expired_carries_key_and_deadline() {
 }
 
 #[test]
+fn try_remove_gives_key_and_deadline() {
+    let wheel = wheel();
+    let mut queue: Queue<'_, &str> = DelayQueue::new(&wheel, GrowableSlots::new());
+    let key = queue.insert("a", ms(5));
+    let removed = queue.try_remove(key).unwrap();
+    assert_eq!(removed.key(), key);
+    assert_eq!(removed.deadline(), Reading::ZERO + ms(5));
+    assert_eq!(removed.into_inner(), "a");
+    assert!(queue.try_remove(key).is_none(), "stale");
+}
+
+#[test]
 fn queue_is_send_and_sync() {
     fn send_sync<T: Send + Sync>() {}
     send_sync::<Queue<'static, u8>>();
@@ -412,6 +424,7 @@ fn shrink_to_fit_and_reserve() {
     assert_eq!(queue.get(keys[9]), Some(&9));
     queue.reserve(30);
     assert!(queue.capacity() >= 40);
+    assert_eq!(queue.get(keys[9]), Some(&9), "reserve moves no key");
     let more: Vec<_> = (0..30).map(|i| queue.insert(i, ms(5))).collect();
     assert_eq!(more.len() + 10, queue.len());
 }
