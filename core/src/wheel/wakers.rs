@@ -166,7 +166,10 @@ unsafe impl Sync for DegradedWakers {}
 impl DegradedWakers {
     crate::sync::const_fn! {
         pub(crate) fn new() -> Self {
-            let places = crate::sync::array_of![Place::new(); PLACES];
+            let places = crate::sync::array_of![
+                Place { waker: UnsafeCell::new(None), tick: UnsafeCell::new(Tick::new(0)) };
+                PLACES
+            ];
             Self { word: AtomicU32::new(0), places }
         }
     }
@@ -234,16 +237,5 @@ impl DegradedWakers {
             }
         }
         waiting
-    }
-}
-
-impl Place {
-    crate::sync::const_fn! {
-        fn new() -> Self {
-            Self {
-                waker: UnsafeCell::new(None),
-                tick: UnsafeCell::new(Tick::new(0)),
-            }
-        }
     }
 }
