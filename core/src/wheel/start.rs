@@ -1,5 +1,6 @@
-//! Where a deadline starts, at its first pending poll: its end reading, any earlier cap
-//! (a budget's instant), and the arm; one path for all ([`RawWheel::start`](crate::RawWheel::start)).
+//! Where a deadline starts ([`RawWheel::start`](crate::RawWheel::start)), at its first
+//! pending poll: its end reading, any earlier cap (a budget's instant), and the arm; one
+//! path for all.
 //!
 //! # Never
 //!
@@ -22,7 +23,6 @@ pub struct Started {
     pub(crate) capped: bool,
 }
 
-#[doc(hidden)]
 #[derive(Debug)]
 pub(crate) enum Outcome {
     /// The deadline had already passed.
@@ -30,7 +30,7 @@ pub(crate) enum Outcome {
     /// Armed in this entry; `true`: wake the drivers once holding the handle.
     Armed(Index, bool),
     /// The wheel is full: the deadline checks the clock on each poll. The target, and the
-    /// reading it was compared with (for [`RawWheel::degraded_poll`](crate::RawWheel::degraded_poll)).
+    /// reading it was compared with (for [`degraded_poll`](crate::RawWheel::degraded_poll)).
     Full(Reading, Reading),
     /// Beyond any reading: it never fires.
     Never,
