@@ -87,23 +87,13 @@ pub(crate) use crossbeam_utils::CachePadded as Padded;
 
 /// Without `std`, the value as it is: such targets have one core or no data cache.
 #[cfg(not(feature = "std"))]
-#[derive(Debug, Default)]
-#[repr(transparent)]
-pub(crate) struct Padded<T>(T);
+pub(crate) type Padded<T> = T;
 
-#[cfg(not(feature = "std"))]
-impl<T> Padded<T> {
-    pub(crate) const fn new(value: T) -> Self {
-        Self(value)
-    }
-}
-
-#[cfg(not(feature = "std"))]
-impl<T> core::ops::Deref for Padded<T> {
-    type Target = T;
-
-    #[inline(always)]
-    fn deref(&self) -> &T {
-        &self.0
-    }
+/// `value` alone on its cache lines, as [`Padded`] places it.
+#[inline(always)]
+pub(crate) const fn padded<T>(value: T) -> Padded<T> {
+    #[cfg(feature = "std")]
+    return Padded::new(value);
+    #[cfg(not(feature = "std"))]
+    value
 }

@@ -7,19 +7,22 @@
 //!   a list. A cancel drops its waker itself, after its push.
 
 use core::task::Waker;
+use core::time::Duration;
 
 use super::entry::{self, CANCELLED, Entry, FIRED, HANDLE, Index, NIL, WHEEL};
 use super::lists::{self, Shard};
 use super::role::DEGRADED;
+use super::start::{Outcome, Started};
 use super::storage::Storage;
-use super::{MAX_SLEEP, Wheel};
+use super::{MAX_SLEEP, Wheel, stats};
 use crate::clock::Clock;
+use crate::future::timer::{Armed, RawWheel};
 use crate::sync::Ordering;
-use crate::time::{Reading, Tick};
+use crate::time::{Due, Limit, Reading, Tick};
 
 impl<C: Clock, S: Storage> Wheel<C, S> {
     /// Arms an entry due at `due`, of tick `when`, for a deadline started in tick `start`.
-    /// Returns it and whether to [`wake_driver`](Wheel::wake_driver); `None`: full.
+    /// Returns it and whether to [`wake_drivers`](RawWheel::wake_drivers); `None`: full.
     #[cfg_attr(target_pointer_width = "64", inline(always))]
     pub(crate) fn arm(
         &self,
@@ -59,78 +62,6 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         self.ticks().tick_of(due).1 < self.plan.offset.load(Ordering::Relaxed)
     }
 
-    /// Polls an armed entry: ready once fired; else registers `waker` for the fire.
-    pub(crate) fn poll_entry(&self, index: Index, waker: &Waker) -> bool {
-        let entry = self.storage.entry(index);
-        let state = entry.state.load(Ordering::Acquire);
-        debug_assert_ne!(state & HANDLE, 0, "a deadline's entry it does not own");
-        if state & FIRED != 0 {
-            return true;
-        }
-        entry.waker.register(waker);
-        entry.state.load(Ordering::Acquire) & FIRED != 0
-    }
-
-    /// The reading an armed entry is due at; for the entry's owner.
-    pub(crate) fn entry_deadline(&self, index: Index) -> Reading {
-        // SAFETY: the caller owns the entry (HANDLE): `due` has no writer.
-        unsafe { self.storage.entry(index).due() }
-    }
-
-    /// Whether an armed entry has fired, without registering anything.
-    pub(crate) fn entry_fired(&self, index: Index) -> bool {
-        self.storage.entry(index).state.load(Ordering::Acquire) & FIRED != 0
-    }
-
-    /// Lets go of an armed entry, cancelling it if not fired; returns whether it fired.
-    /// `span`: the requested span, if the deadline is its start plus that and resolution.
-    pub(crate) fn release(&self, index: Index, span: Option<u64>) -> bool {
-        let entry = self.storage.entry(index);
-        let generation = entry::generation(entry.state.load(Ordering::Relaxed));
-        let shard_index = lists::current();
-        let shard = &self.shards[shard_index];
-        // Only the inbox it was pushed onto can have it as head; a deadline that moved
-        // to another thread since cancels below.
-        if shard.arm_inbox.unpush(&entry.slot_next, index) {
-            entry.state.store(generation, Ordering::Relaxed);
-            // SAFETY: taken back before the driver saw it: the handle is its only owner.
-            unsafe { self.free_from_handle(shard, index, entry) };
-            return false;
-        }
-        let armed = entry::armed(generation);
-        match entry.state.compare_exchange(
-            armed,
-            generation | WHEEL | CANCELLED,
-            Ordering::AcqRel,
-            Ordering::Acquire,
-        ) {
-            Ok(_) => {
-                // SAFETY: an exclusive moment until the push below (the driver's CAS to
-                // FIRED now fails); this handle was the slot's one registrant.
-                let waker = unsafe { entry.waker.take_exclusive() };
-                // SAFETY: before the push below the entry cannot be reclaimed and armed
-                // again, so nothing writes its deadline.
-                let due = unsafe { entry.due() };
-                // The start tick stands in for "now"; without a trusted span (a capped
-                // timer, a long one), a clock reading's tick, at most the entry's own.
-                let now = span
-                    .and_then(|span| self.trusted_start(due, span))
-                    .unwrap_or_else(|| self.ticks().floor(self.now()).min(self.ticks().ceil(due)));
-                let was_empty = shard.cancel_inbox.push(&entry.cancel_link, index);
-                if was_empty && self.planned_turn_after_push(now, shard_index) > now.after(1) {
-                    self.wake_driver();
-                }
-                drop(waker);
-                false
-            }
-            Err(actual) => {
-                debug_assert_eq!(actual & (FIRED | HANDLE), FIRED | HANDLE, "bad release");
-                self.release_fired(index);
-                true
-            }
-        }
-    }
-
     /// The start tick of a deadline due at `due` after `span`, to stand in for "now" when
     /// its cancel reads the plan; `None`: read the clock. An older tick errs only towards
     /// an extra wake while the plan, at most `MAX_SLEEP` ticks past a turn before the
@@ -142,53 +73,6 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         let longest = (MAX_SLEEP - 2).saturating_mul(self.ticks().tick());
         (span.saturating_add(resolution) < longest)
             .then(|| self.ticks().floor(due.before(span).before(resolution)))
-    }
-
-    /// [`Wheel::release`] of an entry its handle has seen fired: no cancel attempt.
-    pub(crate) fn release_fired(&self, index: Index) {
-        let entry = self.storage.entry(index);
-        let before = entry.state.fetch_and(!HANDLE, Ordering::AcqRel);
-        debug_assert_eq!(before & (FIRED | HANDLE), FIRED | HANDLE, "not fired");
-        if before & WHEEL == 0 {
-            // SAFETY: as `free_entry`'s.
-            unsafe { self.free_from_handle(&self.shards[lists::current()], index, entry) };
-        }
-        if self.handed_off() {
-            self.wake_handed_off();
-        }
-    }
-
-    pub(crate) fn count_degraded_poll(&self) {
-        self.counters.degraded_poll();
-    }
-
-    /// Counts a request refused at admission.
-    pub(crate) fn count_refused(&self) {
-        self.counters.refused();
-    }
-
-    /// Counts a fire its task saw past the overrun threshold.
-    pub(crate) fn count_overrun(&self) {
-        self.counters.overrun();
-    }
-
-    /// Leaves a degraded deadline's waker for the first turn at a tick after `now`'s, the
-    /// reading its target was found later than (no second read); `false`: no place.
-    pub(crate) fn leave_degraded_waker(&self, waker: &Waker, now: Reading) -> bool {
-        let tick = self.ticks().floor(now);
-        if !self.degraded_wakers.leave(waker, tick) {
-            return false;
-        }
-        let word = self.plan.word.fetch_or(DEGRADED, Ordering::AcqRel);
-        if self.plan_of(word, tick) > tick.after(1) {
-            self.wake_driver();
-        }
-        true
-    }
-
-    /// Wakes every driver, to turn sooner than planned.
-    pub(crate) fn wake_driver(&self) {
-        self.driver_wakers.wake_all();
     }
 
     /// Frees `entry`, whose last ownership bit the caller just cleared, onto this shard.
@@ -317,5 +201,165 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         // Ours alone since the bump; their state is a recycled entry's.
         self.keep(shard, first + 1..first + count);
         Some((first, self.storage.entry(first)))
+    }
+}
+
+impl<C: Clock, S: Storage> RawWheel for Wheel<C, S> {
+    /// Starts a deadline due at `due`, or at `cap` if earlier, from the clock's reading.
+    #[inline]
+    fn start(&self, due: Due, cap: Option<Reading>, waker: &Waker) -> Started {
+        let now = self.now();
+        let (own, requested) = self.resolve(due, now);
+        let cap = cap.filter(|&cap| cap != Reading::END);
+        let (target, capped) = match (own, cap) {
+            (Some(own), Some(cap)) if cap < own => (Some(cap), true),
+            (None, Some(cap)) => (Some(cap), true),
+            (own, _) => (own, false),
+        };
+        let outcome = match target {
+            None => Outcome::Never,
+            Some(target) if target <= now => Outcome::Passed,
+            // `now < target < END`.
+            Some(target) => {
+                let when = self.ticks().ceil(target);
+                match self.arm(target, when, self.ticks().floor(now), waker) {
+                    Some((index, wake)) => Outcome::Armed(index, wake),
+                    None => Outcome::Full(target, now),
+                }
+            }
+        };
+        Started {
+            outcome,
+            requested,
+            capped,
+        }
+    }
+
+    fn target(&self, limit: Limit) -> Option<Reading> {
+        self.resolve(limit.into(), self.now()).0
+    }
+
+    /// Polls an armed entry: ready once fired; else registers `waker` for the fire.
+    fn poll_armed(&self, armed: &Armed, waker: &Waker) -> bool {
+        let entry = self.storage.entry(armed.index);
+        let state = entry.state.load(Ordering::Acquire);
+        debug_assert_ne!(state & HANDLE, 0, "a deadline's entry it does not own");
+        if state & FIRED != 0 {
+            return true;
+        }
+        entry.waker.register(waker);
+        entry.state.load(Ordering::Acquire) & FIRED != 0
+    }
+
+    /// Whether an armed entry has fired, without registering anything.
+    fn has_fired(&self, armed: &Armed) -> bool {
+        let entry = self.storage.entry(armed.index);
+        entry.state.load(Ordering::Acquire) & FIRED != 0
+    }
+
+    /// Lets go of an armed entry, cancelling it if not fired; returns whether it fired.
+    /// `armed.span`: the requested span, if the deadline is its start plus that and
+    /// resolution.
+    fn release(&self, armed: &Armed) -> bool {
+        let (index, entry) = (armed.index, self.storage.entry(armed.index));
+        let generation = entry::generation(entry.state.load(Ordering::Relaxed));
+        let shard_index = lists::current();
+        let shard = &self.shards[shard_index];
+        // Only the inbox it was pushed onto can have it as head; a deadline that moved
+        // to another thread since cancels below.
+        if shard.arm_inbox.unpush(&entry.slot_next, index) {
+            entry.state.store(generation, Ordering::Relaxed);
+            // SAFETY: taken back before the driver saw it: the handle is its only owner.
+            unsafe { self.free_from_handle(shard, index, entry) };
+            return false;
+        }
+        match entry.state.compare_exchange(
+            entry::armed(generation),
+            generation | WHEEL | CANCELLED,
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        ) {
+            Ok(_) => {
+                // SAFETY: an exclusive moment until the push below (the driver's CAS to
+                // FIRED now fails); this handle was the slot's one registrant.
+                let waker = unsafe { entry.waker.take_exclusive() };
+                // SAFETY: before the push below the entry cannot be reclaimed and armed
+                // again, so nothing writes its deadline.
+                let due = unsafe { entry.due() };
+                // The start tick stands in for "now"; without a trusted span (a capped
+                // timer, a long one), a clock reading's tick, at most the entry's own.
+                let now = armed
+                    .span
+                    .and_then(|span| self.trusted_start(due, span))
+                    .unwrap_or_else(|| self.ticks().floor(self.now()).min(self.ticks().ceil(due)));
+                let was_empty = shard.cancel_inbox.push(&entry.cancel_link, index);
+                if was_empty && self.planned_turn_after_push(now, shard_index) > now.after(1) {
+                    self.wake_drivers();
+                }
+                drop(waker);
+                false
+            }
+            Err(actual) => {
+                debug_assert_eq!(actual & (FIRED | HANDLE), FIRED | HANDLE, "bad release");
+                self.release_fired(armed);
+                true
+            }
+        }
+    }
+
+    /// [`RawWheel::release`] of an entry its handle has seen fired: no cancel attempt.
+    fn release_fired(&self, armed: &Armed) {
+        let entry = self.storage.entry(armed.index);
+        let before = entry.state.fetch_and(!HANDLE, Ordering::AcqRel);
+        debug_assert_eq!(before & (FIRED | HANDLE), FIRED | HANDLE, "not fired");
+        if before & WHEEL == 0 {
+            // SAFETY: as `free_entry`'s.
+            unsafe { self.free_from_handle(&self.shards[lists::current()], armed.index, entry) };
+        }
+        if self.handed_off() {
+            self.wake_handed_off();
+        }
+    }
+
+    /// The reading an armed entry is due at; for the entry's owner.
+    fn deadline_of(&self, armed: &Armed) -> Reading {
+        // SAFETY: the caller owns the entry (HANDLE): `due` has no writer.
+        unsafe { self.storage.entry(armed.index).due() }
+    }
+
+    fn now(&self) -> Reading {
+        Wheel::now(self)
+    }
+
+    fn tick(&self) -> Duration {
+        Wheel::tick(self)
+    }
+
+    /// Wakes every driver, to turn sooner than planned.
+    fn wake_drivers(&self) {
+        self.driver_wakers.wake_all();
+    }
+
+    /// Leaves a degraded deadline's waker for the first turn at a tick after `now`'s, the
+    /// reading its target was found later than (no second read); `false`: no place.
+    fn degraded_poll(&self, waker: &Waker, now: Reading) -> bool {
+        self.counters.bump(stats::DEGRADED_POLLS, false);
+        let tick = self.ticks().floor(now);
+        if !self.degraded_wakers.leave(waker, tick) {
+            return false;
+        }
+        let word = self.plan.word.fetch_or(DEGRADED, Ordering::AcqRel);
+        if self.plan_of(word, tick) > tick.after(1) {
+            self.wake_drivers();
+        }
+        true
+    }
+
+    fn count_refused(&self) {
+        self.counters.bump(stats::REFUSED, false);
+    }
+
+    fn count_overrun(&self) {
+        self.counters.bump(stats::OVERRUNS, false);
     }
 }

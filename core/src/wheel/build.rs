@@ -15,7 +15,7 @@ use super::turn::DriverState;
 use super::wakers::{DegradedWakers, DriverWakers};
 use super::{Fixed, Storage, Wheel, heads};
 use crate::clock::Clock;
-use crate::sync::{AtomicU32, Padded, UnsafeCell};
+use crate::sync::{AtomicU32, UnsafeCell, padded};
 use crate::time::{StoredTick, Tick, TickDivisor};
 
 const fn tick_nanos(tick: Duration) -> u64 {
@@ -67,12 +67,12 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 role: AtomicU32::new(0),
                 driver_wakers: DriverWakers::new(),
                 degraded_wakers: DegradedWakers::new(),
-                plan: Padded::new(Plan {
+                plan: padded(Plan {
                     next_wake: AtomicU32::new(0),
                     offset: AtomicU32::new(0),
                     word: AtomicU32::new(0),
                 }),
-                driver: Padded::new(UnsafeCell::new(DriverState {
+                driver: padded(UnsafeCell::new(DriverState {
                     levels: Levels::new(),
                     to_wake: PlainLink::NIL,
                     to_wake_tail: PlainLink::NIL,
@@ -83,8 +83,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                     grain: Grain::NANOS,
                     precise_fires: false,
                 })),
-                counters: Padded::new(Counters::new()),
-                handoff: Padded::new(Inbox::new()),
+                counters: padded(Counters::new()),
+                handoff: padded(Inbox::new()),
                 spares: false,
                 precise_fires: core::sync::atomic::AtomicBool::new(false),
                 batched_wakes: false,

@@ -177,6 +177,26 @@ const fn decode<const BIAS: u32>(stored: u32) -> Index {
     stored.wrapping_sub(BIAS)
 }
 
+/// `Link`'s compare-and-swaps, strong and weak: the atomic's, on biased indices.
+macro_rules! cas {
+    ($($name:ident),*) => {$(
+        #[inline(always)]
+        pub(crate) fn $name(
+            &self,
+            current: Index,
+            new: Index,
+            success: Ordering,
+            failure: Ordering,
+        ) -> Result<Index, Index> {
+            let (current, new) = (encode::<BIAS>(current), encode::<BIAS>(new));
+            self.0
+                .$name(current, new, success, failure)
+                .map(decode::<BIAS>)
+                .map_err(decode::<BIAS>)
+        }
+    )*};
+}
+
 /// An atomic entry index, stored biased by `BIAS`.
 pub(crate) struct Link<const BIAS: u32>(AtomicU32);
 
@@ -209,43 +229,7 @@ impl<const BIAS: u32> Link<BIAS> {
         decode::<BIAS>(self.0.fetch_or(0, order))
     }
 
-    #[inline(always)]
-    pub(crate) fn compare_exchange(
-        &self,
-        current: Index,
-        new: Index,
-        success: Ordering,
-        failure: Ordering,
-    ) -> Result<Index, Index> {
-        self.0
-            .compare_exchange(
-                encode::<BIAS>(current),
-                encode::<BIAS>(new),
-                success,
-                failure,
-            )
-            .map(decode::<BIAS>)
-            .map_err(decode::<BIAS>)
-    }
-
-    #[inline(always)]
-    pub(crate) fn compare_exchange_weak(
-        &self,
-        current: Index,
-        new: Index,
-        success: Ordering,
-        failure: Ordering,
-    ) -> Result<Index, Index> {
-        self.0
-            .compare_exchange_weak(
-                encode::<BIAS>(current),
-                encode::<BIAS>(new),
-                success,
-                failure,
-            )
-            .map(decode::<BIAS>)
-            .map_err(decode::<BIAS>)
-    }
+    cas!(compare_exchange, compare_exchange_weak);
 }
 
 /// An entry index owned by the driver, stored as `index + 1`.

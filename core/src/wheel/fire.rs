@@ -15,11 +15,11 @@
 //! * While the list is not empty, the driver plans a turn by the next tick. A turn at a
 //!   later tick than the last push takes the list back: a batch waits at most a tick.
 
-use super::Wheel;
 use super::entry::PlainLink;
 use super::entry::{CANCELLED, Entry, FIRED, HANDLE, Index, NIL, UNLINKED, WHEEL};
 use super::storage::Storage;
 use super::turn::DriverState;
+use super::{Wheel, stats};
 use crate::clock::Clock;
 use crate::sync::Ordering;
 use crate::time::Tick;
@@ -45,7 +45,9 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         {
             return; // cancelled meanwhile
         }
-        self.counters.fired(late_ticks);
+        self.counters.bump(stats::FIRED, true);
+        self.counters
+            .bump(stats::LATENESS + late_ticks.min(3) as usize, true);
         entry.slot_next.store(NIL, Ordering::Relaxed);
         if state.to_wake.get() == NIL {
             state.to_wake = PlainLink::new(index);

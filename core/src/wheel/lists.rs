@@ -26,7 +26,7 @@
 //! * A cancel reads the plan only when its push found the cancel inbox empty. Taking the
 //!   inboxes needs no marks: a turn takes every shard's non-empty ones.
 
-use crate::sync::{AtomicU32, AtomicUsize, Ordering, Padded};
+use crate::sync::{AtomicU32, AtomicUsize, Ordering, Padded, padded};
 use crate::wheel::SHARDS;
 use crate::wheel::entry::{Entry, Index, NIL, NextLink};
 use crate::wheel::storage::Slab;
@@ -56,12 +56,6 @@ pub(crate) struct FreeList {
 }
 
 impl FreeList {
-    crate::sync::const_fn! {
-        pub(crate) fn new() -> Self {
-            Self { head: AtomicUsize::new(0) }
-        }
-    }
-
     /// Takes an entry for exclusive use, or `None` when empty.
     #[cfg_attr(target_pointer_width = "64", inline(always))]
     pub(crate) fn pop<'s, S: Slab>(&self, storage: &'s S) -> Option<(Index, &'s Entry)> {
@@ -240,8 +234,8 @@ pub(crate) struct Lists {
 
 crate::sync::const_fn! {
     pub(crate) fn new_shard() -> Shard {
-        Padded::new(Lists {
-            free: FreeList::new(),
+        padded(Lists {
+            free: FreeList { head: AtomicUsize::new(0) },
             arm_inbox: Inbox::new(),
             cancel_inbox: Inbox::new(),
         })

@@ -1,13 +1,12 @@
-//! Where a deadline starts, at its first pending poll: its end reading, any earlier cap
-//! (a budget's instant), and the arm; one path for all. Used by [`RawWheel`](crate::RawWheel).
+//! Where a deadline starts ([`RawWheel::start`](crate::RawWheel::start)), at its first
+//! pending poll: its end reading, any earlier cap (a budget's instant), and the arm; one
+//! path for all.
 //!
 //! # Never
 //!
 //! * A target at [`Reading::END`] never comes and holds no entry: a span of [`BEYOND`],
 //!   an instant at `END`, or a relative limit that runs into it.
 //! * A zero span has passed at any moment at or after its start, even at `END`.
-
-use core::task::Waker;
 
 use super::Wheel;
 use super::entry::Index;
@@ -24,7 +23,6 @@ pub struct Started {
     pub(crate) capped: bool,
 }
 
-#[doc(hidden)]
 #[derive(Debug)]
 pub(crate) enum Outcome {
     /// The deadline had already passed.
@@ -32,7 +30,7 @@ pub(crate) enum Outcome {
     /// Armed in this entry; `true`: wake the drivers once holding the handle.
     Armed(Index, bool),
     /// The wheel is full: the deadline checks the clock on each poll. The target, and the
-    /// reading it was compared with (for [`Wheel::leave_degraded_waker`]).
+    /// reading it was compared with (for [`degraded_poll`](crate::RawWheel::degraded_poll)).
     Full(Reading, Reading),
     /// Beyond any reading: it never fires.
     Never,
@@ -54,36 +52,6 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             Due::At(at) => (Some(at), at.as_nanos().saturating_sub(now.as_nanos())),
         }
     }
-
-    /// Starts a deadline due at `due`, or at `cap` if earlier, from the clock's reading.
-    #[inline]
-    pub(crate) fn start(&self, due: Due, cap: Option<Reading>, waker: &Waker) -> Started {
-        let now = self.now();
-        let (own, requested) = self.resolve(due, now);
-        let cap = cap.filter(|&cap| cap != Reading::END);
-        let (target, capped) = match (own, cap) {
-            (Some(own), Some(cap)) if cap < own => (Some(cap), true),
-            (None, Some(cap)) => (Some(cap), true),
-            (own, _) => (own, false),
-        };
-        let outcome = match target {
-            None => Outcome::Never,
-            Some(target) if target <= now => Outcome::Passed,
-            // `now < target < END`.
-            Some(target) => {
-                let when = self.ticks().ceil(target);
-                match self.arm(target, when, self.ticks().floor(now), waker) {
-                    Some((index, wake)) => Outcome::Armed(index, wake),
-                    None => Outcome::Full(target, now),
-                }
-            }
-        };
-        Started {
-            outcome,
-            requested,
-            capped,
-        }
-    }
 }
 
 #[cfg(test)]
@@ -93,7 +61,7 @@ mod tests {
 
     use super::Outcome;
     use crate::time::{BEYOND, Due, Reading};
-    use crate::{Clock, Fixed, Wheel};
+    use crate::{Clock, Fixed, RawWheel, Wheel};
 
     /// A clock stuck at one reading, with a given resolution.
     struct Stuck(Duration, Duration);

@@ -64,14 +64,14 @@ pub(crate) struct Counters {
     counts: [AtomicUsize; COUNTS],
 }
 
-const ARMED: usize = 0;
-const FIRED: usize = 1;
-const CANCELLED: usize = 2;
+pub(crate) const ARMED: usize = 0;
+pub(crate) const FIRED: usize = 1;
+pub(crate) const CANCELLED: usize = 2;
 /// The first of `Stats::lateness`'s four.
-const LATENESS: usize = 3;
+pub(crate) const LATENESS: usize = 3;
 pub(crate) const DEGRADED_POLLS: usize = 7;
-const REFUSED: usize = 8;
-const OVERRUNS: usize = 9;
+pub(crate) const REFUSED: usize = 8;
+pub(crate) const OVERRUNS: usize = 9;
 #[cfg(feature = "stats")]
 const COUNTS: usize = 10;
 
@@ -87,7 +87,7 @@ impl Counters {
 
     /// Adds one to counter `k`: by plain load and store if only the driver writes it.
     #[inline(always)]
-    fn bump(&self, k: usize, driver_only: bool) {
+    pub(crate) fn bump(&self, k: usize, driver_only: bool) {
         #[cfg(feature = "stats")]
         if driver_only {
             let count = self.get(k);
@@ -102,32 +102,6 @@ impl Counters {
     #[cfg(feature = "stats")]
     pub(crate) fn get(&self, k: usize) -> usize {
         self.counts[k].load(Ordering::Relaxed)
-    }
-
-    pub(crate) fn armed(&self) {
-        self.bump(ARMED, true);
-    }
-
-    pub(crate) fn fired(&self, late_ticks: u64) {
-        self.bump(FIRED, true);
-        self.bump(LATENESS + late_ticks.min(3) as usize, true);
-    }
-
-    pub(crate) fn cancelled(&self) {
-        self.bump(CANCELLED, true);
-    }
-
-    pub(crate) fn degraded_poll(&self) {
-        self.bump(DEGRADED_POLLS, false);
-    }
-
-    pub(crate) fn refused(&self) {
-        self.bump(REFUSED, false);
-    }
-
-    /// Counts an overrun (the polling task's).
-    pub(crate) fn overrun(&self) {
-        self.bump(OVERRUNS, false);
     }
 
     #[cfg(feature = "stats")]

@@ -3,7 +3,7 @@
 //! * Entries never move: an index stays valid for the wheel's life.
 //! * With shards, entries go out in blocks of whole 128-byte pairs of lines.
 
-use crate::sync::Padded;
+use crate::sync::{Padded, padded};
 use crate::wheel::entry::{Entry, Index};
 use crate::wheel::heads::{Heads, IndexWidth};
 
@@ -142,7 +142,7 @@ impl<const N: usize, W: IndexWidth, const L: usize> Fixed<N, W, L> {
             #[allow(clippy::let_unit_value)]
             let () = Self::CHECK;
             let entries = crate::sync::array_of![Entry::new(); N];
-            Self { entries, heads: Padded::new(Heads::new()) }
+            Self { entries, heads: padded(Heads::new()) }
         }
     }
 }
@@ -194,7 +194,7 @@ mod growable {
     use core::alloc::Layout;
     use core::ptr;
 
-    use super::{BLOCK, Heads, MAX_ENTRIES, Padded, SEGMENT_ALIGN, Slab, Storage};
+    use super::{BLOCK, Heads, MAX_ENTRIES, Padded, SEGMENT_ALIGN, Slab, Storage, padded};
     use crate::sync::{AtomicPtr, AtomicUsize, Ordering};
     use crate::wheel::entry::{Entry, Index};
 
@@ -244,7 +244,7 @@ mod growable {
         crate::sync::const_fn! {
             pub(crate) fn new() -> Self {
                 let segments = crate::sync::array_of![AtomicPtr::new(ptr::null_mut()); SEGMENTS];
-                Self { segments, usable: AtomicUsize::new(0), heads: Padded::new(Heads::new()) }
+                Self { segments, usable: AtomicUsize::new(0), heads: padded(Heads::new()) }
             }
         }
     }

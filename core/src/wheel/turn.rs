@@ -24,7 +24,7 @@ use super::levels::{Grain, Levels, Walk};
 use super::lists::{self, Shard};
 use super::role::{ACTIVE, DEGRADED, LAST};
 use super::storage::Storage;
-use super::{LINGER, MAX_SLEEP, Wheel};
+use super::{LINGER, MAX_SLEEP, Wheel, stats};
 use crate::clock::Clock;
 use crate::sync::Ordering;
 use crate::time::{Reading, Tick};
@@ -357,7 +357,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 // SAFETY: driver role held; the entry came through an arm inbox.
                 let due = unsafe { entry.due() };
                 let (when, offset) = self.ticks().tick_of(due);
-                self.counters.armed();
+                self.counters.bump(stats::ARMED, true);
                 if entry.state.load(Ordering::Acquire) & CANCELLED == 0 {
                     // Else `when > now ≥ elapsed`, as a slot needs.
                     if due <= reading {
@@ -394,7 +394,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 CANCELLED,
                 "reclaiming a live entry"
             );
-            self.counters.cancelled();
+            self.counters.bump(stats::CANCELLED, true);
             // SAFETY: the handle let go, and this AcqRel cleared the last ownership bit:
             // ours alone until the chain is pushed.
             let old_waker = unsafe { entry.recycle() };

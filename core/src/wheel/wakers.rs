@@ -139,12 +139,9 @@ impl Drop for WakeOnUnwind<'_> {
 /// Places per wheel for degraded deadlines' wakers.
 pub(crate) const PLACES: usize = 4;
 
-const fn lock(place: usize) -> u32 {
-    1 << (2 * place)
-}
-
-const fn full(place: usize) -> u32 {
-    2 << (2 * place)
+/// Place `place`'s `LOCK` and `FULL` bits.
+const fn bits(place: usize) -> (u32, u32) {
+    (1 << (2 * place), 2 << (2 * place))
 }
 
 pub(crate) struct DegradedWakers {
@@ -166,7 +163,10 @@ unsafe impl Sync for DegradedWakers {}
 impl DegradedWakers {
     crate::sync::const_fn! {
         pub(crate) fn new() -> Self {
-            let places = crate::sync::array_of![Place::new(); PLACES];
+            let places = crate::sync::array_of![
+                Place { waker: UnsafeCell::new(None), tick: UnsafeCell::new(Tick::new(0)) };
+                PLACES
+            ];
             Self { word: AtomicU32::new(0), places }
         }
     }
@@ -175,7 +175,7 @@ impl DegradedWakers {
     pub(crate) fn leave(&self, waker: &Waker, tick: Tick) -> bool {
         let mut mine = Some(waker.clone());
         for (index, place) in self.places.iter().enumerate() {
-            let (lock, full) = (lock(index), full(index));
+            let (lock, full) = bits(index);
             let word = self.word.fetch_or(lock, Ordering::Acquire);
             if word & lock != 0 {
                 continue;
@@ -206,7 +206,7 @@ impl DegradedWakers {
     pub(crate) fn wake_before(&self, now: Tick) -> bool {
         let mut waiting = false;
         for (index, place) in self.places.iter().enumerate() {
-            let (lock, full) = (lock(index), full(index));
+            let (lock, full) = bits(index);
             if self.word.load(Ordering::Relaxed) & (lock | full) == 0 {
                 continue;
             }
@@ -234,16 +234,5 @@ impl DegradedWakers {
             }
         }
         waiting
-    }
-}
-
-impl Place {
-    crate::sync::const_fn! {
-        fn new() -> Self {
-            Self {
-                waker: UnsafeCell::new(None),
-                tick: UnsafeCell::new(Tick::new(0)),
-            }
-        }
     }
 }

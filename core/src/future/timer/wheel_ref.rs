@@ -57,61 +57,6 @@ pub struct Armed {
 
 impl<C: Clock, S: Storage> sealed::Sealed for Wheel<C, S> {}
 
-impl<C: Clock, S: Storage> RawWheel for Wheel<C, S> {
-    fn start(&self, due: Due, cap: Option<Reading>, waker: &Waker) -> Started {
-        Wheel::start(self, due, cap, waker)
-    }
-
-    fn target(&self, limit: Limit) -> Option<Reading> {
-        self.resolve(limit.into(), Wheel::now(self)).0
-    }
-
-    fn poll_armed(&self, armed: &Armed, waker: &Waker) -> bool {
-        self.poll_entry(armed.index, waker)
-    }
-
-    fn has_fired(&self, armed: &Armed) -> bool {
-        self.entry_fired(armed.index)
-    }
-
-    fn release(&self, armed: &Armed) -> bool {
-        Wheel::release(self, armed.index, armed.span)
-    }
-
-    fn release_fired(&self, armed: &Armed) {
-        Wheel::release_fired(self, armed.index);
-    }
-
-    fn deadline_of(&self, armed: &Armed) -> Reading {
-        self.entry_deadline(armed.index)
-    }
-
-    fn now(&self) -> Reading {
-        Wheel::now(self)
-    }
-
-    fn tick(&self) -> core::time::Duration {
-        Wheel::tick(self)
-    }
-
-    fn wake_drivers(&self) {
-        self.wake_driver();
-    }
-
-    fn degraded_poll(&self, waker: &Waker, now: Reading) -> bool {
-        self.count_degraded_poll();
-        self.leave_degraded_waker(waker, now)
-    }
-
-    fn count_refused(&self) {
-        Wheel::count_refused(self);
-    }
-
-    fn count_overrun(&self) {
-        Wheel::count_overrun(self);
-    }
-}
-
 /// How a deadline reaches its wheel: `&dyn RawWheel` reaches any wheel (16 bytes, an
 /// indirect call per operation); a zero-sized handle to a `static` wheel costs nothing.
 ///
