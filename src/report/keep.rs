@@ -3,18 +3,18 @@
 //! * The deadline reports `elapsed`; the kept future's end is a later fate
 //!   (`abandoned_succeeded`, `abandoned_failed`), never a second outcome.
 //! * At most `cap` kept futures run at once; one more is dropped, counted as `refused`.
-//! * The deadline polls the future through a cell (an uncontended mutex) and drops only
-//!   its handle at the fire, so the future survives to be kept.
+//! * The deadline is the core's [`KeepOnElapsed`](punctual_core::KeepOnElapsed) on the boxed
+//!   future: at the fire it hands the future back instead of dropping it.
 
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use punctual_core::{Elapsed, OutcomeKind};
+use punctual_core::{Abandoned, Elapsed, KeepOnElapsed, NamedResult, OutcomeKind};
 
 use crate::DeadlineExt;
 
@@ -83,11 +83,9 @@ impl Keeper {
     where
         F: Future<Output = Result<T, E>> + Send + 'static,
     {
-        let cell = Arc::new(Mutex::new(Some(Box::pin(future))));
-        let handle = Handle(cell.clone());
+        let deadline = Box::pin(future).deadline(limit).named_result(name);
         Kept {
-            deadline: Box::pin(handle.deadline(limit).named_result(name)),
-            cell,
+            deadline: Box::pin(deadline.keep_on_elapsed()),
             keeper: self.clone(),
             name,
         }
@@ -141,25 +139,6 @@ impl Drop for Running {
     }
 }
 
-type Cell<F> = Arc<Mutex<Option<Pin<Box<F>>>>>;
-
-/// What the deadline holds and drops at the fire: a way to poll the future in the cell.
-struct Handle<F>(Cell<F>);
-
-impl<F: Future> Future for Handle<F> {
-    type Output = F::Output;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
-        let mut cell = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        let future = cell.as_mut().expect("polled after completion");
-        let output = future.as_mut().poll(cx);
-        if output.is_ready() {
-            *cell = None;
-        }
-        output
-    }
-}
-
 /// The future of [`Keeper::deadline`].
 ///
 /// # Cancel safety
@@ -168,18 +147,11 @@ impl<F: Future> Future for Handle<F> {
 /// as dropped); only an elapsed one is kept.
 #[must_use = "futures do nothing unless you `.await` or poll them"]
 pub struct Kept<F: Future> {
-    deadline: Pin<Box<NamedResultDeadline<F>>>,
-    cell: Cell<F>,
+    deadline:
+        Pin<Box<KeepOnElapsed<'static, Pin<Box<F>>, crate::wheel::DefaultWheel, NamedResult>>>,
     keeper: Keeper,
     name: &'static str,
 }
-
-type NamedResultDeadline<F> = punctual_core::Deadline<
-    'static,
-    Handle<F>,
-    crate::wheel::DefaultWheel,
-    punctual_core::NamedResult,
->;
 
 impl<F, T, E> Future for Kept<F>
 where
@@ -188,14 +160,13 @@ where
     type Output = Result<Result<T, E>, Elapsed>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let result = std::task::ready!(self.deadline.as_mut().poll(cx));
-        if result.is_err() {
-            let future = self.cell.lock().unwrap_or_else(|e| e.into_inner()).take();
-            if let Some(future) = future {
+        Poll::Ready(match std::task::ready!(self.deadline.as_mut().poll(cx)) {
+            Ok(output) => Ok(output),
+            Err(Abandoned { elapsed, future }) => {
                 self.keeper.keep(future, self.name);
+                Err(elapsed)
             }
-        }
-        Poll::Ready(result)
+        })
     }
 }
 
