@@ -147,11 +147,12 @@ impl Drop for Running {
 /// as dropped); only an elapsed one is kept.
 #[must_use = "futures do nothing unless you `.await` or poll them"]
 pub struct Kept<F: Future> {
-    deadline:
-        Pin<Box<KeepOnElapsed<'static, Pin<Box<F>>, crate::wheel::DefaultWheel, NamedResult>>>,
+    deadline: Pin<Box<KeptDeadline<F>>>,
     keeper: Keeper,
     name: &'static str,
 }
+
+type KeptDeadline<F> = KeepOnElapsed<'static, Pin<Box<F>>, crate::wheel::DefaultWheel, NamedResult>;
 
 impl<F, T, E> Future for Kept<F>
 where
