@@ -15,4 +15,7 @@ for features in "" "alloc"; do
     RUSTDOCFLAGS="-D warnings" cargo doc -p punctual-core --no-deps --no-default-features \
         --features "$features"
 done
+# The facade's docs with its default features alone, as a user's `cargo doc` builds them
+# (in the workspace, other crates' dev-dependencies turn `config` on).
+RUSTDOCFLAGS="-D warnings" cargo doc -p punctual --no-deps
 bash ci/doc_blocks.sh

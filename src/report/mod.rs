@@ -2,7 +2,7 @@
 //!
 //! A deadline with a name ([`Deadline::named`](punctual_core::Deadline::named),
 //! [`named_result`](punctual_core::Deadline::named_result),
-//! [`deadline_named`](crate::DeadlineExt::deadline_named)) reports one [`Outcome`] when it
+//! `deadline_named` with `config`) reports one [`Outcome`] when it
 //! ends. After [`enable`], each outcome is counted per name, kept among the
 //! [recent events](recent) (see [`snapshot`]), given to the [listener](set_listener) and
 //! to the `metrics` facade ([below](self#metrics)). With `tracing`, it is also a `debug`

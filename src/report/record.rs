@@ -143,7 +143,7 @@ pub struct NameReport {
     /// The limit in seconds: the installed one for the name (`config`), else the last one
     /// an outcome carried; `None` if neither.
     pub limit_seconds: Option<f64>,
-    /// Whether the limit comes from installed [`Limits`](super::Limits) (`config`).
+    /// Whether the limit comes from installed `Limits` (`config`).
     pub configured: bool,
     /// Its outcomes so far.
     pub counts: Counts,
@@ -155,7 +155,7 @@ pub struct NameReport {
 #[cfg_attr(feature = "config", derive(serde::Serialize))]
 #[non_exhaustive]
 pub struct Snapshot {
-    /// The default limit of installed [`Limits`](super::Limits), in seconds (`config`).
+    /// The default limit of installed `Limits`, in seconds (`config`).
     pub default_limit_seconds: Option<f64>,
     /// Each name, in order.
     pub names: Vec<NameReport>,
