@@ -18,4 +18,7 @@ done
 # The facade's docs with its default features alone, as a user's `cargo doc` builds them
 # (in the workspace, other crates' dev-dependencies turn `config` on).
 RUSTDOCFLAGS="-D warnings" cargo doc -p punctual --no-deps
+# The core's private items, as a maintainer reads them: the links in the wheel's
+# invariants resolve too.
+RUSTDOCFLAGS="-D warnings" cargo doc -p punctual-core --no-deps --document-private-items
 bash ci/doc_blocks.sh

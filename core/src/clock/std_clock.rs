@@ -157,7 +157,7 @@ impl super::Clock for StdClock {
 /// A clock that counts the time the system spent suspended (`CLOCK_BOOTTIME` on Linux),
 /// measured from the moment the clock was made.
 ///
-/// [`StdClock`](super::StdClock) stops while the machine sleeps, as tokio's timers do:
+/// [`StdClock`] stops while the machine sleeps, as tokio's timers do:
 /// choose it for work the program does. `BootClock` goes on, for something outside the
 /// machine (a peer's timeout, a lease): what came due during a suspend fires at the resume.
 /// Off Linux both read `std::time::Instant` (counting suspends on Windows, not on macOS).

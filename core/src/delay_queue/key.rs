@@ -9,7 +9,7 @@ use super::{DelayQueue, SlotStorage};
 use crate::future::timer::WheelRef;
 use crate::time::Reading;
 
-/// Names a value in a [`DelayQueue`](crate::DelayQueue) until it leaves the queue; then
+/// Names a value in a [`DelayQueue`] until it leaves the queue; then
 /// the key is *stale* and refused ([`StaleKey`], or `None`). 8 bytes, `Copy`; methods take
 /// it by value or by reference. It could match again only after its slot's 2³²nd reuse.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]

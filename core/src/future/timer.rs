@@ -43,7 +43,7 @@ const fn kept(limit: Limit) -> (u64, bool) {
 pub(crate) struct Timer<W: WheelRef> {
     wheel: W,
     /// The limit while idle; once started, the requested duration (the cap's, if in force)
-    /// or the instant as given. Saturated nanoseconds ([`BEYOND`]).
+    /// or the instant as given. Saturated nanoseconds ([`BEYOND`](crate::time::BEYOND)).
     span: u64,
     state: State,
 }

@@ -11,7 +11,7 @@ use crate::time::Reading;
 /// duration to report if it ends the deadline. It applies only on its own wheel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Cap {
-    /// The wheel's address ([`WheelRef::id`]), only compared, never dereferenced.
+    /// The wheel's address ([`WheelRef::id`](crate::WheelRef::id)), only compared, never dereferenced.
     pub(crate) wheel: usize,
     pub(crate) at: Reading,
     pub(crate) duration: Duration,
@@ -37,7 +37,7 @@ pub(crate) struct Fired {
     pub(crate) at: Option<Reading>,
     /// Whether a cap ended the timer, and where.
     pub(super) cap_end: CapEnd,
-    /// The wheel's address ([`WheelRef::id`]).
+    /// The wheel's address ([`WheelRef::id`](crate::WheelRef::id)).
     pub(super) wheel: usize,
     /// How late the fire was seen, for the `tracing` event.
     #[cfg(feature = "tracing")]
