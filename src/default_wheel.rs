@@ -3,6 +3,8 @@
 //! * `choose` settles the choice for the deadline's life; only `forget_choice` clears it
 //!   (an idle timeout chooses again for each gap, holding no entry between gaps).
 //! * Budgets on a wheel on the global timeline name the global wheel (`budget_wheel`).
+//! * Its instants are `Now` (tokio's with `tokio`, `web_time`'s on the web, else `std`'s),
+//!   made from readings of the global wheel's std clock by `instant_of`.
 
 use punctual_core::{RawWheel, Reading, WheelRef};
 
@@ -43,7 +45,7 @@ unsafe impl WheelRef for DefaultWheel {
     type Target = dyn RawWheel;
     #[cfg(not(any(feature = "tokio", feature = "test-util")))]
     type Target = <crate::global::Global as WheelRef>::Target;
-    type Instant = crate::instant::Now;
+    type Instant = Now;
 
     #[inline(always)]
     fn get(&self) -> &Self::Target {
@@ -56,7 +58,7 @@ unsafe impl WheelRef for DefaultWheel {
 
     #[inline]
     fn instant_of(&self, at: Reading) -> Self::Instant {
-        crate::instant::instant_of(self.global_reading(at))
+        instant_of(self.global_reading(at))
     }
 
     #[cfg(any(feature = "tokio", feature = "test-util"))]
@@ -170,3 +172,34 @@ pub type IdleTimeout<S> = punctual_core::IdleTimeout<'static, S, DefaultWheel>;
 
 /// A default interval. See [`punctual_core::Interval`].
 pub type Interval = punctual_core::Interval<'static, DefaultWheel>;
+
+/// The instant default futures report (`Interval::tick`, `Sleep::deadline`).
+#[cfg(feature = "tokio")]
+pub(crate) type Now = tokio::time::Instant;
+#[cfg(not(feature = "tokio"))]
+pub(crate) type Now = crate::global::Instant;
+
+/// Three centuries: where past the origin an instant stands for a reading `Now` cannot
+/// hold, or `Reading::END` (never). Ten times tokio's "far future".
+const FAR: std::time::Duration = std::time::Duration::from_secs(86_400 * 365 * 300);
+
+/// The instant of `at`, a reading of the std clock default instants are read on.
+pub(crate) fn instant_of(at: Reading) -> Now {
+    #[cfg(not(all(target_family = "wasm", target_os = "unknown")))]
+    let (exact, origin) = {
+        // The inverse of `reading_of`, exactly: a tokio instant given comes back equal.
+        let origin = crate::global::std_clock().origin();
+        let exact = (at != Reading::END)
+            .then(|| origin.checked_add(at.as_duration()))
+            .flatten();
+        (exact, origin)
+    };
+    #[cfg(all(target_family = "wasm", target_os = "unknown"))]
+    let (exact, origin) = (
+        crate::global::GlobalClock::instant_of(at),
+        crate::global::GlobalClock::instant_of(Reading::ZERO).unwrap_or_else(Now::now),
+    );
+    let instant = exact.or_else(|| origin.checked_add(FAR)).unwrap_or(origin);
+    #[allow(clippy::useless_conversion)]
+    Now::from(instant)
+}

@@ -14,7 +14,7 @@ pub use punctual_core::{Key, StaleKey};
 
 /// A value whose deadline has passed, with its (stale) key and its deadline: a
 /// `tokio::time::Instant` with `tokio`, else a `std::time::Instant`, as tokio-util's.
-pub type Expired<T> = punctual_core::Expired<T, crate::instant::Now>;
+pub type Expired<T> = punctual_core::Expired<T, crate::default_wheel::Now>;
 
 /// The tick of every default wheel (the global wheel, tokio runtimes', paused threads').
 const TICK: Duration = Duration::from_millis(1);

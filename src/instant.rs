@@ -1,7 +1,6 @@
-//! `DeadlineInstant`: the instants a default deadline can end at; `Now`: the instant
-//! default futures report (tokio's with `tokio`, `web_time`'s on the web, else `std`'s).
-//! * Default readings are on the std clock of the global wheel; `instant_of` inverts
-//!   `reading` exactly, so instants come back equal.
+//! `DeadlineInstant`: the instants a default deadline can end at, and be reset to.
+//! * Default readings are on the std clock of the global wheel; `default_wheel::instant_of`
+//!   inverts `reading` exactly, so instants come back equal.
 
 use punctual_core::{ClockInstant, Reading};
 
@@ -64,34 +63,3 @@ deadline_instant!(
     tokio::time::Instant,
     |instant| crate::global::std_clock().reading_of(instant.into_std())
 );
-
-/// The instant default futures report (`Interval::tick`, `Sleep::deadline`).
-#[cfg(feature = "tokio")]
-pub(crate) type Now = tokio::time::Instant;
-#[cfg(not(feature = "tokio"))]
-pub(crate) type Now = crate::global::Instant;
-
-/// Three centuries: where past the origin an instant stands for a reading `Now` cannot
-/// hold, or `Reading::END` (never). Ten times tokio's "far future".
-const FAR: std::time::Duration = std::time::Duration::from_secs(86_400 * 365 * 300);
-
-/// The instant of `at`, a reading of the std clock default instants are read on.
-pub(crate) fn instant_of(at: Reading) -> Now {
-    #[cfg(not(all(target_family = "wasm", target_os = "unknown")))]
-    let (exact, origin) = {
-        // The inverse of `reading_of`, exactly: a tokio instant given comes back equal.
-        let origin = crate::global::std_clock().origin();
-        let exact = (at != Reading::END)
-            .then(|| origin.checked_add(at.as_duration()))
-            .flatten();
-        (exact, origin)
-    };
-    #[cfg(all(target_family = "wasm", target_os = "unknown"))]
-    let (exact, origin) = (
-        crate::global::GlobalClock::instant_of(at),
-        crate::global::GlobalClock::instant_of(Reading::ZERO).unwrap_or_else(Now::now),
-    );
-    let instant = exact.or_else(|| origin.checked_add(FAR)).unwrap_or(origin);
-    #[allow(clippy::useless_conversion)]
-    Now::from(instant)
-}

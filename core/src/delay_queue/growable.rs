@@ -14,8 +14,9 @@ use core::time::Duration;
 use super::DelayQueue;
 use super::key::Key;
 use super::levels::Levels;
+use super::levels::{NIL, Slot};
 use super::slots::sealed::{self, Store as _};
-use super::slots::{NIL, Slot, SlotStorage, prefetch};
+use super::slots::{SlotStorage, prefetch};
 use crate::clock::ClockInstant;
 use crate::future::timer::WheelRef;
 

@@ -1,14 +1,41 @@
-//! The queue's lists on [`hierarchy`](crate::hierarchy)'s six levels, linked through the
-//! slots' `next` and `prev`, and the due list.
+//! The queue's lists on [`hierarchy`](crate::hierarchy)'s six levels, and the due list,
+//! linked through each [`Slot`]'s `next` and `prev` (the storage keeps the slots).
 //! * A value is placed by its tick, the first tick boundary at or after its deadline; its
 //!   `place` makes unlinking O(1). Level-0 lists keep their tails.
 //! * `advance(t)` moves every value of tick at most `t` to the due list (first in, first
 //!   out), cascading higher slots: never early. A level-0 slot joins the due list whole,
 //!   its values keeping their `place`, so the due list's ends are known by identity.
 
-use super::slots::{NIL, Slot};
 use crate::hierarchy::{Expiration, Hand, MAX_LEVELS as LEVELS, SLOTS};
 use crate::time::{Reading, TickDivisor};
+
+/// No slot: the end of a list.
+pub(crate) const NIL: u32 = u32::MAX;
+
+/// A value of a queue, with its deadline and its place in the levels.
+#[derive(Debug)]
+pub struct Slot<T> {
+    /// The deadline, nanoseconds of the wheel's clock.
+    pub(crate) deadline: u64,
+    pub(crate) next: u32,
+    pub(crate) prev: u32,
+    /// The key's index (growable), or the slot's generation (fixed).
+    pub(crate) key: u32,
+    /// `level · 64 + slot` in the levels, or `levels::DUE`.
+    pub(crate) place: u16,
+    pub(crate) value: Option<T>,
+}
+
+impl<T> Slot<T> {
+    pub(crate) const VACANT: Self = Self {
+        deadline: 0,
+        next: NIL,
+        prev: NIL,
+        key: 0,
+        place: 0,
+        value: None,
+    };
+}
 
 /// `place` of a value pushed onto the due list (one joined with its slot keeps its own).
 const DUE: u16 = (LEVELS * SLOTS) as u16;

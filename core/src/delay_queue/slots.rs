@@ -9,35 +9,7 @@
 use core::fmt;
 
 use super::key::Key;
-use super::levels::Levels;
-
-/// No slot: the end of a list.
-pub(crate) const NIL: u32 = u32::MAX;
-
-/// A value of a queue, with its deadline and its place in the levels.
-#[derive(Debug)]
-pub struct Slot<T> {
-    /// The deadline, nanoseconds of the wheel's clock.
-    pub(crate) deadline: u64,
-    pub(crate) next: u32,
-    pub(crate) prev: u32,
-    /// The key's index (growable), or the slot's generation (fixed).
-    pub(crate) key: u32,
-    /// `level · 64 + slot` in the levels, or `levels::DUE`.
-    pub(crate) place: u16,
-    pub(crate) value: Option<T>,
-}
-
-impl<T> Slot<T> {
-    pub(crate) const VACANT: Self = Self {
-        deadline: 0,
-        next: NIL,
-        prev: NIL,
-        key: 0,
-        place: 0,
-        value: None,
-    };
-}
+use super::levels::{Levels, NIL, Slot};
 
 pub(crate) mod sealed {
     use super::{Key, Levels, Slot};

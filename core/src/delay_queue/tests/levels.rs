@@ -1,7 +1,7 @@
 //! The levels alone: every value out at its tick, never early.
 
 use super::super::levels::Levels;
-use super::super::slots::Slot;
+use super::super::levels::Slot;
 use crate::hierarchy::{MAX_LEVELS as LEVELS, range};
 use crate::time::TickDivisor;
 
