@@ -85,7 +85,7 @@ impl Keeper {
     {
         let deadline = Box::pin(future).deadline(limit).named_result(name);
         Kept {
-            deadline: Box::pin(deadline.keep_on_elapsed()),
+            deadline: deadline.keep_on_elapsed(),
             keeper: self.clone(),
             name,
         }
@@ -147,7 +147,8 @@ impl Drop for Running {
 /// as dropped); only an elapsed one is kept.
 #[must_use = "futures do nothing unless you `.await` or poll them"]
 pub struct Kept<F: Future> {
-    deadline: Pin<Box<KeptDeadline<F>>>,
+    // `Unpin`: the future is boxed, so the deadline needs no box of its own.
+    deadline: KeptDeadline<F>,
     keeper: Keeper,
     name: &'static str,
 }
@@ -161,13 +162,11 @@ where
     type Output = Result<Result<T, E>, Elapsed>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        Poll::Ready(match std::task::ready!(self.deadline.as_mut().poll(cx)) {
-            Ok(output) => Ok(output),
-            Err(Abandoned { elapsed, future }) => {
-                self.keeper.keep(future, self.name);
-                Err(elapsed)
-            }
-        })
+        let result = std::task::ready!(Pin::new(&mut self.deadline).poll(cx));
+        Poll::Ready(result.map_err(|Abandoned { elapsed, future }| {
+            self.keeper.keep(future, self.name);
+            elapsed
+        }))
     }
 }
 

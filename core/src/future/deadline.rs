@@ -80,7 +80,8 @@ impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
     /// Names the deadline: its [`Elapsed`] carries the name, and its
     /// [`Outcome`](crate::Outcome) is reported when it ends
     /// ([`set_outcome_hook`](crate::set_outcome_hook)), timed from the first pending poll
-    /// after naming.
+    /// after naming. An `Elapsed` of a [`Budget`] that ended it first carries the budget's
+    /// name ([`Elapsed::is_budget`]).
     ///
     /// # Panics
     ///
