@@ -75,6 +75,7 @@ fn boot_clock_on_own_wheel_and_on_global_wheel() {
 
     // A budget carried to another thread ends at the same instant there: neither at
     // once (the boot clock reads an hour behind the std reference) nor later.
+    let start = Instant::now();
     let carried = futures_executor::block_on(punctual::budget(Duration::from_millis(200), async {
         let budget = Budget::current();
         move || budget.enter(|| Budget::current().remaining())
@@ -85,7 +86,13 @@ fn boot_clock_on_own_wheel_and_on_global_wheel() {
         left <= Duration::from_millis(200),
         "{left:?}: longer than the budget"
     );
-    assert!(left >= Duration::from_millis(150), "{left:?}: cut short");
+    // What is left plus what has passed since the budget began covers the budget, up to
+    // rounding: however loaded the machine, a budget cut short fails this.
+    let passed = start.elapsed();
+    assert!(
+        left + passed + Duration::from_millis(2) >= Duration::from_millis(200),
+        "{left:?} left after {passed:?}: cut short"
+    );
 
     // Chosen for good.
     assert_eq!(GlobalClock::select(GlobalClockKind::Boot), Ok(()));
