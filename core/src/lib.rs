@@ -87,14 +87,15 @@ pub use delay_queue::{DelayQueue, Expired, FixedSlots, Full, Key, SlotStorage, S
 pub use driver::{Driver, DriverSlot, Sleeper};
 pub use future::budget::Budget;
 pub use future::budget::block::Budgeted;
-pub use future::budget::within::Within;
 pub use future::deadline::{
     Abandoned, Deadline, DeadlineName, KeepOnElapsed, Named, NamedResult, ReportsOutput, Unnamed,
+    Within,
 };
 pub use future::error::Elapsed;
 pub use future::interval::{Interval, MissedTickBehavior};
-pub use future::outcome::{Outcome, OutcomeKind, report_outcome, set_outcome_hook};
-pub use future::overrun::{overrun_threshold, report_overruns};
+pub use future::outcome::{
+    Outcome, OutcomeKind, overrun_threshold, report_outcome, report_overruns, set_outcome_hook,
+};
 pub use future::sleep::Sleep;
 pub use future::stream::{IdleTimeout, StreamDeadline};
 pub use future::timer::{RawWheel, WheelRef};

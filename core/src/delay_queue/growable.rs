@@ -13,10 +13,9 @@ use core::time::Duration;
 
 use super::DelayQueue;
 use super::key::Key;
-use super::levels::Levels;
-use super::levels::{NIL, Slot};
+use super::levels::{Levels, NIL, Slot};
+use super::slots::prefetch;
 use super::slots::sealed::{self, Store as _};
-use super::slots::{SlotStorage, prefetch};
 use crate::clock::ClockInstant;
 use crate::future::timer::WheelRef;
 
@@ -121,8 +120,6 @@ impl<T> fmt::Debug for GrowableSlots<T> {
             .finish()
     }
 }
-
-impl<T> SlotStorage<T> for GrowableSlots<T> {}
 
 impl<T> sealed::Store<T> for GrowableSlots<T> {
     fn slots(&self) -> &[Slot<T>] {

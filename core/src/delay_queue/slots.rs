@@ -41,6 +41,8 @@ pub(crate) mod sealed {
 /// `GrowableSlots` (with `alloc`). Sealed.
 pub trait SlotStorage<T>: sealed::Store<T> {}
 
+impl<T, S: sealed::Store<T>> SlotStorage<T> for S {}
+
 /// Room for `N` values inline, with no allocation: an insert into a full queue returns
 /// [`Full`](crate::Full) with the value. A value costs itself and 24 bytes; `N` must be
 /// below `u32::MAX`. Example: [`DelayQueue`](crate::DelayQueue).
@@ -81,8 +83,6 @@ impl<T, const N: usize> fmt::Debug for FixedSlots<T, N> {
             .finish()
     }
 }
-
-impl<T, const N: usize> SlotStorage<T> for FixedSlots<T, N> {}
 
 impl<T, const N: usize> sealed::Store<T> for FixedSlots<T, N> {
     fn slots(&self) -> &[Slot<T>] {

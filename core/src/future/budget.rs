@@ -14,7 +14,6 @@ use crate::future::timer::{Cap, RawWheel, WheelRef};
 use crate::time::{Limit, Reading};
 
 pub(crate) mod block;
-pub(crate) mod within;
 
 /// A budget's limit: an instant on one wheel's clock, with the duration and name that an
 /// [`Elapsed`](crate::Elapsed) reports when it ends a deadline.

@@ -4,6 +4,7 @@
 //! * A fire already decided wins over polling the inner future, and over a reset.
 //! * On drop the inner future goes first, then the timer releases the entry.
 //! * [`KeepOnElapsed`] moves its (`Unpin`) inner future out at the fire instead.
+//! * [`Within`] is a deadline capped by an explicit [`Budget`] as well.
 
 use core::fmt;
 use core::future::Future;
@@ -12,6 +13,8 @@ use core::mem::ManuallyDrop;
 use core::pin::Pin;
 use core::task::{Context, Poll};
 
+use pin_project_lite::pin_project;
+
 use crate::Elapsed;
 use crate::clock::ClockInstant;
 use crate::future::budget::{self, Budget};
@@ -19,7 +22,7 @@ use crate::future::outcome::OutcomeKind;
 use crate::future::timer::{Fired, RawWheel, Timer, WheelRef};
 use crate::time::Limit;
 
-pub use crate::future::name::{DeadlineName, Named, NamedResult, ReportsOutput, Unnamed};
+pub use crate::future::outcome::{DeadlineName, Named, NamedResult, ReportsOutput, Unnamed};
 
 /// A future bounded by a deadline: `Ok` with the inner future's output, or `Err(Elapsed)`
 /// once the deadline passes, the inner future dropped first. Made by
@@ -102,6 +105,14 @@ impl<'w, F: Future, W: WheelRef, N: DeadlineName> Deadline<'w, F, W, N> {
         F: Future<Output = Result<T, E>>,
     {
         self.renamed("named_result", NamedResult::new(name))
+    }
+
+    /// Bounds this deadline by `budget` too: the `no_std` way (see [`Budgeted`](crate::Budgeted)).
+    pub fn within(self, budget: Budget) -> Within<'w, F, W, N> {
+        Within {
+            deadline: self,
+            budget,
+        }
     }
 
     #[track_caller]
@@ -233,7 +244,7 @@ impl<F, W: WheelRef, N: DeadlineName> Deadline<'_, F, W, N> {
 impl<F: Future, W: WheelRef, N: ReportsOutput<F::Output>> Deadline<'_, F, W, N> {
     /// `poll`, with the budget that bounds this deadline (explicit, else the ambient one).
     #[inline(always)]
-    pub(crate) fn poll_capped(
+    fn poll_capped(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         budget: Option<&Budget>,
@@ -383,6 +394,35 @@ impl<F, W: WheelRef, N: DeadlineName> fmt::Debug for KeepOnElapsed<'_, F, W, N> 
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("KeepOnElapsed")
             .field("deadline", &self.deadline)
+            .finish()
+    }
+}
+
+pin_project! {
+    /// A [`Deadline`] bounded by an explicit [`Budget`] as well ([`Deadline::within`]):
+    /// it ends at the earlier; when the budget's comes first, the `Elapsed` is the budget's.
+    #[must_use = "futures do nothing unless you `.await` or poll them"]
+    pub struct Within<'w, F, W: WheelRef = &'w dyn RawWheel, N: DeadlineName = Unnamed> {
+        #[pin]
+        deadline: Deadline<'w, F, W, N>,
+        budget: Budget,
+    }
+}
+
+impl<F: Future, W: WheelRef, N: ReportsOutput<F::Output>> Future for Within<'_, F, W, N> {
+    type Output = Result<F::Output, Elapsed>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        this.deadline.poll_capped(cx, Some(this.budget))
+    }
+}
+
+impl<F, W: WheelRef, N: DeadlineName> fmt::Debug for Within<'_, F, W, N> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Within")
+            .field("deadline", &self.deadline)
+            .field("budget", &self.budget)
             .finish()
     }
 }

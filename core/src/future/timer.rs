@@ -8,7 +8,7 @@ use core::mem::ManuallyDrop;
 use core::task::{Context, Poll};
 use core::time::Duration;
 
-use crate::future::overrun::overrun_threshold;
+use crate::future::outcome::overrun_threshold;
 use crate::time::{Due, Limit, Reading, duration_of, span_of};
 use crate::wheel::start::Outcome;
 use fired::CapEnd;

@@ -16,8 +16,7 @@ use crate::Elapsed;
 #[cfg(feature = "std")]
 use crate::future::budget::Scope;
 use crate::future::budget::{Budget, ambient};
-use crate::future::name::{DeadlineName, Named};
-use crate::future::outcome::OutcomeKind;
+use crate::future::outcome::{DeadlineName, Named, OutcomeKind};
 use crate::future::timer::{Cap, RawWheel, Timer, WheelRef};
 use crate::time::{Limit, Reading, span_of};
 
