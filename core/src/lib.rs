@@ -85,8 +85,7 @@ pub use clock::{Clock, ClockInstant};
 pub use delay_queue::GrowableSlots;
 pub use delay_queue::{DelayQueue, Expired, FixedSlots, Full, Key, SlotStorage, StaleKey};
 pub use driver::{Driver, DriverSlot, Sleeper};
-pub use future::budget::Budget;
-pub use future::budget::block::Budgeted;
+pub use future::budget::{Budget, block::Budgeted};
 pub use future::deadline::{
     Abandoned, Deadline, DeadlineName, KeepOnElapsed, Named, NamedResult, ReportsOutput, Unnamed,
     Within,

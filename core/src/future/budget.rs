@@ -77,7 +77,7 @@ impl Budget {
     /// What is left of the budget on `wheel` (zero once ended); `None` on another wheel. A
     /// handle that chooses late must have chosen ([`WheelRef::choose`]).
     pub fn remaining<W: WheelRef>(&self, wheel: &W) -> Option<Duration> {
-        let on = self.applies_to(wheel.id());
+        let on = self.cap.wheel == wheel.id();
         on.then(|| self.cap.at.saturating_duration_since(wheel.get().now()))
     }
 
@@ -98,10 +98,6 @@ impl Budget {
     pub fn enter<R>(self, f: impl FnOnce() -> R) -> R {
         let _scope = ambient::Scope::enter(self.earlier(ambient()));
         f()
-    }
-
-    pub(crate) fn applies_to(&self, wheel: usize) -> bool {
-        self.cap.wheel == wheel
     }
 
     /// The earlier of two budgets on the same wheel; `self` across wheels.

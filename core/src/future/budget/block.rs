@@ -94,7 +94,7 @@ impl<'w, F: Future, W: WheelRef> Budgeted<'w, F, W> {
     pub fn with_budget(future: F, mut wheel: W, budget: Budget) -> Self {
         wheel.choose();
         assert!(
-            budget.applies_to(wheel.id()),
+            budget.cap.wheel == wheel.id(),
             "`Budgeted::with_budget`: the budget was made on another wheel"
         );
         // The budget caps the timer: `Limit::At` may not take its reading on every handle.
