@@ -308,6 +308,18 @@ pub(crate) struct StoredTick {
     reciprocal: u64,
 }
 
+/// `TickDivisor`'s methods, on the stored form: on 32-bit targets out of line, so that
+/// undoing the XOR (four words, two 64-bit constants) is not copied into every caller.
+macro_rules! stored {
+    ($($name:ident($arg:ident: $ty:ty) -> $out:ty;)*) => {$(
+        #[cfg_attr(target_pointer_width = "64", inline(always))]
+        #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
+        pub(crate) fn $name(&self, $arg: $ty) -> $out {
+            self.get().$name($arg)
+        }
+    )*};
+}
+
 impl StoredTick {
     const REFERENCE: TickDivisor = TickDivisor::new(1_000_000);
 
@@ -331,30 +343,11 @@ impl StoredTick {
         self.tick ^ Self::REFERENCE.tick
     }
 
-    // `TickDivisor`'s, on the stored form: on 32-bit targets out of line, so that undoing
-    // the XOR (four words, two 64-bit constants) is not copied into every caller.
-    #[cfg_attr(target_pointer_width = "64", inline(always))]
-    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
-    pub(crate) fn floor(&self, reading: Reading) -> Tick {
-        self.get().floor(reading)
-    }
-
-    #[cfg_attr(target_pointer_width = "64", inline(always))]
-    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
-    pub(crate) fn ceil(&self, reading: Reading) -> Tick {
-        self.get().ceil(reading)
-    }
-
-    #[cfg_attr(target_pointer_width = "64", inline(always))]
-    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
-    pub(crate) fn tick_of(&self, due: Reading) -> (Tick, u32) {
-        self.get().tick_of(due)
-    }
-
-    #[cfg_attr(target_pointer_width = "64", inline(always))]
-    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
-    pub(crate) fn start(&self, tick: Tick) -> Reading {
-        self.get().start(tick)
+    stored! {
+        floor(reading: Reading) -> Tick;
+        ceil(reading: Reading) -> Tick;
+        tick_of(due: Reading) -> (Tick, u32);
+        start(tick: Tick) -> Reading;
     }
 }
 
