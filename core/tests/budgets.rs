@@ -3,6 +3,7 @@
 //! when the budget ends it); nested budgets take the earlier edge; a budget of another
 //! wheel does not apply, or is refused when given explicitly; an explicit budget reaches
 //! deadlines through `within`, without `std`.
+#![cfg(feature = "alloc")]
 
 mod support;
 
@@ -13,7 +14,7 @@ use core::time::Duration;
 use std::cell::Cell;
 
 use punctual_core::{Budget, Budgeted, Elapsed, Fixed, Growable, ManualClock, Reading, Wheel};
-use support::{TICK, fixed, growable, ms, poll};
+use support::{TICK, growable, ms, poll};
 
 /// Polls `f` and advances the clock one tick at a time until it completes; returns the
 /// output and the clock reading then.
@@ -319,7 +320,7 @@ fn budget_ending_with_enclosing_one_stays_in_force() {
 #[cfg(feature = "std")]
 #[test]
 fn ambient_budget_names_the_deadline_it_cut() {
-    let wheel = fixed::<4>();
+    let wheel = support::fixed::<4>();
     let budget = Budget::starting_now(&wheel, ms(10))
         .unwrap()
         .named("checkout");
@@ -347,7 +348,7 @@ fn ambient_budget_names_the_deadline_it_cut() {
 #[cfg(feature = "std")]
 #[test]
 fn later_budget_of_same_length_lends_no_name() {
-    let wheel = fixed::<4>();
+    let wheel = support::fixed::<4>();
     let ten = ms(10);
     let first = Budget::starting_now(&wheel, ten).unwrap().named("a");
     let mut d = pin!(wheel.deadline(ms(100), pending::<()>()));

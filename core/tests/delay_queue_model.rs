@@ -15,6 +15,7 @@
 //! * at the end every value has come out, and the wheel holds no entry.
 //!
 //! The number of cases defaults to [`DEFAULT_CASES`]; set `PROPTEST_CASES` to change it.
+#![cfg(feature = "alloc")]
 
 mod support;
 

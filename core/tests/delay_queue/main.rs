@@ -1,5 +1,6 @@
 //! The queue on a manual clock: tokio-util's `DelayQueue` cases that apply, keys, storage.
 //! The random sequences against a model are in `delay_queue_model.rs`.
+#![cfg(feature = "alloc")]
 
 use core::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
