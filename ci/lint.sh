@@ -6,6 +6,11 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 rustup component add clippy rustfmt >/dev/null 2>&1 || true
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
+# The core without its default features, its integration tests too: each one compiles out
+# (`#![cfg(feature = ...)]` at its top) when a feature it needs is off. `--lib --test '*'`,
+# not `--all-targets`: the unit tests' build without `alloc` is not warning-free yet (an
+# unused import in the test module of wheel/levels.rs, whose tests need `alloc`).
+cargo clippy -p punctual-core --no-default-features --lib --test '*' -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps
 # Every feature, as docs.rs builds them: links in feature-gated modules resolve too.
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --all-features

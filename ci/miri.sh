@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The core's tests under Miri (undefined behaviour, data races, leaks), with strict
-# provenance. The property test runs with fewer cases there; loom models do not run.
+# provenance. The property tests run with fewer cases there; loom models do not run.
 # Most tests here run on one thread; the threaded ones at the end (smaller under Miri)
 # hand entries, their deadlines and waker slots between threads, and run on several
 # scheduling seeds. The two-tick stress (`core/tests/two_ticks.rs`) does not run here: its
@@ -29,16 +29,20 @@ behaviour=(--test cancel --test on_time --test sub_tick --test plans --test recl
     --test firing_order --test panics --test drivers --test batched_wakes --test precise_fires
     --test late_cancels --test degraded_reads --test outcomes)
 
-# The core's unit tests, the behaviour tests above and the poll_order and spares tests on a
-# 32-bit target as well (i686: the pointer width of the microcontrollers, whose code paths
-# differ: the one general start path, 32-bit entry indices and generations), interpreted by
-# Miri, so no 32-bit C toolchain is needed. In the background, in a target directory of its
-# own (cargo locks one per run), while the 64-bit runs below take the other core; its log
-# is printed, and its status checked, at the end.
+# The intervals, the delay queue (and its property test, smaller under Miri) and the
+# budgets, on both targets below.
+queues=(--test intervals --test delay_queue --test delay_queue_model --test budgets)
+
+# The core's unit tests, the behaviour tests above, those of `queues` and the poll_order and
+# spares tests on a 32-bit target as well (i686: the pointer width of the microcontrollers,
+# whose code paths differ: the one general start path, 32-bit entry indices and
+# generations), interpreted by Miri, so no 32-bit C toolchain is needed. In the background,
+# in a target directory of its own (cargo locks one per run), while the 64-bit runs below
+# take the other core; its log is printed, and its status checked, at the end.
 i686_log=$(mktemp)
 CARGO_TARGET_DIR=target/miri-i686 setsid cargo +nightly miri test -p punctual-core \
-    --target i686-unknown-linux-gnu --lib "${behaviour[@]}" --test poll_order --test spares \
-    >"$i686_log" 2>&1 &
+    --target i686-unknown-linux-gnu --lib "${behaviour[@]}" "${queues[@]}" --test poll_order \
+    --test spares >"$i686_log" 2>&1 &
 i686_pid=$!
 # If a step below fails, the script stops there: the background run stops with it, Miri
 # processes included (`setsid` gave it a process group of its own).
@@ -48,9 +52,8 @@ trap 'kill -- -"$i686_pid" 2>/dev/null || true' EXIT
 # entries at any level count are reached through the same accessors, which the 6-level
 # wheels cover; an early look walks a slot as a sparse slot's look does, and
 # `precise_fires` runs under Miri).
-cargo +nightly miri test -p punctual-core --lib "${behaviour[@]}" --test model \
-    --test delay_queue_model --test budgets --test streams --test stats --test poll_order \
-    --test spares \
+cargo +nightly miri test -p punctual-core --lib "${behaviour[@]}" "${queues[@]}" --test model \
+    --test streams --test stats --test poll_order --test spares \
     -- --skip two_level_fixed_wheel --skip three_level_fixed_wheel \
     --skip precise_firing_wheel --skip when_crowded
 # Threads: deadlines hopping between threads while another turns the wheel (a waker slot

@@ -23,8 +23,6 @@ mod growable;
 mod key;
 mod levels;
 mod slots;
-#[cfg(all(test, feature = "std"))]
-mod tests;
 
 #[cfg(feature = "alloc")]
 pub use growable::GrowableSlots;

@@ -1,6 +1,7 @@
 //! A deadline's accessors (`get_ref`, `get_pin_mut`, `get_mut`, `into_inner`, `named`):
 //! while it runs they reach the live inner future (pinned in place, or moved out with the
 //! timer released); once it completed they panic, naming the type and the method.
+#![cfg(feature = "alloc")]
 
 mod support;
 

@@ -1,6 +1,7 @@
 //! A deadline or a budget polled again after it completed panics, naming its type: after
 //! `Ok`, after `Err`, a deadline that a budget ended, and a degraded one. A sleep, as
 //! tokio's, is `Ready` again.
+#![cfg(all(feature = "alloc", feature = "stats"))]
 
 mod support;
 

@@ -1,6 +1,7 @@
 //! Auto traits: `Deadline` is `Send`, `Sync` and `Unpin` exactly when its inner future
 //! is; `Sleep`, `Elapsed` and wheels are `Send` and `Sync`; a deadline of a wheel in a
 //! `static` is `'static`.
+#![cfg(feature = "alloc")]
 
 use core::future::{Future, ready};
 use core::pin::Pin;

@@ -3,6 +3,7 @@
 //! when the budget ends it); nested budgets take the earlier edge; a budget of another
 //! wheel does not apply, or is refused when given explicitly; an explicit budget reaches
 //! deadlines through `within`, without `std`.
+#![cfg(feature = "alloc")]
 
 mod support;
 
@@ -312,4 +313,53 @@ fn budget_ending_with_enclosing_one_stays_in_force() {
     let mut outer = pin!(outer);
     assert!(poll(outer.as_mut()).is_pending());
     assert_eq!(seen.get(), Some(Some("inner")));
+}
+
+// The budget in force where a deadline fires lends its name only to the deadlines it cut
+// (`Budget::enter` sets it as a `Budgeted` does while it polls: `std` only).
+#[cfg(feature = "std")]
+#[test]
+fn ambient_budget_names_the_deadline_it_cut() {
+    let wheel = support::fixed::<4>();
+    let budget = Budget::starting_now(&wheel, ms(10))
+        .unwrap()
+        .named("checkout");
+    let mut inside = pin!(wheel.deadline(ms(100), pending::<()>()));
+    let mut outside = pin!(wheel.deadline(ms(100), pending::<()>()));
+    budget.enter(|| {
+        assert!(poll(inside.as_mut()).is_pending());
+        assert!(poll(outside.as_mut()).is_pending());
+    });
+    wheel.advance(ms(10));
+    let fired_inside = budget.enter(|| poll(inside.as_mut()));
+    let Poll::Ready(Err(inside)) = fired_inside else {
+        panic!("not cut to the budget: {fired_inside:?}");
+    };
+    assert!(inside.is_budget());
+    assert_eq!(inside.name(), Some("checkout"));
+    let Poll::Ready(Err(outside)) = poll(outside.as_mut()) else {
+        panic!("not cut to the budget");
+    };
+    assert!(outside.is_budget());
+    assert_eq!(outside.duration(), ms(10));
+    assert_eq!(outside.name(), None, "no budget in force where it fired");
+}
+
+#[cfg(feature = "std")]
+#[test]
+fn later_budget_of_same_length_lends_no_name() {
+    let wheel = support::fixed::<4>();
+    let ten = ms(10);
+    let first = Budget::starting_now(&wheel, ten).unwrap().named("a");
+    let mut d = pin!(wheel.deadline(ms(100), pending::<()>()));
+    first.enter(|| assert!(poll(d.as_mut()).is_pending()));
+    wheel.advance(ms(5));
+    let later = Budget::starting_now(&wheel, ten).unwrap().named("b");
+    wheel.advance(ms(5));
+    let fired = later.enter(|| poll(d.as_mut()));
+    let Poll::Ready(Err(elapsed)) = fired else {
+        panic!("not cut to the first budget: {fired:?}");
+    };
+    assert!(elapsed.is_budget());
+    assert_eq!(elapsed.name(), None);
 }

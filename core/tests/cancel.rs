@@ -1,6 +1,7 @@
 //! Rule 1 of docs/design.md, cancel, don't abandon: a deadline that fires drops its inner
 //! future before it returns `Elapsed` and never polls it again; a deadline dropped early
 //! drops its inner future and lets go of its entry silently, fired or not.
+#![cfg(all(feature = "alloc", feature = "stats"))]
 
 mod support;
 

@@ -3,6 +3,7 @@
 //! future ready at its first poll reads no clock, a coarse clock's resolution is added to
 //! every deadline (a budget's too), a turn on a stale reading fires nothing early, and a
 //! manual clock moved backwards panics with a clear message and changes nothing.
+#![cfg(all(feature = "alloc", feature = "stats"))]
 
 mod support;
 

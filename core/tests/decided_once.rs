@@ -2,6 +2,7 @@
 //! result, whichever the wheel decided first; a fire already decided stays `Err` even if
 //! the inner future became ready, and a result produced first stays `Ok` even once the
 //! clock has passed the deadline.
+#![cfg(feature = "alloc")]
 
 mod support;
 

@@ -4,6 +4,7 @@
 //! first turn at a later tick than that reading's. A turn at or after the target's tick
 //! must wake it: even when the clock passes the target during the poll, and across the
 //! plan's 32-bit wrap, at ticks from 1 µs to 1 s and on every index width.
+#![cfg(all(feature = "alloc", feature = "stats"))]
 
 mod support;
 

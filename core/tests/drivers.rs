@@ -4,6 +4,7 @@
 //! stops wakes an idle one to carry out its plan; a turn by hand on an idle wheel wakes the
 //! idle driver; a driver beyond the wheel's places for wakers turns every tick until a
 //! place frees up, and its turns and its stop wake the drivers that have a place.
+#![cfg(all(feature = "alloc", feature = "stats"))]
 
 mod support;
 

@@ -1,5 +1,6 @@
 //! Rule 7 of docs/design.md, the error: `Elapsed` names the deadline's duration and name,
 //! is an `Error`, and converts into a timed-out `std::io::Error`.
+#![cfg(feature = "alloc")]
 
 mod support;
 

@@ -1,6 +1,7 @@
 //! Firing order: one turn that passes many deadlines (as a virtual clock's jump does) wakes
 //! their tasks in deadline order, tick by tick, also across the slots of higher levels
 //! that come down in it, whatever the order they were armed in.
+#![cfg(feature = "alloc")]
 
 mod support;
 

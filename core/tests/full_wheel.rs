@@ -2,6 +2,7 @@
 //! polled again, and checks the clock at each poll), is never early and completes at its
 //! first poll after its time; it arms once an entry is free, and then fires from the
 //! wheel.
+#![cfg(all(feature = "alloc", feature = "stats"))]
 
 mod support;
 

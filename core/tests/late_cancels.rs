@@ -6,6 +6,7 @@
 //! (as the thread and tokio drivers do), cancel or reset a deadline at some moment of its
 //! sleep, and check that the driver is woken or plans a turn by the next tick, and that
 //! this turn frees the entry. They run at ticks from 1 µs to 1 s, on every index width.
+#![cfg(feature = "alloc")]
 
 mod support;
 

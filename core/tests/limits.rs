@@ -4,6 +4,7 @@
 //! last tick the wheel can count or the clock's last reading (`u64::MAX` ns), whatever the
 //! tick; a deadline beyond the wheel's range waits at the top level, never early, and delays no earlier
 //! one.
+#![cfg(all(feature = "alloc", feature = "stats"))]
 
 mod support;
 

@@ -8,6 +8,7 @@
 //! them comes anywhere near its 30 s.
 //!
 //! Set `PUNCTUAL_MEMORY_DEADLINES` to change the million.
+#![cfg(all(feature = "alloc", feature = "stats"))]
 
 mod support;
 

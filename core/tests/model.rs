@@ -13,6 +13,7 @@
 //!
 //! The number of cases per storage kind defaults to [`DEFAULT_CASES`]; set
 //! `PROPTEST_CASES` to change it.
+#![cfg(all(feature = "alloc", feature = "stats"))]
 
 #[path = "support/reference.rs"]
 mod reference;

@@ -1,6 +1,7 @@
 //! Rules 2 and 3 of docs/design.md: never early (pending 1 ns before the requested time,
 //! ready at it) and at most two ticks late, across every level of the wheel, from starts
 //! anywhere in a tick, reached in one jump or step by step.
+#![cfg(feature = "alloc")]
 
 mod support;
 

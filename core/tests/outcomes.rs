@@ -1,6 +1,7 @@
 //! Outcomes of named deadlines: exactly one per deadline, what its caller saw, under the
 //! races of docs/design.md rule 5 (complete at the fire, drop at the fire, reset then
 //! fire), on a manual clock. Unnamed deadlines report nothing.
+#![cfg(feature = "alloc")]
 
 mod support;
 

@@ -1,6 +1,7 @@
 //! Overrun reports: a fired deadline whose task polls it later than the threshold counts
 //! once in `Stats::overruns`; none without a threshold. One test: the threshold is the
 //! process's.
+#![cfg(feature = "stats")]
 
 use core::future::{Future, pending};
 use core::pin::pin;

@@ -10,6 +10,7 @@
 //! * **A driver's waker that panics** when an arm or a turn out of idle wakes it: the
 //!   other drivers are still woken.
 //! * **A deadline polled again after its poll panicked** panics as documented.
+#![cfg(all(feature = "alloc", feature = "stats"))]
 
 mod support;
 

@@ -3,6 +3,7 @@
 //! the planned tick, before a higher level's slot comes down (with `sub-tick`; without
 //! it such arms wake no one); and a new wheel's first turn, which plans nothing when
 //! nothing is armed.
+#![cfg(feature = "alloc")]
 
 mod support;
 

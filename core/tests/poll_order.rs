@@ -5,6 +5,7 @@
 //! nearer deadline brings a nearer sleep, a sleep that has come already brings the task
 //! back at once, an idle driver nothing woke neither turns nor sleeps, and a driver whose
 //! future was ready still carries out the turn it planned.
+#![cfg(feature = "alloc")]
 
 mod support;
 

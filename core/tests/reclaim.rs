@@ -4,6 +4,7 @@
 //! tick, once per tick, and always when the deadline cannot tell its start from its entry
 //! (cut short by a budget, armed after running degraded); deadlines released at once do
 //! not wake a reclaiming driver.
+#![cfg(all(feature = "alloc", feature = "stats"))]
 
 mod support;
 

@@ -1,6 +1,7 @@
 //! `Wheel::restart`: a wheel started over for a clock whose readings no longer follow the
 //! ones it served (a wheel reused for another clock) fires nothing early and nothing late
 //! on the new readings, and plans as a new wheel does; a wheel in use is refused.
+#![cfg(all(feature = "alloc", feature = "stats"))]
 
 use core::future::Future;
 use core::pin::pin;

@@ -1,5 +1,6 @@
 //! Wheel statistics (`Wheel::stats`): what the wheel armed, fired, cancelled and reclaimed,
 //! its high-water mark, and lateness counted in ticks.
+#![cfg(all(feature = "alloc", feature = "stats"))]
 
 mod support;
 

@@ -2,6 +2,7 @@
 //! error (at once when zero, and also on a full wheel whose stream never stops yielding);
 //! an idle timeout re-arms after each item without growing, and fires on a stalled
 //! stream.
+#![cfg(all(feature = "alloc", feature = "stats"))]
 
 mod support;
 

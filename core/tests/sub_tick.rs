@@ -3,7 +3,7 @@
 //! a level boundary; a dense slot (nine or more) fires all at once at its tick; a cancel
 //! stops steering its slot's turns, and a slot starts afresh when its index comes round.
 //! All of it is the `sub-tick` feature's (`std` implies it).
-#![cfg(feature = "sub-tick")]
+#![cfg(all(feature = "sub-tick", feature = "alloc", feature = "stats"))]
 
 mod support;
 

@@ -14,6 +14,7 @@
 //!
 //! The long threaded tests run under a watchdog: one that hangs fails with a report of
 //! what it was waiting for instead of hanging `cargo test`.
+#![cfg(all(feature = "alloc", feature = "stats"))]
 
 mod support;
 

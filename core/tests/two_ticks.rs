@@ -11,6 +11,7 @@
 //! * Each future ends never before the earlier of its two times, and less than two ticks
 //!   after it. A lost wake shows as a late end, or as a hang the watchdog reports.
 //! * At most four threads run on the full wheel: each waits in a place of its own.
+#![cfg(all(feature = "alloc", feature = "stats"))]
 
 mod support;
 

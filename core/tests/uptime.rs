@@ -13,6 +13,7 @@
 //!   and two ticks after);
 //! * **late start**: instants beyond the wheel's range, seen from a clock that has run for
 //!   five rotations of the top level.
+#![cfg(all(feature = "alloc", feature = "stats"))]
 
 mod support;
 

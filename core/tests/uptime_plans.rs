@@ -4,6 +4,7 @@
 //! tokio drivers do) must never oversleep a deadline, across every wrap and with arms that
 //! come in while it sleeps (the wrap bug that stopped tokio's timers after 12 days), and a
 //! plan past the clock's end must not read as idle.
+#![cfg(all(feature = "alloc", feature = "stats"))]
 
 mod support;
 

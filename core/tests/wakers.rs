@@ -1,5 +1,6 @@
 //! Waker replacement: a deadline polled with another waker wakes the waker of its latest
 //! poll only, also when it switches back to an earlier one.
+#![cfg(feature = "alloc")]
 
 mod support;
 

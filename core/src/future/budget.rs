@@ -171,6 +171,3 @@ pub(crate) use ambient::{Scope, current as ambient};
 pub(crate) fn ambient() -> Option<Budget> {
     None
 }
-
-#[cfg(all(test, feature = "std", not(punctual_loom)))]
-mod tests;

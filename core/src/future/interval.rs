@@ -17,8 +17,6 @@ use crate::time::{Limit, Reading, duration_of, span_of};
 pub use missed::MissedTickBehavior;
 
 mod missed;
-#[cfg(all(test, feature = "std"))]
-mod tests;
 
 /// Ticks once a period, on a grid: the first tick at once ([`Wheel::interval`]) or at a
 /// given instant ([`Wheel::interval_at`]), then one each `period`; tokio's `Interval`, on

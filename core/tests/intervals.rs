@@ -2,21 +2,15 @@
 //! tick behaviour after a stall, `reset`, the stream, a period of zero; and the contract's
 //! own: never early, a suspend gives one tick, one entry while waiting.
 
-extern crate std;
-
 use core::pin::Pin;
 use core::sync::atomic::{AtomicUsize, Ordering};
 use core::task::{Context, Poll, Waker};
 use core::time::Duration;
 use std::sync::Arc;
 use std::task::Wake;
-use std::vec;
-use std::vec::Vec;
 
 use futures_core::Stream;
-
-use super::{Interval, MissedTickBehavior};
-use crate::{Fixed, ManualClock, Reading, Wheel};
+use punctual_core::{Fixed, Interval, ManualClock, MissedTickBehavior, Reading, Wheel};
 
 type TestWheel = Wheel<ManualClock, Fixed<8>>;
 
