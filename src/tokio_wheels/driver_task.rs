@@ -119,16 +119,13 @@ struct DefaultSleeper {
 impl Sleeper for DefaultSleeper {
     type Sleep = DefaultSleep;
 
-    fn sleep_until(&mut self, at: Reading) -> Self::Sleep {
+    fn sleep_until(&mut self, mut at: Reading) -> Self::Sleep {
         let clock = self.wheel.clock();
         if !self.on_tokio_timer && clock.reads_virtual_time() {
             // The plan `at` was made without precise fires: turn again at once with them.
             self.on_tokio_timer = true;
             self.wheel.set_precise_fires(true);
-            let now = Reading::since_origin(clock.now());
-            return DefaultSleep::Tokio {
-                sleep: self.on_tokio.sleep_until(at.min(now)),
-            };
+            at = at.min(Reading::since_origin(clock.now()));
         }
         if self.on_tokio_timer {
             return DefaultSleep::Tokio {

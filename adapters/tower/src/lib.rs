@@ -40,7 +40,7 @@ mod headers;
 mod http;
 mod hyper_timer;
 mod layer;
-mod limits;
+mod admission;
 mod propagate;
 
 pub use headers::{
