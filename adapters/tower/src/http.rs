@@ -15,9 +15,9 @@ use tower_layer::Layer;
 use tower_service::Service;
 
 use crate::BoxError;
+use crate::admission::{Admission, Admitted, shared_builders};
 use crate::grpc_timeout::deadline_exceeded;
 use crate::headers::{OwnLimit, RequestTimeout};
-use crate::admission::{Admission, Admitted, shared_builders};
 
 /// The status a timed-out request is answered with unless another is chosen.
 pub const DEFAULT_STATUS: StatusCode = StatusCode::GATEWAY_TIMEOUT;
@@ -133,7 +133,9 @@ where
         // The status of a late answer; `None`: gRPC's.
         let on_expiry = (!grpc).then_some(layer.status);
         let body_wheel = layer.bound_body.then_some(admission.wheel);
-        let inner = admission.admit(route.unwrap_or(admission.name), limit, || self.inner.call(req));
+        let inner = admission.admit(route.unwrap_or(admission.name), limit, || {
+            self.inner.call(req)
+        });
         HttpResponseFuture {
             inner,
             on_expiry,

@@ -14,8 +14,8 @@ use tower_layer::Layer;
 use tower_service::Service;
 
 use crate::BoxError;
-use crate::headers::{OwnLimit, RequestTimeout};
 use crate::admission::{Admission, Admitted, OrElapsed, boxed, shared_builders};
+use crate::headers::{OwnLimit, RequestTimeout};
 
 /// A [`Layer`] that bounds each request's response future, from its first poll, by a
 /// deadline, and runs it under a budget of the same length on the wheel `W` (see the

@@ -15,8 +15,8 @@ use tower_layer::Layer;
 use tower_service::Service;
 
 use crate::BoxError;
-use crate::headers::TimeoutHeader;
 use crate::admission::{OrElapsed, boxed};
+use crate::headers::TimeoutHeader;
 
 /// What is left of the budget in force on this thread, on `wheel`'s clock; `None` with no
 /// budget in force for deadlines on that wheel.

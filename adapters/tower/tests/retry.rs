@@ -142,7 +142,9 @@ fn within_budget_leaves_policy_alone_without_budget() {
 async fn within_budget_with_a_limit_per_attempt_ends_at_the_budget() {
     static ATTEMPTS: AtomicU32 = AtomicU32::new(0);
     let client = ServiceBuilder::new()
-        .retry(WithinBudget::<_, DefaultWheel>::new(Always { max: u32::MAX }))
+        .retry(WithinBudget::<_, DefaultWheel>::new(Always {
+            max: u32::MAX,
+        }))
         .layer(DeadlineLayer::<DefaultWheel>::new(100 * MS))
         .service(service_fn(|()| {
             ATTEMPTS.fetch_add(1, Ordering::Relaxed);
