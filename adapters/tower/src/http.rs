@@ -127,15 +127,13 @@ where
         let limit = admission.limit_for(&layer.source, &req);
         let grpc = (req.headers().get(CONTENT_TYPE))
             .is_some_and(|v| v.as_bytes().starts_with(b"application/grpc"));
-        let route = layer
-            .route_name
-            .and_then(|route| route(req.method(), req.uri()));
+        let name = (layer.route_name)
+            .and_then(|route| route(req.method(), req.uri()))
+            .unwrap_or(admission.name);
         // The status of a late answer; `None`: gRPC's.
         let on_expiry = (!grpc).then_some(layer.status);
         let body_wheel = layer.bound_body.then_some(admission.wheel);
-        let inner = admission.admit(route.unwrap_or(admission.name), limit, || {
-            self.inner.call(req)
-        });
+        let inner = admission.admit(name, limit, || self.inner.call(req));
         HttpResponseFuture {
             inner,
             on_expiry,
