@@ -65,11 +65,9 @@ pin_project! {
 impl<F: Future> Budgeted<F> {
     /// `future` under a budget of `duration` from its first poll.
     pub(crate) fn new(future: F, duration: Duration) -> Self {
-        Self {
-            state: State::Bounded {
-                budgeted: OnDefaultWheel::new(future, DefaultWheel::new(), duration),
-            },
-        }
+        let budgeted = OnDefaultWheel::new(future, DefaultWheel::new(), duration);
+        let state = State::Bounded { budgeted };
+        Self { state }
     }
 
     /// `future`, carrying the budget in force here.
@@ -86,21 +84,15 @@ impl<F: Future> Budgeted<F> {
     /// Names the budget: the name its `Elapsed` carries, and under which its outcome is
     /// reported when it ends (see [`report`](crate::report)). A carried budget keeps its
     /// own name unless this renames it; with no budget to carry, the name is unused.
-    pub fn named(self, name: &'static str) -> Self {
-        let state = match self.state {
-            State::Carrying {
-                future, carried, ..
-            } => State::Carrying {
-                future,
-                carried,
-                name: Some(name),
-            },
-            State::Bounded { budgeted } => State::Bounded {
-                budgeted: budgeted.named(name),
-            },
-            other => other,
-        };
-        Self { state }
+    pub fn named(mut self, name: &'static str) -> Self {
+        if let State::Carrying { name: own, .. } = &mut self.state {
+            *own = Some(name);
+        }
+        if let State::Bounded { budgeted } = self.state {
+            let budgeted = budgeted.named(name);
+            self.state = State::Bounded { budgeted };
+        }
+        self
     }
 }
 

@@ -64,9 +64,7 @@ unsafe impl WheelRef for DefaultWheel {
     #[cfg(any(feature = "tokio", feature = "test-util"))]
     #[inline]
     fn choose(&mut self) {
-        if self.chosen.is_none() {
-            self.chosen = Some(choose());
-        }
+        self.chosen.get_or_insert_with(choose);
     }
 
     #[inline]

@@ -114,9 +114,7 @@ impl RuntimeWheel {
     fn make(pausable: bool) -> &'static Self {
         // Precise fires are set by each driver task, for the timer it sleeps on.
         let clock = RuntimeClock::new(crate::global::std_clock());
-        // SAFETY: leaked at once, so the wheel never moves nor is dropped.
-        let wheel = unsafe { Wheel::growable(clock, DEFAULT_TICK).with_thread_spares() };
-        let wheel: &'static Wheel<_, _> = Box::leak(Box::new(wheel));
+        let wheel = Wheel::growable(clock, DEFAULT_TICK).leak();
         Box::leak(Box::new(Self {
             wheel,
             choice: WheelChoice {

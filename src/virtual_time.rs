@@ -45,10 +45,8 @@ struct VirtualClock(AtomicU64);
 
 impl VirtualClock {
     fn set(&self, to: Duration) {
-        self.0.store(
-            u64::try_from(to.as_nanos()).unwrap_or(u64::MAX),
-            Ordering::Release,
-        );
+        let nanos = u64::try_from(to.as_nanos()).unwrap_or(u64::MAX);
+        self.0.store(nanos, Ordering::Release);
     }
 }
 

@@ -69,9 +69,7 @@ impl<T> Shelf<T> {
     }
 
     fn wheels(&self) -> MutexGuard<'_, Vec<&'static T>> {
-        self.wheels
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.wheels.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// A shelved wheel that `restart` starts over, else a new one from `make`.

@@ -119,16 +119,13 @@ struct DefaultSleeper {
 impl Sleeper for DefaultSleeper {
     type Sleep = DefaultSleep;
 
-    fn sleep_until(&mut self, at: Reading) -> Self::Sleep {
+    fn sleep_until(&mut self, mut at: Reading) -> Self::Sleep {
         let clock = self.wheel.clock();
         if !self.on_tokio_timer && clock.reads_virtual_time() {
             // The plan `at` was made without precise fires: turn again at once with them.
             self.on_tokio_timer = true;
             self.wheel.set_precise_fires(true);
-            let now = Reading::since_origin(clock.now());
-            return DefaultSleep::Tokio {
-                sleep: self.on_tokio.sleep_until(at.min(now)),
-            };
+            at = at.min(Reading::since_origin(clock.now()));
         }
         if self.on_tokio_timer {
             return DefaultSleep::Tokio {
@@ -183,10 +180,7 @@ static THREAD: OnceLock<Thread> = OnceLock::new();
 
 /// Hands `orphan` (its clock already on real time) to the orphan driver.
 pub(super) fn hand_over(orphan: &'static RuntimeWheel) {
-    INBOX
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-        .push(orphan);
+    INBOX.lock().unwrap_or_else(|p| p.into_inner()).push(orphan);
     let thread = THREAD.get_or_init(|| {
         punctual_thread::handle_forks();
         thread::Builder::new()
@@ -238,16 +232,11 @@ impl Driven for Orphan {
 fn run() -> ! {
     punctual_thread::run(
         |driving: &mut Vec<Orphan>| {
-            driving.extend(
-                INBOX
-                    .lock()
-                    .unwrap_or_else(|poisoned| poisoned.into_inner())
-                    .drain(..)
-                    .map(|orphan| Orphan {
-                        orphan,
-                        slot: Some(orphan.wheel.driver_slot()),
-                    }),
-            );
+            let mut inbox = INBOX.lock().unwrap_or_else(|p| p.into_inner());
+            for orphan in inbox.drain(..) {
+                let slot = Some(orphan.wheel.driver_slot());
+                driving.push(Orphan { orphan, slot });
+            }
         },
         Duration::MAX,
     )

@@ -77,15 +77,10 @@ pub(crate) const fn reading_of_ticks(ticks: u64, hz: u64) -> Duration {
 /// The first tick whose reading is at or after `reading`, at `hz` ticks a second:
 /// `reading * hz` rounded up. `u64::MAX` (never, in practice) when it does not fit.
 pub(crate) const fn ticks_at_or_after(reading: Duration, hz: u64) -> u64 {
-    let Some(whole) = reading.as_secs().checked_mul(hz) else {
-        return u64::MAX;
-    };
+    let whole = reading.as_secs().saturating_mul(hz);
     // `subsec_nanos < 10^9` and `hz <= u64::MAX / 10^9`: the product fits.
     let part = (reading.subsec_nanos() as u64 * hz).div_ceil(NANOS_PER_SEC);
-    match whole.checked_add(part) {
-        Some(ticks) => ticks,
-        None => u64::MAX,
-    }
+    whole.saturating_add(part)
 }
 
 /// How far a reading of a floored tick counter can lag the true time, at `hz`: less than one

@@ -3,7 +3,6 @@
 use core::future::Future;
 use core::pin::Pin;
 use core::task::{Context, Poll};
-use std::time::Instant;
 
 use async_io::Timer;
 use punctual_core::{Reading, Sleeper, StdClock};
@@ -30,19 +29,15 @@ impl AsyncIoSleeper {
     pub fn new(clock: &StdClock) -> Self {
         Self { clock: *clock }
     }
-
-    /// An instant at which the clock reads `at` or later ([`StdClock::instant_of`]).
-    /// `None` if no `Instant` can hold it; the sleep then never completes by itself.
-    pub fn instant_of(&self, at: Reading) -> Option<Instant> {
-        self.clock.instant_of(at)
-    }
 }
 
 impl Sleeper for AsyncIoSleeper {
     type Sleep = TimerSleep;
 
     fn sleep_until(&mut self, at: Reading) -> TimerSleep {
-        let timer = self.instant_of(at).map_or_else(Timer::never, Timer::at);
+        // `None`: no `Instant` holds `at`, and the sleep never completes by itself.
+        let instant = self.clock.instant_of(at);
+        let timer = instant.map_or_else(Timer::never, Timer::at);
         TimerSleep { timer }
     }
 }
@@ -91,15 +86,14 @@ mod tests {
     #[test]
     fn conversions_late_by_slack_only() {
         let clock = StdClock::new();
-        let sleeper = AsyncIoSleeper::new(&clock);
         for reading in READINGS {
-            let instant = sleeper.instant_of(Reading::since_origin(reading)).unwrap();
+            let instant = clock.instant_of(Reading::since_origin(reading)).unwrap();
             assert_eq!(
                 clock.reading_of(instant),
                 Reading::since_origin(reading + clock.slack())
             );
         }
-        assert_eq!(sleeper.instant_of(Reading::END), None);
+        assert_eq!(clock.instant_of(Reading::END), None);
     }
 
     #[test]

@@ -74,13 +74,9 @@ impl WakeEarly {
     /// After a sleep that asked to end at `asked` and ended at `woke`: whether to spin on
     /// (`false`: it ended early, so turn now). One that ended on time or late is measured.
     pub(crate) fn slept(&mut self, asked: Duration, woke: Duration) -> bool {
-        match woke.checked_sub(asked) {
-            Some(overslept) => {
-                self.observe(overslept);
-                true
-            }
-            None => false,
-        }
+        woke.checked_sub(asked)
+            .inspect(|&overslept| self.observe(overslept))
+            .is_some()
     }
 }
 

@@ -97,9 +97,7 @@ pub fn spawn_driver_on<S: Storage + 'static>(
 
 /// The driver future of `wheel`, to run yourself (a `LocalSet`, a `select!`, a wheel that
 /// is not `'static`). It never completes; poll it on a runtime with time enabled (it panics
-/// elsewhere, see [`TokioSleeper`]). Build the wheel
-/// [`with_precise_fires`](Wheel::with_precise_fires): tokio rounds each sleep up to its
-/// millisecond, which would otherwise come on top of the tick.
+/// elsewhere, see [`TokioSleeper`]). See the crate's rules on `with_precise_fires`.
 ///
 /// ```
 /// use std::time::Duration;

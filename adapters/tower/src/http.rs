@@ -15,9 +15,9 @@ use tower_layer::Layer;
 use tower_service::Service;
 
 use crate::BoxError;
+use crate::admission::{Admission, Admitted, shared_builders};
 use crate::grpc_timeout::deadline_exceeded;
 use crate::headers::{OwnLimit, RequestTimeout};
-use crate::limits::{Admitted, Limits, shared_builders};
 
 /// The status a timed-out request is answered with unless another is chosen.
 pub const DEFAULT_STATUS: StatusCode = StatusCode::GATEWAY_TIMEOUT;
@@ -53,7 +53,7 @@ pub const DEFAULT_STATUS: StatusCode = StatusCode::GATEWAY_TIMEOUT;
 /// ```
 #[derive(Debug, Clone, Copy)]
 pub struct HttpDeadlineLayer<W, T = OwnLimit> {
-    limits: Limits<W>,
+    admission: Admission<W>,
     source: T,
     status: StatusCode,
     bound_body: bool,
@@ -123,17 +123,17 @@ where
     }
 
     fn call(&mut self, req: Request<ReqBody>) -> Self::Future {
-        let (layer, limits) = (&self.layer, &self.layer.limits);
-        let limit = limits.limit_for(&layer.source, &req);
+        let (layer, admission) = (&self.layer, &self.layer.admission);
+        let limit = admission.limit_for(&layer.source, &req);
         let grpc = (req.headers().get(CONTENT_TYPE))
             .is_some_and(|v| v.as_bytes().starts_with(b"application/grpc"));
-        let route = layer
-            .route_name
-            .and_then(|route| route(req.method(), req.uri()));
+        let name = (layer.route_name)
+            .and_then(|route| route(req.method(), req.uri()))
+            .unwrap_or(admission.name);
         // The status of a late answer; `None`: gRPC's.
         let on_expiry = (!grpc).then_some(layer.status);
-        let body_wheel = layer.bound_body.then_some(limits.wheel);
-        let inner = limits.admit(route.unwrap_or(limits.name), limit, || self.inner.call(req));
+        let body_wheel = layer.bound_body.then_some(admission.wheel);
+        let inner = admission.admit(name, limit, || self.inner.call(req));
         HttpResponseFuture {
             inner,
             on_expiry,

@@ -14,8 +14,8 @@ use tower_layer::Layer;
 use tower_service::Service;
 
 use crate::BoxError;
+use crate::admission::{Admission, Admitted, OrElapsed, boxed, shared_builders};
 use crate::headers::{OwnLimit, RequestTimeout};
-use crate::limits::{Admitted, Limits, OrElapsed, boxed, shared_builders};
 
 /// A [`Layer`] that bounds each request's response future, from its first poll, by a
 /// deadline, and runs it under a budget of the same length on the wheel `W` (see the
@@ -23,7 +23,7 @@ use crate::limits::{Admitted, Limits, OrElapsed, boxed, shared_builders};
 /// [`Elapsed`] named after the layer (or an enclosing budget's, when that ends first).
 #[derive(Debug, Clone, Copy)]
 pub struct DeadlineLayer<W, T = OwnLimit> {
-    limits: Limits<W>,
+    admission: Admission<W>,
     source: T,
     count_readiness: bool,
 }
@@ -123,7 +123,7 @@ where
         if self.waited_out.is_some() {
             return Poll::Ready(Ok(())); // the next call fails at once
         }
-        let Limits { wheel, limit, .. } = self.layer.limits;
+        let Admission { wheel, limit, .. } = self.layer.admission;
         let waiting = self.waiting.get_or_insert_with(|| Waiting::start(wheel));
         match self.inner.poll_ready(cx) {
             // Keep the wait: the call takes it off the request's deadline.
@@ -136,7 +136,7 @@ where
             Poll::Pending => {}
         }
         self.waiting = None;
-        let name = self.layer.limits.name;
+        let name = self.layer.admission.name;
         self.waited_out = Some(Elapsed::new(limit, Some(name)));
         // The next request's outcome: elapsed while waiting for readiness.
         let outcome = Outcome::new(name, OutcomeKind::Elapsed, Some(limit), limit);
@@ -150,10 +150,10 @@ where
             return ResponseFuture { inner };
         }
         let waited = self.waiting.take().map_or(Duration::ZERO, |w| w.waited());
-        let limits = &self.layer.limits;
-        let limit = limits.limit_for(&self.layer.source, &req);
+        let admission = &self.layer.admission;
+        let limit = admission.limit_for(&self.layer.source, &req);
         let limit = limit.saturating_sub(waited);
-        let inner = limits.admit(limits.name, limit, || self.inner.call(req));
+        let inner = admission.admit(admission.name, limit, || self.inner.call(req));
         ResponseFuture { inner }
     }
 }

@@ -36,11 +36,11 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
 
+mod admission;
 mod headers;
 mod http;
 mod hyper_timer;
 mod layer;
-mod limits;
 mod propagate;
 
 pub use headers::{

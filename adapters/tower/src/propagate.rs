@@ -15,8 +15,8 @@ use tower_layer::Layer;
 use tower_service::Service;
 
 use crate::BoxError;
+use crate::admission::{OrElapsed, boxed};
 use crate::headers::TimeoutHeader;
-use crate::limits::{OrElapsed, boxed};
 
 /// What is left of the budget in force on this thread, on `wheel`'s clock; `None` with no
 /// budget in force for deadlines on that wheel.
@@ -182,43 +182,9 @@ where
 }
 
 /// Wraps a `tower::retry` [`Policy`] so that nothing is retried once the budget in force
-/// is spent (attempts would fail at once, and a retry on that error would spin).
-///
-/// ```
-/// use std::time::Duration;
-/// use punctual_tower::{DeadlineLayer, WithinBudget};
-/// use tower::{ServiceBuilder, ServiceExt, service_fn};
-///
-/// use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
-///
-/// #[derive(Clone)]
-/// struct Always; // retries every error
-/// impl<Req: Clone, Res, E> tower::retry::Policy<Req, Res, E> for Always {
-///     type Future = std::future::Ready<()>;
-///     fn retry(&mut self, _: &mut Req, r: &mut Result<Res, E>) -> Option<Self::Future> {
-///         r.is_err().then(|| std::future::ready(()))
-///     }
-///     fn clone_request(&mut self, req: &Req) -> Option<Req> { Some(req.clone()) }
-/// }
-///
-/// # #[tokio::main(flavor = "current_thread", start_paused = true)]
-/// # async fn main() {
-/// static ATTEMPTS: AtomicU32 = AtomicU32::new(0);
-/// let client = ServiceBuilder::new()
-///     .retry(WithinBudget::<_, punctual::wheel::DefaultWheel>::new(Always))
-///     .layer(DeadlineLayer::<punctual::wheel::DefaultWheel>::new(Duration::from_millis(100)))
-///     .service(service_fn(|()| {
-///         ATTEMPTS.fetch_add(1, Relaxed);
-///         std::future::pending::<Result<(), tower::BoxError>>()
-///     }));
-/// let outcome = punctual::budget(Duration::from_millis(250), client.oneshot(())).await;
-/// // Attempts at 0, 100 and 200 ms, the third cut to the budget, which ends the retries
-/// // (the error is the budget's, from the block or from the last attempt).
-/// let err = outcome.map_or_else(|e| Box::new(e) as tower::BoxError, |r| r.unwrap_err());
-/// assert!(err.downcast_ref::<punctual::Elapsed>().unwrap().is_budget());
-/// assert_eq!(ATTEMPTS.load(Relaxed), 3);
-/// # }
-/// ```
+/// is spent (attempts would fail at once, and a retry on that error would spin): with a
+/// [`DeadlineLayer`](crate::DeadlineLayer) inside the retry, a limit per attempt, and one
+/// budget over them all.
 #[derive(Debug, Clone, Copy)]
 pub struct WithinBudget<P, W> {
     policy: P,

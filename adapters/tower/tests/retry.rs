@@ -134,3 +134,24 @@ fn within_budget_leaves_policy_alone_without_budget() {
     );
     assert_eq!(attempts.load(Ordering::SeqCst), 5);
 }
+
+/// `WithinBudget` with a limit per attempt inside the retry, one budget outside. Attempts at 0, 100 and 200 ms, the third cut to
+/// the budget, which ends the retries (the error is the budget's, from the block or from
+/// the last attempt).
+#[tokio::test(start_paused = true)]
+async fn within_budget_with_a_limit_per_attempt_ends_at_the_budget() {
+    static ATTEMPTS: AtomicU32 = AtomicU32::new(0);
+    let client = ServiceBuilder::new()
+        .retry(WithinBudget::<_, DefaultWheel>::new(Always {
+            max: u32::MAX,
+        }))
+        .layer(DeadlineLayer::<DefaultWheel>::new(100 * MS))
+        .service(service_fn(|()| {
+            ATTEMPTS.fetch_add(1, Ordering::Relaxed);
+            std::future::pending::<Result<(), BoxError>>()
+        }));
+    let outcome = punctual::budget(250 * MS, client.oneshot(())).await;
+    let err = outcome.map_or_else(|e| Box::new(e) as BoxError, |r| r.unwrap_err());
+    assert!(err.downcast_ref::<Elapsed>().unwrap().is_budget());
+    assert_eq!(ATTEMPTS.load(Ordering::Relaxed), 3);
+}

@@ -1,4 +1,4 @@
-//! What both layers share: [`Limits`], builder methods, a request's admission.
+//! What both layers share: [`Admission`], builder methods, a request's admission.
 
 use core::future::Future;
 use core::pin::Pin;
@@ -13,14 +13,14 @@ use crate::headers::RequestTimeout;
 
 /// A layer's wheel, limit and name, and the least a request's limit may be to be admitted.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Limits<W> {
+pub(crate) struct Admission<W> {
     pub(crate) wheel: W,
     pub(crate) limit: Duration,
     pub(crate) name: &'static str,
     pub(crate) refuse_below: Duration,
 }
 
-impl<W: WheelRef> Limits<W> {
+impl<W: WheelRef> Admission<W> {
     /// The limit for `req`: the layer's, or what `source` says it asks for if earlier.
     pub(crate) fn limit_for<Req>(&self, source: &impl RequestTimeout<Req>, req: &Req) -> Duration {
         let asked = source.requested(req);
@@ -70,8 +70,8 @@ macro_rules! shared_builders {
             /// A layer bounding each request by `limit` on `wheel`.
             pub fn on(wheel: W, limit: core::time::Duration) -> Self {
                 let (name, refuse_below) = ("request", core::time::Duration::ZERO);
-                let limits = crate::limits::Limits { wheel, limit, name, refuse_below };
-                Self { limits, source: crate::OwnLimit, $($extra: $default),* }
+                let admission = crate::admission::Admission { wheel, limit, name, refuse_below };
+                Self { admission, source: crate::OwnLimit, $($extra: $default),* }
             }
         }
 
@@ -79,36 +79,36 @@ macro_rules! shared_builders {
             /// Names the deadline: the name its `Elapsed` carries, and each request's
             /// outcome is reported under (`punctual::report`). `"request"` by default.
             pub fn named(mut self, name: &'static str) -> Self {
-                self.limits.name = name;
+                self.admission.name = name;
                 self
             }
 
             /// Also takes an `http::Request`'s `grpc-timeout` when it asks for less than
             /// the layer's limit, never more ([`GrpcTimeout`](crate::GrpcTimeout)).
             pub fn grpc_timeout(self) -> $layer<W, crate::GrpcTimeout> {
-                let (limits, source) = (self.limits, crate::GrpcTimeout);
-                $layer { limits, source, $($extra: self.$extra),* }
+                let (admission, source) = (self.admission, crate::GrpcTimeout);
+                $layer { admission, source, $($extra: self.$extra),* }
             }
 
             /// Also takes the shortest of an `http::Request`'s timeout headers when it asks
             /// for less than the layer's limit, never more
             /// ([`TimeoutHeaders`](crate::TimeoutHeaders)).
             pub fn timeout_headers(self) -> $layer<W, crate::TimeoutHeaders> {
-                let (limits, source) = (self.limits, crate::TimeoutHeaders);
-                $layer { limits, source, $($extra: self.$extra),* }
+                let (admission, source) = (self.admission, crate::TimeoutHeaders);
+                $layer { admission, source, $($extra: self.$extra),* }
             }
 
             /// Refuses a request whose deadline leaves less than `least` (zero by default):
             /// it ends at once as timed out, the inner service not called, counted in
             /// [`Stats::refused`](punctual_core::Stats::refused) and traced at debug level.
             pub fn refuse_below(mut self, least: core::time::Duration) -> Self {
-                self.limits.refuse_below = least;
+                self.admission.refuse_below = least;
                 self
             }
 
             /// The layer's own limit.
             pub fn limit(&self) -> core::time::Duration {
-                self.limits.limit
+                self.admission.limit
             }
         }
 
