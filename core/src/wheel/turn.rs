@@ -232,25 +232,40 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             while let Some((index, next)) = taken.next(&self.storage) {
                 Levels::unlink_taken(&self.storage, index);
                 self.fetch_ahead(next);
-                let entry = self.storage.entry(index);
-                // SAFETY: driver role held; the entry came through the arm inbox.
-                let due = unsafe { entry.due() };
-                let (when, offset) = self.ticks().tick_of(due);
-                // Due by now, in a later tick than the one reached: down again.
-                let down =
-                    expiration.level > 0 && when.get() > state.levels.hand.elapsed() && when <= now;
-                if due <= reading && !down {
-                    self.fire(state, index, entry, late(now, when));
-                } else if entry.state.load(Ordering::Acquire) & CANCELLED == 0 {
-                    // Down again, or `when > now`: `due` is past this tick.
-                    state
-                        .levels
-                        .insert(&self.storage, index, when.get(), offset, state.grain);
-                }
+                self.fire_or_insert(state, index, now, reading, expiration.level);
             }
         }
         if now.get() > state.levels.hand.elapsed() {
             state.levels.hand.set_elapsed(now.get());
+        }
+    }
+
+    /// Fires `index`, off the slots (from `level`; 0 for a new entry), if due by
+    /// `reading`; else links it into its slot unless cancelled. An entry of a higher
+    /// slot due by `now` but in a later tick than the one reached goes down instead.
+    #[inline(always)]
+    fn fire_or_insert(
+        &self,
+        state: &mut DriverState,
+        index: Index,
+        now: Tick,
+        reading: Reading,
+        level: usize,
+    ) {
+        let entry = self.storage.entry(index);
+        // SAFETY: driver role held; the entry came through an arm inbox.
+        let due = unsafe { entry.due() };
+        let (when, offset) = self.ticks().tick_of(due);
+        let down = level > 0 && when.get() > state.levels.hand.elapsed() && when <= now;
+        if due <= reading && !down {
+            // A cancelled entry is left for its cancel inbox (`fire`).
+            let late = now.get().saturating_sub(when.get());
+            self.fire(state, index, entry, late);
+        } else if entry.state.load(Ordering::Acquire) & CANCELLED == 0 {
+            // Down again, or `when > now ≥ elapsed`, as a slot needs.
+            state
+                .levels
+                .insert(&self.storage, index, when.get(), offset, state.grain);
         }
     }
 
@@ -351,23 +366,10 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         for shard in &self.shards {
             let mut index = shard.arm_inbox.take_all();
             while index != NIL {
-                let entry = self.storage.entry(index);
                 // Before linking it into a slot, which reuses `slot_next`.
-                let next = self.next_ahead(&entry.slot_next);
-                // SAFETY: driver role held; the entry came through an arm inbox.
-                let due = unsafe { entry.due() };
-                let (when, offset) = self.ticks().tick_of(due);
+                let next = self.next_ahead(&self.storage.entry(index).slot_next);
                 self.counters.bump(stats::ARMED, true);
-                if entry.state.load(Ordering::Acquire) & CANCELLED == 0 {
-                    // Else `when > now ≥ elapsed`, as a slot needs.
-                    if due <= reading {
-                        self.fire(state, index, entry, late(now, when));
-                    } else {
-                        state
-                            .levels
-                            .insert(&self.storage, index, when.get(), offset, state.grain);
-                    }
-                }
+                self.fire_or_insert(state, index, now, reading, 0);
                 index = next;
             }
         }
@@ -381,8 +383,10 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
 
     /// Unlinks and frees the cancelled entries from `index` on, onto `shard` in one CAS.
     pub(super) fn reclaim(&self, state: &mut DriverState, shard: &Shard, mut index: Index) {
-        let (mut freed, mut freed_last) = (NIL, None);
-        while index != NIL {
+        let freed = core::iter::from_fn(|| {
+            if index == NIL {
+                return None;
+            }
             let entry = self.storage.entry(index);
             let next = self.next_ahead(&entry.cancel_link);
             // SAFETY: driver role held; the entry came through an arm inbox.
@@ -400,18 +404,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             let old_waker = unsafe { entry.recycle() };
             debug_assert!(old_waker.is_none(), "a cancelled entry kept its waker");
             drop(old_waker);
-            entry.slot_next.store(freed, Ordering::Relaxed);
-            freed_last.get_or_insert(entry);
-            freed = index;
-            index = next;
-        }
-        if let Some(last) = freed_last {
-            shard.free.push_chain(freed, last);
-        }
+            Some(core::mem::replace(&mut index, next))
+        });
+        self.keep(shard, freed);
     }
-}
-
-/// How many ticks late an entry of tick `when` fires in tick `now` (for the stats).
-fn late(now: Tick, when: Tick) -> u64 {
-    now.get().saturating_sub(when.get())
 }
