@@ -263,11 +263,5 @@ impl Drop for ReleaseOnUnwind<'_> {
     }
 }
 
-impl core::fmt::Debug for AtomicWaker {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("AtomicWaker").finish_non_exhaustive()
-    }
-}
-
 #[cfg(all(test, not(punctual_loom)))]
 mod tests;

@@ -9,12 +9,12 @@
 //! * A pass that finds a new `DEGRADED` mark in the word it published passes again.
 //! * Slots come up in order of their start tick, up to `now`. An entry due by the turn's
 //!   reading fires; a live one due later goes down the levels, even if due by `now`: a
-//!   turn passing many ticks fires them in tick order.
+//!   turn passing many ticks fires them in tick order. A new entry due by the reading
+//!   fires at once, even with its tick ahead; else it goes into the levels unless
+//!   cancelled.
 //! * Cancelled entries stay linked until their cancel inbox brings them. A turn takes
 //!   every shard's cancel inbox before any arm inbox, so an entry to reclaim has left its
 //!   arm inbox, even one armed and cancelled on different shards.
-//! * A new entry fires at once if due by the turn's reading, even with its tick ahead;
-//!   else it goes into the levels, unless cancelled meanwhile.
 //! * A cancelled entry is unlinked, recycled and freed onto the shard whose cancel inbox
 //!   brought it: one chain per shard, in one CAS, after clearing `WHEEL` (AcqRel).
 
@@ -240,9 +240,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         }
     }
 
-    /// Fires `index`, off the slots (from `level`; 0 for a new entry), if due by
-    /// `reading`; else links it into its slot unless cancelled. An entry of a higher
-    /// slot due by `now` but in a later tick than the one reached goes down instead.
+    /// Fires `index`, taken off a slot of `level` (0 for a new entry), or links it into
+    /// its slot: the module docs' rules.
     #[inline(always)]
     fn fire_or_insert(
         &self,
@@ -308,18 +307,17 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         if !cfg!(feature = "sub-tick") {
             return;
         }
-        let Some(expiration) = state.levels.next_expiration(&self.storage) else {
+        let elapsed = state.levels.hand.elapsed();
+        // The tick in progress's slot (`deadline > elapsed` always: no overflow).
+        let Some(slot) = (state.levels.next_expiration(&self.storage))
+            .filter(|next| next.level == 0 && next.deadline - 1 == elapsed)
+            .map(|next| next.slot)
+        else {
             return;
         };
-        let elapsed = state.levels.hand.elapsed();
-        // `deadline > elapsed` always: no overflow.
-        if expiration.level != 0 || expiration.deadline - 1 != elapsed {
-            return;
-        }
-        let Some(bound) =
-            state
-                .levels
-                .first_look(expiration.slot, state.grain, state.precise_fires)
+        let Some(bound) = state
+            .levels
+            .first_look(slot, state.grain, state.precise_fires)
         else {
             return;
         };
@@ -331,7 +329,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             return;
         }
         let mut first = u32::MAX;
-        let mut walk = Walk::of(&self.storage, 0, expiration.slot);
+        let mut walk = Walk::of(&self.storage, 0, slot);
         while let Some((index, next)) = walk.next(&self.storage) {
             self.fetch_ahead(next);
             let entry = self.storage.entry(index);
@@ -340,9 +338,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             if entry.state.load(Ordering::Acquire) & CANCELLED != 0 {
                 // Left for its cancel inbox.
             } else if due <= reading {
-                state
-                    .levels
-                    .remove(&self.storage, index, expiration.deadline);
+                state.levels.remove(&self.storage, index, elapsed + 1);
                 self.fire(state, index, entry, 0);
             } else {
                 first = first.min(self.ticks().tick_of(due).1);
@@ -350,7 +346,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         }
         state
             .levels
-            .set_first(&self.storage, expiration.slot, first, state.grain);
+            .set_first(&self.storage, slot, first, state.grain);
     }
 
     /// Takes every shard's inboxes. Returns whether anything was reclaimed.
