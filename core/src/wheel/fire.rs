@@ -134,7 +134,6 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             .push(&self.storage.entry(tail).slot_next, first);
     }
 
-    /// Whether the list holds entries.
     #[inline]
     pub(super) fn handed_off(&self) -> bool {
         cfg!(feature = "std") && !self.handoff.is_empty()

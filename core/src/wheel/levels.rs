@@ -124,7 +124,6 @@ impl Levels {
         Self::unlink_taken(storage, index);
     }
 
-    /// The earliest non-empty slot, if any.
     pub(crate) fn next_expiration<S: Slab>(&self, storage: &S) -> Option<Expiration> {
         // SAFETY: as in `insert`.
         self.hand.next(S::LEVELS, |level| unsafe {

@@ -42,7 +42,6 @@ pub(super) struct DriverState {
     pub(super) started: bool,
     /// The last look found a degraded deadline waiting: look again, whatever the word says.
     pub(super) degraded_waiting: bool,
-    /// The tick of the last hand-off.
     pub(super) handed_at: Tick,
     /// Set from the wheel at the start of each turn, as is `precise_fires`.
     pub(super) grain: Grain,
@@ -110,7 +109,6 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         (reading, now)
     }
 
-    /// Plans the next turn after a pass at tick `now`.
     #[inline(always)]
     fn plan_next(
         &self,
@@ -133,32 +131,28 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             MAX_SLEEP
         };
         let mut planned = elapsed.saturating_add(horizon);
-        // Earlier within the tick before, for a slot looked at early.
-        let mut wake = self.ticks().start(Tick::new(planned));
-        let mut offset = 0;
-        if let Some(expiration) = next {
-            if expiration.deadline <= planned {
-                planned = expiration.deadline;
-                wake = self.ticks().start(Tick::new(planned));
-                if expiration.level == 0 {
-                    if let Some(first) =
-                        state
-                            .levels
-                            .first_look(expiration.slot, state.grain, state.precise_fires)
-                    {
-                        let early = self
-                            .ticks()
-                            .start(Tick::new(planned - 1))
-                            .after(first.into());
-                        wake = wake.min(early);
-                        offset = first;
-                    }
-                } else if cfg!(feature = "sub-tick") {
-                    // Nothing in a higher slot is due before its first key's tick ends.
-                    // (Without sub-tick firing an offset of 0 lets arms wake no one.)
-                    offset = u32::try_from(self.ticks().tick()).unwrap_or(u32::MAX);
-                }
+        let (mut look, mut offset) = (None, 0);
+        if let Some(expiration) = next.filter(|next| next.deadline <= planned) {
+            planned = expiration.deadline;
+            if expiration.level == 0 {
+                look = state
+                    .levels
+                    .first_look(expiration.slot, state.grain, state.precise_fires);
+                offset = look.unwrap_or(0);
+            } else if cfg!(feature = "sub-tick") {
+                // Nothing in a higher slot is due before its first key's tick ends.
+                // (Without sub-tick firing an offset of 0 lets arms wake no one.)
+                offset = u32::try_from(self.ticks().tick()).unwrap_or(u32::MAX);
             }
+        }
+        let mut wake = self.ticks().start(Tick::new(planned));
+        if let Some(first) = look {
+            // Earlier within the tick before, for a slot looked at early.
+            wake = wake.min(
+                self.ticks()
+                    .start(Tick::new(planned - 1))
+                    .after(first.into()),
+            );
         }
         NextTurn {
             idle,
@@ -212,7 +206,6 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         next
     }
 
-    /// Prefetches entry `index`, unless `NIL`.
     #[inline]
     pub(super) fn fetch_ahead(&self, index: Index) {
         if index != NIL {
@@ -309,7 +302,9 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         }
         let elapsed = state.levels.hand.elapsed();
         // The tick in progress's slot (`deadline > elapsed` always: no overflow).
-        let Some(slot) = (state.levels.next_expiration(&self.storage))
+        let Some(slot) = state
+            .levels
+            .next_expiration(&self.storage)
             .filter(|next| next.level == 0 && next.deadline - 1 == elapsed)
             .map(|next| next.slot)
         else {
