@@ -1,9 +1,5 @@
 //! The wheel: any thread arms deadlines, and one driver at a time advances the levels.
 //!
-//! * Any thread: `start`, `arm` (arm, poll, release). The driver role: `role` (and the
-//!   plan), `turn`, `fire`. Shared: `entry`, `lists` (and shards), `spare`, `storage`,
-//!   `wakers`. The driver's: `levels` (on `crate::hierarchy`), `heads`, `stats`.
-//!
 //! # Ground rules
 //!
 //! * Any thread may arm, poll or release an entry at any time, without a lock, in a
@@ -26,7 +22,7 @@
 //! * `next_wake` holds the tick's low 32 bits; with plans at most [`MAX_SLEEP`] ahead,
 //!   readers rebuild it exactly while the driver is less than 2^31 ticks overdue.
 //! * A cancel that finds its inbox empty wakes the driver if it plans beyond a tick
-//!   (`arm`'s `trusted_start`). After a reclaiming turn the next is at most a tick ahead.
+//!   (`arm`'s `trusted_start`).
 //! * A release that finds its entry at its arm inbox's head takes it back
 //!   ([`Inbox::unpush`]) and frees it: the driver never sees it.
 //!
@@ -139,9 +135,7 @@ pub struct Wheel<C, S> {
     storage: S,
     /// One free list and two inboxes per shard of threads.
     shards: [Shard; SHARDS],
-    /// Entries never used yet.
     never_used: NeverUsed,
-    /// `DRIVING` while a thread holds the driver role, `REQUESTED` if another asked.
     role: AtomicU32,
     driver_wakers: DriverWakers,
     degraded_wakers: DegradedWakers,

@@ -49,12 +49,6 @@ fn vtable(word: Word) -> Option<&'static RawWakerVTable> {
     (!vtable.is_null()).then(|| unsafe { &*vtable })
 }
 
-/// The word of a slot holding a waker with `vtable`, in state `WAITING`.
-#[inline(always)]
-fn word_of(vtable: &'static RawWakerVTable) -> Word {
-    ptr::from_ref(vtable).cast_mut()
-}
-
 pub(crate) struct AtomicWaker {
     word: AtomicPtr<RawWakerVTable>,
     data: UnsafeCell<*const ()>,
@@ -107,7 +101,7 @@ impl AtomicWaker {
         let waker = core::mem::ManuallyDrop::new(waker);
         // SAFETY: owned slot, by the caller's contract.
         self.data.with_mut(|data| unsafe { *data = waker.data() });
-        word_of(waker.vtable())
+        ptr::from_ref(waker.vtable()).cast_mut()
     }
 
     /// Stores `waker` for the next [`take`](Self::take); a `take` racing with this call
@@ -260,12 +254,6 @@ impl Drop for ReleaseOnUnwind<'_> {
                 Err(actual) => current = actual,
             }
         }
-    }
-}
-
-impl core::fmt::Debug for AtomicWaker {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("AtomicWaker").finish_non_exhaustive()
     }
 }
 

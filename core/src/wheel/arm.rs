@@ -75,13 +75,6 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             .then(|| self.ticks().floor(due.before(span).before(resolution)))
     }
 
-    /// Frees `entry`, whose last ownership bit the caller just cleared, onto this shard.
-    #[cfg_attr(target_pointer_width = "64", inline(always))]
-    pub(super) fn free_entry(&self, index: Index, entry: &Entry) {
-        // SAFETY: the caller cleared the last ownership bit (AcqRel): ours until the push.
-        unsafe { Self::free_to(&self.shards[lists::current()], index, entry) };
-    }
-
     /// Frees `entry` from its deadline's side: kept as a spare, or onto `shard`'s list.
     ///
     /// # Safety
@@ -111,7 +104,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
     ///
     /// * The caller owns the entry exclusively (as [`Entry::recycle`] requires).
     #[cfg_attr(target_pointer_width = "64", inline(always))]
-    unsafe fn free_to(shard: &Shard, index: Index, entry: &Entry) {
+    pub(super) unsafe fn free_to(shard: &Shard, index: Index, entry: &Entry) {
         // SAFETY: the caller's contract.
         let old_waker = unsafe { entry.recycle() };
         shard.free.push_chain(index, entry);
@@ -171,14 +164,14 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
                 continue;
             };
             let more = (1..S::FRESH_BLOCK).map_while(|_| victim.pop(&self.storage).map(|(i, _)| i));
-            self.keep(shard, more);
+            self.keep(&self.shards[shard], more);
             return Some(first);
         }
         None
     }
 
     /// Pushes free entries this thread owns alone onto `shard`'s free list, in one CAS.
-    pub(super) fn keep(&self, shard: usize, entries: impl Iterator<Item = Index>) {
+    pub(super) fn keep(&self, shard: &Shard, entries: impl Iterator<Item = Index>) {
         let (mut chain, mut last) = (NIL, None);
         for index in entries {
             let entry = self.storage.entry(index);
@@ -187,7 +180,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             chain = index;
         }
         if let Some(last) = last {
-            self.shards[shard].free.push_chain(chain, last);
+            shard.free.push_chain(chain, last);
         }
     }
 
@@ -199,7 +192,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             .never_used
             .pop_block(&self.storage, S::FRESH_BLOCK, grow)?;
         // Ours alone since the bump; their state is a recycled entry's.
-        self.keep(shard, first + 1..first + count);
+        self.keep(&self.shards[shard], first + 1..first + count);
         Some((first, self.storage.entry(first)))
     }
 }
@@ -313,7 +306,7 @@ impl<C: Clock, S: Storage> RawWheel for Wheel<C, S> {
         let before = entry.state.fetch_and(!HANDLE, Ordering::AcqRel);
         debug_assert_eq!(before & (FIRED | HANDLE), FIRED | HANDLE, "not fired");
         if before & WHEEL == 0 {
-            // SAFETY: as `free_entry`'s.
+            // SAFETY: this AcqRel cleared the last ownership bit: the entry is ours alone.
             unsafe { self.free_from_handle(&self.shards[lists::current()], armed.index, entry) };
         }
         if self.handed_off() {

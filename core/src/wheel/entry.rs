@@ -237,7 +237,6 @@ impl<const BIAS: u32> Link<BIAS> {
 pub(crate) struct PlainLink(u32);
 
 impl PlainLink {
-    /// `NIL`.
     pub(crate) const NIL: Self = Self(0);
 
     #[inline(always)]

@@ -19,7 +19,7 @@ use super::entry::PlainLink;
 use super::entry::{CANCELLED, Entry, FIRED, HANDLE, Index, NIL, UNLINKED, WHEEL};
 use super::storage::Storage;
 use super::turn::DriverState;
-use super::{Wheel, stats};
+use super::{Wheel, lists, stats};
 use crate::clock::Clock;
 use crate::sync::Ordering;
 use crate::time::Tick;
@@ -88,7 +88,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         let waker = entry.waker.take();
         let before = entry.state.fetch_and(!WHEEL, Ordering::AcqRel);
         if before & HANDLE == 0 {
-            self.free_entry(index, entry);
+            // SAFETY: this AcqRel cleared the last ownership bit: ours until the push.
+            unsafe { Self::free_to(&self.shards[lists::current()], index, entry) };
         }
         if let Some(waker) = waker {
             waker.wake();
@@ -133,7 +134,6 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             .push(&self.storage.entry(tail).slot_next, first);
     }
 
-    /// Whether the list holds entries.
     #[inline]
     pub(super) fn handed_off(&self) -> bool {
         cfg!(feature = "std") && !self.handoff.is_empty()

@@ -102,8 +102,8 @@ pub trait Table: Sync {
     /// The occupancy bitmap of level `level` (bit `s`: slot `s` is non-empty).
     unsafe fn occupied(&self, level: usize) -> u64;
 
-    /// Sets the occupancy bitmap of level `level`.
-    unsafe fn set_occupied(&self, level: usize, bits: u64);
+    /// Marks slot `slot` of level `level` non-empty or empty in its bitmap.
+    unsafe fn mark(&self, level: usize, slot: usize, occupied: bool);
 }
 
 impl<W: width::Width, const L: usize, const K: usize, const CL: usize> Heads<W, L, K, CL> {
@@ -195,10 +195,12 @@ impl<W: width::Width, const L: usize, const K: usize, const CL: usize> Table
     }
 
     #[inline]
-    unsafe fn set_occupied(&self, level: usize, bits: u64) {
+    unsafe fn mark(&self, level: usize, slot: usize, occupied: bool) {
         // SAFETY: as above.
-        self.occupied
-            .with_mut(|occupied| unsafe { (*occupied)[level] = bits });
+        self.occupied.with_mut(|bits| unsafe {
+            let bits = &mut (*bits)[level];
+            *bits = (*bits & !(1 << slot)) | u64::from(occupied) << slot;
+        });
     }
 }
 

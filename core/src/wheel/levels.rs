@@ -41,38 +41,6 @@ pub(crate) struct Levels {
     firsts: [u16; SLOTS],
 }
 
-/// Marks a slot non-empty or empty in the storage's bitmap.
-///
-/// # Safety
-///
-/// * The caller holds the driver role.
-#[inline]
-unsafe fn set_bit<S: Slab>(storage: &S, level: usize, slot: usize, occupied: bool) {
-    let heads = storage.heads();
-    // SAFETY: the caller holds the driver role.
-    let bits = unsafe { heads.occupied(level) };
-    let bits = if occupied {
-        bits | 1 << slot
-    } else {
-        bits & !(1 << slot)
-    };
-    // SAFETY: as above.
-    unsafe { heads.set_occupied(level, bits) };
-}
-
-/// Whether every chain of a slot is empty.
-///
-/// # Safety
-///
-/// * The caller holds the driver role.
-#[inline]
-unsafe fn slot_empty<S: Slab>(storage: &S, level: usize, slot: usize) -> bool {
-    // SAFETY: the caller holds the driver role.
-    unsafe { storage.heads().chains(level, slot) }
-        .into_iter()
-        .all(|head| head == NIL)
-}
-
 impl Levels {
     pub(crate) const fn new() -> Self {
         Self {
@@ -113,7 +81,7 @@ impl Levels {
         // SAFETY: as above.
         unsafe { storage.heads().set(level, slot, chain, index) };
         // SAFETY: as above.
-        unsafe { set_bit(storage, level, slot, true) };
+        unsafe { storage.heads().mark(level, slot, true) };
     }
 
     /// Unlinks `index` (of tick `when`) if it is on a slot list.
@@ -140,16 +108,14 @@ impl Levels {
             let chain = chain.unwrap_or(0);
             // SAFETY: as in `insert`.
             unsafe { storage.heads().set(level, slot, chain, next) };
-            // SAFETY: as in `insert`.
-            if next == NIL && unsafe { slot_empty(storage, level, slot) } {
+            if next == NIL && slot_empty(storage, level, slot) {
                 // SAFETY: as in `insert`.
-                unsafe { set_bit(storage, level, slot, false) };
+                unsafe { storage.heads().mark(level, slot, false) };
             }
         }
         #[cfg(feature = "sub-tick")]
         if level == 0 {
-            // SAFETY: as in `insert`.
-            if unsafe { slot_empty(storage, 0, slot) } {
+            if slot_empty(storage, 0, slot) {
                 self.forget_slot(slot);
             } else if self.counts[slot] != u8::MAX {
                 self.counts[slot] -= 1;
@@ -158,7 +124,6 @@ impl Levels {
         Self::unlink_taken(storage, index);
     }
 
-    /// The earliest non-empty slot, if any.
     pub(crate) fn next_expiration<S: Slab>(&self, storage: &S) -> Option<Expiration> {
         // SAFETY: as in `insert`.
         self.hand.next(S::LEVELS, |level| unsafe {
@@ -182,7 +147,7 @@ impl Levels {
         // SAFETY: as in `insert`.
         unsafe { storage.heads().forget_inserts(level, slot) };
         // SAFETY: as in `insert`.
-        unsafe { set_bit(storage, level, slot, false) };
+        unsafe { storage.heads().mark(level, slot, false) };
         #[cfg(feature = "sub-tick")]
         if expiration.level == 0 {
             self.forget_slot(expiration.slot);
@@ -266,8 +231,7 @@ impl Levels {
     ) {
         #[cfg(feature = "sub-tick")]
         {
-            // SAFETY: as in `insert`.
-            if !unsafe { slot_empty(storage, 0, slot) } {
+            if !slot_empty(storage, 0, slot) {
                 self.set_bound(slot, grain.up(first));
             }
         }
@@ -281,6 +245,14 @@ impl Levels {
 fn chains<S: Slab>(storage: &S, level: usize, slot: usize) -> <S::Heads as Table>::Chains {
     // SAFETY: as in `insert`: the levels' callers hold the driver role.
     unsafe { storage.heads().chains(level, slot) }
+}
+
+/// Whether every chain of a slot is empty, the driver role held.
+#[inline]
+fn slot_empty<S: Slab>(storage: &S, level: usize, slot: usize) -> bool {
+    chains(storage, level, slot)
+        .into_iter()
+        .all(|head| head == NIL)
 }
 
 /// A walk of a slot's entries: its chains in turn, downwards from the last insert's.

@@ -15,16 +15,13 @@
 //!
 //! * A thread works on one shard, assigned round-robin at its first use of any wheel (one
 //!   shard without `std`). An entry may be armed through one shard and released through
-//!   another. An entry freed on a shard is reused there; a shard takes another's free
-//!   entries before fresh ones that need the storage to grow.
+//!   another. An entry freed on a shard is reused there.
 //! * The shards in use are bits of the plan word ([`in_use`]), set at a shard's first
 //!   push and never cleared; the driver's handshake checks only their inboxes.
 //! * After its push a thread reads the plan word (Acquire); if its bit is clear, it sets it
 //!   by `fetch_or` (AcqRel), then reads the rest of the plan. The driver publishes the
 //!   word by read-modify-write, then checks the shards it names: a later mark, or a load
 //!   of the bit, acquires the plan; an earlier push is found.
-//! * A cancel reads the plan only when its push found the cancel inbox empty. Taking the
-//!   inboxes needs no marks: a turn takes every shard's non-empty ones.
 
 use crate::sync::{AtomicU32, AtomicUsize, Ordering, Padded, padded};
 use crate::wheel::SHARDS;

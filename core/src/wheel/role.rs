@@ -8,8 +8,7 @@
 //! * The holder lets go with a CAS from `DRIVING` alone. If a request came in, the CAS
 //!   fails: it takes the request (Acquire) and turns again, at a reading no older.
 //! * The plan word: bit 0 [`ACTIVE`] (clear: idle, as a new wheel is), bits 1.. the
-//!   shards in use, bit 31 [`DEGRADED`]; the driver writes it by RMW, last. `next_wake`
-//!   holds the planned tick's low 32 bits, rebuilt near a reference tick.
+//!   shards in use, bit 31 [`DEGRADED`].
 
 use super::entry::NIL;
 use super::levels::Levels;

@@ -235,11 +235,6 @@ mod growable {
         (segment, index - FIRST * ((1 << segment) - 1))
     }
 
-    #[inline]
-    fn segment_len(segment: usize) -> usize {
-        FIRST << segment
-    }
-
     impl Growable {
         crate::sync::const_fn! {
             pub(crate) fn new() -> Self {
@@ -266,7 +261,7 @@ mod growable {
                 !base.is_null(),
                 "punctual: entry {index} of an unallocated segment"
             );
-            // SAFETY: a non-null segment holds `segment_len(segment)` initialised entries
+            // SAFETY: a non-null segment holds `FIRST << segment` initialised entries
             // (Release/Acquire), `offset` is below that, and only `drop` frees it.
             unsafe { &*base.add(offset) }
         }
@@ -279,7 +274,7 @@ mod growable {
             if !self.segments[segment].load(Ordering::Acquire).is_null() {
                 return true;
             }
-            let len = segment_len(segment);
+            let len = FIRST << segment;
             let layout = segment_layout(len);
             // SAFETY: the layout has a non-zero size (`len >= FIRST` entries).
             let fresh = unsafe { alloc(layout) }.cast::<Entry>();
@@ -333,7 +328,7 @@ mod growable {
                 let base = slot.load(Ordering::Acquire);
                 if !base.is_null() {
                     // SAFETY: published by `reserve`, fully initialised; `&mut self`.
-                    unsafe { free_segment(base, segment_len(segment)) };
+                    unsafe { free_segment(base, FIRST << segment) };
                 }
             }
         }
@@ -373,7 +368,7 @@ mod growable {
             for index in 0..(FIRST * 15) as Index {
                 assert_eq!(locate(index), expected, "index {index}");
                 expected.1 += 1;
-                if expected.1 == segment_len(expected.0) {
+                if expected.1 == FIRST << expected.0 {
                     expected = (expected.0 + 1, 0);
                 }
             }

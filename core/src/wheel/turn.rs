@@ -9,12 +9,12 @@
 //! * A pass that finds a new `DEGRADED` mark in the word it published passes again.
 //! * Slots come up in order of their start tick, up to `now`. An entry due by the turn's
 //!   reading fires; a live one due later goes down the levels, even if due by `now`: a
-//!   turn passing many ticks fires them in tick order.
+//!   turn passing many ticks fires them in tick order. A new entry due by the reading
+//!   fires at once, even with its tick ahead; else it goes into the levels unless
+//!   cancelled.
 //! * Cancelled entries stay linked until their cancel inbox brings them. A turn takes
 //!   every shard's cancel inbox before any arm inbox, so an entry to reclaim has left its
 //!   arm inbox, even one armed and cancelled on different shards.
-//! * A new entry fires at once if due by the turn's reading, even with its tick ahead;
-//!   else it goes into the levels, unless cancelled meanwhile.
 //! * A cancelled entry is unlinked, recycled and freed onto the shard whose cancel inbox
 //!   brought it: one chain per shard, in one CAS, after clearing `WHEEL` (AcqRel).
 
@@ -42,7 +42,6 @@ pub(super) struct DriverState {
     pub(super) started: bool,
     /// The last look found a degraded deadline waiting: look again, whatever the word says.
     pub(super) degraded_waiting: bool,
-    /// The tick of the last hand-off.
     pub(super) handed_at: Tick,
     /// Set from the wheel at the start of each turn, as is `precise_fires`.
     pub(super) grain: Grain,
@@ -110,7 +109,6 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         (reading, now)
     }
 
-    /// Plans the next turn after a pass at tick `now`.
     #[inline(always)]
     fn plan_next(
         &self,
@@ -133,32 +131,28 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             MAX_SLEEP
         };
         let mut planned = elapsed.saturating_add(horizon);
-        // Earlier within the tick before, for a slot looked at early.
-        let mut wake = self.ticks().start(Tick::new(planned));
-        let mut offset = 0;
-        if let Some(expiration) = next {
-            if expiration.deadline <= planned {
-                planned = expiration.deadline;
-                wake = self.ticks().start(Tick::new(planned));
-                if expiration.level == 0 {
-                    if let Some(first) =
-                        state
-                            .levels
-                            .first_look(expiration.slot, state.grain, state.precise_fires)
-                    {
-                        let early = self
-                            .ticks()
-                            .start(Tick::new(planned - 1))
-                            .after(first.into());
-                        wake = wake.min(early);
-                        offset = first;
-                    }
-                } else if cfg!(feature = "sub-tick") {
-                    // Nothing in a higher slot is due before its first key's tick ends.
-                    // (Without sub-tick firing an offset of 0 lets arms wake no one.)
-                    offset = u32::try_from(self.ticks().tick()).unwrap_or(u32::MAX);
-                }
+        let (mut look, mut offset) = (None, 0);
+        if let Some(expiration) = next.filter(|next| next.deadline <= planned) {
+            planned = expiration.deadline;
+            if expiration.level == 0 {
+                look = state
+                    .levels
+                    .first_look(expiration.slot, state.grain, state.precise_fires);
+                offset = look.unwrap_or(0);
+            } else if cfg!(feature = "sub-tick") {
+                // Nothing in a higher slot is due before its first key's tick ends.
+                // (Without sub-tick firing an offset of 0 lets arms wake no one.)
+                offset = u32::try_from(self.ticks().tick()).unwrap_or(u32::MAX);
             }
+        }
+        let mut wake = self.ticks().start(Tick::new(planned));
+        if let Some(first) = look {
+            // Earlier within the tick before, for a slot looked at early.
+            wake = wake.min(
+                self.ticks()
+                    .start(Tick::new(planned - 1))
+                    .after(first.into()),
+            );
         }
         NextTurn {
             idle,
@@ -212,7 +206,6 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         next
     }
 
-    /// Prefetches entry `index`, unless `NIL`.
     #[inline]
     pub(super) fn fetch_ahead(&self, index: Index) {
         if index != NIL {
@@ -232,25 +225,39 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             while let Some((index, next)) = taken.next(&self.storage) {
                 Levels::unlink_taken(&self.storage, index);
                 self.fetch_ahead(next);
-                let entry = self.storage.entry(index);
-                // SAFETY: driver role held; the entry came through the arm inbox.
-                let due = unsafe { entry.due() };
-                let (when, offset) = self.ticks().tick_of(due);
-                // Due by now, in a later tick than the one reached: down again.
-                let down =
-                    expiration.level > 0 && when.get() > state.levels.hand.elapsed() && when <= now;
-                if due <= reading && !down {
-                    self.fire(state, index, entry, late(now, when));
-                } else if entry.state.load(Ordering::Acquire) & CANCELLED == 0 {
-                    // Down again, or `when > now`: `due` is past this tick.
-                    state
-                        .levels
-                        .insert(&self.storage, index, when.get(), offset, state.grain);
-                }
+                self.fire_or_insert(state, index, now, reading, expiration.level);
             }
         }
         if now.get() > state.levels.hand.elapsed() {
             state.levels.hand.set_elapsed(now.get());
+        }
+    }
+
+    /// Fires `index`, taken off a slot of `level` (0 for a new entry), or links it into
+    /// its slot: the module docs' rules.
+    #[inline(always)]
+    fn fire_or_insert(
+        &self,
+        state: &mut DriverState,
+        index: Index,
+        now: Tick,
+        reading: Reading,
+        level: usize,
+    ) {
+        let entry = self.storage.entry(index);
+        // SAFETY: driver role held; the entry came through an arm inbox.
+        let due = unsafe { entry.due() };
+        let (when, offset) = self.ticks().tick_of(due);
+        let down = level > 0 && when.get() > state.levels.hand.elapsed() && when <= now;
+        if due <= reading && !down {
+            // A cancelled entry is left for its cancel inbox (`fire`).
+            let late = now.get().saturating_sub(when.get());
+            self.fire(state, index, entry, late);
+        } else if entry.state.load(Ordering::Acquire) & CANCELLED == 0 {
+            // Down again, or `when > now ≥ elapsed`, as a slot needs.
+            state
+                .levels
+                .insert(&self.storage, index, when.get(), offset, state.grain);
         }
     }
 
@@ -293,18 +300,19 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         if !cfg!(feature = "sub-tick") {
             return;
         }
-        let Some(expiration) = state.levels.next_expiration(&self.storage) else {
+        let elapsed = state.levels.hand.elapsed();
+        // The tick in progress's slot (`deadline > elapsed` always: no overflow).
+        let Some(slot) = state
+            .levels
+            .next_expiration(&self.storage)
+            .filter(|next| next.level == 0 && next.deadline - 1 == elapsed)
+            .map(|next| next.slot)
+        else {
             return;
         };
-        let elapsed = state.levels.hand.elapsed();
-        // `deadline > elapsed` always: no overflow.
-        if expiration.level != 0 || expiration.deadline - 1 != elapsed {
-            return;
-        }
-        let Some(bound) =
-            state
-                .levels
-                .first_look(expiration.slot, state.grain, state.precise_fires)
+        let Some(bound) = state
+            .levels
+            .first_look(slot, state.grain, state.precise_fires)
         else {
             return;
         };
@@ -316,7 +324,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             return;
         }
         let mut first = u32::MAX;
-        let mut walk = Walk::of(&self.storage, 0, expiration.slot);
+        let mut walk = Walk::of(&self.storage, 0, slot);
         while let Some((index, next)) = walk.next(&self.storage) {
             self.fetch_ahead(next);
             let entry = self.storage.entry(index);
@@ -325,9 +333,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             if entry.state.load(Ordering::Acquire) & CANCELLED != 0 {
                 // Left for its cancel inbox.
             } else if due <= reading {
-                state
-                    .levels
-                    .remove(&self.storage, index, expiration.deadline);
+                state.levels.remove(&self.storage, index, elapsed + 1);
                 self.fire(state, index, entry, 0);
             } else {
                 first = first.min(self.ticks().tick_of(due).1);
@@ -335,7 +341,7 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         }
         state
             .levels
-            .set_first(&self.storage, expiration.slot, first, state.grain);
+            .set_first(&self.storage, slot, first, state.grain);
     }
 
     /// Takes every shard's inboxes. Returns whether anything was reclaimed.
@@ -351,23 +357,10 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
         for shard in &self.shards {
             let mut index = shard.arm_inbox.take_all();
             while index != NIL {
-                let entry = self.storage.entry(index);
                 // Before linking it into a slot, which reuses `slot_next`.
-                let next = self.next_ahead(&entry.slot_next);
-                // SAFETY: driver role held; the entry came through an arm inbox.
-                let due = unsafe { entry.due() };
-                let (when, offset) = self.ticks().tick_of(due);
+                let next = self.next_ahead(&self.storage.entry(index).slot_next);
                 self.counters.bump(stats::ARMED, true);
-                if entry.state.load(Ordering::Acquire) & CANCELLED == 0 {
-                    // Else `when > now ≥ elapsed`, as a slot needs.
-                    if due <= reading {
-                        self.fire(state, index, entry, late(now, when));
-                    } else {
-                        state
-                            .levels
-                            .insert(&self.storage, index, when.get(), offset, state.grain);
-                    }
-                }
+                self.fire_or_insert(state, index, now, reading, 0);
                 index = next;
             }
         }
@@ -381,8 +374,10 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
 
     /// Unlinks and frees the cancelled entries from `index` on, onto `shard` in one CAS.
     pub(super) fn reclaim(&self, state: &mut DriverState, shard: &Shard, mut index: Index) {
-        let (mut freed, mut freed_last) = (NIL, None);
-        while index != NIL {
+        let freed = core::iter::from_fn(|| {
+            if index == NIL {
+                return None;
+            }
             let entry = self.storage.entry(index);
             let next = self.next_ahead(&entry.cancel_link);
             // SAFETY: driver role held; the entry came through an arm inbox.
@@ -400,18 +395,8 @@ impl<C: Clock, S: Storage> Wheel<C, S> {
             let old_waker = unsafe { entry.recycle() };
             debug_assert!(old_waker.is_none(), "a cancelled entry kept its waker");
             drop(old_waker);
-            entry.slot_next.store(freed, Ordering::Relaxed);
-            freed_last.get_or_insert(entry);
-            freed = index;
-            index = next;
-        }
-        if let Some(last) = freed_last {
-            shard.free.push_chain(freed, last);
-        }
+            Some(core::mem::replace(&mut index, next))
+        });
+        self.keep(shard, freed);
     }
-}
-
-/// How many ticks late an entry of tick `when` fires in tick `now` (for the stats).
-fn late(now: Tick, when: Tick) -> u64 {
-    now.get().saturating_sub(when.get())
 }

@@ -17,7 +17,7 @@
 //! * A degraded deadline (the storage was full) leaves its waker in one of [`PLACES`]
 //!   places, for the first turn at a later tick than its reading's to wake. A place holds
 //!   one waker per task, a task one place at most; with none free, the deadline asks to
-//!   be polled again at once. While any place is taken, the driver plans a turn a tick on.
+//!   be polled again at once.
 //! * `word` holds two bits per place: `LOCK` (a thread is in it), `FULL` (a waker). A
 //!   thread owns a place from the `fetch_or` setting `LOCK` to the write clearing it; a
 //!   locked place is passed by. The waker is cloned before any place is locked.
