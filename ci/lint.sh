@@ -6,11 +6,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 rustup component add clippy rustfmt >/dev/null 2>&1 || true
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
-# The core without its default features, its integration tests too: each one compiles out
-# (`#![cfg(feature = ...)]` at its top) when a feature it needs is off. `--lib --test '*'`,
-# not `--all-targets`: the unit tests' build without `alloc` is not warning-free yet (an
-# unused import in the test module of wheel/levels.rs, whose tests need `alloc`).
-cargo clippy -p punctual-core --no-default-features --lib --test '*' -- -D warnings
+# The core without its default features, every target: each integration test compiles out
+# (`#![cfg(feature = ...)]` at its top) when a feature it needs is off.
+cargo clippy -p punctual-core --no-default-features --all-targets -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps
 # Every feature, as docs.rs builds them: links in feature-gated modules resolve too.
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --all-features

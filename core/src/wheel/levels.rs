@@ -346,6 +346,7 @@ mod tests {
     #[cfg(feature = "alloc")]
     extern crate alloc;
 
+    #[cfg(any(feature = "alloc", feature = "sub-tick"))]
     use super::*;
 
     /// A walk of slot 5 of level 0 on `storage`, as the expiry takes it.
