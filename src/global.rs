@@ -17,7 +17,7 @@ pub use web::*;
 use punctual_core::{ClockInstant, Growable, Reading, Wheel, WheelRef};
 
 /// A handle on the global wheel: zero bytes, with calls straight to the `static` wheel.
-/// Default deadlines use [`DefaultWheel`](crate::wheel::DefaultWheel) instead, which may
+/// Default deadlines use `punctual::wheel::DefaultWheel` instead, which may
 /// pick a runtime's wheel; `Global` is always the global wheel.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Global;
