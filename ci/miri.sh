@@ -19,10 +19,11 @@ export PROPTEST_CASES=${PROPTEST_CASES:-8}
 # Miri; smaller ones run the same code paths). Among them the panics: an inner future's
 # destructor panicking at each place a deadline drops it (the `ManuallyDrop` in
 # `Deadline`), a waker that panics when its deadline fires, when it is replaced, in
-# `clone` as a deadline arms and as a waker slot registers it, in `drop` with its cancelled deadline, a driver's waker that panics when an
-# arm wakes it; the accessors of a deadline, running and completed; and batched wakes (a
-# turn's fired entries handed to a deadline's poll, and taken back by the next tick's turn);
-# cancels and degraded waits across the plan's 32-bit wrap (fewer ticks under Miri).
+# `clone` as a deadline arms and as a waker slot registers it, in `drop` with its
+# cancelled deadline, a driver's waker that panics when an arm wakes it; the accessors
+# of a deadline, running and completed; and batched wakes (a turn's fired entries handed
+# to a deadline's poll, and taken back by the next tick's turn); cancels and degraded
+# waits across the plan's 32-bit wrap (fewer ticks under Miri).
 behaviour=(--test cancel --test on_time --test sub_tick --test plans --test reclaim
     --test clocks --test decided_once --test limits --test full_wheel --test after_completion
     --test accessors --test elapsed --test wakers --test uptime --test auto_traits
@@ -61,8 +62,7 @@ cargo +nightly miri test -p punctual-core --lib "${behaviour[@]}" "${queues[@]}"
 # fires them, and two threads growing a growable wheel at once (one frees its segment).
 MIRIFLAGS="$MIRIFLAGS -Zmiri-many-seeds=0..4" cargo +nightly miri test -p punctual-core \
     --test threads -- hopping_deadline deadlines_dropped_elsewhere first_arms_on_growable_wheel
-# The two-tick stress, a few deadlines per thread: degraded waits and arms on several
-# threads while another turns the wheels.
+# The doc tests: every public example of the core.
 cargo +nightly miri test -p punctual-core --doc
 echo "--- the same on i686 (32-bit):"
 i686_status=0
