@@ -23,12 +23,13 @@ export PROPTEST_CASES=${PROPTEST_CASES:-8}
 # cancelled deadline, a driver's waker that panics when an arm wakes it; the accessors
 # of a deadline, running and completed; and batched wakes (a turn's fired entries handed
 # to a deadline's poll, and taken back by the next tick's turn); cancels and degraded
-# waits across the plan's 32-bit wrap (fewer ticks under Miri).
+# waits across the plan's 32-bit wrap (fewer ticks under Miri); resets of sleeps and
+# deadlines.
 behaviour=(--test cancel --test on_time --test sub_tick --test plans --test reclaim
     --test clocks --test decided_once --test limits --test full_wheel --test after_completion
     --test accessors --test elapsed --test wakers --test uptime --test auto_traits
     --test firing_order --test panics --test drivers --test batched_wakes --test precise_fires
-    --test late_cancels --test degraded_reads --test outcomes)
+    --test late_cancels --test degraded_reads --test outcomes --test resets)
 
 # The intervals, the delay queue (and its property test, smaller under Miri) and the
 # budgets, on both targets below.

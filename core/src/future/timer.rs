@@ -19,8 +19,6 @@ pub use wheel_ref::{RawWheel, WheelRef};
 
 mod fired;
 mod state;
-#[cfg(test)]
-mod tests;
 mod wheel_ref;
 
 #[cold]

@@ -206,3 +206,55 @@ impl core::fmt::Debug for State {
             .finish()
     }
 }
+
+/// Layouts and the degraded target.
+#[cfg(all(test, target_pointer_width = "64"))]
+mod tests {
+    use super::super::{RawWheel, Timer};
+    use super::*;
+
+    /// Memory per armed deadline: keep the layouts from growing unnoticed.
+    #[test]
+    fn layouts_stay_small() {
+        assert_eq!(core::mem::size_of::<State>(), 8);
+        assert_eq!(core::mem::size_of::<Timer<&dyn RawWheel>>(), 32);
+        // The "gone" mark lives in the timer: nothing beside the future.
+        type Pending = core::future::Pending<()>;
+        assert_eq!(size_of::<crate::Deadline<'_, Pending>>(), 32);
+        assert_eq!(
+            size_of::<crate::Deadline<'_, Pending, &dyn RawWheel, crate::Named>>(),
+            56,
+            "a name and its start reading"
+        );
+        assert_eq!(core::mem::size_of::<crate::wheel::entry::Entry>(), 40);
+    }
+
+    #[test]
+    fn degraded_target_exact_then_rounded_up() {
+        let round_trip = |nanos: u64| {
+            let state = State::degraded(Reading::from_nanos(nanos), true);
+            assert!(state.capped());
+            (state.phase(), state.target().as_nanos())
+        };
+        for nanos in [0, 1, 12_345_678_901, COARSE_FROM - 1] {
+            assert_eq!(
+                round_trip(nanos),
+                (Phase::Degraded, nanos),
+                "exact below 2^57 ns"
+            );
+        }
+        for nanos in [COARSE_FROM, COARSE_FROM + 1, u64::MAX - 400, u64::MAX - 256] {
+            let (phase, target) = round_trip(nanos);
+            assert_eq!(phase, Phase::Degraded);
+            assert!(
+                target >= nanos && target - nanos < COARSE_UNIT,
+                "{nanos} ns kept as {target}"
+            );
+        }
+        // The last unit: up to the last reading that comes.
+        for nanos in [u64::MAX - 254, u64::MAX - 126, u64::MAX - 1] {
+            assert_eq!(round_trip(nanos), (Phase::Degraded, u64::MAX - 1));
+        }
+        assert_eq!(State::degraded(Reading::END, false).phase(), Phase::Never);
+    }
+}
