@@ -2,21 +2,19 @@
 //! tick behaviour after a stall, `reset`, the stream, a period of zero; and the contract's
 //! own: never early, a suspend gives one tick, one entry while waiting.
 
+#![cfg(feature = "alloc")]
+
+mod support;
+
 use core::pin::Pin;
-use core::sync::atomic::{AtomicUsize, Ordering};
 use core::task::{Context, Poll, Waker};
 use core::time::Duration;
-use std::sync::Arc;
-use std::task::Wake;
 
 use futures_core::Stream;
 use punctual_core::{Fixed, Interval, ManualClock, MissedTickBehavior, Reading, Wheel};
+use support::{CountingWaker, ms};
 
 type TestWheel = Wheel<ManualClock, Fixed<8>>;
-
-fn ms(n: u64) -> Duration {
-    Duration::from_millis(n)
-}
 
 fn at(n: u64) -> Reading {
     Reading::ZERO + ms(n)
@@ -38,14 +36,6 @@ fn ready_now(interval: &mut Interval<'_>) -> Vec<Reading> {
         assert!(ticks.len() < 100, "an interval that never waits");
     }
     ticks
-}
-
-struct Wakes(AtomicUsize);
-
-impl Wake for Wakes {
-    fn wake(self: Arc<Self>) {
-        self.0.fetch_add(1, Ordering::SeqCst);
-    }
 }
 
 /// The ticks after the first of a 300 ms interval taken 650 ms late (at 950 ms), as
@@ -198,17 +188,16 @@ fn reset_before_the_first_tick() {
 #[test]
 fn never_early_and_woken() {
     let wheel = wheel();
-    let wakes = Arc::new(Wakes(AtomicUsize::new(0)));
-    let waker = Waker::from(wakes.clone());
-    let mut cx = Context::from_waker(&waker);
+    let wakes = CountingWaker::new();
+    let mut cx = Context::from_waker(&wakes.waker);
     let mut interval = wheel.interval_at(at(5), ms(5));
     for n in 1..=4 {
         assert_eq!(interval.poll_tick(&mut cx), Poll::Pending);
         assert_eq!(wheel.occupied(), 1);
         wheel.advance(ms(5) - Duration::from_nanos(1));
-        assert_eq!(wakes.0.load(Ordering::SeqCst), n - 1, "woken early");
+        assert_eq!(wakes.wakes(), n - 1, "woken early");
         wheel.advance(Duration::from_nanos(1));
-        assert_eq!(wakes.0.load(Ordering::SeqCst), n, "not woken");
+        assert_eq!(wakes.wakes(), n, "not woken");
         assert_eq!(interval.poll_tick(&mut cx), Poll::Ready(at(5 * n as u64)));
     }
     assert_eq!(interval.poll_tick(&mut cx), Poll::Pending);

@@ -4,21 +4,18 @@
 
 #![cfg(feature = "std")]
 
+mod support;
+
 use core::future::{Future, pending};
 use core::pin::pin;
-use core::sync::atomic::{AtomicUsize, Ordering};
+use core::sync::atomic::Ordering;
 use core::task::{Context, Poll, Waker};
 use core::time::Duration;
-use std::sync::Arc;
-use std::task::Wake;
 
 use punctual_core::{Fixed, ManualClock, Reading, Wheel};
+use support::{CountingWaker, ms};
 
 type TestWheel = Wheel<ManualClock, Fixed<4>>;
-
-fn ms(n: u64) -> Duration {
-    Duration::from_millis(n)
-}
 
 fn at(n: u64) -> Reading {
     Reading::ZERO + ms(n)
@@ -30,14 +27,6 @@ fn wheel() -> TestWheel {
 
 fn noop() -> Context<'static> {
     Context::from_waker(Waker::noop())
-}
-
-struct Wakes(AtomicUsize);
-
-impl Wake for Wakes {
-    fn wake(self: Arc<Self>) {
-        self.0.fetch_add(1, Ordering::SeqCst);
-    }
 }
 
 #[test]
@@ -124,9 +113,8 @@ fn sleep_reset_after_unseen_fire() {
 #[test]
 fn reset_and_poll_again_wakes_at_new_time() {
     let wheel = wheel();
-    let wakes = Arc::new(Wakes(AtomicUsize::new(0)));
-    let waker = Waker::from(wakes.clone());
-    let mut cx = Context::from_waker(&waker);
+    let wakes = CountingWaker::new();
+    let mut cx = Context::from_waker(&wakes.waker);
     let mut idle = pin!(wheel.sleep(ms(10)));
     for _ in 0..5 {
         assert!(idle.as_mut().poll(&mut cx).is_pending());
@@ -136,20 +124,16 @@ fn reset_and_poll_again_wakes_at_new_time() {
     // Moved later each time, the entry stays: each old time that passes wakes the task
     // once (as a moved tokio sleep may), and the poll arms the rest. Never the end.
     assert!(idle.as_mut().poll(&mut cx).is_pending());
-    let old_wakes = wakes.0.load(Ordering::SeqCst);
+    let old_wakes = wakes.wakes();
     assert!(old_wakes <= 5, "an old time woke more than once");
     wheel.advance(ms(9));
     assert!(
         idle.as_mut().poll(&mut cx).is_pending(),
         "ended before its new time"
     );
-    let before_end = wakes.0.load(Ordering::SeqCst);
+    let before_end = wakes.wakes();
     wheel.advance(ms(1));
-    assert_eq!(
-        wakes.0.load(Ordering::SeqCst),
-        before_end + 1,
-        "not woken at the new time"
-    );
+    assert_eq!(wakes.wakes(), before_end + 1, "not woken at the new time");
     assert!(idle.as_mut().poll(&mut cx).is_ready());
 }
 
