@@ -1,37 +1,4 @@
-//! Drive [punctual] timer wheels from a plain std thread: [`spawn_driver`] starts one for
-//! a wheel, [`run`] drives a changing set of wheels ([`Driven`]) on the current thread.
-//!
-//! ```
-//! use std::time::Duration;
-//! use punctual_core::{Growable, StdClock, Wheel};
-//!
-//! let wheel: &'static Wheel<StdClock, Growable> =
-//!     Wheel::growable(StdClock::new(), Duration::from_millis(1)).with_batched_wakes().leak();
-//! punctual_thread::spawn_driver(wheel);
-//! # futures_executor::block_on(async {
-//! let r = wheel.deadline(Duration::from_millis(5), std::future::pending::<()>()).await;
-//! assert!(r.is_err());
-//! # });
-//! ```
-//!
-//! # Rules
-//!
-//! * A waker that panics never stops a timer thread (turns run in `catch_unwind`).
-//! * It wakes early by the oversleep it measured (at most 50 µs and half a tick) and
-//!   spins to the turn. The turn reads the clock, so nothing fires early.
-//! * Its tasks run on other threads: build the wheel
-//!   [`with_batched_wakes`](punctual_core::Wheel::with_batched_wakes).
-//! * On a [`BootClock`](punctual_core::BootClock) it sleeps at most [`BOOT_MAX_SLEEP`]
-//!   while anything is armed: deadlines due during a suspend fire soon after the resume.
-//!
-//! # Across fork
-//!
-//! A fork waits for the turns in progress and no turn starts until it is done
-//! ([`handle_forks`]), so a child never holds a half-turned wheel. A child has no timer
-//! thread: it starts one with another [`spawn_driver`]. Wakers must not block, or a fork
-//! waits for them.
-//!
-//! [punctual]: https://docs.rs/punctual
+#![doc = include_str!("../README.md")]
 #![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
 
 use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

@@ -1,38 +1,4 @@
-//! Tower middleware on [punctual] deadlines: each request runs under a deadline and a
-//! budget, so every punctual deadline started while serving it ends no later.
-//! [`DeadlineLayer`] serves any `Service` whose error converts into [`BoxError`],
-//! [`HttpDeadlineLayer`] `Infallible` HTTP services; [`PropagateDeadlineLayer`] writes the
-//! remaining budget into outgoing requests.
-//!
-//! * Each type runs on a wheel `W`: `punctual::wheel::DefaultWheel` (a handler's default
-//!   deadlines' wheel), or your own with `on`.
-//! * The deadline covers the response future from its first poll, not `poll_ready`
-//!   (unless [`DeadlineLayer::count_readiness`]).
-//! * Outside a `tower::retry`, one budget for all attempts; inside, a limit per attempt
-//!   (see [`WithinBudget`]).
-//!
-//! ```
-//! use std::time::Duration;
-//! use punctual::DeadlineExt;
-//! use punctual_tower::DeadlineLayer;
-//! use tower::{ServiceBuilder, ServiceExt, service_fn};
-//!
-//! # #[tokio::main(flavor = "current_thread", start_paused = true)]
-//! # async fn main() {
-//! let svc = ServiceBuilder::new()
-//!     .layer(DeadlineLayer::<punctual::wheel::DefaultWheel>::new(Duration::from_millis(200)).named("quote"))
-//!     .service(service_fn(|_: ()| async {
-//!         // An inner deadline of 1 s is cut to the request's 200 ms budget.
-//!         let elapsed = std::future::pending::<()>().deadline(Duration::from_secs(1)).await.unwrap_err();
-//!         assert!(elapsed.is_budget());
-//!         Err::<(), _>(elapsed)
-//!     }));
-//! let err = svc.oneshot(()).await.unwrap_err();
-//! assert_eq!(err.downcast_ref::<punctual::Elapsed>().unwrap().name(), Some("quote"));
-//! # }
-//! ```
-//!
-//! [punctual]: https://docs.rs/punctual
+#![doc = include_str!("../README.md")]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs, missing_debug_implementations, unreachable_pub)]
 
