@@ -9,8 +9,10 @@
 //! ```
 //!
 //! * A thread claims a wheel ([`RuntimeWheel`]) at its first default deadline in a runtime,
-//!   a shelved one of the runtime's flavour first, and keeps it for that runtime's life.
-//! * The lookup is a thread-local read on a task with a live wheel, else asks tokio too.
+//!   a shelved one of the runtime's flavour first, and keeps it while it stays in that
+//!   runtime; in another runtime it lets it go and claims another.
+//! * The lookup is a thread-local read in a multi-thread runtime's task on a worker that
+//!   claimed there, else asks tokio which runtime it is in.
 //! * The owner leaves when its thread exits or its runtime is gone; the last of the owner
 //!   and the driver to leave shelves the wheel ([`Holders`]), drained and undriven.
 //! * A multi-thread runtime's wheel is on the global timeline while the global wheel reads
@@ -27,7 +29,7 @@ use core::cell::Cell;
 use core::time::Duration;
 
 use punctual_core::{Growable, RawWheel, Wheel};
-use tokio::runtime::{Handle, RuntimeFlavor};
+use tokio::runtime::{Handle, Id, RuntimeFlavor};
 
 use driver_task::DriverTask;
 use holders::Holders;
@@ -41,6 +43,9 @@ static SHELVES: [Shelf<RuntimeWheel>; 2] = [Shelf::new(), Shelf::new()];
 std::thread_local! {
     /// A thread's runtime wheel: disowned when the thread exits.
     static CLAIM: Held<RuntimeWheel> = const { Held(Cell::new(None), RuntimeWheel::disown) };
+    /// The runtime `CLAIM` serves, and whether it was claimed in a task of a multi-thread
+    /// runtime (by a worker, which polls that runtime's tasks only).
+    static CLAIMED_IN: Cell<Option<(Id, bool)>> = const { Cell::new(None) };
 }
 
 /// The wheel of the tokio runtime this thread is in, claiming one for the thread if
@@ -49,19 +54,26 @@ fn current_wheel() -> Option<&'static RuntimeWheel> {
     CLAIM
         .try_with(|claim| {
             let held = claim.0.get().filter(|rw| !rw.wheel.clock().runtime_gone());
-            if held.is_some() && tokio::task::try_id().is_some() {
+            let in_task = tokio::task::try_id().is_some();
+            let claimed_in = CLAIMED_IN.get();
+            if held.is_some() && in_task && claimed_in.is_some_and(|(_, worker)| worker) {
                 return held;
             }
             let handle = Handle::try_current().ok()?;
-            if held.is_some() {
+            let id = handle.id();
+            if held.is_some() && claimed_in.is_some_and(|(claimed, _)| claimed == id) {
                 return held;
             }
-            if let Some(gone) = claim.0.take() {
-                gone.disown();
+            // A new runtime, or a thread that left a live one for another: the wheel it
+            // held stays with its runtime's driver until drained.
+            if let Some(left) = claim.0.take() {
+                left.disown();
             }
             let rw = RuntimeWheel::claim(&handle);
             handle.spawn(DriverTask::new(rw, handle.clone()));
             claim.0.set(Some(rw));
+            let worker = in_task && !rw.pausable;
+            CLAIMED_IN.set(Some((id, worker)));
             Some(rw)
         })
         .ok()
@@ -148,9 +160,10 @@ impl RuntimeWheel {
         }
     }
 
-    /// The last holder shelves the wheel: no owner, no driver, nothing armed.
+    /// The last holder shelves the wheel: no owner, no driver. A deadline that armed while
+    /// its runtime shut down may still hold an entry; the shelf lends the wheel again only
+    /// once it can start over.
     fn shelve(&'static self) {
-        debug_assert_eq!(self.wheel.occupied(), 0);
         SHELVES[usize::from(self.pausable)].put(self);
     }
 }

@@ -78,18 +78,17 @@ impl<T> Shelf<T> {
         restart: impl Fn(&T) -> bool,
         make: impl FnOnce() -> &'static T,
     ) -> &'static T {
-        loop {
-            let Some(wheel) = self.wheels().pop() else {
-                self.made.fetch_add(1, Ordering::Relaxed);
-                return make();
-            };
-            if restart(wheel) {
-                return wheel;
-            }
+        let mut wheels = self.wheels();
+        // One that cannot start over yet (an entry still held) stays for a later claim.
+        if let Some(at) = wheels.iter().rposition(|wheel| restart(wheel)) {
+            return wheels.swap_remove(at);
         }
+        drop(wheels);
+        self.made.fetch_add(1, Ordering::Relaxed);
+        make()
     }
 
-    /// Puts a wheel let go, with nothing armed, on the shelf.
+    /// Puts a wheel let go on the shelf.
     pub(crate) fn put(&self, wheel: &'static T) {
         self.wheels().push(wheel);
     }

@@ -70,6 +70,84 @@ fn runtimes_one_after_another_on_one_thread() {
     }
 }
 
+/// A thread that left a live runtime for another takes the other's wheel and clock: its
+/// deadlines fire in the second runtime's `block_on` and tasks, paused or not, while the
+/// first runtime is not running; and again in the first when the thread comes back.
+#[test]
+fn a_thread_between_two_live_runtimes() {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let current = |paused| {
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .start_paused(paused)
+                .build()
+                .unwrap()
+        };
+        let first = current(false);
+        assert!(first.block_on(pending::<()>().deadline(ms(5))).is_err());
+        for paused in [false, true] {
+            current(paused).block_on(async {
+                let start = tokio::time::Instant::now();
+                assert!(pending::<()>().deadline(ms(30)).await.is_err());
+                let task = tokio::spawn(pending::<()>().deadline(ms(30)));
+                assert!(task.await.unwrap().is_err());
+                assert!(start.elapsed() >= ms(60), "early");
+                if paused {
+                    assert_eq!(start.elapsed(), ms(60), "not on the paused clock");
+                }
+            });
+        }
+        let multi = tokio::runtime::Runtime::new().unwrap();
+        assert!(multi.block_on(pending::<()>().deadline(ms(30))).is_err());
+        assert!(first.block_on(pending::<()>().deadline(ms(5))).is_err());
+        tx.send(()).unwrap();
+    });
+    rx.recv_timeout(Duration::from_secs(60))
+        .expect("a deadline never fired, or the thread panicked");
+}
+
+/// Runtimes dropped with deadlines in flight on their workers, one after another: quiet,
+/// with no panic in the default wheels' hand-over (a worker may arm while its runtime's
+/// driver lets go), and the wheels reused after stay on time.
+#[test]
+fn runtimes_dropped_with_deadlines_in_flight() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static PANICS: AtomicUsize = AtomicUsize::new(0);
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if std::thread::current().name() == Some("churned-worker") {
+            PANICS.fetch_add(1, Ordering::SeqCst);
+        }
+        previous(info);
+    }));
+    for round in 0..200u64 {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("churned-worker")
+            .enable_all()
+            .build()
+            .unwrap();
+        for i in 0..64u64 {
+            rt.spawn(async move {
+                loop {
+                    let _ = tokio::task::yield_now().deadline(ms(1 + i % 3)).await;
+                    let _ = pending::<()>()
+                        .deadline(Duration::from_micros(300 + i))
+                        .await;
+                }
+            });
+        }
+        std::thread::sleep(Duration::from_micros(200 * (round % 10)));
+        drop(rt);
+    }
+    assert_eq!(PANICS.load(Ordering::SeqCst), 0, "a worker panicked");
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let start = Instant::now();
+    assert!(rt.block_on(pending::<()>().deadline(ms(20))).is_err());
+    assert!(start.elapsed() >= ms(20), "early");
+}
+
 /// `spawn_blocking` threads and `block_in_place` use the runtime's clock too.
 #[test]
 fn blocking_threads_and_block_in_place() {
