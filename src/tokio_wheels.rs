@@ -9,10 +9,10 @@
 //! ```
 //!
 //! * A thread claims a wheel ([`RuntimeWheel`]) at its first default deadline in a runtime,
-//!   a shelved one of the runtime's flavour first, and keeps it while it stays in that
-//!   runtime; in another runtime it lets it go and claims another.
-//! * The lookup is a thread-local read in a multi-thread runtime's task on a worker that
-//!   claimed there, else asks tokio which runtime it is in.
+//!   a shelved one of the runtime's flavour first, and keeps it for that runtime's life: a
+//!   thread in several live runtimes holds a wheel for each ([`Claims`]).
+//! * In a task of a multi-thread runtime, on a thread whose latest claim was made in one,
+//!   the lookup is thread-local reads; elsewhere it asks tokio which runtime it is in.
 //! * The owner leaves when its thread exits or its runtime is gone; the last of the owner
 //!   and the driver to leave shelves the wheel ([`Holders`]), drained and undriven.
 //! * A multi-thread runtime's wheel is on the global timeline while the global wheel reads
@@ -25,7 +25,7 @@ pub(crate) mod runtime_clock;
 #[cfg(target_os = "linux")]
 mod timer_fd;
 
-use core::cell::Cell;
+use core::cell::RefCell;
 use core::time::Duration;
 
 use punctual_core::{Growable, RawWheel, Wheel};
@@ -35,49 +35,81 @@ use driver_task::DriverTask;
 use holders::Holders;
 pub use runtime_clock::RuntimeClock;
 
-use crate::wheel_choice::{Held, Shelf, WheelChoice};
+use crate::wheel_choice::{Shelf, WheelChoice};
 
 /// Runtime wheels let go, for the next claim of their flavour: `[multi-thread, pausable]`.
 static SHELVES: [Shelf<RuntimeWheel>; 2] = [Shelf::new(), Shelf::new()];
 
 std::thread_local! {
-    /// A thread's runtime wheel: disowned when the thread exits.
-    static CLAIM: Held<RuntimeWheel> = const { Held(Cell::new(None), RuntimeWheel::disown) };
-    /// The runtime `CLAIM` serves, and whether it was claimed in a task of a multi-thread
-    /// runtime (by a worker, which polls that runtime's tasks only).
-    static CLAIMED_IN: Cell<Option<(Id, bool)>> = const { Cell::new(None) };
+    /// The wheels this thread claimed, one per runtime, the latest first.
+    static CLAIMS: Claims = const { Claims(RefCell::new(Vec::new())) };
 }
 
 /// The wheel of the tokio runtime this thread is in, claiming one for the thread if
 /// needed; `None` outside every runtime (or while the thread exits).
 fn current_wheel() -> Option<&'static RuntimeWheel> {
-    CLAIM
-        .try_with(|claim| {
-            let held = claim.0.get().filter(|rw| !rw.wheel.clock().runtime_gone());
-            let in_task = tokio::task::try_id().is_some();
-            let claimed_in = CLAIMED_IN.get();
-            if held.is_some() && in_task && claimed_in.is_some_and(|(_, worker)| worker) {
-                return held;
+    CLAIMS.try_with(Claims::current).ok().flatten()
+}
+
+/// A thread's runtime wheels: each kept while its runtime lives (its timers may re-arm
+/// there), and disowned once the runtime is gone or the thread exits.
+struct Claims(RefCell<Vec<Claim>>);
+
+#[derive(Clone, Copy)]
+struct Claim {
+    runtime: Id,
+    /// Claimed in a task of a multi-thread runtime: on a worker, which polls that
+    /// runtime's tasks only (or on its blocking pool).
+    worker: bool,
+    rw: &'static RuntimeWheel,
+}
+
+impl Claims {
+    fn current(&self) -> Option<&'static RuntimeWheel> {
+        let in_task = tokio::task::try_id().is_some();
+        if let Some(latest) = self.0.borrow().first() {
+            if in_task && latest.worker && !latest.rw.wheel.clock().runtime_gone() {
+                return Some(latest.rw);
             }
-            let handle = Handle::try_current().ok()?;
-            let id = handle.id();
-            if held.is_some() && claimed_in.is_some_and(|(claimed, _)| claimed == id) {
-                return held;
+        }
+        let handle = Handle::try_current().ok()?;
+        let runtime = handle.id();
+        let mut claims = self.0.borrow_mut();
+        let mut gone = Vec::new();
+        claims.retain(|claim| {
+            let live = !claim.rw.wheel.clock().runtime_gone();
+            if !live {
+                gone.push(claim.rw);
             }
-            // A new runtime, or a thread that left a live one for another: the wheel it
-            // held stays with its runtime's driver until drained.
-            if let Some(left) = claim.0.take() {
-                left.disown();
+            live
+        });
+        let claim = match claims.iter().position(|claim| claim.runtime == runtime) {
+            Some(at) => claims.remove(at),
+            None => {
+                let rw = RuntimeWheel::claim(&handle);
+                handle.spawn(DriverTask::new(rw, handle.clone()));
+                let worker = in_task && !rw.pausable;
+                Claim {
+                    runtime,
+                    worker,
+                    rw,
+                }
             }
-            let rw = RuntimeWheel::claim(&handle);
-            handle.spawn(DriverTask::new(rw, handle.clone()));
-            claim.0.set(Some(rw));
-            let worker = in_task && !rw.pausable;
-            CLAIMED_IN.set(Some((id, worker)));
-            Some(rw)
-        })
-        .ok()
-        .flatten()
+        };
+        claims.insert(0, claim);
+        drop(claims);
+        gone.into_iter().for_each(RuntimeWheel::disown);
+        Some(claim.rw)
+    }
+}
+
+impl Drop for Claims {
+    fn drop(&mut self) {
+        self.0
+            .get_mut()
+            .drain(..)
+            .for_each(|claim| claim.rw.disown());
+    }
 }
 
 /// The choice of `current_wheel`, for default deadlines.

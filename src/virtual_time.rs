@@ -34,7 +34,7 @@ use std::time::Instant;
 use punctual_core::{Clock, Growable, Reading, Wheel};
 
 use crate::global::std_clock;
-use crate::wheel_choice::{Held, Shelf, WheelChoice};
+use crate::wheel_choice::{Shelf, WheelChoice};
 
 const TICK: Duration = Duration::from_millis(1);
 
@@ -68,9 +68,19 @@ pub(crate) struct Paused {
 pub(crate) static SHELF: Shelf<Paused> = Shelf::new();
 
 std::thread_local! {
-    /// The thread's virtual wheel, once paused; shelved when the thread exits (a deadline
-    /// still armed keeps it from serving again: `restart`).
-    static PAUSED: Held<Paused> = const { Held(Cell::new(None), |paused| SHELF.put(paused)) };
+    static PAUSED: Held = const { Held(Cell::new(None)) };
+}
+
+/// The thread's virtual wheel, once paused; shelved when the thread exits (a deadline
+/// still armed keeps it from serving again: `restart`).
+struct Held(Cell<Option<&'static Paused>>);
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        if let Some(paused) = self.0.take() {
+            SHELF.put(paused);
+        }
+    }
 }
 
 /// The paused thread's wheel, for a deadline starting now.

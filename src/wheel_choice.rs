@@ -1,11 +1,11 @@
 //! [`WheelChoice`]: a wheel a default deadline may choose, as `DefaultWheel` holds it; and
-//! how per-thread ones (a tokio runtime thread's, a paused thread's) are [`Held`] and
-//! shelved ([`Shelf`]).
+//! how per-thread ones (a tokio runtime thread's, a paused thread's) are shelved
+//! ([`Shelf`]).
 //! * A per-thread wheel is leaked: deadlines may outlive its thread. Let go, it goes on a
 //!   shelf; a claim takes a shelved wheel that starts over (none still armed) first.
-//! * So a process holds as many of them as threads used them at once.
+//! * So a process holds as many of them as it used at once: one per paused thread, and
+//!   one per thread and live runtime it started default deadlines in.
 
-use core::cell::Cell;
 use core::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
@@ -38,23 +38,8 @@ impl WheelChoice {
     }
 }
 
-/// A thread's per-thread wheel, if any, given to the function beside it when the thread
-/// exits.
-pub(crate) struct Held<T: 'static>(
-    pub(crate) Cell<Option<&'static T>>,
-    pub(crate) fn(&'static T),
-);
-
-impl<T> Drop for Held<T> {
-    fn drop(&mut self) {
-        if let Some(wheel) = self.0.take() {
-            (self.1)(wheel);
-        }
-    }
-}
-
-/// Per-thread wheels let go, for the next claim (a lock: a claim comes once per thread),
-/// and how many were ever made.
+/// Per-thread wheels let go, for the next claim (a lock: a claim is rare, once per thread
+/// and runtime), and how many were ever made.
 pub(crate) struct Shelf<T: 'static> {
     wheels: Mutex<Vec<&'static T>>,
     made: AtomicUsize,
