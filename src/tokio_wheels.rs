@@ -46,7 +46,7 @@ std::thread_local! {
 }
 
 /// The wheel of the tokio runtime this thread is in, claiming one for the thread if
-/// needed; `None` outside every runtime (or while the thread exits).
+/// needed; `None` outside every runtime, in one shutting down, or while the thread exits.
 fn current_wheel() -> Option<&'static RuntimeWheel> {
     CLAIMS.try_with(Claims::current).ok().flatten()
 }
@@ -74,32 +74,45 @@ impl Claims {
         }
         let handle = Handle::try_current().ok()?;
         let runtime = handle.id();
-        let mut claims = self.0.borrow_mut();
+        // Nothing is called while the list is borrowed: a claim runs tokio's code (and its
+        // hooks), which may start a default deadline.
         let mut gone = Vec::new();
-        claims.retain(|claim| {
-            let live = !claim.rw.wheel.clock().runtime_gone();
-            if !live {
-                gone.push(claim.rw);
-            }
-            live
-        });
-        let claim = match claims.iter().position(|claim| claim.runtime == runtime) {
-            Some(at) => claims.remove(at),
-            None => {
-                let rw = RuntimeWheel::claim(&handle);
-                handle.spawn(DriverTask::new(rw, handle.clone()));
-                let worker = in_task && !rw.pausable;
-                Claim {
-                    runtime,
-                    worker,
-                    rw,
+        let found = {
+            let mut claims = self.0.borrow_mut();
+            claims.retain(|claim| {
+                let live = !claim.rw.wheel.clock().runtime_gone();
+                if !live {
+                    gone.push(claim.rw);
                 }
-            }
+                live
+            });
+            let found = claims.iter().position(|claim| claim.runtime == runtime);
+            found.map(|at| {
+                let claim = claims.remove(at);
+                claims.insert(0, claim);
+                claim.rw
+            })
         };
-        claims.insert(0, claim);
-        drop(claims);
         gone.into_iter().for_each(RuntimeWheel::disown);
-        Some(claim.rw)
+        if found.is_some() {
+            return found;
+        }
+        let rw = RuntimeWheel::claim(&handle);
+        handle.spawn(DriverTask::new(rw, handle.clone()));
+        if rw.wheel.clock().runtime_gone() {
+            // The runtime is shutting down: tokio dropped the driver task at once. The
+            // global wheel serves instead.
+            rw.disown();
+            return None;
+        }
+        let worker = in_task && !rw.pausable;
+        let claim = Claim {
+            runtime,
+            worker,
+            rw,
+        };
+        self.0.borrow_mut().insert(0, claim);
+        Some(rw)
     }
 }
 
@@ -118,7 +131,7 @@ pub(crate) fn current() -> Option<&'static WheelChoice> {
 }
 
 /// The wheel of the tokio runtime this thread is in, which default deadlines started here
-/// now would use; `None` outside every runtime.
+/// now would use; `None` outside every runtime, or in one shutting down.
 pub fn runtime_wheel() -> Option<&'static Wheel<RuntimeClock, Growable>> {
     current_wheel().map(|rw| rw.wheel)
 }

@@ -87,7 +87,7 @@ impl Future for DriverTask {
             return Poll::Ready(());
         };
         let Poll::Pending = driver.as_mut().poll(cx);
-        // The owner has left, and only the owner arms: once drained, the wheel stays so.
+        // The owner has left, so new deadlines no longer arm here (see `holders`).
         if !self.rw.state.owner_left() || self.rw.wheel.occupied() != 0 {
             return Poll::Pending;
         }

@@ -4,8 +4,9 @@
 //!   deadlines it serves, and its **driver**, the task (or orphan thread) that turns it.
 //! * Each party clears its own bit once, in one atomic operation, and learns whether it was
 //!   the last to leave; the last one shelves the wheel: exactly once, however they race.
-//! * The driver stops only once the owner has left and nothing is armed: only the owner
-//!   arms there, so the wheel then stays empty.
+//! * The driver stops only once the owner has left and nothing is armed. New deadlines
+//!   arm there only through the owner; a timer that chose the wheel earlier and re-arms
+//!   (an interval between ticks) may still, and nothing drives it then (a known gap).
 //! * The driver reads the word after registering its waker, and an owner that leaves wakes
 //!   it after clearing its bit: an idle driver always sees the owner leave.
 //!

@@ -40,6 +40,35 @@ fn a_deadline_outliving_its_runtime_still_fires() {
     assert!(started.elapsed() >= ms(80), "early");
 }
 
+/// A default deadline started in the context of a runtime that has shut down (a thread
+/// still inside its `enter()`) runs on the global wheel: it fires, never early.
+#[test]
+fn a_deadline_in_a_runtime_shut_down_fires() {
+    for multi_thread in [false, true] {
+        let rt = if multi_thread {
+            tokio::runtime::Runtime::new().unwrap()
+        } else {
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap()
+        };
+        let handle = rt.handle().clone();
+        rt.shutdown_background();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _entered = handle.enter();
+            let start = Instant::now();
+            let ended = futures_executor::block_on(pending::<()>().deadline(ms(20)));
+            tx.send((ended.is_err(), start.elapsed())).unwrap();
+        });
+        let (fired, after) = rx
+            .recv_timeout(Duration::from_secs(20))
+            .expect("never fired");
+        assert!(fired && after >= ms(20), "fired {fired} after {after:?}");
+    }
+}
+
 /// A thread that runs one runtime after another gets the clock of each: paused time in
 /// the second after real time in the first.
 #[test]
