@@ -19,8 +19,12 @@ export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
 export PUNCTUAL_STRESS_SCALE=${PUNCTUAL_STRESS_SCALE:-2}
 cargo +nightly test -Zbuild-std --target "$target" -p punctual-tests --test stress -- --nocapture
 # The default wheels inside tokio: a task's driver, the turn from tokio's timer waker, the
-# hand-over at runtime shutdown, threads that leave their wheel.
+# hand-over at runtime shutdown, threads that leave their wheel. Not the churn of 200
+# runtimes: its timerfd registrations race tokio's I/O driver as ThreadSanitizer sees it
+# (tokio publishes a registration to the driver through epoll, which it cannot see), a
+# report inside tokio's code; it runs natively in `cargo test --workspace`.
 cargo +nightly test -Zbuild-std --target "$target" -p punctual-tests --test tokio_timeout \
-    --test default_wheels --test conformance_tokio_default
+    --test default_wheels --test conformance_tokio_default \
+    -- --skip runtimes_dropped_with_deadlines_in_flight
 # The core's threaded tests (the others are single-threaded).
 cargo +nightly test -Zbuild-std --target "$target" -p punctual-core --test threads
