@@ -89,7 +89,8 @@ impl Drop for Hop {
     }
 }
 
-#[cfg(all(test, target_family = "wasm"))]
+#[cfg(target_family = "wasm")]
+#[cfg(test)]
 mod tests {
     use wasm_bindgen_test::wasm_bindgen_test;
 

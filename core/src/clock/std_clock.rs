@@ -367,7 +367,8 @@ mod boot_tests {
     }
 }
 
-#[cfg(all(test, target_os = "linux"))]
+#[cfg(target_os = "linux")]
+#[cfg(test)]
 mod linux_tests {
     use super::*;
 

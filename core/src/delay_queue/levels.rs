@@ -248,7 +248,8 @@ impl Levels {
     }
 }
 
-#[cfg(all(test, feature = "std"))]
+#[cfg(feature = "std")]
+#[cfg(test)]
 mod tests {
     //! The levels alone: every value out at its tick, never early.
 

@@ -257,7 +257,8 @@ impl Drop for ReleaseOnUnwind<'_> {
     }
 }
 
-#[cfg(all(test, not(punctual_loom)))]
+#[cfg(not(punctual_loom))]
+#[cfg(test)]
 mod tests {
     extern crate std;
 

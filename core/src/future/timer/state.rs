@@ -208,7 +208,8 @@ impl core::fmt::Debug for State {
 }
 
 /// Layouts and the degraded target.
-#[cfg(all(test, target_pointer_width = "64"))]
+#[cfg(target_pointer_width = "64")]
+#[cfg(test)]
 mod tests {
     use super::super::{RawWheel, Timer};
     use super::*;
